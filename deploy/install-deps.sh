@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages the project needs, and only those that
+# are missing, so that `make run` and `make test` work on a fresh machine that
+# has the CUDA toolkit. Usage: install-deps.sh build|test
+set -euo pipefail
+mode=${1:-build}
+
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev curl)
+test_pkgs=(libcriterion-dev nodejs npm chromium nginx-light systemd)
+
+want=("${build_pkgs[@]}")
+[ "$mode" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# nginx-light and nginx provide the same binary: either will do.
+if [[ " ${missing[*]-} " == *" nginx-light "* ]] && command -v nginx >/dev/null 2>&1; then
+  missing=("${missing[@]/nginx-light}")
+fi
+missing=($(printf '%s\n' "${missing[@]-}" | grep -v '^$' || true))
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: nvcc not found: install the CUDA toolkit (nvcc 12 or 13) first" >&2
+  exit 1
+fi
+
+if [ "$mode" = test ]; then
+  # The browser test drives Debian's chromium through playwright-core.
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
+    (cd "$here/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
