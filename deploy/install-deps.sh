@@ -37,7 +37,7 @@ fi
 if [ "$mode" = test ]; then
   # The browser test drives Debian's chromium through playwright-core.
   here=$(cd "$(dirname "$0")/.." && pwd)
-  if [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
+  if [ -f "$here/tests/browser/package.json" ] && [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
     (cd "$here/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi
