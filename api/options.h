@@ -1,0 +1,37 @@
+/* options.h -- defaults and validation of struct dv_options, shared by the
+ * CLI (--threads-per-block) and the JSON API (threads_per_block), so a bad
+ * value gets the same rule and reason whichever way it came in; only the name
+ * of the field in the message follows the caller's spelling.
+ */
+#ifndef DV_OPTIONS_H
+#define DV_OPTIONS_H
+
+#include "experiment.h"
+
+enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
+
+/* The lesson's defaults: part all, the four Part 1 rows, baseline
+ * warp-parity, 4096 blocks x 256 threads, 4096 iterations, 0.5% noise,
+ * 2000 ms budget, device 0. */
+void options_defaults(struct dv_options *o);
+
+/* Checks every field's range and that every predicate resolves (built-in name
+ * or valid expression) and that the baseline is one of the Part 1 rows (it is
+ * added as a row when missing). Returns 0, or -1 with `err` = "<field>: why"
+ * where <field> is spelled per `style` ("threads_per_block" or
+ * "--threads-per-block"); `*field` (may be NULL) receives the JSON name. */
+int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err);
+
+/* Parses one CLI option value into `o` ("--blocks", "auto"). Returns 0, or -1
+ * with `err` naming the option and the allowed range. */
+int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err);
+
+/* Estimated GPU cost of `o` in FMA-lane operations: threads x iterations x rows
+ * x max_samples (an upper bound the server compares with its per-job limit). */
+double options_cost(const struct dv_options *o);
+
+/* A canonical one-line form of `o` (every field, fixed order), used as the
+ * result-cache key and recorded in provenance. */
+int options_canonical(const struct dv_options *o, char *buf, size_t len);
+
+#endif /* DV_OPTIONS_H */

@@ -1,0 +1,26 @@
+/* report.h -- a struct dv_report as the divergence.v1 JSON document and as
+ * the lesson's text layout.
+ *
+ * The JSON names are a contract the widget and the nightly evidence read: add
+ * fields freely, rename none. NaN and infinity are written as null.
+ */
+#ifndef DV_REPORT_H
+#define DV_REPORT_H
+
+#include <stddef.h>
+#include "experiment.h"
+
+#define REPORT_SCHEMA "divergence.v1"
+
+/* The document as a malloc()ed string (compact unless `pretty`), or NULL on
+ * OOM. When `r->measured` is 0 the timing fields are left out (analyze). */
+char *report_json(const struct dv_report *r, int pretty);
+
+/* The lesson-layout transcript as a malloc()ed string, or NULL on OOM. */
+char *report_text(const struct dv_report *r);
+
+/* Parses a divergence.v1 document back into `r` (the server reads what its
+ * GPU worker wrote). Returns 0, or -1 with `err`. */
+int report_parse(const char *json, size_t len, struct dv_report *r, char *err);
+
+#endif /* DV_REPORT_H */
