@@ -90,8 +90,8 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
     t->nrows = n;
     for (unsigned i = 0; i < n; i++) {
         struct dv_row *row = &t->rows[i];
-        snprintf(row->name, sizeof(row->name), "%s", preds[i].name);
-        snprintf(row->label, sizeof(row->label), "%s", preds[i].label);
+        snprintf(row->name, sizeof(row->name), "%.256s", preds[i].name);
+        snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
         row->mode = any_expr ? -1 : preds[i].mode;
         if (analyze_row(&preds[i], g, row, err) != 0) goto cleanup;
