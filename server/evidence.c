@@ -815,7 +815,13 @@ static int latest_find(const struct evidence *ev, const struct suite *s, char (*
             if (failed) {
                 const char *a = rec ? json_string_value(json_object_get(json_object_get(rec, "provenance"), "finished_utc")) : NULL;
                 const char *b = json_string_value(json_object_get(json_object_get(failed, "provenance"), "finished_utc"));
-                if (!rec || (a && b && strcmp(b, a) > 0)) pick = failed;
+                /* Timestamps have whole seconds: a tie goes to the file
+                 * renamed last. */
+                int cmp = a && b ? strcmp(b, a) : 0;
+                if (cmp == 0 && rec)
+                    cmp = fst.st_mtim.tv_sec != st.st_mtim.tv_sec ? (fst.st_mtim.tv_sec > st.st_mtim.tv_sec ? 1 : -1)
+                                                                  : (fst.st_mtim.tv_nsec >= st.st_mtim.tv_nsec ? 1 : -1);
+                if (!rec || cmp > 0) pick = failed;
             }
             l->attempt = json_incref(pick);
             memcpy(l->attempt_date, dates[k], EVIDENCE_DATE_LEN);

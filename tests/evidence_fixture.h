@@ -6,8 +6,11 @@
 #ifndef DV_TEST_EVIDENCE_FIXTURE_H
 #define DV_TEST_EVIDENCE_FIXTURE_H
 
+/* Needs mkdtemp(): define _DEFAULT_SOURCE before the first #include. */
+
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "experiment.h"
