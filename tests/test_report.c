@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "report.h"
 
 static struct dv_report rep;
@@ -214,7 +215,8 @@ Test(report, json_has_every_contract_name_with_its_type) {
     cr_expect_eq(json_integer_value(at(j, "device.runtime_version_raw")), 12060);
     cr_expect_eq(json_integer_value(at(j, "config.fmas_per_launch")), 1048576ll * 4096);
     cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.0.kernel")), "branch");
-    cr_expect_str_eq(json_string_value(at(j, "tables.1.rows.0.kernel")), "nobranch");
+    cr_expect_str_eq(json_string_value(at(j, "tables.1.rows.0.kernel")),
+                     experiment_kernel_name(DV_KERNEL_NOBRANCH));
     cr_expect_eq(json_integer_value(at(j, "tables.0.rows.3.threads_on_a.max")), 256);
     cr_expect_null(at(j, "tables.0.rows.0.comparable_reason"), "only written when not comparable");
     json_decref(j);
@@ -498,4 +500,48 @@ Test(report, text_2d_block_and_auto) {
                        "%s", s);
     cr_expect_not_null(find_line(s, "blocks: auto, 10 waves of 320 blocks"), "%s", s);
     free(s);
+}
+
+/* A report as the planner builds it (analyze), for the lesson's rows, the
+ * exercise and a 2D block: the document reads back to itself and the text
+ * shows the split counts the lesson derives. */
+Test(report, planned_report_round_trips_and_reads) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    options_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "first-16");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    expect_round_trip(r);
+    char *t = report_text(r);
+    cr_assert_not_null(t);
+    cr_expect_not_null(find_line(t, "threadIdx.x & 1                     8            128          16        2.00"), "%s", t);
+    cr_expect_not_null(find_line(t, "threadIdx.x / 32 & 1                0            128           8        1.00"), "%s", t);
+    cr_expect_not_null(find_line(t, "warps split is out of the 8 warps in a block, computed from the predicate"), "%s", t);
+    cr_expect_not_null(strstr(t, "not comparable"), "first-16 does different work:\n%s", t);
+    free(t);
+
+    options_defaults(&o);
+    o.part = DV_PART_1;
+    o.block_x = 32;
+    o.block_y = 8;
+    o.npredicates = 1;
+    snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
+    snprintf(o.baseline, PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    memset(r, 0, sizeof *r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    expect_round_trip(r);
+    char *j = report_json(r, 0);
+    cr_assert_not_null(j);
+    json_t *doc = load(j);
+    cr_expect_eq(json_integer_value(at(doc, "config.block.1")), 8);
+    cr_expect_eq(json_integer_value(at(doc, "tables.0.rows.0.warps_split.max")), 0,
+                 "a condition on threadIdx.y splits no warp of a 32x8 block");
+    json_decref(doc);
+    free(j);
+    experiment_report_free(r);
 }
