@@ -185,13 +185,15 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
     if (o->part != DV_PART_ALL && o->part != DV_PART_1 && o->part != DV_PART_2)
         return fail(F_PART, style, field, err, "unknown part");
     if (o->blocks > DV_MAX_BLOCKS)
-        return fail(F_BLOCKS, style, field, err, "too many blocks");
+        return fail(F_BLOCKS, style, field, err, "out of range");
     if (o->block_x < 1 || o->block_y < 1 || o->block_x > DV_MAX_THREADS_PER_BLOCK ||
         o->block_y > DV_MAX_THREADS_PER_BLOCK ||
         o->block_x * o->block_y > DV_MAX_THREADS_PER_BLOCK)
         return fail(F_TPB, style, field, err,
                     o->block_x < 1 || o->block_y < 1 ? "a block needs at least one thread"
-                                                     : "more than 1024 threads in a block");
+                    : o->block_x > DV_MAX_THREADS_PER_BLOCK || o->block_y > DV_MAX_THREADS_PER_BLOCK
+                        ? "out of range"
+                        : "more than 1024 threads in a block");
     if (o->iterations < 1 || o->iterations > DV_MAX_ITERATIONS)
         return fail(F_ITERATIONS, style, field, err, "out of range");
     if (!(o->max_noise > 0.0 && o->max_noise <= 0.5))

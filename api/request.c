@@ -124,8 +124,10 @@ static int set_blocks(struct dv_options *o, const json_t *v, struct request_erro
     }
     if (!json_is_integer(v))
         return set_error(e, "blocks", "expected an integer or \"auto\", got %s", type_name(v));
-    /* 0 would mean auto inside; in JSON only "auto" does. */
-    o->blocks = json_integer_value(v) == 0 ? UINT_MAX : to_unsigned(v);
+    /* 0 means auto inside; in JSON only "auto" does. */
+    if (json_integer_value(v) == 0)
+        return set_error(e, "blocks", "0 blocks; allowed: 1..%u or \"auto\"", DV_MAX_BLOCKS);
+    o->blocks = to_unsigned(v);
     return 0;
 }
 
