@@ -929,7 +929,7 @@ static int get_history(struct evidence *ev, const struct suite *s, char (*dates)
             json_object_set_new(p, "gpu", str_or_null(jstr(summary, "gpu")));
             json_object_set_new(p, "finished_utc", str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")));
             json_t *tables = json_object_get(summary, "tables");
-            json_object_set(p, "tables", tables ? tables : json_array());
+            json_object_set_new(p, "tables", tables ? json_incref(tables) : json_array());
             json_array_append_new(points, p);
         }
         json_decref(rec);
