@@ -786,6 +786,7 @@ struct latest {
     json_t *attempt;       /* the newest record of any status, or NULL */
     char attempt_date[EVIDENCE_DATE_LEN];
     time_t newest_mtime;   /* of the files read */
+    int good_failed_too;   /* the good record's date also has a failure */
 };
 
 static void latest_cleanup(struct latest *l) {
@@ -826,6 +827,14 @@ static int latest_find(const struct evidence *ev, const struct suite *s, char (*
             l->attempt = json_incref(pick);
             memcpy(l->attempt_date, dates[k], EVIDENCE_DATE_LEN);
         }
+        if (rec && record_ok(rec) && !failed && l->attempt) {
+            /* The failure of this date, if any, was not loaded above. */
+            json_t *f2 = load_record(ev, dates[k], fname, &fst, NULL, NULL);
+            l->good_failed_too = f2 != NULL;
+            json_decref(f2);
+        } else if (rec && record_ok(rec) && failed) {
+            l->good_failed_too = 1;
+        }
         json_decref(failed);
         if (rec && record_ok(rec)) {
             l->good = rec;
@@ -848,6 +857,12 @@ static json_t *index_entry(const struct suite *s, const struct latest *l) {
     json_object_set_new(e, "suite", json_string(s->name));
     json_object_set_new(e, "version", json_integer(s->version));
     json_object_set_new(e, "status", json_string(l->attempt ? jstr(l->attempt, "status") : "none"));
+    const char *last_failure = NULL;
+    if (l->attempt && !record_ok(l->attempt)) last_failure = l->attempt_date;
+    else if (l->good_failed_too) last_failure = l->good_date;
+    json_object_set_new(e, "last_failure", str_or_null(last_failure));
+    if (l->attempt && !record_ok(l->attempt) && jstr(l->attempt, "reason"))
+        json_object_set_new(e, "reason", json_string(jstr(l->attempt, "reason")));
     if (l->attempt) {
         json_t *a = json_object();
         json_object_set_new(a, "date", json_string(l->attempt_date));
@@ -912,7 +927,7 @@ static int get_history(struct evidence *ev, const struct suite *s, char (*dates)
     }
     json_object_set_new(root, "suite", json_string(s->name));
     json_object_set_new(root, "version", json_integer(s->version));
-    json_object_set_new(root, "points", points);
+    json_object_set_new(root, "nights", points);
     char jname[NAME_MAX + 1];
     snprintf(jname, sizeof jname, "%s.json", s->name);
     for (size_t k = 0; k < n; k++) { /* dates are sorted oldest first */
@@ -928,8 +943,19 @@ static int get_history(struct evidence *ev, const struct suite *s, char (*dates)
             json_object_set(p, "suite_version", json_object_get(rec, "suite_version"));
             json_object_set_new(p, "gpu", str_or_null(jstr(summary, "gpu")));
             json_object_set_new(p, "finished_utc", str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")));
-            json_t *tables = json_object_get(summary, "tables");
-            json_object_set_new(p, "tables", tables ? json_incref(tables) : json_array());
+            /* One flat list of rows, each naming its table: what a trend
+             * plot iterates over. */
+            json_t *rows = json_array(), *tb, *row;
+            size_t ti, ri;
+            json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
+                json_array_foreach(json_object_get(tb, "rows"), ri, row) {
+                    json_t *copy = json_copy(row);
+                    if (!copy) continue;
+                    json_object_set_new(copy, "table", json_string(jstr(tb, "id") ? jstr(tb, "id") : ""));
+                    json_array_append_new(rows, copy);
+                }
+            }
+            json_object_set_new(p, "rows", rows ? rows : json_array());
             json_array_append_new(points, p);
         }
         json_decref(rec);

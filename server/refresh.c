@@ -399,7 +399,7 @@ char *refresh_status_json(struct refresh *r, const char *id) {
         json_object_set_new(e, "suite", json_string(s->name));
         json_object_set_new(e, "version", json_integer(s->version));
         json_object_set_new(e, "state", json_string(slot_names[sl->state]));
-        json_object_set_new(e, "job_id", sl->job_id[0] ? json_string(sl->job_id) : json_null());
+        json_object_set_new(e, "job", sl->job_id[0] ? json_string(sl->job_id) : json_null());
         json_object_set_new(e, "started_utc", sl->started_utc[0] ? json_string(sl->started_utc) : json_null());
         json_object_set_new(e, "finished_utc", sl->finished_utc[0] ? json_string(sl->finished_utc) : json_null());
         if (sl->state == SLOT_FAILED) json_object_set_new(e, "reason", json_string(sl->reason));

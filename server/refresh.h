@@ -70,7 +70,7 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason);
 
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",
- * "version", "state": queued|running|done|failed, "job_id", "reason",
+ * "version", "state": queued|running|done|failed, "job", "reason",
  * "evidence"}]} as a malloc()ed string, or NULL when `id` is unknown. */
 char *refresh_status_json(struct refresh *r, const char *id);
 

@@ -113,7 +113,13 @@ char *suites_json(char *err) {
         json_object_set_new(e, "version", json_integer(s->version));
         json_object_set_new(e, "description", json_string(s->description));
         json_object_set_new(e, "noise_limit", json_real(s->noise_limit));
-        json_object_set_new(e, "request", req);
+        json_t *reqs = json_array();
+        if (!reqs) {
+            json_decref(req);
+            goto oom;
+        }
+        json_array_append_new(reqs, req);
+        json_object_set_new(e, "requests", reqs);
     }
     json_object_set_new(root, "suites", list);
     list = NULL;

@@ -46,9 +46,9 @@ int suites_index(const char *name);
 int suites_options(const struct suite *s, struct dv_options *o, char *err);
 
 /* The GET /suites body: {"suites": [{"name", "version", "description",
- * "noise_limit", "request": {...}}]} as a malloc()ed string, or NULL with
+ * "noise_limit", "requests": [{...}]}]} as a malloc()ed string, or NULL with
  * `err`. Each request is what request_dump() writes, so it can be POSTed to
- * /measure unchanged. */
+ * /measure unchanged (a suite has one today; the list leaves room). */
 char *suites_json(char *err);
 
 #endif /* DV_SUITES_H */

@@ -279,6 +279,8 @@ Test(evidence, failed_suite_keeps_previous_latest, .init = setup, .fini = teardo
     cr_expect_str_eq(js(e, "gpu"), "NVIDIA H200");
     cr_expect_str_eq(js(json_object_get(e, "last_attempt"), "date"), "2024-05-02");
     cr_expect(strstr(js(json_object_get(e, "last_attempt"), "reason"), "no CUDA device"));
+    cr_expect(strstr(js(e, "reason"), "no CUDA device"));
+    cr_expect_str_eq(js(e, "last_failure"), "2024-05-02");
     cr_expect(json_is_array(json_object_get(json_object_get(e, "summary"), "tables")));
     json_t *never = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part2"));
     cr_expect_str_eq(js(never, "status"), "none");
@@ -305,12 +307,20 @@ Test(evidence, failed_rerun_on_the_same_date_keeps_that_dates_good_record, .init
     json_t *e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
     cr_expect_str_eq(js(e, "status"), "failed");
     cr_expect_str_eq(js(e, "date"), "2024-05-03");
+    cr_expect_str_eq(js(e, "last_failure"), "2024-05-03");
     json_decref(j);
     /* A good re-run replaces the day's record, and the index says ok. */
     put("day22-part1", "2024-05-03", 1, 2.0, NULL, "2024-05-03T12:00:00Z");
     j = get_json("/evidence/latest", 200, NULL);
     e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
     cr_expect_str_eq(js(e, "status"), "ok");
+    cr_expect_str_eq(js(e, "last_failure"), "2024-05-03", "the day's failure is still on record");
+    cr_expect_null(json_object_get(e, "reason"));
+    json_decref(j);
+    put("day22-part1", "2024-05-04", 1, 2.0, NULL, NULL);
+    j = get_json("/evidence/latest", 200, NULL);
+    e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
+    cr_expect(json_is_null(json_object_get(e, "last_failure")), "no failure since the latest good night");
     json_decref(j);
 }
 
@@ -340,33 +350,34 @@ Test(evidence, history_is_sorted_oldest_first, .init = setup, .fini = teardown) 
     mkdir(p, 0755);
 
     json_t *j = get_json("/evidence/history/day22-part1", 200, NULL);
-    json_t *pts = json_object_get(j, "points");
+    json_t *pts = json_object_get(j, "nights");
     const char *dates[] = {"2024-01-15", "2024-02-01", "2024-02-10", "2024-03-02"};
     const double base[] = {1.0, 0, 2.0, 3.0};
     cr_assert_eq(json_array_size(pts), 4);
     for (size_t i = 0; i < 4; i++) {
         json_t *pt = json_array_get(pts, i);
         cr_expect_str_eq(js(pt, "date"), dates[i]);
-        json_t *rows = json_object_get(json_array_get(json_object_get(pt, "tables"), 0), "rows");
+        json_t *rows = json_object_get(pt, "rows");
         if (base[i] == 0) {
             cr_expect_str_eq(js(pt, "status"), "failed");
             cr_expect_str_eq(js(pt, "reason"), "noise over limit");
-            cr_expect_eq(json_array_size(json_object_get(pt, "tables")), 0);
+            cr_expect_eq(json_array_size(rows), 0);
             continue;
         }
         cr_expect_str_eq(js(pt, "status"), "ok");
         cr_assert_eq(json_array_size(rows), 4);
         json_t *row0 = json_array_get(rows, 0);
         cr_expect_str_eq(js(row0, "name"), "lane-parity");
+        cr_expect_str_eq(js(row0, "table"), "part1");
         cr_expect_float_eq(json_real_value(json_object_get(row0, "ratio")), 2.0, 1e-9);
         cr_expect_float_eq(json_real_value(json_object_get(row0, "median_ms")), 2.0 * base[i], 1e-9);
     }
     json_decref(j);
     j = get_json("/evidence/history/day22-part2", 200, NULL);
-    cr_expect_eq(json_array_size(json_object_get(j, "points")), 1);
+    cr_expect_eq(json_array_size(json_object_get(j, "nights")), 1);
     json_decref(j);
     j = get_json("/evidence/history/day22-exercise", 200, NULL);
-    cr_expect_eq(json_array_size(json_object_get(j, "points")), 0);
+    cr_expect_eq(json_array_size(json_object_get(j, "nights")), 0);
     json_decref(j);
 }
 

@@ -132,7 +132,7 @@ Test(http_evidence, refresh_files_every_suite_and_the_routes_serve_it, .fini = s
     helper_response_free(&r);
 
     json_t *h = get("/evidence/history/day22-part1", 200, NULL);
-    cr_expect_eq(json_array_size(json_object_get(h, "points")), 1);
+    cr_expect_eq(json_array_size(json_object_get(h, "nights")), 1);
     json_decref(h);
 
     const char *raw = "GET /evidence/../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";

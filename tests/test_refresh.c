@@ -126,7 +126,7 @@ Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = t
     json_t *st = status_of(id);
     cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "running");
     cr_expect_str_eq(suite_field(st, 0, "state"), "queued");
-    cr_expect_str_eq(suite_field(st, 0, "job_id"), "job-0");
+    cr_expect_str_eq(suite_field(st, 0, "job"), "job-0");
     json_decref(st);
 
     refresh_job_started(reg, id, 0);
@@ -221,7 +221,7 @@ Test(refresh, a_job_answered_inside_enqueue_does_not_deadlock, .init = setup, .f
     json_t *st = status_of(id);
     cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
     cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
-    cr_expect_str_eq(suite_field(st, 0, "job_id"), "job-0");
+    cr_expect_str_eq(suite_field(st, 0, "job"), "job-0");
     json_decref(st);
 }
 

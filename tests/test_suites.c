@@ -93,7 +93,8 @@ Test(suites, json_lists_every_suite_with_a_request_measure_accepts) {
         json_t *e = json_array_get(list, i);
         cr_expect_str_eq(json_string_value(json_object_get(e, "name")), suites_get(i)->name);
         cr_expect_eq(json_integer_value(json_object_get(e, "version")), suites_get(i)->version);
-        json_t *req = json_object_get(e, "request");
+        cr_assert_eq(json_array_size(json_object_get(e, "requests")), 1);
+        json_t *req = json_array_get(json_object_get(e, "requests"), 0);
         cr_assert(json_is_object(req));
         char *text = json_dumps(req, JSON_COMPACT);
         struct dv_options o, want;
