@@ -128,7 +128,9 @@ static void measure(struct http_req *r, void *ctx) {
     struct worker_snapshot ws;
     worker_get_snapshot(s->w, &ws);
     free(ws.device_json);
-    if (ws.state != WORKER_READY || !ws.gpu_present) {
+    /* Queue while a worker that had a GPU restarts (the queue outlives
+     * it); refuse when there is no GPU or no worker has come up yet. */
+    if (!ws.gpu_present && !(ws.gpu_seen && ws.state != WORKER_STOPPED)) {
         if (ws.state == WORKER_READY) {
             http_reply_error(r, 503, NULL, "%s", ws.reason);
         } else {

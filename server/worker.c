@@ -396,6 +396,13 @@ static void *supervise(void *arg) {
                 w->hello_done = 1;
                 pthread_cond_broadcast(&w->cond);
                 pthread_mutex_unlock(&w->lock);
+                if (w->failures >= 3) {
+                    /* It keeps failing: do not let queued jobs wait forever. */
+                    struct job *j = NULL;
+                    char why[ERR_LEN + 40];
+                    snprintf(why, sizeof why, "the GPU worker cannot start: %s", err);
+                    while (jobq_pop(w->q, 0, &j) == 1) jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", why);
+                }
                 continue;
             }
         }
@@ -482,6 +489,7 @@ void worker_get_snapshot(struct worker *w, struct worker_snapshot *s) {
     pthread_mutex_lock(&w->lock);
     s->state = w->state;
     s->gpu_present = w->gpu_present && w->state == WORKER_READY;
+    s->gpu_seen = w->gpu_present;
     s->pid = w->pid;
     s->restarts = w->restarts;
     s->jobs = w->jobs;

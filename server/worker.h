@@ -39,7 +39,9 @@ struct worker_config {
 /* What GET /device, /readyz and /metrics read. */
 struct worker_snapshot {
     enum worker_state state;
-    int gpu_present;              /* the last hello reported a device        */
+    int gpu_present;              /* ready, and its hello reported a device  */
+    int gpu_seen;                 /* the last hello reported a device: jobs
+                                     may queue while a crashed worker restarts */
     pid_t pid;                    /* 0 when no child                          */
     unsigned long long restarts;  /* workers replaced after a failure         */
     unsigned long long jobs;      /* jobs sent to a worker                    */
