@@ -97,8 +97,10 @@ DV_HD float scenario_short_side(float x, unsigned side, unsigned len) {
     return x;
 }
 
-/* The per-thread pattern word of the short kernel for side bit `s` of a
- * layout: the thread alternates sides every iteration, starting on s. */
+/* The per-thread pattern word of the short kernel for work value `s` of a
+ * layout: the thread alternates sides every iteration, on side 1 at even
+ * iterations for s = 0 (0x55555555) and at odd ones for s = 1, so threads
+ * with different s take different sides on every iteration. */
 DV_HD uint32_t scenario_short_pattern(unsigned s) {
     return s ? 0xAAAAAAAAu : 0x55555555u;
 }
