@@ -45,6 +45,7 @@ extern "C" {
 #define DV_MAX_THREADS_PER_BLOCK 1024u
 #define DV_MAX_ITERATIONS 1048576u
 #define DV_MAX_BUDGET_MS 60000.0
+#define DV_MAX_GRID_THREADS (1ull << 26) /* 64 Mi threads: 256 MiB per buffer */
 
 enum dv_part { DV_PART_ALL = 0, DV_PART_1 = 1, DV_PART_2 = 2 };
 
