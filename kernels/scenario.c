@@ -393,18 +393,18 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
                    struct dv_check *c, char *err) {
     /* One slot per (input value, work value); NaN marks "not computed yet"
      * (no reference value is NaN: every chain stays in (0, 1]). */
-    float *cache = malloc(sizeof(float) * SCENARIO_INPUT_PERIOD * 256u);
+    float *cache = malloc(sizeof(float) * DV_INPUT_DISTINCT * 256u);
     if (!cache) {
         dv_seterr(err, "scenario check: out of memory");
         return -1;
     }
-    for (size_t i = 0; i < (size_t)SCENARIO_INPUT_PERIOD * 256u; i++) cache[i] = NAN;
+    for (size_t i = 0; i < (size_t)DV_INPUT_DISTINCT * 256u; i++) cache[i] = NAN;
     memset(c, 0, sizeof *c);
     c->first_mismatch = -1;
     for (unsigned long long i = 0; i < threads; i++) {
-        size_t slot = (size_t)(i % SCENARIO_INPUT_PERIOD) * 256u + work[i];
+        size_t slot = (size_t)(i % DV_INPUT_DISTINCT) * 256u + work[i];
         if (isnan(cache[slot]))
-            cache[slot] = scenario_reference(s, scenario_input_value(i), work[i], unit_fmas, short_iters);
+            cache[slot] = scenario_reference(s, dv_input_value(i), work[i], unit_fmas, short_iters);
         c->checked++;
         if (memcmp(&cache[slot], &got[i], sizeof(float)) != 0) {
             if (c->mismatches == 0) {

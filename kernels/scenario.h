@@ -47,19 +47,13 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "chain.h"      /* dv_input_value: the input every table reads */
 #include "experiment.h"
 
 #define SCENARIO_MAX_PATHS 32u
 #define SCENARIO_MAX_ROWS 4u
 #define SCENARIO_CHUNK 32u       /* FMAs per unrolled chunk; a unit is a multiple */
 #define SCENARIO_DEFAULT_UNIT 64u/* FMAs per unit at the default 4096 iterations */
-#define SCENARIO_INPUT_PERIOD 1021u
-
-/* The input every scenario kernel reads: the same pattern as the Part 1/2
- * tables (never zero, never constant, period 1021). */
-DV_HD float scenario_input_value(unsigned long long i) {
-    return 0.5f + (float)(unsigned)(i % SCENARIO_INPUT_PERIOD) / 2048.0f;
-}
 
 /* k-way path p: x = fma(x, a, b) with a = 1 - (64 + p) / 2^16 and
  * b = (p + 1)(64 + p) / 2^22, both exact in binary32. The fixed point

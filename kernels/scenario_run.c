@@ -1,6 +1,6 @@
 /* scenario_run.c -- measures the scenario tables on the GPU.
  *
- * scenario_measure() plans (scenario_plan), then for each table uploads one
+ * scenario_measure() plans (experiment_plan -> scenario_plan), then for each table uploads one
  * assignment buffer and one output buffer per row (the input is uploaded
  * once for all tables) and hands a launch callback to runner_time_rows(),
  * the timing engine every table kind shares: warm-up, round-robin samples
@@ -208,7 +208,9 @@ int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err)
     char gate_err[ERR_LEN] = "";
 
     utc_now(r->started_utc, sizeof r->started_utc);
-    if (scenario_plan(o, r, err) != 0) return DV_ERR;
+    /* experiment_plan() fills the build and configuration, validates the
+     * grid and hands a named scenario to scenario_plan(). */
+    if ((o->scenario[0] ? experiment_plan(o, r, err) : scenario_plan(o, r, err)) != 0) return DV_ERR;
     rc = runner_device_query(o->device, &r->device, err);
     if (rc != 0) return rc;
     if ((rc = scenario_dev_select(o->device, err)) != 0) return rc;
@@ -219,7 +221,7 @@ int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err)
         dv_seterr(err, "scenario: out of memory for %llu inputs", n);
         return DV_ERR;
     }
-    for (unsigned long long i = 0; i < n; i++) in[i] = scenario_input_value(i);
+    for (unsigned long long i = 0; i < n; i++) in[i] = dv_input_value(i);
     if ((rc = scenario_dev_alloc(&in_dev, (size_t)n * sizeof *in, err)) != 0) goto cleanup;
     if ((rc = scenario_dev_upload(in_dev, in, (size_t)n * sizeof *in, err)) != 0) goto cleanup;
 
@@ -234,6 +236,14 @@ int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err)
         rc = measure_table(s, o, in_dev, mhz0, &r->device, t, &gate_failed, gate_err, err);
         if (rc != 0) goto cleanup;
         r->gpu_time_ms += t->gpu_time_ms;
+        for (unsigned j = 0; j < t->nrows; j++)
+            if (!t->rows[j].check.ok)
+                experiment_warn(r, "%s: %s: %llu of %llu outputs wrong, first at thread %lld", t->id,
+                                t->rows[j].name, t->rows[j].check.mismatches,
+                                t->rows[j].check.checked, t->rows[j].check.first_mismatch);
+        if (!t->noise_ok)
+            experiment_warn(r, "%s: some row's noise is over %.2f%% after %.0f ms of GPU time",
+                            t->id, t->noise_limit * 100, t->gpu_time_ms);
     }
     if ((rc = runner_measure_clock(&mhz1, err)) != 0) goto cleanup;
     r->device.measured_sm_clock_mhz = (mhz0 + mhz1) / 2.0;

@@ -338,7 +338,7 @@ Test(scenario, unit_and_iterations_follow_the_options) {
 
 Test(scenario, reference_runs_each_path_with_its_own_constants) {
     const struct scenario *s = get("full-divergence");
-    float x = scenario_input_value(5);
+    float x = dv_input_value(5);
     float manual = x;
     for (unsigned i = 0; i < 7u * 64u; i++) manual = fmaf(manual, scenario_kway_a(3), scenario_kway_b(3));
     cr_expect_eq(scenario_reference(s, x, 3, 64, 0), manual);
@@ -353,15 +353,15 @@ Test(scenario, reference_runs_each_path_with_its_own_constants) {
     for (unsigned p = 0; p < 32; p++)
         cr_expect(fabs(scenario_kway_b(p) / (1.0 - scenario_kway_a(p)) - (p + 1) / 64.0) < 1e-12);
     /* inputs are never zero and never constant */
-    cr_expect_neq(scenario_input_value(0), scenario_input_value(1));
-    cr_expect_gt(scenario_input_value(1020), 0.5f);
-    cr_expect_eq(scenario_input_value(1021), scenario_input_value(0));
+    cr_expect_neq(dv_input_value(0), dv_input_value(1));
+    cr_expect_gt(dv_input_value(1020), 0.5f);
+    cr_expect_eq(dv_input_value(1021), dv_input_value(0));
 }
 
 Test(scenario, reference_of_loops_and_short_branches) {
     const struct scenario *loop = get("loop-divergence");
     const struct scenario *sb = get("short-branch"), *sp = get("short-predicated");
-    float x = scenario_input_value(77), m = x;
+    float x = dv_input_value(77), m = x;
     for (unsigned i = 0; i < 20u * 64u; i++) m = fmaf(m, SCENARIO_LOOP_A, SCENARIO_LOOP_B);
     cr_expect_eq(scenario_reference(loop, x, 20, 64, 0), m);
     cr_expect_eq(scenario_reference(loop, x, 0, 64, 0), x);
@@ -388,13 +388,13 @@ Test(scenario, check_finds_a_wrong_thread) {
     cr_assert(w && got);
     cr_assert_eq(scenario_assign(s, SCENARIO_LAYOUT_SORTED, blocks, tpb, w, err), 0);
     for (unsigned long long i = 0; i < n; i++)
-        got[i] = scenario_reference(s, scenario_input_value(i), w[i], 32, 0);
+        got[i] = scenario_reference(s, dv_input_value(i), w[i], 32, 0);
     cr_assert_eq(scenario_check(s, w, n, 32, 0, got, &c, err), 0, "%s", err);
     cr_expect(c.ok);
     cr_expect_eq(c.checked, n);
     cr_expect_eq(c.first_mismatch, -1);
     /* thread 100 computed the neighbouring path */
-    got[100] = scenario_reference(s, scenario_input_value(100), (w[100] + 1u) % 4u, 32, 0);
+    got[100] = scenario_reference(s, dv_input_value(100), (w[100] + 1u) % 4u, 32, 0);
     cr_assert_eq(scenario_check(s, w, n, 32, 0, got, &c, err), 0);
     cr_expect_not(c.ok);
     cr_expect_eq(c.mismatches, 1);
@@ -425,4 +425,19 @@ Test(scenario, sorted_layout_keeps_the_multiset) {
     }
     free(a);
     free(b);
+}
+
+Test(scenario, experiment_plan_hands_scenarios_over) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    char err[ERR_LEN] = "";
+    cr_assert_not_null(r);
+    default_options(&o);
+    snprintf(o.scenario, sizeof o.scenario, "loop-divergence");
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(r->ntables, 1);
+    cr_expect_str_eq(r->tables[0].id, "scenario:loop-divergence");
+    cr_expect_str_eq(r->config.experiment, "scenario");
+    cr_expect(fabs(r->tables[0].rows[0].predicted_efficiency - 0.375) < 1e-12);
+    experiment_report_free(r);
 }
