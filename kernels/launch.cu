@@ -11,7 +11,7 @@
  * Part 2 moves the branch inside the loop (phase = loop index, so it cannot
  * be hoisted) and has a no-branch baseline.
  *
- * The chains are unrolled 64 deep so that loop overhead (counter, compare,
+ * The chains are unrolled 128 deep so that loop overhead (counter, compare,
  * branch) is a small share of the issued instructions: on GPUs that issue one
  * warp instruction per scheduler per cycle, every non-FMA instruction costs an
  * FMA slot.
@@ -68,13 +68,13 @@ static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 thr
 
 
 __device__ __forceinline__ float chain_a(float x, unsigned iterations) {
-#pragma unroll 64
+#pragma unroll 128
     for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
     return x;
 }
 
 __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
-#pragma unroll 64
+#pragma unroll 128
     for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
     return x;
 }
@@ -125,6 +125,9 @@ __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__res
     unsigned tid;
     const size_t i = global_index(&tid);
     float x = (i < n) ? in[i] : 1.0f;
+    /* Unrolled like the chains, so that the loop counter costs the same share
+     * here as in the no-branch row and the difference is the branch. */
+#pragma unroll 16
     for (unsigned k = 0; k < iterations; ++k) {
         if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
             x = fmaf(x, DV_MUL_A, DV_ADD_A);

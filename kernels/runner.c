@@ -6,7 +6,8 @@
  * row so each row's last timed launch can be checked, one device mask per
  * mask-kernel row), fills the input, poisons the outputs with NaN, and hands
  * the rows to runner_time_rows(): one warm-up launch per row, then samples
- * round-robin (row 0, 1, ..., n-1, 0, 1, ...) so drift in clocks or
+ * round-robin (row 0, 1, ..., n-1, 0, 1, ...), several rounds queued back to
+ * back per synchronisation, so drift in clocks or
  * temperature hits every row alike, each launch between two CUDA events,
  * until every row has its minimum samples and a relative standard deviation
  * at or under the target (nvbench's stdrel criterion), or the table's GPU
@@ -34,6 +35,7 @@
 int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err) __attribute__((weak));
 
 #define CLOCK_SPIN_CYCLES 20000000LL /* ~10 ms at 2 GHz */
+#define TIMING_BATCH 8              /* rounds queued per synchronisation */
 
 int runner_cuda_fail(int cuda_error, const char *what, char *err) {
     cudaError_t e = (cudaError_t)cuda_error;
@@ -204,52 +206,64 @@ int runner_time_rows(unsigned nrows, runner_launch_fn launch, void *ctx, const s
     int rc = 0;
     const unsigned min_s = o->min_samples ? o->min_samples : DV_DEFAULT_MIN_SAMPLES;
     const unsigned max_s = o->max_samples >= min_s ? o->max_samples : (min_s > DV_DEFAULT_MAX_SAMPLES ? min_s : DV_DEFAULT_MAX_SAMPLES);
-    cudaEvent_t *start = calloc(nrows, sizeof(*start));
-    cudaEvent_t *stop = calloc(nrows, sizeof(*stop));
+    const size_t nev = (size_t)nrows * TIMING_BATCH;
+    cudaEvent_t *start = calloc(nev, sizeof(*start));
+    cudaEvent_t *stop = calloc(nev, sizeof(*stop));
     double *samples = malloc(sizeof(double) * (size_t)nrows * max_s);
     double *scratch = malloc(sizeof(double) * max_s);
     *gpu_ms = 0;
-    if (!start || !stop || !samples || !scratch) {
+    if (nrows == 0 || !start || !stop || !samples || !scratch) {
         dv_seterr(err, "timing: out of memory for %u rows x %u samples", nrows, max_s);
         rc = DV_ERR;
         goto cleanup;
     }
-    for (unsigned r = 0; r < nrows; r++) {
-        CUDA_TRY(cudaEventCreate(&start[r]), "cudaEventCreate");
-        CUDA_TRY(cudaEventCreate(&stop[r]), "cudaEventCreate");
+    for (size_t e = 0; e < nev; e++) {
+        CUDA_TRY(cudaEventCreate(&start[e]), "cudaEventCreate");
+        CUDA_TRY(cudaEventCreate(&stop[e]), "cudaEventCreate");
     }
-    /* Warm-up: one launch per row configuration (module load, first-touch). */
+    /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
     CUDA_TRY(cudaDeviceSynchronize(), "warm-up");
 
     unsigned taken = 0;
     for (;;) {
-        for (unsigned r = 0; r < nrows; r++) {
-            CUDA_TRY(cudaEventRecord(start[r], 0), "cudaEventRecord");
-            if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
-            CUDA_TRY(cudaEventRecord(stop[r], 0), "cudaEventRecord");
+        /* A batch of rounds is queued back to back, so the GPU never idles
+         * between samples; an untimed lead-in launch absorbs the restart
+         * after the host's synchronisation, which would otherwise land on
+         * row 0 of every batch. */
+        unsigned rounds = max_s - taken < TIMING_BATCH ? max_s - taken : TIMING_BATCH;
+        if ((rc = launch(ctx, nrows - 1, err)) != 0) goto cleanup;
+        for (unsigned b = 0; b < rounds; b++) {
+            for (unsigned r = 0; r < nrows; r++) {
+                const size_t e = (size_t)b * nrows + r;
+                CUDA_TRY(cudaEventRecord(start[e], 0), "cudaEventRecord");
+                if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
+                CUDA_TRY(cudaEventRecord(stop[e], 0), "cudaEventRecord");
+            }
         }
-        CUDA_TRY(cudaEventSynchronize(stop[nrows - 1]), "timed launches");
-        for (unsigned r = 0; r < nrows; r++) {
-            float ms = 0;
-            CUDA_TRY(cudaEventElapsedTime(&ms, start[r], stop[r]), "cudaEventElapsedTime");
-            samples[(size_t)r * max_s + taken] = ms;
-            *gpu_ms += ms;
+        CUDA_TRY(cudaEventSynchronize(stop[(size_t)rounds * nrows - 1]), "timed launches");
+        for (unsigned b = 0; b < rounds; b++) {
+            for (unsigned r = 0; r < nrows; r++) {
+                const size_t e = (size_t)b * nrows + r;
+                float ms = 0;
+                CUDA_TRY(cudaEventElapsedTime(&ms, start[e], stop[e]), "cudaEventElapsedTime");
+                samples[(size_t)r * max_s + taken + b] = ms;
+                *gpu_ms += ms;
+            }
         }
-        taken++;
+        taken += rounds;
+        for (unsigned r = 0; r < nrows; r++) stats_compute(samples + (size_t)r * max_s, taken, scratch, &stats[r]);
         if (taken < min_s) continue;
         int quiet = 1;
-        for (unsigned r = 0; r < nrows; r++) {
-            stats_compute(samples + (size_t)r * max_s, taken, scratch, &stats[r]);
+        for (unsigned r = 0; r < nrows; r++)
             if (stats[r].noise > o->max_noise) quiet = 0;
-        }
         if (quiet || *gpu_ms >= o->budget_ms || taken >= max_s) break;
     }
 cleanup:
-    for (unsigned r = 0; start && stop && r < nrows; r++) {
-        if (start[r]) cudaEventDestroy(start[r]);
-        if (stop[r]) cudaEventDestroy(stop[r]);
+    for (size_t e = 0; start && stop && e < nev; e++) {
+        if (start[e]) cudaEventDestroy(start[e]);
+        if (stop[e]) cudaEventDestroy(stop[e]);
     }
     free(start);
     free(stop);
