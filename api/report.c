@@ -154,7 +154,13 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "comparable", json_boolean(w->comparable), bad);
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
     put(o, "note", TEXT(w->note), bad);
+    /* Scenario rows carry the seed's efficiency model beside the ratio. */
+    if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
     if (!measured) return o;
+    if (w->kernel == DV_KERNEL_SCENARIO) {
+        put(o, "measured_efficiency", num(w->measured_efficiency), bad);
+        put(o, "agreement", num(w->agreement), bad);
+    }
 
     put(o, "time_ms",
         json_pack("{sososososo}", "median", num(w->time_ms.median), "min", num(w->time_ms.min),
@@ -442,6 +448,9 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_bool(rd, o, p, "comparable", &w->comparable);
     GET_STR(rd, o, p, "comparable_reason", w->comparable_reason);
     GET_STR(rd, o, p, "note", w->note);
+    get_num(rd, o, p, "predicted_efficiency", &w->predicted_efficiency, NAN);
+    get_num(rd, o, p, "measured_efficiency", &w->measured_efficiency, NAN);
+    get_num(rd, o, p, "agreement", &w->agreement, NAN);
 
     const json_t *t = get_obj(rd, o, p, "time_ms");
     if (!t) return;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "scenario.h"
 #include "experiment.h"
 
 #ifndef DV_CUDA_ARCHITECTURES
@@ -25,8 +26,6 @@
 #define DV_CUDA_FLAGS ""
 #endif
 
-/* Provided by scenario.c when the scenario suite is built in. */
-int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err) __attribute__((weak));
 
 struct dv_report *experiment_report_create(void) { return calloc(1, sizeof(struct dv_report)); }
 
@@ -189,10 +188,6 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) 
     c->max_samples = o->max_samples;
 
     if (o->scenario[0]) {
-        if (!scenario_plan) {
-            dv_seterr(err, "scenario: this build has no scenario suite");
-            return -1;
-        }
         return scenario_plan(o, r, err);
     }
 
