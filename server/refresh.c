@@ -627,10 +627,12 @@ static int http_call(const struct url *u, const char *method, const char *path, 
     return status;
 }
 
+/* The reason in an error body: {"error": {"reason": ...}} (the service's
+ * shape) or {"error": "..."}. */
 static const char *error_of(json_t *j) {
-    const char *e = json_string_value(json_object_get(j, "error"));
-    if (!e) e = json_string_value(json_object_get(j, "reason"));
-    return e;
+    json_t *e = json_object_get(j, "error");
+    if (json_is_object(e)) return json_string_value(json_object_get(e, "reason"));
+    return json_string_value(e);
 }
 
 static void usage(FILE *f) {
