@@ -26,6 +26,7 @@ struct suite {
     const char *extra_predicates[SUITES_MAX_EXTRA]; /* appended to the default rows */
     const char *scenario;    /* NULL or a scenario name / "all"                    */
     double noise_limit;      /* a measured row noisier than this fails the suite   */
+    double budget_ms;        /* GPU time per table; 0 keeps the default            */
 };
 
 /* Number of suites in the table. */

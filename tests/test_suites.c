@@ -5,6 +5,7 @@
 
 #include "experiment.h"
 #include "request.h"
+#include "scenario.h"
 #include "suites.h"
 
 static const struct suite *must_find(const char *name) {
@@ -42,6 +43,20 @@ Test(suites, day22_part2_is_the_part2_table) {
     cr_assert_eq(r->ntables, 1);
     cr_assert_str_eq(r->tables[0].id, "part2");
     cr_assert_eq(r->tables[0].nrows, 3, "no branch, lane parity, warp parity");
+    experiment_report_free(r);
+}
+
+Test(suites, scenarios_runs_every_scenario_table) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("scenarios"), &o, r);
+    size_t n = 0;
+    scenario_names(&n);
+    cr_assert_str_eq(o.scenario, "all");
+    cr_assert_eq(r->ntables, n, "%u tables for %zu scenarios", r->ntables, n);
+    cr_expect_float_eq(o.budget_ms, 1000.0, 1e-9);
+    for (unsigned i = 0; i < r->ntables; i++)
+        cr_expect(strncmp(r->tables[i].id, "scenario:", 9) == 0, "%s", r->tables[i].id);
     experiment_report_free(r);
 }
 
