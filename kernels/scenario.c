@@ -155,7 +155,7 @@ const struct scenario *scenario_find(const char *name) {
 
 unsigned scenario_unit_fmas(const struct dv_options *o) {
     unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
-    unsigned u = it / 64u / SCENARIO_CHUNK * SCENARIO_CHUNK;
+    unsigned u = it / SCENARIO_UNIT_DIVISOR / SCENARIO_CHUNK * SCENARIO_CHUNK;
     return u < SCENARIO_CHUNK ? SCENARIO_CHUNK : u;
 }
 

@@ -53,7 +53,9 @@
 #define SCENARIO_MAX_PATHS 32u
 #define SCENARIO_MAX_ROWS 4u
 #define SCENARIO_CHUNK 32u       /* FMAs per unrolled chunk; a unit is a multiple */
-#define SCENARIO_DEFAULT_UNIT 64u/* FMAs per unit at the default 4096 iterations */
+#define SCENARIO_DEFAULT_UNIT 512u /* FMAs per unit at the default 4096 iterations */
+#define SCENARIO_UNIT_DIVISOR 8u   /* a unit is iterations / 8 FMAs: long enough that
+                                      launch and tail costs stay a small share */
 
 /* k-way path p: x = fma(x, a, b) with a = 1 - (64 + p) / 2^16 and
  * b = (p + 1)(64 + p) / 2^22, both exact in binary32. The fixed point
@@ -155,7 +157,7 @@ const char *const *scenario_names(size_t *n);
 /* The scenario called `name`, or NULL. */
 const struct scenario *scenario_find(const char *name);
 
-/* FMAs per unit for options `o`: iterations / 64, rounded down to a multiple
+/* FMAs per unit for options `o`: iterations / 8, rounded down to a multiple
  * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
 unsigned scenario_unit_fmas(const struct dv_options *o);
 

@@ -326,14 +326,14 @@ Test(scenario, rejects_unknown_names_and_full_reports) {
 Test(scenario, unit_and_iterations_follow_the_options) {
     struct dv_options o;
     default_options(&o);
-    cr_expect_eq(scenario_unit_fmas(&o), 64);
+    cr_expect_eq(scenario_unit_fmas(&o), 512);
     o.iterations = 16384;
-    cr_expect_eq(scenario_unit_fmas(&o), 256);
+    cr_expect_eq(scenario_unit_fmas(&o), 2048);
     o.iterations = 100;
     cr_expect_eq(scenario_unit_fmas(&o), SCENARIO_CHUNK);
     o.iterations = 4100;
     cr_expect_eq(scenario_short_iterations(&o), 4128);
-    cr_expect_eq(scenario_unit_fmas(NULL), 64);
+    cr_expect_eq(scenario_unit_fmas(NULL), 512);
 }
 
 Test(scenario, reference_runs_each_path_with_its_own_constants) {
