@@ -1,24 +1,15 @@
-/* divergence-widget.js -- the lesson widget: <divergence-widget server="" suite="day22-part1">.
+/* divergence-widget.js -- <divergence-widget server="" suite="day22-part1">, the lesson widget.
  *
- * A dependency-free custom element (no build step, no CDN). On connect it
- * reads GET {server}/evidence/latest/{suite} (a divergence.evidence.v1 file
- * holding a divergence.v1 document) and renders, inside a shadow root: the
- * provenance line, one real <table> per table of the document, and one SVG
- * bar chart per table with a measured/predicted pair of bars per row.
- *
- * "Measure now" posts the suite's request (from GET {server}/suites, else
- * rebuilt from the document) to POST {server}/measure and polls
- * GET {server}/jobs/{id} for queue position and state; the fresh document
- * replaces the tables only once it is done. Errors (429, 503, failed jobs)
- * are announced in an aria-live region and never clear the last good table.
- *
- * "Try your own predicate" posts {part:1, predicates:[expr, baseline],
- * baseline} to POST {server}/analyze 250 ms after the last keystroke and shows
- * the analysis, or the error with its column and caret; "Measure this"
- * measures it and shows the result below the box.
- *
- * Attributes: server (base URL, "" = same origin), suite (default
- * day22-part1), no-try (hide the predicate box).
+ * A dependency-free custom element (no build step, no CDN) rendering into a
+ * shadow root. It reads GET {server}/evidence/latest/{suite} (evidence around a
+ * divergence.v1 document) and shows the provenance line, one <table> and one
+ * SVG chart (measured beside predicted ratio, a bar pair per row) per table.
+ * "Measure now" posts the suite's request (GET /suites, else rebuilt from the
+ * document) to POST /measure and polls GET /jobs/{id}; errors (429, 503, a
+ * failed job) go to an aria-live region and never clear the last good table.
+ * "Try your own predicate" asks POST /analyze 250 ms after the last keystroke
+ * and shows the analysis or the error with its column; "Measure this" measures
+ * it below the box. Attributes: server ("" = same origin), suite, no-try.
  */
 (() => {
   'use strict';
@@ -31,21 +22,21 @@
 *{box-sizing:border-box}
 .prov{margin:.2rem 0 .8rem;font-size:.95em}
 .scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem;border:1px solid var(--dw-line)}
-.scroll:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid var(--dw-m);outline-offset:2px}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:44rem;width:100%}
+:focus-visible{outline:3px solid var(--dw-m);outline-offset:2px}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:40rem;width:100%;font-size:.95em}
 caption{text-align:left;font-weight:600;padding:.4rem .5rem}
 caption span{display:inline-block;position:sticky;left:.5rem;max-width:calc(100vw - 4rem)}
-th,td{padding:.35rem .5rem;border-top:1px solid var(--dw-line);text-align:right;white-space:nowrap;vertical-align:top}
+th,td{padding:.3rem .4rem;border-top:1px solid var(--dw-line);text-align:right;white-space:nowrap;vertical-align:top}
 thead th{white-space:normal;vertical-align:bottom}
-th:first-child{text-align:left;font-weight:normal;min-width:13rem;white-space:normal}
-thead th:first-child{font-weight:bold}
-code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em}
+th:first-child{text-align:left;min-width:10rem;white-space:normal}
+tbody th{font-weight:normal}
+code,input{font-family:ui-monospace,Menlo,Consolas,monospace}
 .nc{display:block;font-size:.88em;margin-top:.15rem}
-.nc b{border:1px solid;padding:0 .25rem;border-radius:.2rem;margin-right:.3rem}
+.nc b{white-space:nowrap;border:1px solid;padding:0 .25rem;border-radius:.2rem;margin-right:.3rem}
 .fail{font-weight:bold}
 figure{margin:0 0 1rem}
-figcaption{font-size:.9em;margin-bottom:.2rem}
-svg{display:block;width:100%;max-width:40rem;height:auto}
+figcaption,.hint{font-size:.9em;margin:.2rem 0}
+svg{display:block;width:100%;max-width:32rem;height:auto}
 svg text{fill:currentColor;font-size:13px;font-family:inherit}
 .bm{fill:var(--dw-m)}
 .bp{stroke:var(--dw-p);stroke-width:1.5}
@@ -53,14 +44,12 @@ svg text{fill:currentColor;font-size:13px;font-family:inherit}
 .ref{stroke:currentColor;stroke-dasharray:3 3;opacity:.7}
 .bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.4rem 0}
 button{font:inherit;padding:.45rem .9rem;min-height:2.5rem;cursor:pointer}
-button[disabled]{cursor:wait}
 .msg{margin:.4rem 0;padding:.4rem .6rem;border-left:4px solid var(--dw-m)}
 .msg:empty,.out:empty,progress[hidden]{display:none}
 .try{border:1px solid var(--dw-line);padding:.6rem .8rem;margin:1rem 0 0;min-width:0}
 .try legend{font-weight:600;padding:0 .3rem}
 label{display:block;margin-bottom:.2rem}
-input{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;width:100%;max-width:28rem;padding:.45rem}
-.hint{font-size:.88em;margin:.25rem 0}
+input{font-size:inherit;width:100%;max-width:28rem;padding:.45rem}
 dl{margin:.5rem 0}
 dl div{display:flex;flex-wrap:wrap;gap:0 .8rem;margin:.15rem 0}
 dt{font-weight:600;min-width:15rem}dd{margin:0;overflow-wrap:anywhere}
@@ -68,9 +57,10 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
 @media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff}}`;
 
   // Number formatting follows the lesson page: ms to 3 decimals, ratios to 2.
+  const D = '\u2014';
   const fin = (v) => typeof v === 'number' && isFinite(v);
-  const fx = (v, d) => (fin(v) ? v.toFixed(d) : '\u2014');
-  const num = (v) => (fin(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : '\u2014');
+  const fx = (v, d) => (fin(v) ? v.toFixed(d) : D);
+  const num = (v) => (fin(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : D);
   const cuver = (v) => (fin(v) && v >= 1000 ? `${Math.floor(v / 1000)}.${(v % 1000) / 10}` : v == null ? '?' : String(v));
 
   function el(tag, attrs, ...kids) {
@@ -93,7 +83,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     if (o && typeof o === 'object' && fin(o.min) && o.min !== o.max) s = `${o.min}\u2013${o.max} (mean ${s})`;
     return fin(of) ? `${s} of ${of}` : s;
   }
-  const checkText = (c) => (!c ? '\u2014' : c.ok ? 'ok' : `FAIL ${c.mismatches}, first thread ${c.first_mismatch}`);
+  const checkText = (c) => (!c ? D : c.ok ? 'ok' : `FAIL ${c.mismatches}, first thread ${c.first_mismatch}`);
   const ncReason = (r) => r.comparable_reason || r.reason || 'does different work from the baseline';
   const docOf = (j) => (j && j.schema === 'divergence.v1' ? j : j && (j.document || j.result || j.report)) || null;
   const errOf = (j) => (j && j.error) || {};
@@ -130,7 +120,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         return { status: res.status, json, headers: res.headers };
       } catch (e) {
         if (e.name === 'AbortError') throw e;
-        return { status: 0, json: { error: { reason: 'the server could not be reached (' + e.message + ')' } }, headers: new Headers() };
+        return { status: 0, json: { error: { reason: 'the server could not be reached' } }, headers: new Headers() };
       }
     }
 
@@ -167,9 +157,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         when ? when + ' UTC' : 'date unknown',
         `SM clock ${fx(d.measured_sm_clock_mhz, 0)} MHz measured` + (fin(d.rated_sm_clock_mhz) ? ` (rated ${fx(d.rated_sm_clock_mhz, 0)} MHz)` : ''),
       ];
-      const out = [el('span', { class: 'pl' }, parts.join(' \u00b7 ') + '.')];
-      if (prov.git_revision || prov.server_version) out.push(` Server ${prov.server_version || ''} ${prov.git_revision || ''}`.trimEnd() + '.');
-      return out;
+      return [parts.join(' \u00b7 ') + '.'];
     }
 
     renderDoc(doc, key) {
@@ -183,15 +171,12 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         const isBase = r.name === t.baseline || i === t.baseline_row;
         const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label || r.name), isBase ? ' (baseline)' : null);
         if (r.comparable === false) first.append(el('span', { class: 'nc' }, el('b', {}, 'not comparable'), ncReason(r)));
-        const c = r.check;
-        return el('tr', { 'data-row': i, 'data-comparable': String(r.comparable !== false) }, first,
-          el('td', { 'data-k': 'split' }, count(r, 'warps_split', r.warps_per_block)),
-          el('td', { 'data-k': 'on-a' }, count(r, 'threads_on_a', r.threads_per_block)),
-          el('td', { 'data-k': 'time' }, fx(r.time_ms && r.time_ms.median, 3)),
-          el('td', { 'data-k': 'ratio' }, fx(r.ratio, 2)),
-          el('td', { 'data-k': 'predicted' }, fx(r.predicted_ratio, 2)),
-          el('td', { 'data-k': 'noise' }, fin(r.noise) ? (r.noise * 100).toFixed(2) : '\u2014'),
-          el('td', { 'data-k': 'check', class: c && !c.ok ? 'fail' : null }, checkText(c)));
+        const c = r.check, cells = {
+          split: count(r, 'warps_split', r.warps_per_block), 'on-a': count(r, 'threads_on_a', r.threads_per_block),
+          time: fx(r.time_ms && r.time_ms.median, 3), ratio: fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
+          noise: fin(r.noise) ? (r.noise * 100).toFixed(2) : D, check: checkText(c) };
+        return el('tr', { 'data-row': i }, first, Object.entries(cells).map(([k, v]) =>
+          el('td', { 'data-k': k, class: k === 'check' && c && !c.ok ? 'fail' : null }, v)));
       });
       const cfg = doc.config || {};
       const cap = `${t.title || t.id || 'Table'} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
@@ -227,7 +212,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       });
       const one = x(1);
       return el('figure', {},
-        el('figcaption', {}, `Chart: ${t.title || 'results'}. Solid bars are the measured ratio, hatched bars the model's prediction; the dashed line is 1.00 (the baseline).`),
+        el('figcaption', {}, `Chart: solid bars are the measured ratio, hatched bars the model's prediction; the dashed line is 1.00, the baseline.`),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
           svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc),
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
@@ -246,7 +231,6 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       const j = r.status === 200 ? r.json : null;
       const list = Array.isArray(j) ? j : j && Array.isArray(j.suites) ? j.suites : [];
       let s = list.find((x) => x && (x.name || x.id || x.suite) === this.suite);
-      if (!s && j && j.suites && !Array.isArray(j.suites)) s = j.suites[this.suite];
       const rq = s && (s.request || (Array.isArray(s.requests) ? s.requests[0] : s.requests));
       if (rq) return rq;
       const p = this.evidence && this.evidence.provenance;
@@ -259,17 +243,28 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       return req;
     }
 
-    async measureSuite() {
+    // One measurement at a time from this widget: both buttons wait for it.
+    async run(req, asking, done) {
       if (this.busy) return;
-      this.busy = this.btn.disabled = true;
-      this.say('Asking the server to measure\u2026');
+      const btns = [this.btn, this.mbtn].filter(Boolean);
+      this.busy = true;
+      btns.forEach((x) => { x.disabled = true; });
+      this.say(asking);
       try {
-        const doc = await this.measure(await this.suiteRequest());
-        if (doc) { this.show(doc, {}, true); this.say('Done: the table now shows the fresh measurement.'); }
+        const doc = await this.measure(await req());
+        if (doc) done(doc);
       } finally {
-        this.busy = this.btn.disabled = false;
         this.prog.hidden = true;
+        this.busy = false;
+        btns.forEach((x) => { x.disabled = false; });
       }
+    }
+
+    measureSuite() {
+      this.run(() => this.suiteRequest(), 'Asking the server to measure\u2026', (doc) => {
+        this.show(doc, {}, true);
+        this.say('Done: the table now shows the fresh measurement.');
+      });
     }
 
     // POST /measure, then poll the job. Returns the document, or null after saying why.
@@ -291,7 +286,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         if (fin(f)) this.prog.value = f;
         this.say(st === 'running'
           ? `Running on the GPU${fin(f) ? ` (${Math.round(f * 100)}%)` : ''}\u2026`
-          : `Queued: position ${j.position != null ? j.position : j.queue_position != null ? j.queue_position : '?'} in the queue\u2026`);
+          : `Queued: position ${j.position ?? '?'} in the queue\u2026`);
         await new Promise((ok) => setTimeout(ok, POLL_MS));
         r = await this.call('GET', path);
         if (r.status !== 200) return this.fail(r);
@@ -306,7 +301,6 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       let m;
       if (r.status === 429) m = `The server is busy${why ? ` (${why})` : ''}. Try again${retry ? ` in ${retry} s` : ' later'}.`;
       else if (r.status === 503) m = `Measuring is not available right now: ${why || 'the server has no GPU'}.`;
-      else if (r.status === 401 || r.status === 403) m = 'This server only measures for authorised clients.';
       else if (r.status === 0) m = `Could not measure: ${why}.`;
       else m = `The server refused the measurement (HTTP ${r.status})${e.field ? ` in ${e.field}` : ''}: ${why || 'no reason given'}.`;
       this.say(m + KEEP);
@@ -323,7 +317,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         el('label', { for: uid + '-x' }, 'Predicate (C expression; nonzero sends the thread down path A)'),
         this.inp,
         el('p', { class: 'hint', id: uid + '-hint' },
-          'Names: threadIdx.x, threadIdx.y, blockIdx.x, blockDim.x, blockDim.y, warpSize, lane, warp. Checked as you type; nothing runs until you press Measure this.'),
+          'Names: threadIdx.x/.y, blockIdx.x, blockDim.x/.y, warpSize, lane, warp. Checked as you type; the GPU runs it only on Measure this.'),
         this.out, el('div', { class: 'bar' }, this.mbtn), this.mine);
     }
 
@@ -366,23 +360,13 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         item('Comparable', row.comparable === false ? `no \u2014 ${ncReason(row)}` : 'yes: same work as the baseline')));
     }
 
-    async measureMine() {
-      const expr = this.inp.value.trim();
+    measureMine() {
+      const expr = this.inp.value.trim(), base = this.baseline();
       if (!expr) { this.say('Type a predicate first.'); this.inp.focus(); return; }
-      if (this.busy) return;
-      this.busy = this.mbtn.disabled = this.btn.disabled = true;
-      const base = this.baseline();
-      this.say(`Asking the server to measure ${expr}\u2026`);
-      try {
-        const doc = await this.measure({ part: 1, predicates: [expr, base], baseline: base });
-        if (doc) {
-          this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, {}, true)), ...this.renderDoc(doc, 'mine'));
-          this.say(`Done: ${expr} measured against ${base}.`);
-        }
-      } finally {
-        this.busy = this.mbtn.disabled = this.btn.disabled = false;
-        this.prog.hidden = true;
-      }
+      this.run(async () => ({ part: 1, predicates: [expr, base], baseline: base }), `Asking the server to measure ${expr}\u2026`, (doc) => {
+        this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, {}, true)), ...this.renderDoc(doc, 'mine'));
+        this.say(`Done: ${expr} measured against ${base}.`);
+      });
     }
   }
 
