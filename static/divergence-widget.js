@@ -86,7 +86,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
   const checkText = (c) => (!c ? D : c.ok ? 'ok' : `FAIL ${c.mismatches}, first thread ${c.first_mismatch}`);
   const ncReason = (r) => r.comparable_reason || r.reason || 'does different work from the baseline';
   const docOf = (j) => (j && j.schema === 'divergence.v1' ? j : j && (j.document || j.result || j.report)) || null;
-  const errOf = (j) => (j && j.error) || {};
+  const errOf = (j) => { const e = j && j.error; return typeof e === 'string' ? { reason: e } : e || {}; };
 
   class DivergenceWidget extends HTMLElement {
     connectedCallback() {
@@ -296,7 +296,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     }
 
     fail(r) {
-      const e = errOf(r.json), why = e.reason || e.message || (typeof r.json?.error === 'string' ? r.json.error : '');
+      const e = errOf(r.json), why = e.reason || e.message || '';
       const retry = r.headers && r.headers.get('Retry-After') || e.retry_after;
       let m;
       if (r.status === 429) m = `The server is busy${why ? ` (${why})` : ''}. Try again${retry ? ` in ${retry} s` : ' later'}.`;
