@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define DV_MAX_ROWS 16
-#define DV_MAX_TABLES 4
+#define DV_MAX_TABLES 16 /* "all" scenarios: one table each */
 #define DV_MAX_WARNINGS 8
 #define DV_SCENARIO_LEN 64
 
@@ -45,6 +45,7 @@ extern "C" {
 #define DV_MAX_THREADS_PER_BLOCK 1024u
 #define DV_MAX_ITERATIONS 1048576u
 #define DV_MAX_BUDGET_MS 60000.0
+#define DV_MAX_GRID_THREADS (1ull << 26) /* 64 Mi threads: 256 MiB per buffer */
 
 enum dv_part { DV_PART_ALL = 0, DV_PART_1 = 1, DV_PART_2 = 2 };
 
@@ -116,6 +117,16 @@ struct dv_row {
     double ratio;             /* median / baseline median                      */
     double floor_fraction;    /* FMA floor / median                            */
     struct dv_check check;
+
+    /* scenario suite (scenario tables only; NaN = not measured):
+     * predicted_efficiency: the seed's model figure for the row (max/sum of
+     *   path lengths per warp for branches, useful / issued lane-iterations
+     *   for loops);
+     * measured_efficiency: the same figure from times: t(reference) / t(row),
+     *   the reference being the row's ideal arrangement (every lane on its
+     *   warp's longest path) for branches, the same-work baseline for loops;
+     * agreement: measured ratio / predicted_ratio (1 = the model holds). */
+    double predicted_efficiency, measured_efficiency, agreement;
 };
 
 struct dv_table {

@@ -20,6 +20,12 @@
 #else
 #define DV_HD static inline
 #endif
+/* constexpr in the CUDA (C++) build, so static_asserts can evaluate it. */
+#ifdef __cplusplus
+#define DV_CONSTEXPR constexpr
+#else
+#define DV_CONSTEXPR
+#endif
 
 #ifndef __cplusplus
 #include <stdbool.h>
@@ -40,7 +46,7 @@ enum {
     DV_NUM_MODES = 6
 };
 
-DV_HD bool dv_takes_path_a(int mode, unsigned tid, unsigned block, unsigned phase) {
+DV_HD DV_CONSTEXPR bool dv_takes_path_a(int mode, unsigned tid, unsigned block, unsigned phase) {
     switch (mode) {
     case DV_LANE_PARITY: return ((tid + phase) & 1u) == 0u;
     case DV_LANE_HALF: return ((tid + phase) % DV_WARP_SIZE) < (DV_WARP_SIZE / 2u);

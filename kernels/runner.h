@@ -29,6 +29,26 @@ int runner_measure(const struct dv_options *o, struct dv_report *r, char *err);
  * Returns 0, DV_ENOGPU (d->reason filled too) or DV_ESTICKY / DV_ERR. */
 int runner_device_query(int ordinal, struct dv_device *d, char *err);
 
+/* The timing engine, shared by every table kind (Part 1/2 and scenarios).
+ * `launch(ctx, row, err)` enqueues one launch of row `row` on the default
+ * stream and returns 0 or a DV_* code. runner_time_rows() makes one warm-up
+ * launch per row, then samples rows round-robin, each launch bracketed by CUDA
+ * events, until every row has o->min_samples and noise <= o->max_noise, or
+ * o->budget_ms of GPU time is spent, or o->max_samples is reached. Fills
+ * stats[row] and *gpu_ms (timed GPU time). Returns 0 or a DV_* code. */
+typedef int (*runner_launch_fn)(void *ctx, unsigned row, char *err);
+int runner_time_rows(unsigned nrows, runner_launch_fn launch, void *ctx,
+                     const struct dv_options *o, struct dv_stats *stats,
+                     double *gpu_ms, char *err);
+
+/* Measures the SM clock in MHz with a clock64() spin kernel timed by events. */
+int runner_measure_clock(double *mhz, char *err);
+
+/* Turns a cudaError_t (as int) into DV_ESTICKY for errors that poison the
+ * context, DV_ENOGPU for no-device errors, DV_ERR otherwise, filling `err`
+ * with "what: <cudaGetErrorString>". */
+int runner_cuda_fail(int cuda_error, const char *what, char *err);
+
 /* FP32 fused multiply-add lanes per SM for a compute capability (0 if unknown). */
 int runner_fp32_lanes(int cc_major, int cc_minor);
 

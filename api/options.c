@@ -1,0 +1,441 @@
+/* options.c -- the one place where a request's values are checked.
+ *
+ * The CLI and the JSON API both end in options_validate(), so a value gets the
+ * same rule and the same reason whichever way it came in. Each field has one
+ * entry in `fields` below: its JSON name, its CLI name and the allowed range in
+ * words; messages are "<name>: <why>, <range>" with the name spelled per
+ * style. options_set_cli() only turns text into numbers (strictly: digits
+ * only, no sign, no overflow) and leaves the ranges to options_validate().
+ *
+ * Predicates are checked by resolving them (predicate_resolve), which is the
+ * same code the planner uses, so anything that validates also plans. The
+ * baseline must name a Part 1 row; when it does not, it is appended as one,
+ * because a ratio needs its baseline measured in the same table.
+ */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dv.h"
+#include "predicate.h"
+
+/* Limits that experiment.h leaves to the request layer. */
+#define OPTIONS_MAX_SAMPLES 100000u
+#define OPTIONS_MAX_DEVICE 63
+/* An upper bound of threads x iterations for blocks "auto": the runner grows
+ * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms
+ * of FMA throughput on any current GPU (64 TFMA/s x 2 ms). */
+#define OPTIONS_AUTO_FMA_BOUND 1.28e11
+/* Rows a Part 2 table has (no branch, lane parity, warp parity per iteration). */
+#define OPTIONS_PART2_ROWS 3u
+
+enum field_id {
+    F_PART, F_PREDICATES, F_BASELINE, F_BLOCKS, F_TPB, F_ITERATIONS, F_MAX_NOISE,
+    F_BUDGET_MS, F_MIN_SAMPLES, F_MAX_SAMPLES, F_DEVICE, F_SCENARIO, F_COUNT
+};
+
+static const struct field {
+    const char *json, *cli, *range;
+    const char *cli_range; /* when the CLI spells the values differently */
+} fields[F_COUNT] = {
+    [F_PART] = {"part", "--part", "allowed: 1, 2 or \"all\"", "allowed: 1, 2 or all"},
+    [F_PREDICATES] = {"predicates", "--predicates", "allowed: 1 to 16 built-in names or expressions"},
+    [F_BASELINE] = {"baseline", "--baseline", "allowed: a built-in name or an expression"},
+    [F_BLOCKS] = {"blocks", "--blocks", "allowed: 1..1048576 or \"auto\"", "allowed: 1..1048576 or auto"},
+    [F_TPB] = {"threads_per_block", "--threads-per-block",
+               "allowed: x or [x, y] with x*y in 1..1024",
+               "allowed: N or XxY (32x8) with X*Y in 1..1024"},
+    [F_ITERATIONS] = {"iterations", "--iterations", "allowed: 1..1048576"},
+    [F_MAX_NOISE] = {"max_noise", "--max-noise", "allowed: above 0 and at most 0.5 (50%)"},
+    [F_BUDGET_MS] = {"budget_ms", "--budget-ms", "allowed: 1..60000"},
+    [F_MIN_SAMPLES] = {"min_samples", "--min-samples", "allowed: 1..max_samples"},
+    [F_MAX_SAMPLES] = {"max_samples", "--max-samples", "allowed: min_samples..100000"},
+    [F_DEVICE] = {"device", "--device", "allowed: 0..63"},
+    [F_SCENARIO] = {"scenario", "--scenario", "allowed: a scenario name of at most 63 characters, or all"},
+};
+
+/* JSON names of the predicate entries, so `*field` can point at static text. */
+static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
+    "predicates[0]", "predicates[1]", "predicates[2]", "predicates[3]",
+    "predicates[4]", "predicates[5]", "predicates[6]", "predicates[7]",
+    "predicates[8]", "predicates[9]", "predicates[10]", "predicates[11]",
+    "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
+    "predicates[16]",
+};
+
+void options_defaults(struct dv_options *o) {
+    static const char *const rows[] = {"lane-parity", "lane-half", "warp-parity", "block-parity"};
+    memset(o, 0, sizeof *o);
+    o->part = DV_PART_ALL;
+    o->npredicates = sizeof rows / sizeof rows[0];
+    for (unsigned i = 0; i < o->npredicates; i++)
+        snprintf(o->predicates[i], sizeof o->predicates[i], "%s", rows[i]);
+    snprintf(o->baseline, sizeof o->baseline, "%s", DV_DEFAULT_BASELINE);
+    o->blocks = DV_DEFAULT_BLOCKS;
+    o->block_x = DV_DEFAULT_BLOCK_X;
+    o->block_y = 1;
+    o->iterations = DV_DEFAULT_ITERATIONS;
+    o->max_noise = DV_DEFAULT_MAX_NOISE;
+    o->budget_ms = DV_DEFAULT_BUDGET_MS;
+    o->min_samples = DV_DEFAULT_MIN_SAMPLES;
+    o->max_samples = DV_DEFAULT_MAX_SAMPLES;
+    o->device = 0;
+    o->scenario[0] = '\0';
+}
+
+/* Fills err with "<name>: <why>, <range>" and *field with the JSON name. */
+static int fail(enum field_id id, enum options_style style, const char **field, char *err,
+                const char *why) {
+    const struct field *f = &fields[id];
+    if (field) *field = f->json;
+    if (style == OPTIONS_CLI)
+        dv_seterr(err, "%s: %s; %s", f->cli, why, f->cli_range ? f->cli_range : f->range);
+    else
+        dv_seterr(err, "%s: %s; %s", f->json, why, f->range);
+    return -1;
+}
+
+/* Predicate entry `i` failed: the name carries the index (JSON) or the text (CLI). */
+static int fail_predicate(unsigned i, enum options_style style, const char **field, char *err,
+                          const char *text, const char *why) {
+    if (field) *field = predicate_fields[i <= DV_MAX_ROWS ? i : DV_MAX_ROWS];
+    if (style == OPTIONS_CLI)
+        dv_seterr(err, "--predicates: \"%.300s\": %s", text, why);
+    else
+        dv_seterr(err, "predicates[%u]: %s", i, why);
+    return -1;
+}
+
+static int check_predicates(struct dv_options *o, enum options_style style, const char **field,
+                            char *err) {
+    struct predicate p[DV_MAX_ROWS], base;
+    char why[ERR_LEN];
+    unsigned resolved = 0;
+    int rc = -1, base_ok = 0;
+
+    if (o->npredicates < 1 || o->npredicates > DV_MAX_ROWS)
+        return fail(F_PREDICATES, style, field, err,
+                    o->npredicates < 1 ? "no predicates" : "too many predicates");
+    for (unsigned i = 0; i < o->npredicates; i++) {
+        why[0] = '\0';
+        if (memchr(o->predicates[i], '\0', PREDICATE_TEXT_LEN) == NULL) {
+            fail_predicate(i, style, field, err, "", "longer than 256 characters");
+            goto cleanup;
+        }
+        if (predicate_resolve(o->predicates[i], &p[i], why) != 0) {
+            fail_predicate(i, style, field, err, o->predicates[i], why);
+            goto cleanup;
+        }
+        resolved++;
+        for (unsigned j = 0; j < i; j++) {
+            if (strcmp(p[j].name, p[i].name) == 0) {
+                char dup[ERR_LEN];
+                if (style == OPTIONS_CLI)
+                    snprintf(dup, sizeof dup, "listed twice");
+                else
+                    snprintf(dup, sizeof dup, "duplicate of predicates[%u] (\"%.300s\")", j,
+                             o->predicates[j]);
+                fail_predicate(i, style, field, err, o->predicates[i], dup);
+                goto cleanup;
+            }
+        }
+    }
+
+    why[0] = '\0';
+    if (memchr(o->baseline, '\0', PREDICATE_TEXT_LEN) == NULL) {
+        fail(F_BASELINE, style, field, err, "longer than 256 characters");
+        goto cleanup;
+    }
+    if (predicate_resolve(o->baseline, &base, why) != 0) {
+        /* No range suffix: an expression's caret lines must stay last. */
+        if (field) *field = fields[F_BASELINE].json;
+        dv_seterr(err, "%s: %s", style == OPTIONS_CLI ? fields[F_BASELINE].cli : "baseline", why);
+        goto cleanup;
+    }
+    base_ok = 1;
+    for (unsigned i = 0; i < o->npredicates; i++) {
+        if (strcmp(p[i].name, base.name) == 0) {
+            /* Spell the baseline as its row is spelled, so the planner can find it by text. */
+            memcpy(o->baseline, o->predicates[i], PREDICATE_TEXT_LEN);
+            rc = 0;
+            goto cleanup;
+        }
+    }
+    if (o->npredicates >= DV_MAX_ROWS) {
+        fail(F_BASELINE, style, field, err,
+             "not one of the predicates, and there is no room to add it as a row (at most 16 rows)");
+        goto cleanup;
+    }
+    memcpy(o->predicates[o->npredicates++], o->baseline, PREDICATE_TEXT_LEN);
+    rc = 0;
+
+cleanup:
+    for (unsigned i = 0; i < resolved; i++) predicate_cleanup(&p[i]);
+    if (base_ok) predicate_cleanup(&base);
+    return rc;
+}
+
+int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err) {
+    if (field) *field = "";
+    if (o->part != DV_PART_ALL && o->part != DV_PART_1 && o->part != DV_PART_2)
+        return fail(F_PART, style, field, err, "unknown part");
+    if (o->blocks > DV_MAX_BLOCKS)
+        return fail(F_BLOCKS, style, field, err, "out of range");
+    if (o->block_x < 1 || o->block_y < 1 || o->block_x > DV_MAX_THREADS_PER_BLOCK ||
+        o->block_y > DV_MAX_THREADS_PER_BLOCK ||
+        o->block_x * o->block_y > DV_MAX_THREADS_PER_BLOCK)
+        return fail(F_TPB, style, field, err,
+                    o->block_x < 1 || o->block_y < 1 ? "a block needs at least one thread"
+                    : o->block_x > DV_MAX_THREADS_PER_BLOCK || o->block_y > DV_MAX_THREADS_PER_BLOCK
+                        ? "out of range"
+                        : "more than 1024 threads in a block");
+    if (o->iterations < 1 || o->iterations > DV_MAX_ITERATIONS)
+        return fail(F_ITERATIONS, style, field, err, "out of range");
+    if (!(o->max_noise > 0.0 && o->max_noise <= 0.5))
+        return fail(F_MAX_NOISE, style, field, err, "out of range");
+    if (!(o->budget_ms >= 1.0 && o->budget_ms <= DV_MAX_BUDGET_MS))
+        return fail(F_BUDGET_MS, style, field, err, "out of range");
+    if (o->max_samples < 1 || o->max_samples > OPTIONS_MAX_SAMPLES)
+        return fail(F_MAX_SAMPLES, style, field, err, "out of range");
+    if (o->min_samples < 1 || o->min_samples > o->max_samples)
+        return fail(F_MIN_SAMPLES, style, field, err,
+                    o->min_samples < 1 ? "out of range" : "above max_samples");
+    if (o->device < 0 || o->device > OPTIONS_MAX_DEVICE)
+        return fail(F_DEVICE, style, field, err, "out of range");
+    const char *nul = memchr(o->scenario, '\0', DV_SCENARIO_LEN);
+    if (!nul)
+        return fail(F_SCENARIO, style, field, err, "too long");
+    size_t n = (size_t)(nul - o->scenario);
+    for (size_t i = 0; i < n; i++)
+        if (!isgraph((unsigned char)o->scenario[i]))
+            return fail(F_SCENARIO, style, field, err, "contains spaces or control characters");
+    return check_predicates(o, style, field, err);
+}
+
+/* Strict unsigned decimal: digits only, no sign, no blanks, fits in unsigned. */
+static int parse_unsigned(const char *s, unsigned *out) {
+    if (!s || !isdigit((unsigned char)s[0])) return -1;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v > UINT_MAX) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Strict finite decimal number, optionally with a trailing '%' (divides by 100). */
+static int parse_double(const char *s, double *out) {
+    if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.')) return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s) return -1;
+    if (*end == '%' && end[1] == '\0') v /= 100.0;
+    else if (*end) return -1;
+    if (!isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int cli_fail(enum field_id id, const char *value, char *err, const char *what) {
+    const struct field *f = &fields[id];
+    dv_seterr(err, "%s: \"%.200s\" is not %s; %s", f->cli, value, what,
+              f->cli_range ? f->cli_range : f->range);
+    return -1;
+}
+
+static int set_predicates(struct dv_options *o, const char *value, char *err) {
+    char list[DV_MAX_ROWS][PREDICATE_TEXT_LEN];
+    unsigned n = 0;
+    const char *p = value;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        while (len && isspace((unsigned char)*p)) p++, len--;
+        while (len && isspace((unsigned char)p[len - 1])) len--;
+        if (len == 0) {
+            dv_seterr(err, "--predicates: empty entry %u in \"%.200s\"; %s", n + 1, value,
+                      fields[F_PREDICATES].range);
+            return -1;
+        }
+        if (n == DV_MAX_ROWS) {
+            dv_seterr(err, "--predicates: more than %u entries; %s", DV_MAX_ROWS,
+                      fields[F_PREDICATES].range);
+            return -1;
+        }
+        if (len >= PREDICATE_TEXT_LEN) {
+            dv_seterr(err, "--predicates: entry %u is longer than %d characters", n + 1,
+                      PREDICATE_TEXT_LEN - 1);
+            return -1;
+        }
+        memcpy(list[n], p, len);
+        list[n++][len] = '\0';
+        if (!comma) break;
+        p = comma + 1;
+    }
+    memcpy(o->predicates, list, sizeof list[0] * n);
+    o->npredicates = n;
+    return 0;
+}
+
+int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err) {
+    unsigned u, x, y;
+    double d;
+    if (!option) {
+        dv_seterr(err, "option: missing");
+        return -1;
+    }
+    if (!value) {
+        dv_seterr(err, "%s: missing value", option);
+        return -1;
+    }
+    if (strcmp(option, "--part") == 0) {
+        if (strcmp(value, "all") == 0) o->part = DV_PART_ALL;
+        else if (strcmp(value, "1") == 0) o->part = DV_PART_1;
+        else if (strcmp(value, "2") == 0) o->part = DV_PART_2;
+        else return cli_fail(F_PART, value, err, "a part");
+        return 0;
+    }
+    if (strcmp(option, "--predicates") == 0) return set_predicates(o, value, err);
+    if (strcmp(option, "--baseline") == 0) {
+        size_t len = strlen(value);
+        if (len == 0 || len >= PREDICATE_TEXT_LEN) {
+            dv_seterr(err, "--baseline: must be 1..%d characters", PREDICATE_TEXT_LEN - 1);
+            return -1;
+        }
+        memcpy(o->baseline, value, len + 1);
+        return 0;
+    }
+    if (strcmp(option, "--blocks") == 0) {
+        if (strcmp(value, "auto") == 0) o->blocks = 0;
+        else if (parse_unsigned(value, &u) == 0 && u > 0) o->blocks = u;
+        else return cli_fail(F_BLOCKS, value, err, "a block count");
+        return 0;
+    }
+    if (strcmp(option, "--threads-per-block") == 0) {
+        const char *sep = strchr(value, 'x');
+        if (!sep) {
+            if (parse_unsigned(value, &x) != 0) return cli_fail(F_TPB, value, err, "a block size");
+            y = 1;
+        } else {
+            char left[24];
+            size_t len = (size_t)(sep - value);
+            if (len == 0 || len >= sizeof left) return cli_fail(F_TPB, value, err, "a block size");
+            memcpy(left, value, len);
+            left[len] = '\0';
+            if (parse_unsigned(left, &x) != 0 || parse_unsigned(sep + 1, &y) != 0)
+                return cli_fail(F_TPB, value, err, "a block size");
+        }
+        o->block_x = x;
+        o->block_y = y;
+        return 0;
+    }
+    struct {
+        const char *name;
+        enum field_id id;
+        unsigned *dst;
+    } uints[] = {
+        {"--iterations", F_ITERATIONS, &o->iterations},
+        {"--min-samples", F_MIN_SAMPLES, &o->min_samples},
+        {"--max-samples", F_MAX_SAMPLES, &o->max_samples},
+    };
+    for (size_t i = 0; i < sizeof uints / sizeof uints[0]; i++) {
+        if (strcmp(option, uints[i].name) != 0) continue;
+        if (parse_unsigned(value, &u) != 0) return cli_fail(uints[i].id, value, err, "a whole number");
+        *uints[i].dst = u;
+        return 0;
+    }
+    if (strcmp(option, "--device") == 0) {
+        if (parse_unsigned(value, &u) != 0 || u > INT_MAX)
+            return cli_fail(F_DEVICE, value, err, "a device ordinal");
+        o->device = (int)u;
+        return 0;
+    }
+    if (strcmp(option, "--max-noise") == 0) {
+        if (parse_double(value, &d) != 0) return cli_fail(F_MAX_NOISE, value, err, "a number");
+        o->max_noise = d;
+        return 0;
+    }
+    if (strcmp(option, "--budget-ms") == 0) {
+        if (parse_double(value, &d) != 0) return cli_fail(F_BUDGET_MS, value, err, "a number");
+        o->budget_ms = d;
+        return 0;
+    }
+    if (strcmp(option, "--scenario") == 0) {
+        if (strlen(value) >= DV_SCENARIO_LEN)
+            return cli_fail(F_SCENARIO, value, err, "a scenario name");
+        snprintf(o->scenario, sizeof o->scenario, "%s", value);
+        return 0;
+    }
+    dv_seterr(err, "%s: unknown option", option);
+    return -1;
+}
+
+double options_cost(const struct dv_options *o) {
+    double tpb = (double)o->block_x * (double)(o->block_y ? o->block_y : 1);
+    double work;
+    if (o->blocks == 0) {
+        work = (double)DV_DEFAULT_BLOCKS * tpb * o->iterations;
+        if (work < OPTIONS_AUTO_FMA_BOUND) work = OPTIONS_AUTO_FMA_BOUND;
+    } else {
+        work = (double)o->blocks * tpb * o->iterations;
+    }
+    double rows = 0;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) rows += OPTIONS_PART2_ROWS;
+    if (o->scenario[0])
+        rows += strcmp(o->scenario, "all") == 0 ? (double)DV_MAX_TABLES * DV_MAX_ROWS : DV_MAX_ROWS;
+    return work * rows * (double)o->max_samples;
+}
+
+/* Appends `s` quoted, with '"' and '\\' escaped, so no two option sets share a form. */
+static void put_quoted(char *buf, size_t len, size_t *at, const char *s) {
+    char tmp[2 * PREDICATE_TEXT_LEN + 3];
+    size_t n = 0;
+    tmp[n++] = '"';
+    for (; *s && n < sizeof tmp - 3; s++) {
+        if (*s == '"' || *s == '\\') tmp[n++] = '\\';
+        tmp[n++] = *s;
+    }
+    tmp[n++] = '"';
+    tmp[n] = '\0';
+    if (*at < len) {
+        int w = snprintf(buf + *at, len - *at, "%s", tmp);
+        *at += (size_t)(w > 0 ? w : 0);
+    } else {
+        *at += n;
+    }
+}
+
+int options_canonical(const struct dv_options *o, char *buf, size_t len) {
+    size_t at = 0;
+    int w;
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        w = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, __VA_ARGS__); \
+        if (w < 0) return -1;                                                      \
+        at += (size_t)w;                                                           \
+    } while (0)
+    if (!buf || len == 0) return -1;
+    PUT("part=%s predicates=[", o->part == DV_PART_1 ? "1" : o->part == DV_PART_2 ? "2" : "all");
+    for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
+        if (i) PUT(",");
+        put_quoted(buf, len, &at, o->predicates[i]);
+    }
+    PUT("] baseline=");
+    put_quoted(buf, len, &at, o->baseline);
+    if (o->blocks) PUT(" blocks=%u", o->blocks);
+    else PUT(" blocks=auto");
+    PUT(" block=%ux%u iterations=%u max_noise=%.17g budget_ms=%.17g min_samples=%u"
+        " max_samples=%u device=%d scenario=",
+        o->block_x, o->block_y, o->iterations, o->max_noise, o->budget_ms, o->min_samples,
+        o->max_samples, o->device);
+    put_quoted(buf, len, &at, o->scenario);
+#undef PUT
+    return at < len ? 0 : -1;
+}

@@ -1,0 +1,314 @@
+/* request.c -- the JSON body of POST /measure and POST /analyze.
+ *
+ * The body is parsed once with json_loadb(JSON_REJECT_DUPLICATES) and walked
+ * key by key against a table of known fields: an unknown key is an error
+ * naming it, and each known key has a setter that checks the JSON type and
+ * stores the value in struct dv_options. Ranges are not checked here but in
+ * options_validate(OPTIONS_JSON), the same rules the CLI gets; an integer
+ * too large or negative for the C field is stored as UINT_MAX, which every
+ * range rejects, so it fails there with the field's allowed range.
+ *
+ * Errors land in struct request_error: the field ("" for the body as a whole),
+ * the reason, the body's line and column for a syntax error, and for an
+ * expression the column inside it and the two-line caret diagnostic, split
+ * out of the message predicate_resolve() wrote.
+ */
+#include "request.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "options.h"
+
+static int set_error(struct request_error *e, const char *field, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int set_error(struct request_error *e, const char *field, const char *fmt, ...) {
+    va_list ap;
+    e->status = 400;
+    snprintf(e->field, sizeof e->field, "%s", field);
+    va_start(ap, fmt);
+    vsnprintf(e->reason, sizeof e->reason, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number with a fraction";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* A JSON integer into an unsigned field; out of range becomes UINT_MAX, which
+ * options_validate() rejects with the field's range. */
+static unsigned to_unsigned(const json_t *v) {
+    json_int_t i = json_integer_value(v);
+    return i < 0 || (unsigned long long)i >= UINT_MAX ? UINT_MAX : (unsigned)i;
+}
+
+static int want_type(const json_t *v, json_type t, const char *field, const char *what,
+                     struct request_error *e) {
+    if (json_typeof(v) == t) return 0;
+    return set_error(e, field, "expected %s, got %s", what, type_name(v));
+}
+
+static int set_part(struct dv_options *o, const json_t *v, struct request_error *e) {
+    if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) {
+        o->part = DV_PART_ALL;
+        return 0;
+    }
+    if (json_is_integer(v) && (json_integer_value(v) == 1 || json_integer_value(v) == 2)) {
+        o->part = (int)json_integer_value(v);
+        return 0;
+    }
+    if (json_is_integer(v) || json_is_string(v))
+        return set_error(e, "part", "unknown part; allowed: 1, 2 or \"all\"");
+    return set_error(e, "part", "expected 1, 2 or \"all\", got %s", type_name(v));
+}
+
+static int copy_text(char *dst, size_t size, const json_t *v, const char *field,
+                     struct request_error *e) {
+    if (want_type(v, JSON_STRING, field, "a string", e) != 0) return -1;
+    size_t len = json_string_length(v);
+    if (len >= size)
+        return set_error(e, field, "longer than %zu characters", size - 1);
+    memcpy(dst, json_string_value(v), len + 1);
+    return 0;
+}
+
+static int set_predicates(struct dv_options *o, const json_t *v, struct request_error *e) {
+    char name[32];
+    if (want_type(v, JSON_ARRAY, "predicates", "an array of names or expressions", e) != 0)
+        return -1;
+    size_t n = json_array_size(v);
+    if (n < 1 || n > DV_MAX_ROWS)
+        return set_error(e, "predicates", "%zu entries; allowed: 1 to %u names or expressions", n,
+                         DV_MAX_ROWS);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "predicates[%zu]", i);
+        if (copy_text(o->predicates[i], PREDICATE_TEXT_LEN, json_array_get(v, i), name, e) != 0)
+            return -1;
+    }
+    o->npredicates = (unsigned)n;
+    return 0;
+}
+
+static int set_baseline(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return copy_text(o->baseline, sizeof o->baseline, v, "baseline", e);
+}
+
+static int set_scenario(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return copy_text(o->scenario, sizeof o->scenario, v, "scenario", e);
+}
+
+static int set_blocks(struct dv_options *o, const json_t *v, struct request_error *e) {
+    if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+        o->blocks = 0;
+        return 0;
+    }
+    if (!json_is_integer(v))
+        return set_error(e, "blocks", "expected an integer or \"auto\", got %s", type_name(v));
+    /* 0 means auto inside; in JSON only "auto" does. */
+    if (json_integer_value(v) == 0)
+        return set_error(e, "blocks", "0 blocks; allowed: 1..%u or \"auto\"", DV_MAX_BLOCKS);
+    o->blocks = to_unsigned(v);
+    return 0;
+}
+
+static int set_threads_per_block(struct dv_options *o, const json_t *v, struct request_error *e) {
+    if (json_is_integer(v)) {
+        o->block_x = to_unsigned(v);
+        o->block_y = 1;
+        return 0;
+    }
+    if (json_is_array(v) && json_array_size(v) == 2 && json_is_integer(json_array_get(v, 0)) &&
+        json_is_integer(json_array_get(v, 1))) {
+        o->block_x = to_unsigned(json_array_get(v, 0));
+        o->block_y = to_unsigned(json_array_get(v, 1));
+        return 0;
+    }
+    return set_error(e, "threads_per_block", "expected an integer or [x, y], got %s%s",
+                     type_name(v), json_is_array(v) ? " that is not two integers" : "");
+}
+
+static int set_uint(unsigned *dst, const json_t *v, const char *field, struct request_error *e) {
+    if (want_type(v, JSON_INTEGER, field, "an integer", e) != 0) return -1;
+    *dst = to_unsigned(v);
+    return 0;
+}
+
+static int set_iterations(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_uint(&o->iterations, v, "iterations", e);
+}
+static int set_min_samples(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_uint(&o->min_samples, v, "min_samples", e);
+}
+static int set_max_samples(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_uint(&o->max_samples, v, "max_samples", e);
+}
+
+static int set_number(double *dst, const json_t *v, const char *field, struct request_error *e) {
+    if (!json_is_number(v)) return set_error(e, field, "expected a number, got %s", type_name(v));
+    *dst = json_number_value(v);
+    return 0;
+}
+
+static int set_max_noise(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_number(&o->max_noise, v, "max_noise", e);
+}
+static int set_budget_ms(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_number(&o->budget_ms, v, "budget_ms", e);
+}
+
+static const struct {
+    const char *name;
+    int (*set)(struct dv_options *, const json_t *, struct request_error *);
+} setters[] = {
+    {"part", set_part},
+    {"predicates", set_predicates},
+    {"baseline", set_baseline},
+    {"blocks", set_blocks},
+    {"threads_per_block", set_threads_per_block},
+    {"iterations", set_iterations},
+    {"max_noise", set_max_noise},
+    {"budget_ms", set_budget_ms},
+    {"min_samples", set_min_samples},
+    {"max_samples", set_max_samples},
+    {"scenario", set_scenario},
+};
+
+/* options_validate()'s "<field>: <why>[\n<source>\n<caret>]" into `e`: the
+ * field prefix dropped from the reason, the caret lines and the expression's
+ * column split out. */
+static int validation_error(const char *field, const char *msg, struct request_error *e) {
+    size_t flen = strlen(field);
+    const char *why = msg;
+    if (flen && strncmp(msg, field, flen) == 0 && strncmp(msg + flen, ": ", 2) == 0)
+        why = msg + flen + 2;
+    const char *nl = strchr(why, '\n');
+    size_t wlen = nl ? (size_t)(nl - why) : strlen(why);
+    set_error(e, field, "%.*s", (int)wlen, why);
+    if (nl) {
+        snprintf(e->caret, sizeof e->caret, "%s", nl + 1);
+        int col;
+        if (sscanf(e->reason, "column %d:", &col) == 1 && col > 0) e->expr_column = col;
+    }
+    return -1;
+}
+
+int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e) {
+    json_error_t jerr;
+    json_t *root = NULL;
+    const char *key;
+    json_t *value;
+    int rc = -1;
+
+    memset(e, 0, sizeof *e);
+    e->status = 400;
+    options_defaults(o);
+
+    size_t i = 0;
+    while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) i++;
+    if (i == len) return set_error(e, "", "empty body: expected a JSON object ({} for the defaults)");
+
+    root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        e->line = jerr.line > 0 ? jerr.line : 0;
+        e->column = jerr.column > 0 ? jerr.column : 0;
+        if (json_error_code(&jerr) == json_error_duplicate_key) {
+            /* jansson: "duplicate object key near '"name"'": name the field. */
+            const char *q = strstr(jerr.text, "'\"");
+            char name[64] = "";
+            if (q) sscanf(q + 2, "%63[^\"]", name);
+            return set_error(e, name, "duplicate key at line %d, column %d", e->line, e->column);
+        }
+        return set_error(e, "", "malformed JSON at line %d, column %d: %s", e->line, e->column,
+                         jerr.text);
+    }
+    if (!json_is_object(root)) {
+        set_error(e, "", "expected a JSON object, got %s", type_name(root));
+        goto cleanup;
+    }
+    json_object_foreach(root, key, value) {
+        size_t k = 0, n = sizeof setters / sizeof setters[0];
+        while (k < n && strcmp(setters[k].name, key) != 0) k++;
+        if (k == n) {
+            set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
+                              "threads_per_block, iterations, max_noise, budget_ms, min_samples, "
+                              "max_samples, scenario");
+            goto cleanup;
+        }
+        if (setters[k].set(o, value, e) != 0) goto cleanup;
+    }
+
+    const char *field = "";
+    char err[ERR_LEN];
+    if (options_validate(o, OPTIONS_JSON, &field, err) != 0) {
+        validation_error(field, err, e);
+        goto cleanup;
+    }
+    rc = 0;
+
+cleanup:
+    json_decref(root);
+    return rc;
+}
+
+/* Whether 15 significant digits give `v` back exactly: then the body says
+ * 0.005 rather than 0.0050000000000000001, and still round-trips. */
+static int exact15(double v) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    return strtod(buf, NULL) == v;
+}
+
+/* `device` is not part of the body: the server, not the client, picks the GPU,
+ * and its worker is started for that device. */
+char *request_dump(const struct dv_options *o) {
+    json_t *root = json_object(), *preds = json_array(), *tpb;
+    char *out = NULL;
+    int bad = !root || !preds;
+
+    if (bad) goto cleanup;
+    if (o->part == DV_PART_ALL) bad |= json_object_set_new(root, "part", json_string("all"));
+    else bad |= json_object_set_new(root, "part", json_integer(o->part));
+    for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++)
+        bad |= json_array_append_new(preds, json_string(o->predicates[i]));
+    bad |= json_object_set(root, "predicates", preds);
+    bad |= json_object_set_new(root, "baseline", json_string(o->baseline));
+    bad |= json_object_set_new(root, "blocks",
+                               o->blocks ? json_integer(o->blocks) : json_string("auto"));
+    if (o->block_y == 1) tpb = json_integer(o->block_x);
+    else tpb = json_pack("[II]", (json_int_t)o->block_x, (json_int_t)o->block_y);
+    bad |= json_object_set_new(root, "threads_per_block", tpb);
+    bad |= json_object_set_new(root, "iterations", json_integer(o->iterations));
+    bad |= json_object_set_new(root, "max_noise", json_real(o->max_noise));
+    bad |= json_object_set_new(root, "budget_ms", json_real(o->budget_ms));
+    bad |= json_object_set_new(root, "min_samples", json_integer(o->min_samples));
+    bad |= json_object_set_new(root, "max_samples", json_integer(o->max_samples));
+    bad |= json_object_set_new(root, "scenario", json_string(o->scenario));
+    if (!bad)
+        out = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(
+                                   exact15(o->max_noise) && exact15(o->budget_ms) ? 15 : 17));
+
+cleanup:
+    json_decref(preds);
+    json_decref(root);
+    return out;
+}

@@ -1,0 +1,159 @@
+/* cli.c -- `divergence analyze` and `divergence measure`.
+ *
+ * Both take the same options as POST /measure (api/options.c validates them
+ * with the same rules, naming the --option in errors) and print the lesson's
+ * text layout, or with --json the divergence.v1 document the server returns.
+ * `measure` exits with a distinct status when there is no GPU (3) or CUDA
+ * failed (4), saying what CUDA reported, and with 1 when it measured but a
+ * correctness check failed or a table stayed noisier than --max-noise.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "options.h"
+#include "report.h"
+#include "runner.h"
+
+void cli_usage_options(void) {
+    fputs("options (analyze, measure):\n"
+          "  --part 1|2|all              which of the lesson's tables (default all)\n"
+          "  --predicates a,b,...        Part 1 rows: built-in names or expressions\n"
+          "                              (default lane-parity,lane-half,warp-parity,block-parity)\n"
+          "  --baseline NAME             the row ratios are against (default warp-parity)\n"
+          "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
+          "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
+          "  --iterations N              multiply-adds per thread (default 4096)\n"
+          "  --max-noise F               target relative stdev per row (default 0.005)\n"
+          "  --budget-ms MS              GPU time per table (default 2000)\n"
+          "  --min-samples N, --max-samples N\n"
+          "  --scenario NAME|all         the scenario suite instead of Part 1/2\n"
+          "  --device N                  CUDA device ordinal (default 0)\n"
+          "  --json                      print the divergence.v1 document\n",
+          stdout);
+}
+
+/* Parses argv into `o`; *json set by --json. Returns 0 or CLI_EXIT_USAGE. */
+static int parse(int argc, char **argv, struct dv_options *o, int *json) {
+    char err[ERR_LEN];
+    options_defaults(o);
+    *json = 0;
+    int predicates_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            *json = 1;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cli_usage_options();
+            exit(CLI_EXIT_OK);
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "divergence %s: unexpected argument '%s'\n", argv[0], a);
+            return CLI_EXIT_USAGE;
+        }
+        /* --opt=value or --opt value */
+        char name[64];
+        const char *value;
+        const char *eq = strchr(a, '=');
+        if (eq) {
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
+            value = eq + 1;
+        } else {
+            snprintf(name, sizeof(name), "%s", a);
+            if (i + 1 >= argc) {
+                fprintf(stderr, "divergence %s: %s needs a value\n", argv[0], name);
+                return CLI_EXIT_USAGE;
+            }
+            value = argv[++i];
+        }
+        if (strcmp(name, "--predicates") == 0) predicates_given = 1;
+        if (options_set_cli(o, name, value, err) != 0) {
+            fprintf(stderr, "divergence %s: %s\n", argv[0], err);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    (void)predicates_given;
+    if (options_validate(o, OPTIONS_CLI, NULL, err) != 0) {
+        fprintf(stderr, "divergence %s: %s\n", argv[0], err);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int emit(const struct dv_report *r, int json) {
+    char *s = json ? report_json(r, 1) : report_text(r);
+    if (!s) {
+        fprintf(stderr, "divergence: out of memory formatting the report\n");
+        return -1;
+    }
+    fputs(s, stdout);
+    if (json) fputc('\n', stdout);
+    free(s);
+    return 0;
+}
+
+int cli_analyze(int argc, char **argv) {
+    struct dv_options o;
+    int json, rc;
+    char err[ERR_LEN];
+    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc;
+    struct dv_report *r = experiment_report_create();
+    if (!r) {
+        fprintf(stderr, "divergence analyze: out of memory\n");
+        return CLI_EXIT_FAILED;
+    }
+    rc = CLI_EXIT_OK;
+    if (experiment_plan(&o, r, err) != 0) {
+        fprintf(stderr, "divergence analyze: %s\n", err);
+        rc = CLI_EXIT_USAGE;
+    } else if (emit(r, json) != 0) {
+        rc = CLI_EXIT_FAILED;
+    }
+    experiment_report_free(r);
+    return rc;
+}
+
+int cli_measure(int argc, char **argv) {
+    struct dv_options o;
+    int json, rc;
+    char err[ERR_LEN] = "";
+    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc;
+    struct dv_report *r = experiment_report_create();
+    if (!r) {
+        fprintf(stderr, "divergence measure: out of memory\n");
+        return CLI_EXIT_FAILED;
+    }
+    int m = runner_measure(&o, r, err);
+    switch (m) {
+    case 0: rc = CLI_EXIT_OK; break;
+    case DV_ENOGPU:
+        fprintf(stderr, "divergence measure: no usable GPU: %s\n", err);
+        rc = CLI_EXIT_NOGPU;
+        goto done;
+    case DV_ESTICKY:
+        fprintf(stderr, "divergence measure: CUDA error (context lost): %s\n", err);
+        rc = CLI_EXIT_CUDA;
+        goto done;
+    default:
+        fprintf(stderr, "divergence measure: %s\n", err);
+        rc = CLI_EXIT_CUDA;
+        goto done;
+    }
+    if (emit(r, json) != 0) {
+        rc = CLI_EXIT_FAILED;
+        goto done;
+    }
+    for (unsigned i = 0; i < r->ntables; i++) {
+        const struct dv_table *t = &r->tables[i];
+        if (!t->noise_ok) rc = CLI_EXIT_FAILED;
+        for (unsigned j = 0; j < t->nrows; j++)
+            if (!t->rows[j].check.ok) rc = CLI_EXIT_FAILED;
+    }
+done:
+    experiment_report_free(r);
+    return rc;
+}

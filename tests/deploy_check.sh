@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# deploy_check.sh [SOURCE_DIR] [BUILD_DIR] -- checks deploy/ as the target
+# tools would:
+#   1. systemd-analyze verify on the units, pointed at a stand-in executable
+#      in a temp prefix (the real one lives in /opt/divergence on a host);
+#      any output at all is a failure, since verify reports unknown or
+#      misspelled directives as warnings and still exits 0;
+#   2. nginx -t on the site, inside a temp nginx.conf, with a self-signed
+#      certificate made by openssl;
+#   3. the shell scripts parse (bash -n, sh -n);
+#   4. with a BUILD_DIR holding a built `divergence`: bundle.sh makes the
+#      tarball, install.sh --root installs it into a temp root, and the
+#      installed launcher starts the binary with the bundled libraries.
+# Each check also runs once against a broken copy, which must fail, so the
+# check cannot pass by not looking. Exit 0 all passed, 1 a failure, 77 when a
+# tool is missing (ctest SKIP_RETURN_CODE).
+set -uo pipefail
+
+src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+build=${2:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+skip=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+skipped() { echo "SKIP: $*"; skip=$((skip + 1)); }
+
+# ---- 1. systemd units ---------------------------------------------------
+units=(divergence.service divergence-refresh.service divergence-refresh.timer)
+if command -v systemd-analyze >/dev/null 2>&1; then
+  mkdir -p "$tmp/prefix/bin" "$tmp/units" "$tmp/units-broken"
+  printf '#!/bin/sh\nexit 0\n' > "$tmp/prefix/bin/divergence"
+  chmod +x "$tmp/prefix/bin/divergence"
+  for u in "${units[@]}"; do
+    sed "s|/opt/divergence|$tmp/prefix|g" "$src/deploy/$u" > "$tmp/units/$u"
+  done
+  out=$(cd "$tmp/units" && systemd-analyze verify "${units[@]}" 2>&1)
+  rc=$?
+  if [ $rc -eq 0 ] && [ -z "$out" ]; then ok "systemd-analyze verify ${units[*]}"
+  else bad "systemd-analyze verify (rc $rc): $out"; fi
+
+  cp "$tmp/units/"* "$tmp/units-broken/"
+  sed -i 's/^ProtectSystem=strict/ProtectSytem=strict/' "$tmp/units-broken/divergence.service"
+  out=$(cd "$tmp/units-broken" && systemd-analyze verify divergence.service 2>&1)
+  if [ -n "$out" ]; then ok "systemd-analyze verify reports a misspelled directive"
+  else bad "systemd-analyze verify said nothing about a misspelled directive"; fi
+
+  # What the issue asks of the units, by directive.
+  need() { grep -qE "^$2" "$src/deploy/$1" && ok "$1: $2" || bad "$1 lacks $2"; }
+  need divergence.service 'Restart=on-failure'
+  need divergence.service 'StartLimitIntervalSec='
+  need divergence.service 'StartLimitBurst='
+  need divergence.service 'TimeoutStopSec=(9[0-9]|[1-9][0-9]{2,})'
+  need divergence.service 'StateDirectory=divergence'
+  need divergence.service 'ExecStart=.* serve .*--evidence-dir /var/lib/divergence/evidence'
+  need divergence.service 'DevicePolicy=closed'
+  need divergence.service 'DeviceAllow=/dev/nvidiactl rw'
+  need divergence.service 'DeviceAllow=char-nvidia-frontend rw'
+  need divergence.service 'NoNewPrivileges=yes'
+  need divergence.service 'ProtectSystem=strict'
+  need divergence.service 'EnvironmentFile=-/etc/divergence/env'
+  grep -qE '^PrivateDevices=yes' "$src/deploy/divergence.service" &&
+    bad "divergence.service: PrivateDevices would hide /dev/nvidia*" || ok "divergence.service keeps /dev/nvidia* visible"
+  need divergence-refresh.service 'Type=oneshot'
+  need divergence-refresh.service 'ExecStart=.* refresh --server http://127.0.0.1:8080'
+  need divergence-refresh.timer 'OnCalendar=daily'
+  need divergence-refresh.timer 'Persistent=true'
+  need divergence-refresh.timer 'RandomizedDelaySec='
+else
+  skipped "systemd-analyze not installed (apt-get install systemd)"
+fi
+
+# ---- 2. nginx site ----------------------------------------------------------
+if command -v nginx >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1; then
+  n=$tmp/nginx
+  mkdir -p "$n/logs" "$n/cache"
+  if openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=divergence.example.org \
+      -keyout "$n/key.pem" -out "$n/cert.pem" >/dev/null 2>&1; then
+    sed -e "s|/etc/ssl/certs/divergence.crt|$n/cert.pem|" \
+        -e "s|/etc/ssl/private/divergence.key|$n/key.pem|" \
+        -e "s|/var/cache/nginx/divergence|$n/cache|" \
+        -e "s|/var/www/html|$n|" "$src/deploy/nginx/divergence.conf" > "$n/site.conf"
+    cat > "$n/nginx.conf" <<CONF
+pid $n/nginx.pid;
+error_log $n/logs/error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $n/body;
+    proxy_temp_path $n/proxy;
+    fastcgi_temp_path $n/fastcgi;
+    uwsgi_temp_path $n/uwsgi;
+    scgi_temp_path $n/scgi;
+    include $n/site.conf;
+}
+CONF
+    if out=$(nginx -t -q -p "$n" -c "$n/nginx.conf" 2>&1); then ok "nginx -t on deploy/nginx/divergence.conf"
+    else bad "nginx -t: $out"; fi
+    grep -q 'limit_req zone=divergence_post' "$n/site.conf" && ok "nginx: POST rate limit" || bad "nginx: no limit_req"
+    grep -q 'proxy_cache divergence_evidence' "$n/site.conf" && ok "nginx: evidence cache" || bad "nginx: no proxy_cache"
+    grep -q 'client_max_body_size 64k' "$n/site.conf" && ok "nginx: 64k bodies" || bad "nginx: body limit"
+    grep -q 'return 301 https://' "$n/site.conf" && ok "nginx: HTTP to HTTPS" || bad "nginx: no redirect"
+    sed -i 's/proxy_cache_revalidate on;/proxy_cache_revalidate maybe;/' "$n/site.conf"
+    if nginx -t -q -p "$n" -c "$n/nginx.conf" >/dev/null 2>&1; then bad "nginx -t accepted a broken site"
+    else ok "nginx -t rejects a broken site"; fi
+  else
+    bad "openssl could not make a self-signed certificate"
+  fi
+else
+  skipped "nginx or openssl not installed"
+fi
+
+# ---- 3. scripts parse -------------------------------------------------------
+for s in deploy/bundle.sh deploy/install.sh tests/deploy_check.sh; do
+  bash -n "$src/$s" && ok "bash -n $s" || bad "bash -n $s"
+done
+sh -n "$src/deploy/divergence.sh" && ok "sh -n deploy/divergence.sh" || bad "sh -n deploy/divergence.sh"
+
+# ---- 4. bundle and install ------------------------------------------------
+if [ -n "$build" ] && [ -x "$build/divergence" ]; then
+  if out=$("$src/deploy/bundle.sh" "$build" "$tmp/dist" 2>&1); then
+    tarball=$(ls "$tmp/dist"/divergence-*.tar.gz 2>/dev/null | head -n 1)
+    ok "bundle.sh: $(basename "$tarball")"
+    listing=$(tar -tzf "$tarball")
+    for p in bin/divergence libexec/divergence install.sh README.md VERSION \
+             share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
+             share/divergence/deploy/nginx/divergence.conf; do
+      echo "$listing" | grep -q "^divergence-[^/]*/$p\$" && ok "bundle holds $p" || bad "bundle lacks $p"
+    done
+    if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
+      ok "install.sh --root"
+      [ -f "$tmp/root/etc/systemd/system/divergence.service" ] && ok "unit installed" || bad "unit not installed"
+      [ -f "$tmp/root/etc/divergence/env" ] && ok "env file created" || bad "env file missing"
+      if v=$(env -u LD_LIBRARY_PATH "$tmp/root/opt/divergence/bin/divergence" version 2>&1); then
+        ok "installed launcher runs: $v"
+      else
+        bad "installed launcher: $v"
+      fi
+      libs=$(LD_LIBRARY_PATH="$tmp/root/opt/divergence/lib" ldd "$tmp/root/opt/divergence/libexec/divergence")
+      for so in $(ls "$tmp/root/opt/divergence/lib"); do
+        echo "$libs" | grep -q "$so => $tmp/root/opt/divergence/lib/$so" && ok "$so from the bundle" ||
+          bad "$so not taken from the bundle"
+      done
+    else
+      bad "install.sh --root failed"
+    fi
+  else
+    bad "bundle.sh: $out"
+  fi
+else
+  skipped "bundle: no built divergence in '${build:-}' (pass BUILD_DIR)"
+fi
+
+echo "deploy_check: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ] || exit 1
+[ $pass -gt 0 ] || exit 77
+exit 0

@@ -1,0 +1,35 @@
+/* test_runner.c -- what the runner does where there is no GPU, and the pure
+ * parts of the runner (FP32 lanes per compute capability).
+ *
+ * On a machine without a GPU (CI), measuring must fail cleanly with DV_ENOGPU
+ * and CUDA's own words; on a GPU machine that test is skipped (the gpu suite
+ * covers it).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "helper_gpu.h"
+#include "options.h"
+#include "runner.h"
+
+Test(runner, without_a_gpu_measure_says_what_cuda_reported) {
+    char why[ERR_LEN];
+    if (helper_gpu_available(why)) cr_skip_test("a GPU is present: covered by gpu_runner");
+    struct dv_options o;
+    options_defaults(&o);
+    struct dv_report *r = experiment_report_create();
+    char err[ERR_LEN] = "";
+    cr_assert_eq(runner_measure(&o, r, err), DV_ENOGPU, "%s", err);
+    cr_assert(strstr(err, "cudaGetDeviceCount") != NULL, "%s", err);
+    cr_assert_eq(r->device.present, 0);
+    cr_assert(strlen(r->device.reason) > 10, "reason: '%s'", r->device.reason);
+    experiment_report_free(r);
+}
+
+Test(runner, fp32_lanes_per_sm) {
+    cr_assert_eq(runner_fp32_lanes(7, 5), 64);  /* T4 */
+    cr_assert_eq(runner_fp32_lanes(8, 0), 64);  /* A100 */
+    cr_assert_eq(runner_fp32_lanes(8, 6), 128); /* GA10x */
+    cr_assert_eq(runner_fp32_lanes(9, 0), 128); /* H100 / H200 */
+    cr_assert_eq(runner_fp32_lanes(1, 0), 0);
+}
