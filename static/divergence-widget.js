@@ -152,7 +152,7 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       const when = String(prov.finished_utc || doc.finished_utc || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1') ;
       const parts = [
         (fresh ? 'Measured just now on ' : 'Measured on ') + (d.name || 'an unknown GPU'),
-        'driver ' + (prov.driver || d.driver || cuver(d.driver_version)),
+        d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version),
         'CUDA runtime ' + cuver(d.runtime_version),
         when ? when + ' UTC' : 'date unknown',
         `SM clock ${fx(d.measured_sm_clock_mhz, 0)} MHz measured` + (fin(d.rated_sm_clock_mhz) ? ` (rated ${fx(d.rated_sm_clock_mhz, 0)} MHz)` : ''),
