@@ -6,7 +6,7 @@ set -euo pipefail
 mode=${1:-build}
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev curl)
-test_pkgs=(libcriterion-dev nodejs npm chromium nginx-light systemd)
+test_pkgs=(libcriterion-dev nodejs npm chromium nginx-light systemd openssl)
 
 want=("${build_pkgs[@]}")
 [ "$mode" = test ] && want+=("${test_pkgs[@]}")

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "serve.h"
+#include "evroutes.h"
 #include "log.h"
 #include "service.h"
 
@@ -236,6 +237,7 @@ int serve_main(int argc, char **argv) {
         {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
     };
     struct service s;
+    struct evroutes *evr = NULL;
     memset(&s, 0, sizeof s);
     config_defaults(&s.cfg);
     char *token = NULL;
@@ -341,7 +343,8 @@ int serve_main(int argc, char **argv) {
     for (unsigned i = 0; i < ncors; i++) hc.cors[i] = s.cfg.cors[i];
     hc.rate_per_min = s.cfg.rate_per_min;
     hc.trust_forwarded = s.cfg.trust_forwarded;
-    if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 || http_start(s.http, err) < 0)
+    if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
+        !(evr = evroutes_create(&s, err)) || http_start(s.http, err) < 0)
         goto fail;
     LOG(LOG_NOTICE, "listening on http://%s:%u (queue %u, deadline %u ms, token %s)",
         strchr(s.cfg.bind, ':') ? "[::1]" : strcmp(s.cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : s.cfg.bind,
@@ -375,6 +378,7 @@ cleanup:
     http_free(s.http);
     worker_free(s.w);
     jobq_free(s.q);
+    evroutes_free(evr);
     free(token);
     return rc;
 }

@@ -372,7 +372,8 @@ Test(report, parse_rejects_bad_documents) {
         {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"kernel\": \"warp\"}]}]}", "tables[0].rows[0].kernel: unknown kernel"},
         {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"time_ms\": {\"median\": \"1\"}}]}]}", "tables[0].rows[0].time_ms.median: expected a number"},
         {"{\"schema\": \"divergence.v1\", \"config\": {\"blocks\": -4}}", "config.blocks: negative"},
-        {"{\"schema\": \"divergence.v1\", \"tables\": [{},{},{},{},{}]}", "tables: more than 4"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]}",
+         "tables: more than 16"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
