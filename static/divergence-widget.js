@@ -52,7 +52,7 @@ label{display:block;margin-bottom:.2rem}
 input{font-size:inherit;width:100%;max-width:28rem;padding:.45rem}
 dl{margin:.5rem 0}
 dl div{display:flex;flex-wrap:wrap;gap:0 .8rem;margin:.15rem 0}
-dt{font-weight:600;min-width:15rem}dd{margin:0;overflow-wrap:anywhere}
+dt{font-weight:600;min-width:17rem}dd{margin:0;overflow-wrap:anywhere}
 pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.3rem 0}
 @media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff}}`;
 

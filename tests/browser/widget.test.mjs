@@ -7,7 +7,8 @@
 // the fixture's rows and ratios (read from the fixture file itself), one bar
 // pair per row, a bad predicate's error with its column, a good predicate's
 // analysis, and the 503 message while the table stays. Saves desktop and
-// phone screenshots.
+// phone screenshots. A second server, whose fake worker reports a GPU, shows
+// the Measure now round trip: 202, polling GET /jobs/{id}, the fresh table.
 //
 // Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
 // (default <dir of DV_BINARY>/tests/fake_worker), DV_EVIDENCE_DIR (default
@@ -45,23 +46,27 @@ function latestEvidence(dir, suite) {
   return path.join(dir, dates.at(-1), suite + '.json');
 }
 
-let server, serverLog = '', base, ctx, page, tmp, fixture, doc;
+let base, ctx, page, tmp, fixture, doc;
+const servers = [];
 const pageErrors = [];
 
-function startServer(evidenceDir) {
+// Starts `divergence serve`; resolves to its base URL once it says where it listens.
+function startServer(evidenceDir, extraEnv) {
   return new Promise((resolve, reject) => {
     const args = ['serve', '--port', '0', '--evidence-dir', evidenceDir, '--static-dir', staticDir, '--worker-cmd', worker];
-    server = spawn(binary, args, { env: { ...env, FAKE_WORKER_NO_GPU: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 20 s; its output:\n${serverLog}`)), 20000);
+    const proc = spawn(binary, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    servers.push(proc);
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 20 s; its output:\n${log}`)), 20000);
     const onData = (chunk) => {
-      serverLog += chunk;
-      const m = serverLog.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      log += chunk;
+      const m = log.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       if (m) { clearTimeout(timer); resolve(m[1]); }
     };
-    server.stderr.on('data', onData);
-    server.stdout.on('data', onData);
-    server.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? sig}) before listening:\n${serverLog}`)); });
-    server.on('error', (e) => { clearTimeout(timer); reject(e); });
+    proc.stderr.on('data', onData);
+    proc.stdout.on('data', onData);
+    proc.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? sig}) before listening:\n${log}`)); });
+    proc.on('error', (e) => { clearTimeout(timer); reject(e); });
   });
 }
 
@@ -74,7 +79,7 @@ before(async () => {
   doc = fixture.document || fixture;
   assert.ok(Array.isArray(doc.tables) && doc.tables.length, 'the fixture document has no tables');
   fs.mkdirSync(outDir, { recursive: true });
-  base = await startServer(evidence);
+  base = await startServer(evidence, { FAKE_WORKER_NO_GPU: '1' });
   ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
     executablePath: browserPath,
     headless: true,
@@ -90,10 +95,11 @@ before(async () => {
 
 after(async () => {
   if (ctx) await ctx.close();
-  if (server && server.exitCode === null) {
-    const gone = new Promise((ok) => server.once('exit', ok));
-    server.kill('SIGTERM');
-    const t = setTimeout(() => server.kill('SIGKILL'), 10000);
+  for (const proc of servers) {
+    if (proc.exitCode !== null || proc.signalCode !== null) continue;
+    const gone = new Promise((ok) => proc.once('exit', ok));
+    proc.kill('SIGTERM');
+    const t = setTimeout(() => proc.kill('SIGKILL'), 10000);
     await gone;
     clearTimeout(t);
   }
@@ -219,4 +225,30 @@ test('at phone width the page does not overflow and the table scrolls inside its
   await page.screenshot({ path: path.join(outDir, 'widget-phone.png'), fullPage: true });
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
   console.log(`screenshots: ${outDir}/widget-desktop.png, ${outDir}/widget-phone.png`);
+});
+
+test('Measure now with a GPU worker queues, polls the job and shows the fresh document', async () => {
+  // A second server whose (fake) worker reports a GPU and answers jobs with
+  // the planned analysis and plausible timings.
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' });
+  const p = await ctx.newPage();
+  await p.setViewportSize({ width: 1280, height: 900 });
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.goto(url + '/');
+  await p.locator(`${W} tbody tr`).first().waitFor({ timeout: 15000 });
+  const accepted = p.waitForResponse((r) => r.url().endsWith('/measure'));
+  const finished = p.waitForResponse(async (r) => /\/jobs\/[^/]+$/.test(r.url()) && (await r.json()).state === 'done', { timeout: 60000 });
+  await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
+  const a = await accepted;
+  assert.ok([200, 202].includes(a.status()), `POST /measure answered ${a.status()}`);
+  const fresh = (await (await finished).json()).document;
+  await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W);
+  const rows = p.locator(`${W} .tables table`).first().locator('tbody tr');
+  const t = fresh.tables[0];
+  assert.equal(await rows.count(), t.rows.length);
+  for (const [i, r] of t.rows.entries()) {
+    assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `fresh row ${i} ratio`);
+  }
+  assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured just now on /);
+  await p.close();
 });
