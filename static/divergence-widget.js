@@ -23,11 +23,12 @@
 .prov{margin:.2rem 0 .8rem;font-size:.95em}
 .scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem;border:1px solid var(--dw-line)}
 :focus-visible{outline:3px solid var(--dw-m);outline-offset:2px}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:40rem;width:100%;font-size:.95em}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;min-width:38rem;width:100%;font-size:.92em}
 caption{text-align:left;font-weight:600;padding:.4rem .5rem}
 caption span{display:inline-block;position:sticky;left:.5rem;max-width:calc(100vw - 4rem)}
-th,td{padding:.3rem .4rem;border-top:1px solid var(--dw-line);text-align:right;white-space:nowrap;vertical-align:top}
-thead th{white-space:normal;vertical-align:bottom}
+th,td{padding:.3rem .35rem;border-top:1px solid var(--dw-line);text-align:right;white-space:nowrap;vertical-align:top}
+thead th,td[data-k=on-a]{white-space:normal;vertical-align:bottom}
+td[data-k=on-a]{vertical-align:top;min-width:6.5rem}
 th:first-child{text-align:left;min-width:10rem;white-space:normal}
 tbody th{font-weight:normal}
 code,input{font-family:ui-monospace,Menlo,Consolas,monospace}
