@@ -96,6 +96,7 @@ static json_t *device_json(const struct dv_device *d, int *bad) {
     put(o, "total_mem_bytes", integer((long long)d->total_mem_bytes), bad);
     put(o, "max_threads_per_sm", integer(d->max_threads_per_sm), bad);
     put(o, "pci_bus_id", TEXT(d->pci_bus_id), bad);
+    put(o, "nvidia_driver_version", TEXT(d->nvidia_driver_version), bad);
     put(o, "reason", TEXT(d->reason), bad);
     return o;
 }
@@ -375,6 +376,7 @@ static void device_parse(struct rd *rd, const json_t *o, struct dv_device *d) {
     GET_INT(rd, o, p, "total_mem_bytes", d->total_mem_bytes, unsigned long long);
     GET_INT(rd, o, p, "max_threads_per_sm", d->max_threads_per_sm, int);
     GET_STR(rd, o, p, "pci_bus_id", d->pci_bus_id);
+    GET_STR(rd, o, p, "nvidia_driver_version", d->nvidia_driver_version);
     GET_STR(rd, o, p, "reason", d->reason);
 }
 

@@ -156,6 +156,7 @@ struct dv_device {
     unsigned long long total_mem_bytes;
     int max_threads_per_sm;
     char pci_bus_id[32];
+    char nvidia_driver_version[32];           /* kernel module release, "" if unknown */
     char reason[ERR_LEN];                     /* why there is none             */
 };
 

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,27 @@ static void utc_now(char *buf, size_t len) {
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The NVIDIA kernel module's release ("580.159.04"), which cudart does not
+ * report: cudaDriverGetVersion gives the CUDA API level only. */
+static void driver_release(char *out, size_t len) {
+    char line[256];
+    out[0] = '\0';
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f) return;
+    if (fgets(line, sizeof(line), f)) {
+        const char *k = strstr(line, "Kernel Module");
+        if (k) {
+            k += strlen("Kernel Module");
+            while (*k == ' ' || *k == '\t') k++;
+            size_t n = strcspn(k, " \t\n");
+            if (n >= len) n = len - 1;
+            memcpy(out, k, n);
+            out[n] = '\0';
+        }
+    }
+    fclose(f);
+}
+
 int runner_device_query(int ordinal, struct dv_device *d, char *err) {
     memset(d, 0, sizeof(*d));
     d->ordinal = ordinal;
@@ -132,6 +154,7 @@ int runner_device_query(int ordinal, struct dv_device *d, char *err) {
     CUDA_TRY(cudaDriverGetVersion(&d->driver_version), "cudaDriverGetVersion");
     CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version), "cudaRuntimeGetVersion");
     d->present = 1;
+    driver_release(d->nvidia_driver_version, sizeof(d->nvidia_driver_version));
     snprintf(d->name, sizeof(d->name), "%s", p.name);
     d->cc_major = p.major;
     d->cc_minor = p.minor;
