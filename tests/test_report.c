@@ -546,3 +546,292 @@ Test(report, planned_report_round_trips_and_reads) {
     free(j);
     experiment_report_free(r);
 }
+
+/* ------------------------------------------------------- table alignment */
+
+/* A column as the rule line draws it: [start, end) of a run of '-'. */
+struct column {
+    size_t start, end;
+    char header[32];
+};
+
+/* The line starting at `p` as a C string (without the newline). */
+static void line_at(const char *p, char *buf, size_t len) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+static const char *next_line(const char *p) {
+    const char *nl = strchr(p, '\n');
+    return nl ? nl + 1 : p + strlen(p);
+}
+
+/* Finds the table titled `title` in `text`, reads its columns off the rule
+ * line (header words included) and checks that the header and each of its
+ * `nrows` rows put every cell inside its column: the gaps between columns are
+ * blank, and each right-aligned cell ends on its column's last place (the
+ * agreement column keeps that place for its '*'). The label column is as
+ * wide as the longest label. Returns the number of columns. */
+static int table_columns(const char *text, const char *title, unsigned nrows, struct column *cols,
+                         int max, char rows[][512]) {
+    char header[512], rule[512];
+    const char *p = find_line(text, title);
+    cr_assert_not_null(p, "no table \"%s\" in\n%s", title, text);
+    p = next_line(p);
+    line_at(p, header, sizeof header);
+    p = next_line(p);
+    line_at(p, rule, sizeof rule);
+    int n = 0;
+    for (size_t i = 0; rule[i];) {
+        if (rule[i] != '-') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (rule[j] == '-') j++;
+        cr_assert_lt(n, max);
+        cols[n].start = i;
+        cols[n].end = j;
+        size_t hl = strlen(header);
+        size_t s = i < hl ? i : hl, e = j < hl ? j : hl;
+        while (s < e && header[s] == ' ') s++;
+        while (e > s && header[e - 1] == ' ') e--;
+        /* The check column is drawn 5 wide; its header is "check". */
+        snprintf(cols[n].header, sizeof cols[n].header, "%.*s", (int)(e - s), header + s);
+        n++;
+        i = j;
+    }
+    cr_assert_gt(n, 1, "no rule under \"%s\": %s", title, rule);
+    size_t label_width = 0;
+    for (unsigned r = 0; r <= nrows; r++) {
+        char line[512];
+        if (r == 0) {
+            snprintf(line, sizeof line, "%s", header);
+        } else {
+            line_at(p = next_line(p), line, sizeof line);
+            snprintf(rows[r - 1], 512, "%s", line);
+        }
+        size_t len = strlen(line);
+        if (r > 0) {
+            size_t lw = cols[0].end;
+            while (lw > 0 && (lw > len || line[lw - 1] == ' ')) lw--;
+            if (lw > label_width) label_width = lw;
+            cr_expect(cols[0].end >= len || line[cols[0].end] == ' ',
+                      "label runs into the next column:\n%s\n%s", rule, line);
+        }
+        for (int c = 1; c < n; c++) {
+            for (size_t g = cols[c - 1].end; g < cols[c].start && g < len; g++)
+                cr_expect_eq(line[g], ' ', "gap before \"%s\" not blank at %zu:\n%s\n%s",
+                             cols[c].header, g, rule, line);
+            if (strcmp(cols[c].header, "check") == 0) continue; /* left-aligned, last */
+            size_t last = cols[c].end - 1;
+            cr_assert_lt(last, len, "row ends before \"%s\":\n%s\n%s", cols[c].header, rule, line);
+            if (r > 0 && strcmp(cols[c].header, "agreement") == 0) {
+                cr_expect(line[last] == '*' || line[last] == ' ', "agreement mark: %s", line);
+                cr_expect(line[last - 1] != ' ', "agreement misaligned:\n%s\n%s", rule, line);
+            } else {
+                cr_expect(line[last] != ' ', "\"%s\" misaligned:\n%s\n%s", cols[c].header, rule, line);
+            }
+        }
+    }
+    cr_expect_eq(label_width, cols[0].end, "label column %zu wide, longest label %zu:\n%s",
+                 cols[0].end, label_width, text);
+    return n;
+}
+
+/* The text of one cell of a row, blanks trimmed. */
+static void cell(const char *row, const struct column *c, char *buf, size_t len) {
+    size_t n = strlen(row), s = c->start < n ? c->start : n, e = c->end < n ? c->end : n;
+    while (s < e && row[s] == ' ') s++;
+    while (e > s && row[e - 1] == ' ') e--;
+    snprintf(buf, len, "%.*s", (int)(e - s), row + s);
+}
+
+static void expect_headers(const struct column *cols, int n, const char *const *want, int nwant) {
+    cr_expect_eq(n, nwant, "%d columns, want %d", n, nwant);
+    for (int i = 0; i < n && i < nwant; i++)
+        cr_expect_str_eq(cols[i].header, want[i], "column %d", i);
+}
+
+Test(report, text_long_labels_keep_columns_aligned) {
+    struct dv_table *t = &rep.tables[0];
+    struct dv_row *w = &t->rows[t->nrows++];
+    part1_row(w, "long", "((threadIdx.x * 7 + blockIdx.x) % 5 == 0) || ((threadIdx.x >> 3) & 1) == 1 && threadIdx.x < 200",
+              -1, 8, 120, 136, 3.5, 2.17);
+    w->comparable = 0;
+    snprintf(w->comparable_reason, sizeof w->comparable_reason, "threads on A vary");
+    snprintf(rep.tables[1].rows[1].label, sizeof rep.tables[1].rows[1].label,
+             "per-iteration, lane parity, with a label far longer than the lesson's column");
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    for (int measured = 1; measured >= 0; measured--) {
+        rep.measured = measured;
+        char *s = report_text(&rep);
+        cr_assert_not_null(s);
+        int n = table_columns(s, rep.tables[0].title, t->nrows, cols, 16, rows);
+        cr_expect_eq(n, measured ? 9 : 5, "%s", s);
+        cr_expect_str_eq(cols[0].header, "predicate");
+        cr_expect_eq(cols[0].end, strlen(w->label) + strlen(" [1]"));
+        table_columns(s, rep.tables[1].title, rep.tables[1].nrows, cols, 16, rows);
+        cr_expect_str_eq(cols[0].header, "kernel");
+        free(s);
+    }
+}
+
+Test(report, text_header_names_the_driver) {
+    snprintf(rep.device.name, sizeof rep.device.name, "NVIDIA H200");
+    rep.device.cc_major = 9;
+    rep.device.cc_minor = 0;
+    snprintf(rep.device.nvidia_driver_version, sizeof rep.device.nvidia_driver_version, "580.159.04");
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    const char *want = "GPU: NVIDIA H200 (compute capability 9.0), driver 580.159.04, CUDA 13.0\n";
+    cr_expect(strncmp(s, want, strlen(want)) == 0, "%s", s);
+    free(s);
+    rep.device.nvidia_driver_version[0] = '\0';
+    s = report_text(&rep);
+    cr_assert_not_null(s);
+    want = "GPU: NVIDIA H200 (compute capability 9.0)\n40 SMs";
+    cr_expect(strncmp(s, want, strlen(want)) == 0, "%s", s);
+    free(s);
+}
+
+/* The scenario suite as the planner builds it (analyze): every table has the
+ * scenario columns, no Part 1 ones, and the seed's figures. */
+Test(report, text_planned_scenarios_have_their_own_layout) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    options_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "all");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_gt(r->ntables, 1);
+    char *s = report_text(r);
+    cr_assert_not_null(s);
+    static const char *const want[] = {"row", "warps split", "model ratio", "model eff."};
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    int seen_c1 = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        const struct dv_table *t = &r->tables[i];
+        cr_assert_eq(strncmp(t->id, "scenario:", 9), 0, "%s", t->id);
+        int n = table_columns(s, t->title, t->nrows, cols, 16, rows);
+        expect_headers(cols, n, want, 4);
+        for (unsigned k = 0; k < t->nrows; k++) {
+            char buf[64], exp[64];
+            cell(rows[k], &cols[2], buf, sizeof buf);
+            snprintf(exp, sizeof exp, "%.2f", t->rows[k].predicted_ratio);
+            cr_expect_str_eq(buf, exp, "%s", rows[k]);
+            cell(rows[k], &cols[3], buf, sizeof buf);
+            snprintf(exp, sizeof exp, "%.1f%%", 100.0 * t->rows[k].predicted_efficiency);
+            cr_expect_str_eq(buf, exp, "%s", rows[k]);
+        }
+        if (strcmp(t->id, "scenario:even-2way") == 0) {
+            char buf[64];
+            cell(rows[0], &cols[3], buf, sizeof buf);
+            cr_expect_str_eq(buf, "57.1%", "the seed's C1: 12 / 21");
+            seen_c1 = 1;
+        }
+    }
+    cr_expect(seen_c1, "no scenario:even-2way table");
+    cr_expect_null(strstr(s, "vs uniform"), "%s", s);
+    cr_expect_null(strstr(s, "path-runs"), "%s", s);
+    cr_expect_null(strstr(s, "threads on A"), "%s", s);
+    cr_expect_null(strstr(s, "time (ms)"), "%s", s);
+    cr_expect_null(strstr(s, "agreement"), "analysis has no measurement to agree with:\n%s", s);
+    cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"), "%s", s);
+    cr_expect_not_null(find_line(s, "model ratio: the issued path work over the baseline's"), "%s", s);
+    cr_expect_not_null(find_line(s, "model eff.: max / sum of the path lengths in a warp for branches, "
+                                    "useful / issued lane-iterations for loops (seeds 002/003)"), "%s", s);
+    free(s);
+    experiment_report_free(r);
+}
+
+/* A scenario row with the model and measured figures filled in. */
+static void scenario_row(struct dv_row *w, const char *label, double predicted, double measured_ratio,
+                         double agreement, double model_eff, double measured_eff) {
+    part1_row(w, label, label, -1, predicted > 1 ? 8 : 0, 128, 128, 0.25 * measured_ratio, measured_ratio);
+    w->kernel = DV_KERNEL_SCENARIO;
+    w->predicted_ratio = predicted;
+    w->agreement = agreement;
+    w->predicted_efficiency = model_eff;
+    w->measured_efficiency = measured_eff;
+}
+
+static void scenario_report(struct dv_report *r) {
+    r->ntables = 1;
+    struct dv_table *t = &r->tables[0];
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "scenario:even-2way");
+    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (seed cell C1)");
+    snprintf(t->kernel, sizeof t->kernel, "kway");
+    t->baseline_row = 1;
+    t->nrows = 6;
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    scenario_row(&t->rows[0], "path = lane & 1: 16 lanes on A (12 units), 16 on B (9)", 2.0, 2.5, 1.25,
+                 12.0 / 21, 0.52);
+    scenario_row(&t->rows[1], "same work sorted by path over the grid: one path per warp", 1.0, 1.0, 1.0,
+                 1.0, 1.0);
+    scenario_row(&t->rows[2], "every lane on its warp's longest path (the seed's ideal time)", 8.0 / 7,
+                 8.0 / 7 * 1.1, 1.1, 1.0, NAN);
+    t->rows[2].comparable = 0;
+    snprintf(t->rows[2].comparable_reason, sizeof t->rows[2].comparable_reason, "more work");
+    scenario_row(&t->rows[3], "short", 4.0, 3.4, 0.85, 0.3, 0.35);
+    scenario_row(&t->rows[4], "just inside", 2.0, 1.8, 0.9, 0.5, 0.55);
+    /* No agreement field (an older document): measured / model ratio. */
+    scenario_row(&t->rows[5], "older document", 2.0, 3.0, NAN, 0.5, 0.4);
+}
+
+Test(report, text_measured_scenario_columns_and_agreement_mark) {
+    scenario_report(&rep);
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    static const char *const want[] = {"row", "warps split", "time (ms)", "vs baseline", "model ratio",
+                                       "model eff.", "measured eff.", "agreement", "noise", "check"};
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    int n = table_columns(s, rep.tables[0].title, rep.tables[0].nrows, cols, 16, rows);
+    expect_headers(cols, n, want, 10);
+    cr_expect_eq(cols[0].end, strlen(rep.tables[0].rows[2].label) + strlen(" [1]"),
+                 "the label column is the longest label, footnote mark included");
+    static const struct {
+        const char *ratio, *model, *model_eff, *measured_eff, *agreement;
+    } cells[] = {
+        {"2.50", "2.00", "57.1%", "52.0%", "1.25*"}, /* 25% off: marked        */
+        {"1.00", "1.00", "100.0%", "100.0%", "1.00"},
+        {"1.26", "1.14", "100.0%", "-", "1.10"},     /* exactly 10%: not marked */
+        {"3.40", "4.00", "30.0%", "35.0%", "0.85*"}, /* 15% under: marked       */
+        {"1.80", "2.00", "50.0%", "55.0%", "0.90"},  /* exactly 10% under       */
+        {"3.00", "2.00", "50.0%", "40.0%", "1.50*"}, /* computed from ratios    */
+    };
+    for (unsigned k = 0; k < rep.tables[0].nrows; k++) {
+        char buf[64];
+        cell(rows[k], &cols[3], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].ratio, "vs baseline: %s", rows[k]);
+        cell(rows[k], &cols[4], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].model, "model ratio: %s", rows[k]);
+        cell(rows[k], &cols[5], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].model_eff, "model eff.: %s", rows[k]);
+        cell(rows[k], &cols[6], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].measured_eff, "measured eff.: %s", rows[k]);
+        cell(rows[k], &cols[7], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].agreement, "agreement: %s", rows[k]);
+        cr_expect_not_null(strstr(rows[k], "   ok"), "check: %s", rows[k]);
+    }
+    cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"
+                                    " (row \"same work sorted by path over the grid: one path per warp\")"),
+                       "%s", s);
+    cr_expect_not_null(find_line(s, "vs baseline: each median over the baseline row's median"), "%s", s);
+    cr_expect_not_null(find_line(s, "measured eff.: the same figure from times"), "%s", s);
+    cr_expect_not_null(find_line(s, "agreement: vs baseline / model ratio; * = model and measurement differ"
+                                    " by more than 10%"), "%s", s);
+    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the seed's ideal time): "
+                                    "not comparable: more work"), "%s", s);
+    cr_expect_null(strstr(s, "predicted"), "%s", s);
+    cr_expect_null(strstr(s, "threads on A"), "%s", s);
+    free(s);
+}
