@@ -104,23 +104,32 @@ static void utc_now(char *buf, size_t len) {
 }
 
 /* The NVIDIA kernel module's release ("580.159.04"), which cudart does not
- * report: cudaDriverGetVersion gives the CUDA API level only. */
+ * report: cudaDriverGetVersion gives the CUDA API level only. The first line
+ * of /proc/driver/nvidia/version reads "NVRM version: NVIDIA UNIX [Open]
+ * Kernel Module [for x86_64]  580.159.04  Release Build ..."; the release is
+ * the first token after "Module" made of digits and dots only. */
+int runner_driver_release(const char *version_line, char *out, size_t len) {
+    char line[512];
+    out[0] = '\0';
+    snprintf(line, sizeof(line), "%s", version_line);
+    char *k = strstr(line, "Module");
+    char *save = NULL;
+    for (char *tok = k ? strtok_r(k, " \t\n", &save) : NULL; tok; tok = strtok_r(NULL, " \t\n", &save)) {
+        size_t n = strlen(tok);
+        if (n > 0 && n < len && strspn(tok, "0123456789.") == n && strchr(tok, '.')) {
+            memcpy(out, tok, n + 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static void driver_release(char *out, size_t len) {
-    char line[256];
+    char line[512];
     out[0] = '\0';
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
-    if (fgets(line, sizeof(line), f)) {
-        const char *k = strstr(line, "Kernel Module");
-        if (k) {
-            k += strlen("Kernel Module");
-            while (*k == ' ' || *k == '\t') k++;
-            size_t n = strcspn(k, " \t\n");
-            if (n >= len) n = len - 1;
-            memcpy(out, k, n);
-            out[n] = '\0';
-        }
-    }
+    if (fgets(line, sizeof(line), f)) runner_driver_release(line, out, len);
     fclose(f);
 }
 

@@ -49,6 +49,10 @@ int runner_measure_clock(double *mhz, char *err);
  * with "what: <cudaGetErrorString>". */
 int runner_cuda_fail(int cuda_error, const char *what, char *err);
 
+/* The release in the first line of /proc/driver/nvidia/version into `out`.
+ * Returns 0, or -1 (out "") when the line names none. */
+int runner_driver_release(const char *version_line, char *out, size_t len);
+
 /* FP32 fused multiply-add lanes per SM for a compute capability (0 if unknown). */
 int runner_fp32_lanes(int cc_major, int cc_minor);
 

@@ -141,7 +141,8 @@ static int exe_dir(char *out, size_t len) {
 static int is_dir_with_index(const char *dir) {
     char p[PATH_MAX + 16];
     struct stat sb;
-    snprintf(p, sizeof p, "%s/index.html", dir);
+    int n = snprintf(p, sizeof p, "%s/index.html", dir);
+    if (n < 0 || (size_t)n >= sizeof p) return 0; /* a path that long is no static dir */
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 

@@ -33,3 +33,15 @@ Test(runner, fp32_lanes_per_sm) {
     cr_assert_eq(runner_fp32_lanes(9, 0), 128); /* H100 / H200 */
     cr_assert_eq(runner_fp32_lanes(1, 0), 0);
 }
+
+Test(runner, driver_release_from_the_proc_version_line) {
+    char out[32];
+    cr_assert_eq(runner_driver_release("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  "
+                                       "Release Build  (dvs-builder@U22)  Thu Sep  4 2025\n", out, sizeof(out)), 0);
+    cr_assert_str_eq(out, "580.159.04");
+    cr_assert_eq(runner_driver_release("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 "
+                                       "01:15:15 UTC 2023\n", out, sizeof(out)), 0);
+    cr_assert_str_eq(out, "535.104.05");
+    cr_assert_eq(runner_driver_release("something else 1.2\n", out, sizeof(out)), -1);
+    cr_assert_str_eq(out, "");
+}
