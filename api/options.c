@@ -13,6 +13,7 @@
  * because a ratio needs its baseline measured in the same table.
  */
 #include "options.h"
+#include "scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -388,8 +389,12 @@ double options_cost(const struct dv_options *o) {
     double rows = 0;
     if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
     if (o->part == DV_PART_ALL || o->part == DV_PART_2) rows += OPTIONS_PART2_ROWS;
-    if (o->scenario[0])
-        rows += strcmp(o->scenario, "all") == 0 ? (double)DV_MAX_TABLES * DV_MAX_ROWS : DV_MAX_ROWS;
+    if (o->scenario[0]) {
+        /* Every scenario table has at most SCENARIO_MAX_ROWS rows. */
+        size_t n = 1;
+        if (strcmp(o->scenario, "all") == 0) scenario_names(&n);
+        rows += (double)n * SCENARIO_MAX_ROWS;
+    }
     return work * rows * (double)o->max_samples;
 }
 

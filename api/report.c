@@ -214,6 +214,18 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     return o;
 }
 
+char *report_device_json(const struct dv_device *d) {
+    int bad = 0;
+    json_t *o = device_json(d, &bad);
+    if (!o || bad) {
+        json_decref(o);
+        return NULL;
+    }
+    char *out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return out;
+}
+
 char *report_json(const struct dv_report *r, int pretty) {
     json_t *doc = json_object(), *tables = json_array(), *warnings = json_array();
     char *out = NULL;

@@ -16,6 +16,10 @@
  * OOM. When `r->measured` is 0 the timing fields are left out (analyze). */
 char *report_json(const struct dv_report *r, int pretty);
 
+/* The document's `device` object alone (what GET /device shows), as a
+ * malloc()ed compact string, or NULL on OOM. */
+char *report_device_json(const struct dv_device *d);
+
 /* The lesson-layout transcript as a malloc()ed string, or NULL on OOM. */
 char *report_text(const struct dv_report *r);
 

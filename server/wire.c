@@ -5,6 +5,7 @@
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
 #include "wire.h"
+#include "report.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -119,29 +120,7 @@ int wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err) {
 }
 
 char *wire_device_json(const struct dv_device *d) {
-    json_t *o = json_object();
-    if (!o) return NULL;
-    json_object_set_new(o, "present", json_boolean(d->present));
-    if (d->present) {
-        char cc[16];
-        snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-        json_object_set_new(o, "ordinal", json_integer(d->ordinal));
-        json_object_set_new(o, "name", json_string(d->name));
-        json_object_set_new(o, "compute_capability", json_string(cc));
-        json_object_set_new(o, "sm_count", json_integer(d->sm_count));
-        json_object_set_new(o, "warp_size", json_integer(d->warp_size));
-        json_object_set_new(o, "driver_version", json_integer(d->driver_version));
-        json_object_set_new(o, "runtime_version", json_integer(d->runtime_version));
-        json_object_set_new(o, "rated_sm_clock_mhz", json_real(d->rated_sm_clock_mhz));
-        json_object_set_new(o, "measured_sm_clock_mhz", json_real(d->measured_sm_clock_mhz));
-        json_object_set_new(o, "fp32_lanes_per_sm", json_integer(d->fp32_lanes_per_sm));
-        json_object_set_new(o, "total_mem_bytes", json_integer((json_int_t)d->total_mem_bytes));
-        json_object_set_new(o, "max_threads_per_sm", json_integer(d->max_threads_per_sm));
-        json_object_set_new(o, "pci_bus_id", json_string(d->pci_bus_id));
-    } else {
-        json_object_set_new(o, "reason", json_string(d->reason[0] ? d->reason : "no CUDA device"));
-    }
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return s;
+    /* One writer for the device block: the same fields and formats as the
+     * divergence.v1 document's `device`. */
+    return report_device_json(d);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "scenario.h"
 
 static struct dv_options o;
 static char err[ERR_LEN];
@@ -357,6 +358,17 @@ Test(options, cost_is_threads_iterations_rows_samples) {
     double autoc = options_cost(&o);
     o.scenario[0] = 'x';
     cr_expect(options_cost(&o) > autoc, "a scenario adds rows");
+}
+
+Test(options, scenario_all_costs_its_real_rows_and_fits_the_default_limit) {
+    size_t n = 0;
+    scenario_names(&n);
+    o.blocks = 4096;
+    o.part = DV_PART_1; /* ignored for scenarios by the runner, still counted here */
+    snprintf(o.scenario, sizeof o.scenario, "all");
+    double want = 4096.0 * 256 * 4096 * (4 + (double)n * SCENARIO_MAX_ROWS) * 2000;
+    cr_expect_float_eq(options_cost(&o), want, want * 1e-12);
+    cr_expect(options_cost(&o) < 1e15, "the server's default per-job limit admits the scenario suite");
 }
 
 Test(options, canonical_is_stable_and_distinguishing) {
