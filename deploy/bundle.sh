@@ -70,7 +70,7 @@ done < <(ldd "$bin" | awk '
   $2 == "=>" { print $1, $3; next }
   { n = $1; sub(".*/", "", n); print n, $1 }')
 for want in libmicrohttpd libjansson; do
-  printf '%s\n' "${bundled[@]-}" | grep -q "^$want\.so" ||
+  grep -q "^$want\.so" < <(printf '%s\n' "${bundled[@]-}") ||
     echo "bundle: note: $want is not a shared dependency of $bin (linked statically?)" >&2
 done
 
@@ -92,7 +92,7 @@ printf '%s\n' "$version" > "$stage/VERSION"
 resolved=$(LD_LIBRARY_PATH="$stage/lib" ldd "$stage/libexec/divergence")
 for so in "${bundled[@]-}"; do
   [ -n "$so" ] || continue
-  echo "$resolved" | grep -q "$so => $stage/lib/$so" || die "$so does not resolve to the bundle's lib/"
+  grep -q "$so => $stage/lib/$so" <<<"$resolved" || die "$so does not resolve to the bundle's lib/"
 done
 "$stage/bin/divergence" version >/dev/null || die "the bundled binary does not start"
 

@@ -127,7 +127,7 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     for p in bin/divergence libexec/divergence install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
              share/divergence/deploy/nginx/divergence.conf; do
-      echo "$listing" | grep -q "^divergence-[^/]*/$p\$" && ok "bundle holds $p" || bad "bundle lacks $p"
+      grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
     if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
       ok "install.sh --root"
@@ -140,7 +140,7 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
       fi
       libs=$(LD_LIBRARY_PATH="$tmp/root/opt/divergence/lib" ldd "$tmp/root/opt/divergence/libexec/divergence")
       for so in $(ls "$tmp/root/opt/divergence/lib"); do
-        echo "$libs" | grep -q "$so => $tmp/root/opt/divergence/lib/$so" && ok "$so from the bundle" ||
+        grep -q "$so => $tmp/root/opt/divergence/lib/$so" <<<"$libs" && ok "$so from the bundle" ||
           bad "$so not taken from the bundle"
       done
     else
