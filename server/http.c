@@ -230,7 +230,14 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
         LOG(LOG_ERR, "http: out of memory for a response to %s %s", r->method, r->path);
         return; /* MHD closes the connection */
     }
-    for (unsigned i = 0; i < r->nheaders; i++) MHD_add_response_header(resp, r->hname[i], r->hvalue[i]);
+    int cache_set = 0;
+    for (unsigned i = 0; i < r->nheaders; i++) {
+        MHD_add_response_header(resp, r->hname[i], r->hvalue[i]);
+        if (strcasecmp(r->hname[i], "Cache-Control") == 0) cache_set = 1;
+    }
+    /* Job states, health and errors change from one request to the next:
+     * nothing may be stored unless the route said otherwise. */
+    if (!cache_set) MHD_add_response_header(resp, "Cache-Control", "no-store");
     const char *origin = http_req_header(r, "Origin");
     if (origin) {
         MHD_add_response_header(resp, "Vary", "Origin");

@@ -16,7 +16,8 @@
  * exactly one http_reply_*().
  *
  * Every error is JSON: {"error": {"status": 404, "field": null,
- * "reason": "..."}} plus route-specific members.
+ * "reason": "..."}} plus route-specific members. Every reply carries a
+ * Cache-Control header: "no-store" unless the handler added its own.
  */
 #ifndef DV_HTTP_H
 #define DV_HTTP_H

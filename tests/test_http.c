@@ -552,6 +552,37 @@ Test(http, unknown_path_404_wrong_method_405) {
     free(m);
 }
 
+/* Every JSON route and every error says what it is and that it is not to be
+ * stored; routes with their own policy (static files, evidence) set theirs. */
+Test(http, every_reply_has_content_type_and_cache_control) {
+    start(NOLIMIT, NULL, 200);
+    static const struct { const char *method, *path, *body; int status; const char *ctype; } cases[] = {
+        {"GET", "/healthz", NULL, 200, "application/json"},
+        {"GET", "/readyz", NULL, 200, "application/json"},
+        {"GET", "/device", NULL, 200, "application/json"},
+        {"GET", "/predicates", NULL, 200, "application/json"},
+        {"GET", "/metrics", NULL, 200, "text/plain; version=0.0.4; charset=utf-8"},
+        {"POST", "/analyze", "{\"part\": 1}", 200, "application/json"},
+        {"POST", "/measure", "{\"bogus\": 1}", 400, "application/json"},
+        {"GET", "/jobs/00000000000000000000000000000000", NULL, 404, "application/json"},
+        {"GET", "/nope", NULL, 404, "application/json"},
+        {"DELETE", "/healthz", NULL, 405, "application/json"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct helper_response r;
+        char v[128];
+        int st = req(cases[i].method, cases[i].path, NULL, cases[i].body, &r, NULL);
+        cr_assert_eq(st, cases[i].status, "%s %s: %d %s", cases[i].method, cases[i].path, st, r.body);
+        cr_assert_not_null(helper_header(&r, "Content-Type", v, sizeof v), "%s %s: no Content-Type",
+                           cases[i].method, cases[i].path);
+        cr_assert_str_eq(v, cases[i].ctype, "%s %s", cases[i].method, cases[i].path);
+        cr_assert_not_null(helper_header(&r, "Cache-Control", v, sizeof v), "%s %s: no Cache-Control",
+                           cases[i].method, cases[i].path);
+        cr_assert_str_eq(v, "no-store", "%s %s", cases[i].method, cases[i].path);
+        helper_response_free(&r);
+    }
+}
+
 Test(http, predicates_and_analyze) {
     start(NOLIMIT, NULL, 200);
     struct helper_response r;
