@@ -43,6 +43,7 @@
 #include <jansson.h>
 
 #include "evidence.h"
+#include "jsonout.h"
 #include "report.h"
 #include "suites.h"
 
@@ -567,7 +568,7 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
         goto cleanup;
     }
     json_object_set_new(root, "transcript", json_string(text_out));
-    out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    out = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (!out) {
         dv_seterr(err, "evidence: out of memory");
         goto cleanup;
@@ -910,7 +911,7 @@ static int get_latest_index(struct evidence *ev, char (*dates)[EVIDENCE_DATE_LEN
         json_array_append_new(list, index_entry(suites_get(i), &l));
         latest_cleanup(&l);
     }
-    char *body = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (!body) return respond_error(out, 500, "evidence: out of memory");
     return respond(out, body, strlen(body), CT_JSON, newest, EVIDENCE_CACHE_LATEST, inm, ims);
@@ -960,7 +961,7 @@ static int get_history(struct evidence *ev, const struct suite *s, char (*dates)
         }
         json_decref(rec);
     }
-    char *body = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (!body) return respond_error(out, 500, "evidence: out of memory");
     return respond(out, body, strlen(body), CT_JSON, newest, EVIDENCE_CACHE_LATEST, inm, ims);

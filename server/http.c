@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "http.h"
+#include "jsonout.h"
 #include "log.h"
 #include "ratelimit.h"
 
@@ -273,7 +274,7 @@ void http_reply_take(struct http_req *r, int status, const char *content_type, c
 }
 
 void http_reply_json(struct http_req *r, int status, json_t *v) {
-    char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    char *s = jsonout_dumps(v, JSON_COMPACT);
     json_decref(v);
     if (s) {
         size_t n = strlen(s);

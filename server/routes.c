@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "service.h"
+#include "jsonout.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -214,9 +215,10 @@ static void job_get(struct http_req *r, void *ctx) {
     if (v.finished > 0) {
         service_utc(v.finished, t, sizeof t);
         json_object_set_new(o, "finished_utc", json_string(t));
-        if (v.started > 0) json_object_set_new(o, "run_s", json_real(v.finished - v.started));
+        if (v.started > 0) json_object_set_new(o, "run_s", json_real(round((v.finished - v.started) * 1000) / 1000));
     }
-    if (v.state == JOB_DONE) json_object_set_new(o, "gpu_time_ms", json_real(v.gpu_time_ms));
+    /* Microseconds: finer than CUDA event timing, and short in the text. */
+    if (v.state == JOB_DONE) json_object_set_new(o, "gpu_time_ms", json_real(round(v.gpu_time_ms * 1000) / 1000));
     if (v.state == JOB_FAILED) {
         json_t *e = json_object();
         json_object_set_new(e, "kind", json_string(v.kind));
@@ -323,7 +325,7 @@ static void predicates_build(void) {
         json_array_append_new(arr, p);
     }
     json_object_set_new(root, "predicates", arr);
-    predicates_doc = json_dumps(root, JSON_COMPACT);
+    predicates_doc = jsonout_dumps(root, JSON_COMPACT);
     json_decref(root);
     experiment_report_free(rep);
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "worker.h"
+#include "jsonout.h"
 #include "log.h"
 #include "wire.h"
 
@@ -229,7 +230,7 @@ static int child_start(struct worker *w, char *err) {
     }
     int present = json_is_true(json_object_get(dev, "present"));
     const char *why = json_string_value(json_object_get(dev, "reason"));
-    char *text = json_dumps(dev, JSON_COMPACT);
+    char *text = jsonout_dumps(dev, JSON_COMPACT);
     pthread_mutex_lock(&w->lock);
     free(w->device_json);
     w->device_json = text;
@@ -344,7 +345,7 @@ static void run_job(struct worker *w, struct job *j) {
         return;
     }
     json_t *doc = json_object_get(root, "document");
-    char *doctext = json_is_object(doc) ? json_dumps(doc, JSON_COMPACT) : NULL;
+    char *doctext = json_is_object(doc) ? jsonout_dumps(doc, JSON_COMPACT) : NULL;
     double gpu_ms = json_number_value(json_object_get(root, "gpu_time_ms"));
     pthread_mutex_lock(&w->lock);
     w->gpu_time_s += gpu_ms / 1000.0;

@@ -2,6 +2,7 @@
  * measure command) calls into kernels/runner, so only it ever touches CUDA. */
 #define _GNU_SOURCE
 #include "workerproc.h"
+#include "jsonout.h"
 #include "log.h"
 #include "wire.h"
 
@@ -30,7 +31,7 @@ static int reply_error(const char *id, int code, const char *error, const char *
         json_t *d = json_loads(document, 0, NULL);
         if (d) json_object_set_new(o, "document", d);
     }
-    char *s = json_dumps(o, JSON_COMPACT);
+    char *s = jsonout_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s) return -1;
     int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);

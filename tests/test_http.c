@@ -583,6 +583,55 @@ Test(http, every_reply_has_content_type_and_cache_control) {
     }
 }
 
+/* The digits after the decimal point of the number that follows `"key":`
+ * in `text` (-1 when the key is missing). */
+static int decimals_after(const char *text, const char *key) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(text, pat);
+    if (!p) return -1;
+    p += strlen(pat);
+    p += strspn(p, "-0123456789");
+    if (*p != '.') return 0;
+    return (int)strspn(p + 1, "0123456789");
+}
+
+/* Numbers come out as the short decimals they are, not as the 17-digit
+ * expansions of their binary doubles (14.933999999999999). */
+Test(http, numbers_are_not_printed_with_binary_noise) {
+    start(NOLIMIT, NULL, 200);
+    helper_sleep_ms(37);
+    struct helper_response r;
+    for (int i = 0; i < 3; i++) { /* three readings: one might be exact in binary */
+        cr_assert_eq(req("GET", "/healthz", NULL, NULL, &r, NULL), 200);
+        int d = decimals_after(r.body, "uptime_s");
+        cr_assert(d >= 0 && d <= 3, "uptime_s with %d decimals: %s", d, r.body);
+        helper_response_free(&r);
+        helper_sleep_ms(11);
+    }
+    const char *body = "{\"part\": 1, \"iterations\": 65, \"budget_ms\": 100, \"max_noise\": 0.005}";
+    char id[64], path[128];
+    snprintf(id, sizeof id, "%s", submit(body));
+    json_decref(wait_job(id));
+    snprintf(path, sizeof path, "/jobs/%s", id);
+    cr_assert_eq(req("GET", path, NULL, NULL, &r, NULL), 200);
+    cr_assert_null(strstr(r.body, "0.0050000000000000001"), "%s", r.body);
+    cr_assert(strstr(r.body, "0.005"), "%s", r.body);
+    int d = decimals_after(r.body, "run_s");
+    cr_assert(d >= 0 && d <= 3, "run_s with %d decimals: %s", d, r.body);
+    d = decimals_after(r.body, "gpu_time_ms");
+    cr_assert(d >= 0 && d <= 3, "gpu_time_ms with %d decimals", d);
+    helper_response_free(&r);
+    json_t *j;
+    cr_assert_eq(req("POST", "/measure", NULL, body, &r, &j), 200, "%s", r.body);
+    cr_assert(json_is_true(json_object_get(j, "cached")));
+    d = decimals_after(r.body, "age_s");
+    cr_assert(d >= 0 && d <= 3, "age_s with %d decimals: %s", d, r.body);
+    cr_assert_null(strstr(r.body, "0.0050000000000000001"), "%s", r.body);
+    json_decref(j);
+    helper_response_free(&r);
+}
+
 Test(http, predicates_and_analyze) {
     start(NOLIMIT, NULL, 200);
     struct helper_response r;
