@@ -263,7 +263,8 @@ void http_reply(struct http_req *r, int status, const char *content_type, const 
 
 void http_reply_take(struct http_req *r, int status, const char *content_type, char *body) {
     if (!body) {
-        http_reply(r, 500, "application/json", "{\"error\":{\"status\":500,\"field\":null,\"reason\":\"out of memory\"}}\n", 62);
+        static const char oom[] = "{\"error\":{\"status\":500,\"field\":null,\"reason\":\"out of memory\"}}\n";
+        http_reply(r, 500, "application/json", oom, sizeof oom - 1);
         return;
     }
     struct MHD_Response *resp =
