@@ -157,6 +157,9 @@ static int child_spawn(struct worker *w, char *err) {
         goto fail;
     }
     pid_t parent = getpid();
+    /* Computed here: sysconf() is not async-signal-safe. */
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 1L << 20) maxfd = 1L << 20;
     pid_t pid = fork();
     if (pid < 0) {
         dv_seterr(err, "worker: fork: %s", strerror(errno));
@@ -172,9 +175,15 @@ static int child_spawn(struct worker *w, char *err) {
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0) dup2(devnull, STDIN_FILENO);
         dup2(STDERR_FILENO, STDOUT_FILENO); /* stray prints go to the log */
+        /* Everything above the pipes goes, whether or not its opener asked
+         * for O_CLOEXEC. close_range is missing before Linux 5.9 and may be
+         * refused by a seccomp filter: then one close() per descriptor. */
+        long closed = -1;
 #ifdef SYS_close_range
-        syscall(SYS_close_range, 5u, ~0u, 0u);
+        closed = syscall(SYS_close_range, 5u, ~0u, 0u);
 #endif
+        if (closed != 0)
+            for (long fd = 5; fd < maxfd; fd++) close((int)fd);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -2,6 +2,9 @@
  * (and a command that cannot start) without the HTTP layer. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,4 +92,37 @@ Test(worker, runs_jobs_and_restarts_after_a_crash) {
     cr_assert_neq(s.pid, first);
     cr_assert_eq(s.jobs, 2);
     free(s.device_json);
+}
+
+/* The worker gets its two pipes and the standard streams, nothing else: a
+ * descriptor the server holds (here one opened without O_CLOEXEC) must not
+ * reach the process that owns the GPU. */
+Test(worker, the_child_inherits_only_its_pipes) {
+    int stray = open("/dev/null", O_RDONLY); /* deliberately not O_CLOEXEC */
+    cr_assert_geq(stray, 0);
+    cr_assert_geq(dup2(stray, 77), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/tests/fake_worker", DV_TEST_BUILD_DIR);
+    make(cmd);
+    cr_assert_eq(worker_wait_ready(w, 5000), 0);
+    struct worker_snapshot s;
+    worker_get_snapshot(w, &s);
+    free(s.device_json);
+    cr_assert_gt(s.pid, 0);
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%ld/fd", (long)s.pid);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        int fd = atoi(e->d_name);
+        cr_assert_lt(fd, 5, "the worker inherited fd %d", fd);
+        n++;
+    }
+    closedir(d);
+    cr_assert_eq(n, 5, "fds 0-4 are open in the worker (found %d)", n);
+    close(77);
+    close(stray);
 }
