@@ -368,10 +368,12 @@ static void free_list(struct job *j) {
     for (; j; j = n) { n = j->next; job_free(j); }
 }
 
-void jobq_finish(struct jobq *q, struct job *j, int ok, const char *document, double gpu_time_ms,
-                 int code, const char *kind, const char *error) {
-    struct job_view v;
-    pthread_mutex_lock(&q->lock);
+/* Marks `j` (unlinked from the queue or running) ended and moves it to the
+ * finished list. Fills the callback to make once unlocked (`*cb` NULL when
+ * none) and returns the jobs evicted to make room, to free unlocked. */
+static struct job *finish_locked(struct jobq *q, struct job *j, int ok, const char *document,
+                                 double gpu_time_ms, int code, const char *kind, const char *error,
+                                 jobq_done_fn *cb, void **ctx, struct job_view *v) {
     if (q->running == j) q->running = NULL;
     j->state = ok ? JOB_DONE : JOB_FAILED;
     j->finished = now_real();
@@ -383,39 +385,64 @@ void jobq_finish(struct jobq *q, struct job *j, int ok, const char *document, do
     j->document = document ? strdup(document) : NULL;
     if (ok) q->st.done++; else q->st.failed++;
     if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j->id);
-    jobq_done_fn cb = j->on_done;
-    void *ctx = j->on_done_ctx;
-    if (cb) fill_view(q, j, &v, 1); /* a copy: `j` may be evicted once unlocked */
-    struct job *evicted = retire_locked(q, j);
-    char id[JOBQ_ID_LEN];
-    memcpy(id, j->id, JOBQ_ID_LEN);
-    pthread_mutex_unlock(&q->lock);
+    *cb = j->on_done;
+    *ctx = j->on_done_ctx;
+    if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
+    return retire_locked(q, j);
+}
+
+/* What follows finish_locked() once the lock is released. */
+static void finish_unlocked(struct job *evicted, const char *id, int ok, double gpu_time_ms,
+                            const char *kind, const char *error, jobq_done_fn cb, void *ctx,
+                            struct job_view *v) {
     free_list(evicted);
     if (ok)
         LOG(LOG_INFO, "job %s: done (%.1f ms of GPU time)", id, gpu_time_ms);
     else
         LOG(LOG_NOTICE, "job %s: failed (%s): %s", id, kind ? kind : "error", error ? error : "failed");
     if (cb) {
-        cb(&v, ctx);
-        free(v.document);
+        cb(v, ctx);
+        free(v->document);
     }
+}
+
+void jobq_finish(struct jobq *q, struct job *j, int ok, const char *document, double gpu_time_ms,
+                 int code, const char *kind, const char *error) {
+    struct job_view v;
+    jobq_done_fn cb;
+    void *ctx;
+    char id[JOBQ_ID_LEN];
+    pthread_mutex_lock(&q->lock);
+    memcpy(id, j->id, JOBQ_ID_LEN);
+    struct job *evicted = finish_locked(q, j, ok, document, gpu_time_ms, code, kind, error, &cb, &ctx, &v);
+    pthread_mutex_unlock(&q->lock);
+    finish_unlocked(evicted, id, ok, gpu_time_ms, kind, error, cb, ctx, &v);
 }
 
 void jobq_close(struct jobq *q, const char *reason) {
     pthread_mutex_lock(&q->lock);
     q->closed = 1;
-    struct job *list = q->qhead;
-    q->qhead = q->qtail = NULL;
-    q->depth = 0;
     pthread_cond_broadcast(&q->cond);
-    pthread_mutex_unlock(&q->lock);
-    /* Fail them one by one so callbacks see each job. */
-    struct job *n;
-    for (struct job *j = list; j; j = n) {
-        n = j->next;
+    /* One job at a time, each moved from the queue to the finished list in
+     * one step, so a reader never finds a job in neither (a 404 for a job
+     * that exists) while the callbacks of the ones before it run. */
+    while (q->qhead) {
+        struct job *j = q->qhead;
+        q->qhead = j->next;
+        if (!q->qhead) q->qtail = NULL;
+        q->depth--;
         j->next = NULL;
-        jobq_finish(q, j, 0, NULL, 0, DV_ERR, "shutdown", reason);
+        struct job_view v;
+        jobq_done_fn cb;
+        void *ctx;
+        char id[JOBQ_ID_LEN];
+        memcpy(id, j->id, JOBQ_ID_LEN);
+        struct job *evicted = finish_locked(q, j, 0, NULL, 0, DV_ERR, "shutdown", reason, &cb, &ctx, &v);
+        pthread_mutex_unlock(&q->lock);
+        finish_unlocked(evicted, id, 0, 0, "shutdown", reason, cb, ctx, &v);
+        pthread_mutex_lock(&q->lock);
     }
+    pthread_mutex_unlock(&q->lock);
 }
 
 void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {

@@ -198,3 +198,42 @@ Test(jobq, close_fails_queued_jobs_and_stops_pops) {
     cr_assert_eq(jobq_pop(q, 0, &j), -1);
     cr_assert_eq(jobq_submit(q, &s, a, &pos, NULL, err), JOBQ_ECLOSED);
 }
+
+/* While jobq_close() runs the callbacks of the jobs it fails (a refresh
+ * writes evidence from them, which takes fsyncs), every other job stays
+ * visible: still queued, or already failed, never unknown. */
+static char close_ids[3][JOBQ_ID_LEN];
+static int close_seen, close_lost;
+
+static void on_done_look(const struct job_view *v, void *ctx) {
+    close_seen++;
+    for (int i = 0; i < 3; i++) {
+        struct job_view w;
+        if (jobq_status(q, close_ids[i], &w) < 0) {
+            close_lost++;
+            continue;
+        }
+        free(w.document);
+    }
+}
+
+Test(jobq, close_keeps_every_job_visible_during_callbacks) {
+    q = jobq_create(4, 8, 60, err);
+    unsigned pos;
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .on_done = on_done_look};
+    for (int i = 0; i < 3; i++) cr_assert_eq(jobq_submit(q, &s, close_ids[i], &pos, NULL, err), 0);
+    jobq_close(q, "server shutting down");
+    cr_assert_eq(close_seen, 3);
+    cr_assert_eq(close_lost, 0, "%d lookups found no job", close_lost);
+    for (int i = 0; i < 3; i++) {
+        struct job_view v;
+        cr_assert_eq(jobq_status(q, close_ids[i], &v), 0);
+        cr_assert_eq(v.state, JOB_FAILED);
+        cr_assert_str_eq(v.kind, "shutdown");
+        free(v.document);
+    }
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_assert_eq(st.depth, 0);
+    cr_assert_eq(st.failed, 3);
+}
