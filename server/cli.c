@@ -35,7 +35,11 @@ void cli_usage_options(void) {
           stdout);
 }
 
-/* Parses argv into `o`; *json set by --json. Returns 0 or CLI_EXIT_USAGE. */
+/* What parse() returns after printing --help: the command exits 0. */
+#define CLI_HELP_SHOWN (-1)
+
+/* Parses argv into `o`; *json set by --json. Returns 0, CLI_EXIT_USAGE, or
+ * CLI_HELP_SHOWN after printing the options for --help. */
 static int parse(int argc, char **argv, struct dv_options *o, int *json) {
     char err[ERR_LEN];
     options_defaults(o);
@@ -49,7 +53,7 @@ static int parse(int argc, char **argv, struct dv_options *o, int *json) {
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cli_usage_options();
-            exit(CLI_EXIT_OK);
+            return CLI_HELP_SHOWN;
         }
         if (strncmp(a, "--", 2) != 0) {
             fprintf(stderr, "divergence %s: unexpected argument '%s'\n", argv[0], a);
@@ -100,7 +104,7 @@ int cli_analyze(int argc, char **argv) {
     struct dv_options o;
     int json, rc;
     char err[ERR_LEN];
-    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc;
+    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
     struct dv_report *r = experiment_report_create();
     if (!r) {
         fprintf(stderr, "divergence analyze: out of memory\n");
@@ -121,7 +125,7 @@ int cli_measure(int argc, char **argv) {
     struct dv_options o;
     int json, rc;
     char err[ERR_LEN] = "";
-    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc;
+    if ((rc = parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
     struct dv_report *r = experiment_report_create();
     if (!r) {
         fprintf(stderr, "divergence measure: out of memory\n");
