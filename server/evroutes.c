@@ -136,9 +136,10 @@ static void evidence_get(struct http_req *r, void *ctx) {
     if (out.cache_control) http_req_add_header(r, "Cache-Control", out.cache_control);
     if (out.status == 304) {
         http_reply(r, 304, NULL, "", 0);
-    } else if (out.status >= 400 && out.body) {
-        /* The store's {"error": "..."} in the service's error shape. */
-        json_t *j = json_loadb(out.body, out.len, 0, NULL);
+    } else if (out.status >= 400) {
+        /* The store's {"error": "..."} in the service's error shape (the
+         * body is NULL when even that could not be formed). */
+        json_t *j = out.body ? json_loadb(out.body, out.len, 0, NULL) : NULL;
         const char *why = json_string_value(json_object_get(j, "error"));
         http_reply_error(r, out.status, NULL, "%s", why ? why : "evidence error");
         json_decref(j);
