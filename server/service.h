@@ -7,6 +7,7 @@
 #define DV_SERVICE_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include "http.h"
 #include "jobq.h"
 #include "worker.h"
@@ -40,7 +41,8 @@ struct service {
     struct worker *w;
     struct http *http;
     double started;             /* monotonic seconds                    */
-    volatile int stopping;      /* set on SIGTERM: /readyz answers 503  */
+    atomic_int stopping;        /* set on SIGTERM (main thread), read by
+                                   the HTTP threads: /readyz answers 503 */
     char static_dir[PATH_MAX];  /* "" when none was found               */
     char openapi[4][PATH_MAX];  /* candidates, first readable wins      */
 };
