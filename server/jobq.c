@@ -369,20 +369,31 @@ static void free_list(struct job *j) {
 }
 
 /* Marks `j` (unlinked from the queue or running) ended and moves it to the
- * finished list. Fills the callback to make once unlocked (`*cb` NULL when
- * none) and returns the jobs evicted to make room, to free unlocked. */
-static struct job *finish_locked(struct jobq *q, struct job *j, int ok, const char *document,
-                                 double gpu_time_ms, int code, const char *kind, const char *error,
+ * finished list. `*ok`, `*kind` and `*error` are updated when the outcome
+ * changes (a result that cannot be stored fails the job). Fills the callback
+ * to make once unlocked (`*cb` NULL when none) and returns the jobs evicted
+ * to make room, to free unlocked. */
+static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const char *document,
+                                 double gpu_time_ms, int code, const char **kindp, const char **errorp,
                                  jobq_done_fn *cb, void **ctx, struct job_view *v) {
     if (q->running == j) q->running = NULL;
+    free(j->document);
+    j->document = document ? strdup(document) : NULL;
+    if (document && !j->document && *okp) {
+        /* "done" without its document would read as a result with none. */
+        *okp = 0;
+        code = DV_ERR;
+        *kindp = "error";
+        *errorp = "jobq: out of memory storing the result";
+    }
+    int ok = *okp;
+    const char *kind = *kindp, *error = *errorp;
     j->state = ok ? JOB_DONE : JOB_FAILED;
     j->finished = now_real();
     j->gpu_time_ms = gpu_time_ms;
     j->code = ok ? 0 : code;
     snprintf(j->kind, sizeof j->kind, "%s", ok ? "" : (kind ? kind : "error"));
     snprintf(j->error, sizeof j->error, "%s", ok ? "" : (error ? error : "failed"));
-    free(j->document);
-    j->document = document ? strdup(document) : NULL;
     if (ok) q->st.done++; else q->st.failed++;
     if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j->id);
     *cb = j->on_done;
@@ -414,7 +425,7 @@ void jobq_finish(struct jobq *q, struct job *j, int ok, const char *document, do
     char id[JOBQ_ID_LEN];
     pthread_mutex_lock(&q->lock);
     memcpy(id, j->id, JOBQ_ID_LEN);
-    struct job *evicted = finish_locked(q, j, ok, document, gpu_time_ms, code, kind, error, &cb, &ctx, &v);
+    struct job *evicted = finish_locked(q, j, &ok, document, gpu_time_ms, code, &kind, &error, &cb, &ctx, &v);
     pthread_mutex_unlock(&q->lock);
     finish_unlocked(evicted, id, ok, gpu_time_ms, kind, error, cb, ctx, &v);
 }
@@ -437,9 +448,11 @@ void jobq_close(struct jobq *q, const char *reason) {
         void *ctx;
         char id[JOBQ_ID_LEN];
         memcpy(id, j->id, JOBQ_ID_LEN);
-        struct job *evicted = finish_locked(q, j, 0, NULL, 0, DV_ERR, "shutdown", reason, &cb, &ctx, &v);
+        int ok = 0;
+        const char *kind = "shutdown", *error = reason;
+        struct job *evicted = finish_locked(q, j, &ok, NULL, 0, DV_ERR, &kind, &error, &cb, &ctx, &v);
         pthread_mutex_unlock(&q->lock);
-        finish_unlocked(evicted, id, 0, 0, "shutdown", reason, cb, ctx, &v);
+        finish_unlocked(evicted, id, ok, 0, kind, error, cb, ctx, &v);
         pthread_mutex_lock(&q->lock);
     }
     pthread_mutex_unlock(&q->lock);
