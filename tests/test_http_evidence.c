@@ -150,7 +150,10 @@ Test(http_evidence, refresh_needs_the_token_when_one_is_set, .fini = stop, .time
     cr_expect_eq(r.status, 401);
     helper_response_free(&r);
     json_t *st = refresh("Authorization: Bearer s3cret\r\n");
+    /* "failed": 0 alone would also hold for a reply without the member. */
+    cr_assert(json_is_integer(json_object_get(st, "failed")), "no failed count in the refresh status");
     cr_expect_eq(json_integer_value(json_object_get(st, "failed")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
     json_decref(st);
 }
 
