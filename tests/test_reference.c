@@ -96,3 +96,37 @@ Test(reference, per_iteration_rows_follow_the_phase) {
     cr_assert_eq(c.first_mismatch, 65);
     free(out);
 }
+
+Test(reference, per_iteration_block_parity_follows_the_block) {
+    /* Block parity reads blockIdx.x: block 0 starts on A, block 1 on B, so
+     * the two blocks' expected values differ and a swap is caught. */
+    char err[ERR_LEN];
+    const unsigned iters = 9;
+    cr_assert_eq(reference_chains(iters, ra, rb, err), 0);
+    struct dv_geometry g = {3, 32, 1};
+    const unsigned long long n = analysis_threads(&g);
+    float *out = malloc(sizeof(float) * n);
+    for (unsigned long long i = 0; i < n; i++) {
+        unsigned blk = (unsigned)(i / 32);
+        float x = dv_input_value(i);
+        for (unsigned k = 0; k < iters; k++)
+            x = dv_takes_path_a(DV_BLOCK_PARITY, (unsigned)(i % 32), blk, k) ? fmaf(x, DV_MUL_A, DV_ADD_A)
+                                                                            : fmaf(x, DV_MUL_B, DV_ADD_B);
+        out[i] = x;
+    }
+    struct dv_row row;
+    memset(&row, 0, sizeof(row));
+    row.kernel = DV_KERNEL_PERITER;
+    row.mode = DV_BLOCK_PARITY;
+    struct dv_check c;
+    cr_assert_eq(reference_check(&row, &g, NULL, ra, rb, iters, out, &c, err), 0, "%s", err);
+    cr_assert(c.ok, "first %lld", c.first_mismatch);
+    /* Thread 0 of block 1 given block 0's result for the same input value. */
+    float x = dv_input_value(32);
+    for (unsigned k = 0; k < iters; k++)
+        x = dv_takes_path_a(DV_BLOCK_PARITY, 0, 0, k) ? fmaf(x, DV_MUL_A, DV_ADD_A) : fmaf(x, DV_MUL_B, DV_ADD_B);
+    out[32] = x;
+    cr_assert_eq(reference_check(&row, &g, NULL, ra, rb, iters, out, &c, err), 0);
+    cr_assert_eq(c.first_mismatch, 32);
+    free(out);
+}
