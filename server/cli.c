@@ -44,7 +44,6 @@ static int parse(int argc, char **argv, struct dv_options *o, int *json) {
     char err[ERR_LEN];
     options_defaults(o);
     *json = 0;
-    int predicates_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
@@ -74,13 +73,11 @@ static int parse(int argc, char **argv, struct dv_options *o, int *json) {
             }
             value = argv[++i];
         }
-        if (strcmp(name, "--predicates") == 0) predicates_given = 1;
         if (options_set_cli(o, name, value, err) != 0) {
             fprintf(stderr, "divergence %s: %s\n", argv[0], err);
             return CLI_EXIT_USAGE;
         }
     }
-    (void)predicates_given;
     if (options_validate(o, OPTIONS_CLI, NULL, err) != 0) {
         fprintf(stderr, "divergence %s: %s\n", argv[0], err);
         return CLI_EXIT_USAGE;

@@ -69,6 +69,13 @@ Test(reference, gate_names_the_first_wrong_thread) {
     predicate_cleanup(&p);
 }
 
+/* What the per-iteration kernel computes for one thread: a side per phase. */
+static float periter_value(int mode, unsigned tx, unsigned blk, float x, unsigned iters) {
+    for (unsigned k = 0; k < iters; k++)
+        x = dv_takes_path_a(mode, tx, blk, k) ? fmaf(x, DV_MUL_A, DV_ADD_A) : fmaf(x, DV_MUL_B, DV_ADD_B);
+    return x;
+}
+
 Test(reference, per_iteration_rows_follow_the_phase) {
     /* Thread 0 with lane parity alternates A, B, A, ... from phase 0. */
     char err[ERR_LEN];
@@ -77,13 +84,8 @@ Test(reference, per_iteration_rows_follow_the_phase) {
     struct dv_geometry g = {2, 64, 1};
     const unsigned long long n = analysis_threads(&g);
     float *out = malloc(sizeof(float) * n);
-    for (unsigned long long i = 0; i < n; i++) {
-        unsigned tx = (unsigned)(i % 64);
-        float x = dv_input_value(i);
-        for (unsigned k = 0; k < iters; k++)
-            x = dv_takes_path_a(DV_LANE_PARITY, tx, 0, k) ? fmaf(x, DV_MUL_A, DV_ADD_A) : fmaf(x, DV_MUL_B, DV_ADD_B);
-        out[i] = x;
-    }
+    for (unsigned long long i = 0; i < n; i++)
+        out[i] = periter_value(DV_LANE_PARITY, (unsigned)(i % 64), 0, dv_input_value(i), iters);
     struct dv_row row;
     memset(&row, 0, sizeof(row));
     row.kernel = DV_KERNEL_PERITER;
@@ -106,14 +108,8 @@ Test(reference, per_iteration_block_parity_follows_the_block) {
     struct dv_geometry g = {3, 32, 1};
     const unsigned long long n = analysis_threads(&g);
     float *out = malloc(sizeof(float) * n);
-    for (unsigned long long i = 0; i < n; i++) {
-        unsigned blk = (unsigned)(i / 32);
-        float x = dv_input_value(i);
-        for (unsigned k = 0; k < iters; k++)
-            x = dv_takes_path_a(DV_BLOCK_PARITY, (unsigned)(i % 32), blk, k) ? fmaf(x, DV_MUL_A, DV_ADD_A)
-                                                                            : fmaf(x, DV_MUL_B, DV_ADD_B);
-        out[i] = x;
-    }
+    for (unsigned long long i = 0; i < n; i++)
+        out[i] = periter_value(DV_BLOCK_PARITY, (unsigned)(i % 32), (unsigned)(i / 32), dv_input_value(i), iters);
     struct dv_row row;
     memset(&row, 0, sizeof(row));
     row.kernel = DV_KERNEL_PERITER;
@@ -122,10 +118,7 @@ Test(reference, per_iteration_block_parity_follows_the_block) {
     cr_assert_eq(reference_check(&row, &g, NULL, ra, rb, iters, out, &c, err), 0, "%s", err);
     cr_assert(c.ok, "first %lld", c.first_mismatch);
     /* Thread 0 of block 1 given block 0's result for the same input value. */
-    float x = dv_input_value(32);
-    for (unsigned k = 0; k < iters; k++)
-        x = dv_takes_path_a(DV_BLOCK_PARITY, 0, 0, k) ? fmaf(x, DV_MUL_A, DV_ADD_A) : fmaf(x, DV_MUL_B, DV_ADD_B);
-    out[32] = x;
+    out[32] = periter_value(DV_BLOCK_PARITY, 0, 0, dv_input_value(32), iters);
     cr_assert_eq(reference_check(&row, &g, NULL, ra, rb, iters, out, &c, err), 0);
     cr_assert_eq(c.first_mismatch, 32);
     free(out);
