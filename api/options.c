@@ -12,8 +12,8 @@
  * baseline must name a Part 1 row; when it does not, it is appended as one,
  * because a ratio needs its baseline measured in the same table.
  */
-#include "options.h"
-#include "scenario.h"
+#include "api/options.h"
+#include "model/scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dv.h"
-#include "predicate.h"
+#include "base/status.h"
+#include "model/predicate.h"
 
 /* Limits that experiment.h leaves to the request layer. */
 #define OPTIONS_MAX_SAMPLES 100000u
@@ -68,26 +68,6 @@ static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
     "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
     "predicates[16]",
 };
-
-void options_defaults(struct dv_options *o) {
-    static const char *const rows[] = {"lane-parity", "lane-half", "warp-parity", "block-parity"};
-    memset(o, 0, sizeof *o);
-    o->part = DV_PART_ALL;
-    o->npredicates = sizeof rows / sizeof rows[0];
-    for (unsigned i = 0; i < o->npredicates; i++)
-        snprintf(o->predicates[i], sizeof o->predicates[i], "%s", rows[i]);
-    snprintf(o->baseline, sizeof o->baseline, "%s", DV_DEFAULT_BASELINE);
-    o->blocks = DV_DEFAULT_BLOCKS;
-    o->block_x = DV_DEFAULT_BLOCK_X;
-    o->block_y = 1;
-    o->iterations = DV_DEFAULT_ITERATIONS;
-    o->max_noise = DV_DEFAULT_MAX_NOISE;
-    o->budget_ms = DV_DEFAULT_BUDGET_MS;
-    o->min_samples = DV_DEFAULT_MIN_SAMPLES;
-    o->max_samples = DV_DEFAULT_MAX_SAMPLES;
-    o->device = 0;
-    o->scenario[0] = '\0';
-}
 
 /* Fills err with "<name>: <why>, <range>" and *field with the JSON name. */
 static int fail(enum field_id id, enum options_style style, const char **field, char *err,

@@ -6,14 +6,10 @@
 #ifndef DV_OPTIONS_H
 #define DV_OPTIONS_H
 
-#include "experiment.h"
+#include "model/experiment.h"
 
 enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 
-/* The lesson's defaults: part all, the four Part 1 rows, baseline
- * warp-parity, 4096 blocks x 256 threads, 4096 iterations, 0.5% noise,
- * 2000 ms budget, device 0. */
-void options_defaults(struct dv_options *o);
 
 /* Checks every field's range and that every predicate resolves (built-in name
  * or valid expression) and that the baseline is one of the Part 1 rows (it is

@@ -8,7 +8,7 @@
 #define DV_REPORT_H
 
 #include <stddef.h>
-#include "experiment.h"
+#include "model/experiment.h"
 
 #define REPORT_SCHEMA "divergence.v1"
 

@@ -13,7 +13,7 @@
  * expression the column inside it and the two-line caret diagnostic, split
  * out of the message predicate_resolve() wrote.
  */
-#include "request.h"
+#include "api/request.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "options.h"
+#include "api/options.h"
 
 static int set_error(struct request_error *e, const char *field, const char *fmt, ...)
 #ifdef __GNUC__
@@ -221,7 +221,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
 
     memset(e, 0, sizeof *e);
     e->status = 400;
-    options_defaults(o);
+    experiment_defaults(o);
 
     size_t i = 0;
     while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) i++;

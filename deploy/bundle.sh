@@ -4,14 +4,16 @@
 #
 # Layout (unpacked anywhere, installed by its install.sh to /opt/divergence):
 #   bin/divergence            launcher: sets LD_LIBRARY_PATH=lib, execs below
-#   libexec/divergence        the binary (CUDA runtime linked statically)
+#   libexec/divergence        the binary: analyze, serve, refresh (no CUDA)
+#   libexec/divergence-gpu    the GPU worker and `measure` (CUDA runtime
+#                             linked statically); divergence execs it
 #   lib/                      the shared libraries a base system lacks
 #   share/divergence/static/  the widget; openapi.yaml
 #   share/divergence/deploy/  systemd units, nginx site, env example
 #   install.sh README.md VERSION
 #
 # Which libraries travel is decided by two explicit lists, matched against
-# every library `ldd` reports for the binary:
+# every library `ldd` reports for either binary:
 #   BUNDLE  not in a base Ubuntu 24.04 / Debian 12 install: copied into lib/.
 #   SYSTEM  present on every base install (glibc, libgcc; GnuTLS and its
 #           dependencies, which apt itself needs): left to the host.
@@ -48,6 +50,8 @@ stage=$work/$name
 mkdir -p "$stage/bin" "$stage/libexec" "$stage/lib" "$stage/share/divergence/deploy/nginx"
 
 install -m 0755 "$bin" "$stage/libexec/divergence"
+[ -x "$build/divergence-gpu" ] || die "$build/divergence-gpu: not built (cmake --build $1)"
+install -m 0755 "$build/divergence-gpu" "$stage/libexec/divergence-gpu"
 install -m 0755 "$here/divergence.sh" "$stage/bin/divergence"
 
 # Shared libraries: every one classified, the BUNDLE ones copied.
@@ -65,7 +69,8 @@ while read -r soname path; do
   else
     die "$soname ($path) is in neither BUNDLE nor SYSTEM: classify it in deploy/bundle.sh"
   fi
-done < <(ldd "$bin" | awk '
+done < <({ ldd "$bin"; ldd "$build/divergence-gpu"; } | sort -u | awk '
+  /:$/ { next }
   /not found/ { print "MISSING " $1; next }
   $2 == "=>" { print $1, $3; next }
   { n = $1; sub(".*/", "", n); print n, $1 }')
@@ -89,7 +94,7 @@ install -m 0644 "$here/README.md" "$stage/README.md"
 printf '%s\n' "$version" > "$stage/VERSION"
 
 # The bundle must resolve its libraries from lib/ and start.
-resolved=$(LD_LIBRARY_PATH="$stage/lib" ldd "$stage/libexec/divergence")
+resolved=$(LD_LIBRARY_PATH="$stage/lib" ldd "$stage/libexec/divergence" "$stage/libexec/divergence-gpu")
 for so in "${bundled[@]-}"; do
   [ -n "$so" ] || continue
   grep -q "$so => $stage/lib/$so" <<<"$resolved" || die "$so does not resolve to the bundle's lib/"

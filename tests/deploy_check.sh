@@ -124,7 +124,7 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     tarball=$(ls "$tmp/dist"/divergence-*.tar.gz 2>/dev/null | head -n 1)
     ok "bundle.sh: $(basename "$tarball")"
     listing=$(tar -tzf "$tarball")
-    for p in bin/divergence libexec/divergence install.sh README.md VERSION \
+    for p in bin/divergence libexec/divergence libexec/divergence-gpu install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
              share/divergence/deploy/nginx/divergence.conf; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"

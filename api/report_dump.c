@@ -1,0 +1,249 @@
+/* report_dump.c -- struct dv_report as the divergence.v1 document.
+ *
+ * report_json() builds the document with jansson's `_new` setters, one
+ * builder per level (device, build, config, table, row); any NULL along the
+ * way makes the setter fail, which is remembered and turns into a NULL
+ * result, so out of memory never yields half a document. Non-finite numbers
+ * are written as null (JSON has no NaN); quantities that are unknown when 0
+ * (clocks, the FMA floor, CUDA versions, the compute capability) are null too.
+ * Reals are written with 15 significant digits: enough for any timing, and a
+ * document read back and written again is byte for byte the same. When the
+ * report is not measured (analyze) the timing fields are left out.
+ *
+ * The reader is report_load.c, the text layout report_text.c: as jansson
+ * keeps dump.c and load.c apart.
+ */
+#include "api/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define REPORT_JSON_FLAGS JSON_REAL_PRECISION(15)
+
+/* ------------------------------------------------------------------ JSON out */
+
+/* A finite number, or null. */
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+/* A positive number, or null for "unknown" (0, negative or not finite). */
+static json_t *pos(double v) { return isfinite(v) && v > 0 ? json_real(v) : json_null(); }
+static json_t *integer(long long v) { return json_integer((json_int_t)v); }
+
+/* CUDA's 13000 form as "13.0"; null when unknown. */
+static json_t *cuda_version(int v) {
+    char buf[24];
+    if (v <= 0) return json_null();
+    snprintf(buf, sizeof buf, "%d.%d", v / 1000, (v % 1000) / 10);
+    return json_string(buf);
+}
+
+/* A C string as JSON; bytes that are not UTF-8 (a device name, say) become '?'
+ * rather than failing the whole document. */
+static json_t *text(const char *s, size_t size) {
+    size_t n = 0;
+    while (n < size && s[n]) n++;
+    json_t *v = json_stringn(s, n);
+    if (v) return v;
+    char *copy = malloc(n + 1);
+    if (!copy) return NULL;
+    for (size_t i = 0; i < n; i++) copy[i] = (s[i] & 0x80) ? '?' : s[i];
+    copy[n] = '\0';
+    v = json_stringn(copy, n);
+    free(copy);
+    return v;
+}
+#define TEXT(field) text((field), sizeof(field))
+
+/* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
+static void put(json_t *obj, const char *key, json_t *v, int *bad) {
+    if (json_object_set_new(obj, key, v) != 0) *bad = 1;
+}
+
+static json_t *device_json(const struct dv_device *d, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    char cc[24];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    put(o, "present", json_boolean(d->present), bad);
+    put(o, "ordinal", integer(d->ordinal), bad);
+    put(o, "name", TEXT(d->name), bad);
+    put(o, "compute_capability", d->cc_major > 0 ? json_string(cc) : json_null(), bad);
+    put(o, "cc_major", integer(d->cc_major), bad);
+    put(o, "cc_minor", integer(d->cc_minor), bad);
+    put(o, "sm_count", integer(d->sm_count), bad);
+    put(o, "warp_size", integer(d->warp_size), bad);
+    put(o, "driver_version", cuda_version(d->driver_version), bad);
+    put(o, "driver_version_raw", integer(d->driver_version), bad);
+    put(o, "runtime_version", cuda_version(d->runtime_version), bad);
+    put(o, "runtime_version_raw", integer(d->runtime_version), bad);
+    put(o, "rated_sm_clock_mhz", pos(d->rated_sm_clock_mhz), bad);
+    put(o, "measured_sm_clock_mhz", pos(d->measured_sm_clock_mhz), bad);
+    put(o, "measured_sm_clock_min_mhz", pos(d->measured_sm_clock_min_mhz), bad);
+    put(o, "fp32_lanes_per_sm", integer(d->fp32_lanes_per_sm), bad);
+    put(o, "total_mem_bytes", integer((long long)d->total_mem_bytes), bad);
+    put(o, "max_threads_per_sm", integer(d->max_threads_per_sm), bad);
+    put(o, "pci_bus_id", TEXT(d->pci_bus_id), bad);
+    put(o, "nvidia_driver_version", TEXT(d->nvidia_driver_version), bad);
+    put(o, "reason", TEXT(d->reason), bad);
+    return o;
+}
+
+static json_t *build_json(const struct dv_build *b, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "nvcc_version", TEXT(b->nvcc_version), bad);
+    put(o, "cuda_architectures", TEXT(b->cuda_architectures), bad);
+    put(o, "flags", TEXT(b->flags), bad);
+    return o;
+}
+
+static json_t *config_json(const struct dv_config *c, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "experiment", TEXT(c->experiment), bad);
+    put(o, "blocks", integer(c->blocks), bad);
+    put(o, "blocks_auto", json_boolean(c->blocks_auto), bad);
+    put(o, "blocks_reason", TEXT(c->blocks_reason), bad);
+    put(o, "threads_per_block", integer(c->threads_per_block), bad);
+    put(o, "block", json_pack("[II]", (json_int_t)c->block_x, (json_int_t)c->block_y), bad);
+    put(o, "threads", integer((long long)c->threads), bad);
+    put(o, "iterations", integer(c->iterations), bad);
+    put(o, "fmas_per_launch", integer((long long)c->fmas_per_launch), bad);
+    put(o, "bytes_per_launch", integer((long long)c->bytes_per_launch), bad);
+    put(o, "fma_floor_ms", pos(c->fma_floor_ms), bad);
+    put(o, "max_noise", num(c->max_noise), bad);
+    put(o, "budget_ms", num(c->budget_ms), bad);
+    put(o, "min_samples", integer(c->min_samples), bad);
+    put(o, "max_samples", integer(c->max_samples), bad);
+    return o;
+}
+
+static json_t *count_json(const struct dv_count *c) {
+    return json_pack("{sIsIsI}", "min", (json_int_t)c->min, "max", (json_int_t)c->max, "total",
+                     (json_int_t)c->total);
+}
+
+static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "name", TEXT(w->name), bad);
+    put(o, "label", TEXT(w->label), bad);
+    put(o, "kernel", json_string(experiment_kernel_name(w->kernel)), bad);
+    put(o, "mode", integer(w->mode), bad);
+    put(o, "warps_per_block", integer(w->warps_per_block), bad);
+    put(o, "warps_split_per_block", num(w->warps_split.per_block), bad);
+    put(o, "warps_split", count_json(&w->warps_split), bad);
+    put(o, "threads_per_block", integer(w->threads_per_block), bad);
+    put(o, "threads_on_a_per_block", num(w->threads_on_a.per_block), bad);
+    put(o, "threads_on_a", count_json(&w->threads_on_a), bad);
+    put(o, "path_runs_per_block", num(w->path_runs.per_block), bad);
+    put(o, "path_runs", count_json(&w->path_runs), bad);
+    put(o, "predicted_ratio", num(w->predicted_ratio), bad);
+    put(o, "comparable", json_boolean(w->comparable), bad);
+    if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
+    put(o, "note", TEXT(w->note), bad);
+    /* Scenario rows carry the seed's efficiency model beside the ratio. */
+    if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
+    if (!measured) return o;
+    if (w->kernel == DV_KERNEL_SCENARIO) {
+        put(o, "measured_efficiency", num(w->measured_efficiency), bad);
+        put(o, "agreement", num(w->agreement), bad);
+    }
+
+    put(o, "time_ms",
+        json_pack("{sososososo}", "median", num(w->time_ms.median), "min", num(w->time_ms.min),
+                  "max", num(w->time_ms.max), "mean", num(w->time_ms.mean), "stdev",
+                  num(w->time_ms.stdev)),
+        bad);
+    put(o, "samples", integer(w->time_ms.samples), bad);
+    put(o, "noise", num(w->time_ms.noise), bad);
+    put(o, "ratio", num(w->ratio), bad);
+    put(o, "floor_fraction", num(w->floor_fraction), bad);
+    const struct dv_check *c = &w->check;
+    json_t *check = json_object();
+    if (!check) {
+        *bad = 1;
+        return o;
+    }
+    put(check, "ok", json_boolean(c->ok), bad);
+    put(check, "checked", integer((long long)c->checked), bad);
+    put(check, "mismatches", integer((long long)c->mismatches), bad);
+    put(check, "first_mismatch", c->first_mismatch < 0 ? json_null() : integer(c->first_mismatch), bad);
+    put(check, "expected", num(c->expected), bad);
+    put(check, "got", num(c->got), bad);
+    put(o, "check", check, bad);
+    return o;
+}
+
+static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
+    json_t *o = json_object(), *rows = json_array();
+    if (!o || !rows) {
+        json_decref(o);
+        json_decref(rows);
+        return NULL;
+    }
+    put(o, "id", TEXT(t->id), bad);
+    put(o, "title", TEXT(t->title), bad);
+    put(o, "kernel", TEXT(t->kernel), bad);
+    put(o, "baseline", TEXT(t->baseline), bad);
+    put(o, "baseline_row", integer(t->baseline_row), bad);
+    put(o, "noise_limit", num(t->noise_limit), bad);
+    if (measured) {
+        put(o, "noise_ok", json_boolean(t->noise_ok), bad);
+        put(o, "gpu_time_ms", num(t->gpu_time_ms), bad);
+    }
+    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
+        if (json_array_append_new(rows, row_json(&t->rows[i], measured, bad)) != 0) *bad = 1;
+    put(o, "rows", rows, bad);
+    return o;
+}
+
+char *report_device_json(const struct dv_device *d) {
+    int bad = 0;
+    json_t *o = device_json(d, &bad);
+    if (!o || bad) {
+        json_decref(o);
+        return NULL;
+    }
+    char *out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return out;
+}
+
+char *report_json(const struct dv_report *r, int pretty) {
+    json_t *doc = json_object(), *tables = json_array(), *warnings = json_array();
+    char *out = NULL;
+    int bad = !doc || !tables || !warnings;
+
+    if (bad) {
+        json_decref(tables);
+        json_decref(warnings);
+        goto cleanup;
+    }
+    put(doc, "schema", json_string(REPORT_SCHEMA), &bad);
+    put(doc, "device", device_json(&r->device, &bad), &bad);
+    put(doc, "build", build_json(&r->build, &bad), &bad);
+    put(doc, "config", config_json(&r->config, &bad), &bad);
+    for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++)
+        if (json_array_append_new(tables, table_json(&r->tables[i], r->measured, &bad)) != 0)
+            bad = 1;
+    put(doc, "tables", tables, &bad);
+    for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++)
+        if (json_array_append_new(warnings, TEXT(r->warnings[i])) != 0) bad = 1;
+    put(doc, "warnings", warnings, &bad);
+    put(doc, "measured", json_boolean(r->measured), &bad);
+    if (r->measured) put(doc, "gpu_time_ms", num(r->gpu_time_ms), &bad);
+    put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
+    put(doc, "started_utc", TEXT(r->started_utc), &bad);
+    put(doc, "finished_utc", TEXT(r->finished_utc), &bad);
+    if (!bad) out = json_dumps(doc, REPORT_JSON_FLAGS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+
+cleanup:
+    json_decref(doc);
+    return out;
+}
+

@@ -1,0 +1,338 @@
+/* report_load.c -- a divergence.v1 document back into struct dv_report.
+ *
+ * report_parse() is the inverse of report_json() (report_dump.c): it reads
+ * every field the writer writes, ignores fields it does not know (newer
+ * writers may add some), leaves missing ones zero, reads null as NaN where
+ * NaN is what was written as null, and rejects wrong types and overlong
+ * strings with the path of the field.
+ */
+#include "api/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* ------------------------------------------------------------------- JSON in */
+
+/* Reading state: the first error wins and names the field by its path. */
+struct rd {
+    char *err;
+    int failed;
+};
+
+static int rd_fail(struct rd *rd, const char *path, const char *key, const char *why) {
+    if (!rd->failed) dv_seterr(rd->err, "%s%s%s: %s", path, *path ? "." : "", key, why);
+    rd->failed = 1;
+    return -1;
+}
+
+/* Each getter: missing (or null, where noted) leaves *dst as it is. */
+static void get_ll(struct rd *rd, const json_t *o, const char *path, const char *key, long long *dst) {
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return;
+    if (!json_is_integer(v)) {
+        rd_fail(rd, path, key, "expected an integer");
+        return;
+    }
+    *dst = json_integer_value(v);
+}
+
+#define GET_INT(rd, o, path, key, dst, type)                                  \
+    do {                                                                      \
+        long long tmp_ = (long long)(dst);                                    \
+        get_ll(rd, o, path, key, &tmp_);                                      \
+        if (tmp_ < 0 && (type)-1 > 0) rd_fail(rd, path, key, "negative");     \
+        else (dst) = (type)tmp_;                                              \
+    } while (0)
+
+/* A number; null reads as `if_null` (NaN where null stood for NaN). */
+static void get_num(struct rd *rd, const json_t *o, const char *path, const char *key, double *dst,
+                    double if_null) {
+    const json_t *v = json_object_get(o, key);
+    if (!v) return;
+    if (json_is_null(v)) *dst = if_null;
+    else if (json_is_number(v)) *dst = json_number_value(v);
+    else rd_fail(rd, path, key, "expected a number");
+}
+
+static void get_bool(struct rd *rd, const json_t *o, const char *path, const char *key, int *dst) {
+    const json_t *v = json_object_get(o, key);
+    if (!v) return;
+    if (json_is_boolean(v)) *dst = json_is_true(v);
+    else rd_fail(rd, path, key, "expected true or false");
+}
+
+static void get_str(struct rd *rd, const json_t *o, const char *path, const char *key, char *dst,
+                    size_t size) {
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return;
+    if (!json_is_string(v)) {
+        rd_fail(rd, path, key, "expected a string");
+        return;
+    }
+    size_t n = json_string_length(v);
+    if (n >= size) {
+        char why[64];
+        snprintf(why, sizeof why, "longer than %zu characters", size - 1);
+        rd_fail(rd, path, key, why);
+        return;
+    }
+    memcpy(dst, json_string_value(v), n + 1);
+}
+#define GET_STR(rd, o, path, key, dst) get_str(rd, o, path, key, dst, sizeof(dst))
+
+/* An object member that must be an object when present; NULL when absent. */
+static const json_t *get_obj(struct rd *rd, const json_t *o, const char *path, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return NULL;
+    if (!json_is_object(v)) {
+        rd_fail(rd, path, key, "expected an object");
+        return NULL;
+    }
+    return v;
+}
+
+static const json_t *get_arr(struct rd *rd, const json_t *o, const char *path, const char *key,
+                             size_t max) {
+    const json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v)) return NULL;
+    if (!json_is_array(v)) {
+        rd_fail(rd, path, key, "expected an array");
+        return NULL;
+    }
+    if (json_array_size(v) > max) {
+        char why[64];
+        snprintf(why, sizeof why, "more than %zu entries", max);
+        rd_fail(rd, path, key, why);
+        return NULL;
+    }
+    return v;
+}
+
+/* "13.0" -> 13000, as CUDA writes versions. */
+static int parse_version(const char *s) {
+    int major = 0, minor = 0;
+    if (sscanf(s, "%d.%d", &major, &minor) < 1) return 0;
+    return major * 1000 + minor * 10;
+}
+
+static void device_parse(struct rd *rd, const json_t *o, struct dv_device *d) {
+    const char *p = "device";
+    char cc[24] = "", ver[24];
+    get_bool(rd, o, p, "present", &d->present);
+    GET_INT(rd, o, p, "ordinal", d->ordinal, int);
+    GET_STR(rd, o, p, "name", d->name);
+    GET_STR(rd, o, p, "compute_capability", cc);
+    if (cc[0] && sscanf(cc, "%d.%d", &d->cc_major, &d->cc_minor) != 2)
+        rd_fail(rd, p, "compute_capability", "expected \"major.minor\"");
+    GET_INT(rd, o, p, "cc_major", d->cc_major, int);
+    GET_INT(rd, o, p, "cc_minor", d->cc_minor, int);
+    GET_INT(rd, o, p, "sm_count", d->sm_count, int);
+    GET_INT(rd, o, p, "warp_size", d->warp_size, int);
+    ver[0] = '\0';
+    GET_STR(rd, o, p, "driver_version", ver);
+    if (ver[0]) d->driver_version = parse_version(ver);
+    GET_INT(rd, o, p, "driver_version_raw", d->driver_version, int);
+    ver[0] = '\0';
+    GET_STR(rd, o, p, "runtime_version", ver);
+    if (ver[0]) d->runtime_version = parse_version(ver);
+    GET_INT(rd, o, p, "runtime_version_raw", d->runtime_version, int);
+    get_num(rd, o, p, "rated_sm_clock_mhz", &d->rated_sm_clock_mhz, 0);
+    get_num(rd, o, p, "measured_sm_clock_mhz", &d->measured_sm_clock_mhz, 0);
+    get_num(rd, o, p, "measured_sm_clock_min_mhz", &d->measured_sm_clock_min_mhz, 0);
+    GET_INT(rd, o, p, "fp32_lanes_per_sm", d->fp32_lanes_per_sm, int);
+    GET_INT(rd, o, p, "total_mem_bytes", d->total_mem_bytes, unsigned long long);
+    GET_INT(rd, o, p, "max_threads_per_sm", d->max_threads_per_sm, int);
+    GET_STR(rd, o, p, "pci_bus_id", d->pci_bus_id);
+    GET_STR(rd, o, p, "nvidia_driver_version", d->nvidia_driver_version);
+    GET_STR(rd, o, p, "reason", d->reason);
+}
+
+static void build_parse(struct rd *rd, const json_t *o, struct dv_build *b) {
+    GET_STR(rd, o, "build", "nvcc_version", b->nvcc_version);
+    GET_STR(rd, o, "build", "cuda_architectures", b->cuda_architectures);
+    GET_STR(rd, o, "build", "flags", b->flags);
+}
+
+static void config_parse(struct rd *rd, const json_t *o, struct dv_config *c) {
+    const char *p = "config";
+    GET_STR(rd, o, p, "experiment", c->experiment);
+    GET_INT(rd, o, p, "blocks", c->blocks, unsigned);
+    get_bool(rd, o, p, "blocks_auto", &c->blocks_auto);
+    GET_STR(rd, o, p, "blocks_reason", c->blocks_reason);
+    GET_INT(rd, o, p, "threads_per_block", c->threads_per_block, unsigned);
+    const json_t *block = get_arr(rd, o, p, "block", 2);
+    if (block) {
+        const json_t *x = json_array_get(block, 0), *y = json_array_get(block, 1);
+        if (json_array_size(block) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
+            json_integer_value(x) < 0 || json_integer_value(y) < 0)
+            rd_fail(rd, p, "block", "expected [x, y]");
+        else {
+            c->block_x = (unsigned)json_integer_value(x);
+            c->block_y = (unsigned)json_integer_value(y);
+        }
+    }
+    GET_INT(rd, o, p, "threads", c->threads, unsigned long long);
+    GET_INT(rd, o, p, "iterations", c->iterations, unsigned);
+    GET_INT(rd, o, p, "fmas_per_launch", c->fmas_per_launch, unsigned long long);
+    GET_INT(rd, o, p, "bytes_per_launch", c->bytes_per_launch, unsigned long long);
+    get_num(rd, o, p, "fma_floor_ms", &c->fma_floor_ms, 0);
+    get_num(rd, o, p, "max_noise", &c->max_noise, NAN);
+    get_num(rd, o, p, "budget_ms", &c->budget_ms, NAN);
+    GET_INT(rd, o, p, "min_samples", c->min_samples, unsigned);
+    GET_INT(rd, o, p, "max_samples", c->max_samples, unsigned);
+}
+
+static void count_parse(struct rd *rd, const json_t *o, const char *path, const char *key,
+                        struct dv_count *c) {
+    char sub[96];
+    const json_t *v = get_obj(rd, o, path, key);
+    if (!v) return;
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    GET_INT(rd, v, sub, "min", c->min, unsigned);
+    GET_INT(rd, v, sub, "max", c->max, unsigned);
+    GET_INT(rd, v, sub, "total", c->total, unsigned long long);
+}
+
+static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
+    char kernel[32] = "", sub[96];
+    GET_STR(rd, o, p, "name", w->name);
+    GET_STR(rd, o, p, "label", w->label);
+    GET_STR(rd, o, p, "kernel", kernel);
+    if (kernel[0]) {
+        int k = 0;
+        while (k < DV_NUM_KERNELS && strcmp(experiment_kernel_name(k), kernel) != 0) k++;
+        if (k == DV_NUM_KERNELS) rd_fail(rd, p, "kernel", "unknown kernel");
+        w->kernel = k;
+    }
+    GET_INT(rd, o, p, "mode", w->mode, int);
+    GET_INT(rd, o, p, "warps_per_block", w->warps_per_block, unsigned);
+    get_num(rd, o, p, "warps_split_per_block", &w->warps_split.per_block, NAN);
+    count_parse(rd, o, p, "warps_split", &w->warps_split);
+    GET_INT(rd, o, p, "threads_per_block", w->threads_per_block, unsigned);
+    get_num(rd, o, p, "threads_on_a_per_block", &w->threads_on_a.per_block, NAN);
+    count_parse(rd, o, p, "threads_on_a", &w->threads_on_a);
+    get_num(rd, o, p, "path_runs_per_block", &w->path_runs.per_block, NAN);
+    count_parse(rd, o, p, "path_runs", &w->path_runs);
+    get_num(rd, o, p, "predicted_ratio", &w->predicted_ratio, NAN);
+    get_bool(rd, o, p, "comparable", &w->comparable);
+    GET_STR(rd, o, p, "comparable_reason", w->comparable_reason);
+    GET_STR(rd, o, p, "note", w->note);
+    get_num(rd, o, p, "predicted_efficiency", &w->predicted_efficiency, NAN);
+    get_num(rd, o, p, "measured_efficiency", &w->measured_efficiency, NAN);
+    get_num(rd, o, p, "agreement", &w->agreement, NAN);
+
+    const json_t *t = get_obj(rd, o, p, "time_ms");
+    if (!t) return;
+    w->measured = 1;
+    snprintf(sub, sizeof sub, "%s.time_ms", p);
+    get_num(rd, t, sub, "median", &w->time_ms.median, NAN);
+    get_num(rd, t, sub, "min", &w->time_ms.min, NAN);
+    get_num(rd, t, sub, "max", &w->time_ms.max, NAN);
+    get_num(rd, t, sub, "mean", &w->time_ms.mean, NAN);
+    get_num(rd, t, sub, "stdev", &w->time_ms.stdev, NAN);
+    GET_INT(rd, o, p, "samples", w->time_ms.samples, unsigned);
+    get_num(rd, o, p, "noise", &w->time_ms.noise, NAN);
+    get_num(rd, o, p, "ratio", &w->ratio, NAN);
+    get_num(rd, o, p, "floor_fraction", &w->floor_fraction, NAN);
+
+    const json_t *c = get_obj(rd, o, p, "check");
+    w->check.first_mismatch = -1;
+    if (!c) return;
+    snprintf(sub, sizeof sub, "%s.check", p);
+    double expected = 0, got = 0;
+    get_bool(rd, c, sub, "ok", &w->check.ok);
+    GET_INT(rd, c, sub, "checked", w->check.checked, unsigned long long);
+    GET_INT(rd, c, sub, "mismatches", w->check.mismatches, unsigned long long);
+    get_ll(rd, c, sub, "first_mismatch", &w->check.first_mismatch);
+    get_num(rd, c, sub, "expected", &expected, NAN);
+    get_num(rd, c, sub, "got", &got, NAN);
+    w->check.expected = (float)expected;
+    w->check.got = (float)got;
+}
+
+static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct dv_table *t) {
+    char p[32], rp[80];
+    snprintf(p, sizeof p, "tables[%u]", index);
+    GET_STR(rd, o, p, "id", t->id);
+    GET_STR(rd, o, p, "title", t->title);
+    GET_STR(rd, o, p, "kernel", t->kernel);
+    GET_STR(rd, o, p, "baseline", t->baseline);
+    GET_INT(rd, o, p, "baseline_row", t->baseline_row, int);
+    get_num(rd, o, p, "noise_limit", &t->noise_limit, NAN);
+    get_bool(rd, o, p, "noise_ok", &t->noise_ok);
+    get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);
+    const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);
+    for (size_t i = 0; rows && i < json_array_size(rows) && !rd->failed; i++) {
+        snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);
+        const json_t *row = json_array_get(rows, i);
+        if (!json_is_object(row)) {
+            rd_fail(rd, rp, "", "expected an object");
+            break;
+        }
+        row_parse(rd, row, rp, &t->rows[i]);
+        t->nrows = (unsigned)i + 1;
+    }
+}
+
+int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {
+    json_error_t jerr;
+    struct rd rd = {err, 0};
+    json_t *doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    const json_t *v;
+
+    memset(r, 0, sizeof *r);
+    if (!doc) {
+        dv_seterr(err, "report: line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+        return -1;
+    }
+    if (!json_is_object(doc)) {
+        dv_seterr(err, "report: expected a JSON object");
+        json_decref(doc);
+        return -1;
+    }
+    v = json_object_get(doc, "schema");
+    if (!json_is_string(v) || strcmp(json_string_value(v), REPORT_SCHEMA) != 0) {
+        dv_seterr(err, "schema: expected \"%s\"", REPORT_SCHEMA);
+        json_decref(doc);
+        return -1;
+    }
+    if ((v = get_obj(&rd, doc, "", "device"))) device_parse(&rd, v, &r->device);
+    if ((v = get_obj(&rd, doc, "", "build"))) build_parse(&rd, v, &r->build);
+    if ((v = get_obj(&rd, doc, "", "config"))) config_parse(&rd, v, &r->config);
+    const json_t *tables = get_arr(&rd, doc, "", "tables", DV_MAX_TABLES);
+    for (size_t i = 0; tables && i < json_array_size(tables) && !rd.failed; i++) {
+        const json_t *t = json_array_get(tables, i);
+        if (!json_is_object(t)) {
+            char p[32];
+            snprintf(p, sizeof p, "tables[%zu]", i);
+            rd_fail(&rd, "", p, "expected an object");
+            break;
+        }
+        table_parse(&rd, t, (unsigned)i, &r->tables[i]);
+        r->ntables = (unsigned)i + 1;
+    }
+    const json_t *warnings = get_arr(&rd, doc, "", "warnings", DV_MAX_WARNINGS);
+    for (size_t i = 0; warnings && i < json_array_size(warnings) && !rd.failed; i++) {
+        const json_t *w = json_array_get(warnings, i);
+        size_t n = json_string_length(w);
+        if (!json_is_string(w) || n >= sizeof r->warnings[0]) {
+            rd_fail(&rd, "", "warnings", "expected strings of at most 255 characters");
+            break;
+        }
+        memcpy(r->warnings[i], json_string_value(w), n + 1);
+        r->nwarnings = (unsigned)i + 1;
+    }
+    get_bool(&rd, doc, "", "measured", &r->measured);
+    get_num(&rd, doc, "", "gpu_time_ms", &r->gpu_time_ms, NAN);
+    get_num(&rd, doc, "", "wall_time_ms", &r->wall_time_ms, NAN);
+    GET_STR(&rd, doc, "", "started_utc", r->started_utc);
+    GET_STR(&rd, doc, "", "finished_utc", r->finished_utc);
+    json_decref(doc);
+    return rd.failed ? -1 : 0;
+}
+

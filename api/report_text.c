@@ -1,0 +1,420 @@
+/* report_text.c -- struct dv_report in the lesson's text layout.
+ *
+ * The header lines, then per table a title, a header row, a rule and the rows
+ * in fixed-width columns: the lesson's own columns first, in the lesson's
+ * widths (so a lesson row is a prefix of ours), then the extra ones (threads
+ * on A, predicted ratio, noise, floor fraction, correctness check). Part 2
+ * style tables (kernel rows) put time first, as the lesson's second table
+ * does. Without timings the time columns go. Scenario tables have their own
+ * columns (the model's ratio and efficiency beside the measured ones, and
+ * their agreement) and footer. In every table the label column is as wide as
+ * the longest label, so columns stay aligned.
+ */
+#include "api/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- text */
+
+/* A growing string; an allocation failure sticks and report_text() returns NULL. */
+struct sb {
+    char *s;
+    size_t len, cap;
+    int oom;
+};
+
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+static void sb_printf(struct sb *b, const char *fmt, ...) {
+    va_list ap;
+    if (b->oom) return;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Cell text for a count: "8", or "0-8" when blocks differ. */
+static void fmt_count(char *buf, size_t len, const struct dv_count *c) {
+    if (c->min == c->max) snprintf(buf, len, "%u", c->min);
+    else snprintf(buf, len, "%u-%u", c->min, c->max);
+}
+
+static void fmt_fixed(char *buf, size_t len, double v, int decimals) {
+    if (isfinite(v)) snprintf(buf, len, "%.*f", decimals, v);
+    else snprintf(buf, len, "-");
+}
+
+static void fmt_check(char *buf, size_t len, const struct dv_check *c) {
+    if (c->checked == 0 && c->mismatches == 0 && !c->ok) snprintf(buf, len, "-");
+    else if (c->ok) snprintf(buf, len, "ok");
+    else if (c->first_mismatch >= 0)
+        snprintf(buf, len, "FAIL %llu (first thread %lld)", c->mismatches, c->first_mismatch);
+    else snprintf(buf, len, "FAIL %llu", c->mismatches);
+}
+
+/* Column kinds of a table row. The C_MODEL_* to C_AGREEMENT kinds belong to
+ * scenario tables only. */
+enum col {
+    C_WARPS, C_TIME, C_RATIO, C_THREADS_A, C_PATH_RUNS, C_PREDICTED, C_NOISE, C_FLOOR, C_CHECK,
+    C_MODEL_RATIO, C_MODEL_EFF, C_MEASURED_EFF, C_AGREEMENT
+};
+#define MAX_COLS 12
+#define CELL_LEN 96
+
+struct layout {
+    int first_width;          /* the label column                        */
+    const char *first_header; /* "predicate", "kernel" or "row"          */
+    int ncols;
+    enum col cols[MAX_COLS];
+    int width[MAX_COLS];
+    const char *gap[MAX_COLS]; /* spaces before each column              */
+    char ratio_header[48];
+};
+
+/* Agreement further than this from 1 is marked '*'; the slack keeps a ratio
+ * of exactly 1.10 or 0.90 (not representable in binary) unmarked. */
+#define AGREEMENT_TOLERANCE 0.10
+#define AGREEMENT_SLACK 1e-9
+
+static int is_kernel_table(const struct dv_table *t) {
+    for (unsigned i = 0; i < t->nrows; i++)
+        if (t->rows[i].kernel == DV_KERNEL_NOBRANCH || t->rows[i].kernel == DV_KERNEL_PERITER)
+            return 1;
+    return 0;
+}
+
+static int is_scenario_table(const struct dv_table *t) {
+    if (t->nrows == 0) return strncmp(t->id, "scenario:", 9) == 0;
+    for (unsigned i = 0; i < t->nrows; i++)
+        if (t->rows[i].kernel != DV_KERNEL_SCENARIO) return 0;
+    return 1;
+}
+
+static void add_col(struct layout *l, enum col c, int width, const char *gap) {
+    if (l->ncols >= MAX_COLS) return;
+    l->cols[l->ncols] = c;
+    l->width[l->ncols] = width;
+    l->gap[l->ncols] = gap;
+    l->ncols++;
+}
+
+/* Scenario tables: their own columns, three spaces apart; the model's ratio
+ * and efficiency always, the measurement beside them when there is one. */
+static void layout_scenario(int measured, struct layout *l) {
+    snprintf(l->ratio_header, sizeof l->ratio_header, "vs baseline");
+    l->first_header = "row";
+    l->first_width = (int)strlen(l->first_header);
+    add_col(l, C_WARPS, 11, "   ");
+    if (measured) {
+        add_col(l, C_TIME, 10, "   ");
+        add_col(l, C_RATIO, 11, "   ");
+    }
+    add_col(l, C_MODEL_RATIO, 11, "   ");
+    add_col(l, C_MODEL_EFF, 10, "   ");
+    if (measured) {
+        add_col(l, C_MEASURED_EFF, 13, "   ");
+        add_col(l, C_AGREEMENT, 9, "   ");
+        add_col(l, C_NOISE, 6, "   ");
+        add_col(l, C_CHECK, 0, "   ");
+    }
+}
+
+/* The lesson's widths: Part 1 "%-24s  %11s   %10s   %10s", Part 2
+ * "%-28s   %10s %12s"; extra columns follow, three spaces apart. */
+static void layout_table(const struct dv_table *t, int measured, struct layout *l) {
+    memset(l, 0, sizeof *l);
+    if (is_scenario_table(t)) {
+        layout_scenario(measured, l);
+        return;
+    }
+    int kernel_style = is_kernel_table(t);
+    const struct dv_row *base =
+        t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows ? &t->rows[t->baseline_row] : NULL;
+    if (base && base->kernel == DV_KERNEL_NOBRANCH) snprintf(l->ratio_header, sizeof l->ratio_header, "vs no branch");
+    else if (base && base->warps_split.max == 0) snprintf(l->ratio_header, sizeof l->ratio_header, "vs uniform");
+    else snprintf(l->ratio_header, sizeof l->ratio_header, "vs baseline");
+    int ratio_width = kernel_style ? 12 : 10;
+    l->first_header = kernel_style ? "kernel" : "predicate";
+    l->first_width = kernel_style ? 28 : 24;
+    if (measured && kernel_style) {
+        add_col(l, C_TIME, 10, "   ");
+        add_col(l, C_RATIO, ratio_width, " ");
+        add_col(l, C_WARPS, 11, "   ");
+    } else {
+        add_col(l, C_WARPS, 11, kernel_style ? "   " : "  ");
+        if (measured) {
+            add_col(l, C_TIME, 10, "   ");
+            add_col(l, C_RATIO, ratio_width, "   ");
+        }
+    }
+    add_col(l, C_THREADS_A, 12, "   ");
+    if (!measured) add_col(l, C_PATH_RUNS, 9, "   ");
+    add_col(l, C_PREDICTED, 9, "   ");
+    if (measured) {
+        add_col(l, C_NOISE, 6, "   ");
+        add_col(l, C_FLOOR, 5, "   ");
+        add_col(l, C_CHECK, 0, "   ");
+    }
+}
+
+static const char *col_header(const struct layout *l, enum col c) {
+    switch (c) {
+    case C_WARPS: return "warps split";
+    case C_TIME: return "time (ms)";
+    case C_RATIO: return l->ratio_header;
+    case C_THREADS_A: return "threads on A";
+    case C_PATH_RUNS: return "path-runs";
+    case C_PREDICTED: return "predicted";
+    case C_NOISE: return "noise";
+    case C_FLOOR: return "floor";
+    case C_CHECK: return "check";
+    case C_MODEL_RATIO: return "model ratio";
+    case C_MODEL_EFF: return "model eff.";
+    case C_MEASURED_EFF: return "measured eff.";
+    case C_AGREEMENT: return "agreement";
+    }
+    return "";
+}
+
+/* A fraction as a percentage with one decimal, as the seed writes 57.1%. */
+static void fmt_percent(char *buf, size_t len, double v) {
+    if (isfinite(v)) snprintf(buf, len, "%.1f%%", 100.0 * v);
+    else snprintf(buf, len, "-");
+}
+
+/* Measured ratio over the model's; NaN when either is missing. Documents
+ * that predate the agreement field still get one from the two ratios. */
+static double row_agreement(const struct dv_row *w) {
+    if (isfinite(w->agreement)) return w->agreement;
+    if (isfinite(w->ratio) && isfinite(w->predicted_ratio) && w->predicted_ratio > 0)
+        return w->ratio / w->predicted_ratio;
+    return NAN;
+}
+
+/* "1.05 " or "1.25*": the mark takes the last place, so the figures of
+ * marked and unmarked rows stay aligned on the decimal point. */
+static void fmt_agreement(char *buf, size_t len, double a) {
+    if (!isfinite(a)) snprintf(buf, len, "- ");
+    else snprintf(buf, len, "%.2f%c", a,
+                  fabs(a - 1.0) > AGREEMENT_TOLERANCE + AGREEMENT_SLACK ? '*' : ' ');
+}
+
+static void col_cell(enum col c, const struct dv_row *w, char *buf, size_t len) {
+    switch (c) {
+    case C_WARPS: fmt_count(buf, len, &w->warps_split); return;
+    case C_TIME: fmt_fixed(buf, len, w->time_ms.median, 3); return;
+    case C_RATIO: fmt_fixed(buf, len, w->ratio, 2); return;
+    case C_THREADS_A: fmt_count(buf, len, &w->threads_on_a); return;
+    case C_PATH_RUNS: fmt_count(buf, len, &w->path_runs); return;
+    case C_PREDICTED:
+    case C_MODEL_RATIO: fmt_fixed(buf, len, w->predicted_ratio, 2); return;
+    case C_NOISE:
+        if (isfinite(w->time_ms.noise)) snprintf(buf, len, "%.2f%%", 100.0 * w->time_ms.noise);
+        else snprintf(buf, len, "-");
+        return;
+    case C_FLOOR: fmt_fixed(buf, len, w->floor_fraction, 2); return;
+    case C_CHECK: fmt_check(buf, len, &w->check); return;
+    case C_MODEL_EFF: fmt_percent(buf, len, w->predicted_efficiency); return;
+    case C_MEASURED_EFF: fmt_percent(buf, len, w->measured_efficiency); return;
+    case C_AGREEMENT: fmt_agreement(buf, len, row_agreement(w)); return;
+    }
+    buf[0] = '\0';
+}
+
+/* Writes one line: the label column, then each column right-aligned (the
+ * check column, last and of any width, left-aligned); no trailing blanks. */
+static void put_line(struct sb *b, const struct layout *l, const char *first, char cells[][CELL_LEN]) {
+    char line[2048];
+    int n = snprintf(line, sizeof line, "%-*s", l->first_width, first);
+    for (int i = 0; i < l->ncols && n >= 0 && (size_t)n < sizeof line; i++) {
+        int w = l->width[i] ? l->width[i] : 0;
+        if (l->cols[i] == C_CHECK)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s", l->gap[i], cells[i]);
+        else
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%*s", l->gap[i], w, cells[i]);
+    }
+    size_t end = strlen(line);
+    while (end && line[end - 1] == ' ') end--;
+    sb_printf(b, "%.*s\n", (int)end, line);
+}
+
+/* The footer of a scenario table: what the baseline is, what each model and
+ * measured column is out of, and the agreement mark. */
+static void scenario_footer(struct sb *b, const struct dv_row *base, int measured) {
+    if (base)
+        sb_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
+                  base->label);
+    else
+        sb_printf(b, "baseline: the same work grouped so each warp runs one path\n");
+    if (measured) sb_printf(b, "vs baseline: each median over the baseline row's median\n");
+    sb_printf(b, "model ratio: the issued path work over the baseline's\n");
+    sb_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
+                 " lane-iterations for loops (seeds 002/003)\n");
+    if (measured) {
+        sb_printf(b, "measured eff.: the same figure from times: the median of the row where every"
+                     " lane runs its warp's longest path (or of the baseline) over the row's\n");
+        sb_printf(b, "agreement: vs baseline / model ratio; * = model and measurement differ by"
+                     " more than %.0f%%\n", 100.0 * AGREEMENT_TOLERANCE);
+    }
+}
+
+static void table_text(struct sb *b, const struct dv_table *t, int measured) {
+    struct layout l;
+    char cells[MAX_COLS][CELL_LEN], label[PREDICATE_TEXT_LEN + 16];
+    char rule[PREDICATE_TEXT_LEN + 16];
+    unsigned notes = 0;
+    int scenario = is_scenario_table(t);
+
+    layout_table(t, measured, &l);
+    /* Widen the label column to the longest label with its footnote mark, so
+     * every row of the table keeps the same column offsets. */
+    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
+        if (!t->rows[i].comparable) notes++;
+        int len = (int)strlen(t->rows[i].label) +
+                  (t->rows[i].comparable ? 0 : snprintf(NULL, 0, " [%u]", notes));
+        if (len > l.first_width && len < (int)sizeof rule) l.first_width = len;
+    }
+    notes = 0;
+    for (int i = 0; i < l.ncols; i++) {
+        const char *h = col_header(&l, l.cols[i]);
+        if ((int)strlen(h) > l.width[i] && l.cols[i] != C_CHECK) l.width[i] = (int)strlen(h);
+        snprintf(cells[i], sizeof cells[i], "%s", h);
+    }
+    sb_printf(b, "%s\n", t->title);
+    put_line(b, &l, l.first_header, cells);
+    for (int i = 0; i < l.ncols; i++) {
+        int w = l.cols[i] == C_CHECK ? (int)strlen("check") : l.width[i];
+        memset(cells[i], '-', (size_t)w);
+        cells[i][w] = '\0';
+    }
+    memset(rule, '-', (size_t)l.first_width);
+    rule[l.first_width] = '\0';
+    put_line(b, &l, rule, cells);
+
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        const struct dv_row *w = &t->rows[r];
+        if (w->comparable) snprintf(label, sizeof label, "%s", w->label);
+        else snprintf(label, sizeof label, "%s [%u]", w->label, ++notes);
+        for (int i = 0; i < l.ncols; i++) col_cell(l.cols[i], w, cells[i], sizeof cells[i]);
+        put_line(b, &l, label, cells);
+    }
+
+    /* Footer: what the columns are out of, then the footnotes. */
+    if (t->nrows) {
+        unsigned wpb = t->rows[0].warps_per_block, tpb = t->rows[0].threads_per_block;
+        int same = 1;
+        for (unsigned r = 1; r < t->nrows && r < DV_MAX_ROWS; r++)
+            same &= t->rows[r].warps_per_block == wpb && t->rows[r].threads_per_block == tpb;
+        if (same && !is_kernel_table(t) && !scenario)
+            sb_printf(b, "warps split is out of the %u warps in a block, computed from the predicate\n",
+                      wpb);
+        else if (same)
+            sb_printf(b, "warps split is out of the %u warps in a block\n", wpb);
+        if (same && !scenario)
+            sb_printf(b, "threads on A is out of the %u threads in a block; a-b is the range over"
+                         " the blocks of the grid\n", tpb);
+    }
+    const struct dv_row *base = t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows
+                                    ? &t->rows[t->baseline_row] : NULL;
+    if (scenario)
+        scenario_footer(b, base, measured);
+    else if (base && measured)
+        sb_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
+                  l.ratio_header, base->label);
+    else if (base)
+        sb_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
+    if (measured) {
+        sb_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n",
+                  100.0 * t->noise_limit, t->noise_ok ? "" : ", exceeded");
+    }
+    if (t->kernel[0]) sb_printf(b, "kernel: %s\n", t->kernel);
+    notes = 0;
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
+        if (!t->rows[r].comparable)
+            sb_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
+                      t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
+                                                      : "different work from the baseline");
+}
+
+char *report_text(const struct dv_report *r) {
+    struct sb b = {0};
+    const struct dv_device *d = &r->device;
+    const struct dv_config *c = &r->config;
+
+    if (d->present || d->name[0]) {
+        sb_printf(&b, "GPU: %s (compute capability %d.%d)", d->name, d->cc_major, d->cc_minor);
+        /* The kernel module release names the driver; the CUDA level beside
+         * it says what that driver supports. */
+        if (d->nvidia_driver_version[0]) {
+            sb_printf(&b, ", driver %.*s", (int)sizeof d->nvidia_driver_version,
+                      d->nvidia_driver_version);
+            if (d->driver_version > 0)
+                sb_printf(&b, ", CUDA %d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
+        }
+        sb_printf(&b, "\n");
+    } else
+        sb_printf(&b, "GPU: none (%s)\n", d->reason[0] ? d->reason : "no device");
+    if (d->sm_count > 0)
+        sb_printf(&b, "%d SMs, warp size %d, ", d->sm_count, d->warp_size ? d->warp_size : 32);
+    else
+        sb_printf(&b, "warp size %d, ", d->warp_size ? d->warp_size : 32);
+    if (c->block_y > 1)
+        sb_printf(&b, "%u blocks x %u (%ux%u) threads = %llu threads\n", c->blocks,
+                  c->threads_per_block, c->block_x, c->block_y, c->threads);
+    else
+        sb_printf(&b, "%u blocks x %u threads = %llu threads\n", c->blocks, c->threads_per_block,
+                  c->threads);
+    sb_printf(&b, "%u multiply-adds per thread, %llu bytes moved per launch\n", c->iterations,
+              c->bytes_per_launch);
+    if (c->blocks_auto)
+        sb_printf(&b, "blocks: auto, %s\n", c->blocks_reason[0] ? c->blocks_reason : "chosen by the runner");
+    if (isfinite(d->measured_sm_clock_mhz) && d->measured_sm_clock_mhz > 0) {
+        sb_printf(&b, "SM clock: measured %.0f MHz", d->measured_sm_clock_mhz);
+        if (isfinite(d->rated_sm_clock_mhz) && d->rated_sm_clock_mhz > 0)
+            sb_printf(&b, ", rated %.0f MHz", d->rated_sm_clock_mhz);
+        sb_printf(&b, "\n");
+    }
+    if (isfinite(c->fma_floor_ms) && c->fma_floor_ms > 0) {
+        sb_printf(&b, "FMA floor: %.3f ms per launch (%llu FMAs", c->fma_floor_ms, c->fmas_per_launch);
+        if (d->sm_count > 0 && d->fp32_lanes_per_sm > 0 && d->measured_sm_clock_mhz > 0)
+            sb_printf(&b, " / (%d SMs x %d FP32 lanes x %.0f MHz)", d->sm_count,
+                      d->fp32_lanes_per_sm, d->measured_sm_clock_mhz);
+        sb_printf(&b, ")\n");
+    }
+    for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
+        sb_printf(&b, "\n");
+        table_text(&b, &r->tables[i], r->measured);
+    }
+    if (r->nwarnings) sb_printf(&b, "\n");
+    for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++)
+        sb_printf(&b, "warning: %s\n", r->warnings[i]);
+    if (b.oom || !b.s) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}

@@ -1,0 +1,99 @@
+/* device.c -- device identity (device.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu/device.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/cuda_call.h"
+
+int device_fp32_lanes(int major, int minor) {
+    switch (major) {
+    case 3: return 192;
+    case 5: return 128;
+    case 6: return minor == 0 ? 64 : 128;
+    case 7: return 64;                    /* Volta, Turing */
+    case 8: return minor == 0 ? 64 : 128; /* A100 64; GA10x, Ada 128 */
+    case 9: return 128;                   /* Hopper */
+    case 10:
+    case 11:
+    case 12: return 128;                  /* Blackwell */
+    default: return 0;
+    }
+}
+
+/* The first line of /proc/driver/nvidia/version reads "NVRM version: NVIDIA
+ * UNIX [Open] Kernel Module [for x86_64]  580.159.04  Release Build ..."; the
+ * release is the first token after "Module" made of digits and dots only. */
+int device_driver_release(const char *version_line, char *out, size_t len) {
+    char line[512];
+    out[0] = '\0';
+    snprintf(line, sizeof(line), "%s", version_line);
+    char *k = strstr(line, "Module");
+    char *save = NULL;
+    for (char *tok = k ? strtok_r(k, " \t\n", &save) : NULL; tok; tok = strtok_r(NULL, " \t\n", &save)) {
+        size_t n = strlen(tok);
+        if (n > 0 && n < len && strspn(tok, "0123456789.") == n && strchr(tok, '.')) {
+            memcpy(out, tok, n + 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void driver_release(char *out, size_t len) {
+    char line[512];
+    out[0] = '\0';
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f) return;
+    if (fgets(line, sizeof(line), f)) device_driver_release(line, out, len);
+    fclose(f);
+}
+
+int device_query(int ordinal, struct dv_device *d, char *err) {
+    memset(d, 0, sizeof(*d));
+    d->ordinal = ordinal;
+    int rc = 0, count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        rc = cuda_call(e, "cudaGetDeviceCount", err);
+        if (rc != DV_ESTICKY) rc = DV_ENOGPU;
+        snprintf(d->reason, sizeof(d->reason), "%s", err);
+        return rc;
+    }
+    if (count == 0) {
+        dv_seterr(err, "cudaGetDeviceCount: no CUDA device found");
+        snprintf(d->reason, sizeof(d->reason), "%s", err);
+        return DV_ENOGPU;
+    }
+    if (ordinal < 0 || ordinal >= count) {
+        dv_seterr(err, "device: ordinal %d out of range, this machine has %d device(s) (0..%d)", ordinal, count,
+                  count - 1);
+        snprintf(d->reason, sizeof(d->reason), "%s", err);
+        return DV_ERR;
+    }
+    struct cudaDeviceProp p;
+    int clock_khz = 0;
+    if ((rc = cuda_call(cudaSetDevice(ordinal), "cudaSetDevice", err)) != 0 ||
+        (rc = cuda_call(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties", err)) != 0 ||
+        (rc = cuda_call(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal),
+                        "cudaDeviceGetAttribute(ClockRate)", err)) != 0 ||
+        (rc = cuda_call(cudaDriverGetVersion(&d->driver_version), "cudaDriverGetVersion", err)) != 0 ||
+        (rc = cuda_call(cudaRuntimeGetVersion(&d->runtime_version), "cudaRuntimeGetVersion", err)) != 0) {
+        snprintf(d->reason, sizeof(d->reason), "%s", err);
+        return rc;
+    }
+    d->present = 1;
+    driver_release(d->nvidia_driver_version, sizeof(d->nvidia_driver_version));
+    snprintf(d->name, sizeof(d->name), "%s", p.name);
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->sm_count = p.multiProcessorCount;
+    d->warp_size = p.warpSize;
+    d->rated_sm_clock_mhz = clock_khz / 1000.0;
+    d->fp32_lanes_per_sm = device_fp32_lanes(p.major, p.minor);
+    d->total_mem_bytes = p.totalGlobalMem;
+    d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    return 0;
+}

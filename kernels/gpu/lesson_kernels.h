@@ -1,0 +1,39 @@
+/* lesson_kernels.h -- C-ABI launchers of the divergence kernels (lesson_kernels.cu).
+ *
+ * Each launcher enqueues one launch on the default stream and checks
+ * cudaGetLastError() right after it; a failure becomes a DV_* code (base/status.h)
+ * and "what: cudaGetErrorString" in `err`.
+ */
+#ifndef DV_LESSON_KERNELS_H
+#define DV_LESSON_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dv_launch {
+    const float *in;      /* device */
+    float *out;           /* device */
+    unsigned long long n; /* elements: blocks x threads per block */
+    unsigned blocks, block_x, block_y;
+    unsigned iterations;
+    int mode;             /* built-in mode (branch, per-iteration)   */
+    const uint32_t *mask; /* device path mask (mask kernel)          */
+};
+
+/* Launches the kernel for `kernel` (enum dv_kernel, not SCENARIO). */
+int dv_run_kernel(int kernel, const struct dv_launch *l, char *err);
+
+/* Resident blocks per SM of that kernel at `threads` per block. */
+int dv_occupancy(int kernel, unsigned threads, int *blocks_per_sm, char *err);
+
+/* Spins `cycles` SM cycles in one block per SM (`blocks`); the caller times it. */
+int dv_run_clock_spin(long long cycles, unsigned blocks, long long *d_out, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_LESSON_KERNELS_H */

@@ -1,0 +1,144 @@
+/* lesson_measure.c -- Part 1 / Part 2 tables (lesson_measure.h).
+ *
+ * Per table: one output per row, poisoned with NaN (0xff bytes), so each
+ * row's last timed launch is what gets checked and an element a kernel never
+ * wrote cannot pass; one device mask per mask-kernel row. The rows go to the
+ * shared timing engine (timing.h), then every output element of every row is
+ * compared with the CPU reference (model/reference.h).
+ */
+#include "gpu/lesson_measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda_call.h"
+#include "gpu/lesson_kernels.h"
+#include "gpu/timing.h"
+#include "model/analysis.h"
+#include "model/reference.h"
+
+/* Table state for the launch callback. */
+struct table_ctx {
+    const struct dv_table *t;
+    struct dv_launch base;
+    float *out[DV_MAX_ROWS];
+    uint32_t *d_mask[DV_MAX_ROWS];
+};
+
+static int launch_row(void *vctx, unsigned row, char *err) {
+    struct table_ctx *c = vctx;
+    struct dv_launch l = c->base;
+    l.out = c->out[row];
+    l.mode = c->t->rows[row].mode;
+    l.mask = c->d_mask[row];
+    return dv_run_kernel(c->t->rows[row].kernel, &l, err);
+}
+
+/* The host mask of a row at phase 0 (what the check and the mask kernel read). */
+static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
+    struct predicate p;
+    char why[ERR_LEN];
+    if (row->kernel == DV_KERNEL_NOBRANCH) {
+        memset(&p, 0, sizeof(p));
+        p.mode = DV_ALWAYS_A;
+    } else if (row->kernel == DV_KERNEL_PERITER) {
+        memset(&p, 0, sizeof(p));
+        p.mode = row->mode;
+        p.uses = PREDICATE_USES_BLOCK;
+    } else if (predicate_resolve(row->name, &p, why) != 0) {
+        dv_seterr(err, "row '%s': %s", row->name, why);
+        return NULL;
+    }
+    uint32_t *m = analysis_mask_build(&p, g, 0, err);
+    predicate_cleanup(&p);
+    return m;
+}
+
+int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
+                         const float *d_in, const float *ref_a, const float *ref_b, char *err) {
+    int rc = 0;
+    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
+    const unsigned long long n = analysis_threads(&g);
+    const size_t words = analysis_mask_words(&g);
+    struct table_ctx c;
+    uint32_t *masks[DV_MAX_ROWS] = {0};
+    struct dv_stats stats[DV_MAX_ROWS];
+    float *h_out = malloc(sizeof(float) * n);
+    memset(&c, 0, sizeof(c));
+    c.t = t;
+    c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL};
+    if (!h_out) {
+        dv_seterr(err, "out of memory for %llu outputs", n);
+        rc = DV_ERR;
+        goto cleanup;
+    }
+    for (unsigned i = 0; i < t->nrows; i++) {
+        if (!(masks[i] = row_mask(&t->rows[i], &g, err))) {
+            rc = DV_ERR;
+            goto cleanup;
+        }
+        if ((rc = cuda_call(cudaMalloc((void **)&c.out[i], sizeof(float) * n), "cudaMalloc(out)", err)) != 0 ||
+            (rc = cuda_call(cudaMemset(c.out[i], 0xff, sizeof(float) * n), "cudaMemset(poison)", err)) != 0)
+            goto cleanup;
+        if (t->rows[i].kernel == DV_KERNEL_MASK) {
+            if ((rc = cuda_call(cudaMalloc((void **)&c.d_mask[i], sizeof(uint32_t) * words), "cudaMalloc(mask)",
+                                err)) != 0 ||
+                (rc = cuda_call(cudaMemcpy(c.d_mask[i], masks[i], sizeof(uint32_t) * words, cudaMemcpyHostToDevice),
+                                "cudaMemcpy(mask)", err)) != 0)
+                goto cleanup;
+        }
+    }
+    if ((rc = timing_rows(t->nrows, launch_row, &c, o, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
+
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_row *row = &t->rows[i];
+        row->time_ms = stats[i];
+        row->measured = 1;
+        if ((rc = cuda_call(cudaMemcpy(h_out, c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost),
+                            "cudaMemcpy(out)", err)) != 0)
+            goto cleanup;
+        if (reference_check(row, &g, masks[i], ref_a, ref_b, r->config.iterations, h_out, &row->check, err) != 0) {
+            rc = DV_ERR;
+            goto cleanup;
+        }
+    }
+    const double base = t->rows[t->baseline_row].time_ms.median;
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_row *row = &t->rows[i];
+        row->ratio = base > 0 ? row->time_ms.median / base : NAN;
+    }
+cleanup:
+    for (unsigned i = 0; i < t->nrows; i++) {
+        if (c.out[i]) cudaFree(c.out[i]);
+        if (c.d_mask[i]) cudaFree(c.d_mask[i]);
+        free(masks[i]);
+    }
+    free(h_out);
+    return rc;
+}
+
+int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double clock_mhz, unsigned *blocks,
+                         char *err) {
+    const unsigned tpb = o->block_x * (o->block_y ? o->block_y : 1);
+    int per_sm = 0, rc;
+    if ((rc = dv_occupancy(DV_KERNEL_BRANCH, tpb, &per_sm, err)) != 0) return rc;
+    if (per_sm <= 0) {
+        dv_seterr(err, "blocks: auto found no resident block of %u threads per SM", tpb);
+        return DV_ERR;
+    }
+    const struct dv_device *d = &r->device;
+    const double wave_blocks = (double)d->sm_count * per_sm;
+    const double rate = (double)d->sm_count * d->fp32_lanes_per_sm * clock_mhz * 1e3; /* FMAs per ms */
+    const double wave_ms = rate > 0 ? wave_blocks * tpb * (double)o->iterations / rate : 1.0;
+    unsigned waves = (unsigned)ceil(1.0 / (wave_ms > 0 ? wave_ms : 1.0));
+    if (waves < 1) waves = 1;
+    unsigned long long b = (unsigned long long)wave_blocks * waves;
+    while (b * tpb > DV_MAX_GRID_THREADS && waves > 1) b = (unsigned long long)wave_blocks * --waves;
+    *blocks = (unsigned)b;
+    snprintf(r->config.blocks_reason, sizeof(r->config.blocks_reason),
+             "auto: %d SMs x %d resident blocks of %u threads x %u waves = %llu blocks (one wave %.3f ms at the FMA floor)",
+             d->sm_count, per_sm, tpb, waves, b, wave_ms);
+    return 0;
+}

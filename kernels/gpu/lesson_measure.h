@@ -1,0 +1,34 @@
+/* lesson_measure.h -- Part 1 and Part 2 tables on the GPU: the lesson's
+ * kernels, one per table, the predicate mode (or mask) per row.
+ *
+ * Called by measure.c only, which owns the device, the input buffer, the
+ * clock and the correctness-gate rule; this file times the rows and checks
+ * each row's last timed output against the CPU reference.
+ */
+#ifndef DV_LESSON_MEASURE_H
+#define DV_LESSON_MEASURE_H
+
+#include "model/experiment.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Picks whole waves of the Part 1 kernel long enough that the uniform row
+ * runs at least 1 ms at the FMA floor at `clock_mhz`, into *blocks, and says
+ * how in r->config.blocks_reason. Returns 0 or a DV_* code. */
+int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double clock_mhz, unsigned *blocks,
+                         char *err);
+
+/* Times and checks Part 1 / Part 2 table `t` of `r` (planned) over device
+ * input `d_in` (r->config.threads values); ref_a / ref_b are the chains of
+ * reference_chains(). Fills every row's time, ratio and check. Returns 0 or
+ * a DV_* code. */
+int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
+                         const float *d_in, const float *ref_a, const float *ref_b, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_LESSON_MEASURE_H */

@@ -1,0 +1,40 @@
+/* measure.h -- the one measurement entry point: a validated request in, a
+ * measured report out, for Part 1/2 and scenario tables alike.
+ *
+ * measure_run() queries the device, measures the SM clock, picks the grid
+ * when `blocks` is auto, plans the tables (model/experiment.h), fills one
+ * input buffer (never zeros, never constant) shared by every table, then per
+ * table hands the rows to the table kind's code (lesson_measure.h or
+ * scenario_measure.h), which times them with the shared engine (timing.h)
+ * and checks every output element against the CPU reference. The clock is
+ * measured again after each table; the FMA floor uses the mean.
+ *
+ * The correctness gate is applied here, once, whatever the table kind: a row
+ * whose output differs from the reference leaves the report complete (every
+ * table measured, the row's check naming the first wrong thread, a warning)
+ * and makes the result DV_EGATE with `err` naming the table, the row and the
+ * thread. The CLI prints the report and exits 1; the server files the job as
+ * failed with the document attached.
+ *
+ * Return codes (base/status.h): 0; DV_EGATE as above; DV_ERR for a failure
+ * that leaves the device usable; DV_ENOGPU when there is no usable device;
+ * DV_ESTICKY when a CUDA error poisoned the context, after which the process
+ * must not touch CUDA again (the server restarts its worker).
+ */
+#ifndef DV_MEASURE_H
+#define DV_MEASURE_H
+
+#include "model/experiment.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Measures `o` into `r` (a report from experiment_report_create()). */
+int measure_run(const struct dv_options *o, struct dv_report *r, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_MEASURE_H */

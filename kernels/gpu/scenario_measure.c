@@ -1,0 +1,172 @@
+/* scenario_measure.c -- the scenario tables on the GPU (scenario_measure.h).
+ *
+ * Per table: one assignment buffer and one output buffer per row (the input
+ * is measure.c's, shared by every table), a launch callback for the shared
+ * timing engine (timing.h), then each row's last timed output compared bit
+ * for bit with the CPU reference (scenario_check). The correctness-gate rule
+ * itself (what a failed check means for the job) is measure.c's, the same
+ * for every table kind.
+ *
+ * Derived figures per row: ratio = median / baseline median; agreement =
+ * ratio / predicted_ratio; measured_efficiency = t(reference) / t(row), the
+ * reference being the ideal row for the divergent row of a k-way table (so
+ * it measures the model's max/sum) and the same-work baseline otherwise (the
+ * model's useful / issued for loops); floor_fraction = the row's own FMAs at
+ * the measured clock on every FP32 lane / median.
+ */
+#include "gpu/scenario_measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/device.h"
+#include "gpu/devmem.h"
+#include "gpu/scenario_kernels.h"
+#include "gpu/timing.h"
+#include "model/scenario.h"
+
+struct table_ctx {
+    const struct scenario *s;
+    unsigned blocks, block_x, block_y;
+    unsigned unit, iters;
+    struct scenario_lengths lengths;
+    const float *in;
+    float *out[SCENARIO_MAX_ROWS];
+    void *work[SCENARIO_MAX_ROWS];
+};
+
+static int launch_row(void *p, unsigned row, char *err) {
+    struct table_ctx *c = p;
+    switch (c->s->kind) {
+    case SCENARIO_KWAY:
+        return scenario_launch_kway(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
+                                    c->block_y, &c->lengths, c->unit, err);
+    case SCENARIO_LOOP:
+        return scenario_launch_loop(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
+                                    c->block_y, c->unit, err);
+    default:
+        return scenario_launch_short(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
+                                     c->block_y, c->s->lengths[0], c->s->lengths[1], c->iters, err);
+    }
+}
+
+/* Uploads row `r`'s assignment `w` in the element type its kernel reads. */
+static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long long n, void **dev,
+                       char *err) {
+    size_t elem = s->kind == SCENARIO_KWAY ? 1u : sizeof(uint32_t);
+    uint32_t *wide = NULL;
+    int rc = devmem_alloc(dev, (size_t)n * elem, err);
+    if (rc != 0) return rc;
+    if (s->kind == SCENARIO_KWAY) return devmem_upload(*dev, w, (size_t)n, err);
+    wide = malloc((size_t)n * sizeof *wide);
+    if (!wide) {
+        dv_seterr(err, "scenario %s: out of memory", s->name);
+        return DV_ERR;
+    }
+    for (unsigned long long i = 0; i < n; i++)
+        wide[i] = s->kind == SCENARIO_LOOP ? w[i] : scenario_short_pattern(w[i]);
+    rc = devmem_upload(*dev, wide, (size_t)n * sizeof *wide, err);
+    free(wide);
+    return rc;
+}
+
+int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
+                           struct dv_table *t, const float *in_dev, char *err) {
+    const struct scenario *s =
+        strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
+    struct table_ctx c;
+    struct dv_stats stats[SCENARIO_MAX_ROWS];
+    uint8_t *work = NULL;
+    float *host_out = NULL;
+    double gpu_ms = 0.0;
+    unsigned tpb;
+    unsigned long long n;
+    int rc = DV_ERR;
+
+    memset(&c, 0, sizeof c);
+    if (!s) {
+        dv_seterr(err, "scenario: table %s has no scenario", t->id);
+        return DV_ERR;
+    }
+    memset(stats, 0, sizeof stats);
+    c.s = s;
+    c.blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
+    c.block_x = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
+    c.block_y = o->block_y ? o->block_y : 1u;
+    c.unit = scenario_unit_fmas(o);
+    c.iters = scenario_short_iterations(o);
+    c.in = in_dev;
+    for (unsigned p = 0; p < SCENARIO_MAX_PATHS; p++) c.lengths.len[p] = s->lengths[p];
+    tpb = c.block_x * c.block_y;
+    n = (unsigned long long)c.blocks * tpb;
+
+    work = malloc((size_t)n);
+    host_out = malloc((size_t)n * sizeof *host_out);
+    if (!work || !host_out) {
+        dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
+        goto cleanup;
+    }
+    for (unsigned r = 0; r < s->nrows; r++) {
+        if (scenario_assign(s, s->rows[r].layout, c.blocks, tpb, work, err) != 0) goto cleanup;
+        if ((rc = upload_work(s, work, n, &c.work[r], err)) != 0) goto cleanup;
+        void *out = NULL;
+        rc = devmem_alloc(&out, (size_t)n * sizeof(float), err);
+        c.out[r] = out;
+        if (rc != 0) goto cleanup;
+    }
+    rc = timing_rows(s->nrows, launch_row, &c, o, stats, &gpu_ms, err);
+    if (rc != 0) goto cleanup;
+
+    t->gpu_time_ms = gpu_ms;
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        struct scenario_model m;
+        struct dv_row scratch;
+        if ((rc = devmem_download(host_out, c.out[r], (size_t)n * sizeof(float), err)) != 0)
+            goto cleanup;
+        if (scenario_assign(s, s->rows[r].layout, c.blocks, tpb, work, err) != 0 ||
+            scenario_check(s, work, n, c.unit, c.iters, host_out, &row->check, err) != 0) {
+            rc = DV_ERR;
+            goto cleanup;
+        }
+        row->measured = 1;
+        row->time_ms = stats[r];
+        memset(&scratch, 0, sizeof scratch);
+        scenario_model(s, work, c.blocks, tpb, c.unit, c.iters, &m, &scratch);
+        int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm
+                                           : device_fp32_lanes(dev->cc_major, dev->cc_minor);
+        double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
+        row->floor_fraction = rate > 0 && stats[r].median > 0
+                                  ? (double)m.thread_fmas / rate / stats[r].median : NAN;
+    }
+    {
+        const struct dv_stats *base = &t->rows[s->baseline].time_ms;
+        int ideal = -1;
+        for (unsigned r = 0; r < s->nrows; r++)
+            if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) ideal = (int)r;
+        for (unsigned r = 0; r < s->nrows; r++) {
+            struct dv_row *row = &t->rows[r];
+            double med = row->time_ms.median;
+            row->ratio = base->median > 0 ? med / base->median : NAN;
+            row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
+            if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
+                row->measured_efficiency = NAN; /* the reference itself */
+            else if (s->kind == SCENARIO_KWAY && s->rows[r].layout == SCENARIO_LAYOUT_LANES &&
+                     ideal >= 0)
+                row->measured_efficiency = med > 0 ? t->rows[ideal].time_ms.median / med : NAN;
+            else
+                row->measured_efficiency = med > 0 ? base->median / med : NAN;
+        }
+    }
+    rc = 0;
+cleanup:
+    for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {
+        devmem_free(c.work[r]);
+        devmem_free(c.out[r]);
+    }
+    free(work);
+    free(host_out);
+    return rc;
+}
+

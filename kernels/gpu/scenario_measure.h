@@ -1,0 +1,26 @@
+/* scenario_measure.h -- the scenario suite's tables on the GPU.
+ *
+ * Called by measure.c only, which owns the device, the input, the clock and
+ * the correctness-gate rule.
+ */
+#ifndef DV_SCENARIO_MEASURE_H
+#define DV_SCENARIO_MEASURE_H
+
+#include "model/experiment.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Times and checks scenario table `t` (planned, id "scenario:<name>") over
+ * device input `in_dev` (at least the table's threads), on device `dev`
+ * whose SM clock is `mhz`. Fills every row's time, ratio, agreement,
+ * efficiency, floor fraction and check. Returns 0 or a DV_* code. */
+int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
+                           struct dv_table *t, const float *in_dev, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_SCENARIO_MEASURE_H */

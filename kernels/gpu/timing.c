@@ -1,0 +1,79 @@
+/* timing.c -- warm-up, interleaved event-timed samples, stdrel stop (timing.h). */
+#include "gpu/timing.h"
+
+#include <stdlib.h>
+
+#include "gpu/cuda_call.h"
+#include "model/stats.h"
+
+#define TIMING_BATCH 8 /* rounds queued per synchronisation */
+
+int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
+                struct dv_stats *stats, double *gpu_ms, char *err) {
+    int rc = 0;
+    unsigned min_s, max_s;
+    stats_sample_bounds(o, &min_s, &max_s);
+    const size_t nev = (size_t)nrows * TIMING_BATCH;
+    cudaEvent_t *start = calloc(nev ? nev : 1, sizeof(*start));
+    cudaEvent_t *stop = calloc(nev ? nev : 1, sizeof(*stop));
+    double *samples = malloc(sizeof(double) * (size_t)(nrows ? nrows : 1) * max_s);
+    double *scratch = malloc(sizeof(double) * max_s);
+    *gpu_ms = 0;
+    if (nrows == 0 || !start || !stop || !samples || !scratch) {
+        dv_seterr(err, "timing: out of memory for %u rows x %u samples", nrows, max_s);
+        rc = DV_ERR;
+        goto cleanup;
+    }
+    for (size_t e = 0; e < nev; e++) {
+        if ((rc = cuda_call(cudaEventCreate(&start[e]), "cudaEventCreate", err)) != 0 ||
+            (rc = cuda_call(cudaEventCreate(&stop[e]), "cudaEventCreate", err)) != 0)
+            goto cleanup;
+    }
+    /* Warm-up: one launch per row configuration (module load, first touch). */
+    for (unsigned r = 0; r < nrows; r++)
+        if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
+    if ((rc = cuda_call(cudaDeviceSynchronize(), "warm-up", err)) != 0) goto cleanup;
+
+    unsigned taken = 0;
+    for (;;) {
+        /* A batch of rounds is queued back to back, so the GPU never idles
+         * between samples; an untimed lead-in launch absorbs the restart
+         * after the host's synchronisation, which would otherwise land on
+         * row 0 of every batch. */
+        unsigned rounds = max_s - taken < TIMING_BATCH ? max_s - taken : TIMING_BATCH;
+        if ((rc = launch(ctx, nrows - 1, err)) != 0) goto cleanup;
+        for (unsigned b = 0; b < rounds; b++) {
+            for (unsigned r = 0; r < nrows; r++) {
+                const size_t e = (size_t)b * nrows + r;
+                if ((rc = cuda_call(cudaEventRecord(start[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
+                if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
+                if ((rc = cuda_call(cudaEventRecord(stop[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
+            }
+        }
+        if ((rc = cuda_call(cudaEventSynchronize(stop[(size_t)rounds * nrows - 1]), "timed launches", err)) != 0)
+            goto cleanup;
+        for (unsigned b = 0; b < rounds; b++) {
+            for (unsigned r = 0; r < nrows; r++) {
+                const size_t e = (size_t)b * nrows + r;
+                float ms = 0;
+                if ((rc = cuda_call(cudaEventElapsedTime(&ms, start[e], stop[e]), "cudaEventElapsedTime", err)) != 0)
+                    goto cleanup;
+                samples[(size_t)r * max_s + taken + b] = ms;
+                *gpu_ms += ms;
+            }
+        }
+        taken += rounds;
+        for (unsigned r = 0; r < nrows; r++) stats_compute(samples + (size_t)r * max_s, taken, scratch, &stats[r]);
+        if (stats_should_stop(o, stats, nrows, taken, *gpu_ms)) break;
+    }
+cleanup:
+    for (size_t e = 0; start && stop && e < nev; e++) {
+        if (start[e]) cudaEventDestroy(start[e]);
+        if (stop[e]) cudaEventDestroy(stop[e]);
+    }
+    free(start);
+    free(stop);
+    free(samples);
+    free(scratch);
+    return rc;
+}

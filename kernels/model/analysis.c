@@ -1,0 +1,151 @@
+/* analysis.c -- warps, split warps, threads on path A and path-runs from a
+ * path mask, and the path-run model's predicted ratio.
+ *
+ * The mask has one bit per thread of the grid in launch order (block-major,
+ * then linear thread id), so a warp is 32 consecutive bits starting at a
+ * multiple of 32 within its block; a block whose size is not a multiple of 32
+ * ends in a partial warp whose missing lanes simply do not exist (they are
+ * neither on A nor on B, and a partial warp whose present lanes agree is not
+ * split). Blocks need not start on a word boundary: bits are read with an
+ * unaligned 64-bit window.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/analysis.h"
+
+size_t analysis_mask_words(const struct dv_geometry *g) {
+    return (size_t)((analysis_threads(g) + 31) / 32);
+}
+
+uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
+                              unsigned phase, char *err) {
+    size_t words = analysis_mask_words(g);
+    uint32_t *mask = calloc(words ? words : 1, sizeof(*mask));
+    if (!mask) {
+        dv_seterr(err, "path mask: out of memory for %zu words", words);
+        return NULL;
+    }
+    const unsigned tpb = g->block_x * g->block_y;
+    /* A predicate that cannot see blockIdx.x gives every block the same
+     * bits: evaluate block 0 and copy (bit by bit, blocks may be unaligned). */
+    const unsigned eval_blocks = (p->uses & PREDICATE_USES_BLOCK) ? g->blocks : 1;
+    struct predicate_thread t = {0, 0, 0, g->block_x, g->block_y};
+    char why[ERR_LEN];
+    for (unsigned b = 0; b < eval_blocks; b++) {
+        t.bx = b;
+        for (unsigned y = 0; y < g->block_y; y++) {
+            t.ty = y;
+            for (unsigned x = 0; x < g->block_x; x++) {
+                t.tx = x;
+                int a = predicate_eval(p, &t, phase, why);
+                if (a < 0) {
+                    dv_seterr(err, "predicate fails for thread (%u, %u) of block %u: %s", x, y, b, why);
+                    free(mask);
+                    return NULL;
+                }
+                if (a) {
+                    unsigned long long gi = (unsigned long long)b * tpb + x + (unsigned long long)y * g->block_x;
+                    mask[gi >> 5] |= 1u << (gi & 31);
+                }
+            }
+        }
+    }
+    if (eval_blocks == 1 && g->blocks > 1) {
+        if (tpb % 32 == 0) {
+            size_t wpb = tpb / 32;
+            for (unsigned b = 1; b < g->blocks; b++) memcpy(mask + (size_t)b * wpb, mask, wpb * sizeof(*mask));
+        } else {
+            for (unsigned b = 1; b < g->blocks; b++)
+                for (unsigned i = 0; i < tpb; i++)
+                    if ((mask[i >> 5] >> (i & 31)) & 1u) {
+                        unsigned long long gi = (unsigned long long)b * tpb + i;
+                        mask[gi >> 5] |= 1u << (gi & 31);
+                    }
+        }
+    }
+    return mask;
+}
+
+/* `count` (<= 32) bits of `mask` starting at bit `start`. */
+static uint32_t mask_bits(const uint32_t *mask, size_t words, unsigned long long start, unsigned count) {
+    size_t w = (size_t)(start >> 5);
+    unsigned sh = (unsigned)(start & 31);
+    uint64_t window = mask[w];
+    if (w + 1 < words) window |= (uint64_t)mask[w + 1] << 32;
+    window >>= sh;
+    return (uint32_t)(count >= 32 ? window : window & ((1ull << count) - 1));
+}
+
+static void count_init(struct dv_count *c) {
+    c->min = ~0u;
+    c->max = 0;
+    c->total = 0;
+}
+
+static void count_add(struct dv_count *c, unsigned v) {
+    if (v < c->min) c->min = v;
+    if (v > c->max) c->max = v;
+    c->total += v;
+}
+
+static void count_finish(struct dv_count *c, unsigned blocks) {
+    if (blocks == 0) c->min = 0;
+    c->per_block = blocks ? (double)c->total / blocks : 0.0;
+}
+
+void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row) {
+    const unsigned tpb = g->block_x * g->block_y;
+    const unsigned wpb = (tpb + 31) / 32;
+    const size_t words = analysis_mask_words(g);
+    row->threads_per_block = tpb;
+    row->warps_per_block = wpb;
+    count_init(&row->warps_split);
+    count_init(&row->threads_on_a);
+    count_init(&row->path_runs);
+    for (unsigned b = 0; b < g->blocks; b++) {
+        unsigned split = 0, on_a = 0, runs = 0;
+        for (unsigned w = 0; w < wpb; w++) {
+            unsigned lanes = tpb - w * 32 < 32 ? tpb - w * 32 : 32;
+            uint32_t bits = mask_bits(mask, words, (unsigned long long)b * tpb + w * 32ull, lanes);
+            unsigned n = (unsigned)__builtin_popcount(bits);
+            on_a += n;
+            if (n != 0 && n != lanes) {
+                split++;
+                runs += 2; /* a split warp runs both paths */
+            } else {
+                runs += 1; /* a warp whose lanes agree runs one */
+            }
+        }
+        count_add(&row->warps_split, split);
+        count_add(&row->threads_on_a, on_a);
+        count_add(&row->path_runs, runs);
+    }
+    count_finish(&row->warps_split, g->blocks);
+    count_finish(&row->threads_on_a, g->blocks);
+    count_finish(&row->path_runs, g->blocks);
+}
+
+void analysis_compare(struct dv_table *t) {
+    if (t->nrows == 0) return;
+    const struct dv_row *base = &t->rows[t->baseline_row];
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_row *r = &t->rows[i];
+        if (r->kernel == DV_KERNEL_SCENARIO) continue; /* scenario.c models its own rows */
+        r->predicted_ratio = base->path_runs.total ? (double)r->path_runs.total / (double)base->path_runs.total : 0.0;
+        r->comparable_reason[0] = '\0';
+        if (r->kernel == DV_KERNEL_NOBRANCH || r->kernel == DV_KERNEL_PERITER) {
+            /* One multiply-add per iteration on whichever side: every Part 2
+             * row runs the same number of FMAs per thread. */
+            r->comparable = 1;
+        } else if (r->threads_on_a.total == base->threads_on_a.total &&
+                   r->threads_per_block == base->threads_per_block) {
+            r->comparable = 1;
+        } else {
+            r->comparable = 0;
+            snprintf(r->comparable_reason, sizeof(r->comparable_reason),
+                     "does different work: %.6g of %u threads per block on path A against %.6g for %s",
+                     r->threads_on_a.per_block, r->threads_per_block, base->threads_on_a.per_block, base->name);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/* analysis.h -- the warp analysis and the path-run model, in plain C.
+ *
+ * Everything starts from a path mask: one bit per thread of the grid (bit set
+ * = path A), indexed by block * threads_per_block + linear thread id, where
+ * the linear id is threadIdx.x + threadIdx.y * blockDim.x and warps are cut
+ * from consecutive linear ids (the last warp of a block may be partial). The
+ * same mask is what the mask kernel reads, so the analysis and the GPU see
+ * the very same assignment.
+ *
+ * Model (seeds 002/003): a warp pays the sum of the paths its lanes take. With
+ * two equal paths, a warp whose lanes agree runs one path-run and a split warp
+ * runs two; a row's predicted ratio is its path-runs over the baseline's.
+ */
+#ifndef DV_ANALYSIS_H
+#define DV_ANALYSIS_H
+
+#include <stdint.h>
+#include "model/experiment.h"
+#include "model/predicate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct dv_geometry {
+    unsigned blocks;
+    unsigned block_x, block_y;
+};
+
+static inline unsigned long long analysis_threads(const struct dv_geometry *g) {
+    return (unsigned long long)g->blocks * g->block_x * g->block_y;
+}
+
+/* Words (uint32_t) a mask for `g` needs. */
+size_t analysis_mask_words(const struct dv_geometry *g);
+
+/* Evaluates `p` at `phase` for every thread of `g` into a new mask
+ * (free() it). A predicate that does not read blockIdx.x is evaluated for one
+ * block and replicated. Returns NULL with `err` on an evaluation error (names
+ * the thread) or out of memory. */
+uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
+                              unsigned phase, char *err);
+
+/* Counts warps, split warps, threads on path A and path-runs per block from a
+ * mask, into the analysis fields of `row` (warps_per_block, threads_per_block,
+ * warps_split, threads_on_a, path_runs). */
+void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row);
+
+/* Fills predicted_ratio and comparable (+ reason) of every row of `t` against
+ * its baseline row. Part 1 rows are comparable when they put the same number
+ * of threads on path A as the baseline. */
+void analysis_compare(struct dv_table *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_ANALYSIS_H */

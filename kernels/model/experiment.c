@@ -1,0 +1,253 @@
+/* experiment.c -- turns a validated struct dv_options into the tables of a
+ * report, with every row's analysis, before any GPU is touched.
+ *
+ * Part 1 is the lesson's table: one row per predicate, all through one
+ * kernel. When every predicate is a built-in the rows run the lesson's mode
+ * kernel; when any is an expression, every row runs the mask kernel instead,
+ * so compared rows always run the same instructions. Part 2 is the lesson's
+ * second table: no branch, and the branch inside the loop for lane parity and
+ * warp parity, against the no-branch baseline.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buildinfo.h"
+#include "model/analysis.h"
+#include "model/scenario.h"
+#include "model/experiment.h"
+
+
+
+void experiment_defaults(struct dv_options *o) {
+    static const char *const rows[] = {"lane-parity", "lane-half", "warp-parity", "block-parity"};
+    memset(o, 0, sizeof *o);
+    o->part = DV_PART_ALL;
+    o->npredicates = sizeof rows / sizeof rows[0];
+    for (unsigned i = 0; i < o->npredicates; i++)
+        snprintf(o->predicates[i], sizeof o->predicates[i], "%s", rows[i]);
+    snprintf(o->baseline, sizeof o->baseline, "%s", DV_DEFAULT_BASELINE);
+    o->blocks = DV_DEFAULT_BLOCKS;
+    o->block_x = DV_DEFAULT_BLOCK_X;
+    o->block_y = 1;
+    o->iterations = DV_DEFAULT_ITERATIONS;
+    o->max_noise = DV_DEFAULT_MAX_NOISE;
+    o->budget_ms = DV_DEFAULT_BUDGET_MS;
+    o->min_samples = DV_DEFAULT_MIN_SAMPLES;
+    o->max_samples = DV_DEFAULT_MAX_SAMPLES;
+    o->device = 0;
+    o->scenario[0] = '\0';
+}
+
+struct dv_report *experiment_report_create(void) { return calloc(1, sizeof(struct dv_report)); }
+
+void experiment_report_free(struct dv_report *r) { free(r); }
+
+int experiment_table_is_scenario(const struct dv_table *t) { return strncmp(t->id, "scenario:", 9) == 0; }
+
+int experiment_gate(struct dv_report *r, double max_noise, char *err) {
+    int rc = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        struct dv_table *t = &r->tables[i];
+        t->noise_limit = max_noise;
+        t->noise_ok = 1;
+        for (unsigned j = 0; j < t->nrows; j++) {
+            const struct dv_row *row = &t->rows[j];
+            if (row->time_ms.noise > max_noise) t->noise_ok = 0;
+            if (row->check.ok) continue;
+            experiment_warn(r, "%s: %s: %llu of %llu outputs wrong, first at thread %lld", t->id, row->name,
+                            row->check.mismatches, row->check.checked, row->check.first_mismatch);
+            if (rc == 0) {
+                dv_seterr(err,
+                          "%s row %s: %llu of %llu outputs differ from the CPU reference, first at thread %lld "
+                          "(expected %.9g, got %.9g)",
+                          t->id, row->name, row->check.mismatches, row->check.checked, row->check.first_mismatch,
+                          row->check.expected, row->check.got);
+                rc = DV_EGATE;
+            }
+        }
+        if (!t->noise_ok)
+            experiment_warn(r, "%s: some row's noise is over %.2f%% after %.0f ms of GPU time", t->id,
+                            t->noise_limit * 100, t->gpu_time_ms);
+    }
+    return rc;
+}
+
+void experiment_warn(struct dv_report *r, const char *fmt, ...) {
+    if (r->nwarnings >= DV_MAX_WARNINGS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->warnings[r->nwarnings++], sizeof(r->warnings[0]), fmt, ap);
+    va_end(ap);
+}
+
+const char *experiment_kernel_name(int kernel) {
+    static const char *names[DV_NUM_KERNELS] = {"branch", "mask", "no-branch", "per-iteration", "scenario"};
+    return (kernel >= 0 && kernel < DV_NUM_KERNELS) ? names[kernel] : "unknown";
+}
+
+/* Analysis of `p` at phase 0 into `row`. */
+static int analyze_row(const struct predicate *p, const struct dv_geometry *g, struct dv_row *row, char *err) {
+    char why[ERR_LEN];
+    uint32_t *mask = analysis_mask_build(p, g, 0, why);
+    if (!mask) {
+        dv_seterr(err, "predicate '%s': %s", p->name, why);
+        return -1;
+    }
+    analysis_count(mask, g, row);
+    free(mask);
+    return 0;
+}
+
+static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+    struct predicate preds[DV_MAX_ROWS];
+    unsigned n = 0;
+    int any_expr = 0, rc = -1;
+    struct predicate base;
+    int have_base = 0;
+
+    if (o->npredicates == 0 || o->npredicates > DV_MAX_ROWS) {
+        dv_seterr(err, "predicates: need 1 to %u rows, got %u", DV_MAX_ROWS, o->npredicates);
+        return -1;
+    }
+    for (; n < o->npredicates; n++) {
+        char why[ERR_LEN];
+        if (predicate_resolve(o->predicates[n], &preds[n], why) != 0) {
+            dv_seterr(err, "predicates[%u]: %s", n, why);
+            goto cleanup;
+        }
+        if (preds[n].expr) any_expr = 1;
+    }
+    char why[ERR_LEN];
+    if (predicate_resolve(o->baseline[0] ? o->baseline : DV_DEFAULT_BASELINE, &base, why) != 0) {
+        dv_seterr(err, "baseline: %s", why);
+        goto cleanup;
+    }
+    have_base = 1;
+
+    snprintf(t->id, sizeof(t->id), "part1");
+    snprintf(t->title, sizeof(t->title), "Part 1: one branch, %u multiply-adds on each side", o->iterations);
+    t->baseline_row = -1;
+    t->nrows = n;
+    for (unsigned i = 0; i < n; i++) {
+        struct dv_row *row = &t->rows[i];
+        snprintf(row->name, sizeof(row->name), "%.256s", preds[i].name);
+        snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
+        row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
+        row->mode = any_expr ? -1 : preds[i].mode;
+        if (analyze_row(&preds[i], g, row, err) != 0) goto cleanup;
+        if (t->baseline_row < 0 && strcmp(preds[i].name, base.name) == 0) t->baseline_row = (int)i;
+    }
+    if (t->baseline_row < 0) {
+        dv_seterr(err, "baseline: '%s' is not one of the Part 1 predicates", base.name);
+        goto cleanup;
+    }
+    snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
+    snprintf(t->kernel, sizeof(t->kernel), "%s", experiment_kernel_name(t->rows[0].kernel));
+    analysis_compare(t);
+    rc = 0;
+cleanup:
+    for (unsigned i = 0; i < n; i++) predicate_cleanup(&preds[i]);
+    if (have_base) predicate_cleanup(&base);
+    return rc;
+}
+
+static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+    static const struct {
+        const char *name, *label;
+        int kernel, mode;
+    } rows[] = {
+        {"no-branch", "no branch", DV_KERNEL_NOBRANCH, DV_ALWAYS_A},
+        {"per-iteration-lane-parity", "per-iteration, lane parity", DV_KERNEL_PERITER, DV_LANE_PARITY},
+        {"per-iteration-warp-parity", "per-iteration, warp parity", DV_KERNEL_PERITER, DV_WARP_PARITY},
+    };
+    snprintf(t->id, sizeof(t->id), "part2");
+    snprintf(t->title, sizeof(t->title), "Part 2: the same branch inside the loop, one multiply-add on each side");
+    snprintf(t->kernel, sizeof(t->kernel), "per-iteration");
+    snprintf(t->baseline, sizeof(t->baseline), "no-branch");
+    t->baseline_row = 0;
+    t->nrows = sizeof(rows) / sizeof(rows[0]);
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_row *row = &t->rows[i];
+        struct predicate p = {.mode = rows[i].mode};
+        snprintf(p.name, sizeof(p.name), "%s", rows[i].name);
+        snprintf(row->name, sizeof(row->name), "%s", rows[i].name);
+        snprintf(row->label, sizeof(row->label), "%s", rows[i].label);
+        row->kernel = rows[i].kernel;
+        row->mode = rows[i].mode;
+        if (analyze_row(&p, g, row, err) != 0) return -1;
+    }
+    snprintf(t->rows[0].note, sizeof(t->rows[0].note), "the chain with no branch at all");
+    snprintf(t->rows[1].note, sizeof(t->rows[1].note), "the branch evaluated every iteration, splitting every warp");
+    snprintf(t->rows[2].note, sizeof(t->rows[2].note), "the branch evaluated every iteration, warp-uniform");
+    analysis_compare(t);
+    return 0;
+}
+
+int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+    struct dv_config *c = &r->config;
+    const unsigned by = o->block_y ? o->block_y : 1;
+    const unsigned tpb = o->block_x * by;
+    if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK) {
+        dv_seterr(err, "threads_per_block: %u x %u = %u threads, allowed 1..%u", o->block_x, by, tpb,
+                  DV_MAX_THREADS_PER_BLOCK);
+        return -1;
+    }
+    if (o->iterations == 0 || o->iterations > DV_MAX_ITERATIONS) {
+        dv_seterr(err, "iterations: %u, allowed 1..%u", o->iterations, DV_MAX_ITERATIONS);
+        return -1;
+    }
+    const unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
+    if ((unsigned long long)blocks * tpb > DV_MAX_GRID_THREADS) {
+        dv_seterr(err, "blocks: %u blocks x %u threads = %llu threads, the limit is %llu", blocks, tpb,
+                  (unsigned long long)blocks * tpb, (unsigned long long)DV_MAX_GRID_THREADS);
+        return -1;
+    }
+
+    snprintf(r->build.nvcc_version, sizeof(r->build.nvcc_version), "%s", buildinfo_nvcc_version());
+    snprintf(r->build.cuda_architectures, sizeof(r->build.cuda_architectures), "%s", buildinfo_cuda_architectures());
+    snprintf(r->build.flags, sizeof(r->build.flags), "%s", buildinfo_cuda_flags());
+
+    const char *exp = o->scenario[0] ? "scenario" : o->part == DV_PART_1 ? "part1" : o->part == DV_PART_2 ? "part2" : "all";
+    snprintf(c->experiment, sizeof(c->experiment), "%s", exp);
+    c->blocks = blocks;
+    if (!o->blocks) {
+        c->blocks_auto = 1;
+        if (!c->blocks_reason[0])
+            snprintf(c->blocks_reason, sizeof(c->blocks_reason),
+                     "auto: whole waves chosen on the GPU; the analysis uses %u blocks", blocks);
+    }
+    c->block_x = o->block_x;
+    c->block_y = by;
+    c->threads_per_block = tpb;
+    c->threads = (unsigned long long)blocks * tpb;
+    c->iterations = o->iterations;
+    c->fmas_per_launch = c->threads * o->iterations;
+    c->bytes_per_launch = c->threads * 2 * sizeof(float);
+    c->max_noise = o->max_noise;
+    c->budget_ms = o->budget_ms;
+    c->min_samples = o->min_samples;
+    c->max_samples = o->max_samples;
+
+    if (o->scenario[0]) {
+        return scenario_plan(o, r, err);
+    }
+
+    struct dv_geometry g = {blocks, o->block_x, by};
+    r->ntables = 0;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
+        struct dv_table *t = &r->tables[r->ntables];
+        memset(t, 0, sizeof(*t));
+        t->noise_limit = o->max_noise;
+        if (plan_part1(o, &g, t, err) != 0) return -1;
+        r->ntables++;
+    }
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
+        struct dv_table *t = &r->tables[r->ntables];
+        memset(t, 0, sizeof(*t));
+        t->noise_limit = o->max_noise;
+        if (plan_part2(o, &g, t, err) != 0) return -1;
+        r->ntables++;
+    }
+    return 0;
+}

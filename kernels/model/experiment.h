@@ -1,0 +1,240 @@
+/* experiment.h -- what a measurement is, as plain C structs.
+ *
+ * struct dv_options is a request (from the CLI, from JSON or from a suite);
+ * struct dv_report is what comes back: the device and build, the
+ * configuration that actually ran, and tables of rows. Each row carries its
+ * analysis (computed from the shared predicate, no GPU) and, once measured,
+ * its timing statistics, ratio, FMA-floor fraction and correctness check.
+ *
+ * experiment_plan() fills a report with everything that needs no GPU (the
+ * tables, their rows and the analysis); runner_measure() (runner.h) plans,
+ * then fills in the timings. api/report.c turns a report into the
+ * divergence.v1 JSON document or the lesson's text layout.
+ *
+ * The structs are fixed-size on purpose: a report is one allocation, copied
+ * and freed without walking pointers, and no json_t ever reaches this layer.
+ */
+#ifndef DV_EXPERIMENT_H
+#define DV_EXPERIMENT_H
+
+#include <stdint.h>
+#include "base/status.h"
+#include "model/predicate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DV_MAX_ROWS 16
+#define DV_MAX_TABLES 16 /* "all" scenarios: one table each */
+#define DV_MAX_WARNINGS 8
+#define DV_SCENARIO_LEN 64
+
+/* Lesson defaults. */
+#define DV_DEFAULT_BLOCKS 4096u
+#define DV_DEFAULT_BLOCK_X 256u
+#define DV_DEFAULT_ITERATIONS 4096u
+#define DV_DEFAULT_MAX_NOISE 0.005
+#define DV_DEFAULT_BUDGET_MS 2000.0
+#define DV_DEFAULT_MIN_SAMPLES 10u
+#define DV_DEFAULT_MAX_SAMPLES 2000u
+#define DV_DEFAULT_BASELINE "warp-parity"
+
+/* Limits that validation enforces (api/options.c names them in errors). */
+#define DV_MAX_BLOCKS 1048576u
+#define DV_MAX_THREADS_PER_BLOCK 1024u
+#define DV_MAX_ITERATIONS 1048576u
+#define DV_MAX_BUDGET_MS 60000.0
+#define DV_MAX_GRID_THREADS (1ull << 26) /* 64 Mi threads: 256 MiB per buffer */
+
+enum dv_part { DV_PART_ALL = 0, DV_PART_1 = 1, DV_PART_2 = 2 };
+
+/* Which kernel a row (and so its whole table) ran. */
+enum dv_kernel {
+    DV_KERNEL_BRANCH = 0, /* Part 1, the lesson's mixOneBranch: mode argument   */
+    DV_KERNEL_MASK,       /* Part 1 for any predicate: the path bit from a mask */
+    DV_KERNEL_NOBRANCH,   /* Part 2 baseline: the chain with no branch          */
+    DV_KERNEL_PERITER,    /* Part 2: the branch inside the loop, phase = k      */
+    DV_KERNEL_SCENARIO,   /* scenario suite: k-way paths and loop trip counts   */
+    DV_NUM_KERNELS
+};
+
+/* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
+struct dv_options {
+    int part;                                           /* enum dv_part         */
+    unsigned npredicates;                               /* Part 1 rows          */
+    char predicates[DV_MAX_ROWS][PREDICATE_TEXT_LEN];   /* names or expressions */
+    char baseline[PREDICATE_TEXT_LEN];                  /* one of predicates    */
+    unsigned blocks;                                    /* 0: auto              */
+    unsigned block_x, block_y;                          /* block_y 1 for 1D     */
+    unsigned iterations;                                /* FMAs per thread      */
+    double max_noise;                                   /* target stdev / mean  */
+    double budget_ms;                                   /* GPU time per table   */
+    unsigned min_samples, max_samples;                  /* per row              */
+    int device;                                         /* CUDA ordinal         */
+    char scenario[DV_SCENARIO_LEN];                     /* "" or a name / "all" */
+};
+
+struct dv_stats {
+    double median, min, max, mean, stdev; /* milliseconds */
+    unsigned samples;
+    double noise; /* stdev / mean */
+};
+
+struct dv_check {
+    int ok;                        /* every element matched the reference  */
+    unsigned long long checked;    /* elements compared                    */
+    unsigned long long mismatches;
+    long long first_mismatch;      /* global thread index, -1 when none    */
+    float expected, got;           /* at first_mismatch                    */
+};
+
+/* Min / max over the blocks of the grid, the grid total, and the mean per
+ * block (total / blocks), which is what the *_per_block JSON fields carry. */
+struct dv_count {
+    unsigned min, max;
+    unsigned long long total;
+    double per_block;
+};
+
+struct dv_row {
+    char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
+    char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
+    int kernel;                     /* enum dv_kernel                            */
+    int mode;                       /* built-in mode for BRANCH / PERITER, or -1 */
+
+    /* Analysis: no GPU. */
+    unsigned warps_per_block, threads_per_block;
+    struct dv_count warps_split, threads_on_a, path_runs;
+    double predicted_ratio;   /* path-runs (or issued path work) vs baseline    */
+    int comparable;           /* same work as the baseline row                  */
+    char comparable_reason[160];
+    char note[256];           /* what the row is for, or what it shows          */
+
+    /* Measurement: valid when `measured`. */
+    int measured;
+    struct dv_stats time_ms;
+    double ratio;             /* median / baseline median                      */
+    double floor_fraction;    /* FMA floor / median                            */
+    struct dv_check check;
+
+    /* scenario suite (scenario tables only; NaN = not measured):
+     * predicted_efficiency: the seed's model figure for the row (max/sum of
+     *   path lengths per warp for branches, useful / issued lane-iterations
+     *   for loops);
+     * measured_efficiency: the same figure from times: t(reference) / t(row),
+     *   the reference being the row's ideal arrangement (every lane on its
+     *   warp's longest path) for branches, the same-work baseline for loops;
+     * agreement: measured ratio / predicted_ratio (1 = the model holds). */
+    double predicted_efficiency, measured_efficiency, agreement;
+};
+
+struct dv_table {
+    char id[32];          /* "part1", "part2", "scenario:<name>"               */
+    char title[160];
+    char kernel[32];      /* the kernel every row of this table ran            */
+    char baseline[PREDICATE_TEXT_LEN];
+    int baseline_row;     /* index into rows                                   */
+    unsigned nrows;
+    struct dv_row rows[DV_MAX_ROWS];
+    double noise_limit;   /* max_noise the table was measured against          */
+    int noise_ok;         /* every row's noise <= noise_limit                  */
+    double gpu_time_ms;   /* sum of timed samples                              */
+};
+
+struct dv_device {
+    int present;
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count, warp_size;
+    int driver_version, runtime_version;      /* CUDA's 13000 form             */
+    double rated_sm_clock_mhz;
+    double measured_sm_clock_mhz;             /* clock64() spin, timed         */
+    double measured_sm_clock_min_mhz;
+    int fp32_lanes_per_sm;
+    unsigned long long total_mem_bytes;
+    int max_threads_per_sm;
+    char pci_bus_id[32];
+    char nvidia_driver_version[32];           /* kernel module release, "" if unknown */
+    char reason[ERR_LEN];                     /* why there is none             */
+};
+
+struct dv_build {
+    char nvcc_version[32];
+    char cuda_architectures[64];
+    char flags[128];
+};
+
+struct dv_config {
+    char experiment[32];          /* "part1", "part2", "all", "scenario"       */
+    unsigned blocks;
+    int blocks_auto;
+    char blocks_reason[256];      /* how auto chose                            */
+    unsigned block_x, block_y, threads_per_block;
+    unsigned long long threads;
+    unsigned iterations;
+    unsigned long long fmas_per_launch;
+    unsigned long long bytes_per_launch;
+    double fma_floor_ms;          /* 0 until a clock is measured               */
+    double max_noise, budget_ms;
+    unsigned min_samples, max_samples;
+};
+
+struct dv_report {
+    struct dv_device device;
+    struct dv_build build;
+    struct dv_config config;
+    int measured;                 /* timings present                           */
+    unsigned ntables;
+    struct dv_table tables[DV_MAX_TABLES];
+    unsigned nwarnings;
+    char warnings[DV_MAX_WARNINGS][256];
+    double gpu_time_ms;           /* all tables                                */
+    double wall_time_ms;          /* the whole measurement, host clock         */
+    char started_utc[32], finished_utc[32];
+};
+
+/* The lesson's defaults: part all, the four Part 1 rows, baseline
+ * warp-parity, 4096 blocks x 256 threads, 4096 iterations, 0.5% noise,
+ * 2000 ms budget, device 0. */
+void experiment_defaults(struct dv_options *o);
+
+/* A zeroed report on the heap; NULL when out of memory. report_free(NULL) ok. */
+struct dv_report *experiment_report_create(void);
+void experiment_report_free(struct dv_report *r);
+
+/* Builds the tables of `o` into `r` with the analysis of every row and the
+ * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
+ * the runner replaces it). Needs no GPU. `o` must have passed validation.
+ * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
+ * evaluate for some thread names the row). */
+int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err);
+
+/* Adds a warning line to `r` (dropped past DV_MAX_WARNINGS). */
+void experiment_warn(struct dv_report *r, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Whether `t` is a scenario table (id "scenario:<name>") rather than a
+ * Part 1 / Part 2 table: the one place the two kinds are told apart. */
+int experiment_table_is_scenario(const struct dv_table *t);
+
+/* The correctness gate and the noise verdict of a measured report, the same
+ * rule for every table kind: each table's noise_limit = max_noise and
+ * noise_ok = every row's noise at or under it; a warning for every row whose
+ * check failed and every noisy table. Returns 0 when every row's check is
+ * ok, else DV_EGATE with `err` naming the first failed row's table, row and
+ * first wrong thread, with the expected and the observed value. */
+int experiment_gate(struct dv_report *r, double max_noise, char *err);
+
+/* Stable lower-case name of a kernel: "branch", "mask", ... */
+const char *experiment_kernel_name(int kernel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_EXPERIMENT_H */

@@ -1,0 +1,104 @@
+/* predicate.c -- the built-in predicate table and struct predicate.
+ *
+ * A predicate is either one of the lesson's built-in modes, evaluated by
+ * dv_takes_path_a() (the very function the kernels call), or an expression
+ * from the predicate language (expr.c), evaluated by the host. Each built-in
+ * also carries its definition as an expression so the language can show it
+ * and the tests can check that both spellings agree thread by thread.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "model/expr.h"
+#include "model/predicate.h"
+
+static const struct predicate_builtin builtins[DV_NUM_MODES] = {
+    {"lane-parity", "threadIdx.x & 1", "(threadIdx.x & 1) == 0", DV_LANE_PARITY},
+    {"lane-half", "(threadIdx.x & 31) < 16", "(threadIdx.x & 31) < 16", DV_LANE_HALF},
+    {"warp-parity", "threadIdx.x / 32 & 1", "(threadIdx.x / 32 & 1) == 0", DV_WARP_PARITY},
+    {"block-parity", "blockIdx.x & 1", "(blockIdx.x & 1) == 0", DV_BLOCK_PARITY},
+    {"always-a", "no branch taken apart", "1", DV_ALWAYS_A},
+    {"first-16", "threadIdx.x < 16", "threadIdx.x < 16", DV_FIRST_16},
+};
+
+const struct predicate_builtin *predicate_builtins(size_t *count) {
+    if (count) *count = DV_NUM_MODES;
+    return builtins;
+}
+
+const struct predicate_builtin *predicate_find(const char *name) {
+    for (size_t i = 0; i < DV_NUM_MODES; i++)
+        if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
+    return NULL;
+}
+
+static unsigned uses_of_expr(const struct expr *e) {
+    unsigned u = expr_uses(e), out = 0;
+    if (u & (1u << EXPR_BLOCK_X)) out |= PREDICATE_USES_BLOCK;
+    if (u & ((1u << EXPR_THREAD_Y) | (1u << EXPR_LANE) | (1u << EXPR_WARP))) out |= PREDICATE_USES_Y;
+    return out;
+}
+
+int predicate_resolve(const char *text, struct predicate *p, char *err) {
+    memset(p, 0, sizeof(*p));
+    p->mode = -1;
+    if (!text) {
+        dv_seterr(err, "predicate is missing");
+        return -1;
+    }
+    /* Surrounding blanks are not part of a name. */
+    while (isspace((unsigned char)*text)) text++;
+    size_t len = strlen(text);
+    while (len > 0 && isspace((unsigned char)text[len - 1])) len--;
+    if (len == 0) {
+        dv_seterr(err, "predicate is empty: give a built-in name or an expression");
+        return -1;
+    }
+    if (len > EXPR_MAX_LEN) {
+        dv_seterr(err, "predicate is %zu characters, the limit is %d", len, EXPR_MAX_LEN);
+        return -1;
+    }
+    char buf[PREDICATE_TEXT_LEN];
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+
+    const struct predicate_builtin *b = predicate_find(buf);
+    if (b) {
+        snprintf(p->name, sizeof(p->name), "%s", b->name);
+        snprintf(p->label, sizeof(p->label), "%s", b->label);
+        p->mode = b->mode;
+        p->uses = (b->mode == DV_BLOCK_PARITY) ? PREDICATE_USES_BLOCK : 0;
+        return 0;
+    }
+
+    int col = 0;
+    char why[ERR_LEN];
+    struct expr *e = expr_parse(buf, &col, why);
+    if (!e) {
+        char caret[2 * PREDICATE_TEXT_LEN + 4];
+        expr_caret(buf, col, caret, sizeof(caret));
+        dv_seterr(err, "%s\n%s", why, caret);
+        return -1;
+    }
+    snprintf(p->name, sizeof(p->name), "%s", buf);
+    snprintf(p->label, sizeof(p->label), "%s", buf);
+    p->expr = e;
+    p->uses = uses_of_expr(e);
+    return 0;
+}
+
+void predicate_cleanup(struct predicate *p) {
+    if (!p) return;
+    expr_free(p->expr);
+    p->expr = NULL;
+}
+
+int predicate_eval(const struct predicate *p, const struct predicate_thread *t,
+                   unsigned phase, char *err) {
+    if (!p->expr) return dv_takes_path_a(p->mode, t->tx, t->bx, phase) ? 1 : 0;
+    struct expr_env env = {t->tx, t->ty, t->bx, t->bdx, t->bdy};
+    long long v;
+    int col;
+    if (expr_eval(p->expr, &env, &v, &col, err) != 0) return -1;
+    return v != 0;
+}

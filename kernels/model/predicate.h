@@ -1,0 +1,120 @@
+/* predicate.h -- the one predicate shared by kernels, CPU reference and analysis.
+ *
+ * dv_takes_path_a() is the lesson's takesPathA(): it compiles as C11 for the
+ * host (analysis, CPU reference, mask building) and as CUDA for the kernels,
+ * so the page, the check and the hardware cannot describe different programs.
+ * `mode` is a kernel argument, uniform over the grid, so the switch itself
+ * never diverges; `phase` is 0 in Part 1 and the loop index in Part 2.
+ *
+ * The second half of the header is host-only C API: the table of built-in
+ * predicates (stable names, the lesson's labels, the equivalent expression in
+ * the predicate language) and struct predicate, which is either a built-in
+ * mode or a parsed expression (expr.h). predicate_eval() is the single entry
+ * point the analysis and the mask builder use for any predicate.
+ */
+#ifndef DV_PREDICATE_H
+#define DV_PREDICATE_H
+
+#ifdef __CUDACC__
+#define DV_HD __host__ __device__ static inline
+#else
+#define DV_HD static inline
+#endif
+/* constexpr in the CUDA (C++) build, so static_asserts can evaluate it. */
+#ifdef __cplusplus
+#define DV_CONSTEXPR constexpr
+#else
+#define DV_CONSTEXPR
+#endif
+
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#include <stddef.h>
+#include "base/status.h"
+
+#define DV_WARP_SIZE 32u
+
+/* Built-in modes; the numbering is part of the kernel ABI. */
+enum {
+    DV_LANE_PARITY = 0, /* threadIdx.x & 1: splits every warp             */
+    DV_LANE_HALF = 1,   /* (threadIdx.x & 31) < 16: splits every warp     */
+    DV_WARP_PARITY = 2, /* threadIdx.x / 32 & 1: warp-uniform              */
+    DV_BLOCK_PARITY = 3,/* blockIdx.x & 1: block-uniform                   */
+    DV_ALWAYS_A = 4,    /* no split                                        */
+    DV_FIRST_16 = 5,    /* threadIdx.x < 16: the exercise, splits warp 0   */
+    DV_NUM_MODES = 6
+};
+
+DV_HD DV_CONSTEXPR bool dv_takes_path_a(int mode, unsigned tid, unsigned block, unsigned phase) {
+    switch (mode) {
+    case DV_LANE_PARITY: return ((tid + phase) & 1u) == 0u;
+    case DV_LANE_HALF: return ((tid + phase) % DV_WARP_SIZE) < (DV_WARP_SIZE / 2u);
+    case DV_WARP_PARITY: return ((tid / DV_WARP_SIZE + phase) & 1u) == 0u;
+    case DV_BLOCK_PARITY: return ((block + phase) & 1u) == 0u;
+    case DV_FIRST_16: return tid < 16u; /* phase-free: Part 1 only */
+    default: return true;
+    }
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PREDICATE_NAME_LEN 64
+#define PREDICATE_TEXT_LEN 257 /* an expression is at most 256 characters */
+
+struct expr; /* expr.h */
+
+/* One entry of the built-in table. `expr` is the same predicate written in the
+ * expression language (path A where it is nonzero); tests check that the two
+ * agree for every thread of several grids. */
+struct predicate_builtin {
+    const char *name;  /* stable id: "lane-parity" */
+    const char *label; /* the lesson's label: "threadIdx.x & 1" */
+    const char *expr;  /* "(threadIdx.x & 1) == 0" */
+    int mode;          /* DV_* */
+};
+
+/* A resolved predicate: a built-in (mode >= 0, expr NULL) or an expression
+ * (mode < 0, expr owned). Initialise with predicate_resolve(), release with
+ * predicate_cleanup(). */
+struct predicate {
+    char name[PREDICATE_TEXT_LEN];  /* built-in name, or the expression text */
+    char label[PREDICATE_TEXT_LEN]; /* the lesson's label, or the expression */
+    int mode;
+    struct expr *expr;
+    unsigned uses; /* PREDICATE_USES_* bits: which inputs it reads */
+};
+
+#define PREDICATE_USES_BLOCK 1u /* depends on blockIdx.x: varies between blocks */
+#define PREDICATE_USES_Y 2u     /* depends on threadIdx.y */
+
+/* Thread coordinates the predicate can read. */
+struct predicate_thread {
+    unsigned tx, ty;   /* threadIdx.x, threadIdx.y */
+    unsigned bx;       /* blockIdx.x */
+    unsigned bdx, bdy; /* blockDim.x, blockDim.y */
+};
+
+/* The built-in table, DV_NUM_MODES entries, in mode order. */
+const struct predicate_builtin *predicate_builtins(size_t *count);
+/* Built-in by stable name, or NULL. */
+const struct predicate_builtin *predicate_find(const char *name);
+
+/* Resolves `text`, a built-in name or an expression, into `p`.
+ * Returns 0, or -1 with `err` (ERR_LEN) holding "why" and, for an expression,
+ * "column N: why" followed by the source line and a caret line. */
+int predicate_resolve(const char *text, struct predicate *p, char *err);
+void predicate_cleanup(struct predicate *p);
+
+/* Evaluates `p` for one thread at `phase`: 1 for path A, 0 for path B, -1 on
+ * an evaluation error (division by zero for this thread...) with `err`. */
+int predicate_eval(const struct predicate *p, const struct predicate_thread *t,
+                   unsigned phase, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_PREDICATE_H */

@@ -1,0 +1,577 @@
+/* scenario.c -- the scenario definitions, their arrangements over a grid, the
+ * path-run model and the CPU reference (no GPU; see scenario.h for the model).
+ *
+ * Each scenario is a 32-lane pattern taken from the seeds' worked cases. The
+ * divergent row replicates it in every warp; the baseline row holds the very
+ * same multiset of per-thread work, grouped so each warp holds one value
+ * (sorted over the grid, or (idx / 32) % 2 for the re-alignment case); the
+ * ideal row puts every lane on its warp's longest path, which is what the
+ * seed's efficiency max/sum is measured against. scenario_plan() turns each
+ * scenario into a dv_table whose rows carry the model; scenario_run.c adds
+ * the timings.
+ */
+#include "model/scenario.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- definitions ------------------------------------------------------- */
+
+#define ROW_LANES(label) { "lanes", label, SCENARIO_LAYOUT_LANES }
+#define ROW_SORTED { "sorted", "same work sorted by path over the grid: one path per warp", \
+                     SCENARIO_LAYOUT_SORTED }
+#define ROW_IDEAL { "ideal", "every lane on its warp's longest path (the seed's ideal time)", \
+                    SCENARIO_LAYOUT_IDEAL }
+
+static const struct scenario scenarios[] = {
+    {
+        "even-2way", "Even 2-way split, unequal paths (12 vs 9 units)", "C1", SCENARIO_KWAY,
+        2, {12, 9},
+        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        3, {ROW_LANES("path = lane & 1: 16 lanes on A (12 units), 16 on B (9)"), ROW_SORTED, ROW_IDEAL},
+        1, 0, "a split warp issues 12 + 9 = 21 units; max/sum = 12/21 = 57.1%, not 50%",
+    },
+    {
+        "uneven-1v31", "Uneven split: 1 lane on 100 units, 31 on 50", "C2", SCENARIO_KWAY,
+        2, {100, 50},
+        {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        3, {ROW_LANES("lane 0 on A (100 units), lanes 1-31 on B (50)"), ROW_SORTED, ROW_IDEAL},
+        1, 0, "one lane still costs its whole path: 100 + 50 = 150 units, 66.7%",
+    },
+    {
+        "zero-divergence", "Zero divergence: every lane on B (9 units), A (12) untaken", "C3",
+        SCENARIO_KWAY, 2, {12, 9},
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        2, {ROW_LANES("every lane on B (9 units); path A is in the code, never taken"), ROW_SORTED},
+        1, 0, "an untaken path is free: 9/9 = 100%; both rows are the same arrangement",
+    },
+    {
+        "full-divergence", "Full divergence: 32 distinct paths of 7 units", "C4", SCENARIO_KWAY,
+        32, {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+             7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
+        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+         16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+        3, {ROW_LANES("path = lane: every lane its own 7-unit path"), ROW_SORTED, ROW_IDEAL},
+        1, 0, "32 serial paths: 7/224 = 1/32 = 3.125%, the floor for a warp",
+    },
+    {
+        "elseif-4way", "4-way else-if chain: 20, 30, 25, 5 units over 8, 10, 8, 6 lanes", "C5",
+        SCENARIO_KWAY, 4, {20, 30, 25, 5},
+        {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+         1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3},
+        3, {ROW_LANES("lanes 0-7 on 20 units, 8-17 on 30, 18-25 on 25, 26-31 on 5"), ROW_SORTED,
+            ROW_IDEAL},
+        1, 0, "four live paths: 30/80 = 37.5%",
+    },
+    {
+        "loop-divergence", "Loop divergence: trip counts summing to 240, max 20 per warp", "C6",
+        SCENARIO_LOOP, 0, {0},
+        {20, 7, 6, 8, 3, 7, 10, 6, 7, 9, 6, 7, 12, 7, 8, 6,
+         7, 3, 7, 10, 6, 8, 7, 6, 9, 7, 8, 7, 6, 7, 6, 7},
+        2, {ROW_LANES("per-lane trip counts (sum 240, max 20, two lanes at 3)"),
+            {"sorted", "same trip counts sorted over the grid: one count per warp",
+             SCENARIO_LAYOUT_SORTED}},
+        1, 0, "the warp loops max = 20 times: 240 / (32 * 20) = 37.5% lane utilization",
+    },
+    {
+        "nested-ifs", "Nested ifs: 4 orthogonal paths of 6, 8, 5, 7 units", "C8", SCENARIO_KWAY,
+        4, {6, 8, 5, 7},
+        /* path = 2 * (lane & 1) + ((lane >> 1) & 1): outer test on bit 0, inner on bit 1 */
+        {0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3,
+         0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3},
+        3, {ROW_LANES("outer if on lane & 1, inner if on lane & 2: 8 lanes per path"), ROW_SORTED,
+            ROW_IDEAL},
+        1, 0, "nesting multiplies paths: 8/26 = 30.8%",
+    },
+    {
+        "ray-materials", "Ray-tracing materials: diffuse 12, metal 40, glass 60, emissive 4", "C9",
+        SCENARIO_KWAY, 4, {12, 40, 60, 4},
+        {0, 1, 3, 0, 2, 1, 0, 3, 1, 0, 2, 3, 0, 1, 0, 3,
+         2, 0, 1, 3, 0, 2, 1, 3, 0, 1, 2, 3, 0, 1, 2, 3},
+        3, {ROW_LANES("unsorted hits: 10 diffuse, 8 metal, 6 glass, 8 emissive per warp"),
+            {"sorted", "hits sorted by material: one material per warp", SCENARIO_LAYOUT_SORTED},
+            ROW_IDEAL},
+        1, 0, "unsorted 60/116 = 51.7%; sorted by material every warp is 100%",
+    },
+    {
+        "warp-realign", "Warp-boundary re-alignment: idx % 2 against (idx / 32) % 2", "C10",
+        SCENARIO_KWAY, 2, {10, 14},
+        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        3, {ROW_LANES("idx % 2: X (10 units) on even lanes, Y (14) on odd"),
+            {"warps", "(idx / 32) % 2: whole warps on X or on Y", SCENARIO_LAYOUT_WARPS},
+            ROW_IDEAL},
+        1, 0, "idx % 2 gives 14/24 = 58.3%; (idx / 32) % 2 gives 100%",
+    },
+    {
+        "short-predicated", "Short if/else (2 vs 1 FMAs) that the compiler predicates", "C7",
+        SCENARIO_SHORT, 2, {1, 2},
+        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        2, {{"lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp",
+             SCENARIO_LAYOUT_LANES},
+            {"warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS}},
+        1, 1,
+        "SASS: @P/@!P FFMA, no BSSY/BSYNC: predicated, every warp issues both sides (ratio 1.0; "
+        "as a branch it would be 2.0)",
+    },
+    {
+        "short-branch", "Short if/else (4 vs 3 FMAs, the seed's C7) that stays a branch", "C7",
+        SCENARIO_SHORT, 2, {3, 4},
+        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        2, {{"lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp",
+             SCENARIO_LAYOUT_LANES},
+            {"warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS}},
+        1, 0,
+        "SASS: BSSY / @P BRA / BSYNC per if/else: a real branch, a split warp issues 4 + 3, a "
+        "uniform one 4 or 3 (ratio 2.0)",
+    },
+};
+
+#define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+static const char *const names[NSCENARIOS] = {
+    "even-2way", "uneven-1v31", "zero-divergence", "full-divergence", "elseif-4way",
+    "loop-divergence", "nested-ifs", "ray-materials", "warp-realign", "short-predicated",
+    "short-branch",
+};
+
+const char *const *scenario_names(size_t *n) {
+    if (n) *n = NSCENARIOS;
+    return names;
+}
+
+const struct scenario *scenario_find(const char *name) {
+    if (!name) return NULL;
+    for (size_t i = 0; i < NSCENARIOS; i++)
+        if (strcmp(scenarios[i].name, name) == 0) return &scenarios[i];
+    return NULL;
+}
+
+unsigned scenario_unit_fmas(const struct dv_options *o) {
+    unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
+    unsigned u = it / SCENARIO_UNIT_DIVISOR / SCENARIO_CHUNK * SCENARIO_CHUNK;
+    return u < SCENARIO_CHUNK ? SCENARIO_CHUNK : u;
+}
+
+unsigned scenario_short_iterations(const struct dv_options *o) {
+    unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
+    return (it + 31u) / 32u * 32u;
+}
+
+/* ---- arrangements ------------------------------------------------------ */
+
+/* The longest path (k-way) present in a warp's lanes, lowest id on a tie. */
+static unsigned longest_path(const struct scenario *s, const uint8_t *lanes, unsigned n) {
+    unsigned best = lanes[0];
+    for (unsigned i = 1; i < n; i++)
+        if (s->lengths[lanes[i]] > s->lengths[best] ||
+            (s->lengths[lanes[i]] == s->lengths[best] && lanes[i] < best))
+            best = lanes[i];
+    return best;
+}
+
+int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
+                    unsigned threads_per_block, uint8_t *work, char *err) {
+    unsigned long long n = (unsigned long long)blocks * threads_per_block;
+    unsigned wpb = (threads_per_block + 31u) / 32u;
+    switch (layout) {
+    case SCENARIO_LAYOUT_LANES:
+    case SCENARIO_LAYOUT_IDEAL:
+        for (unsigned long long i = 0; i < n; i++)
+            work[i] = s->lane_work[(i % threads_per_block) % 32u];
+        if (layout == SCENARIO_LAYOUT_LANES) return 0;
+        for (unsigned long long b = 0; b < blocks; b++)
+            for (unsigned w = 0; w < wpb; w++) {
+                unsigned long long first = b * threads_per_block + w * 32ull;
+                unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+                uint8_t *p = work + first;
+                unsigned v;
+                int split = 0;
+                for (unsigned l = 1; l < lanes; l++) split |= p[l] != p[0];
+                if (!split) continue;
+                if (s->kind != SCENARIO_KWAY) {
+                    dv_seterr(err, "scenario %s: ideal rows are for k-way scenarios", s->name);
+                    return -1;
+                }
+                v = longest_path(s, p, lanes);
+                memset(p, (int)v, lanes);
+            }
+        return 0;
+    case SCENARIO_LAYOUT_SORTED: {
+        unsigned long long hist[256] = {0};
+        for (unsigned long long i = 0; i < n; i++) hist[s->lane_work[(i % threads_per_block) % 32u]]++;
+        unsigned long long i = 0;
+        for (unsigned v = 0; v < 256; v++)
+            for (unsigned long long k = 0; k < hist[v]; k++) work[i++] = (uint8_t)v;
+        return 0;
+    }
+    case SCENARIO_LAYOUT_WARPS:
+        for (unsigned long long i = 0; i < n; i++) {
+            unsigned long long warp = (i / threads_per_block) * wpb + (i % threads_per_block) / 32u;
+            work[i] = s->lane_work[warp % 32u];
+        }
+        return 0;
+    default:
+        dv_seterr(err, "scenario %s: unknown layout %d", s->name, layout);
+        return -1;
+    }
+}
+
+/* ---- model ------------------------------------------------------------- */
+
+/* One warp of `lanes` lanes: issued work, ideal (longest present), useful
+ * lane-work (each lane's own), lane FMAs, whether it is split. */
+struct warp_cost {
+    unsigned long long issued, ideal, useful, fmas;
+    int split;
+};
+
+static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes, unsigned unit_fmas,
+                      unsigned short_iters, struct warp_cost *c) {
+    memset(c, 0, sizeof *c);
+    for (unsigned l = 1; l < lanes; l++) c->split |= p[l] != p[0];
+    switch (s->kind) {
+    case SCENARIO_KWAY: {
+        uint32_t present = 0;
+        for (unsigned l = 0; l < lanes; l++) {
+            present |= 1u << p[l];
+            c->useful += s->lengths[p[l]];
+        }
+        for (unsigned q = 0; q < SCENARIO_MAX_PATHS; q++)
+            if (present & (1u << q)) {
+                c->issued += s->lengths[q];
+                if (s->lengths[q] > c->ideal) c->ideal = s->lengths[q];
+            }
+        c->fmas = c->useful * unit_fmas;
+        break;
+    }
+    case SCENARIO_LOOP:
+        for (unsigned l = 0; l < lanes; l++) {
+            c->useful += p[l];
+            if (p[l] > c->issued) c->issued = p[l];
+        }
+        c->ideal = c->issued;
+        c->fmas = c->useful * unit_fmas;
+        break;
+    case SCENARIO_SHORT: {
+        unsigned long long per32 = 0, ideal32 = 0, useful32 = 0;
+        for (unsigned j = 0; j < 32u; j++) {
+            int has[2] = {s->predicated, s->predicated};
+            for (unsigned l = 0; l < lanes; l++) {
+                unsigned side = (scenario_short_pattern(p[l]) >> j) & 1u;
+                has[side] = 1;
+                useful32 += s->lengths[side];
+            }
+            unsigned long long sum = 0, mx = 0;
+            for (unsigned side = 0; side < 2; side++)
+                if (has[side]) {
+                    sum += s->lengths[side];
+                    if (s->lengths[side] > mx) mx = s->lengths[side];
+                }
+            per32 += sum;
+            ideal32 += mx;
+        }
+        unsigned long long rounds = short_iters / 32u;
+        c->issued = per32 * rounds;
+        c->ideal = ideal32 * rounds;
+        c->useful = useful32 * rounds;
+        c->fmas = c->useful;
+        for (unsigned l = 1; l < lanes && !c->split; l++)
+            c->split = scenario_short_pattern(p[l]) != scenario_short_pattern(p[0]);
+        break;
+    }
+    }
+}
+
+static void count_add(struct dv_count *c, unsigned v, int first) {
+    if (first || v < c->min) c->min = v;
+    if (first || v > c->max) c->max = v;
+    c->total += v;
+}
+
+static unsigned heaviest_value(const struct scenario *s) {
+    unsigned best = s->lane_work[0];
+    for (unsigned l = 1; l < 32; l++) {
+        unsigned v = s->lane_work[l];
+        unsigned lv = s->kind == SCENARIO_KWAY ? s->lengths[v] : v;
+        unsigned lb = s->kind == SCENARIO_KWAY ? s->lengths[best] : best;
+        if (lv > lb) best = v;
+    }
+    return best;
+}
+
+void scenario_model(const struct scenario *s, const uint8_t *work, unsigned blocks,
+                    unsigned threads_per_block, unsigned unit_fmas, unsigned short_iters,
+                    struct scenario_model *m, struct dv_row *row) {
+    unsigned wpb = (threads_per_block + 31u) / 32u;
+    unsigned heavy = heaviest_value(s);
+    memset(m, 0, sizeof *m);
+    row->warps_per_block = wpb;
+    row->threads_per_block = threads_per_block;
+    memset(&row->warps_split, 0, sizeof row->warps_split);
+    memset(&row->threads_on_a, 0, sizeof row->threads_on_a);
+    memset(&row->path_runs, 0, sizeof row->path_runs);
+    for (unsigned b = 0; b < blocks; b++) {
+        unsigned long long issued_b = 0;
+        unsigned split_b = 0, on_a = 0;
+        for (unsigned w = 0; w < wpb; w++) {
+            unsigned long long first = (unsigned long long)b * threads_per_block + w * 32ull;
+            unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+            const uint8_t *p = work + first;
+            struct warp_cost c;
+            warp_cost(s, p, lanes, unit_fmas, short_iters, &c);
+            m->issued += c.issued;
+            m->ideal += c.ideal;
+            m->useful_lanes += c.useful;
+            m->issued_lanes += (unsigned long long)lanes * c.issued;
+            m->thread_fmas += c.fmas;
+            issued_b += c.issued;
+            split_b += c.split ? 1u : 0u;
+            for (unsigned l = 0; l < lanes; l++) {
+                m->hist[p[l]]++;
+                on_a += p[l] == heavy;
+            }
+        }
+        count_add(&row->warps_split, split_b, b == 0);
+        count_add(&row->threads_on_a, on_a, b == 0);
+        count_add(&row->path_runs, issued_b > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)issued_b, b == 0);
+    }
+    if (blocks) {
+        row->warps_split.per_block = (double)row->warps_split.total / blocks;
+        row->threads_on_a.per_block = (double)row->threads_on_a.total / blocks;
+        row->path_runs.per_block = (double)row->path_runs.total / blocks;
+    }
+    if (s->kind == SCENARIO_LOOP)
+        m->efficiency = m->issued_lanes ? (double)m->useful_lanes / (double)m->issued_lanes : NAN;
+    else
+        m->efficiency = m->issued ? (double)m->ideal / (double)m->issued : NAN;
+}
+
+double scenario_warp_efficiency(const struct scenario *s, const uint8_t lanes[32]) {
+    struct warp_cost c;
+    warp_cost(s, lanes, 32u, SCENARIO_DEFAULT_UNIT, 32u, &c);
+    if (s->kind == SCENARIO_LOOP) return c.issued ? (double)c.useful / (32.0 * (double)c.issued) : NAN;
+    return c.issued ? (double)c.ideal / (double)c.issued : NAN;
+}
+
+/* ---- CPU reference ----------------------------------------------------- */
+
+float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned unit_fmas,
+                         unsigned short_iters) {
+    switch (s->kind) {
+    case SCENARIO_KWAY: {
+        const float a = scenario_kway_a(w), b = scenario_kway_b(w);
+        unsigned long long n = (unsigned long long)s->lengths[w] * unit_fmas;
+        for (unsigned long long i = 0; i < n; i++) x = fmaf(x, a, b);
+        return x;
+    }
+    case SCENARIO_LOOP: {
+        unsigned long long n = (unsigned long long)w * unit_fmas;
+        for (unsigned long long i = 0; i < n; i++) x = fmaf(x, SCENARIO_LOOP_A, SCENARIO_LOOP_B);
+        return x;
+    }
+    default: {
+        uint32_t pat = scenario_short_pattern(w);
+        for (unsigned r = 0; r < short_iters / 32u; r++)
+            for (unsigned k = 0; k < 32u; k++) {
+                unsigned side = (pat >> k) & 1u;
+                x = scenario_short_side(x, side, s->lengths[side]);
+            }
+        return x;
+    }
+    }
+}
+
+int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long long threads,
+                   unsigned unit_fmas, unsigned short_iters, const float *got,
+                   struct dv_check *c, char *err) {
+    /* One slot per (input value, work value); NaN marks "not computed yet"
+     * (no reference value is NaN: every chain stays in (0, 1]). */
+    float *cache = malloc(sizeof(float) * DV_INPUT_DISTINCT * 256u);
+    if (!cache) {
+        dv_seterr(err, "scenario check: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < (size_t)DV_INPUT_DISTINCT * 256u; i++) cache[i] = NAN;
+    memset(c, 0, sizeof *c);
+    c->first_mismatch = -1;
+    for (unsigned long long i = 0; i < threads; i++) {
+        size_t slot = (size_t)(i % DV_INPUT_DISTINCT) * 256u + work[i];
+        if (isnan(cache[slot]))
+            cache[slot] = scenario_reference(s, dv_input_value(i), work[i], unit_fmas, short_iters);
+        c->checked++;
+        if (memcmp(&cache[slot], &got[i], sizeof(float)) != 0) {
+            if (c->mismatches == 0) {
+                c->first_mismatch = (long long)i;
+                c->expected = cache[slot];
+                c->got = got[i];
+            }
+            c->mismatches++;
+        }
+    }
+    c->ok = c->mismatches == 0 && c->checked == threads;
+    free(cache);
+    return 0;
+}
+
+/* ---- planning ---------------------------------------------------------- */
+
+static const char *kind_name(int kind) {
+    switch (kind) {
+    case SCENARIO_KWAY: return "kway";
+    case SCENARIO_LOOP: return "loop";
+    default: return "short-ifelse";
+    }
+}
+
+const char *scenario_kernel_name(const struct scenario *s) {
+    return kind_name(s->kind);
+}
+
+int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
+                         uint8_t **works, char *err) {
+    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
+    unsigned by = o->block_y ? o->block_y : 1u;
+    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
+    unsigned tpb = bx * by;
+    unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(o);
+    unsigned long long n = (unsigned long long)blocks * tpb;
+    struct scenario_model *m = NULL;
+    uint8_t *work = NULL;
+    int rc = -1;
+
+    if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK || blocks > DV_MAX_BLOCKS) {
+        dv_seterr(err, "scenario %s: bad geometry %u blocks of %u x %u", s->name, blocks, bx, by);
+        return -1;
+    }
+    m = calloc(s->nrows, sizeof *m);
+    if (!m) {
+        dv_seterr(err, "scenario %s: out of memory", s->name);
+        goto cleanup;
+    }
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
+    snprintf(t->title, sizeof t->title, "%s (seed cell %s)", s->title, s->cell);
+    snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
+    snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
+    t->baseline_row = (int)s->baseline;
+    t->nrows = s->nrows;
+    t->noise_limit = o->max_noise;
+
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        work = malloc(n ? n : 1);
+        if (!work) {
+            dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
+            goto cleanup;
+        }
+        if (scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err) != 0) goto cleanup;
+        snprintf(row->name, sizeof row->name, "%s", s->rows[r].name);
+        snprintf(row->label, sizeof row->label, "%s", s->rows[r].label);
+        row->kernel = DV_KERNEL_SCENARIO;
+        row->mode = -1;
+        scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
+        row->predicted_efficiency = m[r].efficiency;
+        row->measured_efficiency = NAN;
+        row->agreement = NAN;
+        row->ratio = NAN;
+        row->floor_fraction = NAN;
+        if (works) works[r] = work;
+        else free(work);
+        work = NULL;
+    }
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        const struct scenario_model *b = &m[s->baseline];
+        row->predicted_ratio = b->issued ? (double)m[r].issued / (double)b->issued : NAN;
+        row->comparable = memcmp(m[r].hist, b->hist, sizeof b->hist) == 0;
+        if (s->kind == SCENARIO_SHORT)
+            row->predicted_efficiency = m[r].issued ? (double)b->issued / (double)m[r].issued : NAN;
+        if (r == s->baseline)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason, "the baseline");
+        else if (row->comparable)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "same multiset of per-thread work as %s", s->rows[s->baseline].name);
+        else if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "more work: every lane runs its warp's longest path");
+        else
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "different work: this grid does not split into whole warps the same way");
+        if (r == 0)
+            snprintf(row->note, sizeof row->note,
+                     "%s; issued %.4g vs %.4g per block (%s): model ratio %.3f, lane use %.1f%%",
+                     s->note, (double)m[r].issued / blocks, (double)b->issued / blocks,
+                     s->kind == SCENARIO_KWAY ? "units"
+                     : s->kind == SCENARIO_LOOP ? "warp-iterations" : "side FMAs",
+                     row->predicted_ratio,
+                     m[r].issued_lanes ? 100.0 * m[r].useful_lanes / m[r].issued_lanes : 0.0);
+        else if (r == s->baseline)
+            snprintf(row->note, sizeof row->note,
+                     "the warp-uniform version of the same work (unit = %u FMAs)", unit);
+        else
+            snprintf(row->note, sizeof row->note, "model ratio %.3f against %s",
+                     row->predicted_ratio, s->rows[s->baseline].name);
+    }
+    rc = 0;
+cleanup:
+    free(work);
+    free(m);
+    if (rc != 0 && works)
+        for (unsigned r = 0; r < s->nrows; r++) {
+            free(works[r]);
+            works[r] = NULL;
+        }
+    return rc;
+}
+
+int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+    const char *want = o->scenario[0] ? o->scenario : "all";
+    int all = strcmp(want, "all") == 0;
+    const struct scenario *one = all ? NULL : scenario_find(want);
+    size_t count = all ? NSCENARIOS : 1;
+    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
+    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, by = o->block_y ? o->block_y : 1u;
+
+    if (!all && !one) {
+        dv_seterr(err, "scenario: unknown name '%s' (try 'all')", want);
+        return -1;
+    }
+    if (r->ntables + count > DV_MAX_TABLES) {
+        dv_seterr(err, "scenario: %zu tables do not fit (%u of %d used)", count, r->ntables,
+                  DV_MAX_TABLES);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const struct scenario *s = all ? &scenarios[i] : one;
+        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, err) != 0) return -1;
+        r->ntables++;
+    }
+    if (!r->config.experiment[0]) {
+        struct dv_config *c = &r->config;
+        snprintf(c->experiment, sizeof c->experiment, "scenario");
+        c->blocks = blocks;
+        c->blocks_auto = o->blocks == 0;
+        if (c->blocks_auto)
+            snprintf(c->blocks_reason, sizeof c->blocks_reason,
+                     "scenarios run the lesson's %u blocks", DV_DEFAULT_BLOCKS);
+        c->block_x = bx;
+        c->block_y = by;
+        c->threads_per_block = bx * by;
+        c->threads = (unsigned long long)blocks * bx * by;
+        c->iterations = o->iterations;
+        c->fmas_per_launch = 0; /* differs per row: see each row's floor_fraction */
+        c->bytes_per_launch = c->threads * (2u * sizeof(float) + 1u);
+        c->max_noise = o->max_noise;
+        c->budget_ms = o->budget_ms;
+        c->min_samples = o->min_samples;
+        c->max_samples = o->max_samples;
+    }
+    return 0;
+}

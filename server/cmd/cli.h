@@ -1,0 +1,42 @@
+/* cli.h -- the `analyze` and `measure` subcommands: options, output and
+ * exit statuses, shared by `divergence` and `divergence-gpu`. */
+#ifndef DV_CLI_H
+#define DV_CLI_H
+
+#include "model/experiment.h"
+
+/* Exit statuses, distinct so scripts and the scheduler can tell them apart. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAILED 1   /* measured, but a check failed or noise over limit */
+#define CLI_EXIT_USAGE 2    /* bad option or value                               */
+#define CLI_EXIT_NOGPU 3    /* no usable CUDA device                             */
+#define CLI_EXIT_CUDA 4     /* a CUDA error while measuring                      */
+
+/* `divergence analyze [options]`: the analysis, no GPU. */
+int cli_analyze(int argc, char **argv);
+
+/* `divergence measure [options]`: execs `divergence-gpu measure`, which
+ * measures on the GPU. Returns only when that binary cannot be run. */
+int cli_measure(int argc, char **argv);
+
+/* What cli_parse() returns after printing --help: the command exits 0. */
+#define CLI_HELP_SHOWN (-1)
+
+/* Parses argv (argv[0] the command name) into `o`; *json set by --json.
+ * Returns 0, CLI_EXIT_USAGE, or CLI_HELP_SHOWN after printing the options. */
+int cli_parse(int argc, char **argv, struct dv_options *o, int *json);
+
+/* The exit status of a measurement that returned `measure_rc`
+ * (gpu/measure.h) with report `r`: 0 ok; 1 measured but the correctness
+ * gate failed (DV_EGATE) or a table stayed noisier than its limit, whatever
+ * the table kind; 3 no GPU; 4 any other failure. */
+int cli_exit_status(int measure_rc, const struct dv_report *r);
+
+/* Says what went wrong on stderr, prints the report when there is one
+ * (measure_rc 0 or DV_EGATE), and returns cli_exit_status(). */
+int cli_finish_measure(int measure_rc, const char *err, const struct dv_report *r, int json);
+
+/* The shared option list, for `divergence help`. */
+void cli_usage_options(void);
+
+#endif /* DV_CLI_H */

@@ -1,0 +1,61 @@
+/* main.c -- the `divergence` binary: one entry point, several subcommands.
+ *
+ *   analyze   the warp analysis of the lesson's tables, no GPU
+ *   measure   measure them on the GPU (execs divergence-gpu, cmd/gpu_main.c)
+ *   serve     the HTTP service (cmd/serve.c)
+ *   refresh   trigger the nightly evidence refresh and wait (evidence/refresh.h)
+ *
+ * This binary links no CUDA; `divergence-gpu`, installed beside it, is the
+ * one that does (the GPU worker and `measure`).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "evidence/refresh.h"
+#include "cmd/serve.h"
+#include "cmd/sibling.h"
+#include "base/buildinfo.h"
+
+static void usage(FILE *f) {
+    fputs("usage: divergence <command> [options]\n"
+          "commands:\n"
+          "  analyze   print the warp analysis of the tables (no GPU needed)\n"
+          "  measure   measure the tables on the GPU\n"
+          "  serve     run the HTTP service (divergence serve --help)\n"
+          "  refresh   trigger an evidence refresh on a server and wait for it\n"
+          "  version   print the version\n",
+          f);
+    if (f == stdout) cli_usage_options();
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    argc--;
+    argv++;
+    if (strcmp(cmd, "analyze") == 0) return cli_analyze(argc, argv);
+    if (strcmp(cmd, "measure") == 0) return cli_measure(argc, argv);
+    if (strcmp(cmd, "serve") == 0) return serve_main(argc, argv);
+    if (strcmp(cmd, "worker") == 0) {
+        char err[ERR_LEN];
+        sibling_exec(SIBLING_GPU, argv, err);
+        fprintf(stderr, "divergence worker: %s\n", err);
+        return CLI_EXIT_CUDA;
+    }
+    if (strcmp(cmd, "refresh") == 0) return refresh_main(argc, argv);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("divergence %s (%s)\n", buildinfo_version(), buildinfo_git_revision());
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "divergence: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,39 @@
+/* jsonout.c -- see jsonout.h. One walk over the tree decides the precision
+ * for the whole text: mixing precisions inside one dump is not something
+ * jansson offers, and 15 digits everywhere is only safe when it is exact. */
+#include "core/jsonout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* 1 when %.15g of `d` parses back to `d`. */
+static int exact15(double d) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", d);
+    return strtod(buf, NULL) == d;
+}
+
+static int all_exact15(const json_t *v) {
+    const char *key;
+    json_t *x;
+    size_t i;
+    switch (json_typeof(v)) {
+    case JSON_REAL:
+        return exact15(json_real_value(v));
+    case JSON_OBJECT:
+        json_object_foreach((json_t *)v, key, x)
+            if (!all_exact15(x)) return 0;
+        return 1;
+    case JSON_ARRAY:
+        json_array_foreach(v, i, x)
+            if (!all_exact15(x)) return 0;
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+char *jsonout_dumps(const json_t *v, size_t flags) {
+    if (!v) return NULL;
+    return json_dumps(v, flags | JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17));
+}

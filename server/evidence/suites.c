@@ -1,0 +1,139 @@
+/* suites.c -- the table of evidence suites and its JSON form.
+ *
+ * Every suite starts from the lesson's defaults (experiment_defaults) and
+ * changes only what makes it that suite, so a change of defaults reaches every
+ * suite at once; the version says when a suite's request changed on purpose.
+ * The request is validated the same way POST /measure validates a body, so a
+ * suite can never ask the GPU worker for something /measure would refuse.
+ *
+ * To add a suite, add one entry to `table` below.
+ */
+#include <string.h>
+#include <jansson.h>
+
+#include "evidence/suites.h"
+#include "api/options.h"
+#include "api/request.h"
+
+/* A row whose relative stdev is over this is too noisy to publish: the runner
+ * aims for max_noise (0.5%) and stops at its budget, so a night that ends far
+ * above the target says the GPU was not quiet. */
+#define SUITES_NOISE_LIMIT 0.02
+
+static const struct suite table[] = {
+    {"day22-part1", 1,
+     "Day 22, Part 1: one branch, 4096 multiply-adds on each side; the lesson's four predicates",
+     DV_PART_1, {NULL}, NULL, SUITES_NOISE_LIMIT, 0},
+    {"day22-part2", 1,
+     "Day 22, Part 2: the same branch inside the loop, one multiply-add on each side",
+     DV_PART_2, {NULL}, NULL, SUITES_NOISE_LIMIT, 0},
+    {"day22-exercise", 1,
+     "Day 22 exercise: Part 1 plus threadIdx.x < 16",
+     DV_PART_1, {"first-16", NULL}, NULL, SUITES_NOISE_LIMIT, 0},
+    /* Eleven tables: a smaller budget each keeps the job inside its deadline. */
+    {"scenarios", 1,
+     "The worked cases of the divergence model (seeds 002/003): model against measurement",
+     DV_PART_ALL, {NULL}, "all", SUITES_NOISE_LIMIT, 1000.0},
+};
+
+size_t suites_count(void) {
+    return sizeof table / sizeof table[0];
+}
+
+const struct suite *suites_get(size_t i) {
+    return i < suites_count() ? &table[i] : NULL;
+}
+
+int suites_index(const char *name) {
+    if (!name) return -1;
+    for (size_t i = 0; i < suites_count(); i++)
+        if (strcmp(table[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+const struct suite *suites_find(const char *name) {
+    int i = suites_index(name);
+    return i < 0 ? NULL : &table[i];
+}
+
+int suites_options(const struct suite *s, struct dv_options *o, char *err) {
+    memset(o, 0, sizeof *o);
+    experiment_defaults(o);
+    o->part = s->part;
+    for (size_t k = 0; k < SUITES_MAX_EXTRA && s->extra_predicates[k]; k++) {
+        if (o->npredicates >= DV_MAX_ROWS) {
+            dv_seterr(err, "suite %s: more than %u predicates", s->name, DV_MAX_ROWS);
+            return -1;
+        }
+        size_t n = strlen(s->extra_predicates[k]);
+        if (n >= PREDICATE_TEXT_LEN) {
+            dv_seterr(err, "suite %s: predicate too long", s->name);
+            return -1;
+        }
+        memcpy(o->predicates[o->npredicates++], s->extra_predicates[k], n + 1);
+    }
+    if (s->scenario) {
+        size_t n = strlen(s->scenario);
+        if (n >= DV_SCENARIO_LEN) {
+            dv_seterr(err, "suite %s: scenario name too long", s->name);
+            return -1;
+        }
+        memcpy(o->scenario, s->scenario, n + 1);
+    }
+    if (s->budget_ms > 0) o->budget_ms = s->budget_ms;
+    char why[ERR_LEN];
+    if (options_validate(o, OPTIONS_JSON, NULL, why) != 0) {
+        dv_seterr(err, "suite %s: %s", s->name, why);
+        return -1;
+    }
+    return 0;
+}
+
+char *suites_json(char *err) {
+    char *out = NULL;
+    json_t *list = json_array();
+    json_t *root = json_object();
+    if (!list || !root) goto oom;
+    for (size_t i = 0; i < suites_count(); i++) {
+        const struct suite *s = &table[i];
+        struct dv_options o;
+        if (suites_options(s, &o, err) != 0) goto cleanup;
+        char *body = request_dump(&o);
+        if (!body) goto oom;
+        json_error_t je;
+        json_t *req = json_loadb(body, strlen(body), JSON_REJECT_DUPLICATES, &je);
+        free(body);
+        if (!req) {
+            dv_seterr(err, "suite %s: request_dump wrote invalid JSON: %s", s->name, je.text);
+            goto cleanup;
+        }
+        json_t *e = json_object();
+        if (!e) {
+            json_decref(req);
+            goto oom;
+        }
+        json_array_append_new(list, e);
+        json_object_set_new(e, "name", json_string(s->name));
+        json_object_set_new(e, "version", json_integer(s->version));
+        json_object_set_new(e, "description", json_string(s->description));
+        json_object_set_new(e, "noise_limit", json_real(s->noise_limit));
+        json_t *reqs = json_array();
+        if (!reqs) {
+            json_decref(req);
+            goto oom;
+        }
+        json_array_append_new(reqs, req);
+        json_object_set_new(e, "requests", reqs);
+    }
+    json_object_set_new(root, "suites", list);
+    list = NULL;
+    out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!out) goto oom;
+    goto cleanup;
+oom:
+    dv_seterr(err, "suites: out of memory");
+cleanup:
+    json_decref(list);
+    json_decref(root);
+    return out;
+}

@@ -1,0 +1,60 @@
+/* service.h -- the running service: its configuration and the parts every
+ * route reads (job queue, GPU worker supervisor, HTTP front). serve.c builds
+ * one; routes.c adds the core routes to its HTTP front, and other modules add
+ * theirs the same way (http_route_add with the service as context).
+ */
+#ifndef DV_SERVICE_H
+#define DV_SERVICE_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include "http/http.h"
+#include "jobs/jobq.h"
+#include "jobs/worker.h"
+
+#define SERVICE_MAX_CORS HTTP_MAX_CORS
+
+struct service_config {
+    const char *bind;
+    unsigned port;
+    unsigned queue;             /* waiting jobs                         */
+    unsigned rate_per_min;      /* POST /measure and refreshes          */
+    unsigned deadline_ms;       /* per job                              */
+    double cache_ttl_s;
+    unsigned keep_jobs;         /* finished jobs (and cache entries)    */
+    size_t body_limit;
+    unsigned threads, conn_timeout_s, conn_limit, per_ip_limit;
+    double max_cost;            /* options_cost() limit per job         */
+    const char *token;          /* NULL: no auth                        */
+    const char *cors[SERVICE_MAX_CORS + 1];
+    const char *static_dir;     /* NULL: search (serve.c)               */
+    const char *openapi;        /* NULL: search                         */
+    const char *evidence_dir;
+    const char *worker_cmd;     /* NULL: this binary + " worker"        */
+    unsigned worker_start_timeout_ms;
+    int trust_forwarded;
+};
+
+struct service {
+    struct service_config cfg;
+    struct jobq *q;
+    struct worker *w;
+    struct http *http;
+    double started;             /* monotonic seconds                    */
+    atomic_int stopping;        /* set on SIGTERM (main thread), read by
+                                   the HTTP threads: /readyz answers 503 */
+    char static_dir[PATH_MAX];  /* "" when none was found               */
+    char openapi[4][PATH_MAX];  /* candidates, first readable wins      */
+};
+
+/* Adds the core routes (issue: measure, jobs, analyze, predicates, device,
+ * healthz, readyz, metrics, openapi.yaml, static files) to s->http. */
+int routes_add_core(struct service *s, char *err);
+
+/* Serves `rel` (a path below the static directory, "" = index.html). */
+void routes_static_file(struct http_req *r, const char *dir, const char *rel);
+
+/* Unix seconds as "2026-01-02T03:04:05Z" into `out` (32 bytes). */
+void service_utc(double t, char *out, size_t len);
+
+#endif /* DV_SERVICE_H */

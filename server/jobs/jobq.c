@@ -1,0 +1,467 @@
+/* jobq.c -- see jobq.h.
+ *
+ * Three singly linked lists under one mutex: `queued` (FIFO, head runs
+ * next), the one `running` job, and `finished` (newest first, trimmed to
+ * keep_finished). The cache is a separate list of (key, document, time)
+ * trimmed the same way, so a job can be evicted while its result still
+ * answers identical requests. Sizes are small (tens to hundreds), so lookups
+ * are linear scans; that keeps the structure obvious and allocation-light.
+ */
+#define _GNU_SOURCE
+#include "jobs/jobq.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+struct job {
+    char id[JOBQ_ID_LEN];
+    enum job_state state;
+    char *request;
+    char *key;
+    unsigned deadline_ms;
+    char tag[64];
+    jobq_done_fn on_done, on_start;
+    void *on_done_ctx;
+    char *document;
+    double gpu_time_ms;
+    int code;
+    char kind[16];
+    char error[ERR_LEN];
+    double created, started, finished;
+    struct job *next;
+};
+
+struct cache_entry {
+    char *key;
+    char *document;
+    double when; /* monotonic seconds */
+    char id[JOBQ_ID_LEN];
+    struct cache_entry *next;
+};
+
+struct jobq {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    unsigned capacity, keep;
+    double ttl_s;
+    int closed;
+    struct job *qhead, *qtail;
+    unsigned depth;
+    struct job *running;
+    struct job *finished; /* newest first */
+    unsigned nfinished;
+    struct cache_entry *cache; /* newest first */
+    unsigned ncache;
+    struct jobq_stats st;
+};
+
+static double now_real(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now_mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *jobq_state_name(enum job_state s) {
+    switch (s) {
+    case JOB_QUEUED: return "queued";
+    case JOB_RUNNING: return "running";
+    case JOB_DONE: return "done";
+    case JOB_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+int jobq_new_id(char *id) {
+    unsigned char b[16];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t r = getrandom(b + got, sizeof b - got, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+static void job_free(struct job *j) {
+    if (!j) return;
+    free(j->request);
+    free(j->key);
+    free(j->document);
+    free(j);
+}
+
+static void cache_entry_free(struct cache_entry *c) {
+    if (!c) return;
+    free(c->key);
+    free(c->document);
+    free(c);
+}
+
+struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s, char *err) {
+    if (capacity == 0 || keep_finished == 0) {
+        dv_seterr(err, "jobq: capacity and kept jobs must be at least 1");
+        return NULL;
+    }
+    struct jobq *q = calloc(1, sizeof *q);
+    if (!q) {
+        dv_seterr(err, "jobq: out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&q->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    q->capacity = capacity;
+    q->keep = keep_finished;
+    q->ttl_s = ttl_s;
+    q->st.capacity = capacity;
+    return q;
+}
+
+void jobq_free(struct jobq *q) {
+    if (!q) return;
+    struct job *j, *n;
+    for (j = q->qhead; j; j = n) { n = j->next; job_free(j); }
+    for (j = q->finished; j; j = n) { n = j->next; job_free(j); }
+    job_free(q->running);
+    struct cache_entry *c, *cn;
+    for (c = q->cache; c; c = cn) { cn = c->next; cache_entry_free(c); }
+    pthread_cond_destroy(&q->cond);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+}
+
+static void fill_view(const struct jobq *q, const struct job *j, struct job_view *v, int copy_doc) {
+    memset(v, 0, sizeof *v);
+    memcpy(v->id, j->id, JOBQ_ID_LEN);
+    v->state = j->state;
+    if (j->state == JOB_QUEUED) {
+        unsigned pos = 1;
+        for (const struct job *k = q->qhead; k && k != j; k = k->next) pos++;
+        v->position = pos;
+    }
+    v->document = copy_doc && j->document ? strdup(j->document) : NULL;
+    v->gpu_time_ms = j->gpu_time_ms;
+    v->code = j->code;
+    snprintf(v->kind, sizeof v->kind, "%s", j->kind);
+    snprintf(v->error, sizeof v->error, "%s", j->error);
+    snprintf(v->tag, sizeof v->tag, "%s", j->tag);
+    v->created = j->created;
+    v->started = j->started;
+    v->finished = j->finished;
+}
+
+int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned *position,
+                int *joined, char *err) {
+    if (joined) *joined = 0;
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        dv_seterr(err, "jobq: the server is shutting down");
+        return DV_ECLOSED;
+    }
+    if (s->key && !s->no_coalesce) {
+        /* Join an identical job that has not finished yet. */
+        unsigned pos = 0;
+        if (q->running && q->running->key && strcmp(q->running->key, s->key) == 0) {
+            memcpy(id, q->running->id, JOBQ_ID_LEN);
+            *position = 0;
+            goto joined_job;
+        }
+        for (struct job *k = q->qhead; k; k = k->next) {
+            pos++;
+            if (k->key && strcmp(k->key, s->key) == 0) {
+                memcpy(id, k->id, JOBQ_ID_LEN);
+                *position = pos;
+                goto joined_job;
+            }
+        }
+    }
+    if (q->depth >= q->capacity) {
+        q->st.rejected++;
+        pthread_mutex_unlock(&q->lock);
+        dv_seterr(err, "jobq: the queue is full (%u jobs waiting)", q->capacity);
+        return DV_EFULL;
+    }
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || jobq_new_id(j->id) < 0 || !(j->request = strdup(s->request ? s->request : "{}")) ||
+        (s->key && !(j->key = strdup(s->key)))) {
+        job_free(j);
+        pthread_mutex_unlock(&q->lock);
+        dv_seterr(err, "jobq: out of memory or no randomness for a job id");
+        return -1;
+    }
+    j->state = JOB_QUEUED;
+    j->deadline_ms = s->deadline_ms;
+    j->on_done = s->on_done;
+    j->on_start = s->on_start;
+    j->on_done_ctx = s->on_done_ctx;
+    snprintf(j->tag, sizeof j->tag, "%s", s->tag ? s->tag : "");
+    j->created = now_real();
+    if (q->qtail) q->qtail->next = j; else q->qhead = j;
+    q->qtail = j;
+    q->depth++;
+    q->st.submitted++;
+    memcpy(id, j->id, JOBQ_ID_LEN);
+    *position = q->depth;
+    pthread_cond_signal(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+
+joined_job:
+    q->st.coalesced++;
+    if (joined) *joined = 1;
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *age_s, char *id) {
+    int hit = 0;
+    *document = NULL;
+    pthread_mutex_lock(&q->lock);
+    double now = now_mono();
+    for (struct cache_entry *c = q->cache; c; c = c->next) {
+        if (strcmp(c->key, key) != 0) continue;
+        if (now - c->when <= q->ttl_s && (*document = strdup(c->document))) {
+            *age_s = now - c->when;
+            memcpy(id, c->id, JOBQ_ID_LEN);
+            q->st.cache_hits++;
+            hit = 1;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return hit;
+}
+
+static struct job *find_locked(struct jobq *q, const char *id) {
+    if (q->running && strcmp(q->running->id, id) == 0) return q->running;
+    for (struct job *j = q->qhead; j; j = j->next)
+        if (strcmp(j->id, id) == 0) return j;
+    for (struct job *j = q->finished; j; j = j->next)
+        if (strcmp(j->id, id) == 0) return j;
+    return NULL;
+}
+
+int jobq_status(struct jobq *q, const char *id, struct job_view *v) {
+    pthread_mutex_lock(&q->lock);
+    struct job *j = find_locked(q, id);
+    if (j) fill_view(q, j, v, 1);
+    pthread_mutex_unlock(&q->lock);
+    return j ? 0 : -1;
+}
+
+int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
+    struct timespec until;
+    if (timeout_ms >= 0) {
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += timeout_ms / 1000;
+        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    }
+    *job = NULL;
+    pthread_mutex_lock(&q->lock);
+    while (!q->closed && !q->qhead) {
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&q->cond, &q->lock);
+        } else if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) {
+            break;
+        }
+    }
+    int rc;
+    if (q->closed) {
+        rc = -1;
+    } else if (!q->qhead) {
+        rc = 0;
+    } else {
+        struct job *j = q->qhead;
+        q->qhead = j->next;
+        if (!q->qhead) q->qtail = NULL;
+        q->depth--;
+        j->next = NULL;
+        j->state = JOB_RUNNING;
+        j->started = now_real();
+        q->running = j;
+        *job = j;
+        rc = 1;
+    }
+    struct job_view v;
+    jobq_done_fn cb = rc == 1 ? (*job)->on_start : NULL;
+    void *ctx = rc == 1 ? (*job)->on_done_ctx : NULL;
+    if (cb) fill_view(q, *job, &v, 0);
+    pthread_mutex_unlock(&q->lock);
+    if (cb) cb(&v, ctx);
+    return rc;
+}
+
+const char *jobq_job_request(const struct job *j) { return j->request; }
+const char *jobq_job_id(const struct job *j) { return j->id; }
+unsigned jobq_job_deadline_ms(const struct job *j) { return j->deadline_ms; }
+
+/* Moves `j` (already unlinked) to the finished list and trims it and the
+ * cache. Returns the evicted jobs as a list to free outside the lock. */
+static struct job *retire_locked(struct jobq *q, struct job *j) {
+    j->next = q->finished;
+    q->finished = j;
+    q->nfinished++;
+    struct job *evicted = NULL;
+    if (q->nfinished > q->keep) {
+        struct job **pp = &q->finished;
+        for (unsigned i = 0; i < q->keep && *pp; i++) pp = &(*pp)->next;
+        evicted = *pp;
+        *pp = NULL;
+        q->nfinished = q->keep;
+    }
+    return evicted;
+}
+
+static void cache_put_locked(struct jobq *q, const char *key, const char *document, const char *id) {
+    struct cache_entry **pp = &q->cache;
+    while (*pp) { /* one entry per key: drop the older one */
+        if (strcmp((*pp)->key, key) == 0) {
+            struct cache_entry *old = *pp;
+            *pp = old->next;
+            cache_entry_free(old);
+            q->ncache--;
+            break;
+        }
+        pp = &(*pp)->next;
+    }
+    struct cache_entry *c = calloc(1, sizeof *c);
+    if (!c || !(c->key = strdup(key)) || !(c->document = strdup(document))) {
+        cache_entry_free(c);
+        return; /* a missed cache entry only costs a re-run */
+    }
+    c->when = now_mono();
+    memcpy(c->id, id, JOBQ_ID_LEN);
+    c->next = q->cache;
+    q->cache = c;
+    if (++q->ncache > q->keep) {
+        pp = &q->cache;
+        for (unsigned i = 0; i < q->keep && *pp; i++) pp = &(*pp)->next;
+        struct cache_entry *e = *pp, *n;
+        *pp = NULL;
+        for (; e; e = n) { n = e->next; cache_entry_free(e); q->ncache--; }
+    }
+}
+
+static void free_list(struct job *j) {
+    struct job *n;
+    for (; j; j = n) { n = j->next; job_free(j); }
+}
+
+/* Marks `j` (unlinked from the queue or running) ended and moves it to the
+ * finished list. `*ok`, `*kind` and `*error` are updated when the outcome
+ * changes (a result that cannot be stored fails the job). Fills the callback
+ * to make once unlocked (`*cb` NULL when none) and returns the jobs evicted
+ * to make room, to free unlocked. */
+static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const char *document,
+                                 double gpu_time_ms, int code, const char **kindp, const char **errorp,
+                                 jobq_done_fn *cb, void **ctx, struct job_view *v) {
+    if (q->running == j) q->running = NULL;
+    free(j->document);
+    j->document = document ? strdup(document) : NULL;
+    if (document && !j->document && *okp) {
+        /* "done" without its document would read as a result with none. */
+        *okp = 0;
+        code = DV_ERR;
+        *kindp = "error";
+        *errorp = "jobq: out of memory storing the result";
+    }
+    int ok = *okp;
+    const char *kind = *kindp, *error = *errorp;
+    j->state = ok ? JOB_DONE : JOB_FAILED;
+    j->finished = now_real();
+    j->gpu_time_ms = gpu_time_ms;
+    j->code = ok ? 0 : code;
+    snprintf(j->kind, sizeof j->kind, "%s", ok ? "" : (kind ? kind : "error"));
+    snprintf(j->error, sizeof j->error, "%s", ok ? "" : (error ? error : "failed"));
+    if (ok) q->st.done++; else q->st.failed++;
+    if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j->id);
+    *cb = j->on_done;
+    *ctx = j->on_done_ctx;
+    if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
+    return retire_locked(q, j);
+}
+
+/* What follows finish_locked() once the lock is released. */
+static void finish_unlocked(struct job *evicted, const char *id, int ok, double gpu_time_ms,
+                            const char *kind, const char *error, jobq_done_fn cb, void *ctx,
+                            struct job_view *v) {
+    free_list(evicted);
+    if (ok)
+        LOG(LOG_INFO, "job %s: done (%.1f ms of GPU time)", id, gpu_time_ms);
+    else
+        LOG(LOG_NOTICE, "job %s: failed (%s): %s", id, kind ? kind : "error", error ? error : "failed");
+    if (cb) {
+        cb(v, ctx);
+        free(v->document);
+    }
+}
+
+void jobq_finish(struct jobq *q, struct job *j, int ok, const char *document, double gpu_time_ms,
+                 int code, const char *kind, const char *error) {
+    struct job_view v;
+    jobq_done_fn cb;
+    void *ctx;
+    char id[JOBQ_ID_LEN];
+    pthread_mutex_lock(&q->lock);
+    memcpy(id, j->id, JOBQ_ID_LEN);
+    struct job *evicted = finish_locked(q, j, &ok, document, gpu_time_ms, code, &kind, &error, &cb, &ctx, &v);
+    pthread_mutex_unlock(&q->lock);
+    finish_unlocked(evicted, id, ok, gpu_time_ms, kind, error, cb, ctx, &v);
+}
+
+void jobq_close(struct jobq *q, const char *reason) {
+    pthread_mutex_lock(&q->lock);
+    q->closed = 1;
+    pthread_cond_broadcast(&q->cond);
+    /* One job at a time, each moved from the queue to the finished list in
+     * one step, so a reader never finds a job in neither (a 404 for a job
+     * that exists) while the callbacks of the ones before it run. */
+    while (q->qhead) {
+        struct job *j = q->qhead;
+        q->qhead = j->next;
+        if (!q->qhead) q->qtail = NULL;
+        q->depth--;
+        j->next = NULL;
+        struct job_view v;
+        jobq_done_fn cb;
+        void *ctx;
+        char id[JOBQ_ID_LEN];
+        memcpy(id, j->id, JOBQ_ID_LEN);
+        int ok = 0;
+        const char *kind = "shutdown", *error = reason;
+        struct job *evicted = finish_locked(q, j, &ok, NULL, 0, DV_ERR, &kind, &error, &cb, &ctx, &v);
+        pthread_mutex_unlock(&q->lock);
+        finish_unlocked(evicted, id, ok, 0, kind, error, cb, ctx, &v);
+        pthread_mutex_lock(&q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {
+    pthread_mutex_lock(&q->lock);
+    *st = q->st;
+    st->depth = q->depth;
+    st->running = q->running ? 1 : 0;
+    pthread_mutex_unlock(&q->lock);
+}

@@ -1,0 +1,511 @@
+/* worker.c -- see worker.h.
+ *
+ * All child handling happens on the supervisor thread; other threads only
+ * read the snapshot fields under `lock`. The child is started with fork +
+ * exec (not posix_spawn) so it can set PR_SET_PDEATHSIG and close stray
+ * descriptors between the two; the code between fork and exec uses only
+ * async-signal-safe calls, as required in a threaded parent.
+ */
+#define _GNU_SOURCE
+#include "jobs/worker.h"
+#include "core/jsonout.h"
+#include "core/log.h"
+#include "jobs/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct worker {
+    char **argv;
+    unsigned hello_timeout_ms, backoff_max_ms;
+    struct jobq *q;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stopping;
+    int hello_done; /* first start attempt finished (ready or failed) */
+    /* child, owned by the supervisor thread */
+    pid_t pid;
+    int to_child, from_child;
+    unsigned failures; /* consecutive, drives the backoff */
+    /* snapshot, under lock */
+    enum worker_state state;
+    int gpu_present;
+    unsigned long long restarts, jobs;
+    double busy_s, gpu_time_s;
+    char *device_json;
+    char reason[ERR_LEN];
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *worker_state_name(enum worker_state s) {
+    switch (s) {
+    case WORKER_STARTING: return "starting";
+    case WORKER_READY: return "ready";
+    case WORKER_DOWN: return "down";
+    case WORKER_STOPPED: return "stopped";
+    }
+    return "unknown";
+}
+
+static void set_state(struct worker *w, enum worker_state st, const char *reason) {
+    pthread_mutex_lock(&w->lock);
+    w->state = st;
+    if (reason) snprintf(w->reason, sizeof w->reason, "%s", reason);
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+struct worker *worker_create(const struct worker_config *cfg, struct jobq *q, char *err) {
+    if (!cfg->argv || !cfg->argv[0]) {
+        dv_seterr(err, "worker: no command");
+        return NULL;
+    }
+    struct worker *w = calloc(1, sizeof *w);
+    if (!w) goto oom;
+    size_t n = 0;
+    while (cfg->argv[n]) n++;
+    w->argv = calloc(n + 1, sizeof *w->argv);
+    if (!w->argv) goto oom;
+    for (size_t i = 0; i < n; i++)
+        if (!(w->argv[i] = strdup(cfg->argv[i]))) goto oom;
+    w->hello_timeout_ms = cfg->hello_timeout_ms ? cfg->hello_timeout_ms : 30000;
+    w->backoff_max_ms = cfg->backoff_max_ms ? cfg->backoff_max_ms : 5000;
+    w->q = q;
+    w->to_child = w->from_child = -1;
+    w->state = WORKER_STARTING;
+    snprintf(w->reason, sizeof w->reason, "worker: starting");
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    return w;
+oom:
+    if (w && w->argv) {
+        for (size_t i = 0; w->argv[i]; i++) free(w->argv[i]);
+        free(w->argv);
+    }
+    free(w);
+    dv_seterr(err, "worker: out of memory");
+    return NULL;
+}
+
+/* Describes a wait status: "exited with status 3", "killed by signal 6 (Aborted)". */
+static void describe_status(int status, char *buf, size_t len) {
+    if (WIFEXITED(status))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, len, "stopped (status 0x%x)", status);
+}
+
+/* Waits up to `grace_ms` for the child to exit, then SIGKILLs it; reaps it,
+ * closes the pipes and describes how it ended into `how`. */
+static void child_reap(struct worker *w, int grace_ms, char *how, size_t len) {
+    if (how && len) how[0] = '\0';
+    if (w->to_child >= 0) close(w->to_child);
+    if (w->from_child >= 0) close(w->from_child);
+    w->to_child = w->from_child = -1;
+    if (w->pid <= 0) return;
+    int status = 0;
+    pid_t r = 0;
+    for (int waited = 0; waited < grace_ms; waited += 10) {
+        r = waitpid(w->pid, &status, WNOHANG);
+        if (r != 0) break;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (r == 0) {
+        kill(w->pid, SIGKILL);
+        while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR) {}
+    }
+    if (r == w->pid && how) describe_status(status, how, len);
+    LOG(LOG_INFO, "worker: process %ld %s", (long)w->pid, how && how[0] ? how : "reaped");
+    pthread_mutex_lock(&w->lock);
+    w->pid = 0;
+    free(w->device_json);
+    w->device_json = NULL;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Forks and execs the worker command with the job pipe on fd 3 and the
+ * reply pipe on fd 4. Returns 0 or -1 with `err`. */
+static int child_spawn(struct worker *w, char *err) {
+    int down[2] = {-1, -1}, up[2] = {-1, -1};
+    if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0) {
+        dv_seterr(err, "worker: pipe: %s", strerror(errno));
+        goto fail;
+    }
+    pid_t parent = getpid();
+    /* Computed here: sysconf() is not async-signal-safe. */
+    long maxfd = sysconf(_SC_OPEN_MAX);
+    if (maxfd < 0 || maxfd > 1L << 20) maxfd = 1L << 20;
+    pid_t pid = fork();
+    if (pid < 0) {
+        dv_seterr(err, "worker: fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0) {
+        /* Child: async-signal-safe calls only until exec. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        int in = fcntl(down[0], F_DUPFD_CLOEXEC, 10);
+        int out = fcntl(up[1], F_DUPFD_CLOEXEC, 10);
+        if (in < 0 || out < 0 || dup2(in, WIRE_FD_IN) < 0 || dup2(out, WIRE_FD_OUT) < 0) _exit(127);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+        dup2(STDERR_FILENO, STDOUT_FILENO); /* stray prints go to the log */
+        /* Everything above the pipes goes, whether or not its opener asked
+         * for O_CLOEXEC. close_range is missing before Linux 5.9 and may be
+         * refused by a seccomp filter: then one close() per descriptor. */
+        long closed = -1;
+#ifdef SYS_close_range
+        closed = syscall(SYS_close_range, 5u, ~0u, 0u);
+#endif
+        if (closed != 0)
+            for (long fd = 5; fd < maxfd; fd++) close((int)fd);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        execv(w->argv[0], w->argv);
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    pthread_mutex_lock(&w->lock);
+    w->pid = pid;
+    pthread_mutex_unlock(&w->lock);
+    w->to_child = down[1];
+    w->from_child = up[0];
+    LOG(LOG_INFO, "worker: started %s as process %ld", w->argv[0], (long)pid);
+    return 0;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (down[i] >= 0) close(down[i]);
+        if (up[i] >= 0) close(up[i]);
+    }
+    return -1;
+}
+
+/* Starts a child and reads its hello. Returns 0 with the snapshot updated,
+ * or -1 with `err` (the child is reaped). */
+static int child_start(struct worker *w, char *err) {
+    if (child_spawn(w, err) < 0) return -1;
+    char *msg = NULL;
+    size_t len = 0;
+    char how[128];
+    int rc = wire_read(w->from_child, &msg, &len, (int)w->hello_timeout_ms, err);
+    if (rc != WIRE_OK) {
+        if (rc == WIRE_TIMEOUT) {
+            child_reap(w, 0, how, sizeof how);
+            dv_seterr(err, "worker: no hello within %u ms; killed", w->hello_timeout_ms);
+        } else {
+            child_reap(w, 2000, how, sizeof how);
+            if (rc == WIRE_EOF || !how[0]) dv_seterr(err, "worker: %s before its hello", how[0] ? how : "closed its pipe");
+            else dv_seterr(err, "worker: %s before its hello", how);
+        }
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    free(msg);
+    json_t *dev = root ? json_object_get(root, "device") : NULL;
+    if (!json_is_object(dev)) {
+        json_decref(root);
+        child_reap(w, 0, how, sizeof how);
+        dv_seterr(err, "worker: its hello is not {\"device\": {...}}");
+        return -1;
+    }
+    int present = json_is_true(json_object_get(dev, "present"));
+    const char *why = json_string_value(json_object_get(dev, "reason"));
+    char *text = jsonout_dumps(dev, JSON_COMPACT);
+    pthread_mutex_lock(&w->lock);
+    free(w->device_json);
+    w->device_json = text;
+    w->gpu_present = present;
+    w->state = WORKER_READY;
+    if (present) w->reason[0] = '\0';
+    else snprintf(w->reason, sizeof w->reason, "no GPU: %s", why ? why : "the worker found no CUDA device");
+    w->hello_done = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    LOG(present ? LOG_INFO : LOG_WARNING, "worker: ready, %s%s", present ? "device " : "no GPU: ",
+        present ? json_string_value(json_object_get(dev, "name")) ? json_string_value(json_object_get(dev, "name")) : "?"
+                : (why ? why : "unknown reason"));
+    json_decref(root);
+    return 0;
+}
+
+/* Sleeps the backoff for the current failure streak; returns early (1) when
+ * stopping. */
+static int backoff_sleep(struct worker *w) {
+    unsigned ms = 0;
+    if (w->failures > 1) {
+        ms = 100u << (w->failures - 2 > 6 ? 6 : w->failures - 2);
+        if (ms > w->backoff_max_ms) ms = w->backoff_max_ms;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping && pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT) {}
+    int stop = w->stopping;
+    pthread_mutex_unlock(&w->lock);
+    return stop;
+}
+
+/* Marks the child gone after a failure so the loop restarts it. */
+static void child_lost(struct worker *w, const char *reason) {
+    w->failures++;
+    pthread_mutex_lock(&w->lock);
+    w->restarts++;
+    w->state = WORKER_DOWN;
+    snprintf(w->reason, sizeof w->reason, "%s", reason);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static const char *code_kind(int code) {
+    switch (code) {
+    case DV_ENOGPU: return "no_gpu";
+    case DV_ESTICKY: return "sticky";
+    case DV_EGATE: return "gate";
+    default: return "error";
+    }
+}
+
+/* Sends `j` to the child and finishes it from the reply. */
+static void run_job(struct worker *w, struct job *j) {
+    const char *id = jobq_job_id(j);
+    const char *req = jobq_job_request(j);
+    unsigned deadline = jobq_job_deadline_ms(j);
+    char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
+    size_t mlen = strlen(req) + strlen(id) + 64;
+    char *out = malloc(mlen);
+    if (!out) {
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "error", "worker: out of memory");
+        return;
+    }
+    snprintf(out, mlen, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, req);
+    double t0 = now_s();
+    int rc = wire_write(w->to_child, out, strlen(out), err);
+    free(out);
+    pthread_mutex_lock(&w->lock);
+    w->jobs++;
+    pthread_mutex_unlock(&w->lock);
+    char *msg = NULL;
+    size_t len = 0;
+    if (rc == 0) rc = wire_read(w->from_child, &msg, &len, (int)deadline, err);
+    else rc = WIRE_ERROR;
+    double took = now_s() - t0;
+    pthread_mutex_lock(&w->lock);
+    w->busy_s += took;
+    pthread_mutex_unlock(&w->lock);
+
+    if (rc == WIRE_TIMEOUT) {
+        child_reap(w, 0, how, sizeof how);
+        snprintf(reason, sizeof reason,
+                 "deadline exceeded: no result after %g s; the worker was restarted", deadline / 1000.0);
+        child_lost(w, "worker: restarting after a job passed its deadline");
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "deadline", reason);
+        return;
+    }
+    if (rc != WIRE_OK) {
+        child_reap(w, 2000, how, sizeof how);
+        snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted",
+                 how[0] ? how : (err[0] ? err : "lost"));
+        child_lost(w, "worker: restarting after a crash");
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", reason);
+        return;
+    }
+    json_error_t je;
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    free(msg);
+    const char *rid = root ? json_string_value(json_object_get(root, "id")) : NULL;
+    json_t *okv = root ? json_object_get(root, "ok") : NULL;
+    if (!rid || strcmp(rid, id) != 0 || !json_is_boolean(okv)) {
+        json_decref(root);
+        child_reap(w, 0, how, sizeof how);
+        child_lost(w, "worker: restarting after a protocol error");
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash",
+                    "worker protocol error: the reply does not answer this job; the worker was restarted");
+        return;
+    }
+    json_t *doc = json_object_get(root, "document");
+    char *doctext = json_is_object(doc) ? jsonout_dumps(doc, JSON_COMPACT) : NULL;
+    double gpu_ms = json_number_value(json_object_get(root, "gpu_time_ms"));
+    pthread_mutex_lock(&w->lock);
+    w->gpu_time_s += gpu_ms / 1000.0;
+    pthread_mutex_unlock(&w->lock);
+    if (json_is_true(okv) && doctext) {
+        w->failures = 0;
+        jobq_finish(w->q, j, 1, doctext, gpu_ms, 0, NULL, NULL);
+    } else if (json_is_true(okv)) {
+        jobq_finish(w->q, j, 0, NULL, gpu_ms, DV_ERR, "error", "worker replied ok without a document");
+    } else {
+        int code = (int)json_integer_value(json_object_get(root, "code"));
+        const char *e = json_string_value(json_object_get(root, "error"));
+        if (code == 0) code = DV_ERR;
+        if (code == DV_ESTICKY) {
+            /* The child exits after a sticky error; make sure it is gone. */
+            child_reap(w, 2000, how, sizeof how);
+            snprintf(reason, sizeof reason, "%s; the worker was restarted", e ? e : "sticky CUDA error");
+            child_lost(w, "worker: restarting after a sticky CUDA error");
+            jobq_finish(w->q, j, 0, doctext, gpu_ms, code, "sticky", reason);
+        } else {
+            w->failures = 0;
+            jobq_finish(w->q, j, 0, doctext, gpu_ms, code, code_kind(code), e ? e : "worker failed");
+        }
+    }
+    free(doctext);
+    json_decref(root);
+}
+
+static int is_stopping(struct worker *w) {
+    pthread_mutex_lock(&w->lock);
+    int s = w->stopping;
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
+static void *supervise(void *arg) {
+    struct worker *w = arg;
+    char err[ERR_LEN];
+    while (!is_stopping(w)) {
+        if (w->pid <= 0) {
+            if (w->failures && backoff_sleep(w)) break;
+            set_state(w, WORKER_STARTING, NULL);
+            if (child_start(w, err) < 0) {
+                LOG(LOG_ERR, "%s", err);
+                w->failures++;
+                pthread_mutex_lock(&w->lock);
+                w->state = WORKER_DOWN;
+                snprintf(w->reason, sizeof w->reason, "%s", err);
+                w->hello_done = 1;
+                pthread_cond_broadcast(&w->cond);
+                pthread_mutex_unlock(&w->lock);
+                if (w->failures >= 3) {
+                    /* It keeps failing: do not let queued jobs wait forever. */
+                    struct job *j = NULL;
+                    char why[ERR_LEN + 40];
+                    snprintf(why, sizeof why, "the GPU worker cannot start: %s", err);
+                    while (jobq_pop(w->q, 0, &j) == 1) jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", why);
+                }
+                continue;
+            }
+        }
+        struct job *j = NULL;
+        int rc = jobq_pop(w->q, 500, &j);
+        if (rc < 0) break;
+        if (rc == 0) {
+            /* Idle: notice a child that died on its own. */
+            int status;
+            if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+                char how[128];
+                describe_status(status, how, sizeof how);
+                LOG(LOG_ERR, "worker: process %ld %s while idle", (long)w->pid, how);
+                pthread_mutex_lock(&w->lock);
+                w->pid = 0;
+                pthread_mutex_unlock(&w->lock);
+                child_reap(w, 0, NULL, 0);
+                child_lost(w, "worker: restarting after it died while idle");
+            }
+            continue;
+        }
+        pthread_mutex_lock(&w->lock);
+        int present = w->gpu_present;
+        char why[ERR_LEN];
+        snprintf(why, sizeof why, "%s", w->reason);
+        pthread_mutex_unlock(&w->lock);
+        if (!present) {
+            jobq_finish(w->q, j, 0, NULL, 0, DV_ENOGPU, "no_gpu", why);
+            continue;
+        }
+        run_job(w, j);
+    }
+    child_reap(w, 2000, NULL, 0);
+    set_state(w, WORKER_STOPPED, "worker: stopped");
+    return NULL;
+}
+
+int worker_start(struct worker *w, char *err) {
+    int rc = pthread_create(&w->thread, NULL, supervise, w);
+    if (rc != 0) {
+        dv_seterr(err, "worker: pthread_create: %s", strerror(rc));
+        return -1;
+    }
+    w->started = 1;
+    return 0;
+}
+
+int worker_wait_ready(struct worker *w, int timeout_ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    pthread_mutex_lock(&w->lock);
+    while (!w->hello_done && pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT) {}
+    int ok = w->state == WORKER_READY;
+    pthread_mutex_unlock(&w->lock);
+    return ok ? 0 : -1;
+}
+
+void worker_stop(struct worker *w) {
+    if (!w || !w->started) return;
+    pthread_mutex_lock(&w->lock);
+    w->stopping = 1;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    w->started = 0;
+}
+
+void worker_free(struct worker *w) {
+    if (!w) return;
+    worker_stop(w);
+    for (size_t i = 0; w->argv[i]; i++) free(w->argv[i]);
+    free(w->argv);
+    free(w->device_json);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+void worker_get_snapshot(struct worker *w, struct worker_snapshot *s) {
+    memset(s, 0, sizeof *s);
+    pthread_mutex_lock(&w->lock);
+    s->state = w->state;
+    s->gpu_present = w->gpu_present && w->state == WORKER_READY;
+    s->gpu_seen = w->gpu_present;
+    s->pid = w->pid;
+    s->restarts = w->restarts;
+    s->jobs = w->jobs;
+    s->busy_s = w->busy_s;
+    s->gpu_time_s = w->gpu_time_s;
+    s->device_json = w->device_json ? strdup(w->device_json) : NULL;
+    snprintf(s->reason, sizeof s->reason, "%s", w->reason);
+    pthread_mutex_unlock(&w->lock);
+}

@@ -1,0 +1,157 @@
+/* workerproc.c -- see workerproc.h. Only this process (and the CLI's direct
+ * measure command) calls into kernels/runner, so only it ever touches CUDA. */
+#define _GNU_SOURCE
+#include "jobs/workerproc.h"
+#include "core/jsonout.h"
+#include "core/log.h"
+#include "jobs/wire.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/report.h"
+#include "api/request.h"
+#include "gpu/device.h"
+#include "gpu/measure.h"
+
+/* Sends {"id", "ok": false, "code", "error"[, "document"]}. */
+static int reply_error(const char *id, int code, const char *error, const char *document) {
+    json_t *o = json_object();
+    char err[ERR_LEN];
+    if (!o) return -1;
+    json_object_set_new(o, "id", json_string(id));
+    json_object_set_new(o, "ok", json_false());
+    json_object_set_new(o, "code", json_integer(code));
+    json_object_set_new(o, "error", json_string(error));
+    if (document) {
+        json_t *d = json_loads(document, 0, NULL);
+        if (d) json_object_set_new(o, "document", d);
+    }
+    char *s = jsonout_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (!s) return -1;
+    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
+    free(s);
+    return rc;
+}
+
+/* Sends {"id", "ok": true, "gpu_time_ms", "document": <document>} without
+ * re-parsing the document: it is report_json() output, valid JSON. */
+static int reply_ok(const char *id, const char *document, double gpu_ms) {
+    char err[ERR_LEN];
+    size_t len = strlen(document) + strlen(id) + 128;
+    char *s = malloc(len);
+    if (!s) return -1;
+    /* %.17g never prints NaN here: gpu_time_ms is a sum of event timings. */
+    snprintf(s, len, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"document\":%s}", id,
+             gpu_ms == gpu_ms ? gpu_ms : 0.0, document);
+    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
+    free(s);
+    return rc;
+}
+
+static int send_hello(const struct dv_device *d) {
+    char err[ERR_LEN];
+    char *dev = wire_device_json(d);
+    if (!dev) return -1;
+    size_t len = strlen(dev) + 64;
+    char *s = malloc(len);
+    if (!s) { free(dev); return -1; }
+    snprintf(s, len, "{\"hello\":1,\"pid\":%ld,\"device\":%s}", (long)getpid(), dev);
+    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
+    free(s);
+    free(dev);
+    return rc;
+}
+
+/* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
+ * -1 on a pipe error. */
+static int handle(const char *msg, size_t len, const struct dv_device *dev) {
+    json_error_t je;
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
+    json_t *req = root ? json_object_get(root, "request") : NULL;
+    char idbuf[64] = "";
+    if (id) snprintf(idbuf, sizeof idbuf, "%s", id);
+    char *reqtext = req ? json_dumps(req, JSON_COMPACT) : NULL;
+    json_decref(root);
+    if (!reqtext) {
+        free(reqtext);
+        return reply_error(idbuf, DV_ERR, "worker: the job message has no request", NULL);
+    }
+    if (!dev->present) {
+        free(reqtext);
+        return reply_error(idbuf, DV_ENOGPU, dev->reason, NULL);
+    }
+    struct dv_options o;
+    struct request_error re;
+    memset(&o, 0, sizeof o);
+    memset(&re, 0, sizeof re);
+    if (request_parse(reqtext, strlen(reqtext), &o, &re) < 0) {
+        char e[ERR_LEN + 80];
+        snprintf(e, sizeof e, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
+        free(reqtext);
+        return reply_error(idbuf, DV_ERR, e, NULL);
+    }
+    free(reqtext);
+    struct dv_report *r = experiment_report_create();
+    if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL);
+    char err[ERR_LEN] = "";
+    int rc = measure_run(&o, r, err);
+    char *doc = (rc == 0 || rc == DV_EGATE) ? report_json(r, 0) : NULL;
+    int out;
+    if (rc == 0 && doc)
+        out = reply_ok(idbuf, doc, r->gpu_time_ms);
+    else if (rc == 0)
+        out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL);
+    else
+        out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc);
+    free(doc);
+    experiment_report_free(r);
+    if (out < 0) return -1;
+    return rc == DV_ESTICKY ? 1 : 0;
+}
+
+int workerproc_main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    if (fcntl(WIRE_FD_IN, F_GETFD) < 0 || fcntl(WIRE_FD_OUT, F_GETFD) < 0) {
+        LOG(LOG_ERR, "worker: fds %d and %d are not open: this command is started by `divergence serve`",
+            WIRE_FD_IN, WIRE_FD_OUT);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct dv_device dev;
+    char err[ERR_LEN] = "";
+    memset(&dev, 0, sizeof dev);
+    int rc = device_query(0, &dev, err);
+    if (rc != 0) {
+        dev.present = 0;
+        if (!dev.reason[0]) snprintf(dev.reason, sizeof dev.reason, "%s", err[0] ? err : "no CUDA device");
+        LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
+    }
+    if (send_hello(&dev) < 0) return 2;
+    if (rc == DV_ESTICKY) return 3;
+    for (;;) {
+        char *msg = NULL;
+        size_t len = 0;
+        int wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
+        if (wr == WIRE_EOF) return 0;
+        if (wr != WIRE_OK) {
+            LOG(LOG_ERR, "%s", err);
+            return 2;
+        }
+        int h = handle(msg, len, &dev);
+        free(msg);
+        if (h < 0) return 2;
+        if (h > 0) {
+            LOG(LOG_ERR, "worker: sticky CUDA error: exiting so the server starts a fresh worker");
+            return 3;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/* workerproc.h -- `divergence-gpu worker`: the process that owns the GPU.
+ *
+ * Started by the server's supervisor (worker.h) with its job pipe on fd 3 and
+ * its reply pipe on fd 4 (wire.h). It queries the device, says hello, then
+ * loops: read a job, request_parse() its request, measure_run(),
+ * report_json(), reply. It exits when its input closes, and right after
+ * replying to a job that hit a sticky CUDA error (the context is lost; the
+ * supervisor starts a fresh process). Without a GPU it stays up and answers
+ * every job with DV_ENOGPU and CUDA's reason.
+ */
+#ifndef DV_WORKERPROC_H
+#define DV_WORKERPROC_H
+
+/* Entry point of `divergence-gpu worker`. Returns the process exit status: 0 on
+ * end of input, 3 after a sticky CUDA error, 2 on a protocol or pipe error. */
+int workerproc_main(int argc, char **argv);
+
+#endif /* DV_WORKERPROC_H */

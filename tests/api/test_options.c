@@ -1,0 +1,391 @@
+/* test_options.c -- defaults, every range rule in both spellings, CLI parsing,
+ * predicate checks and the baseline row, cost and canonical form. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "api/options.h"
+#include "model/scenario.h"
+
+static struct dv_options o;
+static char err[ERR_LEN];
+static const char *field;
+
+static void setup(void) {
+    experiment_defaults(&o);
+    err[0] = '\0';
+    field = NULL;
+}
+
+TestSuite(options, .init = setup);
+
+/* Validates with both styles; each must fail with its own spelling of the
+ * field first in the message and `json` in *field. */
+static void expect_invalid(const struct dv_options *in, const char *json, const char *cli,
+                           const char *range_text) {
+    struct dv_options a = *in, b = *in;
+    cr_assert_eq(options_validate(&a, OPTIONS_JSON, &field, err), -1, "%s accepted", json);
+    cr_expect_str_eq(field, json);
+    cr_expect(strncmp(err, json, strlen(json)) == 0 && err[strlen(json)] == ':',
+              "JSON message \"%s\" does not start with %s:", err, json);
+    if (range_text) cr_expect(strstr(err, range_text) != NULL, "\"%s\" lacks \"%s\"", err, range_text);
+    cr_assert_eq(options_validate(&b, OPTIONS_CLI, &field, err), -1);
+    cr_expect_str_eq(field, json);
+    cr_expect(strncmp(err, cli, strlen(cli)) == 0 && err[strlen(cli)] == ':',
+              "CLI message \"%s\" does not start with %s:", err, cli);
+}
+
+Test(options, defaults_are_the_lessons) {
+    cr_expect_eq(o.part, DV_PART_ALL);
+    cr_assert_eq(o.npredicates, 4);
+    cr_expect_str_eq(o.predicates[0], "lane-parity");
+    cr_expect_str_eq(o.predicates[1], "lane-half");
+    cr_expect_str_eq(o.predicates[2], "warp-parity");
+    cr_expect_str_eq(o.predicates[3], "block-parity");
+    cr_expect_str_eq(o.baseline, "warp-parity");
+    cr_expect_eq(o.blocks, 4096);
+    cr_expect_eq(o.block_x, 256);
+    cr_expect_eq(o.block_y, 1);
+    cr_expect_eq(o.iterations, 4096);
+    cr_expect_float_eq(o.max_noise, 0.005, 1e-12);
+    cr_expect_float_eq(o.budget_ms, 2000.0, 1e-9);
+    cr_expect_eq(o.min_samples, 10);
+    cr_expect_eq(o.max_samples, 2000);
+    cr_expect_eq(o.device, 0);
+    cr_expect_str_eq(o.scenario, "");
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    cr_expect_eq(o.npredicates, 4, "the baseline is already a row");
+}
+
+Test(options, part_range) {
+    o.part = 3;
+    expect_invalid(&o, "part", "--part", "1, 2 or ");
+    o.part = -1;
+    expect_invalid(&o, "part", "--part", NULL);
+}
+
+Test(options, blocks_range) {
+    o.blocks = DV_MAX_BLOCKS + 1;
+    expect_invalid(&o, "blocks", "--blocks", "1..1048576 or ");
+    o.blocks = DV_MAX_BLOCKS;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    o.blocks = 0; /* auto */
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, threads_per_block_range) {
+    o.block_x = 0;
+    expect_invalid(&o, "threads_per_block", "--threads-per-block", "1..1024");
+    o.block_x = 1025;
+    expect_invalid(&o, "threads_per_block", "--threads-per-block", "1..1024");
+    o.block_x = 32;
+    o.block_y = 33;
+    expect_invalid(&o, "threads_per_block", "--threads-per-block", "x*y");
+    o.block_y = 0;
+    expect_invalid(&o, "threads_per_block", "--threads-per-block", NULL);
+    o.block_x = 65536; /* x*y wraps to 0 in 32 bits: still rejected */
+    o.block_y = 65536;
+    expect_invalid(&o, "threads_per_block", "--threads-per-block", NULL);
+    o.block_x = 32;
+    o.block_y = 32;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    o.block_x = 1;
+    o.block_y = 1;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, iterations_range) {
+    o.iterations = 0;
+    expect_invalid(&o, "iterations", "--iterations", "1..1048576");
+    o.iterations = DV_MAX_ITERATIONS + 1;
+    expect_invalid(&o, "iterations", "--iterations", "1..1048576");
+    o.iterations = DV_MAX_ITERATIONS;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, max_noise_range) {
+    o.max_noise = 0;
+    expect_invalid(&o, "max_noise", "--max-noise", "0.5");
+    o.max_noise = -0.1;
+    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    o.max_noise = 0.5000001;
+    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    o.max_noise = NAN;
+    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    o.max_noise = 0.5;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, budget_range) {
+    o.budget_ms = 0.5;
+    expect_invalid(&o, "budget_ms", "--budget-ms", "1..60000");
+    o.budget_ms = 60000.5;
+    expect_invalid(&o, "budget_ms", "--budget-ms", NULL);
+    o.budget_ms = INFINITY;
+    expect_invalid(&o, "budget_ms", "--budget-ms", NULL);
+    o.budget_ms = 60000;
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, samples_range) {
+    o.min_samples = 0;
+    expect_invalid(&o, "min_samples", "--min-samples", NULL);
+    o.min_samples = 2001;
+    expect_invalid(&o, "min_samples", "--min-samples", "max_samples");
+    o.min_samples = 10;
+    o.max_samples = 0;
+    expect_invalid(&o, "max_samples", "--max-samples", NULL);
+    o.max_samples = 100001;
+    expect_invalid(&o, "max_samples", "--max-samples", "100000");
+}
+
+Test(options, device_and_scenario_range) {
+    o.device = -1;
+    expect_invalid(&o, "device", "--device", NULL);
+    o.device = 64;
+    expect_invalid(&o, "device", "--device", "0..63");
+    o.device = 0;
+    memset(o.scenario, 'a', sizeof o.scenario); /* no terminator inside */
+    expect_invalid(&o, "scenario", "--scenario", NULL);
+    snprintf(o.scenario, sizeof o.scenario, "two words");
+    expect_invalid(&o, "scenario", "--scenario", NULL);
+    snprintf(o.scenario, sizeof o.scenario, "all");
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+}
+
+Test(options, predicate_count_range) {
+    o.npredicates = 0;
+    expect_invalid(&o, "predicates", "--predicates", "1 to 16");
+    o.npredicates = DV_MAX_ROWS + 1;
+    expect_invalid(&o, "predicates", "--predicates", NULL);
+}
+
+Test(options, duplicate_predicates) {
+    snprintf(o.predicates[3], sizeof o.predicates[3], "lane-parity");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), -1);
+    cr_expect_str_eq(field, "predicates[3]");
+    cr_expect(strstr(err, "predicates[3]: duplicate of predicates[0]") == err, "%s", err);
+    cr_assert_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
+    cr_expect(strstr(err, "--predicates") == err && strstr(err, "lane-parity"), "%s", err);
+}
+
+Test(options, expression_error_names_entry_with_column_and_caret) {
+    snprintf(o.predicates[2], sizeof o.predicates[2], "threadIdx.x $ 2");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), -1);
+    cr_expect_str_eq(field, "predicates[2]");
+    cr_expect(strncmp(err, "predicates[2]: column 13:", 25) == 0, "%s", err);
+    cr_expect(strstr(err, "\nthreadIdx.x $ 2\n            ^") != NULL, "%s", err);
+    cr_assert_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
+    cr_expect(strncmp(err, "--predicates: \"threadIdx.x $ 2\": column 13:", 43) == 0, "%s", err);
+}
+
+Test(options, expressions_and_builtins_resolve) {
+    o.npredicates = 3;
+    snprintf(o.predicates[0], sizeof o.predicates[0], "first-16");
+    snprintf(o.predicates[1], sizeof o.predicates[1], "threadIdx.y & 1");
+    snprintf(o.predicates[2], sizeof o.predicates[2], "warp-parity");
+    cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    cr_expect_eq(o.npredicates, 3);
+}
+
+Test(options, baseline_appended_as_a_row) {
+    o.npredicates = 2; /* lane-parity, lane-half */
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    cr_assert_eq(o.npredicates, 3);
+    cr_expect_str_eq(o.predicates[2], "warp-parity");
+    cr_expect_str_eq(o.baseline, "warp-parity");
+    /* Validating again changes nothing. */
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    cr_expect_eq(o.npredicates, 3);
+}
+
+Test(options, baseline_expression_appended) {
+    snprintf(o.baseline, sizeof o.baseline, "threadIdx.x < 32");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
+    cr_assert_eq(o.npredicates, 5);
+    cr_expect_str_eq(o.predicates[4], "threadIdx.x < 32");
+}
+
+Test(options, baseline_without_room_is_an_error) {
+    o.npredicates = DV_MAX_ROWS;
+    for (unsigned i = 0; i < DV_MAX_ROWS; i++)
+        snprintf(o.predicates[i], sizeof o.predicates[i], "threadIdx.x < %u", i + 1);
+    expect_invalid(&o, "baseline", "--baseline", NULL);
+    cr_expect(strstr(err, "no room") != NULL, "%s", err);
+}
+
+Test(options, baseline_must_resolve) {
+    snprintf(o.baseline, sizeof o.baseline, "threadIdx.x <");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &field, err), -1);
+    cr_expect_str_eq(field, "baseline");
+    cr_expect(strncmp(err, "baseline: column 14:", 20) == 0, "%s", err);
+    cr_expect(strstr(err, "\nthreadIdx.x <\n             ^") != NULL, "%s", err);
+}
+
+Test(options, cli_part) {
+    cr_assert_eq(options_set_cli(&o, "--part", "1", err), 0);
+    cr_expect_eq(o.part, DV_PART_1);
+    cr_assert_eq(options_set_cli(&o, "--part", "2", err), 0);
+    cr_expect_eq(o.part, DV_PART_2);
+    cr_assert_eq(options_set_cli(&o, "--part", "all", err), 0);
+    cr_expect_eq(o.part, DV_PART_ALL);
+    cr_assert_eq(options_set_cli(&o, "--part", "3", err), -1);
+    cr_expect(strncmp(err, "--part:", 7) == 0 && strstr(err, "1, 2 or all"), "%s", err);
+}
+
+Test(options, cli_blocks_auto_and_number) {
+    cr_assert_eq(options_set_cli(&o, "--blocks", "auto", err), 0);
+    cr_expect_eq(o.blocks, 0);
+    cr_assert_eq(options_set_cli(&o, "--blocks", "132", err), 0);
+    cr_expect_eq(o.blocks, 132);
+    const char *bad[] = {"0", "-1", "+5", " 5", "5 ", "5x", "", "4294967296", "1e3", "Auto"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(options_set_cli(&o, "--blocks", bad[i], err), -1, "accepted \"%s\"", bad[i]);
+        cr_expect(strncmp(err, "--blocks:", 9) == 0 && strstr(err, "1..1048576 or auto"), "%s", err);
+    }
+    cr_expect_eq(o.blocks, 132, "a rejected value leaves the option alone");
+    /* In range for strtoul but not for the option: validation says so. */
+    cr_assert_eq(options_set_cli(&o, "--blocks", "4294967295", err), 0);
+    cr_expect_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
+    cr_expect(strncmp(err, "--blocks:", 9) == 0, "%s", err);
+}
+
+Test(options, cli_threads_per_block_1d_and_2d) {
+    cr_assert_eq(options_set_cli(&o, "--threads-per-block", "32x8", err), 0, "%s", err);
+    cr_expect_eq(o.block_x, 32);
+    cr_expect_eq(o.block_y, 8);
+    cr_assert_eq(options_set_cli(&o, "--threads-per-block", "48", err), 0, "%s", err);
+    cr_expect_eq(o.block_x, 48);
+    cr_expect_eq(o.block_y, 1);
+    const char *bad[] = {"x8", "32x", "32x-8", "32*8", "32x8x2", "-32", "abc", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(options_set_cli(&o, "--threads-per-block", bad[i], err), -1, "accepted \"%s\"",
+                     bad[i]);
+        cr_expect(strncmp(err, "--threads-per-block:", 20) == 0, "%s", err);
+    }
+    cr_assert_eq(options_set_cli(&o, "--threads-per-block", "64x32", err), 0);
+    cr_expect_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
+    cr_expect(strncmp(err, "--threads-per-block: more than 1024", 35) == 0, "%s", err);
+}
+
+Test(options, cli_numbers_are_strict) {
+    cr_assert_eq(options_set_cli(&o, "--iterations", "1024", err), 0);
+    cr_expect_eq(o.iterations, 1024);
+    cr_expect_eq(options_set_cli(&o, "--iterations", "-1", err), -1);
+    cr_expect(strncmp(err, "--iterations:", 13) == 0 && strstr(err, "1..1048576"), "%s", err);
+    cr_expect_eq(options_set_cli(&o, "--iterations", "99999999999999999999", err), -1);
+    cr_expect_eq(options_set_cli(&o, "--min-samples", "3", err), 0);
+    cr_expect_eq(o.min_samples, 3);
+    cr_expect_eq(options_set_cli(&o, "--max-samples", "12", err), 0);
+    cr_expect_eq(o.max_samples, 12);
+    cr_expect_eq(options_set_cli(&o, "--max-samples", "1.5", err), -1);
+    cr_expect_eq(options_set_cli(&o, "--device", "1", err), 0);
+    cr_expect_eq(o.device, 1);
+    cr_expect_eq(options_set_cli(&o, "--device", "-1", err), -1);
+    cr_expect(strncmp(err, "--device:", 9) == 0, "%s", err);
+}
+
+Test(options, cli_reals) {
+    cr_assert_eq(options_set_cli(&o, "--max-noise", "0.01", err), 0);
+    cr_expect_float_eq(o.max_noise, 0.01, 1e-15);
+    cr_assert_eq(options_set_cli(&o, "--max-noise", "0.5%", err), 0);
+    cr_expect_float_eq(o.max_noise, 0.005, 1e-15);
+    cr_assert_eq(options_set_cli(&o, "--budget-ms", "250", err), 0);
+    cr_expect_float_eq(o.budget_ms, 250.0, 1e-12);
+    const char *bad[] = {"nan", "inf", "-1", "1e999", "0.1x", "", "%"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(options_set_cli(&o, "--max-noise", bad[i], err), -1, "accepted \"%s\"", bad[i]);
+        cr_expect(strncmp(err, "--max-noise:", 12) == 0, "%s", err);
+    }
+    cr_expect_eq(options_set_cli(&o, "--budget-ms", "-5", err), -1);
+    cr_expect(strncmp(err, "--budget-ms:", 12) == 0, "%s", err);
+    cr_assert_eq(options_set_cli(&o, "--max-noise", "0.7", err), 0);
+    cr_expect_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
+    cr_expect(strncmp(err, "--max-noise:", 12) == 0 && strstr(err, "0.5"), "%s", err);
+}
+
+Test(options, cli_predicates_split_on_commas) {
+    cr_assert_eq(options_set_cli(&o, "--predicates", "lane-parity, threadIdx.x < 16 ,first-16", err), 0,
+                 "%s", err);
+    cr_assert_eq(o.npredicates, 3);
+    cr_expect_str_eq(o.predicates[0], "lane-parity");
+    cr_expect_str_eq(o.predicates[1], "threadIdx.x < 16");
+    cr_expect_str_eq(o.predicates[2], "first-16");
+    cr_expect_eq(options_set_cli(&o, "--predicates", "a,,b", err), -1);
+    cr_expect(strncmp(err, "--predicates:", 13) == 0, "%s", err);
+    cr_expect_eq(options_set_cli(&o, "--predicates", "", err), -1);
+    cr_expect_eq(o.npredicates, 3, "a rejected list leaves the rows alone");
+    char many[512] = "";
+    for (int i = 0; i < 17; i++) strcat(many, i ? ",lane" : "lane");
+    cr_expect_eq(options_set_cli(&o, "--predicates", many, err), -1);
+    cr_expect(strstr(err, "more than 16") != NULL, "%s", err);
+    char longone[300];
+    memset(longone, '1', sizeof longone - 1);
+    longone[sizeof longone - 1] = '\0';
+    cr_expect_eq(options_set_cli(&o, "--predicates", longone, err), -1);
+    cr_expect(strstr(err, "longer than 256") != NULL, "%s", err);
+}
+
+Test(options, cli_baseline_scenario_and_unknown) {
+    cr_assert_eq(options_set_cli(&o, "--baseline", "lane-half", err), 0);
+    cr_expect_str_eq(o.baseline, "lane-half");
+    cr_expect_eq(options_set_cli(&o, "--baseline", "", err), -1);
+    cr_assert_eq(options_set_cli(&o, "--scenario", "all", err), 0);
+    cr_expect_str_eq(o.scenario, "all");
+    char longname[80];
+    memset(longname, 's', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    cr_expect_eq(options_set_cli(&o, "--scenario", longname, err), -1);
+    cr_expect(strncmp(err, "--scenario:", 11) == 0, "%s", err);
+    cr_expect_eq(options_set_cli(&o, "--colour", "red", err), -1);
+    cr_expect_str_eq(err, "--colour: unknown option");
+    cr_expect_eq(options_set_cli(&o, "--blocks", NULL, err), -1);
+    cr_expect_str_eq(err, "--blocks: missing value");
+}
+
+Test(options, cost_is_threads_iterations_rows_samples) {
+    o.part = DV_PART_1;
+    double want = 4096.0 * 256 * 4096 * 4 * 2000;
+    cr_expect_float_eq(options_cost(&o), want, want * 1e-12);
+    o.part = DV_PART_ALL;
+    want = 4096.0 * 256 * 4096 * (4 + 3) * 2000;
+    cr_expect_float_eq(options_cost(&o), want, want * 1e-12);
+    o.block_x = 32;
+    o.block_y = 8;
+    cr_expect_float_eq(options_cost(&o), want, want * 1e-12, "a 32x8 block is 256 threads");
+    o.blocks = 0; /* auto: bounded from above, never below the fixed grid */
+    cr_expect(options_cost(&o) >= want);
+    double autoc = options_cost(&o);
+    o.scenario[0] = 'x';
+    cr_expect(options_cost(&o) > autoc, "a scenario adds rows");
+}
+
+Test(options, scenario_all_costs_its_real_rows_and_fits_the_default_limit) {
+    size_t n = 0;
+    scenario_names(&n);
+    o.blocks = 4096;
+    o.part = DV_PART_1; /* ignored for scenarios by the runner, still counted here */
+    snprintf(o.scenario, sizeof o.scenario, "all");
+    double want = 4096.0 * 256 * 4096 * (4 + (double)n * SCENARIO_MAX_ROWS) * 2000;
+    cr_expect_float_eq(options_cost(&o), want, want * 1e-12);
+    cr_expect(options_cost(&o) < 1e15, "the server's default per-job limit admits the scenario suite");
+}
+
+Test(options, canonical_is_stable_and_distinguishing) {
+    char a[2048], b[2048];
+    cr_assert_eq(options_canonical(&o, a, sizeof a), 0);
+    cr_expect_str_eq(a, "part=all predicates=[\"lane-parity\",\"lane-half\",\"warp-parity\","
+                        "\"block-parity\"] baseline=\"warp-parity\" blocks=4096 block=256x1 "
+                        "iterations=4096 max_noise=0.0050000000000000001 budget_ms=2000 "
+                        "min_samples=10 max_samples=2000 device=0 scenario=\"\"");
+    struct dv_options p = o;
+    p.blocks = 0;
+    cr_assert_eq(options_canonical(&p, b, sizeof b), 0);
+    cr_expect(strstr(b, "blocks=auto") != NULL);
+    cr_expect_str_neq(a, b);
+    p = o;
+    snprintf(p.predicates[0], sizeof p.predicates[0], "a\",\"b");
+    cr_assert_eq(options_canonical(&p, b, sizeof b), 0);
+    cr_expect(strstr(b, "[\"a\\\",\\\"b\",") != NULL, "%s", b);
+    cr_expect_eq(options_canonical(&o, a, 20), -1, "truncation is an error");
+}

@@ -1,0 +1,837 @@
+/* test_report.c -- the divergence.v1 document (names, types, null for NaN,
+ * timing fields only when measured, round trip) and the lesson's text layout
+ * for a report filled by hand with the lesson's own T4 numbers. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/options.h"
+#include "api/report.h"
+
+static struct dv_report rep;
+
+static void set_count(struct dv_count *c, unsigned min, unsigned max, unsigned long long total,
+                      unsigned blocks) {
+    c->min = min;
+    c->max = max;
+    c->total = total;
+    c->per_block = (double)total / blocks;
+}
+
+/* One Part 1 row of a 4096 x 256 grid. */
+static void part1_row(struct dv_row *w, const char *name, const char *label, int mode, unsigned split,
+                      unsigned on_a_min, unsigned on_a_max, double median, double ratio) {
+    snprintf(w->name, sizeof w->name, "%s", name);
+    snprintf(w->label, sizeof w->label, "%s", label);
+    w->kernel = DV_KERNEL_BRANCH;
+    w->mode = mode;
+    w->warps_per_block = 8;
+    w->threads_per_block = 256;
+    set_count(&w->warps_split, split, split, 4096ull * split, 4096);
+    set_count(&w->threads_on_a, on_a_min, on_a_max, 4096ull * 128, 4096);
+    set_count(&w->path_runs, 8 + split, 8 + split, 4096ull * (8 + split), 4096);
+    w->predicted_ratio = (8.0 + split) / 8.0;
+    w->comparable = 1;
+    w->measured = 1;
+    w->time_ms = (struct dv_stats){median, median * 0.99, median * 1.02, median * 1.001,
+                                   median * 0.002, 40, 0.002};
+    w->ratio = ratio;
+    w->floor_fraction = 0.45;
+    w->check = (struct dv_check){1, 1048576, 0, -1, 0.0f, 0.0f};
+}
+
+static void part2_row(struct dv_row *w, const char *name, const char *label, int kernel, int split,
+                      double median, double ratio) {
+    part1_row(w, name, label, -1, (unsigned)split, 128, 128, median, ratio);
+    w->kernel = kernel;
+}
+
+/* The lesson's Results, CUDA 12.6 on a T4. */
+static void lesson_report(struct dv_report *r) {
+    memset(r, 0, sizeof *r);
+    struct dv_device *d = &r->device;
+    d->present = 1;
+    snprintf(d->name, sizeof d->name, "Tesla T4");
+    d->cc_major = 7;
+    d->cc_minor = 5;
+    d->sm_count = 40;
+    d->warp_size = 32;
+    d->driver_version = 13000;
+    d->runtime_version = 12060;
+    d->rated_sm_clock_mhz = 1590;
+    d->measured_sm_clock_mhz = 1585.25;
+    d->measured_sm_clock_min_mhz = 1500;
+    d->fp32_lanes_per_sm = 64;
+    d->total_mem_bytes = 15ull << 30;
+    d->max_threads_per_sm = 1024;
+    snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "0000:00:04.0");
+    snprintf(r->build.nvcc_version, sizeof r->build.nvcc_version, "12.6.85");
+    snprintf(r->build.cuda_architectures, sizeof r->build.cuda_architectures, "75-real;80-real;90");
+    snprintf(r->build.flags, sizeof r->build.flags, "-O3");
+    struct dv_config *c = &r->config;
+    snprintf(c->experiment, sizeof c->experiment, "all");
+    c->blocks = 4096;
+    c->block_x = 256;
+    c->block_y = 1;
+    c->threads_per_block = 256;
+    c->threads = 1048576;
+    c->iterations = 4096;
+    c->fmas_per_launch = 1048576ull * 4096;
+    c->bytes_per_launch = 8388608;
+    c->fma_floor_ms = 0.7;
+    c->max_noise = 0.005;
+    c->budget_ms = 2000;
+    c->min_samples = 10;
+    c->max_samples = 2000;
+    r->measured = 1;
+
+    struct dv_table *t = &r->tables[0];
+    snprintf(t->id, sizeof t->id, "part1");
+    snprintf(t->title, sizeof t->title, "Part 1: one branch, 4096 multiply-adds on each side");
+    snprintf(t->kernel, sizeof t->kernel, "branch");
+    snprintf(t->baseline, sizeof t->baseline, "warp-parity");
+    t->baseline_row = 2;
+    t->nrows = 4;
+    part1_row(&t->rows[0], "lane-parity", "threadIdx.x & 1", 0, 8, 128, 128, 3.272, 2.0235);
+    part1_row(&t->rows[1], "lane-half", "(threadIdx.x & 31) < 16", 1, 8, 128, 128, 3.235, 2.0005);
+    part1_row(&t->rows[2], "warp-parity", "threadIdx.x / 32 & 1", 2, 0, 128, 128, 1.616, 1.0);
+    part1_row(&t->rows[3], "block-parity", "blockIdx.x & 1", 3, 0, 0, 256, 1.617, 1.0006);
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 1999.5;
+
+    t = &r->tables[1];
+    snprintf(t->id, sizeof t->id, "part2");
+    snprintf(t->title, sizeof t->title,
+             "Part 2: the same branch inside the loop, one multiply-add on each side");
+    snprintf(t->kernel, sizeof t->kernel, "periter");
+    snprintf(t->baseline, sizeof t->baseline, "no branch");
+    t->baseline_row = 0;
+    t->nrows = 3;
+    part2_row(&t->rows[0], "no-branch", "no branch", DV_KERNEL_NOBRANCH, 0, 1.615, 1.0);
+    part2_row(&t->rows[1], "periter-lane-parity", "per-iteration, lane parity", DV_KERNEL_PERITER, 8,
+              3.703, 2.2929);
+    part2_row(&t->rows[2], "periter-warp-parity", "per-iteration, warp parity", DV_KERNEL_PERITER, 0,
+              2.457, 1.5214);
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 1500.25;
+    r->ntables = 2;
+    r->gpu_time_ms = 3499.75;
+    r->wall_time_ms = 4100.5;
+    snprintf(r->started_utc, sizeof r->started_utc, "2026-08-30T10:00:00Z");
+    snprintf(r->finished_utc, sizeof r->finished_utc, "2026-08-30T10:00:04Z");
+}
+
+static void setup(void) { lesson_report(&rep); }
+
+TestSuite(report, .init = setup);
+
+static json_t *load(const char *s) {
+    json_error_t je;
+    json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &je);
+    cr_assert_not_null(j, "report_json wrote invalid JSON: %s", je.text);
+    return j;
+}
+
+/* `path` is dot-separated; numeric parts index arrays. */
+static json_t *at(json_t *root, const char *path) {
+    json_t *v = root;
+    while (v && *path) {
+        char part[64];
+        size_t n = strcspn(path, ".");
+        snprintf(part, sizeof part, "%.*s", (int)n, path);
+        if (json_is_array(v)) v = json_array_get(v, strtoul(part, NULL, 10));
+        else v = json_object_get(v, part);
+        path += n + (path[n] == '.');
+    }
+    return v;
+}
+
+static void expect_type(json_t *root, const char *path, json_type type) {
+    json_t *v = at(root, path);
+    cr_expect_not_null(v, "%s missing", path);
+    if (v) cr_expect_eq(json_typeof(v), type, "%s has type %d, want %d", path, json_typeof(v), type);
+}
+
+Test(report, json_has_every_contract_name_with_its_type) {
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    cr_expect_str_eq(json_string_value(at(j, "schema")), "divergence.v1");
+    static const struct {
+        const char *path;
+        json_type type;
+    } want[] = {
+        {"device.name", JSON_STRING}, {"device.compute_capability", JSON_STRING},
+        {"device.sm_count", JSON_INTEGER}, {"device.warp_size", JSON_INTEGER},
+        {"device.driver_version", JSON_STRING}, {"device.runtime_version", JSON_STRING},
+        {"device.driver_version_raw", JSON_INTEGER}, {"device.rated_sm_clock_mhz", JSON_REAL},
+        {"device.measured_sm_clock_mhz", JSON_REAL}, {"device.fp32_lanes_per_sm", JSON_INTEGER},
+        {"device.present", JSON_TRUE}, {"device.reason", JSON_STRING},
+        {"build.nvcc_version", JSON_STRING}, {"build.cuda_architectures", JSON_STRING},
+        {"build.flags", JSON_STRING},
+        {"config.experiment", JSON_STRING}, {"config.blocks", JSON_INTEGER},
+        {"config.blocks_auto", JSON_FALSE}, {"config.blocks_reason", JSON_STRING},
+        {"config.threads_per_block", JSON_INTEGER}, {"config.block", JSON_ARRAY},
+        {"config.block.0", JSON_INTEGER}, {"config.threads", JSON_INTEGER},
+        {"config.iterations", JSON_INTEGER}, {"config.fmas_per_launch", JSON_INTEGER},
+        {"config.bytes_per_launch", JSON_INTEGER}, {"config.fma_floor_ms", JSON_REAL},
+        {"config.max_noise", JSON_REAL}, {"config.budget_ms", JSON_REAL},
+        {"tables", JSON_ARRAY}, {"tables.0.id", JSON_STRING}, {"tables.0.title", JSON_STRING},
+        {"tables.0.kernel", JSON_STRING}, {"tables.0.baseline", JSON_STRING},
+        {"tables.0.noise_limit", JSON_REAL}, {"tables.0.noise_ok", JSON_TRUE},
+        {"tables.0.gpu_time_ms", JSON_REAL}, {"tables.0.rows", JSON_ARRAY},
+        {"tables.0.rows.0.name", JSON_STRING}, {"tables.0.rows.0.label", JSON_STRING},
+        {"tables.0.rows.0.kernel", JSON_STRING}, {"tables.0.rows.0.warps_per_block", JSON_INTEGER},
+        {"tables.0.rows.0.warps_split_per_block", JSON_REAL},
+        {"tables.0.rows.0.warps_split.min", JSON_INTEGER},
+        {"tables.0.rows.0.warps_split.max", JSON_INTEGER},
+        {"tables.0.rows.0.warps_split.total", JSON_INTEGER},
+        {"tables.0.rows.0.threads_per_block", JSON_INTEGER},
+        {"tables.0.rows.0.threads_on_a_per_block", JSON_REAL},
+        {"tables.0.rows.0.threads_on_a.total", JSON_INTEGER},
+        {"tables.0.rows.0.path_runs_per_block", JSON_REAL},
+        {"tables.0.rows.0.path_runs.max", JSON_INTEGER},
+        {"tables.0.rows.0.predicted_ratio", JSON_REAL}, {"tables.0.rows.0.comparable", JSON_TRUE},
+        {"tables.0.rows.0.note", JSON_STRING}, {"tables.0.rows.0.time_ms", JSON_OBJECT},
+        {"tables.0.rows.0.time_ms.median", JSON_REAL}, {"tables.0.rows.0.time_ms.min", JSON_REAL},
+        {"tables.0.rows.0.time_ms.max", JSON_REAL}, {"tables.0.rows.0.time_ms.mean", JSON_REAL},
+        {"tables.0.rows.0.time_ms.stdev", JSON_REAL}, {"tables.0.rows.0.samples", JSON_INTEGER},
+        {"tables.0.rows.0.noise", JSON_REAL}, {"tables.0.rows.0.ratio", JSON_REAL},
+        {"tables.0.rows.0.floor_fraction", JSON_REAL}, {"tables.0.rows.0.check.ok", JSON_TRUE},
+        {"tables.0.rows.0.check.checked", JSON_INTEGER},
+        {"tables.0.rows.0.check.mismatches", JSON_INTEGER},
+        {"tables.0.rows.0.check.first_mismatch", JSON_NULL},
+        {"warnings", JSON_ARRAY}, {"measured", JSON_TRUE}, {"gpu_time_ms", JSON_REAL},
+        {"wall_time_ms", JSON_REAL}, {"started_utc", JSON_STRING}, {"finished_utc", JSON_STRING},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) expect_type(j, want[i].path, want[i].type);
+    cr_expect_str_eq(json_string_value(at(j, "device.compute_capability")), "7.5");
+    cr_expect_str_eq(json_string_value(at(j, "device.driver_version")), "13.0");
+    cr_expect_str_eq(json_string_value(at(j, "device.runtime_version")), "12.6");
+    cr_expect_eq(json_integer_value(at(j, "device.runtime_version_raw")), 12060);
+    cr_expect_eq(json_integer_value(at(j, "config.fmas_per_launch")), 1048576ll * 4096);
+    cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.0.kernel")), "branch");
+    cr_expect_str_eq(json_string_value(at(j, "tables.1.rows.0.kernel")),
+                     experiment_kernel_name(DV_KERNEL_NOBRANCH));
+    cr_expect_eq(json_integer_value(at(j, "tables.0.rows.3.threads_on_a.max")), 256);
+    cr_expect_null(at(j, "tables.0.rows.0.comparable_reason"), "only written when not comparable");
+    json_decref(j);
+    free(s);
+}
+
+Test(report, nan_and_infinity_become_null) {
+    rep.tables[0].rows[1].ratio = NAN;
+    rep.tables[0].rows[1].time_ms.stdev = INFINITY;
+    rep.tables[0].rows[1].check.got = NAN;
+    rep.device.measured_sm_clock_mhz = 0; /* not measured */
+    char *s = report_json(&rep, 1);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_type(j, "tables.0.rows.1.ratio", JSON_NULL);
+    expect_type(j, "tables.0.rows.1.time_ms.stdev", JSON_NULL);
+    expect_type(j, "tables.0.rows.1.check.got", JSON_NULL);
+    expect_type(j, "device.measured_sm_clock_mhz", JSON_NULL);
+    expect_type(j, "tables.0.rows.1.time_ms.median", JSON_REAL);
+    json_decref(j);
+    free(s);
+}
+
+Test(report, failed_check_and_not_comparable) {
+    struct dv_row *w = &rep.tables[0].rows[0];
+    w->check = (struct dv_check){0, 1048576, 12, 345, 1.5f, 2.25f};
+    w->comparable = 0;
+    snprintf(w->comparable_reason, sizeof w->comparable_reason, "16 of 256 threads on path A against 128");
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_type(j, "tables.0.rows.0.check.ok", JSON_FALSE);
+    cr_expect_eq(json_integer_value(at(j, "tables.0.rows.0.check.first_mismatch")), 345);
+    cr_expect_eq(json_integer_value(at(j, "tables.0.rows.0.check.mismatches")), 12);
+    cr_expect_float_eq(json_real_value(at(j, "tables.0.rows.0.check.got")), 2.25, 1e-12);
+    expect_type(j, "tables.0.rows.0.comparable", JSON_FALSE);
+    cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.0.comparable_reason")),
+                     "16 of 256 threads on path A against 128");
+    json_decref(j);
+    free(s);
+}
+
+Test(report, analyze_leaves_timing_out) {
+    rep.measured = 0;
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_type(j, "measured", JSON_FALSE);
+    const char *absent[] = {"gpu_time_ms", "tables.0.noise_ok", "tables.0.gpu_time_ms",
+                            "tables.0.rows.0.time_ms", "tables.0.rows.0.samples", "tables.0.rows.0.noise",
+                            "tables.0.rows.0.ratio", "tables.0.rows.0.floor_fraction",
+                            "tables.0.rows.0.check"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        cr_expect_null(at(j, absent[i]), "%s written without a measurement", absent[i]);
+    expect_type(j, "tables.0.rows.0.predicted_ratio", JSON_REAL);
+    expect_type(j, "tables.0.rows.0.warps_split_per_block", JSON_REAL);
+    json_decref(j);
+    free(s);
+}
+
+Test(report, no_device_writes_nulls_and_reason) {
+    memset(&rep.device, 0, sizeof rep.device);
+    snprintf(rep.device.reason, sizeof rep.device.reason, "cudaGetDeviceCount: no CUDA-capable device is detected");
+    rep.measured = 0;
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_type(j, "device.present", JSON_FALSE);
+    expect_type(j, "device.compute_capability", JSON_NULL);
+    expect_type(j, "device.driver_version", JSON_NULL);
+    cr_expect_str_eq(json_string_value(at(j, "device.reason")),
+                     "cudaGetDeviceCount: no CUDA-capable device is detected");
+    json_decref(j);
+    char *t = report_text(&rep);
+    cr_assert_not_null(t);
+    cr_expect(strncmp(t, "GPU: none (cudaGetDeviceCount: no CUDA-capable device is detected)\n", 67) == 0,
+              "%s", t);
+    free(t);
+    free(s);
+}
+
+static void expect_round_trip(const struct dv_report *r) {
+    char err[ERR_LEN] = "";
+    char *first = report_json(r, 0);
+    cr_assert_not_null(first);
+    struct dv_report *back = calloc(1, sizeof *back);
+    cr_assert_not_null(back);
+    cr_assert_eq(report_parse(first, strlen(first), back, err), 0, "%s", err);
+    char *second = report_json(back, 0);
+    cr_assert_not_null(second);
+    cr_expect_str_eq(second, first);
+    free(first);
+    free(second);
+    free(back);
+}
+
+Test(report, round_trip_measured) {
+    rep.tables[0].rows[1].ratio = NAN;
+    rep.tables[0].rows[0].check = (struct dv_check){0, 1048576, 12, 345, 1.5f, 0.1f};
+    rep.tables[0].rows[3].comparable = 0;
+    snprintf(rep.tables[0].rows[3].comparable_reason, 64, "varies between blocks");
+    snprintf(rep.tables[0].rows[3].note, 64, "block-uniform");
+    rep.config.blocks_auto = 1;
+    snprintf(rep.config.blocks_reason, 64, "8 waves of 160 blocks");
+    rep.nwarnings = 2;
+    snprintf(rep.warnings[0], 256, "SM clock 60%% of rated: throttling?");
+    snprintf(rep.warnings[1], 256, "noise \"over\" the limit");
+    expect_round_trip(&rep);
+}
+
+Test(report, round_trip_analyze) {
+    rep.measured = 0;
+    expect_round_trip(&rep);
+    memset(&rep, 0, sizeof rep);
+    expect_round_trip(&rep);
+}
+
+Test(report, parse_reads_values_back) {
+    char err[ERR_LEN] = "";
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    struct dv_report *b = calloc(1, sizeof *b);
+    cr_assert_not_null(b);
+    cr_assert_eq(report_parse(s, strlen(s), b, err), 0, "%s", err);
+    cr_expect_eq(b->device.cc_major, 7);
+    cr_expect_eq(b->device.cc_minor, 5);
+    cr_expect_eq(b->device.runtime_version, 12060);
+    cr_expect_eq(b->config.block_x, 256);
+    cr_expect_eq(b->config.block_y, 1);
+    cr_expect_eq(b->ntables, 2);
+    cr_expect_eq(b->tables[1].nrows, 3);
+    cr_expect_eq(b->tables[1].rows[1].kernel, DV_KERNEL_PERITER);
+    cr_expect_eq(b->tables[0].rows[3].threads_on_a.max, 256);
+    cr_expect_float_eq(b->tables[0].rows[0].time_ms.median, 3.272, 1e-12);
+    cr_expect_eq(b->tables[0].rows[0].check.first_mismatch, -1);
+    cr_expect(b->tables[0].rows[0].measured);
+    cr_expect(b->measured);
+    free(b);
+    free(s);
+}
+
+Test(report, parse_rejects_bad_documents) {
+    char err[ERR_LEN];
+    struct dv_report *b = calloc(1, sizeof *b);
+    cr_assert_not_null(b);
+    const struct {
+        const char *doc, *want;
+    } bad[] = {
+        {"{", "report: line 1"},
+        {"[]", "expected a JSON object"},
+        {"{\"schema\": \"divergence.v2\"}", "schema"},
+        {"{\"schema\": \"divergence.v1\", \"device\": {\"sm_count\": \"many\"}}", "device.sm_count: expected an integer"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"kernel\": \"warp\"}]}]}", "tables[0].rows[0].kernel: unknown kernel"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"time_ms\": {\"median\": \"1\"}}]}]}", "tables[0].rows[0].time_ms.median: expected a number"},
+        {"{\"schema\": \"divergence.v1\", \"config\": {\"blocks\": -4}}", "config.blocks: negative"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]}",
+         "tables: more than 16"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        cr_expect_eq(report_parse(bad[i].doc, strlen(bad[i].doc), b, err), -1, "accepted %s", bad[i].doc);
+        cr_expect(strstr(err, bad[i].want) != NULL, "\"%s\" lacks \"%s\"", err, bad[i].want);
+    }
+    const char *minimal = "{\"schema\": \"divergence.v1\", \"added_later\": {\"x\": 1}}";
+    cr_expect_eq(report_parse(minimal, strlen(minimal), b, err), 0, "%s", err);
+    cr_expect_eq(b->ntables, 0);
+    free(b);
+}
+
+/* Lines of the lesson's Results block: each must start a line of ours. */
+static const char *lesson_lines[] = {
+    "GPU: Tesla T4 (compute capability 7.5)",
+    "40 SMs, warp size 32, 4096 blocks x 256 threads = 1048576 threads",
+    "4096 multiply-adds per thread, 8388608 bytes moved per launch",
+    "Part 1: one branch, 4096 multiply-adds on each side",
+    "predicate                 warps split    time (ms)   vs uniform",
+    "------------------------  -----------   ----------   ----------",
+    "threadIdx.x & 1                     8        3.272         2.02",
+    "(threadIdx.x & 31) < 16             8        3.235         2.00",
+    "threadIdx.x / 32 & 1                0        1.616         1.00",
+    "blockIdx.x & 1                      0        1.617         1.00",
+    "warps split is out of the 8 warps in a block, computed from the predicate",
+    "Part 2: the same branch inside the loop, one multiply-add on each side",
+    "kernel                          time (ms) vs no branch",
+    "----------------------------   ---------- ------------",
+    "no branch                           1.615         1.00",
+    "per-iteration, lane parity          3.703         2.29",
+    "per-iteration, warp parity          2.457         1.52",
+};
+
+/* Whether some line of `text` starts with `prefix`; the next line after it
+ * is returned through *next for order checks. */
+static const char *find_line(const char *text, const char *prefix) {
+    size_t n = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, prefix, n) == 0) return p;
+    return NULL;
+}
+
+Test(report, text_has_the_lessons_lines_in_order) {
+    char *t = report_text(&rep);
+    cr_assert_not_null(t);
+    const char *last = t;
+    for (size_t i = 0; i < sizeof lesson_lines / sizeof lesson_lines[0]; i++) {
+        const char *at_line = find_line(last, lesson_lines[i]);
+        cr_expect_not_null(at_line, "missing or out of order: \"%s\"\n%s", lesson_lines[i], t);
+        if (at_line) last = at_line;
+    }
+    cr_expect(strncmp(t, "GPU: Tesla T4 (compute capability 7.5)\n40 SMs", 45) == 0, "%s", t);
+    cr_expect_not_null(find_line(t, "SM clock: measured 1585 MHz, rated 1590 MHz"), "%s", t);
+    cr_expect_not_null(find_line(t, "FMA floor: 0.700 ms per launch"), "%s", t);
+    free(t);
+}
+
+Test(report, text_extra_columns) {
+    struct dv_row *w = &rep.tables[0].rows[0];
+    w->check = (struct dv_check){0, 1048576, 12, 345, 1.5f, 2.25f};
+    char *t = report_text(&rep);
+    cr_assert_not_null(t);
+    const char *row = find_line(t, "threadIdx.x & 1 ");
+    cr_assert_not_null(row, "%s", t);
+    const char *end = strchr(row, '\n');
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(end - row), row);
+    cr_expect(strstr(line, "   128") != NULL, "threads on A: %s", line);
+    cr_expect(strstr(line, "   2.00") != NULL, "predicted: %s", line);
+    cr_expect(strstr(line, "0.20%") != NULL, "noise: %s", line);
+    cr_expect(strstr(line, "0.45") != NULL, "floor: %s", line);
+    cr_expect(strstr(line, "FAIL 12 (first thread 345)") != NULL, "check: %s", line);
+    const char *block = find_line(t, "blockIdx.x & 1 ");
+    cr_assert_not_null(block);
+    cr_expect(strncmp(block + 64, "         0-256", 14) == 0, "threads on A range: %.80s", block);
+    cr_expect(strstr(t, "   ok\n") != NULL, "ok rows: %s", t);
+    /* Every row line of a table has the same length up to the check column. */
+    const char *header = find_line(t, "predicate ");
+    cr_assert_not_null(header);
+    size_t col = (size_t)(strstr(header, "check") - header);
+    cr_expect_eq(strncmp(row + col, "FAIL", 4), 0, "check column misaligned:\n%.*s\n%s", (int)col + 5,
+                 header, line);
+    free(t);
+}
+
+Test(report, text_marks_not_comparable_rows) {
+    struct dv_table *t = &rep.tables[0];
+    struct dv_row *w = &t->rows[t->nrows++];
+    part1_row(w, "first-16", "threadIdx.x < 16", 5, 1, 16, 16, 1.80, 1.11);
+    w->comparable = 0;
+    snprintf(w->comparable_reason, sizeof w->comparable_reason, "16 of 256 threads on path A against 128");
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    cr_expect_not_null(find_line(s, "threadIdx.x < 16 [1]"), "%s", s);
+    cr_expect_not_null(find_line(s, "[1] threadIdx.x < 16: not comparable: 16 of 256 threads on path A against 128"),
+                       "%s", s);
+    free(s);
+}
+
+Test(report, text_without_timings_for_analyze) {
+    rep.measured = 0;
+    rep.nwarnings = 1;
+    snprintf(rep.warnings[0], 256, "no GPU: analysis only");
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    cr_expect_null(strstr(s, "time (ms)"), "%s", s);
+    cr_expect_null(strstr(s, "check"), "%s", s);
+    cr_expect_not_null(find_line(s, "predicate                 warps split   threads on A   path-runs   predicted"),
+                       "%s", s);
+    cr_expect_not_null(find_line(s, "threadIdx.x & 1                     8            128          16        2.00"),
+                       "%s", s);
+    cr_expect_not_null(find_line(s, "warps split is out of the 8 warps in a block, computed from the predicate"));
+    cr_expect_not_null(find_line(s, "warning: no GPU: analysis only"), "%s", s);
+    free(s);
+}
+
+Test(report, text_2d_block_and_auto) {
+    rep.config.block_x = 32;
+    rep.config.block_y = 8;
+    rep.config.blocks_auto = 1;
+    snprintf(rep.config.blocks_reason, sizeof rep.config.blocks_reason, "10 waves of 320 blocks");
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    cr_expect_not_null(find_line(s, "40 SMs, warp size 32, 4096 blocks x 256 (32x8) threads = 1048576 threads"),
+                       "%s", s);
+    cr_expect_not_null(find_line(s, "blocks: auto, 10 waves of 320 blocks"), "%s", s);
+    free(s);
+}
+
+/* A report as the planner builds it (analyze), for the lesson's rows, the
+ * exercise and a 2D block: the document reads back to itself and the text
+ * shows the split counts the lesson derives. */
+Test(report, planned_report_round_trips_and_reads) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "first-16");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    expect_round_trip(r);
+    char *t = report_text(r);
+    cr_assert_not_null(t);
+    cr_expect_not_null(find_line(t, "threadIdx.x & 1                     8            128          16        2.00"), "%s", t);
+    cr_expect_not_null(find_line(t, "threadIdx.x / 32 & 1                0            128           8        1.00"), "%s", t);
+    cr_expect_not_null(find_line(t, "warps split is out of the 8 warps in a block, computed from the predicate"), "%s", t);
+    cr_expect_not_null(strstr(t, "not comparable"), "first-16 does different work:\n%s", t);
+    free(t);
+
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    o.block_x = 32;
+    o.block_y = 8;
+    o.npredicates = 1;
+    snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
+    snprintf(o.baseline, PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    memset(r, 0, sizeof *r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    expect_round_trip(r);
+    char *j = report_json(r, 0);
+    cr_assert_not_null(j);
+    json_t *doc = load(j);
+    cr_expect_eq(json_integer_value(at(doc, "config.block.1")), 8);
+    cr_expect_eq(json_integer_value(at(doc, "tables.0.rows.0.warps_split.max")), 0,
+                 "a condition on threadIdx.y splits no warp of a 32x8 block");
+    json_decref(doc);
+    free(j);
+    experiment_report_free(r);
+}
+
+/* ------------------------------------------------------- table alignment */
+
+/* A column as the rule line draws it: [start, end) of a run of '-'. */
+struct column {
+    size_t start, end;
+    char header[32];
+};
+
+/* The line starting at `p` as a C string (without the newline). */
+static void line_at(const char *p, char *buf, size_t len) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+static const char *next_line(const char *p) {
+    const char *nl = strchr(p, '\n');
+    return nl ? nl + 1 : p + strlen(p);
+}
+
+/* Finds the table titled `title` in `text`, reads its columns off the rule
+ * line (header words included) and checks that the header and each of its
+ * `nrows` rows put every cell inside its column: the gaps between columns are
+ * blank, and each right-aligned cell ends on its column's last place (the
+ * agreement column keeps that place for its '*'). The label column is as
+ * wide as the longest label. Returns the number of columns. */
+static int table_columns(const char *text, const char *title, unsigned nrows, struct column *cols,
+                         int max, char rows[][512]) {
+    char header[512], rule[512];
+    const char *p = find_line(text, title);
+    cr_assert_not_null(p, "no table \"%s\" in\n%s", title, text);
+    p = next_line(p);
+    line_at(p, header, sizeof header);
+    p = next_line(p);
+    line_at(p, rule, sizeof rule);
+    int n = 0;
+    for (size_t i = 0; rule[i];) {
+        if (rule[i] != '-') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (rule[j] == '-') j++;
+        cr_assert_lt(n, max);
+        cols[n].start = i;
+        cols[n].end = j;
+        size_t hl = strlen(header);
+        size_t s = i < hl ? i : hl, e = j < hl ? j : hl;
+        while (s < e && header[s] == ' ') s++;
+        while (e > s && header[e - 1] == ' ') e--;
+        /* The check column is drawn 5 wide; its header is "check". */
+        snprintf(cols[n].header, sizeof cols[n].header, "%.*s", (int)(e - s), header + s);
+        n++;
+        i = j;
+    }
+    cr_assert_gt(n, 1, "no rule under \"%s\": %s", title, rule);
+    size_t label_width = 0;
+    for (unsigned r = 0; r <= nrows; r++) {
+        char line[512];
+        if (r == 0) {
+            snprintf(line, sizeof line, "%s", header);
+        } else {
+            line_at(p = next_line(p), line, sizeof line);
+            snprintf(rows[r - 1], 512, "%s", line);
+        }
+        size_t len = strlen(line);
+        if (r > 0) {
+            size_t lw = cols[0].end;
+            while (lw > 0 && (lw > len || line[lw - 1] == ' ')) lw--;
+            if (lw > label_width) label_width = lw;
+            cr_expect(cols[0].end >= len || line[cols[0].end] == ' ',
+                      "label runs into the next column:\n%s\n%s", rule, line);
+        }
+        for (int c = 1; c < n; c++) {
+            for (size_t g = cols[c - 1].end; g < cols[c].start && g < len; g++)
+                cr_expect_eq(line[g], ' ', "gap before \"%s\" not blank at %zu:\n%s\n%s",
+                             cols[c].header, g, rule, line);
+            if (strcmp(cols[c].header, "check") == 0) continue; /* left-aligned, last */
+            size_t last = cols[c].end - 1;
+            cr_assert_lt(last, len, "row ends before \"%s\":\n%s\n%s", cols[c].header, rule, line);
+            if (r > 0 && strcmp(cols[c].header, "agreement") == 0) {
+                cr_expect(line[last] == '*' || line[last] == ' ', "agreement mark: %s", line);
+                cr_expect(line[last - 1] != ' ', "agreement misaligned:\n%s\n%s", rule, line);
+            } else {
+                cr_expect(line[last] != ' ', "\"%s\" misaligned:\n%s\n%s", cols[c].header, rule, line);
+            }
+        }
+    }
+    cr_expect_eq(label_width, cols[0].end, "label column %zu wide, longest label %zu:\n%s",
+                 cols[0].end, label_width, text);
+    return n;
+}
+
+/* The text of one cell of a row, blanks trimmed. */
+static void cell(const char *row, const struct column *c, char *buf, size_t len) {
+    size_t n = strlen(row), s = c->start < n ? c->start : n, e = c->end < n ? c->end : n;
+    while (s < e && row[s] == ' ') s++;
+    while (e > s && row[e - 1] == ' ') e--;
+    snprintf(buf, len, "%.*s", (int)(e - s), row + s);
+}
+
+static void expect_headers(const struct column *cols, int n, const char *const *want, int nwant) {
+    cr_expect_eq(n, nwant, "%d columns, want %d", n, nwant);
+    for (int i = 0; i < n && i < nwant; i++)
+        cr_expect_str_eq(cols[i].header, want[i], "column %d", i);
+}
+
+Test(report, text_long_labels_keep_columns_aligned) {
+    struct dv_table *t = &rep.tables[0];
+    struct dv_row *w = &t->rows[t->nrows++];
+    part1_row(w, "long", "((threadIdx.x * 7 + blockIdx.x) % 5 == 0) || ((threadIdx.x >> 3) & 1) == 1 && threadIdx.x < 200",
+              -1, 8, 120, 136, 3.5, 2.17);
+    w->comparable = 0;
+    snprintf(w->comparable_reason, sizeof w->comparable_reason, "threads on A vary");
+    snprintf(rep.tables[1].rows[1].label, sizeof rep.tables[1].rows[1].label,
+             "per-iteration, lane parity, with a label far longer than the lesson's column");
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    for (int measured = 1; measured >= 0; measured--) {
+        rep.measured = measured;
+        char *s = report_text(&rep);
+        cr_assert_not_null(s);
+        int n = table_columns(s, rep.tables[0].title, t->nrows, cols, 16, rows);
+        cr_expect_eq(n, measured ? 9 : 5, "%s", s);
+        cr_expect_str_eq(cols[0].header, "predicate");
+        cr_expect_eq(cols[0].end, strlen(w->label) + strlen(" [1]"));
+        table_columns(s, rep.tables[1].title, rep.tables[1].nrows, cols, 16, rows);
+        cr_expect_str_eq(cols[0].header, "kernel");
+        free(s);
+    }
+}
+
+Test(report, text_header_names_the_driver) {
+    snprintf(rep.device.name, sizeof rep.device.name, "NVIDIA H200");
+    rep.device.cc_major = 9;
+    rep.device.cc_minor = 0;
+    snprintf(rep.device.nvidia_driver_version, sizeof rep.device.nvidia_driver_version, "580.159.04");
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    const char *want = "GPU: NVIDIA H200 (compute capability 9.0), driver 580.159.04, CUDA 13.0\n";
+    cr_expect(strncmp(s, want, strlen(want)) == 0, "%s", s);
+    free(s);
+    rep.device.nvidia_driver_version[0] = '\0';
+    s = report_text(&rep);
+    cr_assert_not_null(s);
+    want = "GPU: NVIDIA H200 (compute capability 9.0)\n40 SMs";
+    cr_expect(strncmp(s, want, strlen(want)) == 0, "%s", s);
+    free(s);
+}
+
+/* The scenario suite as the planner builds it (analyze): every table has the
+ * scenario columns, no Part 1 ones, and the seed's figures. */
+Test(report, text_planned_scenarios_have_their_own_layout) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "all");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_gt(r->ntables, 1);
+    char *s = report_text(r);
+    cr_assert_not_null(s);
+    static const char *const want[] = {"row", "warps split", "model ratio", "model eff."};
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    int seen_c1 = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        const struct dv_table *t = &r->tables[i];
+        cr_assert_eq(strncmp(t->id, "scenario:", 9), 0, "%s", t->id);
+        int n = table_columns(s, t->title, t->nrows, cols, 16, rows);
+        expect_headers(cols, n, want, 4);
+        for (unsigned k = 0; k < t->nrows; k++) {
+            char buf[64], exp[64];
+            cell(rows[k], &cols[2], buf, sizeof buf);
+            snprintf(exp, sizeof exp, "%.2f", t->rows[k].predicted_ratio);
+            cr_expect_str_eq(buf, exp, "%s", rows[k]);
+            cell(rows[k], &cols[3], buf, sizeof buf);
+            snprintf(exp, sizeof exp, "%.1f%%", 100.0 * t->rows[k].predicted_efficiency);
+            cr_expect_str_eq(buf, exp, "%s", rows[k]);
+        }
+        if (strcmp(t->id, "scenario:even-2way") == 0) {
+            char buf[64];
+            cell(rows[0], &cols[3], buf, sizeof buf);
+            cr_expect_str_eq(buf, "57.1%", "the seed's C1: 12 / 21");
+            seen_c1 = 1;
+        }
+    }
+    cr_expect(seen_c1, "no scenario:even-2way table");
+    cr_expect_null(strstr(s, "vs uniform"), "%s", s);
+    cr_expect_null(strstr(s, "path-runs"), "%s", s);
+    cr_expect_null(strstr(s, "threads on A"), "%s", s);
+    cr_expect_null(strstr(s, "time (ms)"), "%s", s);
+    cr_expect_null(strstr(s, "agreement"), "analysis has no measurement to agree with:\n%s", s);
+    cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"), "%s", s);
+    cr_expect_not_null(find_line(s, "model ratio: the issued path work over the baseline's"), "%s", s);
+    cr_expect_not_null(find_line(s, "model eff.: max / sum of the path lengths in a warp for branches, "
+                                    "useful / issued lane-iterations for loops (seeds 002/003)"), "%s", s);
+    free(s);
+    experiment_report_free(r);
+}
+
+/* A scenario row with the model and measured figures filled in. */
+static void scenario_row(struct dv_row *w, const char *label, double predicted, double measured_ratio,
+                         double agreement, double model_eff, double measured_eff) {
+    part1_row(w, label, label, -1, predicted > 1 ? 8 : 0, 128, 128, 0.25 * measured_ratio, measured_ratio);
+    w->kernel = DV_KERNEL_SCENARIO;
+    w->predicted_ratio = predicted;
+    w->agreement = agreement;
+    w->predicted_efficiency = model_eff;
+    w->measured_efficiency = measured_eff;
+}
+
+static void scenario_report(struct dv_report *r) {
+    r->ntables = 1;
+    struct dv_table *t = &r->tables[0];
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "scenario:even-2way");
+    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (seed cell C1)");
+    snprintf(t->kernel, sizeof t->kernel, "kway");
+    t->baseline_row = 1;
+    t->nrows = 6;
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    scenario_row(&t->rows[0], "path = lane & 1: 16 lanes on A (12 units), 16 on B (9)", 2.0, 2.5, 1.25,
+                 12.0 / 21, 0.52);
+    scenario_row(&t->rows[1], "same work sorted by path over the grid: one path per warp", 1.0, 1.0, 1.0,
+                 1.0, 1.0);
+    scenario_row(&t->rows[2], "every lane on its warp's longest path (the seed's ideal time)", 8.0 / 7,
+                 8.0 / 7 * 1.1, 1.1, 1.0, NAN);
+    t->rows[2].comparable = 0;
+    snprintf(t->rows[2].comparable_reason, sizeof t->rows[2].comparable_reason, "more work");
+    scenario_row(&t->rows[3], "short", 4.0, 3.4, 0.85, 0.3, 0.35);
+    scenario_row(&t->rows[4], "just inside", 2.0, 1.8, 0.9, 0.5, 0.55);
+    /* No agreement field (an older document): measured / model ratio. */
+    scenario_row(&t->rows[5], "older document", 2.0, 3.0, NAN, 0.5, 0.4);
+}
+
+Test(report, text_measured_scenario_columns_and_agreement_mark) {
+    scenario_report(&rep);
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    static const char *const want[] = {"row", "warps split", "time (ms)", "vs baseline", "model ratio",
+                                       "model eff.", "measured eff.", "agreement", "noise", "check"};
+    struct column cols[16];
+    char rows[DV_MAX_ROWS][512];
+    int n = table_columns(s, rep.tables[0].title, rep.tables[0].nrows, cols, 16, rows);
+    expect_headers(cols, n, want, 10);
+    cr_expect_eq(cols[0].end, strlen(rep.tables[0].rows[2].label) + strlen(" [1]"),
+                 "the label column is the longest label, footnote mark included");
+    static const struct {
+        const char *ratio, *model, *model_eff, *measured_eff, *agreement;
+    } cells[] = {
+        {"2.50", "2.00", "57.1%", "52.0%", "1.25*"}, /* 25% off: marked        */
+        {"1.00", "1.00", "100.0%", "100.0%", "1.00"},
+        {"1.26", "1.14", "100.0%", "-", "1.10"},     /* exactly 10%: not marked */
+        {"3.40", "4.00", "30.0%", "35.0%", "0.85*"}, /* 15% under: marked       */
+        {"1.80", "2.00", "50.0%", "55.0%", "0.90"},  /* exactly 10% under       */
+        {"3.00", "2.00", "50.0%", "40.0%", "1.50*"}, /* computed from ratios    */
+    };
+    for (unsigned k = 0; k < rep.tables[0].nrows; k++) {
+        char buf[64];
+        cell(rows[k], &cols[3], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].ratio, "vs baseline: %s", rows[k]);
+        cell(rows[k], &cols[4], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].model, "model ratio: %s", rows[k]);
+        cell(rows[k], &cols[5], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].model_eff, "model eff.: %s", rows[k]);
+        cell(rows[k], &cols[6], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].measured_eff, "measured eff.: %s", rows[k]);
+        cell(rows[k], &cols[7], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].agreement, "agreement: %s", rows[k]);
+        cr_expect_not_null(strstr(rows[k], "   ok"), "check: %s", rows[k]);
+    }
+    cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"
+                                    " (row \"same work sorted by path over the grid: one path per warp\")"),
+                       "%s", s);
+    cr_expect_not_null(find_line(s, "vs baseline: each median over the baseline row's median"), "%s", s);
+    cr_expect_not_null(find_line(s, "measured eff.: the same figure from times"), "%s", s);
+    cr_expect_not_null(find_line(s, "agreement: vs baseline / model ratio; * = model and measurement differ"
+                                    " by more than 10%"), "%s", s);
+    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the seed's ideal time): "
+                                    "not comparable: more work"), "%s", s);
+    cr_expect_null(strstr(s, "predicted"), "%s", s);
+    cr_expect_null(strstr(s, "threads on A"), "%s", s);
+    free(s);
+}

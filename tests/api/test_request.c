@@ -1,0 +1,211 @@
+/* test_request.c -- every way a POST /measure body can be wrong, and the
+ * round trip through request_dump(). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/options.h"
+#include "api/request.h"
+
+static struct dv_options o;
+static struct request_error e;
+
+static int parse(const char *body) { return request_parse(body, strlen(body), &o, &e); }
+
+/* The body must fail with `field` and a reason containing `reason`. */
+static void expect_error(const char *body, const char *field, const char *reason) {
+    cr_assert_eq(parse(body), -1, "accepted %s", body);
+    cr_expect_eq(e.status, 400);
+    cr_expect_str_eq(e.field, field, "body %s: field \"%s\", reason \"%s\"", body, e.field, e.reason);
+    if (reason)
+        cr_expect(strstr(e.reason, reason) != NULL, "body %s: reason \"%s\" lacks \"%s\"", body,
+                  e.reason, reason);
+}
+
+Test(request, empty_object_is_the_defaults) {
+    struct dv_options d;
+    experiment_defaults(&d);
+    cr_assert_eq(parse("{}"), 0, "%s: %s", e.field, e.reason);
+    cr_expect_eq(memcmp(&o, &d, sizeof o), 0);
+    cr_assert_eq(parse(" \n{ }\n"), 0);
+}
+
+Test(request, every_field_is_read) {
+    const char *body = "{\"part\": 1, \"predicates\": [\"first-16\", \"threadIdx.y & 1\"],"
+                       " \"baseline\": \"threadIdx.y & 1\", \"blocks\": 128,"
+                       " \"threads_per_block\": [32, 8], \"iterations\": 64, \"max_noise\": 0.02,"
+                       " \"budget_ms\": 500, \"min_samples\": 5, \"max_samples\": 50,"
+                       " \"scenario\": \"\"}";
+    cr_assert_eq(parse(body), 0, "%s: %s", e.field, e.reason);
+    cr_expect_eq(o.part, DV_PART_1);
+    cr_expect_eq(o.npredicates, 2);
+    cr_expect_str_eq(o.predicates[1], "threadIdx.y & 1");
+    cr_expect_str_eq(o.baseline, "threadIdx.y & 1");
+    cr_expect_eq(o.blocks, 128);
+    cr_expect_eq(o.block_x, 32);
+    cr_expect_eq(o.block_y, 8);
+    cr_expect_eq(o.iterations, 64);
+    cr_expect_float_eq(o.max_noise, 0.02, 1e-15);
+    cr_expect_float_eq(o.budget_ms, 500.0, 1e-12);
+    cr_expect_eq(o.min_samples, 5);
+    cr_expect_eq(o.max_samples, 50);
+    cr_assert_eq(parse("{\"part\": \"all\", \"blocks\": \"auto\", \"threads_per_block\": 96,"
+                       " \"scenario\": \"all\"}"), 0, "%s: %s", e.field, e.reason);
+    cr_expect_eq(o.part, DV_PART_ALL);
+    cr_expect_eq(o.blocks, 0);
+    cr_expect_eq(o.block_x, 96);
+    cr_expect_eq(o.block_y, 1);
+    cr_expect_str_eq(o.scenario, "all");
+}
+
+Test(request, malformed_json_has_line_and_column) {
+    expect_error("{\"part\": 1,\n  \"blocks\": }", "", "malformed JSON at line 2, column 13");
+    cr_expect_eq(e.line, 2);
+    cr_expect_eq(e.column, 13);
+    expect_error("{\"part\": 1", "", "malformed JSON");
+    cr_expect_eq(e.line, 1);
+    expect_error("{} trailing", "", "line 1");
+    expect_error("", "", "empty body");
+    expect_error("   ", "", "empty body");
+}
+
+Test(request, top_level_must_be_an_object) {
+    expect_error("[1, 2]", "", "expected a JSON object, got an array");
+    cr_expect_eq(e.line, 0);
+}
+
+Test(request, unknown_field_is_named) {
+    expect_error("{\"part\": 1, \"colour\": \"red\"}", "colour", "unknown field");
+    expect_error("{\"device\": 1}", "device", "unknown field");
+}
+
+Test(request, duplicate_keys_name_the_field) {
+    expect_error("{\"blocks\": 8,\n \"blocks\": 16}", "blocks", "duplicate key at line 2");
+    cr_expect_eq(e.line, 2);
+    cr_expect(e.column > 0);
+}
+
+Test(request, wrong_types) {
+    expect_error("{\"part\": \"1\"}", "part", "1, 2 or \"all\"");
+    expect_error("{\"part\": 3}", "part", "1, 2 or \"all\"");
+    expect_error("{\"part\": 0}", "part", NULL);
+    expect_error("{\"part\": true}", "part", "got a boolean");
+    expect_error("{\"predicates\": \"lane-parity\"}", "predicates", "got a string");
+    expect_error("{\"predicates\": [\"lane-parity\", 3]}", "predicates[1]", "expected a string, got an integer");
+    expect_error("{\"baseline\": null}", "baseline", "got null");
+    expect_error("{\"blocks\": 1.5}", "blocks", "got a number with a fraction");
+    expect_error("{\"blocks\": \"many\"}", "blocks", "\"auto\"");
+    expect_error("{\"threads_per_block\": \"256\"}", "threads_per_block", "[x, y]");
+    expect_error("{\"threads_per_block\": [32]}", "threads_per_block", "[x, y]");
+    expect_error("{\"threads_per_block\": [32, 8, 1]}", "threads_per_block", NULL);
+    expect_error("{\"threads_per_block\": [32, \"8\"]}", "threads_per_block", NULL);
+    expect_error("{\"iterations\": \"4096\"}", "iterations", "expected an integer, got a string");
+    expect_error("{\"iterations\": 4096.0}", "iterations", "expected an integer");
+    expect_error("{\"max_noise\": \"0.5%\"}", "max_noise", "expected a number");
+    expect_error("{\"budget_ms\": [1]}", "budget_ms", "expected a number, got an array");
+    expect_error("{\"min_samples\": {}}", "min_samples", "got an object");
+    expect_error("{\"max_samples\": false}", "max_samples", "got a boolean");
+    expect_error("{\"scenario\": 7}", "scenario", "expected a string");
+}
+
+Test(request, out_of_range) {
+    expect_error("{\"blocks\": 0}", "blocks", "1..1048576");
+    expect_error("{\"blocks\": -1}", "blocks", "1..1048576");
+    expect_error("{\"blocks\": 1048577}", "blocks", NULL);
+    expect_error("{\"blocks\": 99999999999}", "blocks", NULL);
+    expect_error("{\"threads_per_block\": 2048}", "threads_per_block", "1..1024");
+    expect_error("{\"threads_per_block\": [64, 32]}", "threads_per_block", "1..1024");
+    expect_error("{\"threads_per_block\": [-32, -1]}", "threads_per_block", NULL);
+    expect_error("{\"threads_per_block\": 0}", "threads_per_block", NULL);
+    expect_error("{\"iterations\": 0}", "iterations", "1..1048576");
+    expect_error("{\"iterations\": 2000000}", "iterations", NULL);
+    expect_error("{\"max_noise\": 0}", "max_noise", "0.5");
+    expect_error("{\"max_noise\": 0.9}", "max_noise", NULL);
+    expect_error("{\"budget_ms\": 0.1}", "budget_ms", "1..60000");
+    expect_error("{\"budget_ms\": 1e9}", "budget_ms", NULL);
+    expect_error("{\"min_samples\": 0}", "min_samples", NULL);
+    expect_error("{\"min_samples\": 3000}", "min_samples", "max_samples");
+    expect_error("{\"max_samples\": 1000000}", "max_samples", "100000");
+    expect_error("{\"scenario\": \"has space\"}", "scenario", NULL);
+    /* The reason does not repeat the field. */
+    expect_error("{\"iterations\": 0}", "iterations", NULL);
+    cr_expect(strncmp(e.reason, "iterations", 10) != 0, "%s", e.reason);
+}
+
+Test(request, predicates_count_and_length) {
+    expect_error("{\"predicates\": []}", "predicates", "1 to 16");
+    char body[4096] = "{\"predicates\": [";
+    for (int i = 0; i < 17; i++) {
+        char item[40];
+        snprintf(item, sizeof item, "%s\"threadIdx.x < %d\"", i ? ", " : "", i + 1);
+        strcat(body, item);
+    }
+    strcat(body, "]}");
+    expect_error(body, "predicates", "17 entries");
+    char longexpr[300];
+    for (int i = 0; i < 257; i++) longexpr[i] = i % 2 ? '+' : '0'; /* 0+0+...+0 */
+    longexpr[257] = '\0';
+    snprintf(body, sizeof body, "{\"predicates\": [\"lane-parity\", \"%s\"]}", longexpr);
+    expect_error(body, "predicates[1]", "longer than 256");
+    longexpr[255] = '\0'; /* 255 characters: a valid expression */
+    snprintf(body, sizeof body, "{\"predicates\": [\"lane-parity\", \"%s\"]}", longexpr);
+    cr_expect_eq(parse(body), 0, "%s: %s", e.field, e.reason);
+}
+
+Test(request, duplicate_predicates) {
+    expect_error("{\"predicates\": [\"lane-parity\", \"warp-parity\", \"lane-parity\"]}",
+                 "predicates[2]", "duplicate of predicates[0]");
+}
+
+Test(request, expression_error_has_column_and_caret) {
+    expect_error("{\"predicates\": [\"lane-parity\", \"warp-parity\", \"threadIdx.x $ 2\"]}",
+                 "predicates[2]", "column 13:");
+    cr_expect_eq(e.expr_column, 13);
+    cr_expect_str_eq(e.caret, "threadIdx.x $ 2\n            ^");
+    cr_expect(strchr(e.reason, '\n') == NULL, "reason is one line: %s", e.reason);
+    cr_expect_eq(e.line, 0);
+    expect_error("{\"baseline\": \"threadIdx.x <\"}", "baseline", "column 14:");
+    cr_expect_eq(e.expr_column, 14);
+    cr_expect_str_eq(e.caret, "threadIdx.x <\n             ^");
+}
+
+Test(request, baseline_is_appended) {
+    cr_assert_eq(parse("{\"predicates\": [\"lane-parity\"]}"), 0, "%s", e.reason);
+    cr_expect_eq(o.npredicates, 2);
+    cr_expect_str_eq(o.predicates[1], "warp-parity");
+}
+
+static void round_trip(const char *body) {
+    struct dv_options first, second;
+    cr_assert_eq(parse(body), 0, "%s: %s: %s", body, e.field, e.reason);
+    first = o;
+    char *dump = request_dump(&first);
+    cr_assert_not_null(dump);
+    cr_assert_eq(request_parse(dump, strlen(dump), &second, &e), 0, "%s: %s: %s", dump, e.field, e.reason);
+    cr_expect_eq(memcmp(&first, &second, sizeof first), 0, "round trip changed %s", dump);
+    char *again = request_dump(&second);
+    cr_assert_not_null(again);
+    cr_expect_str_eq(dump, again);
+    free(dump);
+    free(again);
+}
+
+Test(request, dump_round_trips) {
+    round_trip("{}");
+    round_trip("{\"part\": 2, \"blocks\": \"auto\", \"max_noise\": 0.0123456789012345678}");
+    round_trip("{\"part\": 1, \"predicates\": [\"first-16\", \"(threadIdx.y & 1) == 0\"],"
+               " \"threads_per_block\": [16, 16], \"budget_ms\": 12.5, \"scenario\": \"all\"}");
+}
+
+Test(request, dump_is_readable) {
+    struct dv_options d;
+    experiment_defaults(&d);
+    char *dump = request_dump(&d);
+    cr_assert_not_null(dump);
+    cr_expect_str_eq(dump, "{\"part\":\"all\",\"predicates\":[\"lane-parity\",\"lane-half\","
+                           "\"warp-parity\",\"block-parity\"],\"baseline\":\"warp-parity\","
+                           "\"blocks\":4096,\"threads_per_block\":256,\"iterations\":4096,"
+                           "\"max_noise\":0.005,\"budget_ms\":2000.0,\"min_samples\":10,"
+                           "\"max_samples\":2000,\"scenario\":\"\"}");
+    free(dump);
+}

@@ -1,0 +1,259 @@
+/* test_analysis.c -- the warp analysis against counts derived by hand.
+ *
+ * Every expected number below is worked out in the comment beside it from
+ * the rule "warps are 32 consecutive linear thread ids; a warp whose lanes
+ * disagree is split and runs both paths".
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/analysis.h"
+#include "model/experiment.h"
+#include "model/predicate.h"
+
+/* Analysis of `text` on `blocks` x (bx, by). */
+static struct dv_row analyze(const char *text, unsigned blocks, unsigned bx, unsigned by) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve(text, &p, err), 0, "resolve '%s': %s", text, err);
+    struct dv_geometry g = {blocks, bx, by};
+    uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
+    cr_assert_not_null(mask, "%s", err);
+    struct dv_row row;
+    memset(&row, 0, sizeof(row));
+    analysis_count(mask, &g, &row);
+    free(mask);
+    predicate_cleanup(&p);
+    return row;
+}
+
+Test(analysis, lesson_rows_split_counts) {
+    /* 256 threads = 8 warps. & 1 and & 31 < 16 cut every warp; / 32 & 1 and
+     * blockIdx.x & 1 are constant across a warp. */
+    struct dv_row lp = analyze("lane-parity", 4096, 256, 1);
+    struct dv_row lh = analyze("lane-half", 4096, 256, 1);
+    struct dv_row wp = analyze("warp-parity", 4096, 256, 1);
+    struct dv_row bp = analyze("block-parity", 4096, 256, 1);
+    cr_assert_eq(lp.warps_per_block, 8);
+    cr_assert_eq(lp.warps_split.max, 8);
+    cr_assert_eq(lp.warps_split.min, 8);
+    cr_assert_eq(lh.warps_split.max, 8);
+    cr_assert_eq(wp.warps_split.max, 0);
+    cr_assert_eq(bp.warps_split.max, 0);
+    /* 128 threads on path A per block for each (block parity: 256 or 0,
+     * 128 on average over an even grid). */
+    cr_assert_eq(lp.threads_on_a.min, 128);
+    cr_assert_eq(lh.threads_on_a.min, 128);
+    cr_assert_eq(wp.threads_on_a.min, 128);
+    cr_assert_eq(bp.threads_on_a.min, 0);
+    cr_assert_eq(bp.threads_on_a.max, 256);
+    cr_assert_float_eq(bp.threads_on_a.per_block, 128.0, 1e-12);
+    cr_assert_eq(bp.threads_on_a.total, 4096ull * 128);
+    /* Path-runs: split warps run 2, uniform ones 1. */
+    cr_assert_eq(lp.path_runs.min, 16);
+    cr_assert_eq(wp.path_runs.min, 8);
+    cr_assert_eq(bp.path_runs.max, 8);
+}
+
+Test(analysis, first_16_is_one_split_warp_and_less_work) {
+    /* Warp 0 holds threads 0..31: 16 on A, 16 on B -> split. Warps 1..7 all
+     * B. 9 path-runs against 8. */
+    struct dv_row f = analyze("first-16", 4096, 256, 1);
+    cr_assert_eq(f.warps_split.max, 1);
+    cr_assert_eq(f.threads_on_a.max, 16);
+    cr_assert_eq(f.path_runs.max, 9);
+}
+
+Test(analysis, partial_warp_48_threads) {
+    /* 48 threads = warp 0 (32 lanes) + a partial warp of 16 lanes. */
+    struct dv_row a = analyze("threadIdx.x < 40", 10, 48, 1);
+    /* warp 0 all on A (0..31 < 40); warp 1 lanes 32..47: 32..39 A, 40..47 B. */
+    cr_assert_eq(a.warps_per_block, 2);
+    cr_assert_eq(a.warps_split.max, 1);
+    cr_assert_eq(a.threads_on_a.max, 40);
+    cr_assert_eq(a.path_runs.max, 3);
+    /* threadIdx.x < 48 covers every lane present: the partial warp is not split. */
+    struct dv_row b = analyze("threadIdx.x < 48", 10, 48, 1);
+    cr_assert_eq(b.warps_split.max, 0);
+    cr_assert_eq(b.path_runs.max, 2);
+    /* Lane parity over 48 threads: both warps split (the partial one too). */
+    struct dv_row c = analyze("lane-parity", 3, 48, 1);
+    cr_assert_eq(c.warps_split.max, 2);
+    cr_assert_eq(c.threads_on_a.max, 24);
+    /* Unaligned blocks: block b starts at bit 48 b, not on a word boundary.
+     * blockIdx.x & 1 with 48-thread blocks: blocks 0, 2 all on A. */
+    struct dv_row d = analyze("block-parity", 3, 48, 1);
+    cr_assert_eq(d.warps_split.max, 0);
+    cr_assert_eq(d.threads_on_a.total, 96);
+}
+
+Test(analysis, two_d_blocks) {
+    /* 32x8: linear id = x + 32 y, so row y is warp y: a condition on
+     * threadIdx.y is warp-uniform. */
+    struct dv_row a = analyze("threadIdx.y & 1", 8, 32, 8);
+    cr_assert_eq(a.warps_per_block, 8);
+    cr_assert_eq(a.warps_split.max, 0);
+    cr_assert_eq(a.threads_on_a.max, 128);
+    /* 16x16: a warp holds rows 2w and 2w+1, one odd and one even, so
+     * threadIdx.y & 1 splits every warp. */
+    struct dv_row b = analyze("threadIdx.y & 1", 8, 16, 16);
+    cr_assert_eq(b.warps_per_block, 8);
+    cr_assert_eq(b.warps_split.min, 8);
+    cr_assert_eq(b.threads_on_a.max, 128);
+    /* The same on x in 32x8 splits all 8 warps. */
+    struct dv_row c = analyze("threadIdx.x & 1", 8, 32, 8);
+    cr_assert_eq(c.warps_split.min, 8);
+}
+
+struct hand_case {
+    const char *expr;
+    unsigned bx, by;
+    unsigned split, on_a, runs; /* per block, same in every block */
+};
+
+Test(analysis, a_dozen_predicates_by_hand) {
+    static const struct hand_case cases[] = {
+        /* 256 threads, 8 warps unless stated. */
+        {"threadIdx.x < 32", 256, 1, 0, 32, 8},          /* exactly warp 0               */
+        {"threadIdx.x < 16", 256, 1, 1, 16, 9},          /* half of warp 0               */
+        {"threadIdx.x >= 100", 256, 1, 1, 156, 9},       /* warp 3 (96..127) is cut at 100 */
+        {"lane < 1", 256, 1, 8, 8, 16},                  /* one lane of every warp       */
+        {"warp == 3", 256, 1, 0, 32, 8},                 /* one whole warp               */
+        {"warp % 3 == 0", 256, 1, 0, 96, 8},             /* warps 0, 3, 6                */
+        {"threadIdx.x % 64 < 32", 256, 1, 0, 128, 8},    /* even warps                   */
+        {"threadIdx.x % 3 == 0", 96, 1, 3, 32, 6},       /* 0,3,..,93: 32 threads, all 3 warps cut */
+        {"(threadIdx.x & 31) < 16", 64, 1, 2, 32, 4},    /* lane half in both warps      */
+        {"1", 256, 1, 0, 256, 8},                        /* no split                     */
+        {"0", 256, 1, 0, 0, 8},                          /* everyone on B: no split      */
+        {"threadIdx.y < 2", 32, 8, 0, 64, 8},            /* rows 0-1 = warps 0-1         */
+        {"threadIdx.y < 3", 16, 16, 1, 48, 9},           /* warp 1 = rows 2 (A), 3 (B)   */
+        {"threadIdx.x < 8", 16, 16, 8, 128, 16},         /* every row cut at 8           */
+        {"threadIdx.x == blockDim.x - 1", 48, 1, 1, 1, 3}, /* last lane of partial warp 1 */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct hand_case *c = &cases[i];
+        struct dv_row r = analyze(c->expr, 4, c->bx, c->by);
+        cr_expect_eq(r.warps_split.max, c->split, "%s: split %u, want %u", c->expr, r.warps_split.max, c->split);
+        cr_expect_eq(r.warps_split.min, c->split, "%s: split min", c->expr);
+        cr_expect_eq(r.threads_on_a.max, c->on_a, "%s: on A %u, want %u", c->expr, r.threads_on_a.max, c->on_a);
+        cr_expect_eq(r.path_runs.max, c->runs, "%s: runs %u, want %u", c->expr, r.path_runs.max, c->runs);
+    }
+}
+
+Test(analysis, block_dependent_predicate_reports_min_max_total) {
+    /* blockIdx.x < 3 over 8 blocks: 3 blocks all A, 5 all B. */
+    struct dv_row r = analyze("blockIdx.x < 3", 8, 256, 1);
+    cr_assert_eq(r.threads_on_a.min, 0);
+    cr_assert_eq(r.threads_on_a.max, 256);
+    cr_assert_eq(r.threads_on_a.total, 3 * 256);
+    /* (threadIdx.x + blockIdx.x) & 1: splits every warp of every block. */
+    struct dv_row s = analyze("(threadIdx.x + blockIdx.x) & 1", 5, 64, 1);
+    cr_assert_eq(s.warps_split.total, 10);
+}
+
+Test(analysis, builtins_agree_with_their_expressions) {
+    size_t n;
+    const struct predicate_builtin *b = predicate_builtins(&n);
+    const unsigned shapes[][3] = {{6, 256, 1}, {5, 48, 1}, {4, 32, 8}, {3, 16, 16}, {7, 1024, 1}};
+    for (size_t i = 0; i < n; i++) {
+        struct predicate pb, pe;
+        char err[ERR_LEN];
+        cr_assert_eq(predicate_resolve(b[i].name, &pb, err), 0);
+        cr_assert_eq(predicate_resolve(b[i].expr, &pe, err), 0, "%s: %s", b[i].expr, err);
+        cr_assert_null(pb.expr);
+        cr_assert_not_null(pe.expr);
+        for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+            struct dv_geometry g = {shapes[s][0], shapes[s][1], shapes[s][2]};
+            uint32_t *mb = analysis_mask_build(&pb, &g, 0, err);
+            uint32_t *me = analysis_mask_build(&pe, &g, 0, err);
+            cr_assert(mb && me);
+            cr_expect_eq(memcmp(mb, me, analysis_mask_words(&g) * 4), 0, "%s differs from '%s' on %ux%ux%u",
+                         b[i].name, b[i].expr, shapes[s][0], shapes[s][1], shapes[s][2]);
+            free(mb);
+            free(me);
+        }
+        predicate_cleanup(&pb);
+        predicate_cleanup(&pe);
+    }
+}
+
+Test(analysis, evaluation_error_names_the_thread) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve("100 / (threadIdx.x - 5)", &p, err), 0);
+    struct dv_geometry g = {1, 32, 1};
+    uint32_t *m = analysis_mask_build(&p, &g, 0, err);
+    cr_assert_null(m);
+    cr_assert(strstr(err, "thread (5, 0) of block 0") != NULL, "%s", err);
+    cr_assert(strstr(err, "division by zero") != NULL, "%s", err);
+    predicate_cleanup(&p);
+}
+
+static struct dv_report *plan(struct dv_options *o) {
+    char err[ERR_LEN];
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(o, r, err), 0, "%s", err);
+    return r;
+}
+
+Test(analysis, plan_part1_predicted_ratios_and_comparable) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "first-16");
+    struct dv_report *r = plan(&o);
+    cr_assert_eq(r->ntables, 1);
+    const struct dv_table *t = &r->tables[0];
+    cr_assert_str_eq(t->kernel, "branch");
+    cr_assert_str_eq(t->rows[t->baseline_row].name, "warp-parity");
+    /* 16 path-runs against 8: 2.0; uniform rows 1.0; first-16 9/8. */
+    cr_assert_float_eq(t->rows[0].predicted_ratio, 2.0, 1e-12);
+    cr_assert_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12);
+    cr_assert_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12);
+    cr_assert_float_eq(t->rows[3].predicted_ratio, 1.0, 1e-12);
+    cr_assert_float_eq(t->rows[4].predicted_ratio, 9.0 / 8.0, 1e-12);
+    for (int i = 0; i < 4; i++) cr_assert(t->rows[i].comparable, "row %d", i);
+    cr_assert_not(t->rows[4].comparable);
+    cr_assert(strstr(t->rows[4].comparable_reason, "16 of 256 threads per block on path A against 128") != NULL,
+              "%s", t->rows[4].comparable_reason);
+    experiment_report_free(r);
+}
+
+Test(analysis, any_expression_moves_every_row_to_the_mask_kernel) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "threadIdx.x < 32");
+    struct dv_report *r = plan(&o);
+    const struct dv_table *t = &r->tables[0];
+    cr_assert_str_eq(t->kernel, "mask");
+    for (unsigned i = 0; i < t->nrows; i++) cr_assert_eq(t->rows[i].kernel, DV_KERNEL_MASK);
+    experiment_report_free(r);
+}
+
+Test(analysis, plan_part2_rows) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.part = DV_PART_2;
+    struct dv_report *r = plan(&o);
+    const struct dv_table *t = &r->tables[0];
+    cr_assert_eq(t->nrows, 3);
+    cr_assert_str_eq(t->rows[0].name, "no-branch");
+    cr_assert_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12);
+    cr_assert_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12);
+    experiment_report_free(r);
+}
+
+Test(analysis, plan_rejects_a_grid_over_the_limit) {
+    struct dv_options o;
+    char err[ERR_LEN];
+    experiment_defaults(&o);
+    o.blocks = DV_MAX_BLOCKS;
+    o.block_x = 1024;
+    struct dv_report *r = experiment_report_create();
+    cr_assert_eq(experiment_plan(&o, r, err), -1);
+    cr_assert(strstr(err, "blocks:") == err, "%s", err);
+    experiment_report_free(r);
+}

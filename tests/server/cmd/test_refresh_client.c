@@ -1,0 +1,220 @@
+/* test_refresh_client.c -- `divergence refresh` against a small scripted
+ * HTTP server on a loopback port: the requests it sends, how it follows the
+ * refresh, its summary and its exit statuses. */
+#define _DEFAULT_SOURCE
+#include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "evidence/refresh.h"
+
+#define SUITES_RUNNING                                                                             \
+    "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \
+    "{\"suite\":\"day22-part1\",\"state\":\"running\"},"                                          \
+    "{\"suite\":\"day22-part2\",\"state\":\"queued\"}]}"
+#define SUITES_OK                                                                                  \
+    "{\"id\":\"rtest\",\"state\":\"done\",\"date\":\"2024-05-01\",\"suites\":["                   \
+    "{\"suite\":\"day22-part1\",\"state\":\"done\",\"evidence\":\"/evidence/2024-05-01/day22-part1.json\"}," \
+    "{\"suite\":\"day22-part2\",\"state\":\"done\",\"evidence\":\"/evidence/2024-05-01/day22-part2.json\"}]}"
+#define SUITES_FAILED                                                                              \
+    "{\"id\":\"rtest\",\"state\":\"done\",\"date\":\"2024-05-01\",\"suites\":["                   \
+    "{\"suite\":\"day22-part1\",\"state\":\"done\"},"                                             \
+    "{\"suite\":\"day22-part2\",\"state\":\"failed\",\"reason\":\"correctness gate failed: row x\"}]}"
+
+struct script {
+    int post_status;
+    const char *post_body;
+    int polls_running; /* GETs answered "running" before the final one */
+    const char *final_body;
+    int chunked;
+    /* seen */
+    int posts, gets;
+    char first_request[2048];
+    char last_path[256];
+};
+
+static struct script sc;
+static int lfd = -1;
+static int port;
+static pthread_t th;
+
+static void answer(int fd, int status, const char *body, int chunked) {
+    char head[512];
+    if (chunked) {
+        snprintf(head, sizeof head,
+                 "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                 "Connection: close\r\n\r\n", status);
+        dprintf(fd, "%s", head);
+        size_t n = strlen(body), half = n / 2;
+        dprintf(fd, "%zx\r\n%.*s\r\n%zx\r\n%s\r\n0\r\n\r\n", half, (int)half, body, n - half, body + half);
+        return;
+    }
+    dprintf(fd, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+            status, strlen(body), body);
+}
+
+static void *serve(void *arg) {
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0) return NULL;
+        char req[4096];
+        size_t n = 0;
+        while (n < sizeof req - 1) {
+            ssize_t r = read(fd, req + n, sizeof req - 1 - n);
+            if (r <= 0) break;
+            n += (size_t)r;
+            req[n] = '\0';
+            if (strstr(req, "\r\n\r\n")) break;
+        }
+        req[n] = '\0';
+        if (sc.posts + sc.gets == 0) snprintf(sc.first_request, sizeof sc.first_request, "%.2000s", req);
+        char method[8] = "", path[256] = "";
+        sscanf(req, "%7s %255s", method, path);
+        snprintf(sc.last_path, sizeof sc.last_path, "%s", path);
+        if (strcmp(method, "POST") == 0) {
+            sc.posts++;
+            answer(fd, sc.post_status, sc.post_body, 0);
+        } else {
+            sc.gets++;
+            answer(fd, 200, sc.gets <= sc.polls_running ? SUITES_RUNNING : sc.final_body, sc.chunked);
+        }
+        close(fd);
+    }
+}
+
+static void setup(void) {
+    memset(&sc, 0, sizeof sc);
+    sc.post_status = 202;
+    sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
+    sc.polls_running = 2;
+    sc.final_body = SUITES_OK;
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t len = sizeof a;
+    getsockname(lfd, (struct sockaddr *)&a, &len);
+    port = ntohs(a.sin_port);
+    cr_assert_eq(listen(lfd, 16), 0);
+    pthread_create(&th, NULL, serve, NULL);
+}
+
+static void teardown(void) {
+    shutdown(lfd, SHUT_RDWR);
+    close(lfd);
+    pthread_join(th, NULL);
+}
+
+/* Runs the client with `extra` arguments after --server; returns its exit
+ * status, its stdout in `out`. */
+static int run(const char *server, const char *const *extra, char *out, size_t outlen) {
+    char url[128];
+    if (!server) {
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+        server = url;
+    }
+    char *argv[16] = {"refresh", "--server", (char *)server};
+    int argc = 3;
+    for (; extra && *extra; extra++) argv[argc++] = (char *)*extra;
+    argv[argc] = NULL;
+    fflush(stdout);
+    int saved = dup(1);
+    FILE *tmp = tmpfile();
+    dup2(fileno(tmp), 1);
+    int rc = refresh_main(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(out, 1, outlen - 1, tmp);
+    out[n] = '\0';
+    fclose(tmp);
+    fprintf(stderr, "%s", out);
+    return rc;
+}
+
+static const char *const fast[] = {"--interval", "0.01", "--timeout", "10", NULL};
+
+Test(refresh_client, all_good_exits_0_after_following_the_refresh, .init = setup, .fini = teardown) {
+    char out[4096];
+    const char *const args[] = {"--token", "s3cret", "--interval=0.01", NULL};
+    cr_assert_eq(run(NULL, args, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sc.posts, 1);
+    cr_expect_eq(sc.gets, 3, "two running answers, then done");
+    cr_expect(strncmp(sc.first_request, "POST /evidence/refresh HTTP/1.1\r\n", 33) == 0, "%s", sc.first_request);
+    cr_expect(strstr(sc.first_request, "\r\nAuthorization: Bearer s3cret\r\n"), "%s", sc.first_request);
+    cr_expect(strstr(sc.first_request, "\r\nContent-Length: 0\r\n"));
+    cr_expect_str_eq(sc.last_path, "/evidence/refresh/rtest");
+    cr_expect(strstr(out, "day22-part1") && strstr(out, "/evidence/2024-05-01/day22-part2.json"), "%s", out);
+    cr_expect(strstr(out, "2 ok, 0 failed"), "%s", out);
+}
+
+Test(refresh_client, a_failed_suite_exits_1_with_its_reason, .init = setup, .fini = teardown) {
+    sc.final_body = SUITES_FAILED;
+    char out[4096];
+    cr_assert_eq(run(NULL, fast, out, sizeof out), 1);
+    cr_expect(strstr(out, "FAILED") && strstr(out, "correctness gate failed: row x"), "%s", out);
+    cr_expect(strstr(out, "1 ok, 1 failed"), "%s", out);
+}
+
+Test(refresh_client, decodes_chunked_answers_and_keeps_a_base_path, .init = setup, .fini = teardown) {
+    sc.chunked = 1;
+    sc.polls_running = 0;
+    char out[4096], url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/divergence/", port);
+    cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
+    cr_expect(strncmp(sc.first_request, "POST /divergence/evidence/refresh ", 34) == 0, "%s", sc.first_request);
+    cr_expect_str_eq(sc.last_path, "/divergence/evidence/refresh/rtest");
+}
+
+Test(refresh_client, http_errors_exit_2, .init = setup, .fini = teardown) {
+    sc.post_status = 401;
+    sc.post_body = "{\"error\":\"a bearer token is required\"}";
+    char out[4096];
+    cr_expect_eq(run(NULL, fast, out, sizeof out), 2);
+    cr_expect_eq(sc.gets, 0);
+    sc.post_status = 202;
+    sc.post_body = "{\"state\":\"running\"}"; /* no id */
+    cr_expect_eq(run(NULL, fast, out, sizeof out), 2);
+    sc.post_body = "{\"id\":\"../../x\"}";
+    cr_expect_eq(run(NULL, fast, out, sizeof out), 2);
+}
+
+Test(refresh_client, a_refresh_that_does_not_end_times_out_with_1, .init = setup, .fini = teardown) {
+    sc.polls_running = 1000000;
+    char out[4096];
+    const char *const args[] = {"--interval", "0.01", "--timeout", "0.3", NULL};
+    cr_expect_eq(run(NULL, args, out, sizeof out), 1);
+    cr_expect_gt(sc.gets, 3);
+}
+
+Test(refresh_client, usage_and_connection_errors_exit_2) {
+    char out[4096];
+    cr_expect_eq(run("https://divergence.example.org", fast, out, sizeof out), 2, "https is refused");
+    cr_expect_eq(run("ftp://127.0.0.1", fast, out, sizeof out), 2);
+    cr_expect_eq(run("http://", fast, out, sizeof out), 2);
+    cr_expect_eq(run("http://127.0.0.1:99999", fast, out, sizeof out), 2);
+    const char *const bad_timeout[] = {"--timeout", "soon", NULL};
+    cr_expect_eq(run("http://127.0.0.1:8080", bad_timeout, out, sizeof out), 2);
+    const char *const unknown[] = {"--frobnicate", NULL};
+    cr_expect_eq(run("http://127.0.0.1:8080", unknown, out, sizeof out), 2);
+    const char *const dangling[] = {"--token", NULL};
+    cr_expect_eq(run("http://127.0.0.1:8080", dangling, out, sizeof out), 2);
+    char *argv[] = {"refresh", NULL};
+    cr_expect_eq(refresh_main(1, argv), 2, "--server is required");
+    /* A port nothing listens on. */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bind(fd, (struct sockaddr *)&a, sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    close(fd);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    cr_expect_eq(run(url, fast, out, sizeof out), 2, "connection refused");
+}

@@ -1,0 +1,283 @@
+/* test_refresh.c -- the refresh registry against a stand-in job queue:
+ * every suite queued, progress, the publication gates, failures filed
+ * without replacing good evidence, and the awkward orders of events. */
+#define _DEFAULT_SOURCE
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "evidence/evidence.h"
+#include "support/evidence_fixture.h"
+#include "evidence/refresh.h"
+#include "api/request.h"
+#include "evidence/suites.h"
+
+#define MAXQ 16
+
+struct fakeq {
+    int n;
+    char rid[MAXQ][REFRESH_ID_LEN];
+    size_t idx[MAXQ];
+    char req[MAXQ][2048];
+    int fail_index; /* suite index the queue refuses, -1 none */
+    int fail_all;
+    int answer_now; /* finish the job inside enqueue (a cached answer) */
+    struct refresh *r;
+};
+
+static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_options *o,
+                        const char *request_json, char *job_id, char *err) {
+    struct fakeq *q = ctx;
+    if (q->fail_all || (int)i == q->fail_index) {
+        dv_seterr(err, "queue full (16 jobs)");
+        return -1;
+    }
+    cr_assert_lt(q->n, MAXQ);
+    snprintf(q->rid[q->n], REFRESH_ID_LEN, "%s", rid);
+    q->idx[q->n] = i;
+    snprintf(q->req[q->n], sizeof q->req[0], "%s", request_json);
+    snprintf(job_id, REFRESH_JOB_ID_LEN, "job-%d", q->n);
+    q->n++;
+    cr_assert_eq(o->part, suites_get(i)->part);
+    if (q->answer_now) {
+        refresh_job_started(q->r, rid, i);
+        char *doc = fixture_document(i, 1.0, 0.001, 1, "NVIDIA H200");
+        refresh_job_done(q->r, rid, i, 1, doc, NULL);
+        free(doc);
+    }
+    return 0;
+}
+
+static char *dir;
+static struct evidence *ev;
+static struct refresh *reg;
+static struct fakeq q;
+
+static void setup(void) {
+    char err[ERR_LEN];
+    dir = fixture_tmpdir();
+    ev = evidence_open(dir, err);
+    cr_assert_not_null(ev, "%s", err);
+    memset(&q, 0, sizeof q);
+    q.fail_index = -1;
+    struct refresh_queue rq = {fake_enqueue, &q};
+    reg = refresh_create(ev, &rq, err);
+    cr_assert_not_null(reg, "%s", err);
+    q.r = reg;
+}
+
+static void teardown(void) {
+    refresh_free(reg);
+    evidence_close(ev);
+    fixture_rmrf(dir);
+    free(dir);
+}
+
+static json_t *status_of(const char *id) {
+    char *s = refresh_status_json(reg, id);
+    cr_assert_not_null(s, "refresh %s unknown", id);
+    json_error_t je;
+    json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    free(s);
+    return j;
+}
+
+static const char *suite_field(json_t *st, size_t i, const char *key) {
+    return json_string_value(json_object_get(json_array_get(json_object_get(st, "suites"), i), key));
+}
+
+static void finish(const char *id, size_t i, double noise, int check_ok) {
+    refresh_job_started(reg, id, i);
+    char *doc = fixture_document(i, 1.0, noise, check_ok, "NVIDIA H200");
+    cr_assert_not_null(doc);
+    refresh_job_done(reg, id, i, 1, doc, NULL);
+    free(doc);
+}
+
+static char *start(int *joined) {
+    static char id[REFRESH_ID_LEN];
+    char err[ERR_LEN] = "";
+    int busy = 0, j = 0;
+    cr_assert_eq(refresh_start(reg, id, joined ? joined : &j, &busy, err), 0, "%s", err);
+    return id;
+}
+
+static json_t *evidence_get(const char *path, int want) {
+    struct evidence_response r;
+    int st = evidence_http_get(ev, path, NULL, NULL, &r);
+    cr_assert_eq(st, want, "GET %s: %d %.*s", path, st, (int)r.len, r.body);
+    json_t *j = json_loadb(r.body, r.len, 0, NULL);
+    evidence_response_cleanup(&r);
+    return j;
+}
+
+Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = teardown) {
+    char *id = start(NULL);
+    cr_assert_eq(id[0], 'r');
+    cr_assert_eq((size_t)q.n, suites_count(), "every suite queued once");
+    for (int k = 0; k < q.n; k++) {
+        cr_expect_str_eq(q.rid[k], id);
+        cr_expect_eq(q.idx[k], (size_t)k);
+        struct dv_options o;
+        struct request_error re;
+        cr_expect_eq(request_parse(q.req[k], strlen(q.req[k]), &o, &re), 0, "%s", re.reason);
+    }
+    json_t *st = status_of(id);
+    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "running");
+    cr_expect_str_eq(suite_field(st, 0, "state"), "queued");
+    cr_expect_str_eq(suite_field(st, 0, "job"), "job-0");
+    json_decref(st);
+
+    refresh_job_started(reg, id, 0);
+    st = status_of(id);
+    cr_expect_str_eq(suite_field(st, 0, "state"), "running");
+    json_decref(st);
+
+    size_t p1 = (size_t)suites_index("day22-part1"), p2 = (size_t)suites_index("day22-part2"),
+           ex = (size_t)suites_index("day22-exercise");
+    finish(id, p1, 0.001, 1);
+    finish(id, p2, 0.001, 0); /* wrong answer on the GPU */
+    finish(id, ex, 0.5, 1);   /* 50% noise */
+    for (size_t k = 0; k < suites_count(); k++) /* every other suite: a good night */
+        if (k != p1 && k != p2 && k != ex) finish(id, k, 0.001, 1);
+
+    st = status_of(id);
+    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count() - 2);
+    cr_expect_eq(json_integer_value(json_object_get(st, "failed")), 2);
+    cr_expect_str_eq(suite_field(st, p1, "state"), "done");
+    cr_expect_str_eq(suite_field(st, p2, "state"), "failed");
+    cr_expect(strstr(suite_field(st, p2, "reason"), "correctness gate failed"), "%s", suite_field(st, p2, "reason"));
+    cr_expect(strstr(suite_field(st, ex, "reason"), "noise over limit"), "%s", suite_field(st, ex, "reason"));
+    char href[128];
+    snprintf(href, sizeof href, "/evidence/%s/day22-part1.json", json_string_value(json_object_get(st, "date")));
+    cr_expect_str_eq(suite_field(st, p1, "evidence"), href);
+
+    json_t *rec = evidence_get(href, 200);
+    cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok");
+    json_t *prov = json_object_get(rec, "provenance");
+    cr_expect(json_is_object(json_object_get(prov, "request")));
+    cr_expect(json_is_string(json_object_get(prov, "started_utc")));
+    cr_expect(json_is_string(json_object_get(prov, "queued_utc")));
+    json_decref(rec);
+    snprintf(href, sizeof href, "/evidence/%s/day22-part2.json", json_string_value(json_object_get(st, "date")));
+    rec = evidence_get(href, 200);
+    cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "failed");
+    cr_expect(strstr(json_string_value(json_object_get(rec, "reason")), "correctness gate"));
+    cr_expect(json_is_object(json_object_get(rec, "document")), "the failed night's document is kept");
+    json_decref(rec);
+    json_decref(evidence_get("/evidence/latest/day22-part2", 404));
+    json_decref(st);
+}
+
+Test(refresh, a_second_post_joins_the_refresh_in_progress, .init = setup, .fini = teardown) {
+    char first[REFRESH_ID_LEN];
+    int joined = -1;
+    strcpy(first, start(&joined));
+    cr_expect_eq(joined, 0);
+    char *again = start(&joined);
+    cr_expect_eq(joined, 1);
+    cr_expect_str_eq(again, first);
+    cr_expect_eq((size_t)q.n, suites_count(), "nothing queued twice");
+    for (size_t i = 0; i < suites_count(); i++) finish(first, i, 0.001, 1);
+    char *next = start(&joined);
+    cr_expect_eq(joined, 0);
+    cr_expect_str_neq(next, first);
+    json_t *st = status_of(first);
+    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
+    json_decref(st);
+}
+
+Test(refresh, a_suite_the_queue_refuses_is_failed_at_once, .init = setup, .fini = teardown) {
+    q.fail_index = 1;
+    char *id = start(NULL);
+    json_t *st = status_of(id);
+    cr_expect_str_eq(suite_field(st, 1, "state"), "failed");
+    cr_expect(strstr(suite_field(st, 1, "reason"), "not queued: queue full"), "%s", suite_field(st, 1, "reason"));
+    cr_expect_str_eq(suite_field(st, 0, "state"), "queued");
+    json_decref(st);
+    char path[128];
+    snprintf(path, sizeof path, "/evidence/latest");
+    json_t *idx = evidence_get(path, 200);
+    json_t *e = json_array_get(json_object_get(idx, "suites"), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(e, "status")), "failed", "the failure is on record");
+    json_decref(idx);
+}
+
+Test(refresh, a_full_queue_reports_all_busy, .init = setup, .fini = teardown) {
+    q.fail_all = 1;
+    char id[REFRESH_ID_LEN], err[ERR_LEN];
+    int joined, busy = 0;
+    cr_assert_eq(refresh_start(reg, id, &joined, &busy, err), 0);
+    cr_expect_eq(busy, 1);
+    json_t *st = status_of(id);
+    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
+    cr_expect_eq(json_integer_value(json_object_get(st, "failed")), (json_int_t)suites_count());
+    json_decref(st);
+}
+
+Test(refresh, a_job_answered_inside_enqueue_does_not_deadlock, .init = setup, .fini = teardown, .timeout = 10) {
+    q.answer_now = 1;
+    char *id = start(NULL);
+    json_t *st = status_of(id);
+    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
+    cr_expect_str_eq(suite_field(st, 0, "job"), "job-0");
+    json_decref(st);
+}
+
+Test(refresh, unknown_and_repeated_reports_are_ignored, .init = setup, .fini = teardown) {
+    cr_expect_null(refresh_status_json(reg, "r0000000000000000"));
+    cr_expect_null(refresh_status_json(reg, NULL));
+    char *id = start(NULL);
+    refresh_job_done(reg, "r0000000000000000", 0, 0, NULL, "nobody asked");
+    refresh_job_done(reg, id, 99, 0, NULL, "no such suite");
+    finish(id, 0, 0.001, 1);
+    refresh_job_done(reg, id, 0, 0, NULL, "late duplicate");
+    json_t *st = status_of(id);
+    cr_expect_str_eq(suite_field(st, 0, "state"), "done", "the first report wins");
+    json_decref(st);
+    json_t *rec = evidence_get("/evidence/latest/day22-part1", 200);
+    cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok");
+    json_decref(rec);
+}
+
+Test(refresh, a_failed_night_keeps_the_good_evidence, .init = setup, .fini = teardown) {
+    char first[REFRESH_ID_LEN];
+    strcpy(first, start(NULL));
+    for (size_t i = 0; i < suites_count(); i++) finish(first, i, 0.001, 1);
+    json_t *good = evidence_get("/evidence/latest/day22-part1", 200);
+    char *id = start(NULL);
+    refresh_job_started(reg, id, 0);
+    refresh_job_done(reg, id, 0, 0, NULL, "worker: illegal memory access; worker restarted");
+    for (size_t i = 1; i < suites_count(); i++) finish(id, i, 0.001, 1);
+    json_t *still = evidence_get("/evidence/latest/day22-part1", 200);
+    cr_expect(json_equal(good, still), "the failure replaced the good evidence");
+    json_t *idx = evidence_get("/evidence/latest", 200);
+    json_t *e = json_array_get(json_object_get(idx, "suites"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(e, "status")), "failed");
+    cr_expect(strstr(json_string_value(json_object_get(json_object_get(e, "last_attempt"), "reason")),
+                     "illegal memory access"));
+    json_decref(idx);
+    json_decref(good);
+    json_decref(still);
+}
+
+Test(refresh, gate_names_the_row_and_the_rule) {
+    char why[ERR_LEN] = "";
+    char *doc = fixture_document(0, 1.0, 0.001, 1, "T4");
+    cr_expect_eq(refresh_gate(0, doc, why), 0, "%s", why);
+    free(doc);
+    doc = fixture_document(0, 1.0, 0.001, 0, "T4");
+    cr_expect_eq(refresh_gate(0, doc, why), -1);
+    cr_expect(strstr(why, "row lane-parity") && strstr(why, "3 of 1048576"), "%s", why);
+    free(doc);
+    doc = fixture_document(0, 1.0, suites_get(0)->noise_limit * 1.5, 1, "T4");
+    cr_expect_eq(refresh_gate(0, doc, why), -1);
+    cr_expect(strstr(why, "noise over limit"), "%s", why);
+    free(doc);
+    cr_expect_eq(refresh_gate(0, "{}", why), -1);
+    cr_expect_eq(refresh_gate(0, NULL, why), -1);
+    cr_expect_eq(refresh_gate(99, "{}", why), -1);
+}

@@ -1,0 +1,127 @@
+/* test_suites.c -- the suites table: names, requests, the GET /suites body. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "model/experiment.h"
+#include "api/request.h"
+#include "model/scenario.h"
+#include "evidence/suites.h"
+
+static const struct suite *must_find(const char *name) {
+    const struct suite *s = suites_find(name);
+    cr_assert_not_null(s, "suite %s is missing", name);
+    return s;
+}
+
+static void plan(const struct suite *s, struct dv_options *o, struct dv_report *r) {
+    char err[ERR_LEN] = "";
+    cr_assert_eq(suites_options(s, o, err), 0, "%s: %s", s->name, err);
+    cr_assert_eq(experiment_plan(o, r, err), 0, "%s: %s", s->name, err);
+}
+
+Test(suites, day22_part1_is_the_lessons_four_rows) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("day22-part1"), &o, r);
+    cr_assert_eq(o.part, DV_PART_1);
+    cr_assert_eq(r->ntables, 1);
+    cr_assert_str_eq(r->tables[0].id, "part1");
+    cr_assert_eq(r->tables[0].nrows, 4);
+    const char *labels[] = {"threadIdx.x & 1", "(threadIdx.x & 31) < 16", "threadIdx.x / 32 & 1",
+                            "blockIdx.x & 1"};
+    for (int i = 0; i < 4; i++) cr_expect_str_eq(r->tables[0].rows[i].label, labels[i]);
+    cr_expect_str_eq(r->tables[0].baseline, "warp-parity");
+    experiment_report_free(r);
+}
+
+Test(suites, day22_part2_is_the_part2_table) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("day22-part2"), &o, r);
+    cr_assert_eq(o.part, DV_PART_2);
+    cr_assert_eq(r->ntables, 1);
+    cr_assert_str_eq(r->tables[0].id, "part2");
+    cr_assert_eq(r->tables[0].nrows, 3, "no branch, lane parity, warp parity");
+    experiment_report_free(r);
+}
+
+Test(suites, scenarios_runs_every_scenario_table) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("scenarios"), &o, r);
+    size_t n = 0;
+    scenario_names(&n);
+    cr_assert_str_eq(o.scenario, "all");
+    cr_assert_eq(r->ntables, n, "%u tables for %zu scenarios", r->ntables, n);
+    cr_expect_float_eq(o.budget_ms, 1000.0, 1e-9);
+    for (unsigned i = 0; i < r->ntables; i++)
+        cr_expect(strncmp(r->tables[i].id, "scenario:", 9) == 0, "%s", r->tables[i].id);
+    experiment_report_free(r);
+}
+
+Test(suites, day22_exercise_adds_first_16) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("day22-exercise"), &o, r);
+    cr_assert_eq(r->ntables, 1);
+    cr_assert_eq(r->tables[0].nrows, 5);
+    const struct dv_row *row = &r->tables[0].rows[4];
+    cr_expect_str_eq(row->name, "first-16");
+    cr_expect_str_eq(row->label, "threadIdx.x < 16");
+    /* The lesson: it splits 1 warp of 8 and puts 16 threads on path A. */
+    cr_expect_eq(row->warps_split.max, 1);
+    cr_expect_eq(row->threads_on_a.max, 16);
+    experiment_report_free(r);
+}
+
+Test(suites, names_are_unique_url_safe_and_versioned) {
+    cr_assert_geq(suites_count(), 3);
+    for (size_t i = 0; i < suites_count(); i++) {
+        const struct suite *s = suites_get(i);
+        cr_assert_not_null(s);
+        cr_expect_gt(s->version, 0u, "%s", s->name);
+        cr_expect_gt(s->noise_limit, 0.0, "%s", s->name);
+        cr_expect_eq(strspn(s->name, "abcdefghijklmnopqrstuvwxyz0123456789-"), strlen(s->name),
+                     "%s is not [a-z0-9-]", s->name);
+        cr_expect_lt(strlen(s->name), SUITES_NAME_LEN);
+        cr_expect_eq(suites_index(s->name), (int)i);
+        for (size_t k = 0; k < i; k++) cr_expect_str_neq(s->name, suites_get(k)->name);
+    }
+    cr_expect_null(suites_get(suites_count()));
+    cr_expect_null(suites_find("day22"));
+    cr_expect_null(suites_find("../day22-part1"));
+    cr_expect_null(suites_find(""));
+    cr_expect_null(suites_find(NULL));
+}
+
+Test(suites, json_lists_every_suite_with_a_request_measure_accepts) {
+    char err[ERR_LEN] = "";
+    char *body = suites_json(err);
+    cr_assert_not_null(body, "%s", err);
+    json_error_t je;
+    json_t *j = json_loads(body, JSON_REJECT_DUPLICATES, &je);
+    cr_assert_not_null(j, "%s", je.text);
+    json_t *list = json_object_get(j, "suites");
+    cr_assert_eq(json_array_size(list), suites_count());
+    for (size_t i = 0; i < suites_count(); i++) {
+        json_t *e = json_array_get(list, i);
+        cr_expect_str_eq(json_string_value(json_object_get(e, "name")), suites_get(i)->name);
+        cr_expect_eq(json_integer_value(json_object_get(e, "version")), suites_get(i)->version);
+        cr_assert_eq(json_array_size(json_object_get(e, "requests")), 1);
+        json_t *req = json_array_get(json_object_get(e, "requests"), 0);
+        cr_assert(json_is_object(req));
+        char *text = json_dumps(req, JSON_COMPACT);
+        struct dv_options o, want;
+        struct request_error re;
+        cr_assert_eq(request_parse(text, strlen(text), &o, &re), 0, "%s: %s: %s", suites_get(i)->name,
+                     re.field, re.reason);
+        cr_assert_eq(suites_options(suites_get(i), &want, err), 0);
+        cr_expect_eq(o.part, want.part);
+        cr_expect_eq(o.npredicates, want.npredicates);
+        for (unsigned k = 0; k < o.npredicates; k++) cr_expect_str_eq(o.predicates[k], want.predicates[k]);
+        free(text);
+    }
+    json_decref(j);
+    free(body);
+}

@@ -1,0 +1,239 @@
+/* test_jobq.c -- the job queue on its own: FIFO order, the bound, positions,
+ * the finished-job bound, the result cache and its TTL, joining identical
+ * jobs, callbacks, and closing. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobs/jobq.h"
+
+static struct jobq *q;
+static char err[ERR_LEN];
+
+static void teardown(void) { jobq_free(q); }
+
+TestSuite(jobq, .fini = teardown);
+
+static int push(const char *req, const char *key, char *id, unsigned *pos) {
+    struct jobq_submit s = {.request = req, .key = key, .deadline_ms = 1000};
+    return jobq_submit(q, &s, id, pos, NULL, err);
+}
+
+Test(jobq, pops_in_fifo_order_with_positions) {
+    q = jobq_create(4, 8, 60, err);
+    cr_assert_not_null(q, "%s", err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN], c[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{\"n\":1}", NULL, a, &pos), 0);
+    cr_assert_eq(pos, 1);
+    cr_assert_eq(push("{\"n\":2}", NULL, b, &pos), 0);
+    cr_assert_eq(pos, 2);
+    cr_assert_eq(push("{\"n\":3}", NULL, c, &pos), 0);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, c, &v), 0);
+    cr_assert_eq(v.state, JOB_QUEUED);
+    cr_assert_eq(v.position, 3);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_str_eq(jobq_job_id(j), a);
+    cr_assert_str_eq(jobq_job_request(j), "{\"n\":1}");
+    cr_assert_eq(jobq_job_deadline_ms(j), 1000);
+    cr_assert_eq(jobq_status(q, a, &v), 0);
+    cr_assert_eq(v.state, JOB_RUNNING);
+    cr_assert_eq(jobq_status(q, c, &v), 0);
+    cr_assert_eq(v.position, 2);
+    jobq_finish(q, j, 1, "{\"doc\":1}", 2.5, 0, NULL, NULL);
+    cr_assert_eq(jobq_status(q, a, &v), 0);
+    cr_assert_eq(v.state, JOB_DONE);
+    cr_assert_str_eq(v.document, "{\"doc\":1}");
+    cr_assert_float_eq(v.gpu_time_ms, 2.5, 1e-12);
+    free(v.document);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_str_eq(jobq_job_id(j), b);
+    jobq_finish(q, j, 0, NULL, 0, DV_ERR, "crash", "worker crashed");
+    cr_assert_eq(jobq_status(q, b, &v), 0);
+    cr_assert_eq(v.state, JOB_FAILED);
+    cr_assert_str_eq(v.kind, "crash");
+    cr_assert_str_eq(v.error, "worker crashed");
+    cr_assert_null(v.document);
+}
+
+Test(jobq, full_queue_refuses) {
+    q = jobq_create(2, 8, 60, err);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{}", NULL, id, &pos), 0);
+    cr_assert_eq(push("{}", NULL, id, &pos), 0);
+    cr_assert_eq(push("{}", NULL, id, &pos), DV_EFULL);
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_assert_eq(st.depth, 2);
+    cr_assert_eq(st.rejected, 1);
+}
+
+Test(jobq, pop_times_out_when_empty) {
+    q = jobq_create(2, 8, 60, err);
+    struct job *j = (struct job *)1;
+    cr_assert_eq(jobq_pop(q, 30, &j), 0);
+    cr_assert_null(j);
+}
+
+Test(jobq, ids_are_128_bit_hex_and_distinct) {
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    cr_assert_eq(jobq_new_id(a), 0);
+    cr_assert_eq(jobq_new_id(b), 0);
+    cr_assert_eq(strlen(a), 32);
+    for (int i = 0; i < 32; i++) cr_assert(isxdigit((unsigned char)a[i]) && !isupper((unsigned char)a[i]));
+    cr_assert_str_neq(a, b);
+}
+
+Test(jobq, finished_jobs_are_bounded) {
+    q = jobq_create(4, 2, 60, err);
+    char ids[3][JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(push("{}", NULL, ids[i], &pos), 0);
+        cr_assert_eq(jobq_pop(q, 0, &j), 1);
+        jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    }
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, ids[0], &v), -1);
+    cr_assert_eq(jobq_status(q, ids[1], &v), 0);
+    free(v.document);
+    cr_assert_eq(jobq_status(q, ids[2], &v), 0);
+    free(v.document);
+}
+
+Test(jobq, cache_answers_within_ttl_only) {
+    q = jobq_create(4, 8, 0.2, err);
+    char id[JOBQ_ID_LEN], hit[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    char *doc = NULL;
+    double age = -1;
+    cr_assert_eq(jobq_cache_lookup(q, "k1", &doc, &age, hit), 0);
+    cr_assert_eq(push("{}", "k1", id, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{\"r\":1}", 0, 0, NULL, NULL);
+    cr_assert_eq(jobq_cache_lookup(q, "k1", &doc, &age, hit), 1);
+    cr_assert_str_eq(doc, "{\"r\":1}");
+    cr_assert_str_eq(hit, id);
+    cr_assert(age >= 0 && age < 0.2);
+    free(doc);
+    cr_assert_eq(jobq_cache_lookup(q, "k2", &doc, &age, hit), 0);
+    usleep(250000);
+    cr_assert_eq(jobq_cache_lookup(q, "k1", &doc, &age, hit), 0);
+    /* A failed job is never cached. */
+    cr_assert_eq(push("{}", "k3", id, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 0, "{\"partial\":1}", 0, DV_EGATE, "gate", "check failed");
+    cr_assert_eq(jobq_cache_lookup(q, "k3", &doc, &age, hit), 0);
+}
+
+Test(jobq, identical_jobs_join_until_finished) {
+    q = jobq_create(4, 8, 60, err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN], c[JOBQ_ID_LEN];
+    unsigned pos;
+    int joined = 0;
+    struct jobq_submit s = {.request = "{}", .key = "same", .deadline_ms = 1000};
+    cr_assert_eq(jobq_submit(q, &s, a, &pos, &joined, err), 0);
+    cr_assert_eq(joined, 0);
+    cr_assert_eq(jobq_submit(q, &s, b, &pos, &joined, err), 0);
+    cr_assert_eq(joined, 1);
+    cr_assert_str_eq(a, b);
+    cr_assert_eq(pos, 1);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_eq(jobq_submit(q, &s, b, &pos, &joined, err), 0);
+    cr_assert_eq(joined, 1);
+    cr_assert_eq(pos, 0);
+    jobq_finish(q, j, 0, NULL, 0, DV_ERR, "error", "x");
+    cr_assert_eq(jobq_submit(q, &s, c, &pos, &joined, err), 0);
+    cr_assert_eq(joined, 0);
+    cr_assert_str_neq(a, c);
+    struct jobq_submit solo = {.request = "{}", .key = "same", .no_coalesce = 1};
+    cr_assert_eq(jobq_submit(q, &solo, b, &pos, &joined, err), 0);
+    cr_assert_str_neq(b, c);
+}
+
+static int started, done;
+static char last_reason[ERR_LEN];
+
+static void on_start(const struct job_view *v, void *ctx) {
+    cr_assert_eq(v->state, JOB_RUNNING);
+    cr_assert_str_eq((const char *)ctx, "ctx");
+    started++;
+}
+
+static void on_done(const struct job_view *v, void *ctx) {
+    done++;
+    snprintf(last_reason, sizeof last_reason, "%s", v->error);
+}
+
+Test(jobq, close_fails_queued_jobs_and_stops_pops) {
+    q = jobq_create(4, 8, 60, err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    unsigned pos;
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .on_start = on_start, .on_done = on_done,
+                            .on_done_ctx = "ctx", .tag = "suite-x"};
+    cr_assert_eq(jobq_submit(q, &s, a, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_submit(q, &s, b, &pos, NULL, err), 0);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_eq(started, 1);
+    jobq_close(q, "server shutting down");
+    cr_assert_eq(done, 1);
+    cr_assert_str_eq(last_reason, "server shutting down");
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, b, &v), 0);
+    cr_assert_eq(v.state, JOB_FAILED);
+    cr_assert_str_eq(v.kind, "shutdown");
+    cr_assert_str_eq(v.tag, "suite-x");
+    /* The running job still finishes; nothing else is handed out. */
+    jobq_finish(q, j, 1, "{}", 1, 0, NULL, NULL);
+    cr_assert_eq(done, 2);
+    cr_assert_eq(jobq_pop(q, 0, &j), -1);
+    cr_assert_eq(jobq_submit(q, &s, a, &pos, NULL, err), DV_ECLOSED);
+}
+
+/* While jobq_close() runs the callbacks of the jobs it fails (a refresh
+ * writes evidence from them, which takes fsyncs), every other job stays
+ * visible: still queued, or already failed, never unknown. */
+static char close_ids[3][JOBQ_ID_LEN];
+static int close_seen, close_lost;
+
+static void on_done_look(const struct job_view *v, void *ctx) {
+    close_seen++;
+    for (int i = 0; i < 3; i++) {
+        struct job_view w;
+        if (jobq_status(q, close_ids[i], &w) < 0) {
+            close_lost++;
+            continue;
+        }
+        free(w.document);
+    }
+}
+
+Test(jobq, close_keeps_every_job_visible_during_callbacks) {
+    q = jobq_create(4, 8, 60, err);
+    unsigned pos;
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .on_done = on_done_look};
+    for (int i = 0; i < 3; i++) cr_assert_eq(jobq_submit(q, &s, close_ids[i], &pos, NULL, err), 0);
+    jobq_close(q, "server shutting down");
+    cr_assert_eq(close_seen, 3);
+    cr_assert_eq(close_lost, 0, "%d lookups found no job", close_lost);
+    for (int i = 0; i < 3; i++) {
+        struct job_view v;
+        cr_assert_eq(jobq_status(q, close_ids[i], &v), 0);
+        cr_assert_eq(v.state, JOB_FAILED);
+        cr_assert_str_eq(v.kind, "shutdown");
+        free(v.document);
+    }
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_assert_eq(st.depth, 0);
+    cr_assert_eq(st.failed, 3);
+}

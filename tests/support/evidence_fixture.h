@@ -1,0 +1,94 @@
+/* evidence_fixture.h -- what the evidence, suites and refresh tests share: a
+ * scratch directory and divergence.v1 documents that look like what the GPU
+ * worker returns (planned by the real experiment code, with timings filled
+ * in by hand), so no GPU is needed.
+ */
+#ifndef DV_TEST_EVIDENCE_FIXTURE_H
+#define DV_TEST_EVIDENCE_FIXTURE_H
+
+/* Needs mkdtemp(): define _DEFAULT_SOURCE before the first #include. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "model/experiment.h"
+#include "api/report.h"
+#include "evidence/suites.h"
+
+/* A fresh directory under $TMPDIR (or /tmp); the caller removes it. */
+static inline char *fixture_tmpdir(void) {
+    const char *base = getenv("TMPDIR");
+    char *dir = malloc(512);
+    if (!dir) return NULL;
+    snprintf(dir, 512, "%s/dv-evidence-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+static inline void fixture_rmrf(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* A measured document for suite `suite_index`: every row's median is
+ * `base_ms` times its predicted ratio, its noise `noise`, and its correctness
+ * check `check_ok`. malloc()ed, NULL on failure. */
+static inline char *fixture_document(size_t suite_index, double base_ms, double noise, int check_ok,
+                                     const char *gpu) {
+    struct dv_options o;
+    char err[ERR_LEN];
+    if (suites_options(suites_get(suite_index), &o, err) != 0) {
+        fprintf(stderr, "fixture: %s\n", err);
+        return NULL;
+    }
+    struct dv_report *r = experiment_report_create();
+    if (!r) return NULL;
+    if (experiment_plan(&o, r, err) != 0) {
+        fprintf(stderr, "fixture: %s\n", err);
+        experiment_report_free(r);
+        return NULL;
+    }
+    r->device.present = 1;
+    snprintf(r->device.name, sizeof r->device.name, "%s", gpu);
+    r->device.cc_major = 9;
+    r->device.sm_count = 132;
+    r->device.warp_size = 32;
+    r->measured = 1;
+    for (unsigned t = 0; t < r->ntables; t++) {
+        struct dv_table *tb = &r->tables[t];
+        tb->noise_limit = o.max_noise;
+        tb->noise_ok = noise <= o.max_noise;
+        for (unsigned i = 0; i < tb->nrows; i++) {
+            struct dv_row *row = &tb->rows[i];
+            double ratio = row->predicted_ratio > 0 ? row->predicted_ratio : 1.0;
+            row->measured = 1;
+            row->time_ms.median = base_ms * ratio;
+            row->time_ms.mean = row->time_ms.min = row->time_ms.max = row->time_ms.median;
+            row->time_ms.stdev = noise * row->time_ms.median;
+            row->time_ms.noise = noise;
+            row->time_ms.samples = 50;
+            row->ratio = ratio;
+            row->floor_fraction = 0.5;
+            row->check.ok = check_ok;
+            row->check.checked = 1048576;
+            row->check.mismatches = check_ok ? 0 : 3;
+            row->check.first_mismatch = check_ok ? -1 : 17;
+            row->check.expected = 1.5f;
+            row->check.got = check_ok ? 1.5f : 2.5f;
+        }
+        tb->gpu_time_ms = 100.0;
+    }
+    snprintf(r->started_utc, sizeof r->started_utc, "2024-01-01T00:00:00Z");
+    snprintf(r->finished_utc, sizeof r->finished_utc, "2024-01-01T00:00:05Z");
+    char *doc = report_json(r, 0);
+    experiment_report_free(r);
+    return doc;
+}
+
+#endif /* DV_TEST_EVIDENCE_FIXTURE_H */

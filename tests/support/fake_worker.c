@@ -1,0 +1,169 @@
+/* fake_worker.c -- a stand-in for `divergence worker` in the server tests:
+ * it speaks the worker protocol (server/wire.h) but never touches CUDA.
+ *
+ * Its behaviour per job is read from the request's iterations, so a test
+ * plants a failure with an ordinary POST /measure body:
+ *   1111  hang forever (the server must kill it at the deadline)
+ *   2222  abort() (a crash: SIGABRT)
+ *   3333  sleep 300 ms, then answer like any other job
+ *   4444  answer a sticky CUDA error and exit (as the real worker does)
+ *   5555  answer a failed correctness gate (DV_EGATE) with a document
+ *   other the experiment_plan() analysis with plausible timings and the
+ *         warning "fake worker: no GPU was used"
+ * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_PIDFILE
+ * names a file each started worker appends its pid to.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/experiment.h"
+#include "api/report.h"
+#include "api/request.h"
+#include "jobs/wire.h"
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+
+static int send_text(const char *s) {
+    char err[ERR_LEN];
+    return wire_write(WIRE_FD_OUT, s, strlen(s), err);
+}
+
+static int reply_fail(const char *id, int code, const char *why, const char *doc) {
+    size_t len = strlen(why) + (doc ? strlen(doc) : 0) + 256;
+    char *s = malloc(len);
+    if (!s) return -1;
+    snprintf(s, len, "{\"id\":\"%s\",\"ok\":false,\"code\":%d,\"error\":\"%s\"%s%s}", id, code, why,
+             doc ? ",\"document\":" : "", doc ? doc : "");
+    int rc = send_text(s);
+    free(s);
+    return rc;
+}
+
+/* The analysis with timings a GPU might have produced. */
+static char *fake_document(const struct dv_options *o, double *gpu_ms) {
+    struct dv_report *r = experiment_report_create();
+    char err[ERR_LEN];
+    if (!r || experiment_plan(o, r, err) < 0) {
+        experiment_report_free(r);
+        return NULL;
+    }
+    r->measured = 1;
+    r->gpu_time_ms = 0;
+    for (unsigned t = 0; t < r->ntables; t++) {
+        struct dv_table *tb = &r->tables[t];
+        for (unsigned i = 0; i < tb->nrows; i++) {
+            struct dv_row *row = &tb->rows[i];
+            double ms = 0.5 * (row->predicted_ratio > 0 ? row->predicted_ratio : 1.0);
+            row->measured = 1;
+            row->time_ms.median = row->time_ms.mean = ms;
+            row->time_ms.min = ms * 0.99;
+            row->time_ms.max = ms * 1.01;
+            row->time_ms.stdev = ms * 0.001;
+            row->time_ms.samples = 10;
+            row->time_ms.noise = 0.001;
+            row->ratio = row->predicted_ratio;
+            row->floor_fraction = 0.9;
+            row->check.ok = 1;
+            row->check.first_mismatch = -1;
+            tb->gpu_time_ms += ms * 10;
+        }
+        tb->noise_ok = 1;
+        r->gpu_time_ms += tb->gpu_time_ms;
+    }
+    experiment_warn(r, "fake worker: no GPU was used; the timings are invented");
+    *gpu_ms = r->gpu_time_ms;
+    char *doc = report_json(r, 0);
+    experiment_report_free(r);
+    return doc;
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    signal(SIGPIPE, SIG_IGN);
+    const char *pidfile = getenv("FAKE_WORKER_PIDFILE");
+    if (pidfile) {
+        FILE *f = fopen(pidfile, "a");
+        if (f) {
+            fprintf(f, "%ld\n", (long)getpid());
+            fclose(f);
+        }
+    }
+    const char *nogpu = getenv("FAKE_WORKER_NO_GPU");
+    char hello[256];
+    if (nogpu && strcmp(nogpu, "1") == 0)
+        snprintf(hello, sizeof hello,
+                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":false,\"reason\":\"fake worker: no CUDA device (FAKE_WORKER_NO_GPU=1)\"}}",
+                 (long)getpid());
+    else
+        snprintf(hello, sizeof hello,
+                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"name\":\"Fake GPU\",\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
+                 (long)getpid());
+    if (send_text(hello) < 0) return 2;
+    for (;;) {
+        char *msg = NULL, err[ERR_LEN];
+        size_t len = 0;
+        int rc = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
+        if (rc == WIRE_EOF) return 0;
+        if (rc != WIRE_OK) return 2;
+        json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+        free(msg);
+        const char *id0 = root ? json_string_value(json_object_get(root, "id")) : NULL;
+        char id[64];
+        snprintf(id, sizeof id, "%s", id0 ? id0 : "");
+        json_t *req = root ? json_object_get(root, "request") : NULL;
+        char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+        json_decref(root);
+        struct dv_options o;
+        struct request_error re;
+        memset(&o, 0, sizeof o);
+        if (!body || request_parse(body, strlen(body), &o, &re) < 0) {
+            free(body);
+            if (reply_fail(id, DV_ERR, "fake worker: bad request", NULL) < 0) return 2;
+            continue;
+        }
+        free(body);
+        switch (o.iterations) {
+        case 1111:
+            for (;;) sleep_ms(1000);
+        case 2222:
+            abort();
+        case 3333:
+            sleep_ms(300);
+            break;
+        case 4444:
+            reply_fail(id, DV_ESTICKY, "cudaDeviceSynchronize: an illegal memory access was encountered (fake)", NULL);
+            return 3;
+        default:
+            break;
+        }
+        double gpu_ms = 0;
+        char *doc = fake_document(&o, &gpu_ms);
+        if (!doc) {
+            if (reply_fail(id, DV_ERR, "fake worker: the plan failed", NULL) < 0) return 2;
+            continue;
+        }
+        if (o.iterations == 5555) {
+            rc = reply_fail(id, DV_EGATE, "row lane-parity: 3 mismatches against the CPU reference (fake)", doc);
+        } else {
+            size_t n = strlen(doc) + 128;
+            char *s = malloc(n);
+            if (!s) return 2;
+            snprintf(s, n, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.6f,\"document\":%s}", id, gpu_ms, doc);
+            rc = send_text(s);
+            free(s);
+        }
+        free(doc);
+        if (rc < 0) return 2;
+    }
+}
