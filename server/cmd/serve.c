@@ -9,6 +9,7 @@
  * (bounded by its deadline), stop the worker, stop the daemon, exit 0.
  */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "cmd/serve.h"
 #include "cmd/sibling.h"
 #include "http/evroutes.h"
@@ -198,12 +199,6 @@ static int worker_argv(const char *cmd, char *buf, size_t len, char **argv) {
     return n ? 0 : -1;
 }
 
-static double mono_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int serve_main(int argc, char **argv) {
     enum {
         O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
@@ -305,7 +300,7 @@ int serve_main(int argc, char **argv) {
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    s.started = mono_s();
+    s.started = (timeutil_now_ms() / 1e3);
     find_static(&s);
     find_openapi(&s);
     if (!(s.q = jobq_create(s.cfg.queue, s.cfg.keep_jobs, s.cfg.cache_ttl_s, err))) goto fail;

@@ -44,6 +44,7 @@
 
 #include "base/buildinfo.h"
 #include "evidence/evidence.h"
+#include "base/timeutil.h"
 #include "core/jsonout.h"
 #include "api/report.h"
 #include "evidence/suites.h"
@@ -62,18 +63,9 @@ static pthread_mutex_t tmp_counter_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static void utc_now(char *out, size_t len) {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+static void utc_now(char *out, size_t len) { timeutil_utc(time(NULL), out, len); }
 
-void evidence_date_of(time_t t, char *out) {
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, EVIDENCE_DATE_LEN, "%Y-%m-%d", &tm);
-}
+void evidence_date_of(time_t t, char *out) { timeutil_date(t, out, EVIDENCE_DATE_LEN); }
 
 int evidence_valid_date(const char *s) {
     if (!s || strlen(s) != 10) return 0;
@@ -623,17 +615,10 @@ void evidence_etag(const void *data, size_t len, char *out) {
     snprintf(out, 40, "\"%016llx-%zx\"", (unsigned long long)h, len);
 }
 
-static const char *const wdays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
-void evidence_http_date(time_t t, char *out, size_t len) {
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    /* By hand: strftime's %a and %b follow the locale. */
-    snprintf(out, len, "%s, %02d %s %04d %02d:%02d:%02d GMT", wdays[tm.tm_wday], tm.tm_mday,
-             months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
+void evidence_http_date(time_t t, char *out, size_t len) { timeutil_http_date(t, out, len); }
 
 time_t evidence_parse_http_date(const char *s) {
     /* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" */

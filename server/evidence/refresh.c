@@ -30,6 +30,8 @@
 
 #include <jansson.h>
 
+#include "base/ids.h"
+#include "base/timeutil.h"
 #include "evidence/refresh.h"
 #include "api/report.h"
 #include "api/request.h"
@@ -64,12 +66,7 @@ struct refresh {
     unsigned long seq;
 };
 
-static void utc_now(char *out, size_t len) {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+static void utc_now(char *out, size_t len) { timeutil_utc(time(NULL), out, len); }
 
 static void run_free(struct run *run) {
     if (!run) return;
@@ -91,21 +88,8 @@ static struct run *run_find(struct refresh *r, const char *id) {
     return NULL;
 }
 
-static void make_id(char *id) {
-    unsigned char b[8];
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    ssize_t got = fd >= 0 ? read(fd, b, sizeof b) : -1;
-    if (fd >= 0) close(fd);
-    if (got != (ssize_t)sizeof b) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20) ^
-                               ((unsigned long long)getpid() << 40);
-        memcpy(b, &x, sizeof b);
-    }
-    snprintf(id, REFRESH_ID_LEN, "r%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
-             b[5], b[6], b[7]);
-}
+/* A fresh refresh id, "r" and 16 hex digits (base/ids.h). */
+static int make_id(char *id, char *err) { return ids_random_hex("r", 8, id, REFRESH_ID_LEN, err); }
 
 struct refresh *refresh_create(struct evidence *ev, const struct refresh_queue *q, char *err) {
     if (!ev || !q || !q->enqueue) {
@@ -171,7 +155,11 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
         return -1;
     }
     run->nslots = n;
-    make_id(run->id);
+    if (make_id(run->id, err) != 0) {
+        run_free(run);
+        pthread_mutex_unlock(&r->lock);
+        return -1;
+    }
     utc_now(run->created_utc, sizeof run->created_utc);
     evidence_date_of(time(NULL), run->date);
     run->seq = ++r->seq;
@@ -739,8 +727,7 @@ int refresh_main(int argc, char **argv) {
 
     char path[64];
     snprintf(path, sizeof path, "/evidence/refresh/%s", id);
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = timeutil_now_ms();
     char *last_states = NULL;
     json_t *final = NULL;
     int conn_failures = 0;
@@ -786,8 +773,7 @@ int refresh_main(int argc, char **argv) {
             }
             json_decref(j);
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        double elapsed = (timeutil_now_ms() - t0) / 1e3;
         if (elapsed >= timeout) {
             fprintf(stderr, "refresh %s: timed out after %.0f s; it goes on on the server (GET %s)\n", id,
                     elapsed, path);

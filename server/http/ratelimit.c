@@ -2,6 +2,7 @@
  * thousand entries of ~80 bytes, touched only by POSTs that are themselves
  * rate-limited, so a hash table would buy nothing measurable. */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "http/ratelimit.h"
 
 #include <math.h>
@@ -23,12 +24,6 @@ struct ratelimit {
     unsigned per_min, max, n;
     struct bucket *b;
 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct ratelimit *ratelimit_create(unsigned per_min, unsigned max_entries) {
     struct ratelimit *rl = calloc(1, sizeof *rl);
@@ -53,7 +48,7 @@ void ratelimit_free(struct ratelimit *rl) {
 
 int ratelimit_take(struct ratelimit *rl, const char *key, unsigned *retry_after_s) {
     if (rl->per_min == 0) return 1;
-    double now = now_s(), rate = rl->per_min / 60.0, cap = rl->per_min;
+    double now = (timeutil_now_ms() / 1e3), rate = rl->per_min / 60.0, cap = rl->per_min;
     pthread_mutex_lock(&rl->lock);
     struct bucket *b = NULL, *oldest = NULL;
     for (unsigned i = 0; i < rl->n; i++) {

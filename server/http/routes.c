@@ -8,6 +8,7 @@
  * bounded by the same request limits.
  */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "base/buildinfo.h"
 #include "http/service.h"
 #include "core/jsonout.h"
@@ -33,18 +34,7 @@
 
 #define KEY_LEN 12288
 
-void service_utc(double t, char *out, size_t len) {
-    time_t s = (time_t)t;
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static double mono_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+void service_utc(double t, char *out, size_t len) { timeutil_utc((time_t)t, out, len); }
 
 /* 400 for a request_parse() failure, with the position details it has. */
 static void reply_request_error(struct http_req *r, const struct request_error *e) {
@@ -372,7 +362,7 @@ static void healthz(struct http_req *r, void *ctx) {
     json_object_set_new(o, "status", json_string("ok"));
     json_object_set_new(o, "version", json_string(buildinfo_version()));
     json_object_set_new(o, "git_revision", json_string(buildinfo_git_revision()));
-    json_object_set_new(o, "uptime_s", json_real(floor((mono_s() - s->started) * 1000) / 1000));
+    json_object_set_new(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000));
     http_reply_json(r, 200, o);
 }
 

@@ -8,6 +8,8 @@
  * are linear scans; that keeps the structure obvious and allocation-light.
  */
 #define _GNU_SOURCE
+#include "base/ids.h"
+#include "base/timeutil.h"
 #include "jobs/jobq.h"
 #include "core/log.h"
 
@@ -61,18 +63,6 @@ struct jobq {
     struct jobq_stats st;
 };
 
-static double now_real(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double now_mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 const char *jobq_state_name(enum job_state s) {
     switch (s) {
     case JOB_QUEUED: return "queued";
@@ -83,20 +73,7 @@ const char *jobq_state_name(enum job_state s) {
     return "unknown";
 }
 
-int jobq_new_id(char *id) {
-    unsigned char b[16];
-    size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t r = getrandom(b + got, sizeof b - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        got += (size_t)r;
-    }
-    for (size_t i = 0; i < sizeof b; i++) snprintf(id + 2 * i, 3, "%02x", b[i]);
-    return 0;
-}
+int jobq_new_id(char *id) { return ids_random_hex(NULL, 16, id, JOBQ_ID_LEN, NULL); }
 
 static void job_free(struct job *j) {
     if (!j) return;
@@ -215,7 +192,7 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
     j->on_start = s->on_start;
     j->on_done_ctx = s->on_done_ctx;
     snprintf(j->tag, sizeof j->tag, "%s", s->tag ? s->tag : "");
-    j->created = now_real();
+    j->created = timeutil_wall_s();
     if (q->qtail) q->qtail->next = j; else q->qhead = j;
     q->qtail = j;
     q->depth++;
@@ -237,7 +214,7 @@ int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *
     int hit = 0;
     *document = NULL;
     pthread_mutex_lock(&q->lock);
-    double now = now_mono();
+    double now = (timeutil_now_ms() / 1e3);
     for (struct cache_entry *c = q->cache; c; c = c->next) {
         if (strcmp(c->key, key) != 0) continue;
         if (now - c->when <= q->ttl_s && (*document = strdup(c->document))) {
@@ -270,13 +247,7 @@ int jobq_status(struct jobq *q, const char *id, struct job_view *v) {
 }
 
 int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
-    struct timespec until;
-    if (timeout_ms >= 0) {
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += timeout_ms / 1000;
-        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    }
+    struct timespec until = timeutil_deadline(timeout_ms >= 0 ? (double)timeout_ms : 0.0);
     *job = NULL;
     pthread_mutex_lock(&q->lock);
     while (!q->closed && !q->qhead) {
@@ -298,7 +269,7 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
         q->depth--;
         j->next = NULL;
         j->state = JOB_RUNNING;
-        j->started = now_real();
+        j->started = timeutil_wall_s();
         q->running = j;
         *job = j;
         rc = 1;
@@ -350,7 +321,7 @@ static void cache_put_locked(struct jobq *q, const char *key, const char *docume
         cache_entry_free(c);
         return; /* a missed cache entry only costs a re-run */
     }
-    c->when = now_mono();
+    c->when = (timeutil_now_ms() / 1e3);
     memcpy(c->id, id, JOBQ_ID_LEN);
     c->next = q->cache;
     q->cache = c;
@@ -389,7 +360,7 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
     int ok = *okp;
     const char *kind = *kindp, *error = *errorp;
     j->state = ok ? JOB_DONE : JOB_FAILED;
-    j->finished = now_real();
+    j->finished = timeutil_wall_s();
     j->gpu_time_ms = gpu_time_ms;
     j->code = ok ? 0 : code;
     snprintf(j->kind, sizeof j->kind, "%s", ok ? "" : (kind ? kind : "error"));

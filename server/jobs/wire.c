@@ -4,6 +4,7 @@
  * each chunk; a frame that stops halfway is a protocol error, and the
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "jobs/wire.h"
 #include "api/report.h"
 
@@ -15,12 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static long long now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int write_all(int fd, const void *buf, size_t len, char *err) {
     const char *p = buf;
@@ -57,7 +52,7 @@ static int read_exact(int fd, void *buf, size_t len, long long deadline, int *go
     while (done < len) {
         int wait = -1;
         if (deadline >= 0) {
-            long long left = deadline - now_ms();
+            long long left = deadline - ((long long)timeutil_now_ms());
             if (left <= 0) return WIRE_TIMEOUT;
             wait = left > 1000000 ? 1000000 : (int)left;
         }
@@ -87,7 +82,7 @@ static int read_exact(int fd, void *buf, size_t len, long long deadline, int *go
 }
 
 int wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err) {
-    long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    long long deadline = timeout_ms < 0 ? -1 : ((long long)timeutil_now_ms()) + timeout_ms;
     unsigned char hdr[4];
     int got_any = 0;
     *msg = NULL;

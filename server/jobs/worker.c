@@ -7,6 +7,7 @@
  * async-signal-safe calls, as required in a threaded parent.
  */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "jobs/worker.h"
 #include "core/jsonout.h"
 #include "core/log.h"
@@ -48,12 +49,6 @@ struct worker {
     char *device_json;
     char reason[ERR_LEN];
 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 const char *worker_state_name(enum worker_state s) {
     switch (s) {
@@ -265,11 +260,7 @@ static int backoff_sleep(struct worker *w) {
         ms = 100u << (w->failures - 2 > 6 ? 6 : w->failures - 2);
         if (ms > w->backoff_max_ms) ms = w->backoff_max_ms;
     }
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    struct timespec until = timeutil_deadline((double)ms);
     pthread_mutex_lock(&w->lock);
     while (!w->stopping && pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT) {}
     int stop = w->stopping;
@@ -309,7 +300,7 @@ static void run_job(struct worker *w, struct job *j) {
         return;
     }
     snprintf(out, mlen, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, req);
-    double t0 = now_s();
+    double t0 = (timeutil_now_ms() / 1e3);
     int rc = wire_write(w->to_child, out, strlen(out), err);
     free(out);
     pthread_mutex_lock(&w->lock);
@@ -319,7 +310,7 @@ static void run_job(struct worker *w, struct job *j) {
     size_t len = 0;
     if (rc == 0) rc = wire_read(w->from_child, &msg, &len, (int)deadline, err);
     else rc = WIRE_ERROR;
-    double took = now_s() - t0;
+    double took = (timeutil_now_ms() / 1e3) - t0;
     pthread_mutex_lock(&w->lock);
     w->busy_s += took;
     pthread_mutex_unlock(&w->lock);
@@ -461,11 +452,7 @@ int worker_start(struct worker *w, char *err) {
 }
 
 int worker_wait_ready(struct worker *w, int timeout_ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+    struct timespec until = timeutil_deadline((double)timeout_ms);
     pthread_mutex_lock(&w->lock);
     while (!w->hello_done && pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT) {}
     int ok = w->state == WORKER_READY;

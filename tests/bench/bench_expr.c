@@ -10,13 +10,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "base/timeutil.h"
 #include "model/expr.h"
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 int main(void) {
     static const char *srcs[] = {
@@ -38,7 +33,7 @@ int main(void) {
         }
         struct expr_env env = {0, 0, 0, block, 1};
         long long sum = 0, v;
-        double t0 = now_ns();
+        double t0 = (timeutil_now_ms() * 1e6);
         for (long long b = 0; b < grid; b++) {
             env.block_x = b;
             for (long long t = 0; t < block; t++) {
@@ -51,7 +46,7 @@ int main(void) {
                 sum += v;
             }
         }
-        double ns = (now_ns() - t0) / (double)(block * grid);
+        double ns = ((timeutil_now_ms() * 1e6) - t0) / (double)(block * grid);
         printf("%6.1f ns/eval  %-72s (sum %lld)\n", ns, srcs[s], sum);
         expr_free(e);
     }

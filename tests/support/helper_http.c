@@ -1,5 +1,6 @@
 /* helper_http.c -- see helper_http.h. */
 #define _GNU_SOURCE
+#include "base/timeutil.h"
 #include "support/helper_http.h"
 
 #include <arpa/inet.h>
@@ -29,12 +30,6 @@ extern char **environ;
 void helper_sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
-static long long now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 char *helper_server_log(const struct helper_server *s) {
@@ -95,8 +90,8 @@ int helper_server_start(struct helper_server *s, const char *const *args, const 
     }
     close(fd);
     s->pid = pid;
-    long long until = now_ms() + 10000;
-    while (now_ms() < until) {
+    long long until = ((long long)timeutil_now_ms()) + 10000;
+    while (((long long)timeutil_now_ms()) < until) {
         char *log = helper_server_log(s);
         const char *p = log ? strstr(log, "\nlistening on http://") : NULL;
         if (!p && log && strncmp(log, "listening on http://", 20) == 0) p = log - 1;
@@ -117,8 +112,8 @@ int helper_server_start(struct helper_server *s, const char *const *args, const 
 }
 
 int helper_server_wait_ready(const struct helper_server *s, int want, int timeout_ms) {
-    long long until = now_ms() + timeout_ms;
-    while (now_ms() < until) {
+    long long until = ((long long)timeutil_now_ms()) + timeout_ms;
+    while (((long long)timeutil_now_ms()) < until) {
         struct helper_response r;
         int ok = helper_request(s->port, "GET", "/readyz", NULL, NULL, 0, &r) == 0 && r.status == want;
         helper_response_free(&r);
@@ -131,10 +126,10 @@ int helper_server_wait_ready(const struct helper_server *s, int want, int timeou
 int helper_server_stop(struct helper_server *s, int timeout_ms) {
     if (s->pid <= 0) return -1;
     kill(s->pid, SIGTERM);
-    long long until = now_ms() + timeout_ms;
+    long long until = ((long long)timeutil_now_ms()) + timeout_ms;
     int st = 0;
     pid_t r;
-    while ((r = waitpid(s->pid, &st, WNOHANG)) == 0 && now_ms() < until) helper_sleep_ms(10);
+    while ((r = waitpid(s->pid, &st, WNOHANG)) == 0 && ((long long)timeutil_now_ms()) < until) helper_sleep_ms(10);
     if (r == 0) {
         kill(s->pid, SIGKILL);
         waitpid(s->pid, &st, 0);
@@ -170,8 +165,8 @@ int helper_raw(unsigned port, const char *raw, size_t len, struct helper_respons
     }
     size_t cap = 8192, n = 0;
     char *buf = malloc(cap);
-    long long until = now_ms() + 15000;
-    while (buf && now_ms() < until) {
+    long long until = ((long long)timeutil_now_ms()) + 15000;
+    while (buf && ((long long)timeutil_now_ms()) < until) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 1000) < 0) break;
         ssize_t got = recv(fd, buf + n, cap - n - 1, 0);
@@ -250,8 +245,8 @@ void helper_response_free(struct helper_response *r) {
 json_t *helper_wait_job(unsigned port, const char *id, int timeout_ms) {
     char path[128];
     snprintf(path, sizeof path, "/jobs/%s", id);
-    long long until = now_ms() + timeout_ms;
-    while (now_ms() < until) {
+    long long until = ((long long)timeutil_now_ms()) + timeout_ms;
+    while (((long long)timeutil_now_ms()) < until) {
         struct helper_response r;
         if (helper_request(port, "GET", path, NULL, NULL, 0, &r) == 0 && r.status == 200) {
             json_t *j = helper_json(&r);
