@@ -13,6 +13,7 @@
 #include "cmd/serve.h"
 #include "cmd/sibling.h"
 #include "http/evroutes.h"
+#include "http/metrics.h"
 #include "core/log.h"
 #include "http/service.h"
 
@@ -222,6 +223,7 @@ int serve_main(int argc, char **argv) {
     };
     struct service s;
     struct evroutes *evr = NULL;
+    struct metrics *met = NULL;
     memset(&s, 0, sizeof s);
     config_defaults(&s.cfg);
     char *token = NULL;
@@ -328,7 +330,8 @@ int serve_main(int argc, char **argv) {
     hc.rate_per_min = s.cfg.rate_per_min;
     hc.trust_forwarded = s.cfg.trust_forwarded;
     if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
-        !(evr = evroutes_create(&s, err)) || http_start(s.http, err) < 0)
+        !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_store(evr), err)) ||
+        http_start(s.http, err) < 0)
         goto fail;
     LOG(LOG_NOTICE, "listening on http://%s:%u (queue %u, deadline %u ms, token %s)",
         strchr(s.cfg.bind, ':') ? "[::1]" : strcmp(s.cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : s.cfg.bind,
@@ -363,6 +366,7 @@ cleanup:
     worker_free(s.w);
     jobq_free(s.q);
     evroutes_free(evr);
+    metrics_free(met);
     free(token);
     return rc;
 }

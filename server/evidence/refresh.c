@@ -32,6 +32,7 @@
 
 #include "base/ids.h"
 #include "base/timeutil.h"
+#include "core/log.h"
 #include "evidence/refresh.h"
 #include "api/report.h"
 #include "api/request.h"
@@ -313,6 +314,8 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
 static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
                         const char *reason) {
     char why[ERR_LEN] = "", date[EVIDENCE_DATE_LEN], created[32], started[32], *request = NULL;
+    unsigned nok = 0, nfailed = 0;
+    int finished = 0;
     pthread_mutex_lock(&r->lock);
     struct run *run = run_find(r, id);
     if (!run || i >= run->nslots || run->slots[i].recorded) {
@@ -357,9 +360,22 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
             if (!ok) snprintf(sl->reason, sizeof sl->reason, "%s", why);
         }
         utc_now(sl->finished_utc, sizeof sl->finished_utc);
-        if (!run_active(run)) utc_now(run->finished_utc, sizeof run->finished_utc);
+        snprintf(why, sizeof why, "%s", sl->state == SLOT_DONE ? "" : sl->reason);
+        if (!run_active(run)) {
+            utc_now(run->finished_utc, sizeof run->finished_utc);
+            for (size_t k = 0; k < run->nslots; k++) {
+                nok += run->slots[k].state == SLOT_DONE;
+                nfailed += run->slots[k].state == SLOT_FAILED;
+            }
+            finished = 1;
+        }
     }
     pthread_mutex_unlock(&r->lock);
+    if (why[0]) LOG(LOG_WARNING, "refresh %s: %s failed: %s", id, suites_get(i)->name, why);
+    else LOG(LOG_INFO, "refresh %s: %s recorded", id, suites_get(i)->name);
+    if (finished)
+        LOG(nfailed ? LOG_WARNING : LOG_NOTICE, "refresh %s: finished: %u of %u suites ok, %u failed", id, nok,
+            nok + nfailed, nfailed);
 }
 
 void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok,

@@ -174,6 +174,8 @@ fail:
     return NULL;
 }
 
+struct evidence *evroutes_store(const struct evroutes *e) { return e ? e->ev : NULL; }
+
 void evroutes_free(struct evroutes *e) {
     if (!e) return;
     refresh_free(e->reg);

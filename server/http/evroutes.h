@@ -18,6 +18,9 @@ struct evroutes;
  * http_start). Returns NULL with `err`. */
 struct evroutes *evroutes_create(struct service *s, char *err);
 
+/* The evidence store it opened (read by the metrics). */
+struct evidence *evroutes_store(const struct evroutes *e);
+
 /* Frees the registry and closes the store. Call once no job can end any
  * more (after jobq_close and worker_stop). NULL ok. */
 void evroutes_free(struct evroutes *e);

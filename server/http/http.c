@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "http/http.h"
+#include "base/timeutil.h"
 #include "core/jsonout.h"
 #include "core/log.h"
 #include "http/ratelimit.h"
@@ -61,6 +62,8 @@ struct http {
     pthread_mutex_t mlock;
     struct counter counters[HTTP_MAX_COUNTERS];
     unsigned ncounters;
+    http_observer_fn observer;
+    void *observer_ctx;
 };
 
 struct http_req {
@@ -75,6 +78,7 @@ struct http_req {
     char client[INET6_ADDRSTRLEN];
     char *hname[HTTP_MAX_HEADERS], *hvalue[HTTP_MAX_HEADERS];
     unsigned nheaders;
+    double t0_ms; /* monotonic, when the headers arrived */
 };
 
 /* ---- configuration ---------------------------------------------------- */
@@ -130,6 +134,11 @@ int http_route_add(struct http *h, const char *method, const char *pattern, cons
 }
 
 /* ---- metrics ---------------------------------------------------------- */
+
+void http_set_observer(struct http *h, http_observer_fn fn, void *ctx) {
+    h->observer = fn;
+    h->observer_ctx = ctx;
+}
 
 static void count(struct http *h, const char *label, int status) {
     pthread_mutex_lock(&h->mlock);
@@ -251,7 +260,13 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
     MHD_queue_response(r->conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     count(r->h, r->route ? r->route->label : "other", status);
-    LOG(status >= 500 ? LOG_WARNING : LOG_DEBUG, "http: %s %s %s -> %d", r->client, r->method, r->path, status);
+    if (r->h->observer)
+        r->h->observer(r->h->observer_ctx, r->route ? r->route->label : "other", status,
+                       (timeutil_now_ms() - r->t0_ms) / 1e3);
+    /* Request lines are debug; a 503 is a state (no GPU, draining) that
+     * the routes report when it changes, not per request. */
+    LOG(status >= 500 && status != 503 ? LOG_WARNING : LOG_DEBUG, "http: %s %s %s -> %d", r->client, r->method,
+        r->path, status);
 }
 
 void http_reply(struct http_req *r, int status, const char *content_type, const char *body, size_t len) {
@@ -472,6 +487,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r) return MHD_NO;
         *req_cls = r;
         r->h = h;
+        r->t0_ms = timeutil_now_ms();
         r->conn = conn;
         r->method = method;
         r->path = url;

@@ -74,6 +74,13 @@ void http_free(struct http *h);
  * dv_http_requests_total{route="...",status="..."} N. malloc()ed. */
 char *http_metrics_text(struct http *h);
 
+/* Called once per answered request with the route's label ("other" when no
+ * route matched), the status and the seconds from the request's headers to
+ * its answer being queued. Runs on the daemon's threads: must be quick. */
+typedef void (*http_observer_fn)(void *ctx, const char *route, int status, double seconds);
+/* Sets the observer (metrics) before http_start(). */
+void http_set_observer(struct http *h, http_observer_fn fn, void *ctx);
+
 /* Request accessors (valid during the handler). */
 const char *http_req_method(const struct http_req *r);
 const char *http_req_path(const struct http_req *r);

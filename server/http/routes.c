@@ -331,7 +331,7 @@ static void predicates(struct http_req *r, void *ctx) {
     http_reply(r, 200, "application/json", predicates_doc, strlen(predicates_doc));
 }
 
-/* ---- GET /device, /healthz, /readyz, /metrics --------------------------- */
+/* ---- GET /device, /healthz, /readyz (GET /metrics: metrics.c) ---------- */
 
 static void device(struct http_req *r, void *ctx) {
     struct service *s = ctx;
@@ -366,77 +366,28 @@ static void healthz(struct http_req *r, void *ctx) {
     http_reply_json(r, 200, o);
 }
 
+/* Readiness is logged when it changes, not on every probe. */
+static struct log_latch ready_latch = LOG_LATCH_INIT;
+
 static void readyz(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     struct worker_snapshot ws;
+    char why[ERR_LEN + 64] = "";
     worker_get_snapshot(s->w, &ws);
     free(ws.device_json);
-    if (s->stopping) {
-        http_reply_error(r, 503, NULL, "the server is shutting down");
-    } else if (ws.state != WORKER_READY) {
-        http_reply_error(r, 503, NULL, "the GPU worker is %s: %s", worker_state_name(ws.state), ws.reason);
-    } else if (!ws.gpu_present) {
-        http_reply_error(r, 503, NULL, "%s", ws.reason);
-    } else {
-        json_t *o = json_object();
-        json_object_set_new(o, "ready", json_true());
-        json_object_set_new(o, "worker_pid", json_integer(ws.pid));
-        http_reply_json(r, 200, o);
-    }
-}
-
-static void metrics(struct http_req *r, void *ctx) {
-    struct service *s = ctx;
-    struct jobq_stats st;
-    struct worker_snapshot ws;
-    jobq_get_stats(s->q, &st);
-    worker_get_snapshot(s->w, &ws);
-    free(ws.device_json);
-    char *reqs = http_metrics_text(s->http);
-    size_t cap = 4096 + (reqs ? strlen(reqs) : 0);
-    char *out = malloc(cap);
-    if (!out) {
-        free(reqs);
-        http_reply_error(r, 500, NULL, "out of memory");
+    if (s->stopping) snprintf(why, sizeof why, "the server is shutting down");
+    else if (ws.state != WORKER_READY) snprintf(why, sizeof why, "the GPU worker is %s: %s", worker_state_name(ws.state), ws.reason);
+    else if (!ws.gpu_present) snprintf(why, sizeof why, "%s", ws.reason);
+    if (why[0]) {
+        log_latch_update(&ready_latch, LOG_WARNING, "readiness: not ready", why);
+        http_reply_error(r, 503, NULL, "%s", why);
         return;
     }
-    snprintf(out, cap,
-             "# HELP dv_jobs_total Measurement jobs by outcome.\n"
-             "# TYPE dv_jobs_total counter\n"
-             "dv_jobs_total{outcome=\"done\"} %llu\n"
-             "dv_jobs_total{outcome=\"failed\"} %llu\n"
-             "dv_jobs_total{outcome=\"cached\"} %llu\n"
-             "dv_jobs_total{outcome=\"joined\"} %llu\n"
-             "dv_jobs_total{outcome=\"rejected\"} %llu\n"
-             "# HELP dv_queue_depth Jobs waiting for the GPU.\n"
-             "# TYPE dv_queue_depth gauge\n"
-             "dv_queue_depth %u\n"
-             "# HELP dv_queue_capacity Jobs the queue holds before answering 429.\n"
-             "# TYPE dv_queue_capacity gauge\n"
-             "dv_queue_capacity %u\n"
-             "# HELP dv_jobs_running Jobs on the GPU now.\n"
-             "# TYPE dv_jobs_running gauge\n"
-             "dv_jobs_running %u\n"
-             "# HELP dv_worker_restarts_total GPU worker processes replaced after a failure.\n"
-             "# TYPE dv_worker_restarts_total counter\n"
-             "dv_worker_restarts_total %llu\n"
-             "# HELP dv_worker_up 1 when the GPU worker is ready.\n"
-             "# TYPE dv_worker_up gauge\n"
-             "dv_worker_up %d\n"
-             "# HELP dv_gpu_present 1 when the worker found a GPU.\n"
-             "# TYPE dv_gpu_present gauge\n"
-             "dv_gpu_present %d\n"
-             "# HELP dv_gpu_busy_seconds_total Wall time the GPU worker spent on jobs.\n"
-             "# TYPE dv_gpu_busy_seconds_total counter\n"
-             "dv_gpu_busy_seconds_total %.6f\n"
-             "# HELP dv_gpu_kernel_seconds_total Timed GPU work the worker reported.\n"
-             "# TYPE dv_gpu_kernel_seconds_total counter\n"
-             "dv_gpu_kernel_seconds_total %.6f\n"
-             "%s",
-             st.done, st.failed, st.cache_hits, st.coalesced, st.rejected, st.depth, st.capacity, st.running,
-             ws.restarts, ws.state == WORKER_READY, ws.gpu_present, ws.busy_s, ws.gpu_time_s, reqs ? reqs : "");
-    free(reqs);
-    http_reply_take(r, 200, "text/plain; version=0.0.4; charset=utf-8", out);
+    log_latch_update(&ready_latch, LOG_NOTICE, "readiness", "ready");
+    json_t *o = json_object();
+    json_object_set_new(o, "ready", json_true());
+    json_object_set_new(o, "worker_pid", json_integer(ws.pid));
+    http_reply_json(r, 200, o);
 }
 
 /* ---- GET /openapi.yaml and static files -------------------------------- */
@@ -540,7 +491,6 @@ int routes_add_core(struct service *s, char *err) {
         http_route_add(h, "GET", "/device", "/device", 0, device, s, err) < 0 ||
         http_route_add(h, "GET", "/healthz", "/healthz", 0, healthz, s, err) < 0 ||
         http_route_add(h, "GET", "/readyz", "/readyz", 0, readyz, s, err) < 0 ||
-        http_route_add(h, "GET", "/metrics", "/metrics", 0, metrics, s, err) < 0 ||
         http_route_add(h, "GET", "/openapi.yaml", "/openapi.yaml", 0, openapi, s, err) < 0 ||
         http_route_add(h, "GET", "/", "/", 0, static_index, s, err) < 0 ||
         http_route_add(h, "GET", "/index.html", "/", 0, static_index, s, err) < 0 ||

@@ -48,7 +48,8 @@ struct service {
 };
 
 /* Adds the core routes (issue: measure, jobs, analyze, predicates, device,
- * healthz, readyz, metrics, openapi.yaml, static files) to s->http. */
+ * healthz, readyz, openapi.yaml, static files) to s->http; GET /metrics is
+ * metrics.c's. */
 int routes_add_core(struct service *s, char *err);
 
 /* Serves `rel` (a path below the static directory, "" = index.html). */

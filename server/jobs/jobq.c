@@ -61,6 +61,9 @@ struct jobq {
     struct cache_entry *cache; /* newest first */
     unsigned ncache;
     struct jobq_stats st;
+    jobq_timing_fn observe;
+    void *observe_ctx;
+    char id_prefix[JOBQ_ID_PREFIX_MAX + 1];
 };
 
 const char *jobq_state_name(enum job_state s) {
@@ -186,6 +189,7 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
         dv_seterr(err, "jobq: out of memory or no randomness for a job id");
         return -1;
     }
+    memcpy(j->id, q->id_prefix, strlen(q->id_prefix)); /* the owner's prefix, if any */
     j->state = JOB_QUEUED;
     j->deadline_ms = s->deadline_ms;
     j->on_done = s->on_done;
@@ -366,6 +370,9 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
     snprintf(j->kind, sizeof j->kind, "%s", ok ? "" : (kind ? kind : "error"));
     snprintf(j->error, sizeof j->error, "%s", ok ? "" : (error ? error : "failed"));
     if (ok) q->st.done++; else q->st.failed++;
+    if (q->observe)
+        q->observe(q->observe_ctx, ok, j->started > 0 ? j->started - j->created : -1,
+                   j->started > 0 ? j->finished - j->started : -1);
     if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j->id);
     *cb = j->on_done;
     *ctx = j->on_done_ctx;
@@ -427,6 +434,30 @@ void jobq_close(struct jobq *q, const char *reason) {
         pthread_mutex_lock(&q->lock);
     }
     pthread_mutex_unlock(&q->lock);
+}
+
+void jobq_set_observer(struct jobq *q, jobq_timing_fn fn, void *ctx) {
+    pthread_mutex_lock(&q->lock);
+    q->observe = fn;
+    q->observe_ctx = ctx;
+    pthread_mutex_unlock(&q->lock);
+}
+
+int jobq_set_id_prefix(struct jobq *q, const char *hex, char *err) {
+    size_t n = strlen(hex);
+    if (n > JOBQ_ID_PREFIX_MAX) {
+        dv_seterr(err, "job id prefix %s: at most %d hex digits", hex, JOBQ_ID_PREFIX_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f'))) {
+            dv_seterr(err, "job id prefix %s: only lowercase hex digits (0-9, a-f)", hex);
+            return -1;
+        }
+    pthread_mutex_lock(&q->lock);
+    memcpy(q->id_prefix, hex, n + 1);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
 }
 
 void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {

@@ -108,6 +108,21 @@ void jobq_close(struct jobq *q, const char *reason);
 
 void jobq_get_stats(struct jobq *q, struct jobq_stats *st);
 
+/* Called for every job that ends, done or failed, with how long it waited
+ * in the queue and how long it ran (seconds; -1 for a job that never ran).
+ * It runs with the queue's lock held: it must be quick and must not call
+ * into the queue. */
+typedef void (*jobq_timing_fn)(void *ctx, int ok, double wait_s, double run_s);
+/* Sets (or with NULL clears) the queue-wide observer (metrics). */
+void jobq_set_observer(struct jobq *q, jobq_timing_fn fn, void *ctx);
+
+/* Job ids of this queue start with `hex` (at most JOBQ_ID_PREFIX_MAX
+ * lowercase hex digits; the rest stays random), so a front serving several
+ * servers can send GET /jobs/{id} to the one that owns the job. The id keeps
+ * its 32 hex digits. Returns 0, or -1 with `err` for anything but hex. */
+#define JOBQ_ID_PREFIX_MAX 8
+int jobq_set_id_prefix(struct jobq *q, const char *hex, char *err);
+
 /* Fills `id` (JOBQ_ID_LEN) with 32 random hex digits. Returns 0 or -1. */
 int jobq_new_id(char *id);
 

@@ -237,3 +237,54 @@ Test(jobq, close_keeps_every_job_visible_during_callbacks) {
     cr_assert_eq(st.depth, 0);
     cr_assert_eq(st.failed, 3);
 }
+
+Test(jobq, id_prefix_names_the_owner_and_keeps_32_hex_digits) {
+    q = jobq_create(4, 8, 60, err);
+    cr_assert_eq(jobq_set_id_prefix(q, "0G", err), -1);
+    cr_assert_not_null(strstr(err, "hex"), "%s", err);
+    cr_assert_eq(jobq_set_id_prefix(q, "123456789", err), -1);
+    cr_assert_eq(jobq_set_id_prefix(q, "a1", err), 0, "%s", err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{\"n\":1}", NULL, a, &pos), 0);
+    cr_assert_eq(push("{\"n\":2}", NULL, b, &pos), 0);
+    cr_assert_eq(strncmp(a, "a1", 2), 0, "%s", a);
+    cr_assert_eq(strncmp(b, "a1", 2), 0, "%s", b);
+    cr_assert_eq(strlen(a), 32);
+    cr_assert_str_neq(a, b);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, a, &v), 0);
+}
+
+struct timing { int n, ok; double wait_s, run_s; };
+static void observe(void *ctx, int ok, double wait_s, double run_s) {
+    struct timing *t = ctx;
+    t->n++;
+    t->ok = ok;
+    t->wait_s = wait_s;
+    t->run_s = run_s;
+}
+
+Test(jobq, observer_gets_queue_wait_and_run_time) {
+    q = jobq_create(4, 8, 60, err);
+    struct timing t = {0};
+    jobq_set_observer(q, observe, &t);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{\"n\":1}", NULL, a, &pos), 0);
+    cr_assert_eq(push("{\"n\":2}", NULL, b, &pos), 0);
+    usleep(20000);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    usleep(30000);
+    jobq_finish(q, j, 1, "{}", 1, 0, NULL, NULL);
+    cr_assert_eq(t.n, 1);
+    cr_assert_eq(t.ok, 1);
+    cr_assert(t.wait_s >= 0.015 && t.wait_s < 5, "wait %g", t.wait_s);
+    cr_assert(t.run_s >= 0.025 && t.run_s < 5, "run %g", t.run_s);
+    jobq_close(q, "stopping"); /* b never ran: a failure with no wait or run time */
+    cr_assert_eq(t.n, 2);
+    cr_assert_eq(t.ok, 0);
+    cr_assert_eq(t.run_s, -1);
+    cr_assert_eq(t.wait_s, -1);
+}

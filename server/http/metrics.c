@@ -1,0 +1,316 @@
+/* metrics.c -- see metrics.h.
+ *
+ * A histogram is a fixed list of upper bounds with a count per bound, a sum
+ * and a total, under the one metrics mutex; buckets are stored
+ * non-cumulative and summed when written. Routes get a histogram each on
+ * first sight (their labels come from the route table, so the set is small
+ * and fixed). Process metrics follow the Prometheus client conventions
+ * (process_cpu_seconds_total, process_resident_memory_bytes, ...) and are
+ * read from /proc/self at each scrape.
+ */
+#define _GNU_SOURCE
+#include "http/metrics.h"
+#include "base/buildinfo.h"
+#include "base/timeutil.h"
+#include "evidence/evidence.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define MAX_ROUTES 64
+#define MAX_BOUNDS 16
+
+static const double request_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+static const double wait_bounds[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
+static const double run_bounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120};
+#define NB(a) (sizeof a / sizeof a[0])
+
+struct histogram {
+    unsigned long long n[MAX_BOUNDS + 1]; /* last: above every bound */
+    unsigned long long count;
+    double sum;
+};
+
+struct route_hist {
+    char label[64];
+    struct histogram h;
+};
+
+struct metrics {
+    struct service *s;
+    struct evidence *ev;
+    pthread_mutex_t lock;
+    struct route_hist routes[MAX_ROUTES];
+    unsigned nroutes;
+    struct histogram wait, run_ok, run_failed;
+    unsigned long long rejected;
+};
+
+static void observe(struct histogram *h, const double *bounds, size_t nb, double v) {
+    size_t i = 0;
+    while (i < nb && v > bounds[i]) i++;
+    h->n[i]++;
+    h->count++;
+    h->sum += v;
+}
+
+/* A route label is "/measure" or ends in it ("/gpus/{slug}/measure"). */
+static int is_measure_route(const char *route) {
+    size_t n = strlen(route);
+    return n >= 8 && strcmp(route + n - 8, "/measure") == 0;
+}
+
+void metrics_observe_request(void *ctx, const char *route, int status, double seconds) {
+    struct metrics *m = ctx;
+    pthread_mutex_lock(&m->lock);
+    unsigned i;
+    for (i = 0; i < m->nroutes; i++)
+        if (strcmp(m->routes[i].label, route) == 0) break;
+    if (i == m->nroutes && m->nroutes < MAX_ROUTES) snprintf(m->routes[m->nroutes++].label, 64, "%s", route);
+    if (i < m->nroutes) observe(&m->routes[i].h, request_bounds, NB(request_bounds), seconds < 0 ? 0 : seconds);
+    if (status == 429 && is_measure_route(route)) m->rejected++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_observe_job(void *ctx, int ok, double wait_s, double run_s) {
+    struct metrics *m = ctx;
+    pthread_mutex_lock(&m->lock);
+    if (wait_s >= 0) observe(&m->wait, wait_bounds, NB(wait_bounds), wait_s);
+    if (run_s >= 0) observe(ok ? &m->run_ok : &m->run_failed, run_bounds, NB(run_bounds), run_s);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Writes one histogram's series; `labels` is "" or `name="value"` pairs. */
+static void put_hist(FILE *f, const char *name, const char *labels, const struct histogram *h,
+                     const double *bounds, size_t nb) {
+    unsigned long long cum = 0;
+    const char *sep = labels[0] ? "," : "";
+    for (size_t i = 0; i < nb; i++) {
+        cum += h->n[i];
+        fprintf(f, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, bounds[i], cum);
+    }
+    fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, h->count);
+    if (labels[0]) {
+        fprintf(f, "%s_sum{%s} %.9g\n", name, labels, h->sum);
+        fprintf(f, "%s_count{%s} %llu\n", name, labels, h->count);
+    } else {
+        fprintf(f, "%s_sum %.9g\n%s_count %llu\n", name, h->sum, name, h->count);
+    }
+}
+
+/* A label value with \, " and newline escaped as the text format wants. */
+static void put_escaped(FILE *f, const char *s) {
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"') fputc('\\', f), fputc(*s, f);
+        else if (*s == '\n') fputs("\\n", f);
+        else fputc(*s, f);
+    }
+}
+
+static void put_process(FILE *f) {
+    long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+    char buf[2048];
+    FILE *st = fopen("/proc/self/stat", "re");
+    size_t n = st ? fread(buf, 1, sizeof buf - 1, st) : 0;
+    if (st) fclose(st);
+    buf[n] = '\0';
+    /* Fields after the command name, which may hold spaces: from the last ')'. */
+    char *p = strrchr(buf, ')');
+    unsigned long long utime = 0, stime = 0, start = 0, vsize = 0;
+    long long rss = 0;
+    if (p && ticks > 0 &&
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu %llu %lld",
+               &utime, &stime, &start, &vsize, &rss) == 5) {
+        double btime = 0;
+        FILE *ps = fopen("/proc/stat", "re");
+        char line[256];
+        while (ps && fgets(line, sizeof line, ps))
+            if (sscanf(line, "btime %lf", &btime) == 1) break;
+        if (ps) fclose(ps);
+        fprintf(f, "# HELP process_cpu_seconds_total User and system CPU time of the server process.\n"
+                   "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n",
+                (double)(utime + stime) / (double)ticks);
+        fprintf(f, "# HELP process_resident_memory_bytes Resident memory of the server process.\n"
+                   "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %lld\n",
+                rss * (long long)page);
+        fprintf(f, "# HELP process_virtual_memory_bytes Virtual memory of the server process.\n"
+                   "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n", vsize);
+        if (btime > 0)
+            fprintf(f, "# HELP process_start_time_seconds When the server process started (Unix seconds).\n"
+                       "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n",
+                    btime + (double)start / (double)ticks);
+    }
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        long fds = -1; /* not counting the directory's own descriptor */
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (de->d_name[0] != '.') fds++;
+        closedir(d);
+        fprintf(f, "# HELP process_open_fds Open file descriptors.\n"
+                   "# TYPE process_open_fds gauge\nprocess_open_fds %ld\n", fds < 0 ? 0 : fds);
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fprintf(f, "# HELP process_max_fds The limit on open file descriptors.\n"
+                   "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+}
+
+/* Good evidence's finished_utc per suite, from the store's latest index. */
+static void put_evidence(FILE *f, struct evidence *ev) {
+    fputs("# HELP dv_evidence_last_success_timestamp_seconds When each suite last recorded good evidence "
+          "(Unix seconds; absent until it has).\n"
+          "# TYPE dv_evidence_last_success_timestamp_seconds gauge\n",
+          f);
+    if (!ev) return;
+    struct evidence_response out;
+    evidence_http_get(ev, "/evidence/latest", NULL, NULL, &out);
+    json_t *idx = out.status == 200 && out.body ? json_loadb(out.body, out.len, 0, NULL) : NULL;
+    evidence_response_cleanup(&out);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(idx, "suites"), i, e) {
+        const char *suite = json_string_value(json_object_get(e, "suite"));
+        const char *fin = json_string_value(json_object_get(e, "finished_utc"));
+        const char *gpu = json_string_value(json_object_get(e, "gpu_slug"));
+        time_t t;
+        if (!suite || !fin || timeutil_parse_utc(fin, &t) != 0) continue;
+        fputs("dv_evidence_last_success_timestamp_seconds{suite=\"", f);
+        put_escaped(f, suite);
+        if (gpu) {
+            fputs("\",gpu=\"", f);
+            put_escaped(f, gpu);
+        }
+        fprintf(f, "\"} %lld\n", (long long)t);
+    }
+    json_decref(idx);
+}
+
+char *metrics_text(struct metrics *m) {
+    struct service *s = m->s;
+    struct jobq_stats st;
+    struct worker_snapshot ws;
+    jobq_get_stats(s->q, &st);
+    worker_get_snapshot(s->w, &ws);
+    free(ws.device_json);
+    char *reqs = http_metrics_text(s->http);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        free(reqs);
+        return NULL;
+    }
+    pthread_mutex_lock(&m->lock);
+    unsigned long long rejected = m->rejected;
+    fprintf(f,
+            "# HELP dv_jobs_total Measurement jobs by outcome (rejected: answered 429 on a measure route).\n"
+            "# TYPE dv_jobs_total counter\n"
+            "dv_jobs_total{outcome=\"done\"} %llu\n"
+            "dv_jobs_total{outcome=\"failed\"} %llu\n"
+            "dv_jobs_total{outcome=\"cached\"} %llu\n"
+            "dv_jobs_total{outcome=\"joined\"} %llu\n"
+            "dv_jobs_total{outcome=\"rejected\"} %llu\n",
+            st.done, st.failed, st.cache_hits, st.coalesced, rejected);
+    fputs("# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route.\n"
+          "# TYPE dv_http_request_duration_seconds histogram\n",
+          f);
+    for (unsigned i = 0; i < m->nroutes; i++) {
+        char labels[96];
+        snprintf(labels, sizeof labels, "route=\"%s\"", m->routes[i].label);
+        put_hist(f, "dv_http_request_duration_seconds", labels, &m->routes[i].h, request_bounds, NB(request_bounds));
+    }
+    fputs("# HELP dv_job_queue_wait_seconds Time a job waited in the queue before it ran.\n"
+          "# TYPE dv_job_queue_wait_seconds histogram\n",
+          f);
+    put_hist(f, "dv_job_queue_wait_seconds", "", &m->wait, wait_bounds, NB(wait_bounds));
+    fputs("# HELP dv_job_run_seconds Time a job ran on the GPU worker, by outcome.\n"
+          "# TYPE dv_job_run_seconds histogram\n",
+          f);
+    put_hist(f, "dv_job_run_seconds", "outcome=\"done\"", &m->run_ok, run_bounds, NB(run_bounds));
+    put_hist(f, "dv_job_run_seconds", "outcome=\"failed\"", &m->run_failed, run_bounds, NB(run_bounds));
+    pthread_mutex_unlock(&m->lock);
+    fprintf(f,
+            "# HELP dv_queue_depth Jobs waiting for the GPU.\n"
+            "# TYPE dv_queue_depth gauge\n"
+            "dv_queue_depth %u\n"
+            "# HELP dv_queue_capacity Jobs the queue holds before answering 429.\n"
+            "# TYPE dv_queue_capacity gauge\n"
+            "dv_queue_capacity %u\n"
+            "# HELP dv_jobs_running Jobs on the GPU now.\n"
+            "# TYPE dv_jobs_running gauge\n"
+            "dv_jobs_running %u\n"
+            "# HELP dv_worker_restarts_total GPU worker processes replaced after a failure.\n"
+            "# TYPE dv_worker_restarts_total counter\n"
+            "dv_worker_restarts_total %llu\n"
+            "# HELP dv_worker_up 1 when the GPU worker is ready.\n"
+            "# TYPE dv_worker_up gauge\n"
+            "dv_worker_up %d\n"
+            "# HELP dv_gpu_present 1 when the worker found a GPU.\n"
+            "# TYPE dv_gpu_present gauge\n"
+            "dv_gpu_present %d\n"
+            "# HELP dv_gpu_busy_seconds_total Wall time the GPU worker spent on jobs.\n"
+            "# TYPE dv_gpu_busy_seconds_total counter\n"
+            "dv_gpu_busy_seconds_total %.6f\n"
+            "# HELP dv_gpu_kernel_seconds_total Timed GPU work the worker reported.\n"
+            "# TYPE dv_gpu_kernel_seconds_total counter\n"
+            "dv_gpu_kernel_seconds_total %.6f\n",
+            st.depth, st.capacity, st.running, ws.restarts, ws.state == WORKER_READY, ws.gpu_present, ws.busy_s,
+            ws.gpu_time_s);
+    put_evidence(f, m->ev);
+    fputs("# HELP divergence_build_info The running build (always 1).\n"
+          "# TYPE divergence_build_info gauge\n"
+          "divergence_build_info{version=\"",
+          f);
+    put_escaped(f, buildinfo_version());
+    fputs("\",git_revision=\"", f);
+    put_escaped(f, buildinfo_git_revision());
+    fputs("\"} 1\n", f);
+    put_process(f);
+    if (reqs) fputs(reqs, f);
+    free(reqs);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static void metrics_route(struct http_req *r, void *ctx) {
+    char *text = metrics_text(ctx);
+    if (!text) {
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    http_reply_take(r, 200, "text/plain; version=0.0.4; charset=utf-8", text);
+}
+
+struct metrics *metrics_create(struct service *s, struct evidence *ev, char *err) {
+    struct metrics *m = calloc(1, sizeof *m);
+    if (!m) {
+        dv_seterr(err, "metrics: out of memory");
+        return NULL;
+    }
+    m->s = s;
+    m->ev = ev;
+    pthread_mutex_init(&m->lock, NULL);
+    if (http_route_add(s->http, "GET", "/metrics", "/metrics", 0, metrics_route, m, err) < 0) {
+        metrics_free(m);
+        return NULL;
+    }
+    http_set_observer(s->http, metrics_observe_request, m);
+    jobq_set_observer(s->q, metrics_observe_job, m);
+    return m;
+}
+
+void metrics_free(struct metrics *m) {
+    if (!m) return;
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}

@@ -1,0 +1,45 @@
+/* metrics.h -- GET /metrics: the service's Prometheus text exposition.
+ *
+ * What it exposes (all dv_* unless said otherwise):
+ *   dv_http_requests_total{route,status}           counter (kept by http.c)
+ *   dv_http_request_duration_seconds{route}        histogram, headers to answer
+ *   dv_job_queue_wait_seconds                      histogram, submit to start
+ *   dv_job_run_seconds{outcome}                    histogram, start to end
+ *   dv_jobs_total{outcome}                         done, failed, cached, joined,
+ *                                                  rejected (every 429 a
+ *                                                  measure route answered: a
+ *                                                  full queue or the rate limit)
+ *   dv_queue_depth, dv_queue_capacity, dv_jobs_running, dv_worker_*,
+ *   dv_gpu_*                                       gauges and counters
+ *   dv_evidence_last_success_timestamp_seconds{suite}  when each suite last
+ *                                                  recorded good evidence (alert
+ *                                                  on time() - it > a day and a bit)
+ *   divergence_build_info{version,git_revision}    1
+ *   process_*                                      the standard process metrics
+ *                                                  from /proc/self
+ * The histograms are fed by observers on the HTTP front and the job queue
+ * (cheap: a mutex and a few additions); everything else is read at scrape.
+ */
+#ifndef DV_METRICS_H
+#define DV_METRICS_H
+
+#include "http/service.h"
+
+struct metrics;
+struct evidence;
+
+/* Adds GET /metrics to s->http and hooks the observers of s->http and s->q.
+ * `ev` (may be NULL) is the evidence store the freshness gauge reads. Call
+ * before http_start(); free after the queue and the front are gone.
+ * Returns NULL with `err`. */
+struct metrics *metrics_create(struct service *s, struct evidence *ev, char *err);
+void metrics_free(struct metrics *m);
+
+/* The observers (exported for tests). */
+void metrics_observe_request(void *m, const char *route, int status, double seconds);
+void metrics_observe_job(void *m, int ok, double wait_s, double run_s);
+
+/* The whole exposition (malloc()ed), or NULL when out of memory. */
+char *metrics_text(struct metrics *m);
+
+#endif /* DV_METRICS_H */
