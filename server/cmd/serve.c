@@ -15,6 +15,9 @@
 #include "http/evroutes.h"
 #include "http/metrics.h"
 #include "core/log.h"
+#include "core/sdnotify.h"
+#include "evidence/suites.h"
+#include "api/options.h"
 #include "http/service.h"
 
 #include <errno.h>
@@ -53,18 +56,36 @@ static void usage(FILE *f) {
           "  --conn-timeout S       idle connection timeout (30)\n"
           "  --conn-limit N         open connections in total (256)\n"
           "  --per-ip-limit N       open connections per address (32)\n"
-          "  --token T              bearer token for POST /measure and refreshes\n"
+          "  --token T              bearer token for refreshes and for measurements above\n"
+          "                         --open-measure-cost\n"
           "  --token-file F         read the token from F (else $DIVERGENCE_TOKEN)\n"
+          "  --open-measure-cost X  with a token set, POST /measure up to this cost needs none\n"
+          "                         (default: the largest suite's; 0: every job needs the token)\n"
           "  --cors-origin O        allow browser calls from origin O (repeatable; * for any)\n"
           "  --trust-forwarded      rate-limit by X-Forwarded-For when the peer is loopback\n"
           "  --static-dir D         widget files (default: <bindir>/../share/divergence/static,\n"
           "                         <bindir>/static, then the source tree's static/)\n"
           "  --openapi F            the OpenAPI file served at /openapi.yaml\n"
           "  --evidence-dir D       evidence store (var/evidence)\n"
+          "  --device N             the CUDA device this server owns (its worker sees only it)\n"
+          "  --job-id-prefix HEX    job ids start with HEX (up to 8 hex digits), so a front can\n"
+          "                         route GET /jobs/{id} back to this server\n"
           "  --worker-cmd CMD       GPU worker command (default: divergence-gpu worker, beside this binary)\n"
           "  --worker-start-timeout-ms N  wait for the worker's hello (30000)\n"
-          "  --log-level L          err, warning, notice, info (default), debug\n",
+          "  --log-level L          err, warning, notice, info (default), debug\n"
+          "exit status: 0 stopped by SIGTERM/SIGINT, 1 could not start, 2 bad option\n",
           f);
+}
+
+/* The largest cost of any suite's request: what a lesson page measures. */
+static double suites_max_cost(void) {
+    double max = 0;
+    char err[ERR_LEN];
+    for (size_t i = 0; i < suites_count(); i++) {
+        struct dv_options o;
+        if (suites_options(suites_get(i), &o, err) == 0 && options_cost(&o) > max) max = options_cost(&o);
+    }
+    return max;
 }
 
 static void config_defaults(struct service_config *c) {
@@ -204,7 +225,7 @@ int serve_main(int argc, char **argv) {
     enum {
         O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
         O_CTIMEOUT, O_CLIMIT, O_IPLIMIT, O_TOKEN, O_TOKENFILE, O_CORS, O_TRUST, O_STATIC, O_OPENAPI,
-        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP
+        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_OPENCOST, O_DEVICE, O_IDPREFIX
     };
     static const struct option opts[] = {
         {"port", required_argument, 0, O_PORT}, {"bind", required_argument, 0, O_BIND},
@@ -219,7 +240,9 @@ int serve_main(int argc, char **argv) {
         {"openapi", required_argument, 0, O_OPENAPI}, {"evidence-dir", required_argument, 0, O_EVIDENCE},
         {"worker-cmd", required_argument, 0, O_WORKER},
         {"worker-start-timeout-ms", required_argument, 0, O_WSTART},
-        {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0},
+        {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP},
+        {"open-measure-cost", required_argument, 0, O_OPENCOST}, {"device", required_argument, 0, O_DEVICE},
+        {"job-id-prefix", required_argument, 0, O_IDPREFIX}, {0, 0, 0, 0},
     };
     struct service s;
     struct evroutes *evr = NULL;
@@ -227,7 +250,10 @@ int serve_main(int argc, char **argv) {
     memset(&s, 0, sizeof s);
     config_defaults(&s.cfg);
     char *token = NULL;
-    unsigned ncors = 0, u;
+    unsigned ncors = 0, u, device = 0;
+    int have_device = 0;
+    const char *id_prefix = NULL;
+    s.cfg.open_cost = -1;
     int rc = 1, c;
     char err[ERR_LEN] = "";
     optind = 1;
@@ -279,6 +305,12 @@ int serve_main(int argc, char **argv) {
             }
             break;
         case O_HELP: usage(stdout); rc = 0; goto cleanup;
+        case O_OPENCOST: if (parse_double("--open-measure-cost", optarg, 0, &s.cfg.open_cost)) goto usage; break;
+        case O_DEVICE:
+            if (parse_uint("--device", optarg, 0, 255, &device)) goto usage;
+            have_device = 1;
+            break;
+        case O_IDPREFIX: id_prefix = optarg; break;
         case ':': fprintf(stderr, "divergence serve: %s needs a value\n", name); goto usage;
         default: fprintf(stderr, "divergence serve: unknown option %s\n", name); goto usage;
         }
@@ -292,6 +324,14 @@ int serve_main(int argc, char **argv) {
         if (env && env[0] && !(token = strdup(env))) goto cleanup;
     }
     s.cfg.token = token;
+    if (s.cfg.open_cost < 0) s.cfg.open_cost = suites_max_cost();
+    if (have_device) {
+        /* The worker (and the CUDA runtime in it) sees only this GPU, as
+         * its device 0: one server, one GPU, whatever the host has. */
+        char v[16];
+        snprintf(v, sizeof v, "%u", device);
+        setenv("CUDA_VISIBLE_DEVICES", v, 1);
+    }
 
     /* Signals: taken synchronously by this thread; every thread started
      * from here on inherits the blocked mask. */
@@ -306,6 +346,7 @@ int serve_main(int argc, char **argv) {
     find_static(&s);
     find_openapi(&s);
     if (!(s.q = jobq_create(s.cfg.queue, s.cfg.keep_jobs, s.cfg.cache_ttl_s, err))) goto fail;
+    if (id_prefix && jobq_set_id_prefix(s.q, id_prefix, err) < 0) goto fail;
 
     char wbuf[PATH_MAX + 256];
     char *wargv[MAX_WORKER_ARGS];
@@ -342,8 +383,27 @@ int serve_main(int argc, char **argv) {
             http_port(s.http));
     fflush(stderr);
 
+    sdnotify_send("READY=1\nSTATUS=listening");
+    /* Under a systemd watchdog, ping at half its interval from this loop,
+     * after taking the queue's lock (a wedged queue stops the pings). */
+    unsigned long wd = sdnotify_watchdog_ms();
     int sig = 0;
-    while (sigwait(&sigs, &sig) != 0) {}
+    for (;;) {
+        if (!wd) {
+            if (sigwait(&sigs, &sig) == 0) break;
+            continue;
+        }
+        struct timespec ts = {(time_t)(wd / 2000), (long)((wd / 2) % 1000) * 1000000L};
+        int got = sigtimedwait(&sigs, NULL, &ts);
+        if (got > 0) {
+            sig = got;
+            break;
+        }
+        struct jobq_stats st;
+        jobq_get_stats(s.q, &st);
+        sdnotify_send("WATCHDOG=1");
+    }
+    sdnotify_send("STOPPING=1");
     LOG(LOG_NOTICE, "serve: %s: draining (the running job may take up to %u ms)", strsignal(sig), s.cfg.deadline_ms);
     s.stopping = 1;
     http_quiesce(s.http);
@@ -354,7 +414,7 @@ int serve_main(int argc, char **argv) {
     goto cleanup;
 
 usage:
-    usage(stderr);
+    fputs("Run 'divergence serve --help' for the options.\n", stderr);
     rc = 2;
     goto cleanup;
 fail:

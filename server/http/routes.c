@@ -13,6 +13,7 @@
 #include "http/service.h"
 #include "core/jsonout.h"
 #include "core/log.h"
+#include "evidence/evidence.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -85,6 +86,21 @@ static void measure(struct http_req *r, void *ctx) {
                             "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the "
                             "per-job limit %.3g; lower blocks, threads_per_block, iterations or the "
                             "number of predicates", cost, s->cfg.max_cost);
+        return;
+    }
+    /* With a token set, a page may still measure what a lesson measures
+     * (up to cfg.open_cost, under the per-address limit); more needs it. */
+    if (!http_req_authorized(r) && cost > s->cfg.open_cost) {
+        int present = http_req_header(r, "Authorization") != NULL;
+        json_t *x = json_object();
+        json_object_set_new(x, "cost", json_real(cost));
+        json_object_set_new(x, "open_limit", json_real(s->cfg.open_cost));
+        http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
+        http_reply_error_ex(r, 401, "Authorization", x,
+                            "%s: this measurement (estimated cost %.3g) is larger than the %.3g this server "
+                            "measures without a token",
+                            present ? "the bearer token is not valid" : "a bearer token is required",
+                            cost, s->cfg.open_cost);
         return;
     }
     double budget = o.budget_ms * tables_of(&o);
@@ -363,6 +379,11 @@ static void healthz(struct http_req *r, void *ctx) {
     json_object_set_new(o, "version", json_string(buildinfo_version()));
     json_object_set_new(o, "git_revision", json_string(buildinfo_git_revision()));
     json_object_set_new(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000));
+    /* What a page may do here without credentials (the widget reads it). */
+    json_t *m = json_object();
+    json_object_set_new(m, "token_required", json_boolean(s->cfg.token != NULL));
+    json_object_set_new(m, "open_max_cost", json_real(s->cfg.token ? s->cfg.open_cost : s->cfg.max_cost));
+    json_object_set_new(o, "measure", m);
     http_reply_json(r, 200, o);
 }
 
@@ -467,7 +488,21 @@ void routes_static_file(struct http_req *r, const char *dir, const char *rel) {
         http_reply_error(r, 404, NULL, "no such file: %s", http_req_path(r));
         return;
     }
+    /* Validators from size and mtime (the files change only on install):
+     * no-cache makes browsers and nginx revalidate, answered with a 304. */
+    char etag[64], lm[TIMEUTIL_HTTP_LEN];
+    snprintf(etag, sizeof etag, "\"%llx-%llx\"", (unsigned long long)sb.st_size,
+             (unsigned long long)sb.st_mtime);
+    timeutil_http_date(sb.st_mtime, lm, sizeof lm);
     http_req_add_header(r, "Cache-Control", "no-cache");
+    http_req_add_header(r, "ETag", etag);
+    http_req_add_header(r, "Last-Modified", lm);
+    if (evidence_not_modified(etag, sb.st_mtime, http_req_header(r, "If-None-Match"),
+                              http_req_header(r, "If-Modified-Since"))) {
+        close(fd);
+        http_reply(r, 304, NULL, "", 0);
+        return;
+    }
     http_reply_fd(r, 200, content_type(real), fd, (size_t)sb.st_size);
 }
 
@@ -483,7 +518,9 @@ static void static_tree(struct http_req *r, void *ctx) {
 
 int routes_add_core(struct service *s, char *err) {
     struct http *h = s->http;
-    const unsigned post = HTTP_ROUTE_AUTH | HTTP_ROUTE_RATELIMIT | HTTP_ROUTE_BODY;
+    /* The token check of POST /measure is in measure(): up to cfg.open_cost
+     * it is open (rate limited), above it the token is required. */
+    const unsigned post = HTTP_ROUTE_RATELIMIT | HTTP_ROUTE_BODY;
     if (http_route_add(h, "POST", "/measure", "/measure", post, measure, s, err) < 0 ||
         http_route_add(h, "GET", "/jobs/", "/jobs/{id}", HTTP_ROUTE_PREFIX, job_get, s, err) < 0 ||
         http_route_add(h, "POST", "/analyze", "/analyze", HTTP_ROUTE_BODY, analyze, s, err) < 0 ||

@@ -25,6 +25,8 @@ struct service_config {
     size_t body_limit;
     unsigned threads, conn_timeout_s, conn_limit, per_ip_limit;
     double max_cost;            /* options_cost() limit per job         */
+    double open_cost;           /* with a token set, POST /measure up to
+                                   this cost needs none (lesson pages)  */
     const char *token;          /* NULL: no auth                        */
     const char *cors[SERVICE_MAX_CORS + 1];
     const char *static_dir;     /* NULL: search (serve.c)               */

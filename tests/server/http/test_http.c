@@ -468,7 +468,7 @@ Test(http, failed_gate_keeps_the_document) {
 }
 
 Test(http, bearer_token_guards_measure_only) {
-    const char *args[] = {"--rate-limit", "0", "--token", "s3cret-token", NULL};
+    const char *args[] = {"--rate-limit", "0", "--token", "s3cret-token", "--open-measure-cost", "0", NULL};
     start(args, NULL, 200);
     struct helper_response r;
     json_t *j;
@@ -495,12 +495,50 @@ Test(http, bearer_token_guards_measure_only) {
 
 Test(http, token_from_environment) {
     const char *env[] = {"DIVERGENCE_TOKEN=from-env", NULL};
-    start(NOLIMIT, env, 200);
+    const char *args[] = {"--rate-limit", "0", "--open-measure-cost", "0", NULL};
+    start(args, env, 200);
     struct helper_response r;
     cr_assert_eq(req("POST", "/measure", NULL, "{}", &r, NULL), 401);
     helper_response_free(&r);
     cr_assert_eq(req("POST", "/measure", "Authorization: Bearer from-env\r\n",
                      "{\"part\": 1, \"iterations\": 91, \"budget_ms\": 100}", &r, NULL), 202);
+    helper_response_free(&r);
+}
+
+Test(http, lesson_sized_measure_stays_open_under_a_token) {
+    const char *args[] = {"--rate-limit", "0", "--token", "s3cret-token", NULL};
+    start(args, NULL, 200);
+    struct helper_response r;
+    json_t *j;
+    /* What a lesson page sends: the Part 1 suite, or a predicate against the baseline. */
+    cr_assert_eq(req("POST", "/measure", NULL, "{\"part\": 1, \"iterations\": 92, \"budget_ms\": 100}", &r, NULL), 202,
+                 "%s", r.body);
+    helper_response_free(&r);
+    cr_assert_eq(req("POST", "/measure", NULL,
+                     "{\"part\": 1, \"predicates\": [\"threadIdx.x < 16\", \"warp-parity\"], \"budget_ms\": 100}", &r, NULL),
+                 202, "%s", r.body);
+    helper_response_free(&r);
+    /* Far above any suite: the token is required, and the answer says why. */
+    cr_assert_eq(req("POST", "/measure", NULL, "{\"part\": 1, \"blocks\": 32768, \"iterations\": 8192}", &r, &j), 401);
+    cr_assert_str_eq(err_field(j), "Authorization");
+    json_t *e = json_object_get(j, "error");
+    cr_assert(json_real_value(json_object_get(e, "open_limit")) > 0);
+    cr_assert_not_null(strstr(json_string_value(json_object_get(e, "reason")), "without a token"));
+    json_decref(j);
+    helper_response_free(&r);
+    cr_assert_eq(req("POST", "/measure", "Authorization: Bearer s3cret-token\r\n",
+                     "{\"part\": 1, \"blocks\": 32768, \"iterations\": 8192, \"budget_ms\": 100}", &r, NULL), 202,
+                 "%s", r.body);
+    helper_response_free(&r);
+    /* Refreshes always need it. */
+    cr_assert_eq(req("POST", "/evidence/refresh", NULL, NULL, &r, NULL), 401);
+    helper_response_free(&r);
+    /* The page learns the rule from /healthz. */
+    cr_assert_eq(req("GET", "/healthz", NULL, NULL, &r, &j), 200);
+    json_t *m = json_object_get(j, "measure");
+    cr_assert(json_is_true(json_object_get(m, "token_required")));
+    cr_assert(json_real_value(json_object_get(m, "open_max_cost")) > 0);
+    json_decref(j);
     helper_response_free(&r);
 }
 
@@ -699,6 +737,18 @@ Test(http, static_files_openapi_and_no_traversal) {
     cr_assert_eq(req("GET", "/static/widget.js", NULL, NULL, &r, NULL), 200);
     cr_assert_str_eq(helper_header(&r, "Content-Type", ct, sizeof ct), "text/javascript; charset=utf-8");
     cr_assert_str_eq(r.body, "export const x = 1;\n");
+    /* Validators, and a 304 for a copy that is current. */
+    char etag[96], lm[64], cond[256];
+    cr_assert_not_null(helper_header(&r, "ETag", etag, sizeof etag));
+    cr_assert_eq(etag[0], '"');
+    cr_assert_not_null(helper_header(&r, "Last-Modified", lm, sizeof lm));
+    cr_assert(strstr(lm, " GMT"), "%s", lm);
+    helper_response_free(&r);
+    snprintf(cond, sizeof cond, "If-None-Match: %s\r\n", etag);
+    cr_assert_eq(req("GET", "/static/widget.js", cond, NULL, &r, NULL), 304);
+    cr_assert_eq(r.len, 0);
+    helper_response_free(&r);
+    cr_assert_eq(req("GET", "/static/widget.js", "If-None-Match: \"other\"\r\n", NULL, &r, NULL), 200);
     helper_response_free(&r);
     cr_assert_eq(req("GET", "/openapi.yaml", NULL, NULL, &r, NULL), 200);
     cr_assert(strstr(r.body, "openapi: 3.1.0"));
