@@ -2,23 +2,37 @@
  *
  * A dependency-free custom element (no build step, no CDN) rendering into a
  * shadow root. It reads GET {server}/evidence/latest/{suite} (evidence around a
- * divergence.v1 document) and shows the provenance line, one <table> and one
- * SVG chart (measured beside predicted ratio, a bar pair per row) per table.
- * "Measure now" posts the suite's request (GET /suites, else rebuilt from the
- * document) to POST /measure and polls GET /jobs/{id}; errors (429, 503, a
- * failed job) go to an aria-live region and never clear the last good table.
- * "Try your own predicate" asks POST /analyze 250 ms after the last keystroke
- * and shows the analysis or the error with its column; "Measure this" measures
- * it below the box. Attributes: server ("" = same origin), suite, no-try.
+ * divergence.v1 document) and shows the provenance line with the
+ * measurement's real age, its warnings, one <table> and one SVG chart
+ * (measured beside predicted ratio, a bar pair per row) per table. Beside it,
+ * it asks the server what it can do (GET /healthz: whether a token guards
+ * POST /measure; GET /device: whether there is a GPU) and disables "Measure
+ * now" / "Measure this" with the reason in plain words when it cannot. With no
+ * good evidence it says what is missing, and why the last attempt failed when
+ * one did (GET /evidence/latest). "Measure now" posts the suite's request (GET
+ * /suites, else rebuilt from the document) to POST /measure and polls GET
+ * /jobs/{id}; errors (401, 429, 503, a failed job) go to an aria-live region
+ * and never clear the last good table. "Try your own predicate" asks POST
+ * /analyze 250 ms after the last keystroke and shows the analysis or the
+ * error with its column; "Measure this" measures it below the box.
+ * Attributes: server ("" = same origin), suite, no-try, no-measure (no
+ * measure buttons at all). The element's `state` attribute says what it shows
+ * (loading, empty, shown), so a page can hide text that needs numbers.
+ *
+ * Numbers: fixed decimals per quantity (ms 3, ratios and noise % 2, clocks
+ * 0), rounded as C's printf rounds them (the CLI, the .txt transcripts and
+ * the README use printf): to the nearest, and a value exactly halfway to the
+ * even digit, so the model's 1.125 reads 1.12 everywhere.
  */
 (() => {
   'use strict';
   const SVGNS = 'http://www.w3.org/2000/svg';
   const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250;
   const KEEP = ' The table still shows the last good numbers.';
+  const HOW = 'a server with a GPU records one with divergence refresh (its nightly timer runs it)';
 
   const CSS = `
-:host{display:block;--dw-m:#1d4ed8;--dw-p:#7e22ce;--dw-line:#8889;max-width:100%}
+:host{display:block;--dw-m:#1d4ed8;--dw-p:#7e22ce;--dw-line:#8889;max-width:100%;container-type:inline-size}
 *{box-sizing:border-box}
 .prov{margin:.2rem 0 .8rem;font-size:.95em}
 .scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem;border:1px solid var(--dw-line)}
@@ -37,8 +51,8 @@ code,input{font-family:ui-monospace,Menlo,Consolas,monospace}
 .fail{font-weight:bold}
 figure{margin:0 0 1rem}
 figcaption,.hint{font-size:.9em;margin:.2rem 0}
-svg{display:block;width:100%;max-width:32rem;height:auto}
-svg text{fill:currentColor;font-size:13px;font-family:inherit}
+svg{display:block;width:100%;max-width:380px;height:auto}
+svg text{fill:currentColor;font-size:15px;font-family:inherit}
 .bm{fill:var(--dw-m)}
 .bp{stroke:var(--dw-p);stroke-width:1.5}
 .hatch{stroke:var(--dw-p);stroke-width:2}
@@ -55,13 +69,61 @@ dl{margin:.5rem 0}
 dl div{display:flex;flex-wrap:wrap;gap:0 .8rem;margin:.15rem 0}
 dt{font-weight:600;min-width:17rem}dd{margin:0;overflow-wrap:anywhere}
 pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.3rem 0}
+.why{font-size:.92em;margin:0}
+.why:empty,.note:empty,.warn:empty{display:none}
+.note,.warn{margin:.2rem 0 .8rem;padding:.3rem .6rem;border-left:4px solid var(--dw-p)}
+.warn{list-style:none}
+.warn li{margin:.1rem 0}
+button[disabled]{cursor:not-allowed}
+.dl{display:none}
+@container (max-width:36rem){
+.scroll{overflow-x:visible;border:0}
+table{min-width:0}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table,tbody,tr,th,td{display:block}
+caption{display:block;padding:.3rem 0}
+caption span{position:static;max-width:none}
+tr{border:1px solid var(--dw-line);margin:.5rem 0;padding:.35rem .5rem;display:grid;grid-template-columns:1fr 1fr;gap:.1rem .8rem}
+tbody th{grid-column:1/-1;border:0;padding:.1rem 0;font-weight:600}
+td{border:0;padding:.1rem 0;text-align:left;white-space:normal;min-width:0!important}
+td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
+.dl{display:block;font-size:.8em;font-weight:normal;opacity:.85}
+}
 @media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff}}`;
 
-  // Number formatting follows the lesson page: ms to 3 decimals, ratios to 2.
+  // Number formatting: see the top of the file. toFixed() rounds the exact
+  // value of the double; only an exact tie differs from printf, and a double
+  // is an exact tie at d decimals when v * 2^(d+1) is an odd integer.
   const D = '\u2014';
   const fin = (v) => typeof v === 'number' && isFinite(v);
-  const fx = (v, d) => (fin(v) ? v.toFixed(d) : D);
-  const num = (v) => (fin(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : D);
+  function fixed(v, d) {
+    const t = Math.abs(v) * 2 ** (d + 1);
+    if (!Number.isInteger(t) || t % 2 === 0 || t > Number.MAX_SAFE_INTEGER) return v.toFixed(d);
+    const n = Math.floor(Math.abs(v) * 10 ** d); // the lower neighbour, exact for a tie
+    const k = n % 2 === 0 ? n : n + 1;           // to the even one
+    const s = String(k).padStart(d + 1, '0');
+    return (v < 0 && k ? '-' : '') + (d ? `${s.slice(0, -d)}.${s.slice(-d)}` : s);
+  }
+  const fx = (v, d) => (fin(v) ? fixed(v, d) : D);
+  const num = (v) => (fin(v) ? (Number.isInteger(v) ? String(v) : fixed(v, 1)) : D);
+  // "3 min ago" from milliseconds.
+  function ago(ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    if (s < 5) return 'just now';
+    if (s < 90) return `${s} s ago`;
+    if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
+    if (s < 36 * 3600) return `${Math.round(s / 3600)} h ago`;
+    return `${Math.round(s / 86400)} days ago`;
+  }
+  const utcMs = (t) => { const ms = Date.parse(t || ''); return isFinite(ms) ? ms : null; };
+  // CUDA's words for "no usable GPU" in plain ones, CUDA's own text kept after.
+  function plainGpuReason(why) {
+    const w = String(why || '');
+    let p = 'this server has no usable NVIDIA GPU';
+    if (/InsufficientDriver|driver version is insufficient/i.test(w)) p = 'the NVIDIA driver on this server is missing or too old for its CUDA build';
+    else if (/NoDevice|no CUDA-capable device|no CUDA device/i.test(w)) p = 'this server has no NVIDIA GPU';
+    return w ? `${p} (${w})` : p;
+  }
   const cuver = (v) => (fin(v) && v >= 1000 ? `${Math.floor(v / 1000)}.${(v % 1000) / 10}` : v == null ? '?' : String(v));
 
   function el(tag, attrs, ...kids) {
@@ -95,14 +157,22 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       const root = this.attachShadow({ mode: 'open' });
       const uid = 'dw' + Math.random().toString(36).slice(2, 8);
       this.uid = uid;
+      this.setAttribute('state', 'loading');
       this.prov = el('p', { class: 'prov' }, 'Loading the latest measurement\u2026');
+      this.note = el('p', { class: 'note' });
+      this.warn = el('ul', { class: 'warn', 'aria-label': 'Warnings about this measurement' });
       this.tables = el('div', { class: 'tables' });
-      this.btn = el('button', { type: 'button', onclick: () => this.measureSuite() }, 'Measure now');
+      this.why = el('p', { class: 'why', id: uid + '-why' });
+      this.btn = el('button', { type: 'button', onclick: () => this.measureSuite(), 'aria-describedby': uid + '-why' }, 'Measure now');
       this.prog = el('progress', { hidden: true, max: 1, 'aria-label': 'Measurement progress' });
       this.msg = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
-      root.append(el('style', { text: CSS }), this.prov, this.tables,
-        el('div', { class: 'bar' }, this.btn, this.prog), this.msg);
-      if (!this.hasAttribute('no-try')) root.append(this.tryBox(uid));
+      const measure = !this.hasAttribute('no-measure');
+      if (!measure) this.btn = null;
+      root.append(el('style', { text: CSS }), this.prov, this.note, this.warn, this.tables,
+        measure ? el('div', { class: 'bar' }, this.btn, this.prog, this.why) : null, this.msg);
+      if (!this.hasAttribute('no-try')) root.append(this.tryBox(uid, measure));
+      this.blocked = '';
+      this.probe();
       this.load();
     }
 
@@ -126,36 +196,99 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     }
 
     say(text) { this.msg.textContent = text; }
+    get keep() { return this.doc ? KEEP : ''; }
+
+    // What this server lets a page do: a GPU to measure on, and no token needed.
+    async probe() {
+      const [h, d] = await Promise.all([this.call('GET', '/healthz'), this.call('GET', '/device')]);
+      const m = h.status === 200 && h.json && h.json.measure;
+      const dev = d.status === 200 && d.json ? d.json.device : null;
+      this.noGpu = !!(dev && dev.present === false);
+      let why = '';
+      if (this.noGpu) why = `Measuring is off: ${plainGpuReason(dev.reason)}.`;
+      else if (m && m.token_required && !(m.open_max_cost > 0))
+        why = 'Measuring is off: this server measures only for callers with an access token, which a page cannot send.';
+      this.block(why);
+      if (this.doc) this.labelRecorded();
+    }
+
+    block(why) {
+      this.blocked = why;
+      this.why.textContent = why;
+      this.setButtons(!why && !this.busy);
+    }
+
+    setButtons(on) { [this.btn, this.mbtn].filter(Boolean).forEach((x) => { x.disabled = !on; }); }
 
     async load() {
-      const r = await this.call('GET', `/evidence/latest/${encodeURIComponent(this.suite)}`);
+      const [r, ix] = await Promise.all([
+        this.call('GET', `/evidence/latest/${encodeURIComponent(this.suite)}`), this.call('GET', '/evidence/latest')]);
+      const entry = ix.status === 200 && ix.json && Array.isArray(ix.json.suites)
+        ? ix.json.suites.find((e) => e && e.suite === this.suite) : null;
       const doc = r.status === 200 && docOf(r.json);
       if (!doc) {
-        this.prov.textContent = r.status === 404
-          ? `No measurement of suite ${this.suite} has been recorded yet.`
-          : `The latest measurement could not be loaded: ${errOf(r.json).reason || 'HTTP ' + r.status}.`;
+        this.setAttribute('state', 'empty');
+        const last = entry && entry.last_attempt;
+        if (r.status === 404 && last && last.status && last.status !== 'ok') {
+          this.prov.textContent = `No good measurement of ${this.suite} has been recorded yet: the last attempt` +
+            ` (${last.date || 'date unknown'}) failed: ${last.reason || entry.reason || 'no reason was recorded'}.`;
+        } else if (r.status === 404) {
+          this.prov.textContent = `No measurement of ${this.suite} has been recorded on this server yet, so there are no numbers to show: ${HOW}.`;
+        } else {
+          this.prov.textContent = `The latest measurement could not be loaded: ${errOf(r.json).reason || 'HTTP ' + r.status}.`;
+        }
         return;
       }
       this.evidence = r.json;
-      this.show(doc, r.json.provenance || {}, false);
-      if (r.json.status && r.json.status !== 'ok') this.say(`The last run of ${this.suite} did not succeed: ${r.json.reason || r.json.status}.`);
+      this.entry = entry;
+      this.show(doc, r.json.provenance || {}, null);
+      this.setAttribute('state', 'shown');
+    }
+
+    // The note under the provenance for evidence read from the store: what it is
+    // (a recorded measurement, with its age), and a failed run since.
+    labelRecorded() {
+      if (!this.evidence || this.live) return;
+      const d = this.doc.device || {}, e = this.entry;
+      const parts = [];
+      if (this.noGpu) parts.push(`This is a recorded measurement from ${d.name || 'another GPU'}: this server has no GPU and cannot measure again.`);
+      if (e && e.status && e.status !== 'ok' && e.last_attempt)
+        parts.push(`The latest run (${e.last_attempt.date || 'date unknown'}) failed: ${e.last_attempt.reason || e.reason || 'no reason recorded'}; these are the last good numbers.`);
+      this.note.textContent = parts.join(' ');
     }
 
     // Renders a document into the main area (the last good numbers from now on).
-    show(doc, prov, fresh) {
+    // `live`: null for stored evidence, else {age_s} of a measurement made on request.
+    show(doc, prov, live) {
       this.doc = doc;
-      this.prov.replaceChildren(...this.provenance(doc, prov, fresh));
+      this.live = live;
+      this.prov.replaceChildren(...this.provenance(doc, prov, live));
+      this.warn.replaceChildren(...this.warnings(doc).map((w) => el('li', {}, '\u26a0 ', w)));
       this.tables.replaceChildren(...this.renderDoc(doc, 'main'));
+      this.note.textContent = '';
+      this.labelRecorded();
     }
 
-    provenance(doc, prov, fresh) {
+    // The document's warnings and the rows' notes, each once.
+    warnings(doc) {
+      const out = new Set((doc.warnings || []).filter((w) => typeof w === 'string' && w));
+      for (const t of doc.tables || []) if (t.noise_ok === false) out.add(`${t.title || t.id}: a row stayed noisier than ${fx((t.noise_limit || 0) * 100, 2)}%.`);
+      return [...out];
+    }
+
+    provenance(doc, prov, live) {
       const d = doc.device || {};
-      const when = String(prov.finished_utc || doc.finished_utc || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1') ;
+      const fin_utc = prov.finished_utc || doc.finished_utc || '';
+      const when = String(fin_utc).replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1');
+      const t = utcMs(fin_utc);
+      let head;
+      if (live) head = fin(live.age_s) && live.age_s >= 5 ? `Measured ${ago(live.age_s * 1000)} (a cached result of the same request) on ` : 'Measured just now on ';
+      else head = 'Measured on ';
       const parts = [
-        (fresh ? 'Measured just now on ' : 'Measured on ') + (d.name || 'an unknown GPU'),
-        d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version),
-        'CUDA runtime ' + cuver(d.runtime_version),
-        when ? when + ' UTC' : 'date unknown',
+        head + (d.name || 'an unknown GPU'),
+        d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version_raw ?? d.driver_version),
+        'CUDA runtime ' + cuver(d.runtime_version_raw ?? d.runtime_version),
+        when ? `${when} UTC${!live && t != null ? ` (${ago(Date.now() - t)})` : ''}` : 'date unknown',
         `SM clock ${fx(d.measured_sm_clock_mhz, 0)} MHz measured` + (fin(d.rated_sm_clock_mhz) ? ` (rated ${fx(d.rated_sm_clock_mhz, 0)} MHz)` : ''),
       ];
       return [parts.join(' \u00b7 ') + '.'];
@@ -175,9 +308,11 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         const c = r.check, cells = {
           split: count(r, 'warps_split', r.warps_per_block), 'on-a': count(r, 'threads_on_a', r.threads_per_block),
           time: fx(r.time_ms && r.time_ms.median, 3), ratio: fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
-          noise: fin(r.noise) ? (r.noise * 100).toFixed(2) : D, check: checkText(c) };
-        return el('tr', { 'data-row': i }, first, Object.entries(cells).map(([k, v]) =>
-          el('td', { 'data-k': k, class: k === 'check' && c && !c.ok ? 'fail' : null }, v)));
+          noise: fin(r.noise) ? fx(r.noise * 100, 2) : D, check: checkText(c) };
+        // Each cell carries its column name (shown only where the table reflows into cards).
+        return el('tr', { 'data-row': i }, first, Object.entries(cells).map(([k, v], j) =>
+          el('td', { 'data-k': k, class: k === 'check' && c && !c.ok ? 'fail' : null },
+            el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j + 1]), el('span', { class: 'v' }, v))));
       });
       const cfg = doc.config || {};
       const cap = `${t.title || t.id || 'Table'} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
@@ -193,7 +328,8 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     // (predicted ratio), each with its value as text; a dashed line marks 1.00.
     chart(t, id) {
       const rows = t.rows || [];
-      const W = 420, X0 = 8, XMAX = 300, TOP = 34, RH = 58;
+      // 380 wide with 15px text: at phone width (about 340px) text stays >= 13px.
+      const W = 380, X0 = 8, XMAX = 250, TOP = 38, RH = 64;
       const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio]).filter(fin);
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
@@ -204,12 +340,12 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       const g = rows.map((r, i) => {
         const y = TOP + i * RH;
         const bar = (v, yy, cls, word) => [
-          svg('rect', { class: cls, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: 14, ...(cls === 'bp' ? { fill: `url(#${id}-h)` } : {}) }),
-          svg('text', { x: x(v) + 5, y: yy + 12 }, fin(v) ? `${v.toFixed(2)}\u00d7 ${word}` : `no ${word} value`),
+          svg('rect', { class: cls, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: 16, ...(cls === 'bp' ? { fill: `url(#${id}-h)` } : {}) }),
+          svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
         ];
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 12, 'font-weight': 600 }, (r.label || r.name) + (r.comparable === false ? ' (not comparable)' : '')),
-          bar(r.ratio, y + 18, 'bm', 'measured'), bar(r.predicted_ratio, y + 36, 'bp', 'predicted'));
+          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, (r.label || r.name) + (r.comparable === false ? ' (not comparable)' : '')),
+          bar(r.ratio, y + 20, 'bm', 'measured'), bar(r.predicted_ratio, y + 40, 'bp', 'predicted'));
       });
       const one = x(1);
       return el('figure', {},
@@ -219,11 +355,11 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
             svg('line', { class: 'hatch', x1: 0, y1: 0, x2: 0, y2: 6 }))),
           svg('g', { class: 'legend', 'aria-hidden': 'true' },
-            svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 12 }), svg('text', { x: X0 + 24, y: 17 }, 'measured ratio'),
-            svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 150, y: 6, width: 18, height: 12 }), svg('text', { x: 174, y: 17 }, 'predicted ratio (model)')),
+            svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 14 }), svg('text', { x: X0 + 24, y: 19 }, 'measured'),
+            svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 120, y: 6, width: 18, height: 14 }), svg('text', { x: 144, y: 19 }, 'predicted (model)')),
           g,
           svg('line', { class: 'ref', x1: one, x2: one, y1: TOP - 4, y2: H - 16 }),
-          svg('text', { x: one, y: H - 3, 'text-anchor': 'middle' }, '1.00 = baseline')));
+            svg('text', { x: one, y: H - 3, 'text-anchor': one < 70 ? 'start' : 'middle' }, '1.00 = baseline')));
     }
 
     // The suite's request: GET /suites, else the evidence's recorded request, else rebuilt from the document.
@@ -247,31 +383,31 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     // One measurement at a time from this widget: both buttons wait for it.
     async run(req, asking, done) {
       if (this.busy) return;
-      const btns = [this.btn, this.mbtn].filter(Boolean);
+      if (this.blocked) { this.say(this.blocked); return; }
       this.busy = true;
-      btns.forEach((x) => { x.disabled = true; });
+      this.setButtons(false);
       this.say(asking);
       try {
-        const doc = await this.measure(await req());
-        if (doc) done(doc);
+        const got = await this.measure(await req());
+        if (got) done(got.doc, got);
       } finally {
         this.prog.hidden = true;
         this.busy = false;
-        btns.forEach((x) => { x.disabled = false; });
+        this.setButtons(!this.blocked);
       }
     }
 
     measureSuite() {
-      this.run(() => this.suiteRequest(), 'Asking the server to measure\u2026', (doc) => {
-        this.show(doc, {}, true);
-        this.say('Done: the table now shows the fresh measurement.');
+      this.run(() => this.suiteRequest(), 'Asking the server to measure\u2026', (doc, got) => {
+        this.show(doc, {}, got);
+        this.say(got.age_s >= 5 ? `Done: the server answered from its cache (measured ${ago(got.age_s * 1000)}).` : 'Done: the table now shows the fresh measurement.');
       });
     }
 
-    // POST /measure, then poll the job. Returns the document, or null after saying why.
+    // POST /measure, then poll the job. Returns {doc, age_s}, or null after saying why.
     async measure(req) {
       let r = await this.call('POST', '/measure', req);
-      if (r.status === 200 && docOf(r.json)) return docOf(r.json);
+      if (r.status === 200 && docOf(r.json)) return { doc: docOf(r.json), age_s: fin(r.json.age_s) ? r.json.age_s : 0 };
       if (r.status !== 202) return this.fail(r);
       const loc = r.headers.get('Location');
       const path = r.json && r.json.id != null ? `/jobs/${encodeURIComponent(r.json.id)}` : loc && loc.replace(/^https?:\/\/[^/]+/, '');
@@ -281,8 +417,13 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
       for (let n = 0; n < POLL_LIMIT; n++) {
         const j = r.json || {};
         const st = j.state || j.status;
-        if (st === 'done') return docOf(j) || this.fail({ status: 200, json: { error: { reason: 'the finished job held no document' } } });
-        if (st === 'failed') { this.say(`The measurement failed: ${j.reason || errOf(j).reason || 'no reason given'}.` + KEEP); return null; }
+        if (st === 'done') {
+          const doc = docOf(j);
+          if (!doc) return this.fail({ status: 200, json: { error: { reason: 'the finished job held no document' } } });
+          const t = utcMs(j.finished_utc);
+          return { doc, age_s: t != null ? Math.max(0, (Date.now() - t) / 1000) : 0 };
+        }
+        if (st === 'failed') { this.say(`The measurement failed: ${j.reason || errOf(j).reason || 'no reason given'}.` + this.keep); return null; }
         const pg = j.progress, f = fin(pg) ? pg : pg && fin(pg.done) && pg.total ? pg.done / pg.total : null;
         if (fin(f)) this.prog.value = f;
         this.say(st === 'running'
@@ -292,34 +433,37 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         r = await this.call('GET', path);
         if (r.status !== 200) return this.fail(r);
       }
-      this.say('Gave up waiting for the measurement.' + KEEP);
+      this.say('Gave up waiting for the measurement.' + this.keep);
       return null;
     }
 
     fail(r) {
       const e = errOf(r.json), why = e.reason || e.message || '';
-      const retry = r.headers && r.headers.get('Retry-After') || e.retry_after;
+      const retry = r.headers && r.headers.get('Retry-After') || e.retry_after_s;
       let m;
       if (r.status === 429) m = `The server is busy${why ? ` (${why})` : ''}. Try again${retry ? ` in ${retry} s` : ' later'}.`;
-      else if (r.status === 503) m = `Measuring is not available right now: ${why || 'the server has no GPU'}.`;
+      else if (r.status === 503) m = `Measuring is not available right now: ${/cuda|gpu|device|driver/i.test(why) ? plainGpuReason(why) : why || 'the server has no GPU'}.`;
+      else if (r.status === 401) m = 'This measurement needs an access token on this server, which a page cannot send' +
+        (fin(e.open_limit) && e.open_limit > 0 ? ': it is larger than what the server measures for anyone (the lesson\u2019s own tables are within that).' : '.');
       else if (r.status === 0) m = `Could not measure: ${why}.`;
       else m = `The server refused the measurement (HTTP ${r.status})${e.field ? ` in ${e.field}` : ''}: ${why || 'no reason given'}.`;
-      this.say(m + KEEP);
+      this.say(m + this.keep);
       return null;
     }
 
-    tryBox(uid) {
+    tryBox(uid, measure) {
       this.inp = el('input', { id: uid + '-x', type: 'text', spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off',
         placeholder: 'threadIdx.x < 16', 'aria-describedby': uid + '-hint', oninput: () => this.queueAnalyze() });
       this.out = el('div', { class: 'out', 'aria-live': 'polite' });
-      this.mbtn = el('button', { type: 'button', onclick: () => this.measureMine() }, 'Measure this');
+      this.mbtn = measure ? el('button', { type: 'button', onclick: () => this.measureMine(), 'aria-describedby': uid + '-why' }, 'Measure this') : null;
       this.mine = el('div', { class: 'mine' });
       return el('fieldset', { class: 'try' }, el('legend', {}, 'Try your own predicate'),
         el('label', { for: uid + '-x' }, 'Predicate (C expression; nonzero sends the thread down path A)'),
         this.inp,
         el('p', { class: 'hint', id: uid + '-hint' },
-          'Names: threadIdx.x/.y, blockIdx.x, blockDim.x/.y, warpSize, lane, warp. Checked as you type; the GPU runs it only on Measure this.'),
-        this.out, el('div', { class: 'bar' }, this.mbtn), this.mine);
+          'Names: threadIdx.x/.y, blockIdx.x, blockDim.x/.y, warpSize, lane, warp. Checked as you type' +
+          (measure ? '; the GPU runs it only on Measure this.' : '.')),
+        this.out, measure ? el('div', { class: 'bar' }, this.mbtn) : null, this.mine);
     }
 
     baseline() {
@@ -364,8 +508,8 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     measureMine() {
       const expr = this.inp.value.trim(), base = this.baseline();
       if (!expr) { this.say('Type a predicate first.'); this.inp.focus(); return; }
-      this.run(async () => ({ part: 1, predicates: [expr, base], baseline: base }), `Asking the server to measure ${expr}\u2026`, (doc) => {
-        this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, {}, true)), ...this.renderDoc(doc, 'mine'));
+      this.run(async () => ({ part: 1, predicates: [expr, base], baseline: base }), `Asking the server to measure ${expr}\u2026`, (doc, got) => {
+        this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, {}, got)), ...this.renderDoc(doc, 'mine'));
         this.say(`Done: ${expr} measured against ${base}.`);
       });
     }

@@ -1,14 +1,22 @@
 // widget.test.mjs -- the lesson widget in a real browser against the real server.
 //
-// Starts `divergence serve` on a loopback ephemeral port with a copy of an
-// evidence store (a captured measurement), the repository's static/ folder and
-// the fake GPU worker told there is no GPU (so POST /measure answers 503).
-// Drives Debian's chromium through playwright-core: the demo page must show
-// the fixture's rows and ratios (read from the fixture file itself), one bar
-// pair per row, a bad predicate's error with its column, a good predicate's
-// analysis, and the 503 message while the table stays. Saves desktop and
-// phone screenshots. A second server, whose fake worker reports a GPU, shows
-// the Measure now round trip: 202, polling GET /jobs/{id}, the fresh table.
+// Starts `divergence serve` on loopback ephemeral ports with the fake GPU
+// worker and drives Debian's chromium through playwright-core:
+// - demo mode: a copy of the committed H200 capture, a server with no GPU:
+//   the page shows the fixture's rows and ratios (read from the fixture file),
+//   labelled as a recorded measurement with its age, the buttons disabled with
+//   the reason in plain words; a predicate's analysis; phone width shows the
+//   ratio without sideways scrolling and chart text of at least 12 px;
+// - a fresh server (no evidence, no GPU): says what is missing, hides the page
+//   text that reads numbers, shows what it can;
+// - a failed refresh: the reason of the failed night is on the page;
+// - a server with a token: with the open limit at 0 the buttons are disabled
+//   and say why; with the default limit a page measures the lesson's suite,
+//   polls GET /jobs/{id}, shows the fresh document with its warnings, and a
+//   second click is labelled as a cached result with its age;
+// - `no-measure` hides the buttons; the widget, the CLI and the .txt agree on
+//   the model's 1.125.
+// Screenshots (desktop and phone) of each go to DV_TEST_OUTPUT.
 //
 // Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
 // (default <dir of DV_BINARY>/tests/fake_worker), DV_EVIDENCE_DIR (default
@@ -17,7 +25,7 @@
 // /usr/bin/chromium).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,8 +44,20 @@ const browserPath = env.DV_CHROMIUM || '/usr/bin/chromium';
 const SUITE = 'day22-part1';
 const W = `divergence-widget[suite="${SUITE}"]`; // playwright's CSS engine pierces open shadow roots
 
-// The same formatting as the widget and the lesson page.
-const fx = (v, d) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(d) : '\u2014');
+// The same formatting as the widget, the CLI and the lesson page: printf's
+// rounding (an exact tie goes to the even digit), written independently of
+// the widget's code with the exact decimal expansion printf rounds.
+function fx(v, d) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '\u2014';
+  const exact = Math.abs(v).toFixed(60); // toFixed(60) keeps every digit a double of this size has
+  const [ip, fp] = exact.split('.');
+  let digits = BigInt(ip + fp.slice(0, d));
+  const rest = fp.slice(d);
+  const half = rest[0] === '5' && /^50*$/.test(rest);
+  if (rest[0] > '5' || (rest[0] === '5' && !half) || (half && digits % 2n === 1n)) digits += 1n;
+  const str = digits.toString().padStart(d + 1, '0');
+  return (v < 0 && digits ? '-' : '') + (d ? `${str.slice(0, -d)}.${str.slice(-d)}` : str);
+}
 
 // Latest <date>/<suite>.json of an evidence store, as the server picks it.
 function latestEvidence(dir, suite) {
@@ -51,9 +71,9 @@ const servers = [];
 const pageErrors = [];
 
 // Starts `divergence serve`; resolves to its base URL once it says where it listens.
-function startServer(evidenceDir, extraEnv) {
+function startServer(evidenceDir, extraEnv, extraArgs = []) {
   return new Promise((resolve, reject) => {
-    const args = ['serve', '--port', '0', '--evidence-dir', evidenceDir, '--static-dir', staticDir, '--worker-cmd', worker];
+    const args = ['serve', '--port', '0', '--evidence-dir', evidenceDir, '--static-dir', staticDir, '--worker-cmd', worker, ...extraArgs];
     const proc = spawn(binary, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     servers.push(proc);
     let log = '';
@@ -107,8 +127,8 @@ after(async () => {
 });
 
 // Every table's rows: label, split, time, ratio, predicted ratio, check, comparable marker.
-async function assertTablesMatchFixture() {
-  const tables = page.locator(`${W} .tables table`);
+async function assertTablesMatchFixture(p = page) {
+  const tables = p.locator(`${W} .tables table`);
   assert.equal(await tables.count(), doc.tables.length, 'one <table> per table of the document');
   for (const [ti, t] of doc.tables.entries()) {
     const table = tables.nth(ti);
@@ -133,13 +153,54 @@ async function assertTablesMatchFixture() {
   }
 }
 
-test('the table renders the fixture rows, ratios and provenance', async () => {
+// Desktop and phone screenshots of `p` as <name>-desktop.png and <name>-phone.png.
+async function shots(p, name) {
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await p.waitForTimeout(150);
+  await p.screenshot({ path: path.join(outDir, `${name}-desktop.png`), fullPage: true });
+  await p.setViewportSize({ width: 375, height: 812 });
+  await p.waitForTimeout(150);
+  await p.screenshot({ path: path.join(outDir, `${name}-phone.png`), fullPage: true });
+  // One phone screen from the top of the first widget: what a reader scrolls to.
+  await p.evaluate((sel) => document.querySelector(sel).scrollIntoView(), W);
+  await p.screenshot({ path: path.join(outDir, `${name}-phone-widget.png`) });
+  await p.setViewportSize({ width: 1280, height: 900 });
+}
+
+const shadowText = (p, sel, inner) => p.evaluate(([s, i]) => document.querySelector(s)?.shadowRoot.querySelector(i)?.textContent || '', [sel, inner]);
+
+async function openPage(url, sel = W) {
+  const p = await ctx.newPage();
+  await p.setViewportSize({ width: 1280, height: 900 });
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.goto(url + '/');
+  await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') !== 'loading'; }, sel);
+  return p;
+}
+
+test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded measurement', async () => {
   await assertTablesMatchFixture();
   const prov = await page.locator(`${W} .prov`).first().innerText();
   assert.ok(prov.includes(doc.device.name), `provenance names the GPU: ${prov}`);
   assert.ok(prov.includes(`${fx(doc.device.measured_sm_clock_mhz, 0)} MHz measured`), `provenance gives the measured clock: ${prov}`);
   assert.match(prov, /CUDA runtime \d+\.\d/);
-  assert.match(prov, /\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC/);
+  assert.match(prov, /\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC \(\d+ (days|h|min) ago\)/, `the real age: ${prov}`);
+  assert.doesNotMatch(prov, /just now/);
+  await page.waitForFunction((sel) => /recorded measurement/.test(document.querySelector(sel).shadowRoot.querySelector('.note').textContent), W);
+  const note = await page.locator(`${W} .note`).innerText();
+  assert.match(note, new RegExp(`recorded measurement from ${doc.device.name}: this server has no GPU`));
+});
+
+test('demo mode: Measure now is disabled with the reason in plain words', async () => {
+  const btn = page.locator(`${W} button`, { hasText: 'Measure now' });
+  await page.waitForFunction((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent.length > 0, W);
+  assert.equal(await btn.isDisabled(), true);
+  const why = await page.locator(`${W} .why`).innerText();
+  assert.match(why, /^Measuring is off: this server has no NVIDIA GPU/, why);
+  assert.equal(await page.locator(`${W} button`, { hasText: 'Measure this' }).isDisabled(), true);
+  // The page's own text about the numbers is there: the widget has numbers.
+  assert.equal(await page.locator('.needs-part1').first().isVisible(), true);
+  assert.equal(await page.locator('.if-empty.part1').isVisible(), false);
 });
 
 test('the chart has one measured/predicted bar pair per row, labelled', async () => {
@@ -180,7 +241,7 @@ test('a bad predicate shows its error with the column and caret', async () => {
   assert.ok(at > 0 && lines[at].indexOf('^') === lines[at - 1].indexOf('$'), `caret under the bad character:\n${caret}`);
 });
 
-test('a good predicate shows its analysis live', async () => {
+test('a good predicate shows its analysis live, rounded as the CLI rounds it', async () => {
   const input = page.getByLabel(/^Predicate/).first();
   await input.fill('threadIdx.x < 16');
   const out = page.locator(`${W} .out dl`);
@@ -192,55 +253,131 @@ test('a good predicate shows its analysis live', async () => {
   const text = await out.innerText();
   assert.match(text, /Warps split per block\s+1 of 8/);
   assert.match(text, /Threads on path A per block\s+16 of 256/);
-  assert.match(text, /Predicted ratio vs \S+\s+1\.13/);
   assert.match(text, /Comparable\s+no/);
+  // The model's 9/8 = 1.125 exactly: the widget, the CLI and the recorded
+  // transcript must print it the same way.
+  const shown = text.match(/Predicted ratio vs \S+\s+(\d+\.\d+)/)[1];
+  const cli = execFileSync(binary, ['analyze', '--part', '1', '--predicates', 'threadIdx.x < 16,warp-parity', '--baseline', 'warp-parity'], { encoding: 'utf8' });
+  const cliRow = cli.split('\n').find((l) => l.startsWith('threadIdx.x < 16'));
+  assert.ok(cliRow, cli);
+  const cliValue = cliRow.trim().split(/\s+/).at(-1);
+  const exercise = fs.readFileSync(path.join(path.dirname(latestEvidence(evidenceSrc, 'day22-exercise')), 'day22-exercise.txt'), 'utf8');
+  const txtRow = exercise.split('\n').find((l) => l.startsWith('threadIdx.x < 16'));
+  assert.equal(shown, '1.12', `widget: ${shown}`);
+  assert.equal(cliValue, shown, `CLI row: ${cliRow}`);
+  assert.ok(txtRow && txtRow.includes(` ${shown} `), `transcript row: ${txtRow}`);
+  assert.equal(fx(1.125, 2), '1.12');
+  assert.equal(fx(0.375, 2), '0.38');
+  assert.equal(fx(2.675, 2), '2.67'); // 2.675 is below the tie as a double
 });
 
-test('Measure now answered 503 shows the reason and keeps the table', async () => {
-  await page.screenshot({ path: path.join(outDir, 'widget-desktop-before-measure.png'), fullPage: true });
-  const res = page.waitForResponse((r) => r.url().endsWith('/measure'));
-  await page.locator(`${W} button`, { hasText: 'Measure now' }).focus();
-  await page.keyboard.press('Enter');
-  const r = await res;
-  assert.equal(r.status(), 503);
-  const reason = (await r.json()).error.reason;
-  const msg = page.locator(`${W} .msg[aria-live=polite]`);
-  await page.waitForFunction((sel) => /not available/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W);
-  const said = await msg.innerText();
-  assert.ok(said.includes(reason), `message gives the server's reason: ${said}`);
-  assert.match(said, /last good numbers/);
-  await assertTablesMatchFixture();
-  assert.equal(await page.locator(`${W} button`, { hasText: 'Measure now' }).isEnabled(), true);
-  await page.screenshot({ path: path.join(outDir, 'widget-desktop.png'), fullPage: true });
-});
-
-test('at phone width the page does not overflow and the table scrolls inside its box', async () => {
+test('demo mode at phone width: the ratio shows without sideways scrolling, chart text >= 12 px', async () => {
+  await shots(page, 'demo');
   await page.setViewportSize({ width: 375, height: 812 });
   await page.waitForTimeout(200);
   const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(pageWidth <= 375, `page is ${pageWidth}px wide at 375`);
+  const cells = page.locator(`${W} .tables table`).first().locator('td[data-k="ratio"]');
+  for (let i = 0; i < await cells.count(); i++) {
+    const b = await cells.nth(i).boundingBox();
+    assert.ok(b && b.x >= 0 && b.x + b.width <= 375, `ratio cell ${i} inside the screen: ${JSON.stringify(b)}`);
+    assert.match(await cells.nth(i).innerText(), /Ratio vs baseline\s*\d\.\d\d/);
+  }
   const box = page.locator(`${W} .scroll`).first();
   const [sw, cw] = await box.evaluate((e) => [e.scrollWidth, e.clientWidth]);
-  assert.ok(sw > cw && cw <= 375, `table scrolls inside its container (${sw} > ${cw})`);
-  await page.screenshot({ path: path.join(outDir, 'widget-phone.png'), fullPage: true });
+  assert.ok(sw <= cw + 1, `no sideways scroller (${sw} vs ${cw})`);
+  const px = await page.locator(`${W} .tables svg[role=img]`).first().evaluate((s) => {
+    const t = s.querySelector('g.pair text');
+    return t.getBoundingClientRect().height;
+  });
+  assert.ok(px >= 12, `chart text is ${px}px high at phone width`);
+  await page.setViewportSize({ width: 1280, height: 900 });
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
-  console.log(`screenshots: ${outDir}/widget-desktop.png, ${outDir}/widget-phone.png`);
 });
 
-test('Measure now with a GPU worker queues, polls the job and shows the fresh document', async () => {
-  // A second server whose (fake) worker reports a GPU and answers jobs with
-  // the planned analysis and plausible timings.
-  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' });
-  const p = await ctx.newPage();
-  await p.setViewportSize({ width: 1280, height: 900 });
-  p.on('pageerror', (e) => pageErrors.push(String(e)));
-  await p.goto(url + '/');
-  await p.locator(`${W} tbody tr`).first().waitFor({ timeout: 15000 });
+test('a fresh server without evidence says what is missing and hides the text that needs numbers', async () => {
+  const empty = path.join(tmp, 'empty-evidence');
+  fs.mkdirSync(empty);
+  const url = await startServer(empty, { FAKE_WORKER_NO_GPU: '1' });
+  const p = await openPage(url);
+  assert.equal(await p.locator(W).getAttribute('state'), 'empty');
+  const prov = await p.locator(`${W} .prov`).innerText();
+  assert.match(prov, /No measurement of day22-part1 has been recorded on this server yet/);
+  assert.match(prov, /divergence refresh/);
+  assert.equal(await p.locator(`${W} table`).count(), 0);
+  assert.equal(await p.locator('.needs-part1').first().isVisible(), false, 'the page no longer says "read the ratio column"');
+  assert.equal(await p.locator('.if-empty.part1').isVisible(), true);
+  await p.waitForFunction((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent.length > 0, W);
+  assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+  assert.doesNotMatch(await shadowText(p, W, '.msg'), /last good numbers/);
+  // The model still answers without a GPU.
+  await p.getByLabel(/^Predicate/).first().fill('threadIdx.x & 1');
+  await p.locator(`${W} .out dl`).waitFor();
+  await shots(p, 'fresh');
+  await p.close();
+});
+
+test('after a failed refresh the page gives the reason', async () => {
+  const dir = path.join(tmp, 'failed-evidence');
+  fs.mkdirSync(dir);
+  const url = await startServer(dir, { FAKE_WORKER_NO_GPU: '1' });
+  const r = await fetch(url + '/evidence/refresh', { method: 'POST' });
+  assert.equal(r.status, 202);
+  const id = (await r.json()).id;
+  let st;
+  for (let n = 0; n < 100; n++) {
+    st = await (await fetch(`${url}/evidence/refresh/${id}`)).json();
+    if (st.state === 'done') break;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  assert.equal(st.state, 'done');
+  const reason = st.suites.find((x) => x.suite === SUITE).reason;
+  assert.ok(reason, JSON.stringify(st));
+  const p = await openPage(url);
+  const prov = await p.locator(`${W} .prov`).innerText();
+  assert.match(prov, /No good measurement of day22-part1 has been recorded yet: the last attempt \(\d{4}-\d\d-\d\d\) failed: /);
+  assert.ok(prov.includes(reason), `the recorded reason (${reason}) in: ${prov}`);
+  assert.doesNotMatch(prov, /not recorded yet|has been recorded on this server yet/);
+  await shots(p, 'failed-refresh');
+  await p.close();
+});
+
+test('a server whose token guards every measurement disables the buttons and says why', async () => {
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok-' + process.pid, '--open-measure-cost', '0']);
+  const p = await openPage(url);
+  await p.waitForFunction((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent.length > 0, W);
+  assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+  assert.match(await p.locator(`${W} .why`).innerText(), /access token, which a page cannot send/);
+  await assertTablesMatchFixture(p);
+  await shots(p, 'token');
+  await p.close();
+});
+
+test('no-measure hides the buttons', async () => {
+  await page.evaluate(() => {
+    const w = document.createElement('divergence-widget');
+    w.setAttribute('suite', 'day22-exercise');
+    w.setAttribute('no-measure', '');
+    document.querySelector('main').append(w);
+  });
+  const sel = 'divergence-widget[suite="day22-exercise"]';
+  await page.waitForFunction((s) => document.querySelector(s).getAttribute('state') === 'shown', sel);
+  assert.equal(await page.locator(`${sel} button`).count(), 0);
+  assert.equal(await page.locator(`${sel} tbody tr`).count() > 0, true);
+});
+
+test('with a token and the default open limit a page measures the suite, shows warnings, labels a cached answer', async () => {
+  // The fake worker reports a GPU and answers with the planned analysis,
+  // plausible timings and the warning "fake worker: no GPU was used".
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok-' + process.pid, '--rate-limit', '0']);
+  const p = await openPage(url);
+  await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
+  assert.equal(await p.locator(`${W} .why`).innerText(), '');
   const accepted = p.waitForResponse((r) => r.url().endsWith('/measure'));
   const finished = p.waitForResponse(async (r) => /\/jobs\/[^/]+$/.test(r.url()) && (await r.json()).state === 'done', { timeout: 60000 });
   await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
   const a = await accepted;
-  assert.ok([200, 202].includes(a.status()), `POST /measure answered ${a.status()}`);
+  assert.equal(a.status(), 202, 'no token needed for the lesson suite');
   const fresh = (await (await finished).json()).document;
   await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W);
   const rows = p.locator(`${W} .tables table`).first().locator('tbody tr');
@@ -250,5 +387,20 @@ test('Measure now with a GPU worker queues, polls the job and shows the fresh do
     assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `fresh row ${i} ratio`);
   }
   assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured just now on /);
+  assert.ok(fresh.warnings.length > 0, 'the fake worker warns');
+  assert.ok((await p.locator(`${W} .warn`).innerText()).includes(fresh.warnings[0]), 'the warning is on the page');
+  // The same request again after a while: the cache answers, and says how old it is.
+  await new Promise((ok) => setTimeout(ok, 6000));
+  const again = p.waitForResponse((r) => r.url().endsWith('/measure'));
+  await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
+  const c = await again;
+  assert.equal(c.status(), 200);
+  assert.equal((await c.json()).cached, true);
+  await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W);
+  assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured \d+ s ago \(a cached result of the same request\) on /);
+  assert.match(await shadowText(p, W, '.msg'), /from its cache \(measured \d+ s ago\)/);
+  await shots(p, 'token-measured');
   await p.close();
+  assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+  console.log(`screenshots in ${outDir}`);
 });
