@@ -1,13 +1,17 @@
 # A thin layer over CMake. `make run` and `make test` are the README's Quick
 # start: each installs what is missing (deploy/install-deps.sh), builds, then
-# starts the service or runs every test through ctest.
+# starts the service or runs every test through ctest. `make run` builds only
+# the two binaries it runs, and when its evidence store is empty it first
+# copies the committed H200 capture into it (demo evidence: the widget labels
+# it as a recorded measurement with its date and age).
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CUDACXX ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 export CUDACXX
 ARGS    ?=
+EVIDENCE ?= var/evidence
 
-.PHONY: all deps test-deps build run test test-gpu bundle clean
+.PHONY: all deps test-deps build run test test-gpu bundle deb clean
 
 all: build
 
@@ -19,13 +23,17 @@ test-deps:
 
 build: deps configure-and-build
 
-.PHONY: configure-and-build
-configure-and-build:
+.PHONY: configure configure-and-build
+configure:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+configure-and-build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-run: build
-	$(BUILD)/divergence serve $(ARGS)
+run: deps configure
+	cmake --build $(BUILD) -j$(JOBS) --target divergence divergence-gpu
+	./deploy/demo-evidence.sh tests/fixtures/evidence $(EVIDENCE)
+	$(BUILD)/divergence serve --evidence-dir $(EVIDENCE) $(ARGS)
 
 test: test-deps configure-and-build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -35,6 +43,9 @@ test-gpu: configure-and-build
 
 bundle: build
 	./deploy/bundle.sh $(BUILD)
+
+deb: build
+	./deploy/deb.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

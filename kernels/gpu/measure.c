@@ -27,6 +27,14 @@ static unsigned long long input_threads(const struct dv_options *o, const struct
     return n;
 }
 
+static measure_progress_fn progress_fn;
+static void *progress_ctx;
+
+void measure_set_progress(measure_progress_fn fn, void *ctx) {
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
 static int measure_tables(const struct dv_options *o, struct dv_report *r, double *clocks_sum, double *clock_min,
                           unsigned *nclocks, char *err) {
     int rc = 0;
@@ -55,10 +63,12 @@ static int measure_tables(const struct dv_options *o, struct dv_report *r, doubl
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         double mhz = *clocks_sum / *nclocks;
+        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 0);
         rc = experiment_table_is_scenario(t) ? scenario_measure_table(o, &r->device, mhz, t, d_in, err)
                                              : lesson_measure_table(o, r, t, d_in, ref_a, ref_b, err);
         if (rc != 0) goto cleanup;
         r->gpu_time_ms += t->gpu_time_ms;
+        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 1);
         if ((rc = smclock_measure(&mhz, err)) != 0) goto cleanup;
         *clocks_sum += mhz;
         if (mhz < *clock_min) *clock_min = mhz;

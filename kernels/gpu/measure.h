@@ -33,6 +33,13 @@ extern "C" {
 /* Measures `o` into `r` (a report from experiment_report_create()). */
 int measure_run(const struct dv_options *o, struct dv_report *r, char *err);
 
+/* An optional progress hook for a terminal (the CLI's `measure`): called
+ * before table `table` (0-based, of `ntables`) with `done` 0, and after it
+ * with `done` 1 and `t` holding its rows' samples and GPU time. Process-wide;
+ * NULL (the default) turns it off. The worker never sets it. */
+typedef void (*measure_progress_fn)(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done);
+void measure_set_progress(measure_progress_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

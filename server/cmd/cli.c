@@ -37,6 +37,36 @@ void cli_usage_options(void) {
           stdout);
 }
 
+void cli_usage(const char *cmd) {
+    if (strcmp(cmd, "measure") == 0)
+        fputs("usage: divergence measure [options] [--json]\n"
+              "Measures the lesson's tables on the GPU and prints them in the lesson's layout\n"
+              "(or, with --json, the divergence.v1 document POST /measure returns). On a terminal,\n"
+              "progress goes to stderr; with --json or when stderr is not a terminal, only errors do.\n\n",
+              stdout);
+    else
+        fputs("usage: divergence analyze [options] [--json]\n"
+              "Prints what the model predicts for each row (warps split, threads on path A,\n"
+              "path-runs, predicted ratio) without a GPU, in the lesson's layout or, with --json,\n"
+              "as a divergence.v1 document (what POST /analyze returns).\n\n",
+              stdout);
+    cli_usage_options();
+    if (strcmp(cmd, "measure") == 0)
+        fputs("\nexit status:\n"
+              "  0  measured, every check passed and every table met its noise target\n"
+              "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
+              "  2  bad option or value (the message names it)\n"
+              "  3  no usable GPU (CUDA's reason on stderr)\n"
+              "  4  a CUDA error while measuring\n",
+              stdout);
+    else
+        fputs("\nexit status:\n"
+              "  0  printed the analysis\n"
+              "  1  out of memory\n"
+              "  2  bad option, value or predicate (the message names it, with the column)\n",
+              stdout);
+}
+
 int cli_parse(int argc, char **argv, struct dv_options *o, int *json) {
     char err[ERR_LEN];
     experiment_defaults(o);
@@ -48,11 +78,11 @@ int cli_parse(int argc, char **argv, struct dv_options *o, int *json) {
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cli_usage_options();
+            cli_usage(argv[0]);
             return CLI_HELP_SHOWN;
         }
         if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "divergence %s: unexpected argument '%s'\n", argv[0], a);
+            fprintf(stderr, "divergence %s: unexpected argument '%s' (see divergence %s --help)\n", argv[0], a, argv[0]);
             return CLI_EXIT_USAGE;
         }
         /* --opt=value or --opt value */

@@ -36,6 +36,10 @@ int cli_exit_status(int measure_rc, const struct dv_report *r);
  * (measure_rc 0 or DV_EGATE), and returns cli_exit_status(). */
 int cli_finish_measure(int measure_rc, const char *err, const struct dv_report *r, int json);
 
+/* `cmd --help` ("analyze" or "measure"): usage line, what it does, the
+ * options and the exit statuses, on stdout. */
+void cli_usage(const char *cmd);
+
 /* The shared option list, for `divergence help`. */
 void cli_usage_options(void);
 

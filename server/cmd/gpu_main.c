@@ -7,10 +7,25 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "gpu/measure.h"
 #include "jobs/workerproc.h"
+
+/* Progress on a terminal: one line per table as it starts and ends, with
+ * the samples taken and the GPU time spent (gpu/measure.h's hook). */
+static void progress(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    (void)ctx;
+    if (!done) {
+        fprintf(stderr, "measuring table %u of %u: %s (%u rows)...\n", table + 1, ntables, t->title, t->nrows);
+        return;
+    }
+    unsigned long long samples = 0;
+    for (unsigned i = 0; i < t->nrows; i++) samples += t->rows[i].time_ms.samples;
+    fprintf(stderr, "  table %u of %u done: %llu samples over %u rows, %.1f ms of GPU time%s\n", table + 1, ntables,
+            samples, t->nrows, t->gpu_time_ms, t->noise_ok ? "" : " (a row stayed over the noise target)");
+}
 
 static int measure_main(int argc, char **argv) {
     struct dv_options o;
@@ -22,15 +37,19 @@ static int measure_main(int argc, char **argv) {
         fprintf(stderr, "divergence measure: out of memory\n");
         return CLI_EXIT_FAILED;
     }
+    if (!json && isatty(STDERR_FILENO)) measure_set_progress(progress, NULL);
     rc = cli_finish_measure(measure_run(&o, r, err), err, r, json);
     experiment_report_free(r);
     return rc;
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fputs("usage: divergence-gpu measure [options] | worker\n", stderr);
-        return CLI_EXIT_USAGE;
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
+              "       divergence-gpu worker                      (started by `divergence serve`)\n"
+              "see divergence measure --help\n",
+              argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "measure") == 0) return measure_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "worker") == 0) return workerproc_main(argc - 1, argv + 1);

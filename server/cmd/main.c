@@ -24,9 +24,9 @@ static void usage(FILE *f) {
           "  measure   measure the tables on the GPU\n"
           "  serve     run the HTTP service (divergence serve --help)\n"
           "  refresh   trigger an evidence refresh on a server and wait for it\n"
-          "  version   print the version\n",
+          "  version   print the version\n"
+          "Each command has its own --help (usage, options, exit statuses).\n",
           f);
-    if (f == stdout) cli_usage_options();
 }
 
 int main(int argc, char **argv) {
@@ -55,7 +55,6 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "divergence: unknown command '%s'\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "divergence: unknown command '%s' (analyze, measure, serve, refresh, version; see divergence --help)\n", cmd);
     return CLI_EXIT_USAGE;
 }
