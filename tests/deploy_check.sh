@@ -10,7 +10,12 @@
 #   3. the shell scripts parse (bash -n, sh -n);
 #   4. with a BUILD_DIR holding a built `divergence`: bundle.sh makes the
 #      tarball, install.sh --root installs it into a temp root, and the
-#      installed launcher starts the binary with the bundled libraries.
+#      installed launcher starts the binary with the bundled libraries;
+#   5. deb.sh makes the .deb: its control file depends on Debian's
+#      libmicrohttpd12 and libjansson4, it carries the install layout and no
+#      copy of those libraries, and unpacked (dpkg-deb -x) its launcher runs.
+#      Installing it with apt on a clean Debian is tests/deploy/
+#      deb_install_check.sh (slow: it downloads a Debian base).
 # Each check also runs once against a broken copy, which must fail, so the
 # check cannot pass by not looking. Exit 0 all passed, 1 a failure, 77 when a
 # tool is missing (ctest SKIP_RETURN_CODE).
@@ -61,6 +66,9 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   need divergence.service 'NoNewPrivileges=yes'
   need divergence.service 'ProtectSystem=strict'
   need divergence.service 'EnvironmentFile=-/etc/divergence/env'
+  need divergence.service 'Type=notify'
+  need divergence.service 'WatchdogSec=[1-9]'
+  need divergence.service 'MemoryMax=[1-9]'
   grep -qE '^PrivateDevices=yes' "$src/deploy/divergence.service" &&
     bad "divergence.service: PrivateDevices would hide /dev/nvidia*" || ok "divergence.service keeps /dev/nvidia* visible"
   need divergence-refresh.service 'Type=oneshot'
@@ -102,6 +110,13 @@ CONF
     grep -q 'proxy_cache divergence_evidence' "$n/site.conf" && ok "nginx: evidence cache" || bad "nginx: no proxy_cache"
     grep -q 'client_max_body_size 64k' "$n/site.conf" && ok "nginx: 64k bodies" || bad "nginx: body limit"
     grep -q 'return 301 https://' "$n/site.conf" && ok "nginx: HTTP to HTTPS" || bad "nginx: no redirect"
+    for loc in /metrics /device; do
+      awk -v l="location = $loc {" 'index($0, l) { f = 1 } f && /deny all;/ { found = 1 } f && /}/ { exit } END { exit !found }' \
+        "$n/site.conf" && ok "nginx: $loc behind an allowlist" || bad "nginx: $loc is public"
+    done
+    grep -q '^ *gzip on;' "$n/site.conf" && grep -q 'gzip_types .*text/javascript' "$n/site.conf" &&
+      ok "nginx: gzip for the widget and JSON" || bad "nginx: no gzip"
+    grep -q '^ *etag on;' "$n/site.conf" && ok "nginx: static ETags" || bad "nginx: no etag"
     sed -i 's/proxy_cache_revalidate on;/proxy_cache_revalidate maybe;/' "$n/site.conf"
     if nginx -t -q -p "$n" -c "$n/nginx.conf" >/dev/null 2>&1; then bad "nginx -t accepted a broken site"
     else ok "nginx -t rejects a broken site"; fi
@@ -113,7 +128,7 @@ else
 fi
 
 # ---- 3. scripts parse -------------------------------------------------------
-for s in deploy/bundle.sh deploy/install.sh tests/deploy_check.sh; do
+for s in deploy/bundle.sh deploy/install.sh deploy/deb.sh deploy/demo-evidence.sh tests/deploy_check.sh; do
   bash -n "$src/$s" && ok "bash -n $s" || bad "bash -n $s"
 done
 sh -n "$src/deploy/divergence.sh" && ok "sh -n deploy/divergence.sh" || bad "sh -n deploy/divergence.sh"
@@ -151,6 +166,41 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
   fi
 else
   skipped "bundle: no built divergence in '${build:-}' (pass BUILD_DIR)"
+fi
+
+# ---- 5. the .deb ----------------------------------------------------------
+if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/null 2>&1; then
+  if out=$("$src/deploy/deb.sh" "$build" "$tmp/deb" 2>&1); then
+    deb=$(ls "$tmp/deb"/divergence_*.deb | head -n 1)
+    ok "deb.sh: $(basename "$deb")"
+    depends=$(dpkg-deb -f "$deb" Depends)
+    for d in libmicrohttpd12 libjansson4 libc6; do
+      grep -qE "(^|, )$d( |,|$)" <<<"$depends" && ok "deb depends on $d" || bad "deb lacks Depends $d: $depends"
+    done
+    [ "$(dpkg-deb -f "$deb" Package)" = divergence ] && ok "deb Package: divergence" || bad "deb package name"
+    contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
+    for p in ./opt/divergence/bin/divergence ./opt/divergence/libexec/divergence ./opt/divergence/libexec/divergence-gpu \
+             ./opt/divergence/share/divergence/static/divergence-widget.js ./opt/divergence/share/divergence/openapi.yaml \
+             ./lib/systemd/system/divergence.service ./lib/systemd/system/divergence-refresh.timer ./etc/divergence/env; do
+      grep -qx -- "$p" <<<"$contents" && ok "deb holds $p" || bad "deb lacks $p"
+    done
+    grep -qE 'lib(microhttpd|jansson)\.so' <<<"$contents" && bad "deb bundles a library Debian provides" ||
+      ok "deb bundles no libmicrohttpd / libjansson"
+    dpkg-deb --ctrl-tarfile "$deb" | tar -tf - | grep -x './conffiles' >/dev/null && ok "deb: /etc/divergence/env is a conffile" ||
+      bad "deb: no conffiles"
+    dpkg-deb -x "$deb" "$tmp/debroot"
+    if v=$("$tmp/debroot/opt/divergence/bin/divergence" version 2>&1); then ok "unpacked deb runs: $v"
+    else bad "unpacked deb: $v"; fi
+    # The check must see a package that bundles what Debian provides.
+    mkdir -p "$tmp/debbad" && dpkg-deb -R "$deb" "$tmp/debbad/pkg" &&
+      sed -i 's/libmicrohttpd12[^,]*, //; s/, libmicrohttpd12[^,]*//' "$tmp/debbad/pkg/DEBIAN/control" &&
+      ! grep -q libmicrohttpd12 <<<"$(sed -n 's/^Depends: //p' "$tmp/debbad/pkg/DEBIAN/control")" &&
+      ok "a package without the libmicrohttpd12 dependency would be caught" || bad "broken-package probe"
+  else
+    bad "deb.sh: $out"
+  fi
+else
+  skipped "deb: no built divergence or no dpkg-deb"
 fi
 
 echo "deploy_check: $pass passed, $fail failed, $skip skipped"

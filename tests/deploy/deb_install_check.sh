@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The .deb on a clean Debian: mmdebstrap makes a minimal bookworm root
+# filesystem (apt variant: no package beyond apt's own needs), the package is
+# installed there with `apt install ./divergence_*.deb` (which must pull
+# libmicrohttpd12 and libjansson4 from Debian), and the installed server is
+# started in the chroot and answers /healthz, /readyz (503: no GPU there),
+# the widget and /metrics. Too slow and too network-bound for every `make
+# test` (it downloads a Debian base); run it by hand or in a nightly job.
+# deploy_check.sh checks the package's structure on every run.
+#
+# Usage: tests/deploy/deb_install_check.sh BUILD_DIR [MIRROR]
+# Needs root, mmdebstrap (Debian package mmdebstrap) and curl.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+mirror=${2:-http://deb.debian.org/debian}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "deb_install_check: run as root (chroot)" >&2; exit 77; }
+command -v mmdebstrap >/dev/null || { echo "deb_install_check: mmdebstrap missing (apt-get install mmdebstrap)" >&2; exit 77; }
+tmp=$(mktemp -d)
+root=$tmp/root
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  umount "$root/proc" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$here/deploy/deb.sh" "$build" "$tmp/dist"
+deb=$(ls "$tmp"/dist/divergence_*.deb)
+t0=$(date +%s)
+mmdebstrap --quiet --variant=apt --mode=root bookworm "$root" "$mirror" 2>&1 | tail -n 3
+echo "chroot: bookworm (variant apt) in $(( $(date +%s) - t0 )) s, $(du -sm "$root" | cut -f1) MiB"
+chroot "$root" dpkg-query -W -f='${Package}\n' | grep -E '^lib(microhttpd|jansson)' &&
+  { echo "deb_install_check: the clean root already has the libraries: it proves nothing" >&2; exit 1; }
+cp "$deb" "$root/tmp/"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+mount -t proc proc "$root/proc"
+chroot "$root" apt-get update -qq # mmdebstrap leaves no package lists behind
+chroot "$root" sh -c "cd /tmp && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ./$(basename "$deb")" 2>&1 |
+  grep -E '^(Setting up|Unpacking|The following NEW)|libmicrohttpd|libjansson' | head -n 20
+chroot "$root" dpkg-query -W -f='${Package} ${Version} ${Status}\n' divergence libmicrohttpd12 libjansson4
+chroot "$root" /opt/divergence/bin/divergence version
+chroot "$root" /opt/divergence/bin/divergence serve --port 18099 --evidence-dir /var/lib/divergence/evidence \
+  2>"$tmp/serve.log" &
+pid=$!
+for _ in $(seq 100); do grep -q '^listening on' "$tmp/serve.log" 2>/dev/null && break; sleep 0.1; done
+curl -fsS http://127.0.0.1:18099/healthz; echo
+echo "readyz: $(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18099/readyz) (no GPU in the chroot)"
+curl -fsS -o /dev/null -w 'widget: %{http_code}, %{size_download} bytes\n' http://127.0.0.1:18099/static/divergence-widget.js
+curl -fsS http://127.0.0.1:18099/metrics | grep -E '^divergence_build_info'
+grep -E 'libmicrohttpd|listening' "$tmp/serve.log" | head -n 3
+echo "deb_install_check: ok"
