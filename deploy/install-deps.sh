@@ -39,9 +39,13 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 if [ "$mode" = test ]; then
-  # The browser test drives Debian's chromium through playwright-core.
+  # The browser test drives Debian's chromium through playwright-core; the
+  # OpenAPI test lints with @redocly/cli and validates with Ajv.
   here=$(cd "$(dirname "$0")/.." && pwd)
   if [ -f "$here/tests/browser/package.json" ] && [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
     (cd "$here/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ -f "$here/tests/api/openapi/package.json" ] && [ ! -x "$here/tests/api/openapi/node_modules/.bin/redocly" ]; then
+    (cd "$here/tests/api/openapi" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi
