@@ -86,9 +86,9 @@ else
   mkdir -p "$stage/share/divergence/static"
 fi
 [ -f "$root/api/openapi.yaml" ] && install -m 0644 "$root/api/openapi.yaml" "$stage/share/divergence/openapi.yaml"
-install -m 0644 "$here"/divergence.service "$here"/divergence-refresh.service "$here"/divergence-refresh.timer \
-  "$here/env.example" "$stage/share/divergence/deploy/"
-install -m 0644 "$here/nginx/divergence.conf" "$stage/share/divergence/deploy/nginx/"
+install -m 0644 "$here"/divergence.service "$here"/divergence@.service "$here"/divergence-refresh.service \
+  "$here"/divergence-refresh.timer "$here/env.example" "$stage/share/divergence/deploy/"
+install -m 0644 "$here/nginx/divergence.conf" "$here/nginx/divergence-fleet.conf" "$stage/share/divergence/deploy/nginx/"
 install -m 0755 "$here/install.sh" "$stage/install.sh"
 install -m 0644 "$here/README.md" "$stage/README.md"
 printf '%s\n' "$version" > "$stage/VERSION"

@@ -33,7 +33,7 @@ mkdir -p "$pkg/DEBIAN" "$pkg/opt/divergence" "$pkg/lib/systemd/system" "$pkg/etc
 cp -R "$src/bin" "$src/libexec" "$src/share" "$pkg/opt/divergence/"
 mkdir -p "$pkg/opt/divergence/lib" # empty: the launcher's library path finds nothing there
 cp "$src/README.md" "$src/VERSION" "$pkg/opt/divergence/"
-for u in divergence.service divergence-refresh.service divergence-refresh.timer; do
+for u in divergence.service divergence@.service divergence-refresh.service divergence-refresh.timer; do
   install -m 0644 "$src/share/divergence/deploy/$u" "$pkg/lib/systemd/system/$u"
 done
 install -m 0600 "$src/share/divergence/deploy/env.example" "$pkg/etc/divergence/env"

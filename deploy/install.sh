@@ -67,7 +67,7 @@ if [ -e "$dest" ]; then mv "$dest" "$dest.old"; fi
 mv "$dest.new" "$dest"
 rm -rf "$dest.old"
 
-for f in divergence.service divergence-refresh.service divergence-refresh.timer; do
+for f in divergence.service divergence@.service divergence-refresh.service divergence-refresh.timer; do
   sed "s|/opt/divergence|$prefix|g" "$src/share/divergence/deploy/$f" > "$units/$f.tmp"
   chmod 0644 "$units/$f.tmp"
   mv "$units/$f.tmp" "$units/$f"

@@ -41,7 +41,8 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   for u in "${units[@]}"; do
     sed "s|/opt/divergence|$tmp/prefix|g" "$src/deploy/$u" > "$tmp/units/$u"
   done
-  out=$(cd "$tmp/units" && systemd-analyze verify "${units[@]}" 2>&1)
+  sed "s|/opt/divergence|$tmp/prefix|g" "$src/deploy/divergence@.service" > "$tmp/units/divergence@.service"
+  out=$(cd "$tmp/units" && systemd-analyze verify "${units[@]}" divergence@0.service divergence@1.service 2>&1)
   rc=$?
   if [ $rc -eq 0 ] && [ -z "$out" ]; then ok "systemd-analyze verify ${units[*]}"
   else bad "systemd-analyze verify (rc $rc): $out"; fi
@@ -71,6 +72,9 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   need divergence.service 'MemoryMax=[1-9]'
   grep -qE '^PrivateDevices=yes' "$src/deploy/divergence.service" &&
     bad "divergence.service: PrivateDevices would hide /dev/nvidia*" || ok "divergence.service keeps /dev/nvidia* visible"
+  need divergence@.service 'ExecStart=.* serve .*--port 808%i --device %i --job-id-prefix 0%i'
+  need divergence@.service 'User=divergence'
+  need divergence@.service 'Type=notify'
   need divergence-refresh.service 'Type=oneshot'
   need divergence-refresh.service 'ExecStart=.* refresh --server http://127.0.0.1:8080'
   need divergence-refresh.timer 'OnCalendar=daily'
@@ -106,6 +110,9 @@ http {
 CONF
     if out=$(nginx -t -q -p "$n" -c "$n/nginx.conf" 2>&1); then ok "nginx -t on deploy/nginx/divergence.conf"
     else bad "nginx -t: $out"; fi
+    sed "s|include $n/site.conf;|include $src/deploy/nginx/divergence-fleet.conf;|" "$n/nginx.conf" > "$n/fleet.conf"
+    if out=$(nginx -t -q -p "$n" -c "$n/fleet.conf" 2>&1); then ok "nginx -t on deploy/nginx/divergence-fleet.conf"
+    else bad "nginx -t (fleet): $out"; fi
     grep -q 'limit_req zone=divergence_post' "$n/site.conf" && ok "nginx: POST rate limit" || bad "nginx: no limit_req"
     grep -q 'proxy_cache divergence_evidence' "$n/site.conf" && ok "nginx: evidence cache" || bad "nginx: no proxy_cache"
     grep -q 'client_max_body_size 64k' "$n/site.conf" && ok "nginx: 64k bodies" || bad "nginx: body limit"
@@ -141,7 +148,8 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     listing=$(tar -tzf "$tarball")
     for p in bin/divergence libexec/divergence libexec/divergence-gpu install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
-             share/divergence/deploy/nginx/divergence.conf; do
+             share/divergence/deploy/nginx/divergence.conf share/divergence/deploy/divergence@.service \
+             share/divergence/deploy/nginx/divergence-fleet.conf; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
     if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
