@@ -48,4 +48,7 @@ if [ "$mode" = test ]; then
   if [ -f "$here/tests/api/openapi/package.json" ] && [ ! -x "$here/tests/api/openapi/node_modules/.bin/redocly" ]; then
     (cd "$here/tests/api/openapi" && npm ci --no-audit --no-fund --loglevel=error)
   fi
+  if [ -f "$here/tests/deploy/k8s/package.json" ] && [ ! -d "$here/tests/deploy/k8s/node_modules/kubernetes-models" ]; then
+    (cd "$here/tests/deploy/k8s" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
 fi
