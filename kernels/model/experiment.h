@@ -119,7 +119,7 @@ struct dv_row {
     struct dv_check check;
 
     /* scenario suite (scenario tables only; NaN = not measured):
-     * predicted_efficiency: the seed's model figure for the row (max/sum of
+     * predicted_efficiency: the worked examples' model figure for the row (max/sum of
      *   path lengths per warp for branches, useful / issued lane-iterations
      *   for loops);
      * measured_efficiency: the same figure from times: t(reference) / t(row),
