@@ -104,8 +104,7 @@ static void usage(FILE *f) {
 
 static void sleep_s(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Parses the options. Returns -1 to go on, else the exit status. */
@@ -273,8 +272,8 @@ static int summary(const char *id, json_t *final) {
         int good = st && strcmp(st, "done") == 0;
         ok += good;
         failed += !good;
-        const char *detail = good ? json_string_value(json_object_get(e, "evidence"))
-                                  : json_string_value(json_object_get(e, "reason"));
+        const char *detail =
+            good ? json_string_value(json_object_get(e, "evidence")) : json_string_value(json_object_get(e, "reason"));
         printf("  %-20s %-6s %s\n", name ? name : "?", good ? "ok" : "FAILED", detail ? detail : "");
     }
     printf("%d ok, %d failed\n", ok, failed);

@@ -56,7 +56,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg) {
 static size_t on_header(char *data, size_t size, size_t n, void *arg) {
     struct buf *b = arg;
     size_t len = size * n;
-    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) b->len = 0; /* a new answer */
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) b->len = 0;     /* a new answer */
     if (len == 2 && data[0] == '\r' && data[1] == '\n') return len; /* end of the block */
     return buf_add(b, data, len) == 0 ? len : 0;
 }

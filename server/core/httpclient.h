@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 
-#define HTTPCLIENT_TIMEOUT_MS 30000L     /* whole request, when the caller says 0 */
-#define HTTPCLIENT_MAX_BODY (16u << 20)  /* answers past this are refused          */
+#define HTTPCLIENT_TIMEOUT_MS 30000L    /* whole request, when the caller says 0 */
+#define HTTPCLIENT_MAX_BODY (16u << 20) /* answers past this are refused          */
 #define HTTPCLIENT_MAX_REDIRECTS 5
 
 struct httpclient_request {
@@ -27,16 +27,16 @@ struct httpclient_request {
     const void *body;    /* request body, `len` bytes; NULL for none (a POST without
                             one sends Content-Length: 0)                              */
     size_t len;
-    long timeout_ms;     /* the whole request; 0 for HTTPCLIENT_TIMEOUT_MS            */
-    int follow;          /* 1: follow up to HTTPCLIENT_MAX_REDIRECTS redirects         */
-    int no_proxy;        /* 1: ignore http_proxy/https_proxy (a loopback server)      */
-    int path_as_is;      /* 1: send "/a/../b" as written instead of resolving it      */
+    long timeout_ms; /* the whole request; 0 for HTTPCLIENT_TIMEOUT_MS            */
+    int follow;      /* 1: follow up to HTTPCLIENT_MAX_REDIRECTS redirects         */
+    int no_proxy;    /* 1: ignore http_proxy/https_proxy (a loopback server)      */
+    int path_as_is;  /* 1: send "/a/../b" as written instead of resolving it      */
 };
 
 struct httpclient_response {
-    long status;     /* the final answer's HTTP status                              */
-    char *headers;   /* its header block: the status line, then "Name: value\r\n"... */
-    char *body;      /* NUL-terminated (the NUL is not counted in len)              */
+    long status;   /* the final answer's HTTP status                              */
+    char *headers; /* its header block: the status line, then "Name: value\r\n"... */
+    char *body;    /* NUL-terminated (the NUL is not counted in len)              */
     size_t len;
 };
 
