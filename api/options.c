@@ -26,7 +26,7 @@
 #include "base/status.h"
 #include "model/predicate.h"
 
-/* An upper bound of threads x iterations for blocks "auto": the runner grows
+/* An upper bound of threads x iterations for blocks "auto": gpu/measure.c grows
  * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms
  * of FMA throughput on any current GPU (64 TFMA/s x 2 ms). */
 #define OPTIONS_AUTO_FMA_BOUND 1.28e11

@@ -217,12 +217,6 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
  * unknown name, a bad geometry or out of memory. */
 int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err);
 
-/* Plans, then measures every table on the GPU (scenario_run.c): timing
- * through runner_time_rows(), correctness gate on every row. Returns 0,
- * DV_ERR, DV_ENOGPU, DV_ESTICKY or DV_EGATE (every table measured, some row
- * failed its check; err names it). */
-int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err);
-
 #ifdef __cplusplus
 }
 #endif
