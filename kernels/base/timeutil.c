@@ -25,6 +25,16 @@ struct timespec timeutil_deadline(double ms) {
     return ts;
 }
 
+int timeutil_cond_init(pthread_cond_t *c) {
+    pthread_condattr_t ca;
+    int rc = pthread_condattr_init(&ca);
+    if (rc != 0) return rc;
+    rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rc == 0) rc = pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+    return rc;
+}
+
 double timeutil_wall_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

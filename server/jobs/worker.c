@@ -87,12 +87,8 @@ struct worker *worker_create(const struct worker_config *cfg, struct jobq *q, ch
     w->to_child = w->from_child = -1;
     w->state = WORKER_STARTING;
     snprintf(w->reason, sizeof w->reason, "worker: starting");
+    if (timeutil_cond_init(&w->cond) != 0) goto oom; /* timed waits use timeutil_deadline()'s clock */
     pthread_mutex_init(&w->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
     return w;
 oom:
     if (w && w->argv) {

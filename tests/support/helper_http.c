@@ -6,6 +6,7 @@
 #include "base/timeutil.h"
 #include "core/httpclient.h"
 #include "support/helper_http.h"
+#include "support/readfile.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,23 +38,8 @@ void helper_sleep_ms(long ms) {
 }
 
 char *helper_server_log(const struct helper_server *s) {
-    FILE *f = fopen(s->log, "r");
-    if (!f) return strdup("");
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (cap - n < 2) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) break;
-            buf = b;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
+    char *log = readfile(s->log, NULL);
+    return log ? log : strdup("");
 }
 
 int helper_server_start(struct helper_server *s, const char *const *args, const char *const *env) {

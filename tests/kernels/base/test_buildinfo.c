@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/buildinfo.h"
+#include "support/readfile.h"
 
 #ifndef DV_TEST_BUILD_DIR
 #define DV_TEST_BUILD_DIR "."
@@ -17,30 +18,6 @@
 #ifndef DV_TEST_SOURCE_DIR
 #define DV_TEST_SOURCE_DIR "."
 #endif
-
-/* The whole of `path` (malloc()ed), or NULL. */
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (cap - n < 2) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf) buf[n] = '\0';
-    return buf;
-}
 
 /* The nvcc command that compiled `source` (a .cu file name), copied into
  * `cmd`, from compile_commands.json. Returns 0, or -1 when there is none. */
@@ -72,7 +49,7 @@ static int has_word(const char *list, const char *flag) {
  * files) and CMake's own driver option are not build flags; the
  * architectures are recorded apart and checked against their own record. */
 static void check_command(const char *source) {
-    char *json = slurp(DV_TEST_BUILD_DIR "/compile_commands.json");
+    char *json = readfile(DV_TEST_BUILD_DIR "/compile_commands.json", NULL);
     if (!json) cr_skip_test("no %s/compile_commands.json (a generator without exported commands)", DV_TEST_BUILD_DIR);
     static char cmd[16384];
     int found = nvcc_command(json, source, cmd, sizeof cmd);

@@ -20,16 +20,11 @@ static void expect_eff(double got, double exact, double lesson_percent, const ch
               what, 100.0 * got, lesson_percent);
 }
 
+/* The lesson's defaults (experiment_defaults), with blocks "auto", which
+ * scenarios plan as the lesson's 4096. */
 static void default_options(struct dv_options *o) {
-    memset(o, 0, sizeof *o);
-    o->blocks = 0; /* auto: the lesson's 4096 */
-    o->block_x = 256;
-    o->block_y = 1;
-    o->iterations = DV_DEFAULT_ITERATIONS;
-    o->max_noise = DV_DEFAULT_MAX_NOISE;
-    o->budget_ms = DV_DEFAULT_BUDGET_MS;
-    o->min_samples = DV_DEFAULT_MIN_SAMPLES;
-    o->max_samples = DV_DEFAULT_MAX_SAMPLES;
+    experiment_defaults(o);
+    o->blocks = 0;
 }
 
 static const struct dv_table *table_of(const struct dv_report *r, const char *name) {
