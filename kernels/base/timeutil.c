@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/timeutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,12 @@ int timeutil_cond_init(pthread_cond_t *c) {
     if (rc == 0) rc = pthread_cond_init(c, &ca);
     pthread_condattr_destroy(&ca);
     return rc;
+}
+
+void timeutil_sleep_ms(double ms) {
+    if (!(ms > 0)) return;
+    struct timespec until = timeutil_deadline(ms);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
 }
 
 double timeutil_wall_s(void) {

@@ -31,6 +31,10 @@ struct timespec timeutil_deadline(double ms);
  * Returns 0, or the error number pthread_cond_init gave. */
 int timeutil_cond_init(pthread_cond_t *c);
 
+/* Sleeps `ms` milliseconds on the monotonic clock, to the end even when a
+ * signal interrupts it (nothing <= 0). */
+void timeutil_sleep_ms(double ms);
+
 /* Seconds since the epoch on the wall clock, with sub-second precision. */
 double timeutil_wall_s(void);
 

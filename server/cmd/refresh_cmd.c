@@ -11,11 +11,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cmd/refresh_cmd.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -100,11 +98,6 @@ static void usage(FILE *f) {
             "  --interval  seconds between progress polls (default 2)\n"
             "Exit status: 0 every suite good, 1 a suite failed or the wait timed out,\n"
             "2 usage, connection or HTTP errors.\n");
-}
-
-static void sleep_s(double s) {
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Parses the options. Returns -1 to go on, else the exit status. */
@@ -253,7 +246,7 @@ static int follow(const struct target *t, const char *id, double timeout, double
             rc = REFRESH_CMD_FAILED;
             break;
         }
-        sleep_s(interval < timeout - elapsed ? interval : timeout - elapsed);
+        timeutil_sleep_ms(1e3 * (interval < timeout - elapsed ? interval : timeout - elapsed));
     }
     free(last);
     return rc;

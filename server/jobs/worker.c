@@ -123,8 +123,7 @@ static void child_reap(struct worker *w, int grace_ms, char *how, size_t len) {
     for (int waited = 0; waited < grace_ms; waited += 10) {
         r = waitpid(w->pid, &status, WNOHANG);
         if (r != 0) break;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
+        timeutil_sleep_ms(10);
     }
     if (r == 0) {
         kill(w->pid, SIGKILL);

@@ -32,10 +32,7 @@
 
 extern char **environ;
 
-void helper_sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
+void helper_sleep_ms(long ms) { timeutil_sleep_ms((double)ms); }
 
 char *helper_server_log(const struct helper_server *s) {
     char *log = readfile(s->log, NULL);
