@@ -4,8 +4,6 @@
  * statuses. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/refresh_cmd.h"
+#include "support/loopback.h"
 
 #define SUITES_RUNNING                                                                             \
     "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \
@@ -42,9 +41,7 @@ struct script {
 };
 
 static struct script sc;
-static int lfd = -1;
-static int port;
-static pthread_t th;
+static struct loopback lo;
 
 static void answer(int fd, int status, const char *body, int chunked) {
     char head[512];
@@ -63,7 +60,7 @@ static void answer(int fd, int status, const char *body, int chunked) {
 
 static void *serve(void *arg) {
     for (;;) {
-        int fd = accept(lfd, NULL, NULL);
+        int fd = accept(lo.fd, NULL, NULL);
         if (fd < 0) return NULL;
         char req[4096];
         size_t n = 0;
@@ -107,20 +104,11 @@ static void setup(void) {
     sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
     sc.polls_running = 2;
     sc.final_body = SUITES_OK;
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    getsockname(lfd, (struct sockaddr *)&a, &len);
-    port = ntohs(a.sin_port);
-    cr_assert_eq(listen(lfd, 16), 0);
-    pthread_create(&th, NULL, serve, NULL);
+    cr_assert_eq(loopback_start(&lo, serve), 0, "no loopback listener");
 }
 
 static void teardown(void) {
-    shutdown(lfd, SHUT_RDWR);
-    close(lfd);
-    pthread_join(th, NULL);
+    loopback_stop(&lo);
 }
 
 /* Runs the client with `extra` arguments after --server; returns its exit
@@ -128,7 +116,7 @@ static void teardown(void) {
 static int run(const char *server, const char *const *extra, char *out, size_t outlen) {
     char url[128];
     if (!server) {
-        snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", lo.port);
         server = url;
     }
     char *argv[16] = {"refresh", "--server", (char *)server};
@@ -179,7 +167,7 @@ Test(refresh_client, decodes_chunked_answers_and_keeps_a_base_path, .init = setu
     sc.chunked = 1;
     sc.polls_running = 0;
     char out[4096], url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/divergence/", port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/divergence/", lo.port);
     cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
     cr_expect(strncmp(sc.first_request, "POST /divergence/evidence/refresh ", 34) == 0, "%s", sc.first_request);
     cr_expect_str_eq(sc.last_path, "/divergence/evidence/refresh/rtest");
@@ -209,7 +197,7 @@ Test(refresh_client, a_refresh_that_does_not_end_times_out_with_1, .init = setup
 Test(refresh_client, follows_redirects_keeping_the_method, .init = setup, .fini = teardown) {
     sc.moved = 1;
     char out[4096], url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/old", port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/old", lo.port);
     cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
     cr_expect_eq(sc.posts, 1, "the POST is repeated at the new place as a POST");
     cr_expect_eq(sc.redirects, 1 + sc.gets, "every request went to /old first");
@@ -218,7 +206,7 @@ Test(refresh_client, follows_redirects_keeping_the_method, .init = setup, .fini 
 
 Test(refresh_client, goes_through_the_proxy_the_environment_names, .init = setup, .fini = teardown) {
     char proxy[64], out[4096];
-    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", port);
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", lo.port);
     setenv("http_proxy", proxy, 1);
     cr_assert_eq(run("http://divergence.invalid:8080", fast, out, sizeof out), 0, "%s", out);
     no_proxies();
@@ -229,7 +217,7 @@ Test(refresh_client, goes_through_the_proxy_the_environment_names, .init = setup
 
 Test(refresh_client, speaks_tls_to_https_and_exits_2_when_the_handshake_fails, .init = setup, .fini = teardown) {
     char out[4096], url[128];
-    snprintf(url, sizeof url, "https://127.0.0.1:%d", port);
+    snprintf(url, sizeof url, "https://127.0.0.1:%d", lo.port);
     cr_expect_eq(run(url, fast, out, sizeof out), 2);
     cr_expect_eq(sc.posts, 0, "no plain-text request was sent to an https URL");
     cr_expect_eq(sc.gets, 1, "one connection, a TLS hello where a request line would be");
@@ -254,14 +242,7 @@ Test(refresh_client, usage_and_connection_errors_exit_2) {
     cr_expect_eq(run("http://127.0.0.1:8080", dangling, out, sizeof out), 2);
     char *argv[] = {"refresh", NULL};
     cr_expect_eq(refresh_cmd_main(1, argv), 2, "--server is required");
-    /* A port nothing listens on. */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bind(fd, (struct sockaddr *)&a, sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &len);
-    close(fd);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", loopback_dead_port());
     cr_expect_eq(run(url, fast, out, sizeof out), 2, "connection refused");
 }

@@ -4,8 +4,6 @@
  * limit, nothing listening). */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,18 +13,18 @@
 
 #include "base/status.h"
 #include "core/httpclient.h"
+#include "support/loopback.h"
 
 /* Each connection gets `answer` (raw bytes), then `big` bytes of body if set;
  * the request it sent is kept in `seen`. */
 static const char *answer;
 static size_t big;
 static char seen[8192];
-static int lfd = -1, port;
-static pthread_t th;
+static struct loopback lo;
 
 static void *serve(void *arg) {
     for (;;) {
-        int fd = accept(lfd, NULL, NULL);
+        int fd = accept(lo.fd, NULL, NULL);
         if (fd < 0) return NULL;
         size_t n = 0;
         while (n < sizeof seen - 1) {
@@ -54,20 +52,11 @@ static void setup(void) {
     answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
     big = 0;
     seen[0] = '\0';
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    getsockname(lfd, (struct sockaddr *)&a, &len);
-    port = ntohs(a.sin_port);
-    cr_assert_eq(listen(lfd, 16), 0);
-    pthread_create(&th, NULL, serve, NULL);
+    cr_assert_eq(loopback_start(&lo, serve), 0, "no loopback listener");
 }
 
 static void teardown(void) {
-    shutdown(lfd, SHUT_RDWR);
-    close(lfd);
-    pthread_join(th, NULL);
+    loopback_stop(&lo);
 }
 
 TestSuite(httpclient, .init = setup, .fini = teardown);
@@ -75,7 +64,7 @@ TestSuite(httpclient, .init = setup, .fini = teardown);
 static int send_to(const char *method, const char *path, const char *headers, const char *body,
                    struct httpclient_response *r, char *err) {
     char url[256];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", lo.port, path);
     struct httpclient_request q = {.method = method, .url = url, .headers = headers, .body = body,
                                    .len = body ? strlen(body) : 0, .no_proxy = 1, .path_as_is = 1,
                                    .timeout_ms = 10000};
@@ -126,11 +115,11 @@ Test(httpclient, follows_a_redirect_when_asked_and_keeps_the_final_headers) {
     static char moved[256];
     snprintf(moved, sizeof moved,
              "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/there\r\nX-First: 1\r\nContent-Length: 0\r\n"
-             "Connection: close\r\n\r\n", port);
+             "Connection: close\r\n\r\n", lo.port);
     answer = moved;
     struct httpclient_response r;
     char err[ERR_LEN], url[128], v[16];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/here", port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/here", lo.port);
     struct httpclient_request q = {.method = "GET", .url = url, .no_proxy = 1, .follow = 1, .timeout_ms = 10000};
     /* The server answers 302 to every request: curl gives up after the limit. */
     cr_expect_eq(httpclient_send(&q, &r, err), -1);
@@ -163,14 +152,8 @@ Test(httpclient, bad_urls_and_dead_ports_are_errors_naming_the_request) {
         cr_expect_eq(httpclient_send(&q, &r, err), -1, "%s sent", bad[i]);
     }
     cr_expect_eq(httpclient_url_check("https://divergence.example.org:8443/base", err), 0, "%s", err);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bind(fd, (struct sockaddr *)&a, sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &len);
-    close(fd);
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", ntohs(a.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", loopback_dead_port());
     struct httpclient_request q = {.method = "GET", .url = url, .no_proxy = 1};
     cr_expect_eq(httpclient_send(&q, &r, err), -1);
     cr_expect(strncmp(err, "GET http://127.0.0.1:", 21) == 0, "%s", err);
