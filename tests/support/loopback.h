@@ -6,6 +6,7 @@
  *   struct loopback l;
  *   cr_assert_eq(loopback_start(&l, serve), 0);  ... l.port ...
  *   loopback_stop(&l);  (accept() then fails and serve must return)
+ * and, in serve, loopback_read_request(fd, buf, sizeof buf) for what came.
  */
 #ifndef DV_TEST_LOOPBACK_H
 #define DV_TEST_LOOPBACK_H
@@ -13,6 +14,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,6 +46,25 @@ static inline void loopback_stop(struct loopback *l) {
     shutdown(l->fd, SHUT_RDWR);
     close(l->fd);
     pthread_join(l->thread, NULL);
+}
+
+/* Reads one request from `fd` into buf[len] (NUL-terminated): up to the
+ * end of its headers and the Content-Length bytes of body after them, or
+ * only what came first when that is a TLS handshake record (0x16), which
+ * no plain-HTTP answer will satisfy. Returns the bytes read. */
+static inline size_t loopback_read_request(int fd, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = '\0';
+    while (n < len - 1) {
+        ssize_t r = read(fd, buf + n, len - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        buf[n] = '\0';
+        if (buf[0] == 0x16) break;
+        const char *end = strstr(buf, "\r\n\r\n"), *cl = strstr(buf, "Content-Length: ");
+        if (end && (!cl || cl > end || n >= (size_t)(end + 4 - buf) + strtoul(cl + 16, NULL, 10))) break;
+    }
+    return n;
 }
 
 /* A loopback port that was free a moment ago and has no listener. */

@@ -63,16 +63,7 @@ static void *serve(void *arg) {
         int fd = accept(lo.fd, NULL, NULL);
         if (fd < 0) return NULL;
         char req[4096];
-        size_t n = 0;
-        while (n < sizeof req - 1) {
-            ssize_t r = read(fd, req + n, sizeof req - 1 - n);
-            if (r <= 0) break;
-            n += (size_t)r;
-            req[n] = '\0';
-            if (strstr(req, "\r\n\r\n")) break;
-            if (req[0] == 0x16) break; /* a TLS hello: answered in plain text at once */
-        }
-        req[n] = '\0';
+        loopback_read_request(fd, req, sizeof req); /* a TLS hello is answered in plain text */
         if (sc.posts + sc.gets == 0) snprintf(sc.first_request, sizeof sc.first_request, "%.2000s", req);
         char method[8] = "", path[256] = "";
         sscanf(req, "%7s %255s", method, path);

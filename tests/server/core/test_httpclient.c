@@ -26,17 +26,7 @@ static void *serve(void *arg) {
     for (;;) {
         int fd = accept(lo.fd, NULL, NULL);
         if (fd < 0) return NULL;
-        size_t n = 0;
-        while (n < sizeof seen - 1) {
-            ssize_t r = read(fd, seen + n, sizeof seen - 1 - n);
-            if (r <= 0) break;
-            n += (size_t)r;
-            seen[n] = '\0';
-            char *end = strstr(seen, "\r\n\r\n");
-            const char *cl = strstr(seen, "Content-Length: ");
-            if (end && (!cl || n >= (size_t)(end + 4 - seen) + strtoul(cl + 16, NULL, 10))) break;
-        }
-        seen[n] = '\0';
+        loopback_read_request(fd, seen, sizeof seen);
         if (send(fd, answer, strlen(answer), MSG_NOSIGNAL) < 0) {}
         if (big) {
             static char block[65536];
