@@ -15,8 +15,12 @@
  * and never clear the last good table. "Try your own predicate" asks POST
  * /analyze 250 ms after the last keystroke and shows the analysis or the
  * error with its column; "Measure this" measures it below the box.
- * Attributes: server ("" = same origin), suite, no-try, no-measure (no
- * measure buttons at all). The element's `state` attribute says what it shows
+ * Attributes: server ("" = same origin), suite, gpu (a GPU model's slug,
+ * e.g. nvidia-h200: show that GPU's evidence; default the server's own), no-try,
+ * no-measure (no measure buttons at all). Where the store holds evidence of
+ * the suite from several GPU models (GET /evidence/latest lists them in
+ * `gpus`), a selector switches the main view between them and a side-by-side
+ * table and chart show each GPU's ratios with each GPU's provenance. The element's `state` attribute says what it shows
  * (loading, empty, shown), so a page can hide text that needs numbers.
  *
  * Numbers: fixed decimals per quantity (ms 3, ratios and noise % 2, clocks
@@ -70,6 +74,11 @@ dl div{display:flex;flex-wrap:wrap;gap:0 .8rem;margin:.15rem 0}
 dt{font-weight:600;min-width:17rem}dd{margin:0;overflow-wrap:anywhere}
 pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.3rem 0}
 .why{font-size:.92em;margin:0}
+.picker:empty,.cmp:empty{display:none}
+.picker select{font:inherit;padding:.3rem}
+.cmp h3{font-size:1.05em;margin:1.2rem 0 .3rem}
+.provs{margin:.2rem 0 .6rem;padding-left:1.2rem;font-size:.92em}
+.g0{fill:var(--dw-m)}.g1{fill:#b45309}.g2{fill:#047857}.g3{fill:#be123c}
 .why:empty,.note:empty,.warn:empty{display:none}
 .note,.warn{margin:.2rem 0 .8rem;padding:.3rem .6rem;border-left:4px solid var(--dw-p)}
 .warn{list-style:none}
@@ -162,14 +171,17 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       this.note = el('p', { class: 'note' });
       this.warn = el('ul', { class: 'warn', 'aria-label': 'Warnings about this measurement' });
       this.tables = el('div', { class: 'tables' });
+      this.picker = el('p', { class: 'picker' });
+      this.cmp = el('section', { class: 'cmp' });
       this.why = el('p', { class: 'why', id: uid + '-why' });
       this.btn = el('button', { type: 'button', onclick: () => this.measureSuite(), 'aria-describedby': uid + '-why' }, 'Measure now');
       this.prog = el('progress', { hidden: true, max: 1, 'aria-label': 'Measurement progress' });
       this.msg = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
       const measure = !this.hasAttribute('no-measure');
       if (!measure) this.btn = null;
-      root.append(el('style', { text: CSS }), this.prov, this.note, this.warn, this.tables,
+      root.append(el('style', { text: CSS }), this.picker, this.prov, this.note, this.warn, this.tables,
         measure ? el('div', { class: 'bar' }, this.btn, this.prog, this.why) : null, this.msg);
+      root.append(this.cmp);
       if (!this.hasAttribute('no-try')) root.append(this.tryBox(uid, measure));
       this.blocked = '';
       this.probe();
@@ -220,20 +232,37 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
 
     setButtons(on) { [this.btn, this.mbtn].filter(Boolean).forEach((x) => { x.disabled = !on; }); }
 
+    // The suite's latest evidence: this server's GPU, or the `gpu` attribute's
+    // (GET /evidence/{gpu}/latest/{suite}); with evidence of several GPU
+    // models in the store, a selector and the side-by-side view as well.
     async load() {
-      const [r, ix] = await Promise.all([
-        this.call('GET', `/evidence/latest/${encodeURIComponent(this.suite)}`), this.call('GET', '/evidence/latest')]);
-      const entry = ix.status === 200 && ix.json && Array.isArray(ix.json.suites)
-        ? ix.json.suites.find((e) => e && e.suite === this.suite) : null;
+      const ix = await this.call('GET', '/evidence/latest');
+      const index = ix.status === 200 && ix.json ? ix.json : {};
+      const gpus = Array.isArray(index.gpus) ? index.gpus : [];
+      const good = (g) => (g.suites || []).some((e) => e && e.suite === this.suite && e.date);
+      this.gpus = gpus.filter(good);
+      const want = this.getAttribute('gpu') || '';
+      if (!this.selected) this.selected = want || index.gpu || '';
+      await this.loadGpu(this.selected, index);
+      if (this.gpus.length >= 2) this.compare(index);
+    }
+
+    async loadGpu(slug, index) {
+      const own = !slug || slug === index.gpu;
+      const r = await this.call('GET', own ? `/evidence/latest/${encodeURIComponent(this.suite)}`
+        : `/evidence/${encodeURIComponent(slug)}/latest/${encodeURIComponent(this.suite)}`);
+      const list = own ? index.suites : ((index.gpus || []).find((g) => g.gpu === slug) || {}).suites;
+      const entry = Array.isArray(list) ? list.find((e) => e && e.suite === this.suite) : null;
       const doc = r.status === 200 && docOf(r.json);
       if (!doc) {
         this.setAttribute('state', 'empty');
         const last = entry && entry.last_attempt;
+        const on = slug && !own ? ` on ${slug}` : '';
         if (r.status === 404 && last && last.status && last.status !== 'ok') {
-          this.prov.textContent = `No good measurement of ${this.suite} has been recorded yet: the last attempt` +
+          this.prov.textContent = `No good measurement of ${this.suite}${on} has been recorded yet: the last attempt` +
             ` (${last.date || 'date unknown'}) failed: ${last.reason || entry.reason || 'no reason was recorded'}.`;
         } else if (r.status === 404) {
-          this.prov.textContent = `No measurement of ${this.suite} has been recorded on this server yet, so there are no numbers to show: ${HOW}.`;
+          this.prov.textContent = `No measurement of ${this.suite}${on} has been recorded on this server yet, so there are no numbers to show: ${HOW}.`;
         } else {
           this.prov.textContent = `The latest measurement could not be loaded: ${errOf(r.json).reason || 'HTTP ' + r.status}.`;
         }
@@ -243,6 +272,74 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       this.entry = entry;
       this.show(doc, r.json.provenance || {}, null);
       this.setAttribute('state', 'shown');
+    }
+
+    // Several GPU models: a selector for the main view, and one table and one
+    // chart per table of the suite with each GPU's ratio side by side, under
+    // each GPU's provenance.
+    async compare(index) {
+      const recs = await Promise.all(this.gpus.map((g) => this.call('GET',
+        `/evidence/${encodeURIComponent(g.gpu)}/latest/${encodeURIComponent(this.suite)}`)));
+      const cols = this.gpus.map((g, i) => ({ g, doc: recs[i].status === 200 && docOf(recs[i].json), rec: recs[i].json }))
+        .filter((c) => c.doc);
+      if (cols.length < 2) return;
+      const uid = this.uid + '-gpu';
+      const sel = el('select', { id: uid, onchange: async (e) => { this.selected = e.target.value; await this.loadGpu(this.selected, index); } },
+        cols.map((c) => el('option', { value: c.g.gpu, selected: c.g.gpu === (this.selected || index.gpu) ? true : null }, c.g.name || c.g.gpu)));
+      this.picker.replaceChildren(el('label', { for: uid }, 'GPU shown above: '), sel);
+      const provs = el('ul', { class: 'provs' }, cols.map((c) => el('li', {}, ...this.provenance(c.doc, (c.rec && c.rec.provenance) || {}, null))));
+      const tables = (cols[0].doc.tables || []).flatMap((t, ti) => {
+        const rows = t.rows || [];
+        const ratio = (c, r) => { const ct = (c.doc.tables || []).find((x) => x.id === t.id); const cr = ct && (ct.rows || []).find((x) => x.name === r.name); return cr ? cr.ratio : null; };
+        const head = ['Predicate', 'Predicted ratio', ...cols.map((c) => `Ratio on ${c.g.name || c.g.gpu}`)];
+        const body = rows.map((r) => el('tr', {},
+          el('th', { scope: 'row' }, el('code', {}, r.label || r.name)),
+          [fx(r.predicted_ratio, 2), ...cols.map((c) => fx(ratio(c, r), 2))].map((v, j) =>
+            el('td', { 'data-k': j ? `gpu-${cols[j - 1].g.gpu}` : 'predicted' }, el('span', { class: 'dl', 'aria-hidden': 'true' }, head[j + 1]), el('span', { class: 'v' }, v)))));
+        const table = el('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${t.title || t.id} on each GPU` },
+          el('table', { class: 'cmp' }, el('caption', {}, el('span', {}, `${t.title || t.id} \u2014 the ratio against ${t.baseline || 'the baseline'} on each GPU`)),
+            el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, body)));
+        return [table, this.compareChart(t, rows, cols, ratio, `${uid}-${ti}`)];
+      });
+      this.cmp.replaceChildren(el('h3', {}, `${this.suite} on each GPU`), provs, ...tables);
+    }
+
+    // Per row: one solid bar per GPU (its own colour) and the hatched prediction.
+    compareChart(t, rows, cols, ratio, id) {
+      // A legend names the GPUs (names are long); the bars carry only their values.
+      const W = 380, X0 = 8, XMAX = 300, LH = 20, TOP = 8 + (cols.length + 1) * LH + 6, BH = 14, RH = 26 + (cols.length + 1) * (BH + 4);
+      const vals = rows.flatMap((r) => [r.predicted_ratio, ...cols.map((c) => ratio(c, r))]).filter(fin);
+      const max = Math.max(1, ...vals) * 1.05;
+      const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
+      const H = TOP + rows.length * RH + 20;
+      const g = rows.map((r, i) => {
+        const y = TOP + i * RH;
+        const bars = cols.map((c, k) => {
+          const v = ratio(c, r), yy = y + 22 + k * (BH + 4);
+          return [svg('rect', { class: `g${k % 4}`, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: BH }),
+            svg('text', { x: x(v) + 5, y: yy + 12 }, `${fx(v, 2)}\u00d7`)];
+        });
+        const yp = y + 22 + cols.length * (BH + 4);
+        return svg('g', { class: 'pair', 'data-row': i },
+          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label || r.name), bars.flat(),
+          svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: X0, y: yp, width: Math.max(1, x(r.predicted_ratio) - X0), height: BH }),
+          svg('text', { x: x(r.predicted_ratio) + 5, y: yp + 12 }, `${fx(r.predicted_ratio, 2)}\u00d7`));
+      });
+      const desc = rows.map((r) => `${r.label || r.name}: ` + cols.map((c) => `${c.g.name || c.g.gpu} ${fx(ratio(c, r), 2)}x`).join(', ') +
+        `, predicted ${fx(r.predicted_ratio, 2)}x`).join('; ');
+      const one = x(1);
+      return el('figure', {}, el('figcaption', {}, 'Chart: one solid bar per GPU (its measured ratio), the hatched bar the model\u2019s prediction; the dashed line is 1.00.'),
+        svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
+          svg('title', { id: `${id}-t` }, `${t.title || 'Results'}: the measured ratio on each GPU beside the prediction`), svg('desc', { id: `${id}-d` }, desc),
+          svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+            svg('line', { class: 'hatch', x1: 0, y1: 0, x2: 0, y2: 6 }))),
+          svg('g', { class: 'legend', 'aria-hidden': 'true' },
+            cols.map((c, k) => [svg('rect', { class: `g${k % 4}`, x: X0, y: 8 + k * LH, width: 18, height: 14 }),
+              svg('text', { x: X0 + 24, y: 20 + k * LH }, c.g.name || c.g.gpu)]).flat(),
+            svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: X0, y: 8 + cols.length * LH, width: 18, height: 14 }),
+            svg('text', { x: X0 + 24, y: 20 + cols.length * LH }, 'predicted (model)')),
+          g, svg('line', { class: 'ref', x1: one, x2: one, y1: TOP, y2: H - 16 }),
+          svg('text', { x: one, y: H - 3, 'text-anchor': one < 70 ? 'start' : 'middle' }, '1.00 = baseline')));
     }
 
     // The note under the provenance for evidence read from the store: what it is

@@ -15,7 +15,10 @@
 //   polls GET /jobs/{id}, shows the fresh document with its warnings, and a
 //   second click is labelled as a cached result with its age;
 // - `no-measure` hides the buttons; the widget, the CLI and the .txt agree on
-//   the model's 1.125.
+//   the model's 1.125;
+// - evidence of two GPU models (the per-GPU routes answered by the browser
+//   from the H200 capture and from a document the fake worker made through
+//   the real server): the selector and the side-by-side table and chart.
 // Screenshots (desktop and phone) of each go to DV_TEST_OUTPUT.
 //
 // Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
@@ -403,4 +406,73 @@ test('with a token and the default open limit a page measures the suite, shows w
   await p.close();
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
   console.log(`screenshots in ${outDir}`);
+});
+
+test('evidence of two GPU models: a selector and the side-by-side view with each GPU\'s provenance', async () => {
+  // A second GPU's document: the fake worker's, through the real server (it
+  // says "fake worker: no GPU was used" in its warnings, and the page shows it).
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0']);
+  for (let n = 0; n < 100 && (await fetch(url + '/readyz')).status !== 200; n++) await new Promise((ok) => setTimeout(ok, 100));
+  const suites = await (await fetch(url + '/suites')).json();
+  const req = suites.suites.find((x) => x.name === SUITE).requests[0];
+  const acc = await (await fetch(url + '/measure', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...req, iterations: 4097 }) })).json();
+  let job;
+  for (let n = 0; n < 100; n++) {
+    job = await (await fetch(`${url}/jobs/${acc.id}`)).json();
+    if (job.state === 'done') break;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  assert.equal(job.state, 'done');
+  const doc2 = job.document;
+  // The fake worker's document names no device; call it what it is.
+  doc2.device.name = doc2.device.name || 'Fake GPU (test double)';
+  const index = await (await fetch(url + '/evidence/latest')).json();
+  const date2 = job.finished_utc.slice(0, 10);
+  const second = { gpu: 'fake-gpu', name: doc2.device.name, latest: '/evidence/fake-gpu/latest',
+    suites: [{ suite: SUITE, version: 1, status: 'ok', last_failure: null, date: date2, gpu: doc2.device.name,
+      finished_utc: job.finished_utc, last_attempt: { date: date2, status: 'ok', finished_utc: job.finished_utc } }] };
+  const mocked = { ...index, gpu: 'nvidia-h200', gpus: [{ gpu: 'nvidia-h200', name: doc.device.name, latest: '/evidence/nvidia-h200/latest', suites: index.suites }, second] };
+  const rec2 = { schema: 'divergence.evidence.v1', suite: SUITE, suite_version: 1, date: date2, status: 'ok',
+    provenance: { finished_utc: job.finished_utc }, summary: null, document: doc2, transcript: '' };
+  const p = await ctx.newPage();
+  await p.setViewportSize({ width: 1280, height: 900 });
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  const json = (body, status = 200) => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
+  await p.route(url + '/evidence/latest', (r) => r.fulfill(json(mocked)));
+  await p.route(new RegExp(`^${url}/evidence/nvidia-h200/latest/`), (r) => r.fulfill(r.request().url().endsWith('/' + SUITE) ? json(fixture) : json({ error: { status: 404, field: null, reason: 'not in this test' } }, 404)));
+  await p.route(new RegExp(`^${url}/evidence/fake-gpu/latest/`), (r) => r.fulfill(r.request().url().endsWith('/' + SUITE) ? json(rec2) : json({ error: { status: 404, field: null, reason: 'no evidence' } }, 404)));
+  await p.goto(url + '/');
+  const cmp = p.locator(`${W} table.cmp`);
+  await cmp.first().waitFor({ timeout: 15000 });
+  const heads = await cmp.first().locator('thead th').allInnerTexts();
+  assert.deepEqual(heads, ['Predicate', 'Predicted ratio', `Ratio on ${doc.device.name}`, `Ratio on ${doc2.device.name}`]);
+  const rows = cmp.first().locator('tbody tr');
+  const t1 = doc.tables[0], t2 = doc2.tables[0];
+  assert.equal(await rows.count(), t1.rows.length);
+  for (const [i, r] of t1.rows.entries()) {
+    const tds = await rows.nth(i).locator('td .v').allInnerTexts();
+    const r2 = t2.rows.find((x) => x.name === r.name);
+    assert.deepEqual(tds, [fx(r.predicted_ratio, 2), fx(r.ratio, 2), fx(r2 && r2.ratio, 2)], `row ${r.name}`);
+  }
+  const provs = await p.locator(`${W} .provs li`).allInnerTexts();
+  assert.equal(provs.length, 2);
+  assert.ok(provs[0].startsWith(`Measured on ${doc.device.name}`) && provs[1].startsWith(`Measured on ${doc2.device.name}`), provs.join('\n'));
+  const chart = p.locator(`${W} section.cmp svg[role=img]`).first();
+  assert.equal(await chart.locator('g.pair').count(), t1.rows.length);
+  assert.equal(await chart.locator('g.pair rect.g1').count(), t1.rows.length, 'a bar of the second GPU per row');
+  // The selector switches the main view to the other GPU, warnings and all.
+  const sel = p.locator(`${W} .picker select`);
+  assert.deepEqual(await sel.locator('option').allInnerTexts(), [doc.device.name, doc2.device.name]);
+  await sel.selectOption('fake-gpu');
+  await p.waitForFunction(([w, n]) => document.querySelector(w).shadowRoot.querySelector('.prov').textContent.includes(n), [W, doc2.device.name]);
+  assert.ok((await p.locator(`${W} .warn`).innerText()).includes(doc2.warnings[0]));
+  await sel.selectOption('nvidia-h200');
+  await p.waitForFunction(([w, n]) => document.querySelector(w).shadowRoot.querySelector('.prov').textContent.includes(n), [W, doc.device.name]);
+  await p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.cmp').scrollIntoView(), W);
+  await shots(p, 'multi-gpu');
+  await p.setViewportSize({ width: 375, height: 812 });
+  await p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.cmp').scrollIntoView(), W);
+  await p.screenshot({ path: path.join(outDir, 'multi-gpu-phone-compare.png') });
+  await p.close();
+  assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
 });
