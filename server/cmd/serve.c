@@ -371,7 +371,7 @@ int serve_main(int argc, char **argv) {
     hc.rate_per_min = s.cfg.rate_per_min;
     hc.trust_forwarded = s.cfg.trust_forwarded;
     if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
-        !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_store(evr), err)) ||
+        !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_index_json, evr, err)) ||
         http_start(s.http, err) < 0)
         goto fail;
     LOG(LOG_NOTICE, "listening on http://%s:%u (queue %u, deadline %u ms, token %s)",

@@ -174,7 +174,18 @@ fail:
     return NULL;
 }
 
-struct evidence *evroutes_store(const struct evroutes *e) { return e ? e->ev : NULL; }
+char *evroutes_index_json(void *ctx) {
+    struct evroutes *e = ctx;
+    struct evidence_response out;
+    char *text = NULL;
+    evidence_http_get(e->ev, "/evidence/latest", NULL, NULL, &out);
+    if (out.status == 200 && out.body && (text = malloc(out.len + 1))) {
+        memcpy(text, out.body, out.len);
+        text[out.len] = '\0';
+    }
+    evidence_response_cleanup(&out);
+    return text;
+}
 
 void evroutes_free(struct evroutes *e) {
     if (!e) return;

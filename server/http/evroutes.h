@@ -18,8 +18,10 @@ struct evroutes;
  * http_start). Returns NULL with `err`. */
 struct evroutes *evroutes_create(struct service *s, char *err);
 
-/* The evidence store it opened (read by the metrics). */
-struct evidence *evroutes_store(const struct evroutes *e);
+/* GET /evidence/latest's body (malloc()ed), or NULL: what the metrics'
+ * freshness gauge reads. `e` is a struct evroutes (void * for the metrics'
+ * callback type). */
+char *evroutes_index_json(void *e);
 
 /* Frees the registry and closes the store. Call once no job can end any
  * more (after jobq_close and worker_stop). NULL ok. */

@@ -12,7 +12,6 @@
 #include "http/metrics.h"
 #include "base/buildinfo.h"
 #include "base/timeutil.h"
-#include "evidence/evidence.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -44,7 +43,8 @@ struct route_hist {
 
 struct metrics {
     struct service *s;
-    struct evidence *ev;
+    metrics_index_fn index;
+    void *index_ctx;
     pthread_mutex_t lock;
     struct route_hist routes[MAX_ROUTES];
     unsigned nroutes;
@@ -162,23 +162,12 @@ static void put_process(FILE *f) {
                    "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
 }
 
-/* Good evidence's finished_utc per suite, from the store's latest index. */
-static void put_evidence(FILE *f, struct evidence *ev) {
-    fputs("# HELP dv_evidence_last_success_timestamp_seconds When each suite last recorded good evidence "
-          "(Unix seconds; absent until it has).\n"
-          "# TYPE dv_evidence_last_success_timestamp_seconds gauge\n",
-          f);
-    if (!ev) return;
-    struct evidence_response out;
-    evidence_http_get(ev, "/evidence/latest", NULL, NULL, &out);
-    json_t *idx = out.status == 200 && out.body ? json_loadb(out.body, out.len, 0, NULL) : NULL;
-    evidence_response_cleanup(&out);
+static void put_fresh(FILE *f, json_t *entries, const char *gpu) {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(idx, "suites"), i, e) {
+    json_array_foreach(entries, i, e) {
         const char *suite = json_string_value(json_object_get(e, "suite"));
         const char *fin = json_string_value(json_object_get(e, "finished_utc"));
-        const char *gpu = json_string_value(json_object_get(e, "gpu_slug"));
         time_t t;
         if (!suite || !fin || timeutil_parse_utc(fin, &t) != 0) continue;
         fputs("dv_evidence_last_success_timestamp_seconds{suite=\"", f);
@@ -188,6 +177,26 @@ static void put_evidence(FILE *f, struct evidence *ev) {
             put_escaped(f, gpu);
         }
         fprintf(f, "\"} %lld\n", (long long)t);
+    }
+}
+
+/* Good evidence's finished_utc per suite (and per GPU model where the index
+ * lists several), from the evidence index. */
+static void put_evidence(FILE *f, struct metrics *m) {
+    fputs("# HELP dv_evidence_last_success_timestamp_seconds When each suite last recorded good evidence "
+          "(Unix seconds; absent until it has).\n"
+          "# TYPE dv_evidence_last_success_timestamp_seconds gauge\n",
+          f);
+    char *text = m->index ? m->index(m->index_ctx) : NULL;
+    json_t *idx = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    json_t *gpus = json_object_get(idx, "gpus");
+    if (json_array_size(gpus) > 0) {
+        size_t i;
+        json_t *g;
+        json_array_foreach(gpus, i, g) put_fresh(f, json_object_get(g, "suites"), json_string_value(json_object_get(g, "gpu")));
+    } else {
+        put_fresh(f, json_object_get(idx, "suites"), NULL);
     }
     json_decref(idx);
 }
@@ -263,7 +272,7 @@ char *metrics_text(struct metrics *m) {
             "dv_gpu_kernel_seconds_total %.6f\n",
             st.depth, st.capacity, st.running, ws.restarts, ws.state == WORKER_READY, ws.gpu_present, ws.busy_s,
             ws.gpu_time_s);
-    put_evidence(f, m->ev);
+    put_evidence(f, m);
     fputs("# HELP divergence_build_info The running build (always 1).\n"
           "# TYPE divergence_build_info gauge\n"
           "divergence_build_info{version=\"",
@@ -291,14 +300,15 @@ static void metrics_route(struct http_req *r, void *ctx) {
     http_reply_take(r, 200, "text/plain; version=0.0.4; charset=utf-8", text);
 }
 
-struct metrics *metrics_create(struct service *s, struct evidence *ev, char *err) {
+struct metrics *metrics_create(struct service *s, metrics_index_fn index, void *ctx, char *err) {
     struct metrics *m = calloc(1, sizeof *m);
     if (!m) {
         dv_seterr(err, "metrics: out of memory");
         return NULL;
     }
     m->s = s;
-    m->ev = ev;
+    m->index = index;
+    m->index_ctx = ctx;
     pthread_mutex_init(&m->lock, NULL);
     if (http_route_add(s->http, "GET", "/metrics", "/metrics", 0, metrics_route, m, err) < 0) {
         metrics_free(m);

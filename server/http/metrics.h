@@ -11,7 +11,7 @@
  *                                                  full queue or the rate limit)
  *   dv_queue_depth, dv_queue_capacity, dv_jobs_running, dv_worker_*,
  *   dv_gpu_*                                       gauges and counters
- *   dv_evidence_last_success_timestamp_seconds{suite}  when each suite last
+ *   dv_evidence_last_success_timestamp_seconds{suite[,gpu]}  when each suite last
  *                                                  recorded good evidence (alert
  *                                                  on time() - it > a day and a bit)
  *   divergence_build_info{version,git_revision}    1
@@ -26,13 +26,17 @@
 #include "http/service.h"
 
 struct metrics;
-struct evidence;
+
+/* The evidence index (GET /evidence/latest's JSON, malloc()ed; NULL when it
+ * cannot be had) that the freshness gauge reads at each scrape: the
+ * single-GPU "suites" and, where present, every GPU's ("gpus"). */
+typedef char *(*metrics_index_fn)(void *ctx);
 
 /* Adds GET /metrics to s->http and hooks the observers of s->http and s->q.
- * `ev` (may be NULL) is the evidence store the freshness gauge reads. Call
- * before http_start(); free after the queue and the front are gone.
- * Returns NULL with `err`. */
-struct metrics *metrics_create(struct service *s, struct evidence *ev, char *err);
+ * `index` (may be NULL) with `ctx` feeds the freshness gauge. Call before
+ * http_start(); free after the queue and the front are gone. Returns NULL
+ * with `err`. */
+struct metrics *metrics_create(struct service *s, metrics_index_fn index, void *ctx, char *err);
 void metrics_free(struct metrics *m);
 
 /* The observers (exported for tests). */

@@ -750,6 +750,12 @@ Test(http, static_files_openapi_and_no_traversal) {
     helper_response_free(&r);
     cr_assert_eq(req("GET", "/static/widget.js", "If-None-Match: \"other\"\r\n", NULL, &r, NULL), 200);
     helper_response_free(&r);
+    snprintf(cond, sizeof cond, "If-None-Match: \"a\", W/%s\r\n", etag);
+    cr_assert_eq(req("GET", "/static/widget.js", cond, NULL, &r, NULL), 304, "a weak match in a list");
+    helper_response_free(&r);
+    snprintf(cond, sizeof cond, "If-Modified-Since: %s\r\n", lm);
+    cr_assert_eq(req("GET", "/static/widget.js", cond, NULL, &r, NULL), 304);
+    helper_response_free(&r);
     cr_assert_eq(req("GET", "/openapi.yaml", NULL, NULL, &r, NULL), 200);
     cr_assert(strstr(r.body, "openapi: 3.1.0"));
     cr_assert_str_eq(helper_header(&r, "Content-Type", ct, sizeof ct), "application/yaml");
