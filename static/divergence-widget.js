@@ -214,7 +214,14 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     async probe() {
       const [h, d] = await Promise.all([this.call('GET', '/healthz'), this.call('GET', '/device')]);
       const m = h.status === 200 && h.json && h.json.measure;
-      const dev = d.status === 200 && d.json ? d.json.device : null;
+      let dev = d.status === 200 && d.json ? d.json.device : null;
+      if (!dev) {
+        // A front may keep /device to operators (deploy/nginx): ask /readyz,
+        // whose 503 names a missing GPU (a worker still starting is no reason).
+        const r = await this.call('GET', '/readyz');
+        const why = r.status === 503 ? errOf(r.json).reason || '' : '';
+        if (why && !/worker is (starting|down)|shutting down/.test(why)) dev = { present: false, reason: why };
+      }
       this.noGpu = !!(dev && dev.present === false);
       let why = '';
       if (this.noGpu) why = `Measuring is off: ${plainGpuReason(dev.reason)}.`;

@@ -356,6 +356,17 @@ test('a server whose token guards every measurement disables the buttons and say
   await p.close();
 });
 
+test('behind a front that keeps /device to operators, /readyz still tells the page there is no GPU', async () => {
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.route(base + '/device', (r) => r.fulfill({ status: 403, contentType: 'text/html', body: '<h1>403 Forbidden</h1>' }));
+  await p.goto(base + '/');
+  await p.waitForFunction((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent.length > 0, W);
+  assert.match(await p.locator(`${W} .why`).innerText(), /^Measuring is off: this server has no NVIDIA GPU/);
+  assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+  await p.close();
+});
+
 test('no-measure hides the buttons', async () => {
   await page.evaluate(() => {
     const w = document.createElement('divergence-widget');
