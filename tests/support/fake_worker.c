@@ -11,8 +11,8 @@
  *   other the experiment_plan() analysis with plausible timings and the
  *         warning "fake worker: no GPU was used"
  * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
- * names the GPU it reports (default "Fake GPU"); FAKE_WORKER_PIDFILE names a
- * file each started worker appends its pid to.
+ * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal;
+ * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -89,8 +89,10 @@ static char *fake_document(const struct dv_options *o, double *gpu_ms) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    /* `--device N` (as serve passes it) comes back as the hello's ordinal. */
+    long ordinal = 0;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--device") == 0) ordinal = strtol(argv[i + 1], NULL, 10);
     signal(SIGPIPE, SIG_IGN);
     const char *pidfile = getenv("FAKE_WORKER_PIDFILE");
     if (pidfile) {
@@ -114,8 +116,8 @@ int main(int argc, char **argv) {
         char *qname = jn ? json_dumps(jn, JSON_ENCODE_ANY) : NULL;
         json_decref(jn);
         snprintf(hello, sizeof hello,
-                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"name\":%s,\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
-                 (long)getpid(), qname ? qname : "\"Fake GPU\"");
+                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"ordinal\":%ld,\"name\":%s,\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
+                 (long)getpid(), ordinal, qname ? qname : "\"Fake GPU\"");
         free(qname);
     }
     if (send_text(hello) < 0) return 2;

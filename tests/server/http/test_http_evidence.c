@@ -437,3 +437,20 @@ Test(http_evidence, two_servers_share_one_evidence_directory, .fini = stop, .tim
         json_decref(rec);
     }
 }
+
+/* `serve --device N` hands N to its worker: the hello (GET /device) says so. */
+Test(http_evidence, serve_passes_its_device_to_the_worker, .fini = stop, .timeout = 60) {
+    dir = fixture_tmpdir();
+    cr_assert_not_null(dir);
+    const char *args[] = {"--evidence-dir", dir, "--device", "3", NULL};
+    cr_assert_eq(helper_server_start(&srv, args, NULL), 0);
+    cr_assert_eq(helper_server_wait_ready(&srv, 200, 10000), 0);
+    json_t *d = get("/device", 200, NULL);
+    json_t *dev = json_object_get(d, "device") ? json_object_get(d, "device") : d;
+    cr_expect_eq(json_integer_value(json_object_get(dev, "ordinal")), 3, "%s", json_dumps(d, 0));
+    json_decref(d);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "'%s' serve --device 256 --port 0 2>/dev/null", DV_TEST_BINARY);
+    int rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "--device 256 must be a usage error, got %d", rc);
+}
