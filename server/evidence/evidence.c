@@ -72,14 +72,14 @@
 /* What the index says of one suite of one GPU. */
 struct latest {
     char good_date[EVIDENCE_DATE_LEN];
-    json_t *good;          /* the newest good record, or NULL */
+    json_t *good; /* the newest good record, or NULL */
     struct stat good_st;
-    char *good_raw;        /* its bytes (moved into a blob when loaded) */
+    char *good_raw; /* its bytes (moved into a blob when loaded) */
     size_t good_len;
-    json_t *attempt;       /* the newest record of any status, or NULL */
+    json_t *attempt; /* the newest record of any status, or NULL */
     char attempt_date[EVIDENCE_DATE_LEN];
-    time_t newest_mtime;   /* of the files read */
-    int good_failed_too;   /* the good record's date also has a failure */
+    time_t newest_mtime; /* of the files read */
+    int good_failed_too; /* the good record's date also has a failure */
 };
 
 /* One GPU folder as last loaded. Immutable once installed, except `index`
@@ -87,8 +87,8 @@ struct latest {
 struct gpu {
     char slug[EVIDENCE_SLUG_LEN];
     char name[128];
-    struct timespec seen;           /* the folder's mtime before it was read */
-    size_t n;                       /* suites_count()                        */
+    struct timespec seen; /* the folder's mtime before it was read */
+    size_t n;             /* suites_count()                        */
     struct latest *l;
     struct evidence_blob **json, **text;
     struct evidence_blob *index;
@@ -96,11 +96,11 @@ struct gpu {
 
 struct evidence {
     char root[PATH_MAX];
-    pthread_rwlock_t lock;          /* gpus, the index cache               */
-    pthread_mutex_t reload_lock;    /* one disk scan at a time             */
-    struct gpu **gpus;              /* sorted by slug                      */
+    pthread_rwlock_t lock;       /* gpus, the index cache               */
+    pthread_mutex_t reload_lock; /* one disk scan at a time             */
+    struct gpu **gpus;           /* sorted by slug                      */
     size_t ngpus, cap;
-    struct evidence_blob *index;    /* the whole index, for index_for      */
+    struct evidence_blob *index; /* the whole index, for index_for      */
     char index_for[EVIDENCE_SLUG_LEN];
     struct timespec root_seen;
     atomic_llong next_check_ms;
@@ -432,8 +432,7 @@ typedef int (*name_ok_fn)(const char *);
 
 /* Sorted (ascending) names of the subdirectories of `dir` that `ok` accepts
  * (a missing `dir` has none). Each name fits EVIDENCE_SLUG_LEN. */
-static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SLUG_LEN], size_t *count,
-                      char *err) {
+static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SLUG_LEN], size_t *count, char *err) {
     *names = NULL;
     *count = 0;
     DIR *d = opendir(dir);
@@ -470,17 +469,11 @@ static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SL
 
 /* ---- records ------------------------------------------------------------ */
 
-static json_t *num(double v) {
-    return v == v && v - v == 0.0 ? json_real(v) : json_null(); /* NaN, inf -> null */
-}
+static json_t *num(double v) { return v == v && v - v == 0.0 ? json_real(v) : json_null(); /* NaN, inf -> null */ }
 
-static json_t *str_or_null(const char *s) {
-    return s ? json_string(s) : json_null();
-}
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
-static const char *jstr(json_t *obj, const char *key) {
-    return json_string_value(json_object_get(obj, key));
-}
+static const char *jstr(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
 /* The ratios of every row, in this store's own schema. */
 static json_t *summary_of(const struct dv_report *r) {
     json_t *s = json_object(), *tables = json_array();
@@ -530,7 +523,6 @@ static json_t *summary_of(const struct dv_report *r) {
     }
     return s;
 }
-
 
 static json_t *load_json(const char *text, size_t len) {
     json_error_t je;
@@ -584,8 +576,8 @@ static void latest_cleanup(struct latest *l) {
 
 /* Finds the newest good record of `s` in GPU folder `gdir` (whose dates are
  * `dates`, oldest first) and its newest attempt. */
-static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN],
-                        size_t ndates, struct latest *l) {
+static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN], size_t ndates,
+                        struct latest *l) {
     memset(l, 0, sizeof *l);
     l->newest_mtime = (time_t)-1;
     char jname[NAME_MAX + 1], fname[NAME_MAX + 1];
@@ -608,8 +600,9 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
                  * renamed last. */
                 int cmp = a && b ? strcmp(b, a) : 0;
                 if (cmp == 0 && rec)
-                    cmp = fst.st_mtim.tv_sec != st.st_mtim.tv_sec ? (fst.st_mtim.tv_sec > st.st_mtim.tv_sec ? 1 : -1)
-                                                                  : (fst.st_mtim.tv_nsec >= st.st_mtim.tv_nsec ? 1 : -1);
+                    cmp = fst.st_mtim.tv_sec != st.st_mtim.tv_sec
+                              ? (fst.st_mtim.tv_sec > st.st_mtim.tv_sec ? 1 : -1)
+                              : (fst.st_mtim.tv_nsec >= st.st_mtim.tv_nsec ? 1 : -1);
                 if (!rec || cmp > 0) pick = failed;
             }
             l->attempt = json_incref(pick);
@@ -677,7 +670,7 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
     g->n = n;
     g->seen = st.st_mtim;
     snprintf(g->slug, sizeof g->slug, "%s", slug);
-    char (*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t nd = 0;
     if (list_names(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
         gpu_free(g);
@@ -762,7 +755,7 @@ static void rescan(struct evidence *ev) {
     char err[ERR_LEN];
     struct stat st;
     if (stat(ev->root, &st) == 0 && !same_time(&st.st_mtim, &ev->root_seen)) {
-        char (*slugs)[EVIDENCE_SLUG_LEN] = NULL;
+        char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
         size_t n = 0;
         ev->root_seen = st.st_mtim;
         if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) == 0) {
@@ -777,7 +770,7 @@ static void rescan(struct evidence *ev) {
     }
     pthread_rwlock_rdlock(&ev->lock);
     size_t n = ev->ngpus;
-    char (*slugs)[EVIDENCE_SLUG_LEN] = n ? malloc(n * sizeof *slugs) : NULL;
+    char(*slugs)[EVIDENCE_SLUG_LEN] = n ? malloc(n * sizeof *slugs) : NULL;
     struct timespec *seen = n ? malloc(n * sizeof *seen) : NULL;
     for (size_t i = 0; slugs && seen && i < n; i++) {
         memcpy(slugs[i], ev->gpus[i]->slug, EVIDENCE_SLUG_LEN);
@@ -802,9 +795,7 @@ static void maybe_rescan(struct evidence *ev) {
     pthread_mutex_unlock(&ev->reload_lock);
 }
 
-void evidence_recheck(struct evidence *ev) {
-    atomic_store(&ev->next_check_ms, 0);
-}
+void evidence_recheck(struct evidence *ev) { atomic_store(&ev->next_check_ms, 0); }
 
 /* ---- opening: an earlier layout, temp files ----------------------------- */
 
@@ -815,7 +806,7 @@ static int not_hidden(const char *name) { return name[0] != '.'; }
  * whose records name none goes with the date before it). A file whose new
  * name is already taken stays where it is. Root lock held. */
 static int migrate_legacy(struct evidence *ev, char *err) {
-    char (*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
     if (list_names(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
     char slug[EVIDENCE_SLUG_LEN] = LEGACY_GPU;
@@ -875,7 +866,7 @@ static int sweep_gpu(struct evidence *ev, const char *slug, char *err) {
     int fd = lock_take(gdir, err);
     if (fd < 0) return -1;
     int total = sweep_dir(gdir, err);
-    char (*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
     if (total >= 0 && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
     for (size_t i = 0; total >= 0 && i < n; i++) {
@@ -895,7 +886,7 @@ int evidence_sweep(struct evidence *ev, char *err) {
     int total = sweep_dir(ev->root, err);
     lock_release(fd);
     if (total < 0) return -1;
-    char (*slugs)[EVIDENCE_SLUG_LEN] = NULL;
+    char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
     if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
     for (size_t i = 0; i < n; i++) {
@@ -964,9 +955,7 @@ void evidence_close(struct evidence *ev) {
     free(ev);
 }
 
-const char *evidence_root(const struct evidence *ev) {
-    return ev->root;
-}
+const char *evidence_root(const struct evidence *ev) { return ev->root; }
 
 /* ---- writing a record ----------------------------------------------------- */
 int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
@@ -1143,7 +1132,6 @@ cleanup:
     return rc;
 }
 
-
 /* ---- the index ------------------------------------------------------------ */
 
 /* One suite's entry; links under `prefix` ("/evidence" or "/evidence/<gpu>"). */
@@ -1164,7 +1152,8 @@ static json_t *index_entry(const struct suite *s, const struct latest *l, const 
         json_t *a = json_object();
         json_object_set_new(a, "date", json_string(l->attempt_date));
         json_object_set_new(a, "status", json_string(jstr(l->attempt, "status")));
-        json_object_set_new(a, "finished_utc", str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")));
+        json_object_set_new(a, "finished_utc",
+                            str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")));
         if (jstr(l->attempt, "reason")) json_object_set_new(a, "reason", json_string(jstr(l->attempt, "reason")));
         json_object_set_new(e, "last_attempt", a);
     } else {
@@ -1174,7 +1163,8 @@ static json_t *index_entry(const struct suite *s, const struct latest *l, const 
         json_t *summary = json_object_get(l->good, "summary");
         json_object_set_new(e, "date", json_string(l->good_date));
         json_object_set_new(e, "gpu", str_or_null(jstr(summary, "gpu")));
-        json_object_set_new(e, "finished_utc", str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")));
+        json_object_set_new(e, "finished_utc",
+                            str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")));
         snprintf(href, sizeof href, "%s/latest/%s.json", prefix, s->name);
         json_object_set_new(e, "href", json_string(href));
         snprintf(href, sizeof href, "%s/latest/%s.txt", prefix, s->name);
@@ -1298,8 +1288,7 @@ static void gpu_list_locked(struct evidence *ev, char *out, size_t len) {
 /* Resolves `gpu` (NULL: the default for `own`) into `slug`. Returns 0, or
  * -1 with `e` for a malformed slug, or when no GPU is the default because
  * several have evidence and the server's own has none. Lock held. */
-static int resolve_locked(struct evidence *ev, const char *gpu, const char *own, char *slug,
-                          struct evidence_error *e) {
+static int resolve_locked(struct evidence *ev, const char *gpu, const char *own, char *slug, struct evidence_error *e) {
     if (gpu) {
         if (!evidence_valid_slug(gpu)) {
             seterror(e, EVIDENCE_EINVAL, "gpu: expected a GPU slug such as nvidia-h200, got %.64s", gpu);
@@ -1319,8 +1308,7 @@ static int resolve_locked(struct evidence *ev, const char *gpu, const char *own,
     return 0;
 }
 
-int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out,
-                       struct evidence_error *e) {
+int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out, struct evidence_error *e) {
     char def[EVIDENCE_SLUG_LEN];
     *out = NULL;
     maybe_rescan(ev);
@@ -1342,8 +1330,7 @@ int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blo
     return *out ? 0 : -1;
 }
 
-int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out,
-                           struct evidence_error *e) {
+int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out, struct evidence_error *e) {
     *out = NULL;
     if (!evidence_valid_slug(gpu)) {
         seterror(e, EVIDENCE_EINVAL, "gpu: expected a GPU slug such as nvidia-h200, got %.64s", gpu ? gpu : "");
@@ -1365,7 +1352,8 @@ int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence
         *out = blob_ref(g->index);
     }
     pthread_rwlock_unlock(&ev->lock);
-    if (!*out) seterror(e, g ? EVIDENCE_EIO : EVIDENCE_ENOENT, g ? "evidence: out of memory" : "no evidence for GPU %s", gpu);
+    if (!*out)
+        seterror(e, g ? EVIDENCE_EIO : EVIDENCE_ENOENT, g ? "evidence: out of memory" : "no evidence for GPU %s", gpu);
     return *out ? 0 : -1;
 }
 
@@ -1392,8 +1380,7 @@ int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, c
     if (g && i < g->n) *out = blob_ref(kind == EVIDENCE_TEXT ? g->text[i] : g->json[i]);
     if (!*out) {
         const char *why = g && i < g->n && g->l[i].attempt ? jstr(g->l[i].attempt, "reason") : NULL;
-        if (gpu && !g)
-            seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
+        if (gpu && !g) seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
         else
             seterror(e, EVIDENCE_ENOENT, "no good evidence for %s yet%s%.300s", s->name,
                      why ? "; last attempt failed: " : "", why ? why : "");
@@ -1402,9 +1389,8 @@ int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, c
     return *out ? 0 : -1;
 }
 
-int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date,
-                       const char *suite, enum evidence_kind kind, struct evidence_blob **out,
-                       struct evidence_error *e) {
+int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
+                       enum evidence_kind kind, struct evidence_blob **out, struct evidence_error *e) {
     *out = NULL;
     if (!evidence_valid_date(date)) {
         seterror(e, EVIDENCE_EINVAL, "date: expected a calendar date YYYY-MM-DD, got %.32s", date ? date : "");
@@ -1470,9 +1456,8 @@ static json_t *history_point(json_t *rec, const char *date) {
     return p;
 }
 
-int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite,
-                         unsigned limit, const char *cursor, struct evidence_blob **out,
-                         struct evidence_error *e) {
+int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite, unsigned limit,
+                         const char *cursor, struct evidence_blob **out, struct evidence_error *e) {
     *out = NULL;
     const struct suite *s = find_suite(suite, e);
     if (!s) return -1;
@@ -1496,7 +1481,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
         seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
         return -1;
     }
-    char (*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
     if (gdir[0] && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) {
         seterror(e, EVIDENCE_EIO, "%s", err);
@@ -1506,7 +1491,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     size_t k = n;
     while (cursor && k > 0 && strcmp(dates[k - 1], cursor) >= 0) k--;
     json_t **page = calloc(limit, sizeof *page);
-    char (*pdates)[EVIDENCE_DATE_LEN] = calloc(limit, EVIDENCE_DATE_LEN);
+    char(*pdates)[EVIDENCE_DATE_LEN] = calloc(limit, EVIDENCE_DATE_LEN);
     size_t np = 0;
     time_t newest = (time_t)-1;
     char jname[NAME_MAX + 1];

@@ -45,7 +45,7 @@ struct slot {
 
 struct run {
     char id[REFRESH_ID_LEN];
-    char gpu[EVIDENCE_SLUG_LEN];  /* the GPU its evidence is filed under */
+    char gpu[EVIDENCE_SLUG_LEN]; /* the GPU its evidence is filed under */
     char gpu_name[128];
     char date[EVIDENCE_DATE_LEN];
     char created_utc[32], finished_utc[32];
@@ -196,7 +196,7 @@ int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char
     /* Requests are built before anything is queued, so a job that ends at
      * once finds its slot complete. */
     struct dv_options *opts = calloc(n, sizeof *opts);
-    char (*why)[ERR_LEN] = calloc(n, ERR_LEN);
+    char(*why)[ERR_LEN] = calloc(n, ERR_LEN);
     int *bad = calloc(n, sizeof *bad);
     if (!opts || !why || !bad) {
         free(opts);
@@ -302,14 +302,14 @@ static int row_gate(const struct suite *s, const struct dv_report *rep, char *re
                 dv_seterr(reason,
                           "correctness gate failed: table %s row %s: %llu of %llu elements differ from "
                           "the CPU reference (first at thread %lld: expected %g, got %g)",
-                          tb->id, row->name, row->check.mismatches, row->check.checked,
-                          row->check.first_mismatch, row->check.expected, row->check.got);
+                          tb->id, row->name, row->check.mismatches, row->check.checked, row->check.first_mismatch,
+                          row->check.expected, row->check.got);
                 return -1;
             }
             double noise = row->time_ms.noise;
             if (!(noise <= s->noise_limit)) { /* NaN fails too */
-                dv_seterr(reason, "noise over limit: table %s row %s: %.2f%% > %.2f%% (%u samples)", tb->id,
-                          row->name, noise * 100.0, s->noise_limit * 100.0, row->time_ms.samples);
+                dv_seterr(reason, "noise over limit: table %s row %s: %.2f%% > %.2f%% (%u samples)", tb->id, row->name,
+                          noise * 100.0, s->noise_limit * 100.0, row->time_ms.samples);
                 return -1;
             }
         }
@@ -402,8 +402,8 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
     pthread_mutex_unlock(&r->lock);
 }
 
-void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok,
-                      const char *document_json, const char *reason) {
+void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok, const char *document_json,
+                      const char *reason) {
     finish_slot(r, id, suite_index, ok, document_json, reason);
 }
 

@@ -77,8 +77,7 @@ time_t evroutes_parse_http_date(const char *s) {
     const int digits[] = {5, 6, 12, 13, 14, 15, 17, 18, 20, 21, 23, 24};
     for (size_t i = 0; i < sizeof digits / sizeof digits[0]; i++)
         if (!isdigit((unsigned char)s[digits[i]])) return (time_t)-1;
-    if (m < 0 || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' || s[19] != ':' || s[22] != ':')
-        return (time_t)-1;
+    if (m < 0 || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' || s[19] != ':' || s[22] != ':') return (time_t)-1;
     struct tm tm = {0};
     tm.tm_mday = (s[5] - '0') * 10 + (s[6] - '0');
     tm.tm_mon = m;
@@ -86,8 +85,7 @@ time_t evroutes_parse_http_date(const char *s) {
     tm.tm_hour = (s[17] - '0') * 10 + (s[18] - '0');
     tm.tm_min = (s[20] - '0') * 10 + (s[21] - '0');
     tm.tm_sec = (s[23] - '0') * 10 + (s[24] - '0');
-    if (tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-        return (time_t)-1;
+    if (tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) return (time_t)-1;
     return timegm(&tm);
 }
 
@@ -138,12 +136,12 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
         timeutil_http_date(b->mtime, lm, sizeof lm);
         http_req_add_header(r, "Last-Modified", lm);
     }
-    http_req_add_header(r, "Cache-Control", b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
+    http_req_add_header(r, "Cache-Control",
+                        b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
     if (evroutes_not_modified(etag, b->mtime, http_req_header(r, "If-None-Match"),
                               http_req_header(r, "If-Modified-Since")))
         http_reply(r, 304, NULL, "", 0);
-    else
-        http_reply(r, 200, b->kind == EVIDENCE_TEXT ? CT_TEXT : CT_JSON, b->data, b->len);
+    else http_reply(r, 200, b->kind == EVIDENCE_TEXT ? CT_TEXT : CT_JSON, b->data, b->len);
     evidence_blob_release(b);
 }
 
@@ -160,8 +158,7 @@ static int device_slug(const char *device_json, char *slug, char *name, size_t n
     if (json_is_true(json_object_get(d, "present")) && n && evidence_slug(n, slug, EVIDENCE_SLUG_LEN) == 0 &&
         evidence_valid_slug(slug))
         snprintf(name, name_len, "%s", n);
-    else
-        slug[0] = '\0';
+    else slug[0] = '\0';
     json_decref(d);
     return 1;
 }
@@ -206,8 +203,8 @@ static void job_done(const struct job_view *v, void *ctx) {
     free(j);
 }
 
-static int enqueue(void *ctx, const char *rid, size_t index, const struct dv_options *o,
-                   const char *request_json, char *job_id, char *err) {
+static int enqueue(void *ctx, const char *rid, size_t index, const struct dv_options *o, const char *request_json,
+                   char *job_id, char *err) {
     (void)o;
     struct evroutes *e = ctx;
     struct suite_job *j = calloc(1, sizeof *j);
@@ -233,9 +230,10 @@ static int enqueue(void *ctx, const char *rid, size_t index, const struct dv_opt
     int rc = jobq_submit(e->s->q, &sub, id, &pos, NULL, why);
     if (rc != 0) {
         free(j);
-        dv_seterr(err, "%s", rc == DV_EFULL ? "the job queue is full"
-                             : rc == DV_ECLOSED ? "the server is shutting down"
-                                                  : (why[0] ? why : "the job queue refused it"));
+        dv_seterr(err, "%s",
+                  rc == DV_EFULL     ? "the job queue is full"
+                  : rc == DV_ECLOSED ? "the server is shutting down"
+                                     : (why[0] ? why : "the job queue refused it"));
         return rc == DV_EFULL || rc == DV_ECLOSED ? rc : -1;
     }
     snprintf(job_id, REFRESH_JOB_ID_LEN, "%s", id);
@@ -446,10 +444,10 @@ struct evroutes *evroutes_create(struct service *s, char *err) {
     if (!(e->reg = refresh_create(e->ev, &q, err))) goto fail;
     struct http *h = s->http;
     if (http_route_add(h, "GET", "/suites", "/suites", 0, suites_get_route, e, err) < 0 ||
-        http_route_add(h, "POST", "/evidence/refresh", "/evidence/refresh",
-                       HTTP_ROUTE_AUTH | HTTP_ROUTE_RATELIMIT, refresh_post, e, err) < 0 ||
-        http_route_add(h, "GET", "/evidence/refresh/", "/evidence/refresh/{id}", HTTP_ROUTE_PREFIX,
-                       refresh_get, e, err) < 0 ||
+        http_route_add(h, "POST", "/evidence/refresh", "/evidence/refresh", HTTP_ROUTE_AUTH | HTTP_ROUTE_RATELIMIT,
+                       refresh_post, e, err) < 0 ||
+        http_route_add(h, "GET", "/evidence/refresh/", "/evidence/refresh/{id}", HTTP_ROUTE_PREFIX, refresh_get, e,
+                       err) < 0 ||
         http_route_add(h, "GET", "/evidence/", "/evidence/{path}", HTTP_ROUTE_PREFIX, evidence_get, e, err) < 0)
         goto fail;
     LOG(LOG_INFO, "evidence: store in %s", evidence_root(e->ev));

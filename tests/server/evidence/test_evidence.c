@@ -50,16 +50,21 @@ static void put_on(struct evidence *store, const char *gpu, const char *name, co
     char err[ERR_LEN] = "";
     char *doc = ok ? fixture_document((size_t)suites_index(suite), base_ms, 0.001, 1, name) : NULL;
     if (ok) cr_assert_not_null(doc);
-    struct evidence_record rec = {.suite = suite, .gpu = gpu, .gpu_name = name, .date = date, .ok = ok,
-                                  .reason = reason, .request_json = "{\"part\": 1}",
-                                  .queued_utc = "2024-01-01T00:00:00Z", .finished_utc = finished,
+    struct evidence_record rec = {.suite = suite,
+                                  .gpu = gpu,
+                                  .gpu_name = name,
+                                  .date = date,
+                                  .ok = ok,
+                                  .reason = reason,
+                                  .request_json = "{\"part\": 1}",
+                                  .queued_utc = "2024-01-01T00:00:00Z",
+                                  .finished_utc = finished,
                                   .document_json = doc};
     cr_assert_eq(evidence_write(store, &rec, err), 0, "%s", err);
     free(doc);
 }
 
-static void put(const char *suite, const char *date, int ok, double base_ms, const char *reason,
-                const char *finished) {
+static void put(const char *suite, const char *date, int ok, double base_ms, const char *reason, const char *finished) {
     put_on(ev, GPU, "NVIDIA H200", suite, date, ok, base_ms, reason, finished);
 }
 
@@ -107,9 +112,7 @@ static json_t *entry(json_t *idx, const char *suite) {
     return json_array_get(json_object_get(idx, "suites"), (size_t)suites_index(suite));
 }
 
-static const char *js(json_t *o, const char *key) {
-    return json_string_value(json_object_get(o, key));
-}
+static const char *js(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
 
 /* ---- durability ------------------------------------------------------ */
 
@@ -136,8 +139,13 @@ static void writer(unsigned long base) {
         snprintf(reason, sizeof reason, "v%lu", seq);
         snprintf(req, sizeof req, "{\"seq\": %lu}", seq);
         char *text = pattern(seq);
-        struct evidence_record rec = {.suite = "day22-part1", .gpu = GPU, .date = DATE, .ok = 0, .reason = reason,
-                                      .request_json = req, .transcript = text};
+        struct evidence_record rec = {.suite = "day22-part1",
+                                      .gpu = GPU,
+                                      .date = DATE,
+                                      .ok = 0,
+                                      .reason = reason,
+                                      .request_json = req,
+                                      .transcript = text};
         if (evidence_write(w, &rec, err) != 0) _exit(4);
         free(text);
     }
@@ -248,8 +256,8 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
 Test(evidence, open_sweeps_only_temp_files, .init = setup, .fini = teardown) {
     put("day22-part1", DATE, 0, 0, "no GPU", NULL);
     char p[700];
-    const char *plant[] = {".tmp-day22-part1.json.1.1", GPU "/.tmp-.stamp.3.3", GPU "/" DATE "/.tmp-day22-part1.json.9.9",
-                           GPU "/" DATE "/notes.md"};
+    const char *plant[] = {".tmp-day22-part1.json.1.1", GPU "/.tmp-.stamp.3.3",
+                           GPU "/" DATE "/.tmp-day22-part1.json.9.9", GPU "/" DATE "/notes.md"};
     for (int i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, plant[i]);
         FILE *f = fopen(p, "w");
@@ -521,7 +529,8 @@ Test(evidence, blobs_carry_stable_digests_and_mtimes, .init = setup, .fini = tea
         struct evidence_blob *a, *b;
         struct evidence_error e;
         cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", (enum evidence_kind)kind, &a, &e), 0);
-        cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", (enum evidence_kind)kind, &b, &e), 0);
+        cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", (enum evidence_kind)kind, &b, &e),
+                     0);
         cr_expect_eq(a->len, b->len);
         cr_expect_eq(a->digest, b->digest, "the same bytes, the same digest");
         cr_expect_eq(a->mtime, b->mtime);
@@ -827,8 +836,12 @@ Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, 
                 char *doc = ok ? fixture_document((size_t)suites_index(suite), 1.0 + w, 0.001, 1, "NVIDIA H200") : NULL;
                 char why[32];
                 snprintf(why, sizeof why, "replica %d run %d", w, k);
-                struct evidence_record rec = {.suite = suite, .gpu = GPU, .gpu_name = "NVIDIA H200",
-                                              .date = "2024-07-01", .ok = ok, .reason = ok ? NULL : why,
+                struct evidence_record rec = {.suite = suite,
+                                              .gpu = GPU,
+                                              .gpu_name = "NVIDIA H200",
+                                              .date = "2024-07-01",
+                                              .ok = ok,
+                                              .reason = ok ? NULL : why,
                                               .document_json = doc};
                 if (evidence_write(mine, &rec, err) != 0) _exit(4);
                 free(doc);

@@ -28,8 +28,8 @@ struct fakeq {
     struct refresh *r;
 };
 
-static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_options *o,
-                        const char *request_json, char *job_id, char *err) {
+static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_options *o, const char *request_json,
+                        char *job_id, char *err) {
     struct fakeq *q = ctx;
     if (q->fail_all || (int)i == q->fail_index) {
         dv_seterr(err, "queue full (16 jobs)");
@@ -175,8 +175,8 @@ Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = t
     size_t p1 = (size_t)suites_index("day22-part1"), p2 = (size_t)suites_index("day22-part2"),
            ex = (size_t)suites_index("day22-exercise");
     finish(id, p1, 0.001, 1);
-    finish(id, p2, 0.001, 0); /* wrong answer on the GPU */
-    finish(id, ex, 0.5, 1);   /* 50% noise */
+    finish(id, p2, 0.001, 0);                   /* wrong answer on the GPU */
+    finish(id, ex, 0.5, 1);                     /* 50% noise */
     for (size_t k = 0; k < suites_count(); k++) /* every other suite: a good night */
         if (k != p1 && k != p2 && k != ex) finish(id, k, 0.001, 1);
 

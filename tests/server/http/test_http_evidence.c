@@ -80,9 +80,7 @@ static json_t *refresh_on(unsigned port, const char *auth) {
     return NULL;
 }
 
-static json_t *refresh(const char *auth) {
-    return refresh_on(srv.port, auth);
-}
+static json_t *refresh(const char *auth) { return refresh_on(srv.port, auth); }
 
 static const char *header(struct helper_response *r, const char *name) {
     static char buf[4][256];
@@ -104,8 +102,7 @@ Test(http_evidence, refresh_files_every_suite_and_the_routes_serve_it, .fini = s
     json_decref(get("/evidence/latest/day22-part1", 404, NULL));
 
     json_t *st = refresh(NULL);
-    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count(), "%s",
-                 json_dumps(st, 0));
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count(), "%s", json_dumps(st, 0));
     /* Filed under the server's GPU, and each suite's link answers. */
     cr_expect_str_eq(json_string_value(json_object_get(st, "gpu")), "fake-gpu");
     const char *href = json_string_value(json_object_get(json_array_get(json_object_get(st, "suites"), 0), "evidence"));
@@ -118,7 +115,8 @@ Test(http_evidence, refresh_files_every_suite_and_the_routes_serve_it, .fini = s
     json_decref(st);
     json_t *gi = get("/evidence/fake-gpu/latest", 200, NULL);
     cr_expect_str_eq(json_string_value(json_object_get(gi, "gpu")), "fake-gpu");
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(gi, "suites"), 0), "status")), "ok");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(gi, "suites"), 0), "status")),
+                     "ok");
     json_decref(gi);
     json_decref(get("/evidence/fake-gpu/latest/day22-part1.txt", 200, NULL));
     json_decref(get("/evidence/tesla-t4/latest/day22-part1", 404, NULL));
@@ -250,8 +248,12 @@ Test(http_evidence, etag_and_last_modified_are_stable_and_answer_304, .fini = st
     char night[96];
     snprintf(night, sizeof night, "/evidence/%s/day22-part1", json_string_value(json_object_get(st, "date")));
     json_decref(st);
-    const char *paths[] = {"/evidence/latest", "/evidence/latest/day22-part1.json", "/evidence/latest/day22-part1.txt",
-                           night, "/evidence/history/day22-part1", "/evidence/fake-gpu/latest",
+    const char *paths[] = {"/evidence/latest",
+                           "/evidence/latest/day22-part1.json",
+                           "/evidence/latest/day22-part1.txt",
+                           night,
+                           "/evidence/history/day22-part1",
+                           "/evidence/fake-gpu/latest",
                            "/evidence/fake-gpu/latest/day22-part1"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         struct helper_response a, b;
@@ -360,8 +362,8 @@ Test(http_evidence, paths_outside_the_store_are_refused, .fini = stop, .timeout 
 static void expect_nothing_filed(void) {
     json_t *idx = get("/evidence/latest", 200, NULL);
     for (size_t i = 0; i < suites_count(); i++)
-        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(idx, "suites"), i), "status")),
-                         "none");
+        cr_expect_str_eq(
+            json_string_value(json_object_get(json_array_get(json_object_get(idx, "suites"), i), "status")), "none");
     cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 0);
     json_decref(idx);
     char p[600];
@@ -431,8 +433,9 @@ Test(http_evidence, two_servers_share_one_evidence_directory, .fini = stop, .tim
         json_t *rec = get_from(ports[k], "/evidence/latest/day22-part1", 200, NULL);
         cr_expect_str_eq(json_string_value(json_object_get(rec, "gpu")), own[k], "server %d answered another GPU", k);
         json_decref(rec);
-        rec = get_from(ports[k], k ? "/evidence/fake-gpu-a/latest/day22-part1" : "/evidence/fake-gpu-b/latest/day22-part1",
-                       200, NULL);
+        rec = get_from(ports[k],
+                       k ? "/evidence/fake-gpu-a/latest/day22-part1" : "/evidence/fake-gpu-b/latest/day22-part1", 200,
+                       NULL);
         cr_expect_str_eq(json_string_value(json_object_get(rec, "gpu")), own[1 - k]);
         json_decref(rec);
     }
