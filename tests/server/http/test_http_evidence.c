@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -456,4 +457,56 @@ Test(http_evidence, serve_passes_its_device_to_the_worker, .fini = stop, .timeou
     snprintf(cmd, sizeof cmd, "'%s' serve --device 256 --port 0 2>/dev/null", DV_TEST_BINARY);
     int rc = system(cmd);
     cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "--device 256 must be a usage error, got %d", rc);
+}
+
+/* Two replicas of one GPU model on one directory refreshing at once: one
+ * GPU folder, every record whole and good, nothing left half-written. */
+Test(http_evidence, two_replicas_of_one_model_refresh_the_same_night, .fini = stop, .timeout = 90) {
+    dir = fixture_tmpdir();
+    cr_assert_not_null(dir);
+    start_on(&srv, NULL, "16", 200);
+    start_on(&srv2, NULL, "16", 200);
+    struct helper_response r1, r2;
+    cr_assert_eq(helper_request(srv.port, "POST", "/evidence/refresh", NULL, "", 0, &r1), 0);
+    cr_assert_eq(helper_request(srv2.port, "POST", "/evidence/refresh", NULL, "", 0, &r2), 0);
+    cr_expect_eq(r1.status, 202);
+    cr_expect_eq(r2.status, 202);
+    helper_response_free(&r1);
+    helper_response_free(&r2);
+    json_t *a = refresh_on(srv.port, NULL), *b = refresh_on(srv2.port, NULL); /* joins, waits */
+    cr_expect_eq(json_integer_value(json_object_get(a, "ok")), (json_int_t)suites_count());
+    cr_expect_eq(json_integer_value(json_object_get(b, "ok")), (json_int_t)suites_count());
+    char date[16];
+    snprintf(date, sizeof date, "%s", json_string_value(json_object_get(a, "date")));
+    json_decref(a);
+    json_decref(b);
+    char d[700];
+    snprintf(d, sizeof d, "%s/fake-gpu/%s", dir, date);
+    DIR *dd = opendir(d);
+    cr_assert_not_null(dd, "%s", d);
+    struct dirent *e;
+    int json_files = 0, txt_files = 0;
+    while ((e = readdir(dd)) != NULL) {
+        if (e->d_name[0] == '.') {
+            cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0, "left behind: %s", e->d_name);
+            continue;
+        }
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".txt") == 0) txt_files++;
+        if (n <= 5 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        json_files++;
+        char p[1000];
+        snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+        json_error_t je;
+        json_t *j = json_load_file(p, JSON_REJECT_DUPLICATES, &je);
+        cr_expect_not_null(j, "%s: torn: %s", e->d_name, je.text);
+        cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "ok", "%s", e->d_name);
+        json_decref(j);
+    }
+    closedir(dd);
+    cr_expect_eq(json_files, (int)suites_count(), "one record per suite, no duplicates");
+    cr_expect_eq(txt_files, (int)suites_count());
+    json_t *idx = get("/evidence/latest", 200, NULL);
+    cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 1);
+    json_decref(idx);
 }
