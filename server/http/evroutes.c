@@ -168,21 +168,26 @@ static void own_gpu(struct evroutes *e, char *slug, char *name, size_t name_len)
     pthread_mutex_lock(&e->own_lock);
     int due = now >= e->own_next_ms;
     if (due) e->own_next_ms = now + OWN_RECHECK_MS;
+    else {
+        /* The common case: one lock, no call into the supervisor. */
+        snprintf(slug, EVIDENCE_SLUG_LEN, "%s", e->own_slug);
+        if (name) snprintf(name, name_len, "%s", e->own_name);
+    }
     pthread_mutex_unlock(&e->own_lock);
-    if (due && e->s->w) {
-        struct worker_snapshot ws;
-        char s2[EVIDENCE_SLUG_LEN], n2[128];
+    if (!due) return;
+    struct worker_snapshot ws;
+    char s2[EVIDENCE_SLUG_LEN], n2[128];
+    int said = 0;
+    if (e->s->w) {
         worker_get_snapshot(e->s->w, &ws);
-        int said = device_slug(ws.device_json, s2, n2, sizeof n2);
+        said = device_slug(ws.device_json, s2, n2, sizeof n2);
         free(ws.device_json);
-        if (said) { /* a restarting worker has said nothing: keep the last */
-            pthread_mutex_lock(&e->own_lock);
-            memcpy(e->own_slug, s2, sizeof e->own_slug);
-            memcpy(e->own_name, n2, sizeof e->own_name);
-            pthread_mutex_unlock(&e->own_lock);
-        }
     }
     pthread_mutex_lock(&e->own_lock);
+    if (said) { /* a restarting worker has said nothing: keep the last */
+        memcpy(e->own_slug, s2, sizeof e->own_slug);
+        memcpy(e->own_name, n2, sizeof e->own_name);
+    }
     snprintf(slug, EVIDENCE_SLUG_LEN, "%s", e->own_slug);
     if (name) snprintf(name, name_len, "%s", e->own_name);
     pthread_mutex_unlock(&e->own_lock);
