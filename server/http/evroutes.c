@@ -13,7 +13,9 @@
  * does all of HTTP: the ETag (from the digest and length), Last-Modified,
  * the conditional-GET decision (RFC 9110 13.2.2), Cache-Control (a night
  * before yesterday is immutable, everything else changes nightly) and the
- * service's error shape.
+ * service's error shape. The store hands the latest views from memory with
+ * their digest and mtime computed once; the header text made of them is
+ * kept per HTTP thread, so a GET of the latest evidence formats nothing.
  *
  * "This server's GPU" is the slug of the device the worker's hello named,
  * read from the supervisor at most once a second; the single-GPU paths answer
@@ -121,6 +123,35 @@ int evroutes_not_modified(const char *etag, time_t last_modified, const char *if
     return 0;
 }
 
+/* The header text of a blob's validators, a function of (digest, length,
+ * mtime) alone: formatted once per thread for the few blobs it keeps
+ * answering (the latest views), not on every request. */
+struct validators {
+    uint64_t digest;
+    size_t len;
+    time_t mtime;
+    char etag[EVROUTES_ETAG_LEN];
+    char lm[40];
+};
+#define VALIDATORS_KEPT 8
+static _Thread_local struct validators tl_validators[VALIDATORS_KEPT];
+static _Thread_local unsigned tl_validators_next;
+
+static const struct validators *validators_of(const struct evidence_blob *b) {
+    for (unsigned i = 0; i < VALIDATORS_KEPT; i++) {
+        const struct validators *v = &tl_validators[i];
+        if (v->etag[0] && v->digest == b->digest && v->len == b->len && v->mtime == b->mtime) return v;
+    }
+    struct validators *v = &tl_validators[tl_validators_next++ % VALIDATORS_KEPT];
+    v->digest = b->digest;
+    v->len = b->len;
+    v->mtime = b->mtime;
+    v->lm[0] = '\0';
+    if (b->mtime != (time_t)-1) timeutil_http_date(b->mtime, v->lm, sizeof v->lm);
+    evroutes_etag(b->digest, b->len, v->etag);
+    return v;
+}
+
 /* Answers a store read: 200 or 304 with the validators, or the error. */
 static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, const struct evidence_error *e) {
     if (rc != 0) {
@@ -129,16 +160,12 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
         http_reply_error(r, status, NULL, "%s", e->reason[0] ? e->reason : "evidence error");
         return;
     }
-    char etag[EVROUTES_ETAG_LEN], lm[40] = "";
-    evroutes_etag(b->digest, b->len, etag);
-    http_req_add_header(r, "ETag", etag);
-    if (b->mtime != (time_t)-1) {
-        timeutil_http_date(b->mtime, lm, sizeof lm);
-        http_req_add_header(r, "Last-Modified", lm);
-    }
+    const struct validators *v = validators_of(b);
+    http_req_add_header(r, "ETag", v->etag);
+    if (v->lm[0]) http_req_add_header(r, "Last-Modified", v->lm);
     http_req_add_header(r, "Cache-Control",
                         b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
-    if (evroutes_not_modified(etag, b->mtime, http_req_header(r, "If-None-Match"),
+    if (evroutes_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
                               http_req_header(r, "If-Modified-Since")))
         http_reply(r, 304, NULL, "", 0);
     else http_reply(r, 200, b->kind == EVIDENCE_TEXT ? CT_TEXT : CT_JSON, b->data, b->len);
