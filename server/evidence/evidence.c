@@ -839,6 +839,11 @@ static int migrate_legacy(struct evidence *ev, char *err) {
             break;
         }
         while ((e = readdir(d)) != NULL) {
+            /* A temp file a crash left: nobody writes this layout any more. */
+            if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) == 0) {
+                unlinkat(dirfd(d), e->d_name, 0);
+                continue;
+            }
             if (!not_hidden(e->d_name)) continue;
             char from[PATH_MAX], to[PATH_MAX];
             struct stat st;

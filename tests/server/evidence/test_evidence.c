@@ -690,6 +690,10 @@ Test(evidence, the_layout_before_gpu_folders_is_moved_whole, .init = setup, .fin
     FILE *f = fopen(p, "w");
     fputs("transcript", f);
     fclose(f);
+    snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE "/.tmp-day22-part2.json.7.7", dir);
+    f = fopen(p, "w");
+    fputs("partial", f);
+    fclose(f);
     ev = evidence_open(dir, err);
     cr_assert_not_null(ev, "%s", err);
     snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE, dir);
