@@ -43,6 +43,7 @@
 #define CT_JSON "application/json"
 #define CT_TEXT "text/plain; charset=utf-8"
 #define OWN_RECHECK_MS 1000
+#define REFRESH_HELLO_WAIT_MS 10000
 
 struct evroutes {
     struct service *s;
@@ -312,6 +313,14 @@ static void refresh_post(struct http_req *r, void *ctx) {
      * POST /measure is (a worker that had a GPU may be restarting). */
     struct worker_snapshot ws;
     worker_get_snapshot(e->s->w, &ws);
+    if (ws.state == WORKER_STARTING && !ws.gpu_seen) {
+        /* A server that has just started (a missed nightly run caught up at
+         * boot) has not heard its worker yet: a refresh, rare and rate
+         * limited, may wait for the hello a moment rather than be lost. */
+        free(ws.device_json);
+        worker_wait_ready(e->s->w, REFRESH_HELLO_WAIT_MS);
+        worker_get_snapshot(e->s->w, &ws);
+    }
     char slug[EVIDENCE_SLUG_LEN], name[128];
     device_slug(ws.device_json, slug, name, sizeof name);
     free(ws.device_json);

@@ -11,7 +11,8 @@
  *   other the experiment_plan() analysis with plausible timings and the
  *         warning "fake worker: no GPU was used"
  * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
- * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal;
+ * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
+ * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello;
  * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to.
  */
 #define _GNU_SOURCE
@@ -98,6 +99,8 @@ int main(int argc, char **argv) {
             fclose(f);
         }
     }
+    const char *delay = getenv("FAKE_WORKER_HELLO_DELAY_MS"); /* a slow CUDA start */
+    if (delay) timeutil_sleep_ms(strtol(delay, NULL, 10));
     const char *nogpu = getenv("FAKE_WORKER_NO_GPU");
     char hello[256];
     if (nogpu && strcmp(nogpu, "1") == 0)

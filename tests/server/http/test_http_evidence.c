@@ -510,3 +510,21 @@ Test(http_evidence, two_replicas_of_one_model_refresh_the_same_night, .fini = st
     cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 1);
     json_decref(idx);
 }
+
+/* A refresh that arrives before the worker's hello (a missed night caught
+ * up at boot) waits for it instead of being refused. */
+Test(http_evidence, a_refresh_at_start_up_waits_for_the_workers_hello, .fini = stop, .timeout = 60) {
+    dir = fixture_tmpdir();
+    cr_assert_not_null(dir);
+    const char *env[] = {"FAKE_WORKER_HELLO_DELAY_MS=1500", NULL};
+    const char *args[] = {"--evidence-dir", dir, "--rate-limit", "0", NULL};
+    cr_assert_eq(helper_server_start(&srv, args, env), 0);
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "POST", "/evidence/refresh", NULL, "", 0, &r), 0);
+    cr_expect_eq(r.status, 202, "%d %s", r.status, r.body);
+    helper_response_free(&r);
+    json_t *st = refresh(NULL);
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
+    cr_expect_str_eq(json_string_value(json_object_get(st, "gpu")), "fake-gpu");
+    json_decref(st);
+}
