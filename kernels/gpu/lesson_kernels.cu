@@ -9,7 +9,9 @@
  * is the same branch around the same two chains, with the path bit read from
  * a host-built mask so any predicate can be asked without writing CUDA.
  * Part 2 moves the branch inside the loop (phase = loop index, so it cannot
- * be hoisted) and has a no-branch baseline.
+ * be hoisted) and has a no-branch baseline. Each kernel exists as the lesson
+ * compiles it (iteration count a compile-time constant, mode a runtime
+ * argument), as a runtime-trip-count fallback, and as an untimed witness.
  *
  * The chains are unrolled 128 deep so that loop overhead (counter, compare,
  * branch) is a small share of the issued instructions: on GPUs that issue one
@@ -24,6 +26,7 @@
 #include "gpu/lesson_kernels.h"
 #include "model/predicate.h"
 #include "gpu/cuda_call.h"
+#include "model/witness_record.h"
 
 /* ---------------------------------------------------------------------------
  * Compile-time checks: the lesson's split counts for a 256-thread block. */
@@ -63,19 +66,68 @@ static_assert(threads_on_a(DV_BLOCK_PARITY, 0) + threads_on_a(DV_BLOCK_PARITY, 1
 static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 threads down path A, not 128");
 
 /* ---------------------------------------------------------------------------
- * Kernels. */
+ * Kernels.
+ *
+ * Every kernel is a template on ITERS and WITNESS. ITERS is the iteration
+ * count as the lesson compiles it (`constexpr int kIters = 4096`): the loops
+ * have a compile-time trip count, so the timed kernel carries no trip-count
+ * arithmetic; ITERS = 0 is the fallback for any other `iterations`, read at
+ * run time. WITNESS = true is the untimed witness instantiation: the same
+ * kernel plus, at the top of each path, one active-lane record per warp
+ * (model/witness_record.h). The timed kernels are the WITNESS = false
+ * instantiations and contain no witness code at all. */
 
+/* Per-block witness counters in shared memory: runs, split, lanes per path. */
+struct witness_smem {
+    unsigned long long w[DV_WITNESS_WORDS];
+};
 
+template <bool WITNESS>
+__device__ __forceinline__ void witness_begin(witness_smem *s, unsigned tid) {
+    if (!WITNESS) return;
+    if (tid < DV_WITNESS_WORDS) s->w[tid] = 0ull;
+    __syncthreads();
+}
 
+/* One record per warp at the top of `path`: the lowest active lane counts the
+ * run, whether it is partial (fewer active lanes than the warp's threads), and
+ * the active lanes. */
+template <bool WITNESS>
+__device__ __forceinline__ void witness_hit(witness_smem *s, unsigned path, unsigned tid, unsigned tpb) {
+    if (!WITNESS) return;
+    const unsigned m = __activemask();
+    if ((tid & 31u) != (unsigned)(__ffs(m) - 1)) return;
+    const unsigned first = tid & ~31u;
+    const unsigned width = tpb - first < 32u ? tpb - first : 32u;
+    const unsigned k = __popc(m);
+    atomicAdd(&s->w[path], 1ull);
+    if (k < width) atomicAdd(&s->w[2 + path], 1ull);
+    atomicAdd(&s->w[4 + path], (unsigned long long)k);
+}
+
+template <bool WITNESS>
+__device__ __forceinline__ void witness_end(const witness_smem *s, struct dv_witness_block *out, unsigned tid) {
+    if (!WITNESS) return;
+    __syncthreads();
+    if (tid < DV_WITNESS_WORDS) (&out[blockIdx.x].runs[0])[tid] = s->w[tid];
+}
+
+template <unsigned ITERS>
+__device__ __forceinline__ unsigned trip_count(unsigned iterations) {
+    return ITERS ? ITERS : iterations;
+}
+
+template <unsigned ITERS>
 __device__ __forceinline__ float chain_a(float x, unsigned iterations) {
 #pragma unroll 128
-    for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
     return x;
 }
 
+template <unsigned ITERS>
 __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
 #pragma unroll 128
-    for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
     return x;
 }
 
@@ -85,57 +137,85 @@ __device__ __forceinline__ size_t global_index(unsigned *tid_out) {
     return blockIdx.x * static_cast<size_t>(blockDim.x * blockDim.y) + tid;
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
-                             unsigned iterations) {
+                             unsigned iterations, struct dv_witness_block *witness) {
+    __shared__ witness_smem ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid);
     float x = (i < n) ? in[i] : 1.0f;
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u)) {
-        x = chain_a(x, iterations);
+        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        x = chain_a<ITERS>(x, iterations);
     } else {
-        x = chain_b(x, iterations);
+        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid);
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ out, size_t n,
-                              const uint32_t *__restrict__ mask, unsigned iterations) {
+                              const uint32_t *__restrict__ mask, unsigned iterations,
+                              struct dv_witness_block *witness) {
+    __shared__ witness_smem ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid);
     float x = (i < n) ? in[i] : 1.0f;
     const bool path_a = (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
     if (path_a) {
-        x = chain_a(x, iterations);
+        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        x = chain_a<ITERS>(x, iterations);
     } else {
-        x = chain_b(x, iterations);
+        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid);
 }
 
-__global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, unsigned iterations) {
+template <unsigned ITERS, bool WITNESS>
+__global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, unsigned iterations,
+                            struct dv_witness_block *witness) {
+    __shared__ witness_smem ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    witness_begin<WITNESS>(&ws, tid);
     float x = (i < n) ? in[i] : 1.0f;
-    x = chain_a(x, iterations);
+    witness_hit<WITNESS>(&ws, 0u, tid, blockDim.x * blockDim.y);
+    x = chain_a<ITERS>(x, iterations);
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid);
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
-                                      unsigned iterations) {
+                                      unsigned iterations, struct dv_witness_block *witness) {
+    __shared__ witness_smem ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid);
     float x = (i < n) ? in[i] : 1.0f;
     /* Unrolled like the chains, so that the loop counter costs the same share
      * here as in the no-branch row and the difference is the branch. */
 #pragma unroll 16
-    for (unsigned k = 0; k < iterations; ++k) {
+    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) {
         if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
+            witness_hit<WITNESS>(&ws, 0u, tid, tpb);
             x = fmaf(x, DV_MUL_A, DV_ADD_A);
         } else {
+            witness_hit<WITNESS>(&ws, 1u, tid, tpb);
             x = fmaf(x, DV_MUL_B, DV_ADD_B);
         }
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid);
 }
 
 __global__ void clockSpin(long long cycles, long long *out) {
@@ -148,22 +228,28 @@ __global__ void clockSpin(long long cycles, long long *out) {
 /* ---------------------------------------------------------------------------
  * Launchers. */
 
+static_assert(DV_COMPILED_ITERATIONS == DV_DEFAULT_ITERATIONS, "the lesson's kIters is the default");
+
 static int after_launch(const char *what, char *err) { return cuda_launched(what, err); }
 
-extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
+extern "C" int dv_kernel_compiled(unsigned iterations) { return iterations == DV_COMPILED_ITERATIONS; }
+
+template <unsigned ITERS, bool WITNESS>
+static int launch_as(int kernel, const struct dv_launch *l, char *err) {
     const dim3 grid(l->blocks), block(l->block_x, l->block_y);
     switch (kernel) {
     case DV_KERNEL_BRANCH:
-        mixOneBranch<<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations);
+        mixOneBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
         return after_launch("launch mixOneBranch", err);
     case DV_KERNEL_MASK:
-        mixMaskBranch<<<grid, block>>>(l->in, l->out, l->n, l->mask, l->iterations);
+        mixMaskBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mask, l->iterations, l->witness);
         return after_launch("launch mixMaskBranch", err);
     case DV_KERNEL_NOBRANCH:
-        mixNoBranch<<<grid, block>>>(l->in, l->out, l->n, l->iterations);
+        mixNoBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->iterations, l->witness);
         return after_launch("launch mixNoBranch", err);
     case DV_KERNEL_PERITER:
-        mixBranchPerIteration<<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations);
+        mixBranchPerIteration<ITERS, WITNESS>
+            <<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
         return after_launch("launch mixBranchPerIteration", err);
     default:
         dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", kernel);
@@ -171,14 +257,29 @@ extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
     }
 }
 
-extern "C" int dv_occupancy(int kernel, unsigned threads, int *blocks_per_sm, char *err) {
-    const void *fn;
+extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
+    const int compiled = dv_kernel_compiled(l->iterations);
+    if (l->witness)
+        return compiled ? launch_as<DV_COMPILED_ITERATIONS, true>(kernel, l, err) : launch_as<0, true>(kernel, l, err);
+    return compiled ? launch_as<DV_COMPILED_ITERATIONS, false>(kernel, l, err) : launch_as<0, false>(kernel, l, err);
+}
+
+template <unsigned ITERS>
+static const void *kernel_fn(int kernel) {
     switch (kernel) {
-    case DV_KERNEL_BRANCH: fn = (const void *)mixOneBranch; break;
-    case DV_KERNEL_MASK: fn = (const void *)mixMaskBranch; break;
-    case DV_KERNEL_NOBRANCH: fn = (const void *)mixNoBranch; break;
-    case DV_KERNEL_PERITER: fn = (const void *)mixBranchPerIteration; break;
-    default: dv_seterr(err, "occupancy: kernel %d unknown", kernel); return DV_ERR;
+    case DV_KERNEL_BRANCH: return (const void *)mixOneBranch<ITERS, false>;
+    case DV_KERNEL_MASK: return (const void *)mixMaskBranch<ITERS, false>;
+    case DV_KERNEL_NOBRANCH: return (const void *)mixNoBranch<ITERS, false>;
+    case DV_KERNEL_PERITER: return (const void *)mixBranchPerIteration<ITERS, false>;
+    default: return NULL;
+    }
+}
+
+extern "C" int dv_occupancy(int kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err) {
+    const void *fn = dv_kernel_compiled(iterations) ? kernel_fn<DV_COMPILED_ITERATIONS>(kernel) : kernel_fn<0>(kernel);
+    if (!fn) {
+        dv_seterr(err, "occupancy: kernel %d unknown", kernel);
+        return DV_ERR;
     }
     return cuda_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0),
                      "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err);
