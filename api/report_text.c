@@ -412,7 +412,10 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
     }
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_observed *o = &t->rows[r].observed;
-        if (o->present && !o->agrees) sb_printf(b, "%s: %s\n", t->rows[r].label, o->verdict);
+        const struct dv_counters *c = &t->rows[r].counters;
+        if (o->present && !o->agrees) sb_printf(b, "%s: witness: %s\n", t->rows[r].label, o->verdict);
+        if (c->present && strncmp(c->verdict, "agrees", 6) != 0)
+            sb_printf(b, "%s: counters: %s\n", t->rows[r].label, c->verdict);
     }
     sb_printf(b, "split warps and path-runs are per block%s; instr/FMA: warp instructions per 32 FMAs "
                  "(1.0 = nothing but the FMAs)\n",

@@ -117,16 +117,27 @@ __device__ __forceinline__ unsigned trip_count(unsigned iterations) {
     return ITERS ? ITERS : iterations;
 }
 
+/* Unroll of the chains: with a compile-time trip count the loop control is
+ * one counter, compare and branch per DV_CHAIN_UNROLL FMAs (no remainder
+ * loop); the runtime kernel keeps 128 so its remainder stays small. */
+#ifndef DV_CHAIN_UNROLL
+#define DV_CHAIN_UNROLL 512
+#endif
+template <unsigned ITERS>
+struct chain_unroll {
+    static constexpr unsigned value = ITERS ? DV_CHAIN_UNROLL : 128u;
+};
+
 template <unsigned ITERS>
 __device__ __forceinline__ float chain_a(float x, unsigned iterations) {
-#pragma unroll 128
+#pragma unroll(chain_unroll<ITERS>::value)
     for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
     return x;
 }
 
 template <unsigned ITERS>
 __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
-#pragma unroll 128
+#pragma unroll(chain_unroll<ITERS>::value)
     for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
     return x;
 }

@@ -235,7 +235,8 @@ static int lesson_testimony(const struct dv_options *o, const struct dv_report *
         }
         for (unsigned i = 0; i < t->nrows; i++) {
             t->rows[i].counters = out[i];
-            testimony_counters_derive(&t->rows[i].counters, g->blocks, t->rows[i].warps_split.per_block);
+            testimony_counters_derive(&t->rows[i].counters, g->blocks, t->rows[i].warps_split.per_block,
+                                      t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u);
         }
     }
     return 0;

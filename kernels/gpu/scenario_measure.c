@@ -104,7 +104,8 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
         }
         for (unsigned r = 0; r < c->s->nrows; r++) {
             t->rows[r].counters = out[r];
-            testimony_counters_derive(&t->rows[r].counters, c->blocks, t->rows[r].warps_split.per_block);
+            testimony_counters_derive(&t->rows[r].counters, c->blocks, t->rows[r].warps_split.per_block,
+                                      c->s->kind == SCENARIO_SHORT ? c->iters : 1u);
         }
     }
     return 0;

@@ -133,6 +133,9 @@ struct dv_counters {
     double divergent_per_block;       /* divergent branch targets / blocks               */
     double model_split_per_block;     /* the model's split warps per block               */
     double inst_per_fma;              /* warp instructions per warp-wide FMA (32 FMAs)   */
+    int predicated;                   /* the model splits warps, the timed kernel took
+                                         no divergent branch with every lane active  */
+    char verdict[224];
 };
 
 struct dv_row {

@@ -165,9 +165,30 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
     }
 }
 
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block) {
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block,
+                               unsigned per) {
+    const double split = model_split_per_block * (per ? per : 1u);
     c->warp_efficiency = c->threads_per_inst >= 0 ? c->threads_per_inst / 32.0 : NAN;
     c->divergent_per_block = blocks ? c->branch_targets_divergent / blocks : NAN;
-    c->model_split_per_block = model_split_per_block;
+    c->model_split_per_block = split;
     c->inst_per_fma = c->ffma_threads > 0 ? c->inst_executed / (c->ffma_threads / 32.0) : NAN;
+    const double d = c->divergent_per_block;
+    c->predicated = split > 0 && d == 0 && c->warp_efficiency > 0.999;
+    if (!isfinite(d))
+        snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
+    else if (c->predicated)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
+                 "per block; the compiler turned the branch into predicated instructions (%.3f instructions per FMA)",
+                 c->threads_per_inst, split, c->inst_per_fma);
+    else if (fabs(d - split) <= 0.01 * (split > 1 ? split : 1))
+        snprintf(c->verdict, sizeof c->verdict,
+                 "agrees: %.4g divergent branches per block for the model's %.4g split warps", d, split);
+    else if (split > 0 && d > split)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "%.4g divergent branches per block for %.4g split warps: more than one per split warp (a switch "
+                 "over several paths, or a loop exit per trip count)", d, split);
+    else
+        snprintf(c->verdict, sizeof c->verdict,
+                 "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);
 }

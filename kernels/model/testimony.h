@@ -64,8 +64,14 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
                        unsigned warps_per_block, unsigned per, struct dv_observed *o);
 
 /* Fills the derived fields of `c` (raw counters set) for a row of `blocks`
- * blocks whose model splits `model_split_per_block` warps per block. */
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block);
+ * blocks whose model splits `model_split_per_block` warps per block at each
+ * of `per` branch evaluations (the iterations of a per-iteration row, else
+ * 1): model_split_per_block becomes the launch's (split x per), and the
+ * verdict compares it with the divergent branch targets per block. A row the
+ * model splits whose timed kernel took no divergent branch with every lane
+ * active is `predicated`: the compiler if-converted the branch. */
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block,
+                               unsigned per);
 
 #ifdef __cplusplus
 }
