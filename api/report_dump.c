@@ -167,6 +167,7 @@ static json_t *counters_json(const struct dv_counters *c, int *bad) {
     put(o, "divergent_branches_per_block", num(c->divergent_per_block), bad);
     put(o, "model_split_warps_per_block", num(c->model_split_per_block), bad);
     put(o, "warp_instructions_per_fma", num(c->inst_per_fma), bad);
+    put(o, "instructions_vs_baseline", num(c->inst_vs_baseline), bad);
     put(o, "predicated", json_boolean(c->predicated), bad);
     put(o, "verdict", TEXT(c->verdict), bad);
     return o;

@@ -254,6 +254,7 @@ static void counters_parse(struct rd *rd, const json_t *o, const char *path, str
     get_num(rd, v, sub, "divergent_branches_per_block", &c->divergent_per_block, NAN);
     get_num(rd, v, sub, "model_split_warps_per_block", &c->model_split_per_block, NAN);
     get_num(rd, v, sub, "warp_instructions_per_fma", &c->inst_per_fma, NAN);
+    get_num(rd, v, sub, "instructions_vs_baseline", &c->inst_vs_baseline, NAN);
     get_bool(rd, v, sub, "predicated", &c->predicated);
     GET_STR(rd, v, sub, "verdict", c->verdict);
 }

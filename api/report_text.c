@@ -377,19 +377,19 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
     }
     if (!any) return;
     sb_printf(b, "GPU's testimony (untimed: a witness launch and a profiled launch per row)\n");
-    sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s\n", width, "GPU saw", "split warps",
-              "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split", "instr/FMA");
+    sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw", "split warps",
+              "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split", "instr/FMA", "instr vs base");
     char rule[PREDICATE_TEXT_LEN + 16];
     memset(rule, '-', (size_t)width);
     rule[width] = '\0';
     sb_printf(b, "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
-                 "-----------   ---------\n", rule);
+                 "-----------   ---------   -------------\n", rule);
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_row *w = &t->rows[r];
         const struct dv_observed *o = &w->observed;
         const struct dv_counters *c = &w->counters;
         char split[32] = "-", runs[32] = "-", lanes[48] = "-", verdict[32] = "-";
-        char lpi[32] = "-", div[32] = "-", model[32] = "-", ipf[32] = "-";
+        char lpi[32] = "-", div[32] = "-", model[32] = "-", ipf[32] = "-", ivb[32] = "-";
         if (o->present) {
             fmt_count(split, sizeof split, &o->split_warps);
             fmt_fixed(runs, sizeof runs, o->path_runs.per_block, 2);
@@ -406,9 +406,10 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
             fmt_fixed(div, sizeof div, c->divergent_per_block, 2);
             fmt_fixed(model, sizeof model, c->model_split_per_block, 2);
             fmt_fixed(ipf, sizeof ipf, c->inst_per_fma, 3);
+            fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
         }
-        sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s\n", width, w->label, split, runs,
-                  lanes, verdict, lpi, div, model, ipf);
+        sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
+                  runs, lanes, verdict, lpi, div, model, ipf, ivb);
     }
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_observed *o = &t->rows[r].observed;
@@ -416,10 +417,20 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
         if (o->present && !o->agrees) sb_printf(b, "%s: witness: %s\n", t->rows[r].label, o->verdict);
         if (c->present && strncmp(c->verdict, "agrees", 6) != 0)
             sb_printf(b, "%s: counters: %s\n", t->rows[r].label, c->verdict);
+        /* Where time and model part, the GPU's instruction count says why. */
+        const struct dv_row *w = &t->rows[r];
+        if (c->present && (int)r != t->baseline_row && w->comparable && isfinite(w->ratio) &&
+            w->predicted_ratio > 0 && fabs(w->ratio / w->predicted_ratio - 1) > AGREEMENT_TOLERANCE &&
+            isfinite(c->inst_vs_baseline) && (unsigned)t->baseline_row < t->nrows)
+            sb_printf(b, "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
+                         "instructions (%.3f per FMA against %.3f)\n",
+                      w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
+                      t->rows[t->baseline_row].counters.inst_per_fma);
     }
-    sb_printf(b, "split warps and path-runs are per block%s; instr/FMA: warp instructions per 32 FMAs "
-                 "(1.0 = nothing but the FMAs)\n",
-              is_kernel_table(t) ? " (per iteration for the per-iteration rows)" : "");
+    sb_printf(b, "split warps and path-runs are per block%s; divergent/block and model split per launch; "
+                 "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
+                 "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
+              is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
 }
 
 char *report_text(const struct dv_report *r) {

@@ -150,8 +150,11 @@ static int load_library(struct counters *c, char *library, char *reason) {
     if (n > 0) {
         self[n] = '\0';
         char *slash = strrchr(self, '/');
-        if (slash) {
-            snprintf(slash, sizeof self - (size_t)(slash - self), "/lib");
+        /* lib/ beside the binary, then ../lib (the bundle keeps the worker
+         * in libexec/ and its libraries in lib/). */
+        static const char *const rel[] = {"/lib", "/../lib"};
+        for (size_t i = 0; slash && i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(slash, sizeof self - (size_t)(slash - self), "%s", rel[i]);
             if (load_from(c, self, "libcupti.so.13", library) || load_from(c, self, "libcupti.so", library))
                 return 0;
         }

@@ -8,7 +8,7 @@
  * the GPU, it returns NULL with the reason and the measurement goes on
  * without counters. Where it looks (first hit wins): $DV_CUPTI_LIBRARY (an
  * exact path, nothing else is tried when set), `lib/` beside the running
- * binary (the bundle), the toolkit's library folder found at build time, the
+ * binary, then `../lib` (the bundle's layout), the toolkit's library folder found at build time, the
  * loader's default search.
  *
  * counters_profile() runs each row once more, untimed, in one profiling

@@ -238,6 +238,7 @@ static int lesson_testimony(const struct dv_options *o, const struct dv_report *
             testimony_counters_derive(&t->rows[i].counters, g->blocks, t->rows[i].warps_split.per_block,
                                       t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u);
         }
+        testimony_counters_compare(t);
     }
     return 0;
 }

@@ -80,7 +80,8 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
                 break;
             }
             testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
-            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, 1u, &t->rows[r].observed);
+            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block,
+                              c->s->kind == SCENARIO_SHORT ? c->iters : 1u, &t->rows[r].observed);
         }
         free(seen);
         free(exp);
@@ -107,6 +108,7 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
             testimony_counters_derive(&t->rows[r].counters, c->blocks, t->rows[r].warps_split.per_block,
                                       c->s->kind == SCENARIO_SHORT ? c->iters : 1u);
         }
+        testimony_counters_compare(t);
     }
     return 0;
 }

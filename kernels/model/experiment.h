@@ -133,6 +133,8 @@ struct dv_counters {
     double divergent_per_block;       /* divergent branch targets / blocks               */
     double model_split_per_block;     /* the model's split warps per block               */
     double inst_per_fma;              /* warp instructions per warp-wide FMA (32 FMAs)   */
+    double inst_vs_baseline;          /* warp instructions over the baseline row's: the
+                                         ratio the GPU's own count predicts          */
     int predicated;                   /* the model splits warps, the timed kernel took
                                          no divergent branch with every lane active  */
     char verdict[224];

@@ -192,3 +192,14 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
         snprintf(c->verdict, sizeof c->verdict,
                  "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);
 }
+
+void testimony_counters_compare(struct dv_table *t) {
+    const struct dv_counters *base =
+        t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows ? &t->rows[t->baseline_row].counters : NULL;
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_counters *c = &t->rows[i].counters;
+        c->inst_vs_baseline = c->present && base && base->present && base->inst_executed > 0
+                                  ? c->inst_executed / base->inst_executed
+                                  : NAN;
+    }
+}

@@ -73,6 +73,12 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
 void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block,
                                unsigned per);
 
+/* Sets every row's counters.inst_vs_baseline in `t`: its warp instructions
+ * over the baseline row's (NaN where either has no counters). For rows with
+ * the baseline's work this is the time ratio the instruction count predicts
+ * on a GPU that issues one warp instruction per scheduler per cycle. */
+void testimony_counters_compare(struct dv_table *t);
+
 #ifdef __cplusplus
 }
 #endif

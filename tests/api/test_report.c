@@ -864,6 +864,7 @@ static void add_testimony(struct dv_report *r) {
     c->divergent_per_block = 8;
     c->model_split_per_block = 8;
     c->inst_per_fma = 2.069;
+    c->inst_vs_baseline = 1.99;
     snprintf(c->verdict, sizeof c->verdict, "agrees: 8 divergent branches per block for the model's 8 split warps");
     struct dv_observed *o2 = &t->rows[2].observed;
     o2->present = 1;

@@ -264,3 +264,20 @@ Test(testimony, counters_recognise_a_predicated_branch) {
     testimony_counters_derive(&c, 4096, 8.0, 1);
     cr_expect(strstr(c.verdict, "differs") != NULL, "%s", c.verdict);
 }
+
+Test(testimony, instructions_against_the_baseline_row) {
+    struct dv_table t;
+    memset(&t, 0, sizeof(t));
+    t.nrows = 3;
+    t.baseline_row = 1;
+    t.rows[0].counters = (struct dv_counters){.present = 1, .inst_executed = 5.743e6};
+    t.rows[1].counters = (struct dv_counters){.present = 1, .inst_executed = 3.315e6};
+    t.rows[2].counters.present = 0;
+    testimony_counters_compare(&t);
+    cr_expect_float_eq(t.rows[0].counters.inst_vs_baseline, 5.743 / 3.315, 1e-12);
+    cr_expect_float_eq(t.rows[1].counters.inst_vs_baseline, 1.0, 1e-12);
+    cr_expect(isnan(t.rows[2].counters.inst_vs_baseline));
+    t.rows[1].counters.present = 0;
+    testimony_counters_compare(&t);
+    cr_expect(isnan(t.rows[0].counters.inst_vs_baseline));
+}
