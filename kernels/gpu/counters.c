@@ -113,6 +113,8 @@ static void cupti_reason(const struct counters *c, CUptiResult r, const char *wh
         }                                                       \
     } while (0)
 
+static int load_search(struct counters *c, char *library, char *reason);
+
 static int load_from(struct counters *c, const char *dir, const char *cupti, char *library) {
     char path[1024];
     if (dir) {
@@ -129,7 +131,27 @@ static int load_from(struct counters *c, const char *dir, const char *cupti, cha
     return c->lib != NULL;
 }
 
+/* The library stays loaded for the life of the process (CUPTI keeps
+ * callbacks registered with the driver), so a worker that measures many jobs
+ * loads it once: the first success is remembered with the path it came from. */
+static struct {
+    void *lib;
+    char library[256];
+} loaded;
+
 static int load_library(struct counters *c, char *library, char *reason) {
+    if (loaded.lib) {
+        c->lib = loaded.lib;
+        snprintf(library, 256, "%s", loaded.library);
+        return 0;
+    }
+    if (load_search(c, library, reason) != 0) return -1;
+    loaded.lib = c->lib;
+    snprintf(loaded.library, sizeof loaded.library, "%s", library);
+    return 0;
+}
+
+static int load_search(struct counters *c, char *library, char *reason) {
     const char *exact = getenv("DV_CUPTI_LIBRARY");
     if (exact && exact[0]) {
         char dir[1024];
@@ -265,8 +287,7 @@ void counters_free(struct counters *c) {
     }
     free(c->config);
     free(c->avail);
-    /* The libraries stay loaded: CUPTI keeps callbacks registered with the
-     * driver for the life of the process. */
+    /* The library stays loaded (see `loaded`). */
     free(c);
 }
 
