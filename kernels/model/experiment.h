@@ -137,7 +137,7 @@ struct dv_counters {
                                          ratio the GPU's own count predicts          */
     int predicated;                   /* the model splits warps, the timed kernel took
                                          no divergent branch with every lane active  */
-    char verdict[224];
+    char verdict[320];
 };
 
 struct dv_row {

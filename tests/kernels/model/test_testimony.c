@@ -252,6 +252,7 @@ Test(testimony, counters_recognise_a_predicated_branch) {
     cr_expect_float_eq(c.model_split_per_block, 8.0 * 4096, 1e-9);
     cr_expect(c.predicated);
     cr_expect(strstr(c.verdict, "predicated") != NULL, "%s", c.verdict);
+    cr_expect(strstr(c.verdict, "8 warps per block at each of 4096 evaluations") != NULL, "%s", c.verdict);
     cr_expect_float_eq(c.inst_per_fma, 2.32, 1e-9);
     /* A 4-way switch: 3 divergent branches per split warp. */
     c.threads_per_inst = 8;
@@ -280,4 +281,26 @@ Test(testimony, instructions_against_the_baseline_row) {
     t.rows[1].counters.present = 0;
     testimony_counters_compare(&t);
     cr_expect(isnan(t.rows[0].counters.inst_vs_baseline));
+}
+
+Test(testimony, block_independent_rows_copy_block_0_and_block_rows_do_not) {
+    /* lane parity (no blockIdx.x) over 5 blocks: every block equals block 0;
+     * block parity: even blocks all on A, odd all on B; an expression reading
+     * blockIdx.x is evaluated per block. */
+    struct dv_witness_block *lp = expect_builtin("lane-parity", DV_KERNEL_PERITER, 5, 64, 1, 8);
+    for (unsigned b = 0; b < 5; b++) cr_expect_eq(memcmp(&lp[b], &lp[0], sizeof lp[0]), 0, "block %u", b);
+    cr_expect_eq(lp[4].runs[0], 2ull * 8);
+    struct dv_witness_block *bp = expect_builtin("block-parity", DV_KERNEL_BRANCH, 5, 64, 1, 8);
+    cr_expect_eq(bp[3].runs[0], 0);
+    cr_expect_eq(bp[3].runs[1], 2);
+    cr_expect_eq(bp[4].runs[0], 2);
+    struct dv_witness_block *ex = expect_builtin("threadIdx.x < blockIdx.x", DV_KERNEL_MASK, 40, 32, 1, 8);
+    cr_expect_eq(ex[0].runs[0], 0);
+    cr_expect_eq(ex[5].split[0], 1);
+    cr_expect_eq(ex[5].lanes[0], 5);
+    cr_expect_eq(ex[33].split[0], 0);
+    cr_expect_eq(ex[33].lanes[0], 32);
+    free(lp);
+    free(bp);
+    free(ex);
 }
