@@ -13,10 +13,14 @@
  * compiles it (iteration count a compile-time constant, mode a runtime
  * argument), as a runtime-trip-count fallback, and as an untimed witness.
  *
- * The chains are unrolled 128 deep so that loop overhead (counter, compare,
- * branch) is a small share of the issued instructions: on GPUs that issue one
- * warp instruction per scheduler per cycle, every non-FMA instruction costs an
- * FMA slot.
+ * The compile-time kernels' loops are the lesson's as written, unrolled as
+ * nvcc unrolls them (128 deep for the chains on sm_90); a build can ask for a
+ * deeper unroll with -DDV_LESSON_UNROLL=N, and then every table says so. The
+ * runtime fallback unrolls the chains 128 deep and the per-iteration loop 16
+ * deep so that loop overhead (counter, compare, branch) stays a small share
+ * of the issued instructions: on GPUs that issue one warp instruction per
+ * scheduler per cycle, every non-FMA instruction costs an FMA slot. The
+ * counters (counters.h) count exactly that share.
  */
 #include <cuda_runtime.h>
 
@@ -112,33 +116,56 @@ __device__ __forceinline__ void witness_end(const witness_smem *s, struct dv_wit
     if (tid < DV_WITNESS_WORDS) (&out[blockIdx.x].runs[0])[tid] = s->w[tid];
 }
 
-template <unsigned ITERS>
-__device__ __forceinline__ unsigned trip_count(unsigned iterations) {
-    return ITERS ? ITERS : iterations;
-}
-
-/* Unroll of the chains: with a compile-time trip count the loop control is
- * one counter, compare and branch per DV_CHAIN_UNROLL FMAs (no remainder
- * loop); the runtime kernel keeps 128 so its remainder stays small. */
-#ifndef DV_CHAIN_UNROLL
-#define DV_CHAIN_UNROLL 512
+/* The chains. With a compile-time trip count (ITERS) the loop is written and
+ * compiled as the lesson's (`for (int k = 0; k < kIters; ++k)`, no pragma,
+ * nvcc's own unrolling) unless DV_LESSON_UNROLL names an unroll; the runtime
+ * fallback is unrolled 128 deep so that its loop control and remainder stay
+ * a small share of the issued instructions. */
+#ifndef DV_LESSON_UNROLL
+#define DV_LESSON_UNROLL 0
 #endif
-template <unsigned ITERS>
-struct chain_unroll {
-    static constexpr unsigned value = ITERS ? DV_CHAIN_UNROLL : 128u;
-};
+constexpr unsigned kLessonUnroll = DV_LESSON_UNROLL ? DV_LESSON_UNROLL : 1u; /* (pragma arguments are not macro-expanded) */
+constexpr unsigned kLessonStepUnroll = kLessonUnroll < 16u ? kLessonUnroll : 16u;
 
 template <unsigned ITERS>
 __device__ __forceinline__ float chain_a(float x, unsigned iterations) {
-#pragma unroll(chain_unroll<ITERS>::value)
-    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else {
+#pragma unroll 128
+        for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    }
     return x;
 }
 
 template <unsigned ITERS>
 __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
-#pragma unroll(chain_unroll<ITERS>::value)
-    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    } else {
+#pragma unroll 128
+        for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    }
+    return x;
+}
+
+/* One step of the Part 2 loop: the branch on phase k. */
+template <bool WITNESS>
+__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, witness_smem *ws, unsigned tid,
+                                              unsigned tpb) {
+    if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
+        witness_hit<WITNESS>(ws, 0u, tid, tpb);
+        x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else {
+        witness_hit<WITNESS>(ws, 1u, tid, tpb);
+        x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    }
     return x;
 }
 
@@ -213,17 +240,18 @@ __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__res
     const unsigned tpb = blockDim.x * blockDim.y;
     witness_begin<WITNESS>(&ws, tid);
     float x = (i < n) ? in[i] : 1.0f;
-    /* Unrolled like the chains, so that the loop counter costs the same share
-     * here as in the no-branch row and the difference is the branch. */
+    /* Compile-time: the lesson's loop as written (nvcc's own unrolling, or
+     * DV_LESSON_UNROLL). Runtime: unrolled 16 deep, so that the loop counter
+     * costs a small share and the difference from the no-branch row is the
+     * branch. */
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonStepUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+    } else {
 #pragma unroll 16
-    for (unsigned k = 0; k < trip_count<ITERS>(iterations); ++k) {
-        if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
-            witness_hit<WITNESS>(&ws, 0u, tid, tpb);
-            x = fmaf(x, DV_MUL_A, DV_ADD_A);
-        } else {
-            witness_hit<WITNESS>(&ws, 1u, tid, tpb);
-            x = fmaf(x, DV_MUL_B, DV_ADD_B);
-        }
+        for (unsigned k = 0; k < iterations; ++k) x = periter_step<WITNESS>(x, mode, k, &ws, tid, tpb);
     }
     if (i < n) out[i] = x;
     witness_end<WITNESS>(&ws, witness, tid);
@@ -244,6 +272,16 @@ static_assert(DV_COMPILED_ITERATIONS == DV_DEFAULT_ITERATIONS, "the lesson's kIt
 static int after_launch(const char *what, char *err) { return cuda_launched(what, err); }
 
 extern "C" int dv_kernel_compiled(unsigned iterations) { return iterations == DV_COMPILED_ITERATIONS; }
+
+extern "C" const char *dv_kernel_iterations_name(unsigned iterations) {
+    if (!dv_kernel_compiled(iterations)) return "runtime";
+    /* A build that unrolls the lesson's loops says so in every table. */
+#define DV_STR2(x) #x
+#define DV_STR(x) DV_STR2(x)
+    return DV_LESSON_UNROLL ? "compile-time 4096, unroll " DV_STR(DV_LESSON_UNROLL) : "compile-time 4096";
+#undef DV_STR
+#undef DV_STR2
+}
 
 template <unsigned ITERS, bool WITNESS>
 static int launch_as(int kernel, const struct dv_launch *l, char *err) {

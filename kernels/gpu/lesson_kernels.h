@@ -34,6 +34,11 @@ struct dv_launch {
 /* 1 when `iterations` has a compile-time instantiation (the lesson's 4096). */
 int dv_kernel_compiled(unsigned iterations);
 
+/* What a table's kernel_iterations says for `iterations`: "compile-time
+ * 4096" (the lesson's loops as written), "compile-time 4096, unroll N" (a
+ * build with -DDV_LESSON_UNROLL=N) or "runtime". A static string. */
+const char *dv_kernel_iterations_name(unsigned iterations);
+
 /* Launches the kernel for `kernel` (enum dv_kernel, not SCENARIO): the
  * compile-time instantiation when dv_kernel_compiled(l->iterations), else the
  * runtime one; the witness instantiation when l->witness is set. */

@@ -149,7 +149,7 @@ int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, 
         }
     }
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
-             dv_kernel_compiled(r->config.iterations) ? "compile-time 4096" : "runtime");
+             dv_kernel_iterations_name(r->config.iterations));
     if ((rc = timing_rows(t->nrows, launch_row, &c, o, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
 
     for (unsigned i = 0; i < t->nrows; i++) {

@@ -181,7 +181,7 @@ struct dv_table {
     char id[32];          /* "part1", "part2", "scenario:<name>"               */
     char title[160];
     char kernel[32];      /* the kernel every row of this table ran            */
-    char kernel_iterations[32]; /* "compile-time 4096" or "runtime"             */
+    char kernel_iterations[32]; /* "compile-time 4096" (", unroll N"), "runtime" */
     char baseline[PREDICATE_TEXT_LEN];
     int baseline_row;     /* index into rows                                   */
     unsigned nrows;
