@@ -208,7 +208,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "comparable", json_boolean(w->comparable), bad);
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
     put(o, "note", TEXT(w->note), bad);
-    /* Scenario rows carry the seed's efficiency model beside the ratio. */
+    /* Scenario rows carry the worked examples' efficiency model beside the ratio. */
     if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
     if (!measured) return o;
     if (w->kernel == DV_KERNEL_SCENARIO) {

@@ -200,7 +200,7 @@ static const char *col_header(const struct layout *l, enum col c) {
     return "";
 }
 
-/* A fraction as a percentage with one decimal, as the seed writes 57.1%. */
+/* A fraction as a percentage with one decimal, as the worked examples write 57.1%. */
 static void fmt_percent(char *buf, size_t len, double v) {
     if (isfinite(v)) snprintf(buf, len, "%.1f%%", 100.0 * v);
     else snprintf(buf, len, "-");
@@ -273,7 +273,7 @@ static void scenario_footer(struct sb *b, const struct dv_row *base, int measure
     if (measured) sb_printf(b, "vs baseline: each median over the baseline row's median\n");
     sb_printf(b, "model ratio: the issued path work over the baseline's\n");
     sb_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
-                 " lane-iterations for loops (seeds 002/003)\n");
+                 " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
     if (measured) {
         sb_printf(b, "measured eff.: the same figure from times: the median of the row where every"
                      " lane runs its warp's longest path (or of the baseline) over the row's\n");

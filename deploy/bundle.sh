@@ -17,6 +17,10 @@
 # Which libraries travel is decided by two explicit lists, matched against
 # every library `ldd` reports for either binary:
 #   BUNDLE  not in a base Ubuntu 24.04 / Debian 12 install: copied into lib/.
+#           libcurl-gnutls (the refresh client's HTTP) is optional on both,
+#           and so are its own dependencies outside GnuTLS (nghttp2, libssh2,
+#           rtmp, psl, brotli, Kerberos, LDAP, SASL, OpenSSL's libcrypto):
+#           they travel with it.
 #   SYSTEM  present on every base install (glibc, libgcc; GnuTLS and its
 #           dependencies, which apt itself needs): left to the host.
 # A library in neither list stops the script: classify it here, do not guess.
@@ -25,8 +29,8 @@
 # host's (Debian 12 builds run on Debian 12 and Ubuntu 24.04).
 set -euo pipefail
 
-BUNDLE='^(libmicrohttpd\.so|libjansson\.so)'
-SYSTEM='^(linux-vdso\.so|linux-gate\.so|ld-linux[-a-z0-9_]*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libgcc_s\.so|libstdc\+\+\.so|libgnutls\.so|libnettle\.so|libhogweed\.so|libgmp\.so|libp11-kit\.so|libidn2\.so|libunistring\.so|libtasn1\.so|libffi\.so|libz\.so|libzstd\.so|liblzma\.so|libcrypt\.so)'
+BUNDLE='^(libmicrohttpd\.so|libjansson\.so|libcurl-gnutls\.so|libnghttp2\.so|librtmp\.so|libssh2\.so|libpsl\.so|libbrotlidec\.so|libbrotlicommon\.so|libgssapi_krb5\.so|libkrb5\.so|libk5crypto\.so|libkrb5support\.so|libcom_err\.so|libkeyutils\.so|libldap-2\.5\.so|liblber-2\.5\.so|libsasl2\.so|libcrypto\.so)'
+SYSTEM='^(linux-vdso\.so|linux-gate\.so|ld-linux[-a-z0-9_]*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libgcc_s\.so|libstdc\+\+\.so|libgnutls\.so|libnettle\.so|libhogweed\.so|libgmp\.so|libp11-kit\.so|libidn2\.so|libunistring\.so|libtasn1\.so|libffi\.so|libz\.so|libzstd\.so|liblzma\.so|libcrypt\.so|libresolv\.so)'
 
 die() { echo "bundle: $*" >&2; exit 1; }
 
@@ -91,7 +95,7 @@ for lib in "${cupti_libs[@]}"; do
   chmod 0644 "$stage/lib/$soname"
   bundled+=("$soname")
 done
-for want in libmicrohttpd libjansson; do
+for want in libmicrohttpd libjansson libcurl-gnutls; do
   grep -q "^$want\.so" < <(printf '%s\n' "${bundled[@]-}") ||
     echo "bundle: note: $want is not a shared dependency of $bin (linked statically?)" >&2
 done

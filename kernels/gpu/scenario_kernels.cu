@@ -12,7 +12,7 @@
  *   short  a tiny if/else per iteration, the side picked by a bit of a
  *          per-thread pattern word (so the compiler cannot hoist it), in two
  *          sizes: 1|2 FMAs, which ptxas predicates (@P FFMA, no BSSY), and
- *          3|4 FMAs (the seed's C7), which it keeps as a branch (BSSY, @P BRA,
+ *          3|4 FMAs (worked case C7), which it keeps as a branch (BSSY, @P BRA,
  *          BSYNC per if/else).
  * Each kernel is instantiated with the suites' unit (the lesson's 4096
  * iterations / 8 = 512 FMAs = 16 chunks; 128 rounds of the short kernel) as

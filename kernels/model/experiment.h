@@ -7,9 +7,10 @@
  * its timing statistics, ratio, FMA-floor fraction and correctness check.
  *
  * experiment_plan() fills a report with everything that needs no GPU (the
- * tables, their rows and the analysis); runner_measure() (runner.h) plans,
- * then fills in the timings. api/report.c turns a report into the
- * divergence.v1 JSON document or the lesson's text layout.
+ * tables, their rows and the analysis); measure_run() (gpu/measure.h) plans,
+ * fills in the timings and applies experiment_gate(). api/report_dump.c
+ * turns a report into the divergence.v1 JSON document, api/report_text.c
+ * into the lesson's text layout.
  *
  * The structs are fixed-size on purpose: a report is one allocation, copied
  * and freed without walking pointers, and no json_t ever reaches this layer.
@@ -162,7 +163,7 @@ struct dv_row {
     struct dv_check check;
 
     /* scenario suite (scenario tables only; NaN = not measured):
-     * predicted_efficiency: the seed's model figure for the row (max/sum of
+     * predicted_efficiency: the worked examples' model figure for the row (max/sum of
      *   path lengths per warp for branches, useful / issued lane-iterations
      *   for loops);
      * measured_efficiency: the same figure from times: t(reference) / t(row),
@@ -268,7 +269,7 @@ void experiment_report_free(struct dv_report *r);
 
 /* Builds the tables of `o` into `r` with the analysis of every row and the
  * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
- * the runner replaces it). Needs no GPU. `o` must have passed validation.
+ * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
  * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
  * evaluate for some thread names the row). */
 int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err);

@@ -698,7 +698,7 @@ Test(report, text_header_names_the_driver) {
 }
 
 /* The scenario suite as the planner builds it (analyze): every table has the
- * scenario columns, no Part 1 ones, and the seed's figures. */
+ * scenario columns, no Part 1 ones, and the worked examples' figures. */
 Test(report, text_planned_scenarios_have_their_own_layout) {
     struct dv_options o;
     char err[ERR_LEN] = "";
@@ -732,7 +732,7 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
         if (strcmp(t->id, "scenario:even-2way") == 0) {
             char buf[64];
             cell(rows[0], &cols[3], buf, sizeof buf);
-            cr_expect_str_eq(buf, "57.1%", "the seed's C1: 12 / 21");
+            cr_expect_str_eq(buf, "57.1%", "worked case C1: 12 / 21");
             seen_c1 = 1;
         }
     }
@@ -745,7 +745,9 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
     cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"), "%s", s);
     cr_expect_not_null(find_line(s, "model ratio: the issued path work over the baseline's"), "%s", s);
     cr_expect_not_null(find_line(s, "model eff.: max / sum of the path lengths in a warp for branches, "
-                                    "useful / issued lane-iterations for loops (seeds 002/003)"), "%s", s);
+                                    "useful / issued lane-iterations for loops "
+                                    "(\"Branch Divergence and Predication Performance in Warps\")"),
+                       "%s", s);
     free(s);
     experiment_report_free(r);
 }
@@ -766,7 +768,7 @@ static void scenario_report(struct dv_report *r) {
     struct dv_table *t = &r->tables[0];
     memset(t, 0, sizeof *t);
     snprintf(t->id, sizeof t->id, "scenario:even-2way");
-    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (seed cell C1)");
+    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (worked case C1)");
     snprintf(t->kernel, sizeof t->kernel, "kway");
     t->baseline_row = 1;
     t->nrows = 6;
@@ -776,7 +778,7 @@ static void scenario_report(struct dv_report *r) {
                  12.0 / 21, 0.52);
     scenario_row(&t->rows[1], "same work sorted by path over the grid: one path per warp", 1.0, 1.0, 1.0,
                  1.0, 1.0);
-    scenario_row(&t->rows[2], "every lane on its warp's longest path (the seed's ideal time)", 8.0 / 7,
+    scenario_row(&t->rows[2], "every lane on its warp's longest path (the worked examples' ideal time)", 8.0 / 7,
                  8.0 / 7 * 1.1, 1.1, 1.0, NAN);
     t->rows[2].comparable = 0;
     snprintf(t->rows[2].comparable_reason, sizeof t->rows[2].comparable_reason, "more work");
@@ -829,7 +831,7 @@ Test(report, text_measured_scenario_columns_and_agreement_mark) {
     cr_expect_not_null(find_line(s, "measured eff.: the same figure from times"), "%s", s);
     cr_expect_not_null(find_line(s, "agreement: vs baseline / model ratio; * = model and measurement differ"
                                     " by more than 10%"), "%s", s);
-    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the seed's ideal time): "
+    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the worked examples' ideal time): "
                                     "not comparable: more work"), "%s", s);
     cr_expect_null(strstr(s, "predicted"), "%s", s);
     cr_expect_null(strstr(s, "threads on A"), "%s", s);
