@@ -42,26 +42,26 @@ static const char *const metric_names[COUNTERS_NMETRICS] = {
     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
 };
 
-#define CUPTI_FNS(X)                                  \
-    X(cuptiGetResultString)                           \
-    X(cuptiProfilerInitialize)                        \
-    X(cuptiProfilerDeInitialize)                      \
-    X(cuptiDeviceGetChipName)                         \
-    X(cuptiProfilerGetCounterAvailability)            \
-    X(cuptiProfilerHostInitialize)                    \
-    X(cuptiProfilerHostDeinitialize)                  \
-    X(cuptiProfilerHostConfigAddMetrics)              \
-    X(cuptiProfilerHostGetConfigImageSize)            \
-    X(cuptiProfilerHostGetConfigImage)                \
-    X(cuptiProfilerHostEvaluateToGpuValues)           \
-    X(cuptiRangeProfilerEnable)                       \
-    X(cuptiRangeProfilerDisable)                      \
-    X(cuptiRangeProfilerGetCounterDataSize)           \
-    X(cuptiRangeProfilerCounterDataImageInitialize)   \
-    X(cuptiRangeProfilerSetConfig)                    \
-    X(cuptiRangeProfilerStart)                        \
-    X(cuptiRangeProfilerStop)                         \
-    X(cuptiRangeProfilerDecodeData)                   \
+#define CUPTI_FNS(X)                                                                                                   \
+    X(cuptiGetResultString)                                                                                            \
+    X(cuptiProfilerInitialize)                                                                                         \
+    X(cuptiProfilerDeInitialize)                                                                                       \
+    X(cuptiDeviceGetChipName)                                                                                          \
+    X(cuptiProfilerGetCounterAvailability)                                                                             \
+    X(cuptiProfilerHostInitialize)                                                                                     \
+    X(cuptiProfilerHostDeinitialize)                                                                                   \
+    X(cuptiProfilerHostConfigAddMetrics)                                                                               \
+    X(cuptiProfilerHostGetConfigImageSize)                                                                             \
+    X(cuptiProfilerHostGetConfigImage)                                                                                 \
+    X(cuptiProfilerHostEvaluateToGpuValues)                                                                            \
+    X(cuptiRangeProfilerEnable)                                                                                        \
+    X(cuptiRangeProfilerDisable)                                                                                       \
+    X(cuptiRangeProfilerGetCounterDataSize)                                                                            \
+    X(cuptiRangeProfilerCounterDataImageInitialize)                                                                    \
+    X(cuptiRangeProfilerSetConfig)                                                                                     \
+    X(cuptiRangeProfilerStart)                                                                                         \
+    X(cuptiRangeProfilerStop)                                                                                          \
+    X(cuptiRangeProfilerDecodeData)                                                                                    \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
 struct counters {
@@ -85,10 +85,11 @@ static void cupti_reason(const struct counters *c, CUptiResult r, const char *wh
     switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        hint = "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
-               "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
-               "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
-               "the module or reboot), or run the worker with CAP_SYS_ADMIN";
+        hint =
+            "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
+            "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+            "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
+            "the module or reboot), or run the worker with CAP_SYS_ADMIN";
         break;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
@@ -104,13 +105,13 @@ static void cupti_reason(const struct counters *c, CUptiResult r, const char *wh
     dv_seterr(reason, "%s: %s (%d)%s", what, s, (int)r, hint);
 }
 
-#define CK(call, what)                                          \
-    do {                                                        \
-        CUptiResult r_ = (call);                                \
-        if (r_ != CUPTI_SUCCESS) {                              \
-            cupti_reason(c, r_, what, reason);                  \
-            goto fail;                                          \
-        }                                                       \
+#define CK(call, what)                                                                                                 \
+    do {                                                                                                               \
+        CUptiResult r_ = (call);                                                                                       \
+        if (r_ != CUPTI_SUCCESS) {                                                                                     \
+            cupti_reason(c, r_, what, reason);                                                                         \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 static int load_search(struct counters *c, char *library, char *reason);
@@ -177,8 +178,7 @@ static int load_search(struct counters *c, char *library, char *reason) {
         static const char *const rel[] = {"/lib", "/../lib"};
         for (size_t i = 0; slash && i < sizeof rel / sizeof rel[0]; i++) {
             snprintf(slash, sizeof self - (size_t)(slash - self), "%s", rel[i]);
-            if (load_from(c, self, "libcupti.so.13", library) || load_from(c, self, "libcupti.so", library))
-                return 0;
+            if (load_from(c, self, "libcupti.so.13", library) || load_from(c, self, "libcupti.so", library)) return 0;
         }
     }
 #ifdef DV_CUPTI_BUILD_DIR
@@ -188,8 +188,10 @@ static int load_search(struct counters *c, char *library, char *reason) {
 #endif
     if (load_from(c, NULL, "libcupti.so.13", library) || load_from(c, NULL, "libcupti.so", library)) return 0;
     const char *e = dlerror();
-    dv_seterr(reason, "CUPTI: libcupti.so not found (beside the binary in lib/, in the toolkit, or on the "
-                      "loader path; set DV_CUPTI_LIBRARY to its path): %s", e ? e : "not found");
+    dv_seterr(reason,
+              "CUPTI: libcupti.so not found (beside the binary in lib/, in the toolkit, or on the "
+              "loader path; set DV_CUPTI_LIBRARY to its path): %s",
+              e ? e : "not found");
     return -1;
 }
 
@@ -206,10 +208,10 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
         goto fail;
     }
     if (load_library(c, library, reason) != 0) goto fail;
-#define RESOLVE(fn)                                                                      \
-    if (!(c->p_##fn = (__typeof__(&fn))dlsym(c->lib, #fn))) {                            \
-        dv_seterr(reason, "CUPTI: %s has no %s (CUDA 12.6 or newer is needed)", library, #fn); \
-        goto fail;                                                                       \
+#define RESOLVE(fn)                                                                                                    \
+    if (!(c->p_##fn = (__typeof__(&fn))dlsym(c->lib, #fn))) {                                                          \
+        dv_seterr(reason, "CUPTI: %s has no %s (CUDA 12.6 or newer is needed)", library, #fn);                         \
+        goto fail;                                                                                                     \
     }
     CUPTI_FNS(RESOLVE)
 #undef RESOLVE
@@ -232,7 +234,8 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
         dv_seterr(reason, "CUPTI: no current CUDA context");
         goto fail;
     }
-    CUpti_Profiler_GetCounterAvailability_Params ca = {.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    CUpti_Profiler_GetCounterAvailability_Params ca = {.structSize =
+                                                           CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.ctx = ctx;
     CK(c->p_cuptiProfilerGetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability");
     if (!(c->avail = malloc(ca.counterAvailabilityImageSize ? ca.counterAvailabilityImageSize : 1))) {
@@ -249,13 +252,15 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
     CK(c->p_cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
     c->host = hi.pHostObject;
 
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
+                                                          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     am.pHostObject = c->host;
     am.ppMetricNames = (const char **)metric_names;
     am.numMetrics = COUNTERS_NMETRICS;
     CK(c->p_cuptiProfilerHostConfigAddMetrics(&am), "cuptiProfilerHostConfigAddMetrics");
 
-    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
+                                                            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     cs.pHostObject = c->host;
     CK(c->p_cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize");
     c->config_size = cs.configImageSize;
@@ -263,7 +268,8 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
         dv_seterr(reason, "counters: out of memory");
         goto fail;
     }
-    CUpti_Profiler_Host_GetConfigImage_Params ci = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImage_Params ci = {.structSize =
+                                                        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     ci.pHostObject = c->host;
     ci.configImageSize = c->config_size;
     ci.pConfigImage = c->config;
@@ -291,8 +297,8 @@ void counters_free(struct counters *c) {
     free(c);
 }
 
-int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx,
-                     struct dv_counters *out, char *reason) {
+int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
+                     char *reason) {
     int rc = 1, launch_rc = 0;
     uint8_t *data = NULL;
     double *values = NULL;
@@ -307,7 +313,8 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     CK(c->p_cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     obj = en.pRangeProfilerObject;
 
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
+                                                            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = obj;
     ds.pMetricNames = (const char **)metric_names;
     ds.numMetrics = COUNTERS_NMETRICS;
@@ -319,7 +326,8 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
         dv_seterr(reason, "counters: out of memory");
         goto fail;
     }
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params di = {.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params di = {
+        .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     di.pRangeProfilerObject = obj;
     di.counterDataSize = ds.counterDataSize;
     di.pCounterData = data;
@@ -361,7 +369,8 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = obj;
     CK(c->p_cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
-    CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {.structSize =
+                                                            CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     gi.pCounterDataImage = data;
     gi.counterDataImageSize = ds.counterDataSize;
     CK(c->p_cuptiRangeProfilerGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo");
@@ -371,7 +380,8 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
         goto fail;
     }
     for (unsigned r = 0; r < nrows; r++) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+            .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
         ev.pHostObject = c->host;
         ev.pCounterDataImage = data;
         ev.counterDataImageSize = ds.counterDataSize;
@@ -415,15 +425,16 @@ struct counters {
 
 struct counters *counters_create(int device, int cc_major, char *library, char *reason) {
     library[0] = '\0';
-    dv_seterr(reason, "CUPTI: this build has no CUPTI headers (configure with the CUDA toolkit's CUPTI to read "
-                      "hardware counters)");
+    dv_seterr(reason,
+              "CUPTI: this build has no CUPTI headers (configure with the CUDA toolkit's CUPTI to read "
+              "hardware counters)");
     return NULL;
 }
 
 void counters_free(struct counters *c) { free(c); }
 
-int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx,
-                     struct dv_counters *out, char *reason) {
+int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
+                     char *reason) {
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
     return 1;
 }

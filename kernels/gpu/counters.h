@@ -38,8 +38,8 @@ void counters_free(struct counters *c); /* NULL ok */
 /* Profiles rows 0..nrows-1 (launch(ctx, row) enqueues one) into out[row].
  * Returns 0; 1 when the profiler refused (`reason` says why, the rows keep
  * present = 0); or the DV_* code of a failed launch (with `reason`). */
-int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx,
-                     struct dv_counters *out, char *reason);
+int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
+                     char *reason);
 
 #ifdef __cplusplus
 }

@@ -12,8 +12,7 @@ int witness_run(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned r
     int rc;
     if ((rc = cuda_call(cudaMalloc((void **)&d, bytes), "cudaMalloc(witness)", err)) != 0) return rc;
     if ((rc = cuda_call(cudaMemset(d, 0, bytes), "cudaMemset(witness)", err)) == 0 &&
-        (rc = launch(ctx, row, d, err)) == 0 &&
-        (rc = cuda_call(cudaDeviceSynchronize(), "witness launch", err)) == 0)
+        (rc = launch(ctx, row, d, err)) == 0 && (rc = cuda_call(cudaDeviceSynchronize(), "witness launch", err)) == 0)
         rc = cuda_call(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(witness)", err);
     cudaFree(d);
     return rc;

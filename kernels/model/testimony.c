@@ -43,13 +43,14 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     }
 }
 
-int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g,
-                            unsigned iterations, struct dv_witness_block *exp, char *err) {
+int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+                            struct dv_witness_block *exp, char *err) {
     memset(exp, 0, sizeof(*exp) * g->blocks);
     if (kernel == DV_KERNEL_NOBRANCH) {
         const unsigned tpb = g->block_x * g->block_y;
         for (unsigned b = 0; b < g->blocks; b++)
-            for (unsigned w = 0; w < (tpb + 31u) / 32u; w++) add_run(&exp[b], 0, warp_width(tpb, w), warp_width(tpb, w), 1);
+            for (unsigned w = 0; w < (tpb + 31u) / 32u; w++)
+                add_run(&exp[b], 0, warp_width(tpb, w), warp_width(tpb, w), 1);
         return 0;
     }
     /* Phase k of a per-iteration row: the built-in modes repeat every 32
@@ -74,8 +75,7 @@ int testimony_expect_lesson(const struct predicate *p, int kernel, const struct 
 }
 
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
-                               unsigned threads_per_block, unsigned short_iters,
-                               struct dv_witness_block *exp) {
+                               unsigned threads_per_block, unsigned short_iters, struct dv_witness_block *exp) {
     const unsigned tpb = threads_per_block;
     const unsigned wpb = (tpb + 31u) / 32u;
     memset(exp, 0, sizeof(*exp) * blocks);
@@ -149,8 +149,7 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
     o->agrees = exp != NULL && o->first_difference < 0;
     unsigned long long seen_runs = o->runs[0] + o->runs[1];
     o->predicated = !o->agrees && every_warp_both_full && exp && seen_runs > exp_runs;
-    if (!exp)
-        snprintf(o->verdict, sizeof o->verdict, "no model record to compare with");
+    if (!exp) snprintf(o->verdict, sizeof o->verdict, "no model record to compare with");
     else if (o->agrees)
         snprintf(o->verdict, sizeof o->verdict,
                  "agrees with the model in every block: %.4g split warps and %.4g path-runs per block%s",
@@ -171,8 +170,7 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
     }
 }
 
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block,
-                               unsigned per) {
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per) {
     const double split = model_split_per_block * (per ? per : 1u);
     c->warp_efficiency = c->threads_per_inst >= 0 ? c->threads_per_inst / 32.0 : NAN;
     c->divergent_per_block = blocks ? c->branch_targets_divergent / blocks : NAN;
@@ -180,8 +178,7 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
     c->inst_per_fma = c->ffma_threads > 0 ? c->inst_executed / (c->ffma_threads / 32.0) : NAN;
     const double d = c->divergent_per_block;
     c->predicated = split > 0 && d == 0 && c->warp_efficiency > 0.999;
-    if (!isfinite(d))
-        snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
+    if (!isfinite(d)) snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
     else if (c->predicated && per > 1)
         snprintf(c->verdict, sizeof c->verdict,
                  "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
@@ -199,7 +196,8 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
     else if (split > 0 && d > split)
         snprintf(c->verdict, sizeof c->verdict,
                  "%.4g divergent branches per block for %.4g split warps: more than one per split warp (a switch "
-                 "over several paths, or a loop exit per trip count)", d, split);
+                 "over several paths, or a loop exit per trip count)",
+                 d, split);
     else
         snprintf(c->verdict, sizeof c->verdict,
                  "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);

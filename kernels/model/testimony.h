@@ -41,8 +41,8 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
  * per-iteration kernel (built-in modes repeat every 32 phases, so 32 masks
  * suffice), path A only for the no-branch kernel. `p` is the row's predicate
  * (ignored for the no-branch kernel). Returns 0, or -1 with `err`. */
-int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g,
-                            unsigned iterations, struct dv_witness_block *exp, char *err);
+int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+                            struct dv_witness_block *exp, char *err);
 
 /* The model's record of scenario `s` under assignment `work` (scenario.h)
  * into `exp` (zeroed here): k-way, one run per distinct path in a warp (all on
@@ -50,8 +50,7 @@ int testimony_expect_lesson(const struct predicate *p, int kernel, const struct 
  * active lanes those with trips left; short, per iteration one run per side
  * present (side 1 on path 0, side 0 on path 1), `short_iters` iterations. */
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
-                               unsigned threads_per_block, unsigned short_iters,
-                               struct dv_witness_block *exp);
+                               unsigned threads_per_block, unsigned short_iters, struct dv_witness_block *exp);
 
 /* Compares the GPU's records `seen` with the model's `exp` (`blocks` each)
  * and summarises into `o`: totals, per-block path-runs and split warps
@@ -70,8 +69,7 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
  * verdict compares it with the divergent branch targets per block. A row the
  * model splits whose timed kernel took no divergent branch with every lane
  * active is `predicated`: the compiler if-converted the branch. */
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block,
-                               unsigned per);
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per);
 
 /* Sets every row's counters.inst_vs_baseline in `t`: its warp instructions
  * over the baseline row's (NaN where either has no counters). For rows with

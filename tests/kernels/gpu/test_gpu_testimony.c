@@ -41,12 +41,15 @@ static struct dv_report *run(struct dv_options *o) {
 static void print_row(const struct dv_table *t, const struct dv_row *w) {
     const struct dv_observed *o = &w->observed;
     const struct dv_counters *c = &w->counters;
-    printf("%-14s %-40s model split %.3g runs %.3g | seen split %.3g runs %.3g lanes %.2f/%.2f %s | "
-           "counters %s lanes/instr %.2f divergent/block %.3f instr/FMA %.3f\n",
-           t->id, w->name, w->warps_split.per_block, w->path_runs.per_block, o->split_warps.per_block,
-           o->path_runs.per_block, o->lanes_per_run[0], o->lanes_per_run[1],
-           o->agrees ? "agrees" : o->predicated ? "predicated" : o->verdict, c->present ? "yes" : "no",
-           c->threads_per_inst, c->divergent_per_block, c->inst_per_fma);
+    printf(
+        "%-14s %-40s model split %.3g runs %.3g | seen split %.3g runs %.3g lanes %.2f/%.2f %s | "
+        "counters %s lanes/instr %.2f divergent/block %.3f instr/FMA %.3f\n",
+        t->id, w->name, w->warps_split.per_block, w->path_runs.per_block, o->split_warps.per_block,
+        o->path_runs.per_block, o->lanes_per_run[0], o->lanes_per_run[1],
+        o->agrees       ? "agrees"
+        : o->predicated ? "predicated"
+                        : o->verdict,
+        c->present ? "yes" : "no", c->threads_per_inst, c->divergent_per_block, c->inst_per_fma);
 }
 
 /* Every row's witness agrees with the model; print the testimony. */

@@ -10,8 +10,8 @@
 
 #include "model/testimony.h"
 
-static struct dv_witness_block *expect_builtin(const char *name, int kernel, unsigned blocks, unsigned bx,
-                                               unsigned by, unsigned iterations) {
+static struct dv_witness_block *expect_builtin(const char *name, int kernel, unsigned blocks, unsigned bx, unsigned by,
+                                               unsigned iterations) {
     struct predicate p;
     char err[ERR_LEN];
     cr_assert_eq(predicate_resolve(name, &p, err), 0, "%s", err);
@@ -145,8 +145,7 @@ Test(testimony, observe_recognises_predication) {
      * every warp ran both sides with all 32 lanes. */
     struct dv_witness_block *e = expect_builtin("warp-parity", DV_KERNEL_BRANCH, 2, 256, 1, 4096);
     struct dv_witness_block seen[2];
-    for (unsigned b = 0; b < 2; b++)
-        seen[b] = (struct dv_witness_block){{8, 8}, {0, 0}, {256, 256}};
+    for (unsigned b = 0; b < 2; b++) seen[b] = (struct dv_witness_block){{8, 8}, {0, 0}, {256, 256}};
     struct dv_observed o;
     testimony_observe(seen, e, 2, 8, 1, &o);
     cr_expect_not(o.agrees);
