@@ -22,6 +22,31 @@
 
 #define COUNTERS_NMETRICS 6
 
+void counters_explain(int result, const char *text, const char *what, char *reason) {
+    const char *hint = "";
+    switch (result) {
+    case COUNTERS_ERR_INSUFFICIENT_PRIVILEGES:
+    case COUNTERS_ERR_VIRTUALIZED_PRIVILEGES:
+        hint =
+            "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
+            "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+            "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
+            "the module or reboot), or run the worker with CAP_SYS_ADMIN";
+        break;
+    case COUNTERS_ERR_MULTIPLE_SUBSCRIBERS:
+    case COUNTERS_ERR_OLD_PROFILER:
+        hint = "; another profiler (ncu, nsys, DCGM profiling) holds the GPU's counters: stop it and retry";
+        break;
+    case COUNTERS_ERR_NOT_SUPPORTED:
+    case COUNTERS_ERR_LEGACY_PROFILER:
+    case COUNTERS_ERR_NOT_COMPATIBLE:
+        hint = "; this GPU or driver does not support the range profiler (Volta or newer, CUDA 12.6 or newer)";
+        break;
+    default: break;
+    }
+    dv_seterr(reason, "%s: %s (%d)%s", what, text && text[0] ? text : "CUPTI error", result, hint);
+}
+
 #ifdef DV_HAVE_CUPTI
 
 #include <cuda.h>
@@ -77,32 +102,22 @@ struct counters {
     uint8_t *avail;
 };
 
-/* "what: CUPTI_ERROR_x (text)" plus what to do about the errors that have a remedy. */
+/* The CUPTI result codes counters_explain() has advice for, checked against
+ * cupti_result.h. */
+_Static_assert((int)CUPTI_ERROR_INSUFFICIENT_PRIVILEGES == (int)COUNTERS_ERR_INSUFFICIENT_PRIVILEGES, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES == (int)COUNTERS_ERR_VIRTUALIZED_PRIVILEGES,
+               "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == (int)COUNTERS_ERR_MULTIPLE_SUBSCRIBERS,
+               "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED == (int)COUNTERS_ERR_OLD_PROFILER, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_NOT_SUPPORTED == (int)COUNTERS_ERR_NOT_SUPPORTED, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED == (int)COUNTERS_ERR_LEGACY_PROFILER, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_NOT_COMPATIBLE == (int)COUNTERS_ERR_NOT_COMPATIBLE, "cupti_result.h");
+
 static void cupti_reason(const struct counters *c, CUptiResult r, const char *what, char *reason) {
-    const char *s = "unknown CUPTI error";
+    const char *s = NULL;
     if (c->p_cuptiGetResultString) c->p_cuptiGetResultString(r, &s);
-    const char *hint = "";
-    switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        hint =
-            "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
-            "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
-            "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
-            "the module or reboot), or run the worker with CAP_SYS_ADMIN";
-        break;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-        hint = "; another profiler (ncu, nsys, DCGM profiling) holds the GPU's counters: stop it and retry";
-        break;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-        hint = "; this GPU or driver does not support the range profiler (Volta or newer, CUDA 12.6 or newer)";
-        break;
-    default: break;
-    }
-    dv_seterr(reason, "%s: %s (%d)%s", what, s, (int)r, hint);
+    counters_explain((int)r, s, what, reason);
 }
 
 #define CK(call, what)                                                                                                 \
