@@ -145,6 +145,14 @@ static json_t *observed_json(const struct dv_observed *w, int *bad) {
     put(o, "partial_runs", pair_ull(w->split), bad);
     put(o, "lanes", pair_ull(w->lanes), bad);
     put(o, "lanes_per_run", json_pack("[oo]", num(w->lanes_per_run[0]), num(w->lanes_per_run[1])), bad);
+    json_t *hist = json_array();
+    for (unsigned p = 0; hist && p < 2; p++) {
+        json_t *bins = json_array();
+        for (unsigned k = 0; bins && k < 33; k++)
+            if (json_array_append_new(bins, json_integer((json_int_t)w->hist[p][k])) != 0) *bad = 1;
+        if (json_array_append_new(hist, bins) != 0) *bad = 1;
+    }
+    put(o, "lanes_histogram", hist, bad);
     put(o, "agrees", json_boolean(w->agrees), bad);
     put(o, "predicated", json_boolean(w->predicated), bad);
     put(o, "first_difference", w->first_difference < 0 ? json_null() : integer(w->first_difference), bad);

@@ -232,6 +232,22 @@ static void observed_parse(struct rd *rd, const json_t *o, const char *path, str
         const json_t *e = json_array_get(l, i);
         w->lanes_per_run[i] = json_is_number(e) ? json_number_value(e) : NAN;
     }
+    const json_t *h = get_arr(rd, v, sub, "lanes_histogram", 2);
+    for (size_t p = 0; h && p < json_array_size(h); p++) {
+        const json_t *bins = json_array_get(h, p);
+        if (!json_is_array(bins) || json_array_size(bins) > 33) {
+            rd_fail(rd, sub, "lanes_histogram", "expected two arrays of at most 33 counts");
+            break;
+        }
+        for (size_t k = 0; k < json_array_size(bins); k++) {
+            const json_t *e = json_array_get(bins, k);
+            if (!json_is_integer(e) || json_integer_value(e) < 0) {
+                rd_fail(rd, sub, "lanes_histogram", "expected counts");
+                break;
+            }
+            w->hist[p][k] = (unsigned long long)json_integer_value(e);
+        }
+    }
     get_bool(rd, v, sub, "agrees", &w->agrees);
     get_bool(rd, v, sub, "predicated", &w->predicated);
     get_ll(rd, v, sub, "first_difference", &w->first_difference);

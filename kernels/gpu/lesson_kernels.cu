@@ -30,6 +30,7 @@
 #include "gpu/lesson_kernels.h"
 #include "model/predicate.h"
 #include "gpu/cuda_call.h"
+#include "gpu/witness_device.cuh"
 #include "model/witness_record.h"
 
 /* ---------------------------------------------------------------------------
@@ -78,43 +79,8 @@ static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 thr
  * arithmetic; ITERS = 0 is the fallback for any other `iterations`, read at
  * run time. WITNESS = true is the untimed witness instantiation: the same
  * kernel plus, at the top of each path, one active-lane record per warp
- * (model/witness_record.h). The timed kernels are the WITNESS = false
- * instantiations and contain no witness code at all. */
-
-/* Per-block witness counters in shared memory: runs, split, lanes per path. */
-struct witness_smem {
-    unsigned long long w[DV_WITNESS_WORDS];
-};
-
-template <bool WITNESS>
-__device__ __forceinline__ void witness_begin(witness_smem *s, unsigned tid) {
-    if (!WITNESS) return;
-    if (tid < DV_WITNESS_WORDS) s->w[tid] = 0ull;
-    __syncthreads();
-}
-
-/* One record per warp at the top of `path`: the lowest active lane counts the
- * run, whether it is partial (fewer active lanes than the warp's threads), and
- * the active lanes. */
-template <bool WITNESS>
-__device__ __forceinline__ void witness_hit(witness_smem *s, unsigned path, unsigned tid, unsigned tpb) {
-    if (!WITNESS) return;
-    const unsigned m = __activemask();
-    if ((tid & 31u) != (unsigned)(__ffs(m) - 1)) return;
-    const unsigned first = tid & ~31u;
-    const unsigned width = tpb - first < 32u ? tpb - first : 32u;
-    const unsigned k = __popc(m);
-    atomicAdd(&s->w[path], 1ull);
-    if (k < width) atomicAdd(&s->w[2 + path], 1ull);
-    atomicAdd(&s->w[4 + path], (unsigned long long)k);
-}
-
-template <bool WITNESS>
-__device__ __forceinline__ void witness_end(const witness_smem *s, struct dv_witness_block *out, unsigned tid) {
-    if (!WITNESS) return;
-    __syncthreads();
-    if (tid < DV_WITNESS_WORDS) (&out[blockIdx.x].runs[0])[tid] = s->w[tid];
-}
+ * (model/witness_record.h, gpu/witness_device.cuh). The timed kernels are
+ * the WITNESS = false instantiations and contain no witness code at all. */
 
 /* The chains. With a compile-time trip count (ITERS) the loop is written and
  * compiled as the lesson's (`for (int k = 0; k < kIters; ++k)`, no pragma,
@@ -157,7 +123,7 @@ __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
 
 /* One step of the Part 2 loop: the branch on phase k. */
 template <bool WITNESS>
-__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, witness_smem *ws, unsigned tid,
+__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, struct dv_witness_block *ws, unsigned tid,
                                               unsigned tpb) {
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
         witness_hit<WITNESS>(ws, 0u, tid, tpb);
@@ -178,11 +144,11 @@ __device__ __forceinline__ size_t global_index(unsigned *tid_out) {
 template <unsigned ITERS, bool WITNESS>
 __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
                              unsigned iterations, struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u)) {
         witness_hit<WITNESS>(&ws, 0u, tid, tpb);
@@ -192,18 +158,18 @@ __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ o
         x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 template <unsigned ITERS, bool WITNESS>
 __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ out, size_t n,
                               const uint32_t *__restrict__ mask, unsigned iterations,
                               struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     const bool path_a = (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
     if (path_a) {
@@ -214,31 +180,31 @@ __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ 
         x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 template <unsigned ITERS, bool WITNESS>
 __global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, unsigned iterations,
                             struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     witness_hit<WITNESS>(&ws, 0u, tid, blockDim.x * blockDim.y);
     x = chain_a<ITERS>(x, iterations);
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 template <unsigned ITERS, bool WITNESS>
 __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
                                       unsigned iterations, struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     /* Compile-time: the lesson's loop as written (nvcc's own unrolling, or
      * DV_LESSON_UNROLL). Runtime: unrolled 16 deep, so that the loop counter
@@ -254,7 +220,7 @@ __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__res
         for (unsigned k = 0; k < iterations; ++k) x = periter_step<WITNESS>(x, mode, k, &ws, tid, tpb);
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 __global__ void clockSpin(long long cycles, long long *out) {

@@ -27,46 +27,10 @@
 #include "gpu/cuda_call.h"
 #include "model/scenario.h"
 #include "gpu/scenario_kernels.h"
+#include "gpu/witness_device.cuh"
 #include "model/witness_record.h"
 
 static_assert(SCENARIO_MAX_PATHS == 32, "the k-way switch has 32 cases");
-
-/* ---- witness ----------------------------------------------------------- */
-
-/* The active-lane witness (model/witness_record.h), as in lesson_kernels.cu:
- * shared-memory counters per block, one record per warp at each path top by
- * the warp's lowest active lane, flushed once per block. With WITNESS false
- * every helper is empty and the kernel is the timed one. */
-struct witness_smem {
-    unsigned long long w[DV_WITNESS_WORDS];
-};
-
-template <bool WITNESS>
-__device__ __forceinline__ void witness_begin(witness_smem *s, unsigned tid) {
-    if (!WITNESS) return;
-    if (tid < DV_WITNESS_WORDS) s->w[tid] = 0ull;
-    __syncthreads();
-}
-
-template <bool WITNESS>
-__device__ __forceinline__ void witness_hit(witness_smem *s, unsigned path, unsigned tid, unsigned tpb) {
-    if (!WITNESS) return;
-    const unsigned m = __activemask();
-    if ((tid & 31u) != (unsigned)(__ffs(m) - 1)) return;
-    const unsigned first = tid & ~31u;
-    const unsigned width = tpb - first < 32u ? tpb - first : 32u;
-    const unsigned k = __popc(m);
-    atomicAdd(&s->w[path], 1ull);
-    if (k < width) atomicAdd(&s->w[2 + path], 1ull);
-    atomicAdd(&s->w[4 + path], (unsigned long long)k);
-}
-
-template <bool WITNESS>
-__device__ __forceinline__ void witness_end(const witness_smem *s, struct dv_witness_block *out, unsigned tid) {
-    if (!WITNESS) return;
-    __syncthreads();
-    if (tid < DV_WITNESS_WORDS) (&out[blockIdx.x].runs[0])[tid] = s->w[tid];
-}
 
 /* ---- kernels ----------------------------------------------------------- */
 
@@ -99,13 +63,13 @@ __global__ void scenario_kway_kernel(const float *__restrict__ in, float *__rest
                                      const uint8_t *__restrict__ path, unsigned long long n,
                                      struct scenario_lengths L, unsigned chunks_per_unit,
                                      struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         unsigned p = path[g];
@@ -125,20 +89,20 @@ __global__ void scenario_kway_kernel(const float *__restrict__ in, float *__rest
 #undef SCENARIO_CASE
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 template <unsigned CHUNKS, bool WITNESS>
 __global__ void scenario_loop_kernel(const float *__restrict__ in, float *__restrict__ out,
                                      const uint32_t *__restrict__ trips, unsigned long long n,
                                      unsigned chunks_per_unit, struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         unsigned t = trips[g];
@@ -154,7 +118,7 @@ __global__ void scenario_loop_kernel(const float *__restrict__ in, float *__rest
         }
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 /* ROUNDS: rounds of 32 iterations as a compile-time constant, 0 = runtime. */
@@ -162,13 +126,13 @@ template <unsigned L0, unsigned L1, unsigned ROUNDS, bool WITNESS>
 __global__ void scenario_short_kernel(const float *__restrict__ in, float *__restrict__ out,
                                       const uint32_t *__restrict__ pattern, unsigned long long n,
                                       unsigned rounds_rt, struct dv_witness_block *witness) {
-    __shared__ witness_smem ws;
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
     const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned rounds = ROUNDS ? ROUNDS : rounds_rt;
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         uint32_t pat = pattern[g];
@@ -187,7 +151,7 @@ __global__ void scenario_short_kernel(const float *__restrict__ in, float *__res
         }
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid);
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 /* ---- launchers --------------------------------------------------------- */

@@ -107,6 +107,7 @@ struct dv_count {
 struct dv_observed {
     int present;
     unsigned long long runs[2], split[2], lanes[2]; /* grid totals, path A / B  */
+    unsigned long long hist[2][33]; /* grid: runs of A / B by active lanes 0..32 */
     unsigned per;                  /* iterations the totals span (1 in Part 1) */
     struct dv_count path_runs;     /* runs of either path per block (per iter) */
     struct dv_count split_warps;   /* runs of path A with fewer lanes than the

@@ -23,6 +23,7 @@ static void add_run(struct dv_witness_block *b, unsigned path, unsigned active, 
     b->runs[path] += times;
     if (active < width) b->split[path] += times;
     b->lanes[path] += times * active;
+    b->hist[path][active] += (unsigned)times;
 }
 
 void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, unsigned long long times,
@@ -131,6 +132,7 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
             o->runs[p] += s->runs[p];
             o->split[p] += s->split[p];
             o->lanes[p] += s->lanes[p];
+            for (unsigned k = 0; k < DV_WITNESS_BINS; k++) o->hist[p][k] += s->hist[p][k];
             exp_runs += exp ? exp[b].runs[p] : 0;
         }
         count_add(&o->path_runs, clamp_u((s->runs[0] + s->runs[1]) / o->per), b == 0);

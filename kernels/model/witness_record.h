@@ -7,7 +7,8 @@
  *   runs[p]   warp-level executions of path p (a "path-run"),
  *   split[p]  of those, the runs with fewer active lanes than the warp has
  *             threads (a partial last warp counts its own threads, not 32),
- *   lanes[p]  active lanes summed over the runs.
+ *   lanes[p]  active lanes summed over the runs,
+ *   hist[p][k] the runs with exactly k active lanes (k = 1..32; 0 unused).
  * Path 0 is path A (the `if` side, or every path-top of a scenario k-way /
  * loop kernel), path 1 path B (the `else` side). A kernel whose branch the
  * compiler predicated shows every warp on both paths with all of its lanes.
@@ -16,12 +17,13 @@
 #define DV_WITNESS_RECORD_H
 
 #define DV_WITNESS_PATHS 2
-#define DV_WITNESS_WORDS 6 /* runs[2], split[2], lanes[2] */
+#define DV_WITNESS_BINS 33 /* active lanes 0..32 */
 
 struct dv_witness_block {
     unsigned long long runs[DV_WITNESS_PATHS];
     unsigned long long split[DV_WITNESS_PATHS];
     unsigned long long lanes[DV_WITNESS_PATHS];
+    unsigned hist[DV_WITNESS_PATHS][DV_WITNESS_BINS];
 };
 
 #endif /* DV_WITNESS_RECORD_H */

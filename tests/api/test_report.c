@@ -851,6 +851,7 @@ static void add_testimony(struct dv_report *r) {
     set_count(&o->split_warps, 8, 8, 8ull * 4096, 4096);
     set_count(&o->path_runs, 16, 16, 16ull * 4096, 4096);
     o->lanes_per_run[0] = o->lanes_per_run[1] = 16;
+    o->hist[0][16] = o->hist[1][16] = 8ull * 4096;
     o->agrees = 1;
     o->first_difference = -1;
     snprintf(o->verdict, sizeof o->verdict, "agrees with the model in every block");
@@ -893,6 +894,9 @@ Test(report, testimony_round_trips_with_its_contract_names) {
     expect_type(j, "tables.0.kernel_iterations", JSON_STRING);
     expect_type(j, "tables.0.rows.0.observed.split_warps_per_block", JSON_REAL);
     expect_type(j, "tables.0.rows.0.observed.runs", JSON_ARRAY);
+    expect_type(j, "tables.0.rows.0.observed.lanes_histogram.1.16", JSON_INTEGER);
+    cr_expect_eq(json_integer_value(at(j, "tables.0.rows.0.observed.lanes_histogram.0.16")), 8 * 4096);
+    cr_expect_eq(json_array_size(at(j, "tables.0.rows.0.observed.lanes_histogram.0")), 33);
     expect_type(j, "tables.0.rows.0.observed.agrees", JSON_TRUE);
     /* Metric names keep CUPTI's dots, so they are looked up directly. */
     json_t *cnt = at(j, "tables.0.rows.0.counters");

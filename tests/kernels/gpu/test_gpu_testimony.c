@@ -61,6 +61,12 @@ static void expect_witness_agrees(const struct dv_report *r) {
             print_row(&r->tables[i], w);
             cr_expect(w->observed.present, "%s/%s: no witness", r->tables[i].id, w->name);
             cr_expect(w->observed.agrees, "%s/%s: %s", r->tables[i].id, w->name, w->observed.verdict);
+            /* The GPU's histogram holds every run it counted. */
+            unsigned long long n = 0;
+            for (unsigned p = 0; p < 2; p++)
+                for (unsigned k = 0; k < 33; k++) n += w->observed.hist[p][k];
+            cr_expect_eq(n, w->observed.runs[0] + w->observed.runs[1], "%s/%s: histogram", r->tables[i].id,
+                         w->name);
         }
 }
 
@@ -88,6 +94,9 @@ Test(gpu_testimony, builtins_witness_and_counters_agree_with_the_model) {
         cr_expect(c->ffma_threads >= (double)r->config.fmas_per_launch, "%s: %.0f FMAs < %llu", p1->rows[j].name,
                   c->ffma_threads, r->config.fmas_per_launch);
     }
+    /* lane parity (row 0): every run the GPU saw had 16 lanes. */
+    cr_expect_eq(p1->rows[0].observed.hist[0][16], p1->rows[0].observed.runs[0]);
+    cr_expect_eq(p1->rows[0].observed.hist[1][16], p1->rows[0].observed.runs[1]);
     /* lane parity (row 0): half the lanes on each path. */
     cr_expect(p1->rows[0].counters.threads_per_inst > 15.0 && p1->rows[0].counters.threads_per_inst < 17.0,
               "lane parity: %.2f lanes per instruction", p1->rows[0].counters.threads_per_inst);

@@ -48,6 +48,13 @@ Test(testimony, first_16_splits_warp_0_only) {
     cr_expect_eq(e[0].split[1], 1);
     cr_expect_eq(e[0].lanes[0], 16);
     cr_expect_eq(e[0].lanes[1], 240);
+    /* The histogram: A once with 16 lanes; B once with 16 and 7 times with 32. */
+    cr_expect_eq(e[0].hist[0][16], 1);
+    cr_expect_eq(e[0].hist[1][16], 1);
+    cr_expect_eq(e[0].hist[1][32], 7);
+    unsigned n = 0;
+    for (unsigned k = 0; k < DV_WITNESS_BINS; k++) n += e[0].hist[0][k] + e[0].hist[1][k];
+    cr_expect_eq(n, 9, "every run is in one bin");
     free(e);
 }
 
@@ -122,6 +129,9 @@ Test(testimony, observe_agrees_when_every_block_matches) {
     cr_expect_float_eq(o.path_runs.per_block, 16.0, 1e-12);
     cr_expect_float_eq(o.lanes_per_run[0], 16.0, 1e-12);
     cr_expect_eq(o.runs[0], 32);
+    cr_expect_eq(o.hist[0][16], 32, "4 blocks x 8 runs of path A, each with 16 lanes");
+    cr_expect_eq(o.hist[1][16], 32);
+    cr_expect_eq(o.hist[0][32], 0);
     cr_expect(strstr(o.verdict, "agrees") != NULL, "%s", o.verdict);
     free(e);
 }
@@ -131,6 +141,14 @@ Test(testimony, observe_names_the_first_differing_block) {
     struct dv_witness_block seen[4];
     memcpy(seen, e, sizeof(seen));
     seen[2].split[0] = 7;
+    struct dv_observed o0;
+    struct dv_witness_block seen2[4];
+    memcpy(seen2, e, sizeof(seen2));
+    seen2[1].hist[0][16] = 7; /* same totals, a different distribution: still a difference */
+    seen2[1].hist[0][15] = 1;
+    testimony_observe(seen2, e, 4, 8, 1, &o0);
+    cr_expect_not(o0.agrees);
+    cr_expect_eq(o0.first_difference, 1);
     struct dv_observed o;
     testimony_observe(seen, e, 4, 8, 1, &o);
     cr_expect_not(o.agrees);
@@ -145,7 +163,9 @@ Test(testimony, observe_recognises_predication) {
      * every warp ran both sides with all 32 lanes. */
     struct dv_witness_block *e = expect_builtin("warp-parity", DV_KERNEL_BRANCH, 2, 256, 1, 4096);
     struct dv_witness_block seen[2];
-    for (unsigned b = 0; b < 2; b++) seen[b] = (struct dv_witness_block){{8, 8}, {0, 0}, {256, 256}};
+    for (unsigned b = 0; b < 2; b++)
+        seen[b] = (struct dv_witness_block){
+            .runs = {8, 8}, .lanes = {256, 256}, .hist = {[0][32] = 8, [1][32] = 8}};
     struct dv_observed o;
     testimony_observe(seen, e, 2, 8, 1, &o);
     cr_expect_not(o.agrees);
@@ -189,6 +209,7 @@ Test(testimony, scenario_loop_runs_to_the_longest_trip) {
     s.kind = SCENARIO_LOOP;
     uint8_t work[32];
     /* 31 lanes run 1 trip, one runs 3: trips 0 full (32), 1 and 2 partial (1 lane each). */
+    /* (the histogram: one run with 32 lanes, two with 1) */
     for (unsigned i = 0; i < 32; i++) work[i] = 1;
     work[5] = 3;
     struct dv_witness_block e;
@@ -196,6 +217,8 @@ Test(testimony, scenario_loop_runs_to_the_longest_trip) {
     cr_expect_eq(e.runs[0], 3);
     cr_expect_eq(e.split[0], 2);
     cr_expect_eq(e.lanes[0], 34);
+    cr_expect_eq(e.hist[0][32], 1);
+    cr_expect_eq(e.hist[0][1], 2);
 }
 
 Test(testimony, scenario_short_counts_sides_per_iteration) {
