@@ -7,7 +7,9 @@
 #   libexec/divergence        the binary: analyze, serve, refresh (no CUDA)
 #   libexec/divergence-gpu    the GPU worker and `measure` (CUDA runtime
 #                             linked statically); divergence execs it
-#   lib/                      the shared libraries a base system lacks
+#   lib/                      the shared libraries a base system lacks, and
+#                             CUPTI (libcupti, libnvperf_host/target) when the
+#                             build found it, for the hardware counters
 #   share/divergence/static/  the widget; openapi.yaml
 #   share/divergence/deploy/  systemd units, nginx site, env example
 #   install.sh README.md VERSION
@@ -78,6 +80,21 @@ done < <({ ldd "$bin"; ldd "$build/divergence-gpu"; } | sort -u | awk '
   /not found/ { print "MISSING " $1; next }
   $2 == "=>" { print $1, $3; next }
   { n = $1; sub(".*/", "", n); print n, $1 }')
+# CUPTI (hardware counters) is loaded with dlopen, so ldd does not list it:
+# the build records the libraries it found (DV_CUPTI_LIBRARIES in the CMake
+# cache) and they travel in lib/, where the worker looks beside its libexec/.
+# A build without CUPTI ships none; its documents say counters are null.
+cupti=$(sed -n 's/^DV_CUPTI_LIBRARIES:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+IFS=';' read -r -a cupti_libs <<<"$cupti"
+for lib in "${cupti_libs[@]}"; do
+  [ -n "$lib" ] || continue
+  [ -f "$lib" ] || die "$lib: recorded by the build as a CUPTI library but missing"
+  soname=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "SONAME" {print $2}')
+  [ -n "$soname" ] || soname=$(basename "$lib")
+  cp -L "$lib" "$stage/lib/$soname"
+  chmod 0644 "$stage/lib/$soname"
+  bundled+=("$soname")
+done
 for want in libmicrohttpd libjansson libcurl-gnutls; do
   grep -q "^$want\.so" < <(printf '%s\n' "${bundled[@]-}") ||
     echo "bundle: note: $want is not a shared dependency of $bin (linked statically?)" >&2
@@ -101,6 +118,7 @@ printf '%s\n' "$version" > "$stage/VERSION"
 resolved=$(LD_LIBRARY_PATH="$stage/lib" ldd "$stage/libexec/divergence" "$stage/libexec/divergence-gpu")
 for so in "${bundled[@]-}"; do
   [ -n "$so" ] || continue
+  [[ $so =~ ^(libcupti|libnvperf) ]] && continue # dlopen()ed, not in ldd's list
   grep -q "$so => $stage/lib/$so" <<<"$resolved" || die "$so does not resolve to the bundle's lib/"
 done
 "$stage/bin/divergence" version >/dev/null || die "the bundled binary does not start"

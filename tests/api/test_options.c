@@ -390,6 +390,25 @@ Test(options, canonical_is_stable_and_distinguishing) {
     cr_expect_eq(options_canonical(&o, a, 20), -1, "truncation is an error");
 }
 
+Test(options, witness_and_counters_switch_on_and_off) {
+    struct dv_options p;
+    char a[1024], b[1024];
+    experiment_defaults(&p);
+    cr_assert_eq(options_canonical(&p, a, sizeof a), 0);
+    cr_expect(strstr(a, "counters") == NULL, "%s", a);
+    cr_assert_eq(options_set_cli(&p, "--counters", "off", err), 0, "%s", err);
+    cr_assert_eq(options_set_cli(&p, "--witness", "off", err), 0, "%s", err);
+    cr_expect_eq(p.no_counters, 1);
+    cr_expect_eq(p.no_witness, 1);
+    cr_assert_eq(options_canonical(&p, b, sizeof b), 0);
+    cr_expect(strstr(b, " witness=off counters=off") != NULL, "%s", b);
+    cr_expect_str_neq(a, b);
+    cr_assert_eq(options_set_cli(&p, "--counters", "on", err), 0, "%s", err);
+    cr_expect_eq(p.no_counters, 0);
+    cr_expect_eq(options_set_cli(&p, "--counters", "maybe", err), -1);
+    cr_expect(strstr(err, "--counters") != NULL && strstr(err, "on or off") != NULL, "%s", err);
+}
+
 /* ---- the ranges the messages state are the ranges the rules apply --------
  * Each message's numbers are read back and tried at and just past each end,
  * in both spellings, so a range retyped as text (or a constant changed

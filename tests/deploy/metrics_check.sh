@@ -54,7 +54,7 @@ rej=$(sed -n 's/^dv_jobs_total{outcome="rejected"} //p' "$out/metrics.txt")
 want '^dv_http_request_duration_seconds_count\{route="/measure"\} 12$'
 want '^dv_job_queue_wait_seconds_count [1-9]'
 want '^dv_job_run_seconds_count\{outcome="done"\} [1-9]'
-want '^dv_evidence_last_success_timestamp_seconds\{suite="day22-part1"\} [0-9]{10}$'
+want '^dv_evidence_last_success_timestamp_seconds\{suite="day22-part1"(,gpu="fake-gpu")?\} [0-9]{10}$'
 want '^divergence_build_info\{version="[^"]+",git_revision="[^"]+"\} 1$'
 want '^process_resident_memory_bytes [1-9]'
 want '^process_cpu_seconds_total '

@@ -2,9 +2,10 @@
 // validated against api/openapi.yaml with Ajv (JSON Schema 2020-12, which is
 // OpenAPI 3.1's schema dialect).
 //
-// Three servers with the fake GPU worker: one with a GPU and a copy of the
-// committed H200 evidence, one with a token, one without a GPU whose refresh
-// fails (so a failed night's record, summary null, is validated too). Each
+// Four servers with the fake GPU worker: one with a GPU and a copy of the
+// committed H200 evidence, one with a token, one without a GPU, and one whose
+// rows are all too noisy, so its refresh fails every suite (a failed night's
+// record, summary null, is validated too). Each
 // answer is matched to its operation (path template, method) and status in
 // the document; an undocumented status or content type is a failure, and so
 // is a body that does not validate. At the end every operation of the
@@ -126,7 +127,7 @@ async function until(base, p, pred, what) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-let gpu, tok, nogpu;
+let gpu, tok, nogpu, noisy;
 before(async () => {
   assert.ok(binary, 'DV_BINARY must name the divergence binary');
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dv-openapi-'));
@@ -135,7 +136,10 @@ before(async () => {
   gpu = await startServer(path.join(tmp, 'ev'), { FAKE_WORKER_NO_GPU: '0' }, ['--queue', '2', '--rate-limit', '0']);
   tok = await startServer(path.join(tmp, 'ev'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok', '--rate-limit', '4']);
   nogpu = await startServer(path.join(tmp, 'empty'), { FAKE_WORKER_NO_GPU: '1' }, ['--rate-limit', '0']);
-  for (const b of [gpu, tok, nogpu]) await until(b, '/healthz', (r) => r.status === 200, 'healthz');
+  fs.mkdirSync(path.join(tmp, 'noisy'));
+  noisy = await startServer(path.join(tmp, 'noisy'), { FAKE_WORKER_NO_GPU: '0', FAKE_WORKER_NOISE: '0.5' }, ['--rate-limit', '0']);
+  for (const b of [gpu, tok, nogpu, noisy]) await until(b, '/healthz', (r) => r.status === 200, 'healthz');
+  await until(noisy, '/readyz', (r) => r.status === 200, 'the noisy fake GPU');
   await until(gpu, '/readyz', (r) => r.status === 200, 'the fake GPU');
 });
 
@@ -207,18 +211,35 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
   await call(gpu, 'GET', '/evidence/latest/no-such-suite', { want: 404 });
   await call(gpu, 'GET', '/evidence/history/day22-part1', { want: 200 });
   await call(gpu, 'GET', '/evidence/history/no-such-suite', { want: 404 });
+  // The per-GPU views of the same capture (filed under its GPU's slug).
+  const slug = ix.json.gpus[0].gpu;
+  assert.equal(slug, 'nvidia-h200');
+  await call(gpu, 'GET', `/evidence/${slug}/latest`, { want: 200 });
+  await call(gpu, 'GET', `/evidence/${slug}/latest/day22-part1`, { want: 200 });
+  await call(gpu, 'GET', `/evidence/${slug}/latest/day22-part1.txt`, { want: 200 });
+  await call(gpu, 'GET', `/evidence/${slug}/2026-11-29/day22-part1.json`, { want: 200 });
+  await call(gpu, 'GET', `/evidence/${slug}/history/day22-part1`, { want: 200 });
+  await call(gpu, 'GET', '/evidence/no-such-gpu/latest', { want: 404 });
+  await call(gpu, 'GET', `/evidence/${slug}/latest/no-such-suite`, { want: 404 });
   await call(tok, 'POST', '/evidence/refresh', { want: 401 }); // the 4th request of 4 a minute
   await call(tok, 'POST', '/measure', { body: { part: 1, iterations: 93, budget_ms: 100 }, want: 429 }); // the rate limit
-  const r = await call(nogpu, 'POST', '/evidence/refresh', { want: 202 });
-  const done = await until(nogpu, `/evidence/refresh/${r.json.id}`, (x) => x.json.state === 'done', 'the refresh');
-  assert.equal(done.json.failed, done.json.suites.length, 'every suite fails without a GPU');
-  await call(nogpu, 'GET', '/evidence/refresh/rnosuchrefresh', { want: 404 });
-  const failed = await call(nogpu, 'GET', `/evidence/${done.json.date}/day22-part1.json`, { want: 200 });
+  await call(nogpu, 'POST', '/evidence/refresh', { want: 503 }); // no GPU: refused whole, nothing filed
+  // A night whose every row is too noisy: each suite fails the refresh's gate.
+  const r = await call(noisy, 'POST', '/evidence/refresh', { want: 202 });
+  const done = await until(noisy, `/evidence/refresh/${r.json.id}`, (x) => x.json.state === 'done', 'the refresh');
+  assert.equal(done.json.failed, done.json.suites.length, 'every suite fails its noise limit');
+  await call(noisy, 'GET', '/evidence/refresh/rnosuchrefresh', { want: 404 });
+  const failed = await call(noisy, 'GET', `/evidence/${done.json.date}/day22-part1.json`, { want: 200 });
   assert.equal(failed.json.status, 'failed');
-  assert.equal(failed.json.summary, null, 'a failed night has no summary: null must validate');
+  assert.match(failed.json.reason, /noise/);
+  // A night that failed before any document (a crashed job) files summary and
+  // document null: the real record with both nulled must validate too.
+  const v = ajv.getSchema('spec#/components/schemas/Evidence') || ajv.compile({ $ref: 'spec#/components/schemas/Evidence' });
+  assert.ok(v({ ...failed.json, summary: null, document: null }), JSON.stringify(v.errors));
+  await call(noisy, 'GET', '/evidence/latest', { want: 200 });
+  await call(noisy, 'GET', '/evidence/latest/day22-part1', { want: 404 });
+  await call(noisy, 'GET', '/evidence/history/day22-part1', { want: 200 });
   await call(nogpu, 'GET', '/evidence/latest', { want: 200 });
-  await call(nogpu, 'GET', '/evidence/latest/day22-part1', { want: 404 });
-  await call(nogpu, 'GET', '/evidence/history/day22-part1', { want: 200 });
 });
 
 test('every operation of the document was exercised', () => {
