@@ -294,7 +294,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       }
       this.evidence = r.json;
       this.entry = entry;
-      this.show(doc, r.json.provenance || {}, null);
+      this.show(doc, { ...(r.json.provenance || {}), gpu_name: r.json.gpu_name }, null);
       this.setAttribute('state', 'shown');
     }
 
@@ -311,7 +311,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const sel = el('select', { id: uid, onchange: async (e) => { this.selected = e.target.value; await this.loadGpu(this.selected, index); } },
         cols.map((c) => el('option', { value: c.g.gpu, selected: c.g.gpu === (this.selected || index.gpu) ? true : null }, c.g.name || c.g.gpu)));
       this.picker.replaceChildren(el('label', { for: uid }, 'GPU shown above: '), sel);
-      const provs = el('ul', { class: 'provs' }, cols.map((c) => el('li', {}, ...this.provenance(c.doc, (c.rec && c.rec.provenance) || {}, null))));
+      const provs = el('ul', { class: 'provs' }, cols.map((c) => el('li', {}, ...this.provenance(c.doc, { ...((c.rec && c.rec.provenance) || {}), gpu_name: c.g.name }, null))));
       const tables = (cols[0].doc.tables || []).flatMap((t, ti) => {
         const rows = t.rows || [];
         const ratio = (c, r) => { const ct = (c.doc.tables || []).find((x) => x.id === t.id); const cr = ct && (ct.rows || []).find((x) => x.name === r.name); return cr ? cr.ratio : null; };
@@ -406,7 +406,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       if (live) head = fin(live.age_s) && live.age_s >= 5 ? `Measured ${ago(live.age_s * 1000)} (a cached result of the same request) on ` : 'Measured just now on ';
       else head = 'Measured on ';
       const parts = [
-        head + (d.name || 'an unknown GPU'),
+        head + (d.name || prov.gpu_name || 'an unknown GPU'),
         d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version_raw ?? d.driver_version),
         'CUDA runtime ' + cuver(d.runtime_version_raw ?? d.runtime_version),
         when ? `${when} UTC${!live && t != null ? ` (${ago(Date.now() - t)})` : ''}` : 'date unknown',
