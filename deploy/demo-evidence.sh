@@ -7,7 +7,9 @@
 # Usage: demo-evidence.sh SOURCE_STORE TARGET_STORE
 set -euo pipefail
 src=$1 dst=$2
-if compgen -G "$dst/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]" >/dev/null; then
+# Anything at all in it (a date folder, a GPU folder the store made, a lock)
+# means it is in use: the store moves a copied date folder under its GPU.
+if [ -n "$(ls -A "$dst" 2>/dev/null)" ]; then
   exit 0
 fi
 mkdir -p "$dst"
