@@ -296,6 +296,13 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       this.entry = entry;
       this.show(doc, { ...(r.json.provenance || {}), gpu_name: r.json.gpu_name }, null);
       this.setAttribute('state', 'shown');
+      // Shown another GPU's evidence: a measurement here runs on this server's own.
+      if (!own && this.btn && !this.blocked) {
+        const mine = ((index.gpus || []).find((g) => g.gpu === index.gpu) || {}).name || index.gpu;
+        this.why.textContent = mine ? `Measure now runs on this server's GPU (${mine}), not on the one shown.` : '';
+      } else if (!this.blocked) {
+        this.why.textContent = '';
+      }
     }
 
     // Several GPU models: a selector for the main view, and one table and one

@@ -480,8 +480,11 @@ test('evidence of three GPU models in one store: a selector and the side-by-side
   await sel.selectOption('nvidia-h200');
   await p.waitForFunction(([w, n]) => document.querySelector(w).shadowRoot.querySelector('.prov').textContent.includes(n), [W, doc.device.name]);
   await assertTablesMatchFixture(p);
+  assert.equal(await p.locator(`${W} .why`).innerText(), "Measure now runs on this server's GPU (Fake GPU A), not on the one shown.");
   await sel.selectOption('fake-gpu-b');
   await p.waitForFunction((w) => /fake worker/.test(document.querySelector(w).shadowRoot.querySelector('.warn').textContent), W);
+  await sel.selectOption('fake-gpu-a');
+  await p.waitForFunction((w) => document.querySelector(w).shadowRoot.querySelector('.why').textContent === '', W);
   await sel.selectOption('nvidia-h200');
   await p.waitForFunction(([w, n]) => document.querySelector(w).shadowRoot.querySelector('.prov').textContent.includes(n), [W, doc.device.name]);
   await p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.cmp').scrollIntoView(), W);
