@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# deploy/nginx/divergence.conf running: real nginx (TLS with a throwaway
+# self-signed certificate) in front of a real server (fake GPU worker). The
+# widget comes gzipped with an ETag and answers If-None-Match with 304, JSON
+# is gzipped, /metrics and /device answer the allowlisted loopback and are
+# refused to any other address (the allowlist with loopback taken out), and
+# plain HTTP redirects to HTTPS. Usage: nginx_site_check.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
+for t in nginx openssl curl; do command -v $t >/dev/null || { echo "nginx_site_check: $t missing" >&2; exit 1; }; done
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  [ -f "$tmp/n/nginx.pid" ] && kill "$(cat "$tmp/n/nginx.pid")" 2>/dev/null || true
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "nginx_site_check: $*" >&2; tail -n 20 "$tmp/n/logs/error.log" >&2 2>/dev/null || true; exit 1; }
+
+"$build/divergence" serve --port 0 --rate-limit 0 --trust-forwarded --evidence-dir "$tmp/ev" \
+  --worker-cmd "$build/tests/fake_worker" --static-dir "$src/static" </dev/null >/dev/null 2>"$tmp/serve.log" &
+pid=$!
+for _ in $(seq 100); do grep -q '^listening on' "$tmp/serve.log" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/serve.log" | head -n 1)
+[ -n "$port" ] || fail "the server did not start"
+
+n=$tmp/n
+mkdir -p "$n/logs" "$n/cache"
+# nginx's workers (nobody, when started as root) read the files: a world-
+# readable copy, wherever the checkout lives.
+cp -R "$src/static" "$tmp/static"
+chmod 755 "$tmp" && chmod -R a+rX "$tmp/static"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=divergence.example.org \
+  -keyout "$n/key.pem" -out "$n/cert.pem" >/dev/null 2>&1 || fail "openssl"
+https=$(( 20000 + RANDOM % 20000 )); http=$(( https + 1 ))
+site() { # extra sed expressions
+  sed -e "s|/etc/ssl/certs/divergence.crt|$n/cert.pem|" -e "s|/etc/ssl/private/divergence.key|$n/key.pem|" \
+      -e "s|/var/cache/nginx/divergence|$n/cache|" -e "s|/var/www/html|$n|" \
+      -e "s|/opt/divergence/share/divergence/static|$tmp/static|g" -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$port;|" \
+      -e "s|listen 443 ssl http2;|listen 127.0.0.1:$https ssl;|" -e "/listen \[::\]:443/d" \
+      -e "s|listen 80;|listen 127.0.0.1:$http;|" -e "/listen \[::\]:80;/d" "$@" "$src/deploy/nginx/divergence.conf"
+}
+site > "$n/site.conf"
+cat > "$n/nginx.conf" <<CONF
+pid $n/nginx.pid;
+error_log $n/logs/error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $n/body;
+    proxy_temp_path $n/proxy;
+    fastcgi_temp_path $n/fastcgi;
+    uwsgi_temp_path $n/uwsgi;
+    scgi_temp_path $n/scgi;
+    include $n/site.conf;
+}
+CONF
+nginx -p "$n" -c "$n/nginx.conf" || fail "nginx did not start"
+u=https://127.0.0.1:$https
+for _ in $(seq 50); do curl -ks -o /dev/null "$u/healthz" && break; sleep 0.1; done
+hdr() { curl -ks -D - -o /dev/null "$@" | tr -d '\r'; }
+
+h=$(hdr -H 'Accept-Encoding: gzip' "$u/static/divergence-widget.js")
+grep -qi '^content-encoding: gzip' <<<"$h" || fail "the widget is not gzipped: $h"
+etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: //p' <<<"$h")
+[ -n "$etag" ] || fail "the widget has no ETag: $h"
+grep -qi '^last-modified: ' <<<"$h" || fail "the widget has no Last-Modified"
+code=$(curl -ks -o /dev/null -w '%{http_code}' -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$u/static/divergence-widget.js")
+[ "$code" = 304 ] || fail "If-None-Match $etag answered $code, not 304"
+echo "widget: gzip, ETag $etag, 304 on revalidation"
+grep -qi '^content-encoding: gzip' <<<"$(hdr -H 'Accept-Encoding: gzip' "$u/predicates")" || fail "JSON is not gzipped"
+echo "JSON: gzip"
+for p in /metrics /device; do
+  [ "$(curl -ks -o /dev/null -w '%{http_code}' "$u$p")" = 200 ] || fail "$p refused to loopback"
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http/healthz")" = 301 ] || fail "plain HTTP is not redirected"
+# The same site with loopback out of the allowlist: now this client is "anyone".
+nginx -p "$n" -c "$n/nginx.conf" -s stop 2>/dev/null; sleep 0.3
+site -e '/allow 127.0.0.1;/d' -e '/allow ::1;/d' > "$n/site.conf"
+nginx -p "$n" -c "$n/nginx.conf" || fail "nginx did not restart"
+for _ in $(seq 50); do curl -ks -o /dev/null "$u/healthz" && break; sleep 0.1; done
+for p in /metrics /device; do
+  [ "$(curl -ks -o /dev/null -w '%{http_code}' "$u$p")" = 403 ] || fail "$p is open to an address off the allowlist"
+done
+[ "$(curl -ks -o /dev/null -w '%{http_code}' "$u/healthz")" = 200 ] || fail "/healthz should stay public"
+echo "/metrics, /device: 200 to the allowlist, 403 to anyone else; plain HTTP: 301"
+echo "nginx_site_check: ok"
