@@ -539,7 +539,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
 
     measureSuite() {
       this.run(() => this.suiteRequest(), 'Asking the server to measure\u2026', (doc, got) => {
-        this.show(doc, {}, got);
+        this.show(doc, { finished_utc: got.finished_utc }, got);
         this.say(got.age_s >= 5 ? `Done: the server answered from its cache (measured ${ago(got.age_s * 1000)}).` : 'Done: the table now shows the fresh measurement.');
       });
     }
@@ -547,7 +547,10 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     // POST /measure, then poll the job. Returns {doc, age_s}, or null after saying why.
     async measure(req) {
       let r = await this.call('POST', '/measure', req);
-      if (r.status === 200 && docOf(r.json)) return { doc: docOf(r.json), age_s: fin(r.json.age_s) ? r.json.age_s : 0 };
+      if (r.status === 200 && docOf(r.json)) {
+        const age = fin(r.json.age_s) ? r.json.age_s : 0;
+        return { doc: docOf(r.json), age_s: age, finished_utc: new Date(Date.now() - age * 1000).toISOString().replace(/\.\d+Z$/, 'Z') };
+      }
       if (r.status !== 202) return this.fail(r);
       const loc = r.headers.get('Location');
       const path = r.json && r.json.id != null ? `/jobs/${encodeURIComponent(r.json.id)}` : loc && loc.replace(/^https?:\/\/[^/]+/, '');
@@ -561,7 +564,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
           const doc = docOf(j);
           if (!doc) return this.fail({ status: 200, json: { error: { reason: 'the finished job held no document' } } });
           const t = utcMs(j.finished_utc);
-          return { doc, age_s: t != null ? Math.max(0, (Date.now() - t) / 1000) : 0 };
+          return { doc, age_s: t != null ? Math.max(0, (Date.now() - t) / 1000) : 0, finished_utc: j.finished_utc };
         }
         if (st === 'failed') { this.say(`The measurement failed: ${j.reason || errOf(j).reason || 'no reason given'}.` + this.keep); return null; }
         const pg = j.progress, f = fin(pg) ? pg : pg && fin(pg.done) && pg.total ? pg.done / pg.total : null;
@@ -649,7 +652,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const expr = this.inp.value.trim(), base = this.baseline();
       if (!expr) { this.say('Type a predicate first.'); this.inp.focus(); return; }
       this.run(async () => ({ part: 1, predicates: [expr, base], baseline: base }), `Asking the server to measure ${expr}\u2026`, (doc, got) => {
-        this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, {}, got)), ...this.renderDoc(doc, 'mine'));
+        this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, { finished_utc: got.finished_utc }, got)), ...this.renderDoc(doc, 'mine'));
         this.say(`Done: ${expr} measured against ${base}.`);
       });
     }
