@@ -205,6 +205,10 @@ int helper_request(unsigned port, const char *method, const char *path, const ch
                      headers ? headers : "");
     if (body || strcmp(method, "POST") == 0)
         n += snprintf(req + n, hl - (size_t)n, "Content-Length: %zu\r\n", len);
+    /* The server takes POST bodies only as JSON; a test of that sends its
+     * own Content-Type (or "Content-Type: none" for none at all). */
+    if (strcmp(method, "POST") == 0 && !(headers && strcasestr(headers, "Content-Type:")))
+        n += snprintf(req + n, hl - (size_t)n, "Content-Type: application/json\r\n");
     n += snprintf(req + n, hl - (size_t)n, "\r\n");
     if (body && len) memcpy(req + n, body, len);
     int rc = helper_raw(port, req, (size_t)n + (body ? len : 0), r);

@@ -52,7 +52,9 @@ int helper_server_stop(struct helper_server *s, int timeout_ms);
 char *helper_server_log(const struct helper_server *s);
 
 /* One request with `Connection: close`. `headers` holds extra header lines,
- * each ending in "\r\n" (may be NULL). Returns 0 when a response came. */
+ * each ending in "\r\n" (may be NULL). A POST gets
+ * `Content-Type: application/json` unless `headers` has a Content-Type.
+ * Returns 0 when a response came. */
 int helper_request(unsigned port, const char *method, const char *path, const char *headers,
                    const char *body, size_t len, struct helper_response *r);
 
