@@ -414,16 +414,23 @@ void http_reply_error_ex(struct http_req *r, int status, const char *field, json
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
+    int bad = 0;
     json_t *e = json_object();
-    json_object_set_new(e, "status", json_integer(status));
-    json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null());
-    json_object_set_new(e, "reason", json_string(reason));
+    if (json_object_set_new(e, "status", json_integer(status)) != 0 ||
+        json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null()) != 0 ||
+        json_object_set_new(e, "reason", json_string(reason)) != 0)
+        bad = 1;
     if (extra) {
-        json_object_update(e, extra);
+        if (json_object_update(e, extra) != 0) bad = 1;
         json_decref(extra);
     }
     json_t *root = json_object();
-    json_object_set_new(root, "error", e);
+    if (json_object_set_new(root, "error", e) != 0) bad = 1;
+    if (bad) { /* an error document missing members would mislead: say OOM */
+        json_decref(root);
+        http_reply_take(r, 500, "application/json", NULL);
+        return;
+    }
     http_reply_json(r, status, root);
 }
 
