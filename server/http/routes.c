@@ -122,12 +122,11 @@ double routes_analysis_cost(const struct dv_options *o) {
         /* A predicate that cannot read blockIdx.x is analysed on one block;
          * one that can (or that does not resolve: the analysis then fails
          * early, at no cost) on every thread. */
-        for (unsigned i = 0; i <= o->npredicates && i <= DV_MAX_ROWS; i++) {
-            const char *text = i < o->npredicates ? o->predicates[i] : o->baseline;
+        /* (The baseline is one of the rows, not a row of its own.) */
+        for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
             struct predicate p;
             char why[ERR_LEN];
-            if (i == o->npredicates && !text[0]) break;
-            if (predicate_resolve(text, &p, why) != 0) continue;
+            if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
             cost += (p.uses & PREDICATE_USES_BLOCK) ? threads : tpb;
             predicate_cleanup(&p);
         }
