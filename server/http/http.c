@@ -265,13 +265,28 @@ static void count(struct http *h, const char *label, int status) {
 }
 
 char *http_metrics_text(struct http *h) {
+    struct http_conn_stats cs;
+    http_conn_stats(h, &cs);
     pthread_mutex_lock(&h->mlock);
-    size_t cap = 256 + (size_t)h->ncounters * 160;
+    size_t cap = 2048 + (size_t)h->ncounters * 160;
     char *s = malloc(cap);
     if (s) {
         size_t n = (size_t)snprintf(s, cap,
+                                    "# HELP dv_http_connections Connections open now.\n"
+                                    "# TYPE dv_http_connections gauge\n"
+                                    "dv_http_connections %u\n"
+                                    "# HELP dv_http_connections_closed_total Connections the server shut: past a "
+                                    "header or body deadline, evicted for a newcomer, or refused (table all busy).\n"
+                                    "# TYPE dv_http_connections_closed_total counter\n"
+                                    "dv_http_connections_closed_total{reason=\"deadline\"} %llu\n"
+                                    "dv_http_connections_closed_total{reason=\"evicted\"} %llu\n"
+                                    "dv_http_connections_closed_total{reason=\"refused\"} %llu\n"
+                                    "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
+                                    "# TYPE dv_analysis_queue_depth gauge\n"
+                                    "dv_analysis_queue_depth %u\n"
                                     "# HELP dv_http_requests_total HTTP requests by route and status.\n"
-                                    "# TYPE dv_http_requests_total counter\n");
+                                    "# TYPE dv_http_requests_total counter\n",
+                                    cs.open, cs.deadline_closed, cs.evicted, cs.refused, cs.cpu_queued);
         for (unsigned i = 0; i < h->ncounters && n < cap; i++)
             n += (size_t)snprintf(s + n, cap - n, "dv_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
                                   h->counters[i].label, h->counters[i].status, h->counters[i].n);

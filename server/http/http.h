@@ -110,8 +110,10 @@ void http_conn_stats(struct http *h, struct http_conn_stats *st);
  * (cancelled), stops the daemon and frees everything. NULL ok. */
 void http_free(struct http *h);
 
-/* Prometheus lines for the request counters:
- * dv_http_requests_total{route="...",status="..."} N. malloc()ed. */
+/* Prometheus lines for the connection table (dv_http_connections,
+ * dv_http_connections_closed_total{reason}), the analysis queue and the
+ * request counters: dv_http_requests_total{route="...",status="..."} N.
+ * malloc()ed. */
 char *http_metrics_text(struct http *h);
 
 /* Request accessors (valid during the handler). */

@@ -231,6 +231,19 @@ Test(hostile, slowloris_from_many_addresses_never_starves_a_newcomer, .fini = st
     unsigned closed = slowloris_drip(&s);
     cr_expect_eq(closed, s.n, "%u of %u slow connections still open past the header deadline", s.n - closed, s.n);
     slowloris_close(&s);
+    /* Both defences acted: newcomers evicted slow connections, and the rest
+     * met the deadline. */
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "GET", "/metrics", NULL, NULL, 0, &r), 0);
+    unsigned long long evicted = 0, deadline = 0;
+    const char *e = strstr(r.body, "dv_http_connections_closed_total{reason=\"evicted\"} ");
+    const char *d = strstr(r.body, "dv_http_connections_closed_total{reason=\"deadline\"} ");
+    cr_assert(e && d, "%s", r.body);
+    sscanf(strchr(e, '}') + 2, "%llu", &evicted);
+    sscanf(strchr(d, '}') + 2, "%llu", &deadline);
+    cr_expect_gt(evicted, 0);
+    cr_expect_gt(deadline, 0);
+    helper_response_free(&r);
 }
 
 /* A body trickled a byte at a time still has to arrive within the body
