@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 
-PORT = 18190
+PORT = int(os.environ.get("ATTACKS_PORT", "18190"))
 
 
 def start(binary, worker, extra):
