@@ -47,6 +47,7 @@
 
 #define KEY_LEN 12288
 #define WAIT_MAX_S 30
+#define ROUTES_INLINE_COST 16384.0
 #define SSE_IDLE_MS 15000
 
 /* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
@@ -245,7 +246,10 @@ static int plan_failed(struct http_req *r, struct plan_task *t) {
     return 0;
 }
 
-/* Parses, caps and hands the analysis to the pool; `done` answers. */
+/* Hands the analysis to the pool; `done` answers. An analysis of at most
+ * ROUTES_INLINE_COST predicate-threads (tens of microseconds: the widget's
+ * blockIdx.x-free predicates on any grid) runs on the HTTP thread at once:
+ * a trip through the pool and a suspend/resume would cost more than it. */
 static void plan_defer(struct http_req *r, struct service *s, int for_measure, http_handler_fn done,
                        const struct dv_options *o) {
     struct plan_task *t = calloc(1, sizeof *t);
@@ -256,6 +260,12 @@ static void plan_defer(struct http_req *r, struct service *s, int for_measure, h
     t->s = s;
     t->o = *o;
     t->for_measure = for_measure;
+    if (routes_analysis_cost(o) <= ROUTES_INLINE_COST) {
+        plan_work(t);
+        done(r, t);
+        plan_task_free(t);
+        return;
+    }
     if (http_req_defer(r, plan_work, done, t, plan_task_free) < 0) {
         free(t);
         http_req_add_header(r, "Retry-After", "1");
