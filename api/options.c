@@ -2,9 +2,10 @@
  *
  * The CLI and the JSON API both end in options_validate(), so a value gets the
  * same rule and the same reason whichever way it came in. Each field has one
- * entry in `fields` below: its JSON name, its CLI name and the allowed range in
- * words; messages are "<name>: <why>, <range>" with the name spelled per
- * style. options_set_cli() only turns text into numbers (strictly: digits
+ * entry in `fields` below (its JSON name and its CLI name) and its allowed
+ * range in words in range_text(), written from the constants the checks use;
+ * messages are "<name>: <why>; <range>" with the name spelled per style.
+ * options_set_cli() only turns text into numbers (strictly: digits
  * only, no sign, no overflow) and leaves the ranges to options_validate().
  *
  * Predicates are checked by resolving them (predicate_resolve), which is the
@@ -25,10 +26,7 @@
 #include "base/status.h"
 #include "model/predicate.h"
 
-/* Limits that experiment.h leaves to the request layer. */
-#define OPTIONS_MAX_SAMPLES 100000u
-#define OPTIONS_MAX_DEVICE 63
-/* An upper bound of threads x iterations for blocks "auto": the runner grows
+/* An upper bound of threads x iterations for blocks "auto": gpu/measure.c grows
  * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms
  * of FMA throughput on any current GPU (64 TFMA/s x 2 ms). */
 #define OPTIONS_AUTO_FMA_BOUND 1.28e11
@@ -41,24 +39,52 @@ enum field_id {
 };
 
 static const struct field {
-    const char *json, *cli, *range;
-    const char *cli_range; /* when the CLI spells the values differently */
+    const char *json, *cli;
 } fields[F_COUNT] = {
-    [F_PART] = {"part", "--part", "allowed: 1, 2 or \"all\"", "allowed: 1, 2 or all"},
-    [F_PREDICATES] = {"predicates", "--predicates", "allowed: 1 to 16 built-in names or expressions"},
-    [F_BASELINE] = {"baseline", "--baseline", "allowed: a built-in name or an expression"},
-    [F_BLOCKS] = {"blocks", "--blocks", "allowed: 1..1048576 or \"auto\"", "allowed: 1..1048576 or auto"},
-    [F_TPB] = {"threads_per_block", "--threads-per-block",
-               "allowed: x or [x, y] with x*y in 1..1024",
-               "allowed: N or XxY (32x8) with X*Y in 1..1024"},
-    [F_ITERATIONS] = {"iterations", "--iterations", "allowed: 1..1048576"},
-    [F_MAX_NOISE] = {"max_noise", "--max-noise", "allowed: above 0 and at most 0.5 (50%)"},
-    [F_BUDGET_MS] = {"budget_ms", "--budget-ms", "allowed: 1..60000"},
-    [F_MIN_SAMPLES] = {"min_samples", "--min-samples", "allowed: 1..max_samples"},
-    [F_MAX_SAMPLES] = {"max_samples", "--max-samples", "allowed: min_samples..100000"},
-    [F_DEVICE] = {"device", "--device", "allowed: 0..63"},
-    [F_SCENARIO] = {"scenario", "--scenario", "allowed: a scenario name of at most 63 characters, or all"},
+    [F_PART] = {"part", "--part"},
+    [F_PREDICATES] = {"predicates", "--predicates"},
+    [F_BASELINE] = {"baseline", "--baseline"},
+    [F_BLOCKS] = {"blocks", "--blocks"},
+    [F_TPB] = {"threads_per_block", "--threads-per-block"},
+    [F_ITERATIONS] = {"iterations", "--iterations"},
+    [F_MAX_NOISE] = {"max_noise", "--max-noise"},
+    [F_BUDGET_MS] = {"budget_ms", "--budget-ms"},
+    [F_MIN_SAMPLES] = {"min_samples", "--min-samples"},
+    [F_MAX_SAMPLES] = {"max_samples", "--max-samples"},
+    [F_DEVICE] = {"device", "--device"},
+    [F_SCENARIO] = {"scenario", "--scenario"},
 };
+
+/* The allowed values of field `id` in words, as the caller's style spells
+ * them, written from the same constants options_validate() compares with, so
+ * the text cannot drift from the rule (tests/api/test_options.c reads the
+ * numbers back out of the messages and tries them). */
+static const char *range_text(enum field_id id, enum options_style style, char *buf, size_t len) {
+    int cli = style == OPTIONS_CLI;
+    switch (id) {
+    case F_PART: snprintf(buf, len, "allowed: 1, 2 or %s", cli ? "all" : "\"all\""); break;
+    case F_PREDICATES: snprintf(buf, len, "allowed: 1 to %u built-in names or expressions", DV_MAX_ROWS); break;
+    case F_BASELINE: snprintf(buf, len, "allowed: a built-in name or an expression"); break;
+    case F_BLOCKS: snprintf(buf, len, "allowed: 1..%u or %s", DV_MAX_BLOCKS, cli ? "auto" : "\"auto\""); break;
+    case F_TPB:
+        if (cli) snprintf(buf, len, "allowed: N or XxY (32x8) with X*Y in 1..%u", DV_MAX_THREADS_PER_BLOCK);
+        else snprintf(buf, len, "allowed: x or [x, y] with x*y in 1..%u", DV_MAX_THREADS_PER_BLOCK);
+        break;
+    case F_ITERATIONS: snprintf(buf, len, "allowed: 1..%u", DV_MAX_ITERATIONS); break;
+    case F_MAX_NOISE:
+        snprintf(buf, len, "allowed: above 0 and at most %g (%g%%)", OPTIONS_MAX_NOISE, OPTIONS_MAX_NOISE * 100);
+        break;
+    case F_BUDGET_MS: snprintf(buf, len, "allowed: %g..%g", OPTIONS_MIN_BUDGET_MS, DV_MAX_BUDGET_MS); break;
+    case F_MIN_SAMPLES: snprintf(buf, len, "allowed: 1..max_samples"); break;
+    case F_MAX_SAMPLES: snprintf(buf, len, "allowed: min_samples..%u", OPTIONS_MAX_SAMPLES); break;
+    case F_DEVICE: snprintf(buf, len, "allowed: 0..%d", OPTIONS_MAX_DEVICE); break;
+    case F_SCENARIO:
+        snprintf(buf, len, "allowed: a scenario name of at most %d characters, or all", DV_SCENARIO_LEN - 1);
+        break;
+    default: snprintf(buf, len, "allowed: see the documentation"); break;
+    }
+    return buf;
+}
 
 /* JSON names of the predicate entries, so `*field` can point at static text. */
 static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
@@ -69,15 +95,14 @@ static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
     "predicates[16]",
 };
 
-/* Fills err with "<name>: <why>, <range>" and *field with the JSON name. */
+/* Fills err with "<name>: <why>; <range>" and *field with the JSON name. */
 static int fail(enum field_id id, enum options_style style, const char **field, char *err,
                 const char *why) {
     const struct field *f = &fields[id];
+    char range[160];
     if (field) *field = f->json;
-    if (style == OPTIONS_CLI)
-        dv_seterr(err, "%s: %s; %s", f->cli, why, f->cli_range ? f->cli_range : f->range);
-    else
-        dv_seterr(err, "%s: %s; %s", f->json, why, f->range);
+    dv_seterr(err, "%s: %s; %s", style == OPTIONS_CLI ? f->cli : f->json, why,
+              range_text(id, style, range, sizeof range));
     return -1;
 }
 
@@ -105,7 +130,9 @@ static int check_predicates(struct dv_options *o, enum options_style style, cons
     for (unsigned i = 0; i < o->npredicates; i++) {
         why[0] = '\0';
         if (memchr(o->predicates[i], '\0', PREDICATE_TEXT_LEN) == NULL) {
-            fail_predicate(i, style, field, err, "", "longer than 256 characters");
+            char why_len[64];
+            snprintf(why_len, sizeof why_len, "longer than %d characters", PREDICATE_TEXT_LEN - 1);
+            fail_predicate(i, style, field, err, "", why_len);
             goto cleanup;
         }
         if (predicate_resolve(o->predicates[i], &p[i], why) != 0) {
@@ -129,7 +156,8 @@ static int check_predicates(struct dv_options *o, enum options_style style, cons
 
     why[0] = '\0';
     if (memchr(o->baseline, '\0', PREDICATE_TEXT_LEN) == NULL) {
-        fail(F_BASELINE, style, field, err, "longer than 256 characters");
+        snprintf(why, sizeof why, "longer than %d characters", PREDICATE_TEXT_LEN - 1);
+        fail(F_BASELINE, style, field, err, why);
         goto cleanup;
     }
     if (predicate_resolve(o->baseline, &base, why) != 0) {
@@ -148,8 +176,9 @@ static int check_predicates(struct dv_options *o, enum options_style style, cons
         }
     }
     if (o->npredicates >= DV_MAX_ROWS) {
-        fail(F_BASELINE, style, field, err,
-             "not one of the predicates, and there is no room to add it as a row (at most 16 rows)");
+        snprintf(why, sizeof why,
+                 "not one of the predicates, and there is no room to add it as a row (at most %u rows)", DV_MAX_ROWS);
+        fail(F_BASELINE, style, field, err, why);
         goto cleanup;
     }
     memcpy(o->predicates[o->npredicates++], o->baseline, PREDICATE_TEXT_LEN);
@@ -169,17 +198,20 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
         return fail(F_BLOCKS, style, field, err, "out of range");
     if (o->block_x < 1 || o->block_y < 1 || o->block_x > DV_MAX_THREADS_PER_BLOCK ||
         o->block_y > DV_MAX_THREADS_PER_BLOCK ||
-        o->block_x * o->block_y > DV_MAX_THREADS_PER_BLOCK)
+        o->block_x * o->block_y > DV_MAX_THREADS_PER_BLOCK) {
+        char why[64];
+        snprintf(why, sizeof why, "more than %u threads in a block", DV_MAX_THREADS_PER_BLOCK);
         return fail(F_TPB, style, field, err,
                     o->block_x < 1 || o->block_y < 1 ? "a block needs at least one thread"
                     : o->block_x > DV_MAX_THREADS_PER_BLOCK || o->block_y > DV_MAX_THREADS_PER_BLOCK
                         ? "out of range"
-                        : "more than 1024 threads in a block");
+                        : why);
+    }
     if (o->iterations < 1 || o->iterations > DV_MAX_ITERATIONS)
         return fail(F_ITERATIONS, style, field, err, "out of range");
-    if (!(o->max_noise > 0.0 && o->max_noise <= 0.5))
+    if (!(o->max_noise > 0.0 && o->max_noise <= OPTIONS_MAX_NOISE))
         return fail(F_MAX_NOISE, style, field, err, "out of range");
-    if (!(o->budget_ms >= 1.0 && o->budget_ms <= DV_MAX_BUDGET_MS))
+    if (!(o->budget_ms >= OPTIONS_MIN_BUDGET_MS && o->budget_ms <= DV_MAX_BUDGET_MS))
         return fail(F_BUDGET_MS, style, field, err, "out of range");
     if (o->max_samples < 1 || o->max_samples > OPTIONS_MAX_SAMPLES)
         return fail(F_MAX_SAMPLES, style, field, err, "out of range");
@@ -224,14 +256,14 @@ static int parse_double(const char *s, double *out) {
 }
 
 static int cli_fail(enum field_id id, const char *value, char *err, const char *what) {
-    const struct field *f = &fields[id];
-    dv_seterr(err, "%s: \"%.200s\" is not %s; %s", f->cli, value, what,
-              f->cli_range ? f->cli_range : f->range);
+    char range[160];
+    dv_seterr(err, "%s: \"%.200s\" is not %s; %s", fields[id].cli, value, what,
+              range_text(id, OPTIONS_CLI, range, sizeof range));
     return -1;
 }
 
 static int set_predicates(struct dv_options *o, const char *value, char *err) {
-    char list[DV_MAX_ROWS][PREDICATE_TEXT_LEN];
+    char list[DV_MAX_ROWS][PREDICATE_TEXT_LEN], range[160];
     unsigned n = 0;
     const char *p = value;
     for (;;) {
@@ -241,12 +273,12 @@ static int set_predicates(struct dv_options *o, const char *value, char *err) {
         while (len && isspace((unsigned char)p[len - 1])) len--;
         if (len == 0) {
             dv_seterr(err, "--predicates: empty entry %u in \"%.200s\"; %s", n + 1, value,
-                      fields[F_PREDICATES].range);
+                      range_text(F_PREDICATES, OPTIONS_CLI, range, sizeof range));
             return -1;
         }
         if (n == DV_MAX_ROWS) {
             dv_seterr(err, "--predicates: more than %u entries; %s", DV_MAX_ROWS,
-                      fields[F_PREDICATES].range);
+                      range_text(F_PREDICATES, OPTIONS_CLI, range, sizeof range));
             return -1;
         }
         if (len >= PREDICATE_TEXT_LEN) {
@@ -347,6 +379,16 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
         o->budget_ms = d;
         return 0;
     }
+    if (strcmp(option, "--witness") == 0 || strcmp(option, "--counters") == 0) {
+        int *off = option[2] == 'w' ? &o->no_witness : &o->no_counters;
+        if (strcmp(value, "on") == 0) *off = 0;
+        else if (strcmp(value, "off") == 0) *off = 1;
+        else {
+            dv_seterr(err, "%s: '%s' is not on or off", option, value);
+            return -1;
+        }
+        return 0;
+    }
     if (strcmp(option, "--scenario") == 0) {
         if (strlen(value) >= DV_SCENARIO_LEN)
             return cli_fail(F_SCENARIO, value, err, "a scenario name");
@@ -421,6 +463,10 @@ int options_canonical(const struct dv_options *o, char *buf, size_t len) {
         o->block_x, o->block_y, o->iterations, o->max_noise, o->budget_ms, o->min_samples,
         o->max_samples, o->device);
     put_quoted(buf, len, &at, o->scenario);
+    /* The testimony passes change the document, not the timings: named only
+     * when turned off, so the keys of documents with them stay as they were. */
+    if (o->no_witness) PUT(" witness=off");
+    if (o->no_counters) PUT(" counters=off");
 #undef PUT
     return at < len ? 0 : -1;
 }

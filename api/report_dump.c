@@ -127,6 +127,76 @@ static json_t *count_json(const struct dv_count *c) {
                      (json_int_t)c->total);
 }
 
+static json_t *pair_ull(const unsigned long long v[2]) {
+    return json_pack("[II]", (json_int_t)v[0], (json_int_t)v[1]);
+}
+
+/* The witness of a row (struct dv_observed), or null when not taken. */
+static json_t *observed_json(const struct dv_observed *w, int *bad) {
+    if (!w->present) return json_null();
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "split_warps_per_block", num(w->split_warps.per_block), bad);
+    put(o, "split_warps", count_json(&w->split_warps), bad);
+    put(o, "path_runs_per_block", num(w->path_runs.per_block), bad);
+    put(o, "path_runs", count_json(&w->path_runs), bad);
+    put(o, "iterations", integer(w->per), bad);
+    put(o, "runs", pair_ull(w->runs), bad);
+    put(o, "partial_runs", pair_ull(w->split), bad);
+    put(o, "lanes", pair_ull(w->lanes), bad);
+    put(o, "lanes_per_run", json_pack("[oo]", num(w->lanes_per_run[0]), num(w->lanes_per_run[1])), bad);
+    json_t *hist = json_array();
+    for (unsigned p = 0; hist && p < 2; p++) {
+        json_t *bins = json_array();
+        for (unsigned k = 0; bins && k < 33; k++)
+            if (json_array_append_new(bins, json_integer((json_int_t)w->hist[p][k])) != 0) *bad = 1;
+        if (json_array_append_new(hist, bins) != 0) *bad = 1;
+    }
+    put(o, "lanes_histogram", hist, bad);
+    put(o, "agrees", json_boolean(w->agrees), bad);
+    put(o, "predicated", json_boolean(w->predicated), bad);
+    put(o, "first_difference", w->first_difference < 0 ? json_null() : integer(w->first_difference), bad);
+    put(o, "verdict", TEXT(w->verdict), bad);
+    return o;
+}
+
+/* The hardware counters of a row (struct dv_counters), or null. */
+static json_t *counters_json(const struct dv_counters *c, int *bad) {
+    if (!c->present) return json_null();
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "smsp__sass_branch_targets_threads_divergent.sum", num(c->branch_targets_divergent), bad);
+    put(o, "smsp__sass_branch_targets.sum", num(c->branch_targets), bad);
+    put(o, "smsp__sass_average_branch_targets_threads_uniform.pct", num(c->branch_uniform_pct), bad);
+    put(o, "smsp__thread_inst_executed_per_inst_executed.ratio", num(c->threads_per_inst), bad);
+    put(o, "smsp__inst_executed.sum", num(c->inst_executed), bad);
+    put(o, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", num(c->ffma_threads), bad);
+    put(o, "warp_execution_efficiency", num(c->warp_efficiency), bad);
+    put(o, "divergent_branches_per_block", num(c->divergent_per_block), bad);
+    put(o, "model_split_warps_per_block", num(c->model_split_per_block), bad);
+    put(o, "warp_instructions_per_fma", num(c->inst_per_fma), bad);
+    put(o, "instructions_vs_baseline", num(c->inst_vs_baseline), bad);
+    put(o, "predicated", json_boolean(c->predicated), bad);
+    put(o, "verdict", TEXT(c->verdict), bad);
+    return o;
+}
+
+static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "witness",
+        json_pack("{sbsbsoso}", "requested", t->witness_requested, "taken", t->witness_taken, "reason",
+                  t->witness_taken ? json_null() : TEXT(t->witness_reason), "host_ms", num(t->witness_ms)),
+        bad);
+    put(o, "counters",
+        json_pack("{sbsbsososo}", "requested", t->counters_requested, "taken", t->counters_taken, "reason",
+                  t->counters_taken ? json_null() : TEXT(t->counters_reason), "library",
+                  t->counters_library[0] ? TEXT(t->counters_library) : json_null(), "host_ms",
+                  num(t->counters_ms)),
+        bad);
+    return o;
+}
+
 static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
@@ -146,7 +216,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "comparable", json_boolean(w->comparable), bad);
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
     put(o, "note", TEXT(w->note), bad);
-    /* Scenario rows carry the seed's efficiency model beside the ratio. */
+    /* Scenario rows carry the worked examples' efficiency model beside the ratio. */
     if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
     if (!measured) return o;
     if (w->kernel == DV_KERNEL_SCENARIO) {
@@ -176,6 +246,8 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(check, "expected", num(c->expected), bad);
     put(check, "got", num(c->got), bad);
     put(o, "check", check, bad);
+    put(o, "observed", observed_json(&w->observed, bad), bad);
+    put(o, "counters", counters_json(&w->counters, bad), bad);
     return o;
 }
 
@@ -205,6 +277,7 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     if (measured) {
         put(o, "noise_ok", json_boolean(t->noise_ok), bad);
         put(o, "gpu_time_ms", num(t->gpu_time_ms), bad);
+        if (t->kernel_iterations[0]) put(o, "kernel_iterations", TEXT(t->kernel_iterations), bad);
     }
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
         if (json_array_append_new(rows, row_json(&t->rows[i], measured, bad)) != 0) *bad = 1;
@@ -247,6 +320,7 @@ char *report_json(const struct dv_report *r, int pretty) {
     put(doc, "warnings", warnings, &bad);
     put(doc, "measured", json_boolean(r->measured), &bad);
     if (r->measured) put(doc, "gpu_time_ms", num(r->gpu_time_ms), &bad);
+    if (r->measured) put(doc, "testimony", testimony_json(&r->testimony, &bad), &bad);
     put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
     put(doc, "started_utc", TEXT(r->started_utc), &bad);
     put(doc, "finished_utc", TEXT(r->finished_utc), &bad);

@@ -198,6 +198,101 @@ static void count_parse(struct rd *rd, const json_t *o, const char *path, const 
     GET_INT(rd, v, sub, "total", c->total, unsigned long long);
 }
 
+/* A two-entry array of counts ("runs": [A, B]). */
+static void pair_parse(struct rd *rd, const json_t *o, const char *path, const char *key, unsigned long long v[2]) {
+    const json_t *a = get_arr(rd, o, path, key, 2);
+    if (!a) return;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *e = json_array_get(a, i);
+        if (!json_is_integer(e) || json_integer_value(e) < 0) {
+            rd_fail(rd, path, key, "expected two counts");
+            return;
+        }
+        v[i] = (unsigned long long)json_integer_value(e);
+    }
+}
+
+static void observed_parse(struct rd *rd, const json_t *o, const char *path, struct dv_observed *w) {
+    char sub[112];
+    const json_t *v = get_obj(rd, o, path, "observed");
+    if (!v) return;
+    snprintf(sub, sizeof sub, "%s.observed", path);
+    w->present = 1;
+    w->first_difference = -1;
+    get_num(rd, v, sub, "split_warps_per_block", &w->split_warps.per_block, NAN);
+    count_parse(rd, v, sub, "split_warps", &w->split_warps);
+    get_num(rd, v, sub, "path_runs_per_block", &w->path_runs.per_block, NAN);
+    count_parse(rd, v, sub, "path_runs", &w->path_runs);
+    GET_INT(rd, v, sub, "iterations", w->per, unsigned);
+    pair_parse(rd, v, sub, "runs", w->runs);
+    pair_parse(rd, v, sub, "partial_runs", w->split);
+    pair_parse(rd, v, sub, "lanes", w->lanes);
+    const json_t *l = get_arr(rd, v, sub, "lanes_per_run", 2);
+    for (size_t i = 0; l && i < json_array_size(l); i++) {
+        const json_t *e = json_array_get(l, i);
+        w->lanes_per_run[i] = json_is_number(e) ? json_number_value(e) : NAN;
+    }
+    const json_t *h = get_arr(rd, v, sub, "lanes_histogram", 2);
+    for (size_t p = 0; h && p < json_array_size(h); p++) {
+        const json_t *bins = json_array_get(h, p);
+        if (!json_is_array(bins) || json_array_size(bins) > 33) {
+            rd_fail(rd, sub, "lanes_histogram", "expected two arrays of at most 33 counts");
+            break;
+        }
+        for (size_t k = 0; k < json_array_size(bins); k++) {
+            const json_t *e = json_array_get(bins, k);
+            if (!json_is_integer(e) || json_integer_value(e) < 0) {
+                rd_fail(rd, sub, "lanes_histogram", "expected counts");
+                break;
+            }
+            w->hist[p][k] = (unsigned long long)json_integer_value(e);
+        }
+    }
+    get_bool(rd, v, sub, "agrees", &w->agrees);
+    get_bool(rd, v, sub, "predicated", &w->predicated);
+    get_ll(rd, v, sub, "first_difference", &w->first_difference);
+    GET_STR(rd, v, sub, "verdict", w->verdict);
+}
+
+static void counters_parse(struct rd *rd, const json_t *o, const char *path, struct dv_counters *c) {
+    char sub[112];
+    const json_t *v = get_obj(rd, o, path, "counters");
+    if (!v) return;
+    snprintf(sub, sizeof sub, "%s.counters", path);
+    c->present = 1;
+    get_num(rd, v, sub, "smsp__sass_branch_targets_threads_divergent.sum", &c->branch_targets_divergent, NAN);
+    get_num(rd, v, sub, "smsp__sass_branch_targets.sum", &c->branch_targets, NAN);
+    get_num(rd, v, sub, "smsp__sass_average_branch_targets_threads_uniform.pct", &c->branch_uniform_pct, NAN);
+    get_num(rd, v, sub, "smsp__thread_inst_executed_per_inst_executed.ratio", &c->threads_per_inst, NAN);
+    get_num(rd, v, sub, "smsp__inst_executed.sum", &c->inst_executed, NAN);
+    get_num(rd, v, sub, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", &c->ffma_threads, NAN);
+    get_num(rd, v, sub, "warp_execution_efficiency", &c->warp_efficiency, NAN);
+    get_num(rd, v, sub, "divergent_branches_per_block", &c->divergent_per_block, NAN);
+    get_num(rd, v, sub, "model_split_warps_per_block", &c->model_split_per_block, NAN);
+    get_num(rd, v, sub, "warp_instructions_per_fma", &c->inst_per_fma, NAN);
+    get_num(rd, v, sub, "instructions_vs_baseline", &c->inst_vs_baseline, NAN);
+    get_bool(rd, v, sub, "predicated", &c->predicated);
+    GET_STR(rd, v, sub, "verdict", c->verdict);
+}
+
+static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony *t) {
+    const json_t *w = get_obj(rd, o, "testimony", "witness");
+    if (w) {
+        get_bool(rd, w, "testimony.witness", "requested", &t->witness_requested);
+        get_bool(rd, w, "testimony.witness", "taken", &t->witness_taken);
+        GET_STR(rd, w, "testimony.witness", "reason", t->witness_reason);
+        get_num(rd, w, "testimony.witness", "host_ms", &t->witness_ms, NAN);
+    }
+    const json_t *c = get_obj(rd, o, "testimony", "counters");
+    if (c) {
+        get_bool(rd, c, "testimony.counters", "requested", &t->counters_requested);
+        get_bool(rd, c, "testimony.counters", "taken", &t->counters_taken);
+        GET_STR(rd, c, "testimony.counters", "reason", t->counters_reason);
+        GET_STR(rd, c, "testimony.counters", "library", t->counters_library);
+        get_num(rd, c, "testimony.counters", "host_ms", &t->counters_ms, NAN);
+    }
+}
+
 static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
     char kernel[32] = "", sub[96];
     GET_STR(rd, o, p, "name", w->name);
@@ -253,6 +348,8 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, c, sub, "got", &got, NAN);
     w->check.expected = (float)expected;
     w->check.got = (float)got;
+    observed_parse(rd, o, p, &w->observed);
+    counters_parse(rd, o, p, &w->counters);
 }
 
 static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct dv_table *t) {
@@ -266,6 +363,7 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     get_num(rd, o, p, "noise_limit", &t->noise_limit, NAN);
     get_bool(rd, o, p, "noise_ok", &t->noise_ok);
     get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);
+    GET_STR(rd, o, p, "kernel_iterations", t->kernel_iterations);
     const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);
     for (size_t i = 0; rows && i < json_array_size(rows) && !rd->failed; i++) {
         snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);
@@ -329,6 +427,7 @@ int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {
     }
     get_bool(&rd, doc, "", "measured", &r->measured);
     get_num(&rd, doc, "", "gpu_time_ms", &r->gpu_time_ms, NAN);
+    if ((v = get_obj(&rd, doc, "", "testimony"))) testimony_parse(&rd, v, &r->testimony);
     get_num(&rd, doc, "", "wall_time_ms", &r->wall_time_ms, NAN);
     GET_STR(&rd, doc, "", "started_utc", r->started_utc);
     GET_STR(&rd, doc, "", "finished_utc", r->finished_utc);

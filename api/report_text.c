@@ -200,7 +200,7 @@ static const char *col_header(const struct layout *l, enum col c) {
     return "";
 }
 
-/* A fraction as a percentage with one decimal, as the seed writes 57.1%. */
+/* A fraction as a percentage with one decimal, as the worked examples write 57.1%. */
 static void fmt_percent(char *buf, size_t len, double v) {
     if (isfinite(v)) snprintf(buf, len, "%.1f%%", 100.0 * v);
     else snprintf(buf, len, "-");
@@ -273,7 +273,7 @@ static void scenario_footer(struct sb *b, const struct dv_row *base, int measure
     if (measured) sb_printf(b, "vs baseline: each median over the baseline row's median\n");
     sb_printf(b, "model ratio: the issued path work over the baseline's\n");
     sb_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
-                 " lane-iterations for loops (seeds 002/003)\n");
+                 " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
     if (measured) {
         sb_printf(b, "measured eff.: the same figure from times: the median of the row where every"
                      " lane runs its warp's longest path (or of the baseline) over the row's\n");
@@ -351,13 +351,86 @@ static void table_text(struct sb *b, const struct dv_table *t, int measured) {
         sb_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n",
                   100.0 * t->noise_limit, t->noise_ok ? "" : ", exceeded");
     }
-    if (t->kernel[0]) sb_printf(b, "kernel: %s\n", t->kernel);
+    if (t->kernel[0] && t->kernel_iterations[0])
+        sb_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
+    else if (t->kernel[0])
+        sb_printf(b, "kernel: %s\n", t->kernel);
     notes = 0;
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
         if (!t->rows[r].comparable)
             sb_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
                       t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
                                                       : "different work from the baseline");
+}
+
+/* The GPU's testimony beside a measured table: per row what the witness saw
+ * (split warps and path-runs per block, active lanes per run of each path,
+ * agreement with the model) and what the counters say (active lanes per
+ * instruction, divergent branch targets per block beside the model's split
+ * warps, warp instructions per warp-wide FMA). "-" where not taken. */
+static void testimony_text(struct sb *b, const struct dv_table *t) {
+    int any = 0, width = (int)strlen("GPU saw");
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        any |= t->rows[r].observed.present || t->rows[r].counters.present;
+        int len = (int)strlen(t->rows[r].label);
+        if (len > width) width = len;
+    }
+    if (!any) return;
+    sb_printf(b, "GPU's testimony (untimed: a witness launch and a profiled launch per row)\n");
+    sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw", "split warps",
+              "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split", "instr/FMA", "instr vs base");
+    char rule[PREDICATE_TEXT_LEN + 16];
+    memset(rule, '-', (size_t)width);
+    rule[width] = '\0';
+    sb_printf(b, "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
+                 "-----------   ---------   -------------\n", rule);
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        const struct dv_row *w = &t->rows[r];
+        const struct dv_observed *o = &w->observed;
+        const struct dv_counters *c = &w->counters;
+        char split[32] = "-", runs[32] = "-", lanes[48] = "-", verdict[32] = "-";
+        char lpi[32] = "-", div[32] = "-", model[32] = "-", ipf[32] = "-", ivb[32] = "-";
+        if (o->present) {
+            fmt_count(split, sizeof split, &o->split_warps);
+            fmt_fixed(runs, sizeof runs, o->path_runs.per_block, 2);
+            char a[16], bb[16];
+            fmt_fixed(a, sizeof a, o->lanes_per_run[0], 1);
+            fmt_fixed(bb, sizeof bb, o->lanes_per_run[1], 1);
+            snprintf(lanes, sizeof lanes, "%s / %s", a, bb);
+            if (o->agrees) snprintf(verdict, sizeof verdict, "agrees");
+            else if (o->predicated) snprintf(verdict, sizeof verdict, "predicated");
+            else snprintf(verdict, sizeof verdict, "DIFFERS");
+        }
+        if (c->present) {
+            fmt_fixed(lpi, sizeof lpi, c->threads_per_inst, 1);
+            fmt_fixed(div, sizeof div, c->divergent_per_block, 2);
+            fmt_fixed(model, sizeof model, c->model_split_per_block, 2);
+            fmt_fixed(ipf, sizeof ipf, c->inst_per_fma, 3);
+            fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
+        }
+        sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
+                  runs, lanes, verdict, lpi, div, model, ipf, ivb);
+    }
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        const struct dv_observed *o = &t->rows[r].observed;
+        const struct dv_counters *c = &t->rows[r].counters;
+        if (o->present && !o->agrees) sb_printf(b, "%s: witness: %s\n", t->rows[r].label, o->verdict);
+        if (c->present && strncmp(c->verdict, "agrees", 6) != 0)
+            sb_printf(b, "%s: counters: %s\n", t->rows[r].label, c->verdict);
+        /* Where time and model part, the GPU's instruction count says why. */
+        const struct dv_row *w = &t->rows[r];
+        if (c->present && (int)r != t->baseline_row && w->comparable && isfinite(w->ratio) &&
+            w->predicted_ratio > 0 && fabs(w->ratio / w->predicted_ratio - 1) > AGREEMENT_TOLERANCE &&
+            isfinite(c->inst_vs_baseline) && (unsigned)t->baseline_row < t->nrows)
+            sb_printf(b, "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
+                         "instructions (%.3f per FMA against %.3f)\n",
+                      w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
+                      t->rows[t->baseline_row].counters.inst_per_fma);
+    }
+    sb_printf(b, "split warps and path-runs are per block%s; divergent/block and model split per launch; "
+                 "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
+                 "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
+              is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
 }
 
 char *report_text(const struct dv_report *r) {
@@ -408,6 +481,18 @@ char *report_text(const struct dv_report *r) {
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
         sb_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
+        if (r->measured) testimony_text(&b, &r->tables[i]);
+    }
+    const struct dv_testimony *tm = &r->testimony;
+    if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
+                        tm->counters_reason[0])) {
+        sb_printf(&b, "\ntestimony: witness %s", tm->witness_taken ? "taken" : "not taken");
+        if (tm->witness_taken) sb_printf(&b, " (%.1f ms host time)", tm->witness_ms);
+        else if (tm->witness_reason[0]) sb_printf(&b, " (%s)", tm->witness_reason);
+        sb_printf(&b, "; counters %s", tm->counters_taken ? "taken" : "null");
+        if (tm->counters_taken) sb_printf(&b, " (%.1f ms host time, %s)", tm->counters_ms, tm->counters_library);
+        else if (tm->counters_reason[0]) sb_printf(&b, ": %s", tm->counters_reason);
+        sb_printf(&b, "\n");
     }
     if (r->nwarnings) sb_printf(&b, "\n");
     for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++)

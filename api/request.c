@@ -176,6 +176,18 @@ static int set_budget_ms(struct dv_options *o, const json_t *v, struct request_e
     return set_number(&o->budget_ms, v, "budget_ms", e);
 }
 
+static int set_switch(int *off, const json_t *v, const char *field, struct request_error *e) {
+    if (!json_is_boolean(v)) return set_error(e, field, "expected true or false, got %s", type_name(v));
+    *off = json_is_false(v);
+    return 0;
+}
+static int set_witness(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_switch(&o->no_witness, v, "witness", e);
+}
+static int set_counters(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_switch(&o->no_counters, v, "counters", e);
+}
+
 static const struct {
     const char *name;
     int (*set)(struct dv_options *, const json_t *, struct request_error *);
@@ -191,6 +203,8 @@ static const struct {
     {"min_samples", set_min_samples},
     {"max_samples", set_max_samples},
     {"scenario", set_scenario},
+    {"witness", set_witness},
+    {"counters", set_counters},
 };
 
 /* options_validate()'s "<field>: <why>[\n<source>\n<caret>]" into `e`: the
@@ -251,7 +265,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
         if (k == n) {
             set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
                               "threads_per_block, iterations, max_noise, budget_ms, min_samples, "
-                              "max_samples, scenario");
+                              "max_samples, scenario, witness, counters");
             goto cleanup;
         }
         if (setters[k].set(o, value, e) != 0) goto cleanup;
@@ -303,6 +317,8 @@ char *request_dump(const struct dv_options *o) {
     bad |= json_object_set_new(root, "min_samples", json_integer(o->min_samples));
     bad |= json_object_set_new(root, "max_samples", json_integer(o->max_samples));
     bad |= json_object_set_new(root, "scenario", json_string(o->scenario));
+    if (o->no_witness) bad |= json_object_set_new(root, "witness", json_false());
+    if (o->no_counters) bad |= json_object_set_new(root, "counters", json_false());
     if (!bad)
         out = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(
                                    exact15(o->max_noise) && exact15(o->budget_ms) ? 15 : 17));

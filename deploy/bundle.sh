@@ -7,7 +7,9 @@
 #   libexec/divergence        the binary: analyze, serve, refresh (no CUDA)
 #   libexec/divergence-gpu    the GPU worker and `measure` (CUDA runtime
 #                             linked statically); divergence execs it
-#   lib/                      the shared libraries a base system lacks
+#   lib/                      the shared libraries a base system lacks, and
+#                             CUPTI (libcupti, libnvperf_host/target) when the
+#                             build found it, for the hardware counters
 #   share/divergence/static/  the widget; openapi.yaml
 #   share/divergence/deploy/  systemd units, nginx site, env example
 #   install.sh README.md VERSION
@@ -15,6 +17,10 @@
 # Which libraries travel is decided by two explicit lists, matched against
 # every library `ldd` reports for either binary:
 #   BUNDLE  not in a base Ubuntu 24.04 / Debian 12 install: copied into lib/.
+#           libcurl-gnutls (the refresh client's HTTP) is optional on both,
+#           and so are its own dependencies outside GnuTLS (nghttp2, libssh2,
+#           rtmp, psl, brotli, Kerberos, LDAP, SASL, OpenSSL's libcrypto):
+#           they travel with it.
 #   SYSTEM  present on every base install (glibc, libgcc; GnuTLS and its
 #           dependencies, which apt itself needs): left to the host.
 # A library in neither list stops the script: classify it here, do not guess.
@@ -23,8 +29,8 @@
 # host's (Debian 12 builds run on Debian 12 and Ubuntu 24.04).
 set -euo pipefail
 
-BUNDLE='^(libmicrohttpd\.so|libjansson\.so)'
-SYSTEM='^(linux-vdso\.so|linux-gate\.so|ld-linux[-a-z0-9_]*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libgcc_s\.so|libstdc\+\+\.so|libgnutls\.so|libnettle\.so|libhogweed\.so|libgmp\.so|libp11-kit\.so|libidn2\.so|libunistring\.so|libtasn1\.so|libffi\.so|libz\.so|libzstd\.so|liblzma\.so|libcrypt\.so)'
+BUNDLE='^(libmicrohttpd\.so|libjansson\.so|libcurl-gnutls\.so|libnghttp2\.so|librtmp\.so|libssh2\.so|libpsl\.so|libbrotlidec\.so|libbrotlicommon\.so|libgssapi_krb5\.so|libkrb5\.so|libk5crypto\.so|libkrb5support\.so|libcom_err\.so|libkeyutils\.so|libldap-2\.5\.so|liblber-2\.5\.so|libsasl2\.so|libcrypto\.so)'
+SYSTEM='^(linux-vdso\.so|linux-gate\.so|ld-linux[-a-z0-9_]*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libgcc_s\.so|libstdc\+\+\.so|libgnutls\.so|libnettle\.so|libhogweed\.so|libgmp\.so|libp11-kit\.so|libidn2\.so|libunistring\.so|libtasn1\.so|libffi\.so|libz\.so|libzstd\.so|liblzma\.so|libcrypt\.so|libresolv\.so)'
 
 die() { echo "bundle: $*" >&2; exit 1; }
 
@@ -74,7 +80,22 @@ done < <({ ldd "$bin"; ldd "$build/divergence-gpu"; } | sort -u | awk '
   /not found/ { print "MISSING " $1; next }
   $2 == "=>" { print $1, $3; next }
   { n = $1; sub(".*/", "", n); print n, $1 }')
-for want in libmicrohttpd libjansson; do
+# CUPTI (hardware counters) is loaded with dlopen, so ldd does not list it:
+# the build records the libraries it found (DV_CUPTI_LIBRARIES in the CMake
+# cache) and they travel in lib/, where the worker looks beside its libexec/.
+# A build without CUPTI ships none; its documents say counters are null.
+cupti=$(sed -n 's/^DV_CUPTI_LIBRARIES:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+IFS=';' read -r -a cupti_libs <<<"$cupti"
+for lib in "${cupti_libs[@]}"; do
+  [ -n "$lib" ] || continue
+  [ -f "$lib" ] || die "$lib: recorded by the build as a CUPTI library but missing"
+  soname=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "SONAME" {print $2}')
+  [ -n "$soname" ] || soname=$(basename "$lib")
+  cp -L "$lib" "$stage/lib/$soname"
+  chmod 0644 "$stage/lib/$soname"
+  bundled+=("$soname")
+done
+for want in libmicrohttpd libjansson libcurl-gnutls; do
   grep -q "^$want\.so" < <(printf '%s\n' "${bundled[@]-}") ||
     echo "bundle: note: $want is not a shared dependency of $bin (linked statically?)" >&2
 done
@@ -97,6 +118,7 @@ printf '%s\n' "$version" > "$stage/VERSION"
 resolved=$(LD_LIBRARY_PATH="$stage/lib" ldd "$stage/libexec/divergence" "$stage/libexec/divergence-gpu")
 for so in "${bundled[@]-}"; do
   [ -n "$so" ] || continue
+  [[ $so =~ ^(libcupti|libnvperf) ]] && continue # dlopen()ed, not in ldd's list
   grep -q "$so => $stage/lib/$so" <<<"$resolved" || die "$so does not resolve to the bundle's lib/"
 done
 "$stage/bin/divergence" version >/dev/null || die "the bundled binary does not start"

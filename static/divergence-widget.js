@@ -42,6 +42,7 @@ svg text{fill:currentColor;font-size:13px;font-family:inherit}
 .bm{fill:var(--dw-m)}
 .bp{stroke:var(--dw-p);stroke-width:1.5}
 .hatch{stroke:var(--dw-p);stroke-width:2}
+.bg{fill:none;stroke:currentColor;stroke-width:1.5}
 .ref{stroke:currentColor;stroke-dasharray:3 3;opacity:.7}
 .bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.4rem 0}
 button{font:inherit;padding:.45rem .9rem;min-height:2.5rem;cursor:pointer}
@@ -85,6 +86,22 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     return fin(of) ? `${s} of ${of}` : s;
   }
   const checkText = (c) => (!c ? D : c.ok ? 'ok' : `FAIL ${c.mismatches}, first thread ${c.first_mismatch}`);
+  // The GPU's testimony of a row (divergence.v1 `observed`, `counters`), one
+  // line: what the witness saw and whether it agrees with the model, then the
+  // counters' active lanes per instruction, divergent branches per block and
+  // warp instructions per FMA. Null when the document has neither.
+  function gpuSaw(r) {
+    const o = r.observed, c = r.counters, parts = [];
+    if (o) parts.push(`split ${fx(o.split_warps_per_block, 2)}`, `${fx(o.path_runs_per_block, 2)} path-runs`,
+      o.agrees ? 'agrees with the model' : o.predicated ? 'predicated' : 'differs from the model');
+    if (c) {
+      parts.push(`${fx(c['smsp__thread_inst_executed_per_inst_executed.ratio'], 1)} lanes/instr`,
+        `${fx(c.divergent_branches_per_block, 2)} divergent/block`, `${fx(c.warp_instructions_per_fma, 2)} instr/FMA`);
+      if (c.predicated) parts.push('timed kernel predicated');
+    }
+    return parts.length ? parts.join(' \u00b7 ') : null;
+  }
+  const hasTestimony = (t) => (t.rows || []).some((r) => r.observed || r.counters);
   const ncReason = (r) => r.comparable_reason || r.reason || 'does different work from the baseline';
   const docOf = (j) => (j && j.schema === 'divergence.v1' ? j : j && (j.document || j.result || j.report)) || null;
   const errOf = (j) => { const e = j && j.error; return typeof e === 'string' ? { reason: e } : e || {}; };
@@ -166,8 +183,9 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     }
 
     table(t, doc) {
+      const testimony = hasTestimony(t);
       const cols = ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Time (ms, median)',
-        'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'];
+        'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'].concat(testimony ? ["GPU's testimony"] : []);
       const body = (t.rows || []).map((r, i) => {
         const isBase = r.name === t.baseline || i === t.baseline_row;
         const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label || r.name), isBase ? ' (baseline)' : null);
@@ -176,13 +194,14 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
           split: count(r, 'warps_split', r.warps_per_block), 'on-a': count(r, 'threads_on_a', r.threads_per_block),
           time: fx(r.time_ms && r.time_ms.median, 3), ratio: fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
           noise: fin(r.noise) ? (r.noise * 100).toFixed(2) : D, check: checkText(c) };
+        if (testimony) cells.gpu = gpuSaw(r) || D;
         return el('tr', { 'data-row': i }, first, Object.entries(cells).map(([k, v]) =>
           el('td', { 'data-k': k, class: k === 'check' && c && !c.ok ? 'fail' : null }, v)));
       });
       const cfg = doc.config || {};
       const cap = `${t.title || t.id || 'Table'} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
         (fin(cfg.blocks) ? `; ${cfg.blocks} blocks \u00d7 ${cfg.threads_per_block} threads, ${cfg.iterations} multiply-adds per thread` : '') +
-        (t.kernel ? `; kernel: ${t.kernel}` : '');
+        (t.kernel ? `; kernel: ${t.kernel}` : '') + (t.kernel_iterations ? ` (${t.kernel_iterations} iterations)` : '');
       return el('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': (t.title || 'Results') + ' (scrolls sideways)' },
         el('table', {}, el('caption', {}, el('span', {}, cap)),
           el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
@@ -193,12 +212,17 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
     // (predicted ratio), each with its value as text; a dashed line marks 1.00.
     chart(t, id) {
       const rows = t.rows || [];
-      const W = 420, X0 = 8, XMAX = 300, TOP = 34, RH = 58;
-      const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio]).filter(fin);
+      // With counters, a third bar per row: the GPU's own instruction count
+      // over the baseline row's, the ratio the hardware testifies to.
+      const gpu = (r) => (r.counters ? r.counters.instructions_vs_baseline : null);
+      const counted = rows.some((r) => fin(gpu(r)));
+      const W = 420, X0 = 8, XMAX = 300, TOP = 34, RH = counted ? 76 : 58;
+      const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio, gpu(r)]).filter(fin);
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
       const H = TOP + rows.length * RH + 20;
       const desc = rows.map((r) => `${r.label || r.name}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
+        (counted ? `, GPU instruction count ${fx(gpu(r), 2)}x` : '') +
         (r.comparable === false ? ' (not comparable)' : '')).join('; ');
       const title = `${t.title || 'Results'}: measured ratio beside predicted ratio, per row`;
       const g = rows.map((r, i) => {
@@ -209,18 +233,23 @@ pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.
         ];
         return svg('g', { class: 'pair', 'data-row': i },
           svg('text', { x: X0, y: y + 12, 'font-weight': 600 }, (r.label || r.name) + (r.comparable === false ? ' (not comparable)' : '')),
-          bar(r.ratio, y + 18, 'bm', 'measured'), bar(r.predicted_ratio, y + 36, 'bp', 'predicted'));
+          bar(r.ratio, y + 18, 'bm', 'measured'), bar(r.predicted_ratio, y + 36, 'bp', 'predicted'),
+          counted ? bar(gpu(r), y + 54, 'bg', 'GPU instructions') : null);
       });
       const one = x(1);
       return el('figure', {},
-        el('figcaption', {}, `Chart: solid bars are the measured ratio, hatched bars the model's prediction; the dashed line is 1.00, the baseline.`),
+        el('figcaption', {}, `Chart: solid bars are the measured ratio, hatched bars the model's prediction` +
+          (counted ? `, outlined bars the GPU's own count of warp instructions against the baseline row's` : '') +
+          `; the dashed line is 1.00, the baseline.`),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
           svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc),
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
             svg('line', { class: 'hatch', x1: 0, y1: 0, x2: 0, y2: 6 }))),
           svg('g', { class: 'legend', 'aria-hidden': 'true' },
             svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 12 }), svg('text', { x: X0 + 24, y: 17 }, 'measured ratio'),
-            svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 150, y: 6, width: 18, height: 12 }), svg('text', { x: 174, y: 17 }, 'predicted ratio (model)')),
+            svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 150, y: 6, width: 18, height: 12 }), svg('text', { x: 174, y: 17 }, 'predicted ratio (model)'),
+            counted ? svg('rect', { class: 'bg', x: 320, y: 6, width: 18, height: 12 }) : null,
+            counted ? svg('text', { x: 344, y: 17 }, 'GPU count') : null),
           g,
           svg('line', { class: 'ref', x1: one, x2: one, y1: TOP - 4, y2: H - 16 }),
           svg('text', { x: one, y: H - 3, 'text-anchor': 'middle' }, '1.00 = baseline')));

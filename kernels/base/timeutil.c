@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/timeutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,22 @@ struct timespec timeutil_deadline(double ms) {
     return ts;
 }
 
+int timeutil_cond_init(pthread_cond_t *c) {
+    pthread_condattr_t ca;
+    int rc = pthread_condattr_init(&ca);
+    if (rc != 0) return rc;
+    rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    if (rc == 0) rc = pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+    return rc;
+}
+
+void timeutil_sleep_ms(double ms) {
+    if (!(ms > 0)) return;
+    struct timespec until = timeutil_deadline(ms);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
+}
+
 double timeutil_wall_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -33,21 +50,19 @@ double timeutil_wall_s(void) {
 
 static int utc_fields(time_t t, struct tm *tm) { return gmtime_r(&t, tm) ? 0 : -1; }
 
-void timeutil_utc(time_t t, char *out, size_t len) {
+/* `t` in UTC as strftime `format` into out[len]; "" when len is under
+ * `need` (the formatted length + NUL) or the time has no UTC form. */
+static void utc_format(time_t t, const char *format, size_t need, char *out, size_t len) {
     struct tm tm;
     if (!out || len == 0) return;
     out[0] = '\0';
-    if (len < TIMEUTIL_UTC_LEN || utc_fields(t, &tm) != 0) return;
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (len < need || utc_fields(t, &tm) != 0) return;
+    strftime(out, len, format, &tm);
 }
 
-void timeutil_date(time_t t, char *out, size_t len) {
-    struct tm tm;
-    if (!out || len == 0) return;
-    out[0] = '\0';
-    if (len < TIMEUTIL_DATE_LEN || utc_fields(t, &tm) != 0) return;
-    strftime(out, len, "%Y-%m-%d", &tm);
-}
+void timeutil_utc(time_t t, char *out, size_t len) { utc_format(t, "%Y-%m-%dT%H:%M:%SZ", TIMEUTIL_UTC_LEN, out, len); }
+
+void timeutil_date(time_t t, char *out, size_t len) { utc_format(t, "%Y-%m-%d", TIMEUTIL_DATE_LEN, out, len); }
 
 void timeutil_http_date(time_t t, char *out, size_t len) {
     /* By hand: strftime's %a and %b follow the locale. */

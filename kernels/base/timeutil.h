@@ -7,6 +7,7 @@
 #ifndef DV_TIMEUTIL_H
 #define DV_TIMEUTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -22,8 +23,17 @@ extern "C" {
 double timeutil_now_ms(void);
 
 /* The monotonic clock as a timespec `ms` milliseconds from now, for
- * pthread_cond_timedwait on a condition variable set to CLOCK_MONOTONIC. */
+ * pthread_cond_timedwait on a condition variable from timeutil_cond_init. */
 struct timespec timeutil_deadline(double ms);
+
+/* Initialises `c` so that its timed waits read the clock timeutil_deadline()
+ * reads (a wall-clock step then neither cuts a wait short nor stretches it).
+ * Returns 0, or the error number pthread_cond_init gave. */
+int timeutil_cond_init(pthread_cond_t *c);
+
+/* Sleeps `ms` milliseconds on the monotonic clock, to the end even when a
+ * signal interrupts it (nothing <= 0). */
+void timeutil_sleep_ms(double ms);
 
 /* Seconds since the epoch on the wall clock, with sub-second precision. */
 double timeutil_wall_s(void);

@@ -9,12 +9,18 @@
  * is the same branch around the same two chains, with the path bit read from
  * a host-built mask so any predicate can be asked without writing CUDA.
  * Part 2 moves the branch inside the loop (phase = loop index, so it cannot
- * be hoisted) and has a no-branch baseline.
+ * be hoisted) and has a no-branch baseline. Each kernel exists as the lesson
+ * compiles it (iteration count a compile-time constant, mode a runtime
+ * argument), as a runtime-trip-count fallback, and as an untimed witness.
  *
- * The chains are unrolled 128 deep so that loop overhead (counter, compare,
- * branch) is a small share of the issued instructions: on GPUs that issue one
- * warp instruction per scheduler per cycle, every non-FMA instruction costs an
- * FMA slot.
+ * The compile-time kernels' loops are the lesson's as written, unrolled as
+ * nvcc unrolls them (128 deep for the chains on sm_90); a build can ask for a
+ * deeper unroll with -DDV_LESSON_UNROLL=N, and then every table says so. The
+ * runtime fallback unrolls the chains 128 deep and the per-iteration loop 16
+ * deep so that loop overhead (counter, compare, branch) stays a small share
+ * of the issued instructions: on GPUs that issue one warp instruction per
+ * scheduler per cycle, every non-FMA instruction costs an FMA slot. The
+ * counters (counters.h) count exactly that share.
  */
 #include <cuda_runtime.h>
 
@@ -24,6 +30,8 @@
 #include "gpu/lesson_kernels.h"
 #include "model/predicate.h"
 #include "gpu/cuda_call.h"
+#include "gpu/witness_device.cuh"
+#include "model/witness_record.h"
 
 /* ---------------------------------------------------------------------------
  * Compile-time checks: the lesson's split counts for a 256-thread block. */
@@ -63,19 +71,67 @@ static_assert(threads_on_a(DV_BLOCK_PARITY, 0) + threads_on_a(DV_BLOCK_PARITY, 1
 static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 threads down path A, not 128");
 
 /* ---------------------------------------------------------------------------
- * Kernels. */
+ * Kernels.
+ *
+ * Every kernel is a template on ITERS and WITNESS. ITERS is the iteration
+ * count as the lesson compiles it (`constexpr int kIters = 4096`): the loops
+ * have a compile-time trip count, so the timed kernel carries no trip-count
+ * arithmetic; ITERS = 0 is the fallback for any other `iterations`, read at
+ * run time. WITNESS = true is the untimed witness instantiation: the same
+ * kernel plus, at the top of each path, one active-lane record per warp
+ * (model/witness_record.h, gpu/witness_device.cuh). The timed kernels are
+ * the WITNESS = false instantiations and contain no witness code at all. */
 
+/* The chains. With a compile-time trip count (ITERS) the loop is written and
+ * compiled as the lesson's (`for (int k = 0; k < kIters; ++k)`, no pragma,
+ * nvcc's own unrolling) unless DV_LESSON_UNROLL names an unroll; the runtime
+ * fallback is unrolled 128 deep so that its loop control and remainder stay
+ * a small share of the issued instructions. */
+#ifndef DV_LESSON_UNROLL
+#define DV_LESSON_UNROLL 0
+#endif
+constexpr unsigned kLessonUnroll = DV_LESSON_UNROLL ? DV_LESSON_UNROLL : 1u; /* (pragma arguments are not macro-expanded) */
+constexpr unsigned kLessonStepUnroll = kLessonUnroll < 16u ? kLessonUnroll : 16u;
 
-
+template <unsigned ITERS>
 __device__ __forceinline__ float chain_a(float x, unsigned iterations) {
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else {
 #pragma unroll 128
-    for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+        for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    }
     return x;
 }
 
+template <unsigned ITERS>
 __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    } else {
 #pragma unroll 128
-    for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+        for (unsigned k = 0; k < iterations; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    }
+    return x;
+}
+
+/* One step of the Part 2 loop: the branch on phase k. */
+template <bool WITNESS>
+__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, struct dv_witness_block *ws, unsigned tid,
+                                              unsigned tpb) {
+    if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
+        witness_hit<WITNESS>(ws, 0u, tid, tpb);
+        x = fmaf(x, DV_MUL_A, DV_ADD_A);
+    } else {
+        witness_hit<WITNESS>(ws, 1u, tid, tpb);
+        x = fmaf(x, DV_MUL_B, DV_ADD_B);
+    }
     return x;
 }
 
@@ -85,57 +141,86 @@ __device__ __forceinline__ size_t global_index(unsigned *tid_out) {
     return blockIdx.x * static_cast<size_t>(blockDim.x * blockDim.y) + tid;
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
-                             unsigned iterations) {
+                             unsigned iterations, struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u)) {
-        x = chain_a(x, iterations);
+        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        x = chain_a<ITERS>(x, iterations);
     } else {
-        x = chain_b(x, iterations);
+        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ out, size_t n,
-                              const uint32_t *__restrict__ mask, unsigned iterations) {
+                              const uint32_t *__restrict__ mask, unsigned iterations,
+                              struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     const bool path_a = (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
     if (path_a) {
-        x = chain_a(x, iterations);
+        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        x = chain_a<ITERS>(x, iterations);
     } else {
-        x = chain_b(x, iterations);
+        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        x = chain_b<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
-__global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, unsigned iterations) {
+template <unsigned ITERS, bool WITNESS>
+__global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, unsigned iterations,
+                            struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
-    x = chain_a(x, iterations);
+    witness_hit<WITNESS>(&ws, 0u, tid, blockDim.x * blockDim.y);
+    x = chain_a<ITERS>(x, iterations);
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
+template <unsigned ITERS, bool WITNESS>
 __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
-                                      unsigned iterations) {
+                                      unsigned iterations, struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
-    /* Unrolled like the chains, so that the loop counter costs the same share
-     * here as in the no-branch row and the difference is the branch. */
+    /* Compile-time: the lesson's loop as written (nvcc's own unrolling, or
+     * DV_LESSON_UNROLL). Runtime: unrolled 16 deep, so that the loop counter
+     * costs a small share and the difference from the no-branch row is the
+     * branch. */
+    if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+    } else if constexpr (ITERS != 0) {
+#pragma unroll(kLessonStepUnroll)
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+    } else {
 #pragma unroll 16
-    for (unsigned k = 0; k < iterations; ++k) {
-        if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
-            x = fmaf(x, DV_MUL_A, DV_ADD_A);
-        } else {
-            x = fmaf(x, DV_MUL_B, DV_ADD_B);
-        }
+        for (unsigned k = 0; k < iterations; ++k) x = periter_step<WITNESS>(x, mode, k, &ws, tid, tpb);
     }
     if (i < n) out[i] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 __global__ void clockSpin(long long cycles, long long *out) {
@@ -148,22 +233,38 @@ __global__ void clockSpin(long long cycles, long long *out) {
 /* ---------------------------------------------------------------------------
  * Launchers. */
 
+static_assert(DV_COMPILED_ITERATIONS == DV_DEFAULT_ITERATIONS, "the lesson's kIters is the default");
+
 static int after_launch(const char *what, char *err) { return cuda_launched(what, err); }
 
-extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
+extern "C" int dv_kernel_compiled(unsigned iterations) { return iterations == DV_COMPILED_ITERATIONS; }
+
+extern "C" const char *dv_kernel_iterations_name(unsigned iterations) {
+    if (!dv_kernel_compiled(iterations)) return "runtime";
+    /* A build that unrolls the lesson's loops says so in every table. */
+#define DV_STR2(x) #x
+#define DV_STR(x) DV_STR2(x)
+    return DV_LESSON_UNROLL ? "compile-time 4096, unroll " DV_STR(DV_LESSON_UNROLL) : "compile-time 4096";
+#undef DV_STR
+#undef DV_STR2
+}
+
+template <unsigned ITERS, bool WITNESS>
+static int launch_as(int kernel, const struct dv_launch *l, char *err) {
     const dim3 grid(l->blocks), block(l->block_x, l->block_y);
     switch (kernel) {
     case DV_KERNEL_BRANCH:
-        mixOneBranch<<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations);
+        mixOneBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
         return after_launch("launch mixOneBranch", err);
     case DV_KERNEL_MASK:
-        mixMaskBranch<<<grid, block>>>(l->in, l->out, l->n, l->mask, l->iterations);
+        mixMaskBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mask, l->iterations, l->witness);
         return after_launch("launch mixMaskBranch", err);
     case DV_KERNEL_NOBRANCH:
-        mixNoBranch<<<grid, block>>>(l->in, l->out, l->n, l->iterations);
+        mixNoBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->iterations, l->witness);
         return after_launch("launch mixNoBranch", err);
     case DV_KERNEL_PERITER:
-        mixBranchPerIteration<<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations);
+        mixBranchPerIteration<ITERS, WITNESS>
+            <<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
         return after_launch("launch mixBranchPerIteration", err);
     default:
         dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", kernel);
@@ -171,14 +272,29 @@ extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
     }
 }
 
-extern "C" int dv_occupancy(int kernel, unsigned threads, int *blocks_per_sm, char *err) {
-    const void *fn;
+extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
+    const int compiled = dv_kernel_compiled(l->iterations);
+    if (l->witness)
+        return compiled ? launch_as<DV_COMPILED_ITERATIONS, true>(kernel, l, err) : launch_as<0, true>(kernel, l, err);
+    return compiled ? launch_as<DV_COMPILED_ITERATIONS, false>(kernel, l, err) : launch_as<0, false>(kernel, l, err);
+}
+
+template <unsigned ITERS>
+static const void *kernel_fn(int kernel) {
     switch (kernel) {
-    case DV_KERNEL_BRANCH: fn = (const void *)mixOneBranch; break;
-    case DV_KERNEL_MASK: fn = (const void *)mixMaskBranch; break;
-    case DV_KERNEL_NOBRANCH: fn = (const void *)mixNoBranch; break;
-    case DV_KERNEL_PERITER: fn = (const void *)mixBranchPerIteration; break;
-    default: dv_seterr(err, "occupancy: kernel %d unknown", kernel); return DV_ERR;
+    case DV_KERNEL_BRANCH: return (const void *)mixOneBranch<ITERS, false>;
+    case DV_KERNEL_MASK: return (const void *)mixMaskBranch<ITERS, false>;
+    case DV_KERNEL_NOBRANCH: return (const void *)mixNoBranch<ITERS, false>;
+    case DV_KERNEL_PERITER: return (const void *)mixBranchPerIteration<ITERS, false>;
+    default: return NULL;
+    }
+}
+
+extern "C" int dv_occupancy(int kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err) {
+    const void *fn = dv_kernel_compiled(iterations) ? kernel_fn<DV_COMPILED_ITERATIONS>(kernel) : kernel_fn<0>(kernel);
+    if (!fn) {
+        dv_seterr(err, "occupancy: kernel %d unknown", kernel);
+        return DV_ERR;
     }
     return cuda_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0),
                      "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err);

@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+#include "model/witness_record.h"
+
+/* The lesson's compile-time iteration count (kIters): the kernels are
+ * instantiated for it; any other count runs the runtime-trip-count kernels. */
+#define DV_COMPILED_ITERATIONS 4096u
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,13 +27,26 @@ struct dv_launch {
     unsigned iterations;
     int mode;             /* built-in mode (branch, per-iteration)   */
     const uint32_t *mask; /* device path mask (mask kernel)          */
+    struct dv_witness_block *witness; /* device, one per block: NULL runs the
+                                         timed kernel, else the witness one */
 };
 
-/* Launches the kernel for `kernel` (enum dv_kernel, not SCENARIO). */
+/* 1 when `iterations` has a compile-time instantiation (the lesson's 4096). */
+int dv_kernel_compiled(unsigned iterations);
+
+/* What a table's kernel_iterations says for `iterations`: "compile-time
+ * 4096" (the lesson's loops as written), "compile-time 4096, unroll N" (a
+ * build with -DDV_LESSON_UNROLL=N) or "runtime". A static string. */
+const char *dv_kernel_iterations_name(unsigned iterations);
+
+/* Launches the kernel for `kernel` (enum dv_kernel, not SCENARIO): the
+ * compile-time instantiation when dv_kernel_compiled(l->iterations), else the
+ * runtime one; the witness instantiation when l->witness is set. */
 int dv_run_kernel(int kernel, const struct dv_launch *l, char *err);
 
-/* Resident blocks per SM of that kernel at `threads` per block. */
-int dv_occupancy(int kernel, unsigned threads, int *blocks_per_sm, char *err);
+/* Resident blocks per SM of the timed kernel for `kernel` and `iterations`
+ * at `threads` per block. */
+int dv_occupancy(int kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err);
 
 /* Spins `cycles` SM cycles in one block per SM (`blocks`); the caller times it. */
 int dv_run_clock_spin(long long cycles, unsigned blocks, long long *d_out, char *err);

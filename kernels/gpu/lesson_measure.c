@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/timeutil.h"
 #include "gpu/cuda_call.h"
 #include "gpu/lesson_kernels.h"
+#include "gpu/witness.h"
+#include "model/testimony.h"
 #include "gpu/timing.h"
 #include "model/analysis.h"
 #include "model/reference.h"
@@ -36,28 +39,83 @@ static int launch_row(void *vctx, unsigned row, char *err) {
     return dv_run_kernel(c->t->rows[row].kernel, &l, err);
 }
 
+static int launch_witness(void *vctx, unsigned row, struct dv_witness_block *d_rec, char *err) {
+    struct table_ctx *c = vctx;
+    struct dv_launch l = c->base;
+    l.out = c->out[row];
+    l.mode = c->t->rows[row].mode;
+    l.mask = c->d_mask[row];
+    l.witness = d_rec;
+    return dv_run_kernel(c->t->rows[row].kernel, &l, err);
+}
+
+/* The predicate a row's kernel evaluates (into `p`; predicate_cleanup it). */
+static int row_predicate(const struct dv_row *row, struct predicate *p, char *err) {
+    char why[ERR_LEN];
+    memset(p, 0, sizeof(*p));
+    if (row->kernel == DV_KERNEL_NOBRANCH) {
+        p->mode = DV_ALWAYS_A;
+    } else if (row->kernel == DV_KERNEL_PERITER) {
+        p->mode = row->mode;
+        p->uses = PREDICATE_USES_BLOCK;
+    } else if (predicate_resolve(row->name, p, why) != 0) {
+        dv_seterr(err, "row '%s': %s", row->name, why);
+        return -1;
+    }
+    return 0;
+}
+
 /* The host mask of a row at phase 0 (what the check and the mask kernel read). */
 static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
     struct predicate p;
-    char why[ERR_LEN];
-    if (row->kernel == DV_KERNEL_NOBRANCH) {
-        memset(&p, 0, sizeof(p));
-        p.mode = DV_ALWAYS_A;
-    } else if (row->kernel == DV_KERNEL_PERITER) {
-        memset(&p, 0, sizeof(p));
-        p.mode = row->mode;
-        p.uses = PREDICATE_USES_BLOCK;
-    } else if (predicate_resolve(row->name, &p, why) != 0) {
-        dv_seterr(err, "row '%s': %s", row->name, why);
-        return NULL;
-    }
+    if (row_predicate(row, &p, err) != 0) return NULL;
     uint32_t *m = analysis_mask_build(&p, g, 0, err);
     predicate_cleanup(&p);
     return m;
 }
 
+/* The witness pass: one untimed witness launch per row, compared with the
+ * model's record block by block. */
+static int witness_table(const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
+                         const struct dv_geometry *g, char *err) {
+    int rc = 0;
+    struct dv_witness_block *seen = calloc(g->blocks, sizeof(*seen));
+    struct dv_witness_block *exp = calloc(g->blocks, sizeof(*exp));
+    if (!seen || !exp) {
+        dv_seterr(err, "witness: out of memory for %u blocks", g->blocks);
+        rc = DV_ERR;
+        goto cleanup;
+    }
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_row *row = &t->rows[i];
+        struct predicate p;
+        if ((rc = witness_run(g->blocks, launch_witness, c, i, seen, err)) != 0) goto cleanup;
+        if (row_predicate(row, &p, err) != 0) {
+            rc = DV_ERR;
+            goto cleanup;
+        }
+        int e = testimony_expect_lesson(&p, row->kernel, g, r->config.iterations, exp, err);
+        predicate_cleanup(&p);
+        if (e != 0) {
+            rc = DV_ERR;
+            goto cleanup;
+        }
+        testimony_observe(seen, exp, g->blocks, row->warps_per_block,
+                          row->kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u, &row->observed);
+    }
+cleanup:
+    free(seen);
+    free(exp);
+    return rc;
+}
+
+static int lesson_testimony(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
+                     struct table_ctx *c, const struct dv_geometry *g, struct dv_testimony *tm,
+                     struct counters **cnt, char *err);
+
 int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                         const float *d_in, const float *ref_a, const float *ref_b, char *err) {
+                         const float *d_in, const float *ref_a, const float *ref_b, struct dv_testimony *tm,
+                         struct counters **cnt, char *err) {
     int rc = 0;
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     const unsigned long long n = analysis_threads(&g);
@@ -68,7 +126,7 @@ int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, 
     float *h_out = malloc(sizeof(float) * n);
     memset(&c, 0, sizeof(c));
     c.t = t;
-    c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL};
+    c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL, NULL};
     if (!h_out) {
         dv_seterr(err, "out of memory for %llu outputs", n);
         rc = DV_ERR;
@@ -90,6 +148,8 @@ int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, 
                 goto cleanup;
         }
     }
+    snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
+             dv_kernel_iterations_name(r->config.iterations));
     if ((rc = timing_rows(t->nrows, launch_row, &c, o, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
 
     for (unsigned i = 0; i < t->nrows; i++) {
@@ -109,6 +169,7 @@ int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, 
         struct dv_row *row = &t->rows[i];
         row->ratio = base > 0 ? row->time_ms.median / base : NAN;
     }
+    if ((rc = lesson_testimony(o, r, t, &c, &g, tm, cnt, err)) != 0) goto cleanup;
 cleanup:
     for (unsigned i = 0; i < t->nrows; i++) {
         if (c.out[i]) cudaFree(c.out[i]);
@@ -123,7 +184,7 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
                          char *err) {
     const unsigned tpb = o->block_x * (o->block_y ? o->block_y : 1);
     int per_sm = 0, rc;
-    if ((rc = dv_occupancy(DV_KERNEL_BRANCH, tpb, &per_sm, err)) != 0) return rc;
+    if ((rc = dv_occupancy(DV_KERNEL_BRANCH, o->iterations, tpb, &per_sm, err)) != 0) return rc;
     if (per_sm <= 0) {
         dv_seterr(err, "blocks: auto found no resident block of %u threads per SM", tpb);
         return DV_ERR;
@@ -140,5 +201,44 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
     snprintf(r->config.blocks_reason, sizeof(r->config.blocks_reason),
              "auto: %d SMs x %d resident blocks of %u threads x %u waves = %llu blocks (one wave %.3f ms at the FMA floor)",
              d->sm_count, per_sm, tpb, waves, b, wave_ms);
+    return 0;
+}
+
+/* The testimony of a measured table, after its timed samples: the witness
+ * pass and the counter pass, each timed on the host into `tm`. A counter
+ * pass the profiler refuses records the reason and drops the session, so the
+ * remaining tables do not ask again. */
+static int lesson_testimony(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
+                     struct table_ctx *c, const struct dv_geometry *g, struct dv_testimony *tm,
+                     struct counters **cnt, char *err) {
+    int rc;
+    if (!o->no_witness) {
+        double t0 = timeutil_now_ms();
+        rc = witness_table(r, t, c, g, err);
+        tm->witness_ms += timeutil_now_ms() - t0;
+        if (rc != 0) return rc;
+    }
+    if (*cnt) {
+        double t0 = timeutil_now_ms();
+        struct dv_counters out[DV_MAX_ROWS];
+        memset(out, 0, sizeof(out));
+        rc = counters_profile(*cnt, t->nrows, launch_row, c, out, tm->counters_reason);
+        tm->counters_ms += timeutil_now_ms() - t0;
+        if (rc < 0) {
+            dv_seterr(err, "%s", tm->counters_reason);
+            return rc;
+        }
+        if (rc == 1) {
+            counters_free(*cnt);
+            *cnt = NULL;
+            return 0;
+        }
+        for (unsigned i = 0; i < t->nrows; i++) {
+            t->rows[i].counters = out[i];
+            testimony_counters_derive(&t->rows[i].counters, g->blocks, t->rows[i].warps_split.per_block,
+                                      t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u);
+        }
+        testimony_counters_compare(t);
+    }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/timeutil.h"
+#include "gpu/counters.h"
 #include "gpu/cuda_call.h"
 #include "gpu/device.h"
 #include "gpu/lesson_measure.h"
@@ -28,7 +29,7 @@ static unsigned long long input_threads(const struct dv_options *o, const struct
 }
 
 static int measure_tables(const struct dv_options *o, struct dv_report *r, double *clocks_sum, double *clock_min,
-                          unsigned *nclocks, char *err) {
+                          unsigned *nclocks, struct counters **cnt, char *err) {
     int rc = 0;
     float *h_in = NULL, *d_in = NULL, *ref_a = NULL, *ref_b = NULL;
     const unsigned long long n = input_threads(o, r);
@@ -55,8 +56,9 @@ static int measure_tables(const struct dv_options *o, struct dv_report *r, doubl
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         double mhz = *clocks_sum / *nclocks;
-        rc = experiment_table_is_scenario(t) ? scenario_measure_table(o, &r->device, mhz, t, d_in, err)
-                                             : lesson_measure_table(o, r, t, d_in, ref_a, ref_b, err);
+        rc = experiment_table_is_scenario(t)
+                 ? scenario_measure_table(o, &r->device, mhz, t, d_in, &r->testimony, cnt, err)
+                 : lesson_measure_table(o, r, t, d_in, ref_a, ref_b, &r->testimony, cnt, err);
         if (rc != 0) goto cleanup;
         r->gpu_time_ms += t->gpu_time_ms;
         if ((rc = smclock_measure(&mhz, err)) != 0) goto cleanup;
@@ -77,6 +79,7 @@ int measure_run(const struct dv_options *o_in, struct dv_report *r, char *err) {
     struct dv_options o = *o_in;
     double t0 = timeutil_now_ms(), mhz = 0;
     unsigned nclocks = 1;
+    struct counters *cnt = NULL;
 
     timeutil_utc(time(NULL), r->started_utc, sizeof(r->started_utc));
     if ((rc = device_query(o.device, &r->device, err)) != 0) goto done;
@@ -98,7 +101,22 @@ int measure_run(const struct dv_options *o_in, struct dv_report *r, char *err) {
         r->config.blocks_auto = 1;
         memcpy(r->config.blocks_reason, reason, sizeof(reason));
     }
-    if ((rc = measure_tables(&o, r, &clocks_sum, &clock_min, &nclocks, err)) != 0) goto done;
+    struct dv_testimony *tm = &r->testimony;
+    tm->witness_requested = !o.no_witness;
+    tm->counters_requested = !o.no_counters;
+    if (o.no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
+    if (o.no_counters)
+        snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
+    else
+        cnt = counters_create(o.device, r->device.cc_major, tm->counters_library, tm->counters_reason);
+    rc = measure_tables(&o, r, &clocks_sum, &clock_min, &nclocks, &cnt, err);
+    tm->witness_taken = !o.no_witness && rc == 0;
+    tm->counters_taken = cnt != NULL && rc == 0;
+    counters_free(cnt);
+    cnt = NULL;
+    if (tm->counters_requested && !tm->counters_taken && tm->counters_reason[0])
+        experiment_warn(r, "hardware counters: %s", tm->counters_reason);
+    if (rc != 0) goto done;
 
     struct dv_device *d = &r->device;
     d->measured_sm_clock_mhz = clocks_sum / nclocks;

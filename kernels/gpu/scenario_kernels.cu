@@ -12,8 +12,12 @@
  *   short  a tiny if/else per iteration, the side picked by a bit of a
  *          per-thread pattern word (so the compiler cannot hoist it), in two
  *          sizes: 1|2 FMAs, which ptxas predicates (@P FFMA, no BSSY), and
- *          3|4 FMAs (the seed's C7), which it keeps as a branch (BSSY, @P BRA,
+ *          3|4 FMAs (worked case C7), which it keeps as a branch (BSSY, @P BRA,
  *          BSYNC per if/else).
+ * Each kernel is instantiated with the suites' unit (the lesson's 4096
+ * iterations / 8 = 512 FMAs = 16 chunks; 128 rounds of the short kernel) as
+ * a compile-time constant, with a runtime fallback for other sizes, and as an
+ * untimed witness (model/witness_record.h).
  * The constants come from scenario.h, which the CPU reference shares.
  * Launchers check cudaGetLastError() after every launch and classify errors
  * with cuda_call.h.
@@ -23,10 +27,19 @@
 #include "gpu/cuda_call.h"
 #include "model/scenario.h"
 #include "gpu/scenario_kernels.h"
+#include "gpu/witness_device.cuh"
+#include "model/witness_record.h"
 
 static_assert(SCENARIO_MAX_PATHS == 32, "the k-way switch has 32 cases");
 
 /* ---- kernels ----------------------------------------------------------- */
+
+/* CHUNKS: the unit in SCENARIO_CHUNK-FMA chunks as a compile-time constant
+ * (the suites' unit at the lesson's 4096 iterations), 0 = read at run time. */
+template <unsigned CHUNKS>
+__device__ __forceinline__ unsigned unit_chunks(unsigned chunks_per_unit) {
+    return CHUNKS ? CHUNKS : chunks_per_unit;
+}
 
 template <unsigned P>
 __device__ __forceinline__ float kway_path(float x, unsigned chunks) {
@@ -39,73 +52,106 @@ __device__ __forceinline__ float kway_path(float x, unsigned chunks) {
     return x;
 }
 
-__device__ __forceinline__ unsigned long long thread_index(void) {
+__device__ __forceinline__ unsigned long long thread_index(unsigned *tid_out) {
     unsigned tid = threadIdx.x + threadIdx.y * blockDim.x;
+    *tid_out = tid;
     return (unsigned long long)blockIdx.x * (blockDim.x * blockDim.y) + tid;
 }
 
+template <unsigned CHUNKS, bool WITNESS>
 __global__ void scenario_kway_kernel(const float *__restrict__ in, float *__restrict__ out,
                                      const uint8_t *__restrict__ path, unsigned long long n,
-                                     struct scenario_lengths L, unsigned chunks_per_unit) {
-    unsigned long long g = thread_index();
-    if (g >= n) return;
-    float x = in[g];
-    unsigned p = path[g];
+                                     struct scenario_lengths L, unsigned chunks_per_unit,
+                                     struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
+    unsigned tid;
+    const unsigned long long g = thread_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
+    if (!WITNESS && g >= n) return;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    if (g < n) {
+        float x = in[g];
+        unsigned p = path[g];
 #define SCENARIO_CASE(P) \
-    case P: x = kway_path<P>(x, L.len[P] * chunks_per_unit); break;
-    switch (p) {
-        SCENARIO_CASE(0) SCENARIO_CASE(1) SCENARIO_CASE(2) SCENARIO_CASE(3)
-        SCENARIO_CASE(4) SCENARIO_CASE(5) SCENARIO_CASE(6) SCENARIO_CASE(7)
-        SCENARIO_CASE(8) SCENARIO_CASE(9) SCENARIO_CASE(10) SCENARIO_CASE(11)
-        SCENARIO_CASE(12) SCENARIO_CASE(13) SCENARIO_CASE(14) SCENARIO_CASE(15)
-        SCENARIO_CASE(16) SCENARIO_CASE(17) SCENARIO_CASE(18) SCENARIO_CASE(19)
-        SCENARIO_CASE(20) SCENARIO_CASE(21) SCENARIO_CASE(22) SCENARIO_CASE(23)
-        SCENARIO_CASE(24) SCENARIO_CASE(25) SCENARIO_CASE(26) SCENARIO_CASE(27)
-        SCENARIO_CASE(28) SCENARIO_CASE(29) SCENARIO_CASE(30) SCENARIO_CASE(31)
-    default: break;
-    }
+    case P: witness_hit<WITNESS>(&ws, 0u, tid, tpb); x = kway_path<P>(x, L.len[P] * chunks); break;
+        switch (p) {
+            SCENARIO_CASE(0) SCENARIO_CASE(1) SCENARIO_CASE(2) SCENARIO_CASE(3)
+            SCENARIO_CASE(4) SCENARIO_CASE(5) SCENARIO_CASE(6) SCENARIO_CASE(7)
+            SCENARIO_CASE(8) SCENARIO_CASE(9) SCENARIO_CASE(10) SCENARIO_CASE(11)
+            SCENARIO_CASE(12) SCENARIO_CASE(13) SCENARIO_CASE(14) SCENARIO_CASE(15)
+            SCENARIO_CASE(16) SCENARIO_CASE(17) SCENARIO_CASE(18) SCENARIO_CASE(19)
+            SCENARIO_CASE(20) SCENARIO_CASE(21) SCENARIO_CASE(22) SCENARIO_CASE(23)
+            SCENARIO_CASE(24) SCENARIO_CASE(25) SCENARIO_CASE(26) SCENARIO_CASE(27)
+            SCENARIO_CASE(28) SCENARIO_CASE(29) SCENARIO_CASE(30) SCENARIO_CASE(31)
+        default: break;
+        }
 #undef SCENARIO_CASE
-    out[g] = x;
+        out[g] = x;
+    }
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
+template <unsigned CHUNKS, bool WITNESS>
 __global__ void scenario_loop_kernel(const float *__restrict__ in, float *__restrict__ out,
                                      const uint32_t *__restrict__ trips, unsigned long long n,
-                                     unsigned chunks_per_unit) {
-    unsigned long long g = thread_index();
-    if (g >= n) return;
-    float x = in[g];
-    unsigned t = trips[g];
+                                     unsigned chunks_per_unit, struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
+    unsigned tid;
+    const unsigned long long g = thread_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
+    if (!WITNESS && g >= n) return;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    if (g < n) {
+        float x = in[g];
+        unsigned t = trips[g];
 #pragma unroll 1
-    for (unsigned i = 0; i < t; ++i) {
+        for (unsigned i = 0; i < t; ++i) {
+            witness_hit<WITNESS>(&ws, 0u, tid, tpb);
 #pragma unroll 1
-        for (unsigned c = 0; c < chunks_per_unit; ++c) {
+            for (unsigned c = 0; c < chunks; ++c) {
 #pragma unroll
-            for (unsigned k = 0; k < SCENARIO_CHUNK; ++k)
-                x = fmaf(x, SCENARIO_LOOP_A, SCENARIO_LOOP_B);
+                for (unsigned k = 0; k < SCENARIO_CHUNK; ++k)
+                    x = fmaf(x, SCENARIO_LOOP_A, SCENARIO_LOOP_B);
+            }
         }
+        out[g] = x;
     }
-    out[g] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
-template <unsigned L0, unsigned L1>
+/* ROUNDS: rounds of 32 iterations as a compile-time constant, 0 = runtime. */
+template <unsigned L0, unsigned L1, unsigned ROUNDS, bool WITNESS>
 __global__ void scenario_short_kernel(const float *__restrict__ in, float *__restrict__ out,
                                       const uint32_t *__restrict__ pattern, unsigned long long n,
-                                      unsigned rounds) {
-    unsigned long long g = thread_index();
-    if (g >= n) return;
-    float x = in[g];
-    uint32_t pat = pattern[g];
+                                      unsigned rounds_rt, struct dv_witness_block *witness) {
+    __shared__ struct dv_witness_block ws;
+    unsigned tid;
+    const unsigned long long g = thread_index(&tid);
+    const unsigned tpb = blockDim.x * blockDim.y;
+    const unsigned rounds = ROUNDS ? ROUNDS : rounds_rt;
+    if (!WITNESS && g >= n) return;
+    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    if (g < n) {
+        float x = in[g];
+        uint32_t pat = pattern[g];
 #pragma unroll 1
-    for (unsigned r = 0; r < rounds; ++r) {
+        for (unsigned r = 0; r < rounds; ++r) {
 #pragma unroll
-        for (unsigned k = 0; k < 32u; ++k) {
-            if ((pat >> k) & 1u)
-                x = scenario_short_side(x, 1u, L1);
-            else
-                x = scenario_short_side(x, 0u, L0);
+            for (unsigned k = 0; k < 32u; ++k) {
+                if ((pat >> k) & 1u) {
+                    witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+                    x = scenario_short_side(x, 1u, L1);
+                } else {
+                    witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+                    x = scenario_short_side(x, 0u, L0);
+                }
+            }
         }
+        out[g] = x;
     }
-    out[g] = x;
+    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
 /* ---- launchers --------------------------------------------------------- */
@@ -123,7 +169,7 @@ static int after_launch(const char *what, char *err) { return cuda_launched(what
 extern "C" int scenario_launch_kway(const float *in, float *out, const uint8_t *path,
                                     unsigned blocks, unsigned block_x, unsigned block_y,
                                     const struct scenario_lengths *lengths, unsigned unit_fmas,
-                                    char *err) {
+                                    struct dv_witness_block *witness, char *err) {
     if (check_geometry(blocks, block_x, block_y, "scenario_launch_kway", err)) return DV_ERR;
     if (unit_fmas == 0 || unit_fmas % SCENARIO_CHUNK) {
         dv_seterr(err, "scenario_launch_kway: unit %u is not a multiple of %u", unit_fmas,
@@ -131,14 +177,22 @@ extern "C" int scenario_launch_kway(const float *in, float *out, const uint8_t *
         return DV_ERR;
     }
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
-    scenario_kway_kernel<<<blocks, dim3(block_x, block_y)>>>(in, out, path, n, *lengths,
-                                                             unit_fmas / SCENARIO_CHUNK);
+    const unsigned chunks = unit_fmas / SCENARIO_CHUNK;
+    const dim3 block(block_x, block_y);
+    if (chunks == SCENARIO_COMPILED_CHUNKS && witness)
+        scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, true><<<blocks, block>>>(in, out, path, n, *lengths, chunks, witness);
+    else if (chunks == SCENARIO_COMPILED_CHUNKS)
+        scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, false><<<blocks, block>>>(in, out, path, n, *lengths, chunks, NULL);
+    else if (witness)
+        scenario_kway_kernel<0, true><<<blocks, block>>>(in, out, path, n, *lengths, chunks, witness);
+    else
+        scenario_kway_kernel<0, false><<<blocks, block>>>(in, out, path, n, *lengths, chunks, NULL);
     return after_launch("scenario_kway_kernel", err);
 }
 
 extern "C" int scenario_launch_loop(const float *in, float *out, const uint32_t *trips,
                                     unsigned blocks, unsigned block_x, unsigned block_y,
-                                    unsigned unit_fmas, char *err) {
+                                    unsigned unit_fmas, struct dv_witness_block *witness, char *err) {
     if (check_geometry(blocks, block_x, block_y, "scenario_launch_loop", err)) return DV_ERR;
     if (unit_fmas == 0 || unit_fmas % SCENARIO_CHUNK) {
         dv_seterr(err, "scenario_launch_loop: unit %u is not a multiple of %u", unit_fmas,
@@ -146,14 +200,22 @@ extern "C" int scenario_launch_loop(const float *in, float *out, const uint32_t 
         return DV_ERR;
     }
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
-    scenario_loop_kernel<<<blocks, dim3(block_x, block_y)>>>(in, out, trips, n,
-                                                             unit_fmas / SCENARIO_CHUNK);
+    const unsigned chunks = unit_fmas / SCENARIO_CHUNK;
+    const dim3 block(block_x, block_y);
+    if (chunks == SCENARIO_COMPILED_CHUNKS && witness)
+        scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, true><<<blocks, block>>>(in, out, trips, n, chunks, witness);
+    else if (chunks == SCENARIO_COMPILED_CHUNKS)
+        scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, false><<<blocks, block>>>(in, out, trips, n, chunks, NULL);
+    else if (witness)
+        scenario_loop_kernel<0, true><<<blocks, block>>>(in, out, trips, n, chunks, witness);
+    else
+        scenario_loop_kernel<0, false><<<blocks, block>>>(in, out, trips, n, chunks, NULL);
     return after_launch("scenario_loop_kernel", err);
 }
 
 extern "C" int scenario_launch_short(const float *in, float *out, const uint32_t *pattern,
                                      unsigned blocks, unsigned block_x, unsigned block_y,
-                                     unsigned len0, unsigned len1, unsigned iterations, char *err) {
+                                     unsigned len0, unsigned len1, unsigned iterations, struct dv_witness_block *witness, char *err) {
     if (check_geometry(blocks, block_x, block_y, "scenario_launch_short", err)) return DV_ERR;
     if (iterations % 32u) {
         dv_seterr(err, "scenario_launch_short: %u iterations is not a multiple of 32", iterations);
@@ -161,14 +223,32 @@ extern "C" int scenario_launch_short(const float *in, float *out, const uint32_t
     }
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
     dim3 block(block_x, block_y);
+    const unsigned rounds = iterations / 32u;
+    const bool compiled = rounds == SCENARIO_COMPILED_ROUNDS;
+#define SHORT_LAUNCH(A, B)                                                                                     \
+    do {                                                                                                     \
+        if (compiled && witness)                                                                             \
+            scenario_short_kernel<A, B, SCENARIO_COMPILED_ROUNDS, true><<<blocks, block>>>(in, out, pattern, n, rounds, witness); \
+        else if (compiled)                                                                                   \
+            scenario_short_kernel<A, B, SCENARIO_COMPILED_ROUNDS, false><<<blocks, block>>>(in, out, pattern, n, rounds, NULL); \
+        else if (witness)                                                                                    \
+            scenario_short_kernel<A, B, 0, true><<<blocks, block>>>(in, out, pattern, n, rounds, witness);   \
+        else                                                                                                 \
+            scenario_short_kernel<A, B, 0, false><<<blocks, block>>>(in, out, pattern, n, rounds, NULL);     \
+    } while (0)
     if (len0 == 1u && len1 == 2u)
-        scenario_short_kernel<1u, 2u><<<blocks, block>>>(in, out, pattern, n, iterations / 32u);
+        SHORT_LAUNCH(1u, 2u);
     else if (len0 == 3u && len1 == 4u)
-        scenario_short_kernel<3u, 4u><<<blocks, block>>>(in, out, pattern, n, iterations / 32u);
+        SHORT_LAUNCH(3u, 4u);
     else {
         dv_seterr(err, "scenario_launch_short: no kernel for sides of %u and %u FMAs (1|2, 3|4)",
                   len0, len1);
         return DV_ERR;
     }
+#undef SHORT_LAUNCH
     return after_launch("scenario_short_kernel", err);
+}
+
+extern "C" int scenario_kernel_compiled(unsigned unit_fmas, unsigned iterations) {
+    return unit_fmas / SCENARIO_CHUNK == SCENARIO_COMPILED_CHUNKS && iterations / 32u == SCENARIO_COMPILED_ROUNDS;
 }

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/timeutil.h"
 #include "gpu/device.h"
+#include "gpu/witness.h"
+#include "model/testimony.h"
 #include "gpu/devmem.h"
 #include "gpu/scenario_kernels.h"
 #include "gpu/timing.h"
@@ -36,19 +39,78 @@ struct table_ctx {
     void *work[SCENARIO_MAX_ROWS];
 };
 
-static int launch_row(void *p, unsigned row, char *err) {
-    struct table_ctx *c = p;
+static int launch_any(struct table_ctx *c, unsigned row, struct dv_witness_block *w, char *err) {
     switch (c->s->kind) {
     case SCENARIO_KWAY:
         return scenario_launch_kway(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                    c->block_y, &c->lengths, c->unit, err);
+                                    c->block_y, &c->lengths, c->unit, w, err);
     case SCENARIO_LOOP:
         return scenario_launch_loop(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                    c->block_y, c->unit, err);
+                                    c->block_y, c->unit, w, err);
     default:
         return scenario_launch_short(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                     c->block_y, c->s->lengths[0], c->s->lengths[1], c->iters, err);
+                                     c->block_y, c->s->lengths[0], c->s->lengths[1], c->iters, w, err);
     }
+}
+
+static int launch_row(void *p, unsigned row, char *err) { return launch_any(p, row, NULL, err); }
+
+static int launch_witness(void *p, unsigned row, struct dv_witness_block *w, char *err) {
+    return launch_any(p, row, w, err);
+}
+
+/* The testimony after the timed samples: witness, then counters (as
+ * lesson_measure.c). `work` holds scratch for one row's assignment. */
+static int scenario_testimony(const struct dv_options *o, struct dv_table *t, struct table_ctx *c, uint8_t *work,
+                              struct dv_testimony *tm, struct counters **cnt, char *err) {
+    int rc = 0;
+    const unsigned tpb = c->block_x * c->block_y;
+    if (!o->no_witness) {
+        double t0 = timeutil_now_ms();
+        struct dv_witness_block *seen = calloc(c->blocks, sizeof(*seen));
+        struct dv_witness_block *exp = calloc(c->blocks, sizeof(*exp));
+        if (!seen || !exp) {
+            dv_seterr(err, "witness: out of memory for %u blocks", c->blocks);
+            rc = DV_ERR;
+        }
+        for (unsigned r = 0; rc == 0 && r < c->s->nrows; r++) {
+            if ((rc = witness_run(c->blocks, launch_witness, c, r, seen, err)) != 0) break;
+            if (scenario_assign(c->s, c->s->rows[r].layout, c->blocks, tpb, work, err) != 0) {
+                rc = DV_ERR;
+                break;
+            }
+            testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
+            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block,
+                              c->s->kind == SCENARIO_SHORT ? c->iters : 1u, &t->rows[r].observed);
+        }
+        free(seen);
+        free(exp);
+        tm->witness_ms += timeutil_now_ms() - t0;
+        if (rc != 0) return rc;
+    }
+    if (*cnt) {
+        double t0 = timeutil_now_ms();
+        struct dv_counters out[SCENARIO_MAX_ROWS];
+        memset(out, 0, sizeof(out));
+        rc = counters_profile(*cnt, c->s->nrows, launch_row, c, out, tm->counters_reason);
+        tm->counters_ms += timeutil_now_ms() - t0;
+        if (rc < 0) {
+            dv_seterr(err, "%s", tm->counters_reason);
+            return rc;
+        }
+        if (rc == 1) {
+            counters_free(*cnt);
+            *cnt = NULL;
+            return 0;
+        }
+        for (unsigned r = 0; r < c->s->nrows; r++) {
+            t->rows[r].counters = out[r];
+            testimony_counters_derive(&t->rows[r].counters, c->blocks, t->rows[r].warps_split.per_block,
+                                      c->s->kind == SCENARIO_SHORT ? c->iters : 1u);
+        }
+        testimony_counters_compare(t);
+    }
+    return 0;
 }
 
 /* Uploads row `r`'s assignment `w` in the element type its kernel reads. */
@@ -72,7 +134,8 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
 }
 
 int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct dv_table *t, const float *in_dev, char *err) {
+                           struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
+                           struct counters **cnt, char *err) {
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;
@@ -115,6 +178,8 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
         c.out[r] = out;
         if (rc != 0) goto cleanup;
     }
+    snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
+             scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
     rc = timing_rows(s->nrows, launch_row, &c, o, stats, &gpu_ms, err);
     if (rc != 0) goto cleanup;
 
@@ -159,6 +224,7 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
                 row->measured_efficiency = med > 0 ? base->median / med : NAN;
         }
     }
+    if ((rc = scenario_testimony(o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
     rc = 0;
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {

@@ -6,6 +6,7 @@
 #ifndef DV_SCENARIO_MEASURE_H
 #define DV_SCENARIO_MEASURE_H
 
+#include "gpu/counters.h"
 #include "model/experiment.h"
 
 #ifdef __cplusplus
@@ -15,9 +16,12 @@ extern "C" {
 /* Times and checks scenario table `t` (planned, id "scenario:<name>") over
  * device input `in_dev` (at least the table's threads), on device `dev`
  * whose SM clock is `mhz`. Fills every row's time, ratio, agreement,
- * efficiency, floor fraction and check. Returns 0 or a DV_* code. */
+ * efficiency, floor fraction and check, the table's kernel_iterations and
+ * the testimony (`observed`, `counters`) as lesson_measure_table() does.
+ * Returns 0 or a DV_* code. */
 int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct dv_table *t, const float *in_dev, char *err);
+                           struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
+                           struct counters **cnt, char *err);
 
 #ifdef __cplusplus
 }

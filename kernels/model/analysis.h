@@ -7,7 +7,8 @@
  * same mask is what the mask kernel reads, so the analysis and the GPU see
  * the very same assignment.
  *
- * Model (seeds 002/003): a warp pays the sum of the paths its lanes take. With
+ * Model ("Branch Divergence and Predication Performance in Warps"): a warp pays the sum of
+ * the paths its lanes take. With
  * two equal paths, a warp whose lanes agree runs one path-run and a split warp
  * runs two; a row's predicted ratio is its path-runs over the baseline's.
  */

@@ -7,9 +7,10 @@
  * its timing statistics, ratio, FMA-floor fraction and correctness check.
  *
  * experiment_plan() fills a report with everything that needs no GPU (the
- * tables, their rows and the analysis); runner_measure() (runner.h) plans,
- * then fills in the timings. api/report.c turns a report into the
- * divergence.v1 JSON document or the lesson's text layout.
+ * tables, their rows and the analysis); measure_run() (gpu/measure.h) plans,
+ * fills in the timings and applies experiment_gate(). api/report_dump.c
+ * turns a report into the divergence.v1 JSON document, api/report_text.c
+ * into the lesson's text layout.
  *
  * The structs are fixed-size on purpose: a report is one allocation, copied
  * and freed without walking pointers, and no json_t ever reaches this layer.
@@ -73,6 +74,8 @@ struct dv_options {
     unsigned min_samples, max_samples;                  /* per row              */
     int device;                                         /* CUDA ordinal         */
     char scenario[DV_SCENARIO_LEN];                     /* "" or a name / "all" */
+    int no_witness;                                     /* 1: skip the witness  */
+    int no_counters;                                    /* 1: skip the counters */
 };
 
 struct dv_stats {
@@ -97,6 +100,48 @@ struct dv_count {
     double per_block;
 };
 
+/* The active-lane witness of a row (model/testimony.h): what the GPU saw at
+ * the top of each path, one untimed launch of the witness instantiation.
+ * Per-iteration rows (Part 2) record every iteration; their per-block
+ * figures are per iteration (divided by `per`). */
+struct dv_observed {
+    int present;
+    unsigned long long runs[2], split[2], lanes[2]; /* grid totals, path A / B  */
+    unsigned long long hist[2][33]; /* grid: runs of A / B by active lanes 0..32 */
+    unsigned per;                  /* iterations the totals span (1 in Part 1) */
+    struct dv_count path_runs;     /* runs of either path per block (per iter) */
+    struct dv_count split_warps;   /* runs of path A with fewer lanes than the
+                                      warp has threads, per block (per iter)   */
+    double lanes_per_run[2];       /* active lanes per run of path A / B       */
+    int agrees;                    /* every block matched the model's record   */
+    int predicated;                /* every warp ran both paths with all lanes */
+    long long first_difference;    /* block, -1 when none                      */
+    char verdict[256];
+};
+
+/* Hardware counters of a row (gpu/counters.h, CUPTI's range profiler): one
+ * untimed profiled launch of the timed kernel after its samples, and what the
+ * testimony derives from them. */
+struct dv_counters {
+    int present;
+    double branch_targets_divergent;  /* smsp__sass_branch_targets_threads_divergent.sum */
+    double branch_targets;            /* smsp__sass_branch_targets.sum                   */
+    double branch_uniform_pct;        /* smsp__sass_average_branch_targets_threads_uniform.pct */
+    double threads_per_inst;          /* smsp__thread_inst_executed_per_inst_executed.ratio */
+    double inst_executed;             /* smsp__inst_executed.sum (warp instructions)      */
+    double ffma_threads;              /* smsp__sass_thread_inst_executed_op_ffma_pred_on.sum */
+    /* derived (model/testimony.h) */
+    double warp_efficiency;           /* threads_per_inst / 32                           */
+    double divergent_per_block;       /* divergent branch targets / blocks               */
+    double model_split_per_block;     /* the model's split warps per block               */
+    double inst_per_fma;              /* warp instructions per warp-wide FMA (32 FMAs)   */
+    double inst_vs_baseline;          /* warp instructions over the baseline row's: the
+                                         ratio the GPU's own count predicts          */
+    int predicated;                   /* the model splits warps, the timed kernel took
+                                         no divergent branch with every lane active  */
+    char verdict[320];
+};
+
 struct dv_row {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
     char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
@@ -119,7 +164,7 @@ struct dv_row {
     struct dv_check check;
 
     /* scenario suite (scenario tables only; NaN = not measured):
-     * predicted_efficiency: the seed's model figure for the row (max/sum of
+     * predicted_efficiency: the worked examples' model figure for the row (max/sum of
      *   path lengths per warp for branches, useful / issued lane-iterations
      *   for loops);
      * measured_efficiency: the same figure from times: t(reference) / t(row),
@@ -127,12 +172,18 @@ struct dv_row {
      *   warp's longest path) for branches, the same-work baseline for loops;
      * agreement: measured ratio / predicted_ratio (1 = the model holds). */
     double predicted_efficiency, measured_efficiency, agreement;
+
+    /* The GPU's testimony (untimed, after the samples): the witness and the
+     * hardware counters; `present` 0 when not taken (the report says why). */
+    struct dv_observed observed;
+    struct dv_counters counters;
 };
 
 struct dv_table {
     char id[32];          /* "part1", "part2", "scenario:<name>"               */
     char title[160];
     char kernel[32];      /* the kernel every row of this table ran            */
+    char kernel_iterations[32]; /* "compile-time 4096" (", unroll N"), "runtime" */
     char baseline[PREDICATE_TEXT_LEN];
     int baseline_row;     /* index into rows                                   */
     unsigned nrows;
@@ -181,6 +232,18 @@ struct dv_config {
     unsigned min_samples, max_samples;
 };
 
+/* What the testimony passes did for the whole report. */
+struct dv_testimony {
+    int witness_requested, counters_requested;
+    int witness_taken;            /* every measured row has `observed`         */
+    int counters_taken;           /* every measured row has `counters`         */
+    char witness_reason[ERR_LEN]; /* why not, "" when taken                    */
+    char counters_reason[ERR_LEN];
+    char counters_library[256];   /* the CUPTI library that was loaded         */
+    double witness_ms;            /* host time of the witness passes           */
+    double counters_ms;           /* host time of the counter passes           */
+};
+
 struct dv_report {
     struct dv_device device;
     struct dv_build build;
@@ -191,6 +254,7 @@ struct dv_report {
     unsigned nwarnings;
     char warnings[DV_MAX_WARNINGS][256];
     double gpu_time_ms;           /* all tables                                */
+    struct dv_testimony testimony;
     double wall_time_ms;          /* the whole measurement, host clock         */
     char started_utc[32], finished_utc[32];
 };
@@ -206,7 +270,7 @@ void experiment_report_free(struct dv_report *r);
 
 /* Builds the tables of `o` into `r` with the analysis of every row and the
  * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
- * the runner replaces it). Needs no GPU. `o` must have passed validation.
+ * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
  * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
  * evaluate for some thread names the row). */
 int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err);

@@ -1,14 +1,14 @@
 /* scenario.c -- the scenario definitions, their arrangements over a grid, the
  * path-run model and the CPU reference (no GPU; see scenario.h for the model).
  *
- * Each scenario is a 32-lane pattern taken from the seeds' worked cases. The
+ * Each scenario is a 32-lane pattern taken from a worked case of "Worked examples — Warp divergence penalties". The
  * divergent row replicates it in every warp; the baseline row holds the very
  * same multiset of per-thread work, grouped so each warp holds one value
  * (sorted over the grid, or (idx / 32) % 2 for the re-alignment case); the
  * ideal row puts every lane on its warp's longest path, which is what the
- * seed's efficiency max/sum is measured against. scenario_plan() turns each
- * scenario into a dv_table whose rows carry the model; scenario_run.c adds
- * the timings.
+ * worked examples' efficiency max/sum is measured against. scenario_plan()
+ * turns each scenario into a dv_table whose rows carry the model;
+ * gpu/scenario_measure.c adds the timings.
  */
 #include "model/scenario.h"
 
@@ -21,7 +21,7 @@
 #define ROW_LANES(label) { "lanes", label, SCENARIO_LAYOUT_LANES }
 #define ROW_SORTED { "sorted", "same work sorted by path over the grid: one path per warp", \
                      SCENARIO_LAYOUT_SORTED }
-#define ROW_IDEAL { "ideal", "every lane on its warp's longest path (the seed's ideal time)", \
+#define ROW_IDEAL { "ideal", "every lane on its warp's longest path (the worked examples' ideal time)", \
                     SCENARIO_LAYOUT_IDEAL }
 
 static const struct scenario scenarios[] = {
@@ -120,7 +120,7 @@ static const struct scenario scenarios[] = {
         "as a branch it would be 2.0)",
     },
     {
-        "short-branch", "Short if/else (4 vs 3 FMAs, the seed's C7) that stays a branch", "C7",
+        "short-branch", "Short if/else (4 vs 3 FMAs, worked case C7) that stays a branch", "C7",
         SCENARIO_SHORT, 2, {3, 4},
         {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
          0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
@@ -457,7 +457,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
     }
     memset(t, 0, sizeof *t);
     snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
-    snprintf(t->title, sizeof t->title, "%s (seed cell %s)", s->title, s->cell);
+    snprintf(t->title, sizeof t->title, "%s (worked case %s)", s->title, s->cell);
     snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
     snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
     t->baseline_row = (int)s->baseline;

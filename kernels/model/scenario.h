@@ -1,5 +1,7 @@
-/* scenario.h -- the scenario suite: the worked cases of seeds 002 and 003 as
- * named experiments, their path-run model, and the CPU reference.
+/* scenario.h -- the scenario suite: the worked cases C1.. of the lesson
+ * "Worked examples — Warp divergence penalties" as named experiments, their
+ * path-run model (the one of "Branch Divergence and Predication Performance
+ * in Warps"), and the CPU reference.
  *
  * A scenario is a warp pattern: 32 per-lane work values (a path id for the
  * k-way kernel, a trip count for the loop kernel, a side bit for the short
@@ -7,15 +9,15 @@
  * arrangement of work over the whole grid (enum scenario_layout):
  *
  *   LANES   the pattern replicated in every warp: lane l gets lane_work[l];
- *           the divergent arrangement the seed describes;
+ *           the divergent arrangement the worked case describes;
  *   SORTED  the very same multiset of per-thread work over the grid, sorted
  *           by work value in thread order, so whole warps share one value
  *           (the warp-uniform version doing the same work);
  *   WARPS   warp w of the grid gets lane_work[w % 32] on every lane: the
  *           (idx / 32) % 2 rewrite of the re-alignment case;
  *   IDEAL   every lane of a LANES warp on the longest path present in that
- *           warp: the seed's "ideal time" (more work, not comparable; k-way
- *           scenarios only).
+ *           warp: the worked examples' "ideal time" (more work, not
+ *           comparable; k-way scenarios only).
  *
  * Model (per warp, warps cut from consecutive linear thread ids of a block):
  *   k-way:  issued = sum over the distinct paths present of their length in
@@ -31,10 +33,10 @@
  *           the if/else (struct scenario.predicated, read from the SASS).
  *   predicted_ratio      = issued(row) / issued(baseline row), the time ratio
  *                          the model expects against the same-work baseline;
- *   predicted_efficiency = the seed's figure: sum of ideal / sum of issued
+ *   predicted_efficiency = the worked examples' figure: sum of ideal / sum of issued
  *                          (max/sum per warp) for k-way branches, useful /
  *                          issued lane-iterations for loops; for the short
- *                          if/else (the seed gives no efficiency there, only
+ *                          if/else (the worked case gives no efficiency there, only
  *                          T_pred = T_A + T_B against T_A + T_B + O) the
  *                          same-work figure issued(baseline) / issued(row).
  *
@@ -120,14 +122,14 @@ enum scenario_layout {
 
 struct scenario_row_def {
     const char *name;   /* stable row name: "lanes", "sorted", ...      */
-    const char *label;  /* how the row assigns work, in the seed's words */
+    const char *label;  /* how the row assigns work, in the lesson's words */
     int layout;         /* enum scenario_layout                         */
 };
 
 struct scenario {
     const char *name;   /* stable id: "even-2way"                       */
     const char *title;
-    const char *cell;   /* the seed's cell: "C1" ...                    */
+    const char *cell;   /* the worked case: "C1" ...                   */
     int kind;           /* enum scenario_kind                           */
     unsigned npaths;    /* k-way paths / short sides                    */
     unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
@@ -148,10 +150,10 @@ struct scenario_model {
     unsigned long long issued_lanes; /* lanes * issued, per warp           */
     unsigned long long thread_fmas;  /* FMAs the threads need (their own)  */
     unsigned long long hist[256];    /* threads per work value             */
-    double efficiency;               /* the seed's figure for the row      */
+    double efficiency;               /* the worked examples' figure         */
 };
 
-/* Stable scenario names, in the seed's order; *n receives the count. */
+/* Stable scenario names, in the worked examples' order; *n receives the count. */
 const char *const *scenario_names(size_t *n);
 
 /* The scenario called `name`, or NULL. */
@@ -181,7 +183,7 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
                     unsigned threads_per_block, unsigned unit_fmas, unsigned short_iters,
                     struct scenario_model *m, struct dv_row *row);
 
-/* The seed's efficiency of one warp's 32 lane values (what the tests check):
+/* The worked examples' efficiency of one warp's 32 lane values (what the tests check):
  * max/sum over the distinct paths for k-way, useful/issued lane-iterations
  * for loops, per-iteration max/sum over 32 iterations for short (both sides
  * every iteration when predicated). */
@@ -214,12 +216,6 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
  * every row's analysis and model, no GPU. Returns 0, or -1 with `err` for an
  * unknown name, a bad geometry or out of memory. */
 int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err);
-
-/* Plans, then measures every table on the GPU (scenario_run.c): timing
- * through runner_time_rows(), correctness gate on every row. Returns 0,
- * DV_ERR, DV_ENOGPU, DV_ESTICKY or DV_EGATE (every table measured, some row
- * failed its check; err names it). */
-int scenario_measure(const struct dv_options *o, struct dv_report *r, char *err);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,8 @@ void cli_usage_options(void) {
           "  --min-samples N, --max-samples N\n"
           "  --scenario NAME|all         the scenario suite instead of Part 1/2\n"
           "  --device N                  CUDA device ordinal (default 0)\n"
+          "  --witness on|off            the active-lane witness launch per row (default on)\n"
+          "  --counters on|off           CUPTI hardware counters per row (default on)\n"
           "  --json                      print the divergence.v1 document\n",
           stdout);
 }

@@ -3,7 +3,7 @@
  *   analyze   the warp analysis of the lesson's tables, no GPU
  *   measure   measure them on the GPU (execs divergence-gpu, cmd/gpu_main.c)
  *   serve     the HTTP service (cmd/serve.c)
- *   refresh   trigger the nightly evidence refresh and wait (evidence/refresh.h)
+ *   refresh   trigger the nightly evidence refresh and wait (cmd/refresh_cmd.c)
  *
  * This binary links no CUDA; `divergence-gpu`, installed beside it, is the
  * one that does (the GPU worker and `measure`).
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "evidence/refresh.h"
+#include "cmd/refresh_cmd.h"
 #include "cmd/serve.h"
 #include "cmd/sibling.h"
 #include "base/buildinfo.h"
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "divergence worker: %s\n", err);
         return CLI_EXIT_CUDA;
     }
-    if (strcmp(cmd, "refresh") == 0) return refresh_main(argc, argv);
+    if (strcmp(cmd, "refresh") == 0) return refresh_cmd_main(argc, argv);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("divergence %s (%s)\n", buildinfo_version(), buildinfo_git_revision());
         return 0;

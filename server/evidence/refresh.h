@@ -1,5 +1,5 @@
-/* refresh.h -- the nightly evidence refresh: the server's bookkeeping and the
- * `divergence refresh` client.
+/* refresh.h -- the nightly evidence refresh: the server's bookkeeping (the
+ * `divergence refresh` client that drives it is cmd/refresh_cmd.h).
  *
  * Server side: POST /evidence/refresh calls refresh_start(), which puts every
  * suite on the job queue through a callback the server supplies (the same
@@ -9,8 +9,6 @@
  * the publication gates (correctness check, noise limit) and files the result
  * in the evidence store, good or failed. GET /evidence/refresh/{id} is
  * refresh_status_json(). A refresh is filed under the UTC date it was started.
- *
- * Client side: refresh_main() is `divergence refresh --server URL`.
  */
 #ifndef DV_REFRESH_H
 #define DV_REFRESH_H
@@ -73,11 +71,5 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason);
  * "version", "state": queued|running|done|failed, "job", "reason",
  * "evidence"}]} as a malloc()ed string, or NULL when `id` is unknown. */
 char *refresh_status_json(struct refresh *r, const char *id);
-
-/* `divergence refresh --server URL [--token T] [--timeout S] [--interval S]`:
- * argv[0] is "refresh". POSTs /evidence/refresh, polls until every suite has
- * ended, prints a summary. Returns the exit status: 0 all good, 1 a suite
- * failed (or the wait timed out), 2 usage, connection or HTTP errors. */
-int refresh_main(int argc, char **argv);
 
 #endif /* DV_REFRESH_H */

@@ -32,7 +32,7 @@ static const struct suite table[] = {
      DV_PART_1, {"first-16", NULL}, NULL, SUITES_NOISE_LIMIT, 0},
     /* Eleven tables: a smaller budget each keeps the job inside its deadline. */
     {"scenarios", 1,
-     "The worked cases of the divergence model (seeds 002/003): model against measurement",
+     "The worked cases of \"Worked examples — Warp divergence penalties\": model against measurement",
      DV_PART_ALL, {NULL}, "all", SUITES_NOISE_LIMIT, 1000.0},
 };
 

@@ -134,12 +134,12 @@ struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s
         dv_seterr(err, "jobq: out of memory");
         return NULL;
     }
+    if (timeutil_cond_init(&q->cond) != 0) { /* timed waits use timeutil_deadline()'s clock */
+        free(q);
+        dv_seterr(err, "jobq: out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&q->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&q->cond, &ca);
-    pthread_condattr_destroy(&ca);
     q->capacity = capacity;
     q->keep = keep_finished;
     q->ttl_s = ttl_s;

@@ -87,12 +87,8 @@ struct worker *worker_create(const struct worker_config *cfg, struct jobq *q, ch
     w->to_child = w->from_child = -1;
     w->state = WORKER_STARTING;
     snprintf(w->reason, sizeof w->reason, "worker: starting");
+    if (timeutil_cond_init(&w->cond) != 0) goto oom; /* timed waits use timeutil_deadline()'s clock */
     pthread_mutex_init(&w->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
     return w;
 oom:
     if (w && w->argv) {
@@ -127,8 +123,7 @@ static void child_reap(struct worker *w, int grace_ms, char *how, size_t len) {
     for (int waited = 0; waited < grace_ms; waited += 10) {
         r = waitpid(w->pid, &status, WNOHANG);
         if (r != 0) break;
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
+        timeutil_sleep_ms(10);
     }
     if (r == 0) {
         kill(w->pid, SIGKILL);

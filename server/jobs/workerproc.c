@@ -1,5 +1,5 @@
 /* workerproc.c -- see workerproc.h. Only this process (and the CLI's direct
- * measure command) calls into kernels/runner, so only it ever touches CUDA. */
+ * measure command) calls into kernels/gpu (measure_run), so only it ever touches CUDA. */
 #define _GNU_SOURCE
 #include "jobs/workerproc.h"
 #include "core/jsonout.h"

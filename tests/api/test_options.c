@@ -389,3 +389,206 @@ Test(options, canonical_is_stable_and_distinguishing) {
     cr_expect(strstr(b, "[\"a\\\",\\\"b\",") != NULL, "%s", b);
     cr_expect_eq(options_canonical(&o, a, 20), -1, "truncation is an error");
 }
+
+Test(options, witness_and_counters_switch_on_and_off) {
+    struct dv_options p;
+    char a[1024], b[1024];
+    experiment_defaults(&p);
+    cr_assert_eq(options_canonical(&p, a, sizeof a), 0);
+    cr_expect(strstr(a, "counters") == NULL, "%s", a);
+    cr_assert_eq(options_set_cli(&p, "--counters", "off", err), 0, "%s", err);
+    cr_assert_eq(options_set_cli(&p, "--witness", "off", err), 0, "%s", err);
+    cr_expect_eq(p.no_counters, 1);
+    cr_expect_eq(p.no_witness, 1);
+    cr_assert_eq(options_canonical(&p, b, sizeof b), 0);
+    cr_expect(strstr(b, " witness=off counters=off") != NULL, "%s", b);
+    cr_expect_str_neq(a, b);
+    cr_assert_eq(options_set_cli(&p, "--counters", "on", err), 0, "%s", err);
+    cr_expect_eq(p.no_counters, 0);
+    cr_expect_eq(options_set_cli(&p, "--counters", "maybe", err), -1);
+    cr_expect(strstr(err, "--counters") != NULL && strstr(err, "on or off") != NULL, "%s", err);
+}
+
+/* ---- the ranges the messages state are the ranges the rules apply --------
+ * Each message's numbers are read back and tried at and just past each end,
+ * in both spellings, so a range retyped as text (or a constant changed
+ * without its text) fails here. */
+
+static int valid(const struct dv_options *in) {
+    struct dv_options c = *in;
+    char e[ERR_LEN];
+    return options_validate(&c, OPTIONS_JSON, NULL, e) == 0;
+}
+
+/* The message for `bad` in `style`, which must be a rejection. */
+static const char *message(const struct dv_options *bad, enum options_style style) {
+    static char msg[ERR_LEN];
+    struct dv_options c = *bad;
+    cr_assert_eq(options_validate(&c, style, NULL, msg), -1, "accepted");
+    return msg;
+}
+
+/* The number right after the last `marker` in `msg`. */
+static double number_after(const char *msg, const char *marker) {
+    const char *p = NULL;
+    for (const char *q = strstr(msg, marker); q; q = strstr(q + 1, marker)) p = q;
+    cr_assert_not_null(p, "\"%s\" has no \"%s\"", msg, marker);
+    char *end;
+    double v = strtod(p + strlen(marker), &end);
+    cr_assert_neq(end, p + strlen(marker), "\"%s\": no number after \"%s\"", msg, marker);
+    return v;
+}
+
+/* The number right before the last "..": the range's low end. */
+static double number_before_dots(const char *msg) {
+    const char *p = NULL;
+    for (const char *q = strstr(msg, ".."); q; q = strstr(q + 1, "..")) p = q;
+    cr_assert_not_null(p, "\"%s\" states no range", msg);
+    const char *s = p;
+    while (s > msg && (s[-1] >= '0' && s[-1] <= '9')) s--;
+    cr_assert_neq(s, p, "\"%s\": no number before \"..\"", msg);
+    return strtod(s, NULL);
+}
+
+/* Low and high end of the "A..B" range in the message for `bad`, the same in both spellings. */
+static void range_of(const struct dv_options *bad, double *lo, double *hi) {
+    const char *json = message(bad, OPTIONS_JSON);
+    *lo = number_before_dots(json);
+    *hi = number_after(json, "..");
+    const char *cli = message(bad, OPTIONS_CLI);
+    cr_expect_eq(number_before_dots(cli), *lo, "%s", cli);
+    cr_expect_eq(number_after(cli, ".."), *hi, "%s", cli);
+}
+
+Test(options, stated_ranges_are_the_rules_for_whole_numbers) {
+    double lo, hi;
+    struct dv_options t = o;
+
+    t.blocks = DV_MAX_BLOCKS + 1;
+    range_of(&t, &lo, &hi);
+    t.blocks = (unsigned)lo;
+    cr_expect(valid(&t), "blocks %g", lo);
+    t.blocks = (unsigned)hi;
+    cr_expect(valid(&t), "blocks %g", hi);
+    t.blocks = (unsigned)hi + 1;
+    cr_expect(!valid(&t), "blocks %g + 1", hi);
+    t = o;
+
+    t.iterations = 0;
+    range_of(&t, &lo, &hi);
+    t.iterations = (unsigned)lo;
+    cr_expect(valid(&t));
+    t.iterations = (unsigned)lo - 1;
+    cr_expect(!valid(&t));
+    t.iterations = (unsigned)hi;
+    cr_expect(valid(&t), "iterations %g", hi);
+    t.iterations = (unsigned)hi + 1;
+    cr_expect(!valid(&t), "iterations %g + 1", hi);
+    t = o;
+
+    t.block_x = DV_MAX_THREADS_PER_BLOCK + 1;
+    range_of(&t, &lo, &hi);
+    cr_expect_eq(number_after(message(&t, OPTIONS_JSON), "x*y in "), lo);
+    t.block_x = (unsigned)lo;
+    cr_expect(valid(&t));
+    t.block_x = (unsigned)lo - 1;
+    cr_expect(!valid(&t));
+    t.block_x = (unsigned)hi;
+    cr_expect(valid(&t), "threads_per_block %g", hi);
+    t.block_x = (unsigned)hi + 1;
+    cr_expect(!valid(&t), "threads_per_block %g + 1", hi);
+    t.block_x = 2;
+    t.block_y = (unsigned)hi / 2 + 1; /* x*y just over */
+    cr_expect(!valid(&t));
+    cr_expect_eq(number_after(message(&t, OPTIONS_JSON), "more than "), hi, "%s", message(&t, OPTIONS_JSON));
+    t = o;
+
+    t.device = OPTIONS_MAX_DEVICE + 1;
+    range_of(&t, &lo, &hi);
+    t.device = (int)lo;
+    cr_expect(valid(&t));
+    t.device = (int)lo - 1;
+    cr_expect(!valid(&t));
+    t.device = (int)hi;
+    cr_expect(valid(&t), "device %g", hi);
+    t.device = (int)hi + 1;
+    cr_expect(!valid(&t), "device %g + 1", hi);
+    t = o;
+
+    t.max_samples = OPTIONS_MAX_SAMPLES + 1;
+    hi = number_after(message(&t, OPTIONS_JSON), "min_samples..");
+    cr_expect_eq(number_after(message(&t, OPTIONS_CLI), "min_samples.."), hi);
+    t.max_samples = (unsigned)hi;
+    cr_expect(valid(&t), "max_samples %g", hi);
+    t.max_samples = (unsigned)hi + 1;
+    cr_expect(!valid(&t), "max_samples %g + 1", hi);
+}
+
+Test(options, stated_ranges_are_the_rules_for_reals) {
+    double lo, hi;
+    struct dv_options t = o;
+
+    t.budget_ms = 0;
+    range_of(&t, &lo, &hi);
+    t.budget_ms = lo;
+    cr_expect(valid(&t), "budget_ms %g", lo);
+    t.budget_ms = lo * (1 - 1e-9);
+    cr_expect(!valid(&t), "budget_ms just under %g", lo);
+    t.budget_ms = hi;
+    cr_expect(valid(&t), "budget_ms %g", hi);
+    t.budget_ms = hi * (1 + 1e-9);
+    cr_expect(!valid(&t), "budget_ms just over %g", hi);
+    t = o;
+
+    t.max_noise = 2;
+    for (int style = OPTIONS_JSON; style <= OPTIONS_CLI; style++) {
+        const char *msg = message(&t, (enum options_style)style);
+        hi = number_after(msg, "at most ");
+        cr_expect_eq(number_after(msg, "("), hi * 100, "%s", msg);
+        struct dv_options u = o;
+        u.max_noise = hi;
+        cr_expect(valid(&u), "max_noise %g", hi);
+        u.max_noise = hi * (1 + 1e-9);
+        cr_expect(!valid(&u), "max_noise just over %g", hi);
+    }
+}
+
+Test(options, stated_counts_and_lengths_are_the_rules) {
+    struct dv_options t = o;
+    t.npredicates = 0;
+    double n = number_after(message(&t, OPTIONS_JSON), "1 to ");
+    cr_expect_eq(number_after(message(&t, OPTIONS_CLI), "1 to "), n);
+    cr_assert(n >= 1 && n <= DV_MAX_ROWS, "the text allows %g predicates, the request holds %u", n, DV_MAX_ROWS);
+    t.npredicates = (unsigned)n;
+    for (unsigned i = 0; i < t.npredicates; i++)
+        snprintf(t.predicates[i], sizeof t.predicates[i], "threadIdx.x < %u", i + 1);
+    snprintf(t.baseline, sizeof t.baseline, "threadIdx.x < 1");
+    cr_expect(valid(&t), "%g predicates", n);
+    if (n < DV_MAX_ROWS) {
+        t.npredicates = (unsigned)n + 1;
+        snprintf(t.predicates[(unsigned)n], sizeof t.predicates[0], "threadIdx.x < 999");
+        cr_expect(!valid(&t), "%g + 1 predicates", n);
+    }
+    /* The baseline that does not fit states the same row count. */
+    snprintf(t.baseline, sizeof t.baseline, "lane-parity");
+    t.npredicates = DV_MAX_ROWS;
+    for (unsigned i = 0; i < t.npredicates; i++)
+        snprintf(t.predicates[i], sizeof t.predicates[i], "threadIdx.x < %u", i + 1);
+    cr_expect_eq(number_after(message(&t, OPTIONS_JSON), "at most "), n);
+
+    t = o;
+    snprintf(t.scenario, sizeof t.scenario, "two words");
+    double len = number_after(message(&t, OPTIONS_JSON), "at most ");
+    cr_expect_eq(number_after(message(&t, OPTIONS_CLI), "at most "), len);
+    cr_assert(len >= 1 && len < sizeof t.scenario, "the text allows %g characters", len);
+    memset(t.scenario, 'a', (size_t)len);
+    t.scenario[(size_t)len] = '\0';
+    cr_expect(valid(&t), "a scenario name of %g characters", len);
+    char e[ERR_LEN];
+    cr_expect_eq(options_set_cli(&t, "--scenario", t.scenario, e), 0, "%s", e);
+    char longer[DV_SCENARIO_LEN + 2];
+    memset(longer, 'a', (size_t)len + 1);
+    longer[(size_t)len + 1] = '\0';
+    cr_expect_eq(options_set_cli(&t, "--scenario", longer, e), -1, "a name of %g + 1 characters", len);
+    cr_expect_eq(number_after(e, "at most "), len, "%s", e);
+}

@@ -698,7 +698,7 @@ Test(report, text_header_names_the_driver) {
 }
 
 /* The scenario suite as the planner builds it (analyze): every table has the
- * scenario columns, no Part 1 ones, and the seed's figures. */
+ * scenario columns, no Part 1 ones, and the worked examples' figures. */
 Test(report, text_planned_scenarios_have_their_own_layout) {
     struct dv_options o;
     char err[ERR_LEN] = "";
@@ -732,7 +732,7 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
         if (strcmp(t->id, "scenario:even-2way") == 0) {
             char buf[64];
             cell(rows[0], &cols[3], buf, sizeof buf);
-            cr_expect_str_eq(buf, "57.1%", "the seed's C1: 12 / 21");
+            cr_expect_str_eq(buf, "57.1%", "worked case C1: 12 / 21");
             seen_c1 = 1;
         }
     }
@@ -745,7 +745,9 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
     cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"), "%s", s);
     cr_expect_not_null(find_line(s, "model ratio: the issued path work over the baseline's"), "%s", s);
     cr_expect_not_null(find_line(s, "model eff.: max / sum of the path lengths in a warp for branches, "
-                                    "useful / issued lane-iterations for loops (seeds 002/003)"), "%s", s);
+                                    "useful / issued lane-iterations for loops "
+                                    "(\"Branch Divergence and Predication Performance in Warps\")"),
+                       "%s", s);
     free(s);
     experiment_report_free(r);
 }
@@ -766,7 +768,7 @@ static void scenario_report(struct dv_report *r) {
     struct dv_table *t = &r->tables[0];
     memset(t, 0, sizeof *t);
     snprintf(t->id, sizeof t->id, "scenario:even-2way");
-    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (seed cell C1)");
+    snprintf(t->title, sizeof t->title, "Even 2-way split, unequal paths (12 vs 9 units) (worked case C1)");
     snprintf(t->kernel, sizeof t->kernel, "kway");
     t->baseline_row = 1;
     t->nrows = 6;
@@ -776,7 +778,7 @@ static void scenario_report(struct dv_report *r) {
                  12.0 / 21, 0.52);
     scenario_row(&t->rows[1], "same work sorted by path over the grid: one path per warp", 1.0, 1.0, 1.0,
                  1.0, 1.0);
-    scenario_row(&t->rows[2], "every lane on its warp's longest path (the seed's ideal time)", 8.0 / 7,
+    scenario_row(&t->rows[2], "every lane on its warp's longest path (the worked examples' ideal time)", 8.0 / 7,
                  8.0 / 7 * 1.1, 1.1, 1.0, NAN);
     t->rows[2].comparable = 0;
     snprintf(t->rows[2].comparable_reason, sizeof t->rows[2].comparable_reason, "more work");
@@ -829,9 +831,129 @@ Test(report, text_measured_scenario_columns_and_agreement_mark) {
     cr_expect_not_null(find_line(s, "measured eff.: the same figure from times"), "%s", s);
     cr_expect_not_null(find_line(s, "agreement: vs baseline / model ratio; * = model and measurement differ"
                                     " by more than 10%"), "%s", s);
-    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the seed's ideal time): "
+    cr_expect_not_null(find_line(s, "[1] every lane on its warp's longest path (the worked examples' ideal time): "
                                     "not comparable: more work"), "%s", s);
     cr_expect_null(strstr(s, "predicted"), "%s", s);
     cr_expect_null(strstr(s, "threads on A"), "%s", s);
+    free(s);
+}
+
+/* The GPU's testimony on row 0 (witness and counters) and row 2 (witness
+ * only), the table's instantiation and the report's pass record. */
+static void add_testimony(struct dv_report *r) {
+    struct dv_table *t = &r->tables[0];
+    snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "compile-time 4096");
+    struct dv_observed *o = &t->rows[0].observed;
+    o->present = 1;
+    o->per = 1;
+    o->runs[0] = o->runs[1] = o->split[0] = o->split[1] = 8ull * 4096;
+    o->lanes[0] = o->lanes[1] = 128ull * 4096;
+    set_count(&o->split_warps, 8, 8, 8ull * 4096, 4096);
+    set_count(&o->path_runs, 16, 16, 16ull * 4096, 4096);
+    o->lanes_per_run[0] = o->lanes_per_run[1] = 16;
+    o->hist[0][16] = o->hist[1][16] = 8ull * 4096;
+    o->agrees = 1;
+    o->first_difference = -1;
+    snprintf(o->verdict, sizeof o->verdict, "agrees with the model in every block");
+    struct dv_counters *c = &t->rows[0].counters;
+    c->present = 1;
+    c->branch_targets_divergent = 32768;
+    c->branch_targets = 65536;
+    c->branch_uniform_pct = 50.5;
+    c->threads_per_inst = 16.1;
+    c->inst_executed = 2.0 * 1048576 * 128 * 1.0345;
+    c->ffma_threads = 4294967296.0;
+    c->warp_efficiency = 16.1 / 32;
+    c->divergent_per_block = 8;
+    c->model_split_per_block = 8;
+    c->inst_per_fma = 2.069;
+    c->inst_vs_baseline = 1.99;
+    snprintf(c->verdict, sizeof c->verdict, "agrees: 8 divergent branches per block for the model's 8 split warps");
+    struct dv_observed *o2 = &t->rows[2].observed;
+    o2->present = 1;
+    o2->per = 1;
+    o2->predicated = 1;
+    o2->first_difference = 3;
+    o2->lanes_per_run[0] = 32;
+    o2->lanes_per_run[1] = NAN;
+    snprintf(o2->verdict, sizeof o2->verdict, "predicated: every warp ran both sides");
+    struct dv_testimony *tm = &r->testimony;
+    tm->witness_requested = tm->counters_requested = 1;
+    tm->witness_taken = tm->counters_taken = 1;
+    tm->witness_ms = 12.5;
+    tm->counters_ms = 180.25;
+    snprintf(tm->counters_library, sizeof tm->counters_library, "libcupti.so.13");
+}
+
+Test(report, testimony_round_trips_with_its_contract_names) {
+    add_testimony(&rep);
+    expect_round_trip(&rep);
+    char *s = report_json(&rep, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_type(j, "tables.0.kernel_iterations", JSON_STRING);
+    expect_type(j, "tables.0.rows.0.observed.split_warps_per_block", JSON_REAL);
+    expect_type(j, "tables.0.rows.0.observed.runs", JSON_ARRAY);
+    expect_type(j, "tables.0.rows.0.observed.lanes_histogram.1.16", JSON_INTEGER);
+    cr_expect_eq(json_integer_value(at(j, "tables.0.rows.0.observed.lanes_histogram.0.16")), 8 * 4096);
+    cr_expect_eq(json_array_size(at(j, "tables.0.rows.0.observed.lanes_histogram.0")), 33);
+    expect_type(j, "tables.0.rows.0.observed.agrees", JSON_TRUE);
+    /* Metric names keep CUPTI's dots, so they are looked up directly. */
+    json_t *cnt = at(j, "tables.0.rows.0.counters");
+    cr_assert(json_is_object(cnt));
+    cr_expect(json_is_real(json_object_get(cnt, "smsp__sass_branch_targets_threads_divergent.sum")));
+    cr_expect(json_is_real(json_object_get(cnt, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")));
+    expect_type(j, "tables.0.rows.0.counters.warp_instructions_per_fma", JSON_REAL);
+    expect_type(j, "tables.0.rows.1.observed", JSON_NULL);
+    expect_type(j, "tables.0.rows.1.counters", JSON_NULL);
+    expect_type(j, "tables.0.rows.2.observed.first_difference", JSON_INTEGER);
+    expect_type(j, "tables.0.rows.2.observed.lanes_per_run.1", JSON_NULL);
+    expect_type(j, "testimony.counters.library", JSON_STRING);
+    expect_type(j, "testimony.counters.reason", JSON_NULL);
+    expect_type(j, "testimony.witness.host_ms", JSON_REAL);
+    json_decref(j);
+    free(s);
+}
+
+Test(report, testimony_reason_when_counters_are_null) {
+    rep.testimony.witness_requested = 1;
+    rep.testimony.witness_taken = 1;
+    rep.testimony.counters_requested = 1;
+    snprintf(rep.testimony.counters_reason, sizeof rep.testimony.counters_reason,
+             "CUPTI: libcupti.so not found");
+    expect_round_trip(&rep);
+    char *s = report_json(&rep, 0);
+    json_t *j = load(s);
+    cr_expect_str_eq(json_string_value(at(j, "testimony.counters.reason")), "CUPTI: libcupti.so not found");
+    cr_expect(json_is_false(at(j, "testimony.counters.taken")));
+    json_decref(j);
+    free(s);
+    char *text = report_text(&rep);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, "counters null: CUPTI: libcupti.so not found") != NULL, "%s", text);
+    free(text);
+}
+
+Test(report, text_shows_the_gpus_testimony_beside_the_table) {
+    add_testimony(&rep);
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    cr_expect(strstr(s, "kernel: branch, compile-time 4096 iterations") != NULL, "%s", s);
+    cr_expect(strstr(s, "GPU's testimony") != NULL, "%s", s);
+    /* Row 0: split 8, 16.0 lanes per run, agrees; 16.1 lanes per instruction, 8 divergent, 2.069 per FMA. */
+    const char *row = strstr(s, "\nthreadIdx.x & 1          ");
+    cr_assert_not_null(row);
+    row = strstr(row + 1, "\nthreadIdx.x & 1 ");
+    cr_assert_not_null(row, "%s", s);
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
+    cr_expect(strstr(line, "16.0 / 16.0") && strstr(line, "agrees") && strstr(line, "16.1") &&
+                  strstr(line, "8.00") && strstr(line, "2.069"),
+              "%s", line);
+    cr_expect(strstr(s, "threadIdx.x / 32 & 1: witness: predicated") != NULL, "%s", s);
+    cr_expect(strstr(s, "testimony: witness taken (12.5 ms host time); counters taken (180.2 ms host time, "
+                        "libcupti.so.13)") != NULL ||
+                  strstr(s, "counters taken (180.3 ms host time") != NULL,
+              "%s", s);
     free(s);
 }

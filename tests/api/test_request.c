@@ -190,6 +190,20 @@ static void round_trip(const char *body) {
     free(again);
 }
 
+Test(request, witness_and_counters_switches) {
+    cr_assert_eq(parse("{}"), 0);
+    cr_expect_eq(o.no_witness, 0);
+    cr_expect_eq(o.no_counters, 0);
+    cr_assert_eq(parse("{\"witness\": false, \"counters\": false}"), 0, "%s", e.reason);
+    cr_expect_eq(o.no_witness, 1);
+    cr_expect_eq(o.no_counters, 1);
+    cr_assert_eq(parse("{\"witness\": true, \"counters\": true}"), 0, "%s", e.reason);
+    cr_expect_eq(o.no_witness + o.no_counters, 0);
+    expect_error("{\"counters\": \"off\"}", "counters", "expected true or false, got a string");
+    expect_error("{\"witness\": 0}", "witness", "expected true or false");
+    round_trip("{\"witness\": false, \"counters\": false}");
+}
+
 Test(request, dump_round_trips) {
     round_trip("{}");
     round_trip("{\"part\": 2, \"blocks\": \"auto\", \"max_noise\": 0.0123456789012345678}");

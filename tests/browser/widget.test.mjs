@@ -252,3 +252,51 @@ test('Measure now with a GPU worker queues, polls the job and shows the fresh do
   assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured just now on /);
   await p.close();
 });
+
+// A real H200 capture with the GPU's testimony (witness and counters), rendered
+// by the widget: the table gains a "GPU's testimony" column, the caption names
+// the instantiation, the chart a third bar per row (the GPU's instruction count
+// against the baseline row's). Every expected string is read from the capture.
+test("the GPU's testimony shows beside the model in the table and the chart", async () => {
+  const cap = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'fixtures', 'testimony', 'h200-lesson.json'), 'utf8'));
+  const got = await page.evaluate(([sel, d]) => {
+    const box = document.createElement('div');
+    box.append(...document.querySelector(sel).renderDoc(d, 'testimony'));
+    return {
+      tables: [...box.querySelectorAll('table')].map((t) => ({
+        head: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+        gpu: [...t.querySelectorAll('td[data-k=gpu]')].map((c) => c.textContent),
+        cap: t.querySelector('caption').textContent,
+      })),
+      charts: [...box.querySelectorAll('svg[role=img]')].map((s) => ({
+        pairs: s.querySelectorAll('g.pair').length, counted: s.querySelectorAll('g.pair rect.bg').length,
+        desc: s.querySelector('desc').textContent, text: s.textContent,
+      })),
+    };
+  }, [W, cap]);
+  assert.equal(got.tables.length, cap.tables.length);
+  for (const [ti, t] of cap.tables.entries()) {
+    const g = got.tables[ti];
+    assert.ok(g.head.includes("GPU's testimony"), `table ${ti} has the testimony column: ${g.head}`);
+    assert.ok(g.cap.includes(`(${t.kernel_iterations} iterations)`), `caption names the instantiation: ${g.cap}`);
+    assert.equal(g.gpu.length, t.rows.length);
+    for (const [i, r] of t.rows.entries()) {
+      const c = r.counters, o = r.observed, cell = g.gpu[i];
+      assert.ok(cell.includes(`split ${fx(o.split_warps_per_block, 2)}`), `row ${i}: ${cell}`);
+      assert.ok(cell.includes(o.agrees ? 'agrees with the model' : o.predicated ? 'predicated' : 'differs'), `row ${i}: ${cell}`);
+      assert.ok(cell.includes(`${fx(c['smsp__thread_inst_executed_per_inst_executed.ratio'], 1)} lanes/instr`), `row ${i}: ${cell}`);
+      assert.ok(cell.includes(`${fx(c.divergent_branches_per_block, 2)} divergent/block`), `row ${i}: ${cell}`);
+      assert.ok(cell.includes(`${fx(c.warp_instructions_per_fma, 2)} instr/FMA`), `row ${i}: ${cell}`);
+      assert.equal(cell.includes('timed kernel predicated'), c.predicated, `row ${i}: ${cell}`);
+    }
+    const ch = got.charts[ti];
+    assert.equal(ch.counted, t.rows.length, `chart ${ti}: a GPU-count bar per row`);
+    assert.equal(ch.pairs, t.rows.length);
+    for (const r of t.rows)
+      assert.ok(ch.text.includes(`${fx(r.counters.instructions_vs_baseline, 2)}\u00d7 GPU instructions`), `chart ${ti}: ${r.name}`);
+    assert.ok(ch.desc.includes('GPU instruction count'), ch.desc);
+  }
+  // The lane-parity row of Part 1: about 16 active lanes per instruction and 8 divergent branches per block.
+  assert.match(got.tables[0].gpu[0], /16\.\d lanes\/instr/);
+  assert.ok(got.tables[0].gpu[0].includes('8.00 divergent/block'));
+});

@@ -23,15 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/timeutil.h"
 #include "model/experiment.h"
 #include "api/report.h"
 #include "api/request.h"
 #include "jobs/wire.h"
-
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {}
-}
 
 static int send_text(const char *s) {
     char err[ERR_LEN];
@@ -135,11 +131,11 @@ int main(int argc, char **argv) {
         free(body);
         switch (o.iterations) {
         case 1111:
-            for (;;) sleep_ms(1000);
+            for (;;) timeutil_sleep_ms(1000);
         case 2222:
             abort();
         case 3333:
-            sleep_ms(300);
+            timeutil_sleep_ms(300);
             break;
         case 4444:
             reply_fail(id, DV_ESTICKY, "cudaDeviceSynchronize: an illegal memory access was encountered (fake)", NULL);

@@ -1,6 +1,6 @@
 /* helper_http.h -- start the real `divergence serve` on a loopback ephemeral
- * port and talk HTTP/1.1 to it over plain sockets (no client library), for
- * the server and evidence tests.
+ * port and talk HTTP to it through core/httpclient (libcurl), for the server
+ * and evidence tests; helper_raw() sends hostile bytes as they are.
  *
  *   struct helper_server s;
  *   const char *args[] = {"--queue", "2", NULL};
@@ -51,10 +51,11 @@ int helper_server_stop(struct helper_server *s, int timeout_ms);
 /* The server's log so far (malloc()ed). */
 char *helper_server_log(const struct helper_server *s);
 
-/* One request with `Connection: close`. `headers` holds extra header lines,
- * each ending in "\r\n" (may be NULL). A POST gets
- * `Content-Type: application/json` unless `headers` has a Content-Type.
- * Returns 0 when a response came. */
+/* One request on its own connection (core/httpclient), the path sent as
+ * written. `headers` holds extra header lines, each ending in "\r\n" (may be
+ * NULL). A POST gets `Content-Type: application/json` unless `headers` has a
+ * Content-Type (the server takes POST bodies only as JSON). Returns 0 when a
+ * response came. */
 int helper_request(unsigned port, const char *method, const char *path, const char *headers,
                    const char *body, size_t len, struct helper_response *r);
 

@@ -1,5 +1,7 @@
 /* test_timeutil.c -- the one clock and the UTC formats. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "base/timeutil.h"
@@ -44,4 +46,23 @@ Test(timeutil, the_monotonic_clock_moves_forward_and_deadlines_add_up) {
     double ahead = (double)(d.tv_sec - now.tv_sec) * 1e3 + (double)(d.tv_nsec - now.tv_nsec) / 1e6;
     cr_assert(ahead > 1400.0 && ahead <= 1500.0, "deadline %.3f ms ahead", ahead);
     cr_assert(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+}
+
+/* A timed wait on a condition variable from timeutil_cond_init() ends at a
+ * timeutil_deadline(): the two read the same clock. (On the wall clock the
+ * monotonic deadline lies decades in the past and the wait would not wait.) */
+Test(timeutil, timed_waits_end_at_the_deadline) {
+    pthread_cond_t c;
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    cr_assert_eq(timeutil_cond_init(&c), 0);
+    pthread_mutex_lock(&m);
+    double t0 = timeutil_now_ms();
+    struct timespec until = timeutil_deadline(50);
+    int rc;
+    while ((rc = pthread_cond_timedwait(&c, &m, &until)) == 0) {}
+    double waited = timeutil_now_ms() - t0;
+    pthread_mutex_unlock(&m);
+    pthread_cond_destroy(&c);
+    cr_expect_eq(rc, ETIMEDOUT);
+    cr_expect_geq(waited, 49.0, "waited %.1f ms for a 50 ms deadline", waited);
 }

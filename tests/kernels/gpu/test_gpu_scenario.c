@@ -49,14 +49,14 @@ static void run_and_check(const struct scenario *s, unsigned blocks, unsigned bx
         cr_assert_eq(devmem_upload(d_out, out, n * sizeof(float), err), 0, "%s", err);
         if (s->kind == SCENARIO_KWAY) {
             cr_assert_eq(devmem_upload(d_w, w, n, err), 0, "%s", err);
-            rc = scenario_launch_kway(d_in, d_out, d_w, blocks, bx, by, &L, unit, err);
+            rc = scenario_launch_kway(d_in, d_out, d_w, blocks, bx, by, &L, unit, NULL, err);
         } else if (s->kind == SCENARIO_LOOP) {
             cr_assert_eq(devmem_upload(d_w, wide, n * sizeof(uint32_t), err), 0, "%s", err);
-            rc = scenario_launch_loop(d_in, d_out, d_w, blocks, bx, by, unit, err);
+            rc = scenario_launch_loop(d_in, d_out, d_w, blocks, bx, by, unit, NULL, err);
         } else {
             cr_assert_eq(devmem_upload(d_w, wide, n * sizeof(uint32_t), err), 0, "%s", err);
             rc = scenario_launch_short(d_in, d_out, d_w, blocks, bx, by, s->lengths[0], s->lengths[1],
-                                       iters, err);
+                                       iters, NULL, err);
         }
         cr_assert_eq(rc, 0, "%s/%s: %s", s->name, s->rows[r].name, err);
         cr_assert_eq(devmem_download(out, d_out, n * sizeof(float), err), 0, "%s", err);
@@ -94,11 +94,11 @@ Test(gpu_scenario, launchers_reject_bad_arguments) {
     HELPER_REQUIRE_GPU();
     char err[ERR_LEN] = "";
     struct scenario_lengths L = {{0}};
-    cr_expect_eq(scenario_launch_kway(NULL, NULL, NULL, 1, 32, 1, &L, 48, err), DV_ERR);
+    cr_expect_eq(scenario_launch_kway(NULL, NULL, NULL, 1, 32, 1, &L, 48, NULL, err), DV_ERR);
     cr_expect(strstr(err, "multiple") != NULL, "%s", err);
-    cr_expect_eq(scenario_launch_short(NULL, NULL, NULL, 1, 32, 1, 2, 2, 32, err), DV_ERR);
+    cr_expect_eq(scenario_launch_short(NULL, NULL, NULL, 1, 32, 1, 2, 2, 32, NULL, err), DV_ERR);
     cr_expect(strstr(err, "no kernel") != NULL, "%s", err);
-    cr_expect_eq(scenario_launch_loop(NULL, NULL, NULL, 1, 2048, 1, 32, err), DV_ERR);
+    cr_expect_eq(scenario_launch_loop(NULL, NULL, NULL, 1, 2048, 1, 32, NULL, err), DV_ERR);
 }
 
 Test(gpu_scenario, measure_fills_every_row) {

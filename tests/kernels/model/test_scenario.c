@@ -1,4 +1,4 @@
-/* test_scenario.c -- the scenario suite's model against the seeds' numbers,
+/* test_scenario.c -- the scenario suite's model against the worked examples' numbers,
  * the arrangement invariants and the CPU reference (no GPU). */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -13,23 +13,18 @@ static const struct scenario *get(const char *name) {
     return s;
 }
 
-/* The seed's percentage, to the 0.1 it prints, and the exact fraction. */
-static void expect_eff(double got, double exact, double seed_percent, const char *what) {
+/* The worked examples' percentage, to the 0.1 they print, and the exact fraction. */
+static void expect_eff(double got, double exact, double lesson_percent, const char *what) {
     cr_expect(fabs(got - exact) < 1e-12, "%s: efficiency %.6f, want %.6f", what, got, exact);
-    cr_expect(fabs(100.0 * got - seed_percent) <= 0.05 + 1e-9, "%s: %.3f%%, the seed says %.3f%%",
-              what, 100.0 * got, seed_percent);
+    cr_expect(fabs(100.0 * got - lesson_percent) <= 0.05 + 1e-9, "%s: %.3f%%, the worked examples say %.3f%%",
+              what, 100.0 * got, lesson_percent);
 }
 
+/* The lesson's defaults (experiment_defaults), with blocks "auto", which
+ * scenarios plan as the lesson's 4096. */
 static void default_options(struct dv_options *o) {
-    memset(o, 0, sizeof *o);
-    o->blocks = 0; /* auto: the lesson's 4096 */
-    o->block_x = 256;
-    o->block_y = 1;
-    o->iterations = DV_DEFAULT_ITERATIONS;
-    o->max_noise = DV_DEFAULT_MAX_NOISE;
-    o->budget_ms = DV_DEFAULT_BUDGET_MS;
-    o->min_samples = DV_DEFAULT_MIN_SAMPLES;
-    o->max_samples = DV_DEFAULT_MAX_SAMPLES;
+    experiment_defaults(o);
+    o->blocks = 0;
 }
 
 static const struct dv_table *table_of(const struct dv_report *r, const char *name) {
@@ -125,7 +120,7 @@ Test(scenario, loop_utilization_is_37_5_percent) {
     }
     cr_expect_eq(sum, 240);
     cr_expect_eq(max, 20);
-    cr_expect_eq(lanes_with(s, 3), 2, "the seed's two count-3 threads");
+    cr_expect_eq(lanes_with(s, 3), 2, "the worked case's two count-3 threads");
     expect_eff(scenario_warp_efficiency(s, s->lane_work), 240.0 / 640.0, 37.5, s->name);
 }
 
@@ -193,7 +188,7 @@ Test(scenario, warp_realign_goes_from_58_3_to_100_percent) {
     free(r);
 }
 
-Test(scenario, every_table_plans_with_seed_figures) {
+Test(scenario, every_table_plans_with_the_worked_examples_figures) {
     struct dv_options o;
     struct dv_report *r = calloc(1, sizeof *r);
     char err[ERR_LEN] = "";

@@ -1,10 +1,9 @@
 /* test_refresh_client.c -- `divergence refresh` against a small scripted
  * HTTP server on a loopback port: the requests it sends, how it follows the
- * refresh, its summary and its exit statuses. */
+ * refresh (through redirects and a proxy too), its summary and its exit
+ * statuses. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "evidence/refresh.h"
+#include "cmd/refresh_cmd.h"
+#include "support/loopback.h"
 
 #define SUITES_RUNNING                                                                             \
     "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \
@@ -33,16 +33,15 @@ struct script {
     int polls_running; /* GETs answered "running" before the final one */
     const char *final_body;
     int chunked;
+    int moved; /* paths under /old/ answer 307 to the same path without it */
     /* seen */
-    int posts, gets;
+    int posts, gets, redirects;
     char first_request[2048];
     char last_path[256];
 };
 
 static struct script sc;
-static int lfd = -1;
-static int port;
-static pthread_t th;
+static struct loopback lo;
 
 static void answer(int fd, int status, const char *body, int chunked) {
     char head[512];
@@ -61,23 +60,18 @@ static void answer(int fd, int status, const char *body, int chunked) {
 
 static void *serve(void *arg) {
     for (;;) {
-        int fd = accept(lfd, NULL, NULL);
+        int fd = accept(lo.fd, NULL, NULL);
         if (fd < 0) return NULL;
         char req[4096];
-        size_t n = 0;
-        while (n < sizeof req - 1) {
-            ssize_t r = read(fd, req + n, sizeof req - 1 - n);
-            if (r <= 0) break;
-            n += (size_t)r;
-            req[n] = '\0';
-            if (strstr(req, "\r\n\r\n")) break;
-        }
-        req[n] = '\0';
+        loopback_read_request(fd, req, sizeof req); /* a TLS hello is answered in plain text */
         if (sc.posts + sc.gets == 0) snprintf(sc.first_request, sizeof sc.first_request, "%.2000s", req);
         char method[8] = "", path[256] = "";
         sscanf(req, "%7s %255s", method, path);
         snprintf(sc.last_path, sizeof sc.last_path, "%s", path);
-        if (strcmp(method, "POST") == 0) {
+        if (sc.moved && strncmp(path, "/old/", 5) == 0) {
+            sc.redirects++;
+            dprintf(fd, "HTTP/1.1 307 X\r\nLocation: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", path + 4);
+        } else if (strcmp(method, "POST") == 0) {
             sc.posts++;
             answer(fd, sc.post_status, sc.post_body, 0);
         } else {
@@ -88,26 +82,24 @@ static void *serve(void *arg) {
     }
 }
 
+/* The client honours proxies from the environment: none unless a test sets one. */
+static void no_proxies(void) {
+    const char *vars[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+}
+
 static void setup(void) {
+    no_proxies();
     memset(&sc, 0, sizeof sc);
     sc.post_status = 202;
     sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
     sc.polls_running = 2;
     sc.final_body = SUITES_OK;
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    cr_assert_eq(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    socklen_t len = sizeof a;
-    getsockname(lfd, (struct sockaddr *)&a, &len);
-    port = ntohs(a.sin_port);
-    cr_assert_eq(listen(lfd, 16), 0);
-    pthread_create(&th, NULL, serve, NULL);
+    cr_assert_eq(loopback_start(&lo, serve), 0, "no loopback listener");
 }
 
 static void teardown(void) {
-    shutdown(lfd, SHUT_RDWR);
-    close(lfd);
-    pthread_join(th, NULL);
+    loopback_stop(&lo);
 }
 
 /* Runs the client with `extra` arguments after --server; returns its exit
@@ -115,7 +107,7 @@ static void teardown(void) {
 static int run(const char *server, const char *const *extra, char *out, size_t outlen) {
     char url[128];
     if (!server) {
-        snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d", lo.port);
         server = url;
     }
     char *argv[16] = {"refresh", "--server", (char *)server};
@@ -126,7 +118,7 @@ static int run(const char *server, const char *const *extra, char *out, size_t o
     int saved = dup(1);
     FILE *tmp = tmpfile();
     dup2(fileno(tmp), 1);
-    int rc = refresh_main(argc, argv);
+    int rc = refresh_cmd_main(argc, argv);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -166,7 +158,7 @@ Test(refresh_client, decodes_chunked_answers_and_keeps_a_base_path, .init = setu
     sc.chunked = 1;
     sc.polls_running = 0;
     char out[4096], url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/divergence/", port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/divergence/", lo.port);
     cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
     cr_expect(strncmp(sc.first_request, "POST /divergence/evidence/refresh ", 34) == 0, "%s", sc.first_request);
     cr_expect_str_eq(sc.last_path, "/divergence/evidence/refresh/rtest");
@@ -193,11 +185,45 @@ Test(refresh_client, a_refresh_that_does_not_end_times_out_with_1, .init = setup
     cr_expect_gt(sc.gets, 3);
 }
 
+Test(refresh_client, follows_redirects_keeping_the_method, .init = setup, .fini = teardown) {
+    sc.moved = 1;
+    char out[4096], url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/old", lo.port);
+    cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sc.posts, 1, "the POST is repeated at the new place as a POST");
+    cr_expect_eq(sc.redirects, 1 + sc.gets, "every request went to /old first");
+    cr_expect_str_eq(sc.last_path, "/evidence/refresh/rtest");
+}
+
+Test(refresh_client, goes_through_the_proxy_the_environment_names, .init = setup, .fini = teardown) {
+    char proxy[64], out[4096];
+    snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", lo.port);
+    setenv("http_proxy", proxy, 1);
+    cr_assert_eq(run("http://divergence.invalid:8080", fast, out, sizeof out), 0, "%s", out);
+    no_proxies();
+    cr_expect(strncmp(sc.first_request, "POST http://divergence.invalid:8080/evidence/refresh HTTP/1.1\r\n", 63) == 0,
+              "%s", sc.first_request);
+    cr_expect_str_eq(sc.last_path, "http://divergence.invalid:8080/evidence/refresh/rtest");
+}
+
+Test(refresh_client, speaks_tls_to_https_and_exits_2_when_the_handshake_fails, .init = setup, .fini = teardown) {
+    char out[4096], url[128];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d", lo.port);
+    cr_expect_eq(run(url, fast, out, sizeof out), 2);
+    cr_expect_eq(sc.posts, 0, "no plain-text request was sent to an https URL");
+    cr_expect_eq(sc.gets, 1, "one connection, a TLS hello where a request line would be");
+    cr_expect_eq(sc.first_request[0], 0x16, "a TLS handshake record");
+}
+
 Test(refresh_client, usage_and_connection_errors_exit_2) {
+    no_proxies();
     char out[4096];
-    cr_expect_eq(run("https://divergence.example.org", fast, out, sizeof out), 2, "https is refused");
+    cr_expect_eq(run("https://", fast, out, sizeof out), 2);
     cr_expect_eq(run("ftp://127.0.0.1", fast, out, sizeof out), 2);
     cr_expect_eq(run("http://", fast, out, sizeof out), 2);
+    cr_expect_eq(run("http://127.0.0.1:8080/?x=1", fast, out, sizeof out), 2);
+    const char *const control[] = {"--token", "a\r\nX-Injected: 1", NULL};
+    cr_expect_eq(run("http://127.0.0.1:8080", control, out, sizeof out), 2, "a token cannot add a header");
     cr_expect_eq(run("http://127.0.0.1:99999", fast, out, sizeof out), 2);
     const char *const bad_timeout[] = {"--timeout", "soon", NULL};
     cr_expect_eq(run("http://127.0.0.1:8080", bad_timeout, out, sizeof out), 2);
@@ -206,15 +232,8 @@ Test(refresh_client, usage_and_connection_errors_exit_2) {
     const char *const dangling[] = {"--token", NULL};
     cr_expect_eq(run("http://127.0.0.1:8080", dangling, out, sizeof out), 2);
     char *argv[] = {"refresh", NULL};
-    cr_expect_eq(refresh_main(1, argv), 2, "--server is required");
-    /* A port nothing listens on. */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bind(fd, (struct sockaddr *)&a, sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &len);
-    close(fd);
+    cr_expect_eq(refresh_cmd_main(1, argv), 2, "--server is required");
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", loopback_dead_port());
     cr_expect_eq(run(url, fast, out, sizeof out), 2, "connection refused");
 }

@@ -1,6 +1,6 @@
 /* test_jobq.c -- the job queue on its own: FIFO order, the bound, positions,
  * the finished-job bound, the result cache and its TTL, joining identical
- * jobs, callbacks, and closing. */
+ * jobs, callbacks, closing, and its return codes. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -236,4 +236,36 @@ Test(jobq, close_keeps_every_job_visible_during_callbacks) {
     jobq_get_stats(q, &st);
     cr_assert_eq(st.depth, 0);
     cr_assert_eq(st.failed, 3);
+}
+
+/* One return-code family (base/status.h): the queue's "full" and "closed"
+ * are values of their own, so a caller that maps codes to answers (429,
+ * 503 with a reason, a CUDA error) can never take a full queue for a
+ * missing GPU or a shutdown for a lost CUDA context. */
+Test(jobq, full_and_closed_are_codes_of_their_own) {
+    const int codes[] = {DV_ERR, DV_ENOGPU, DV_ESTICKY, DV_EGATE, DV_EFULL, DV_ECLOSED};
+    const size_t n = sizeof codes / sizeof codes[0];
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_lt(codes[i], 0, "code %zu is %d: a failure is negative", i, codes[i]);
+        for (size_t k = 0; k < i; k++)
+            cr_expect_neq(codes[i], codes[k], "codes %zu and %zu are both %d", k, i, codes[i]);
+    }
+
+    q = jobq_create(1, 8, 60, err);
+    cr_assert_not_null(q, "%s", err);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{\"n\":1}", NULL, id, &pos), 0);
+    err[0] = '\0';
+    int rc = push("{\"n\":2}", NULL, id, &pos);
+    cr_expect_eq(rc, DV_EFULL, "a full queue answers DV_EFULL, got %d", rc);
+    cr_expect(rc != DV_ENOGPU && rc != DV_ESTICKY, "full is neither no-GPU nor a sticky CUDA error");
+    cr_expect(strstr(err, "full"), "%s", err);
+
+    jobq_close(q, "server shutting down");
+    err[0] = '\0';
+    rc = push("{\"n\":3}", NULL, id, &pos);
+    cr_expect_eq(rc, DV_ECLOSED, "a closed queue answers DV_ECLOSED, got %d", rc);
+    cr_expect(rc != DV_ESTICKY && rc != DV_ENOGPU && rc != DV_EFULL, "closed is a code of its own");
+    cr_expect(strstr(err, "shutting down"), "%s", err);
 }

@@ -1,0 +1,217 @@
+/* testimony.c -- the witness against the model, and the counters derived
+ * (testimony.h).
+ *
+ * The model's record is built in exactly the shape the witness kernel writes
+ * (one dv_witness_block per block), so agreement is a plain block-by-block
+ * comparison and a disagreement can name its block.
+ */
+#include "model/testimony.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned warp_width(unsigned tpb, unsigned w) {
+    unsigned first = w * 32u;
+    return tpb - first < 32u ? tpb - first : 32u;
+}
+
+static void add_run(struct dv_witness_block *b, unsigned path, unsigned active, unsigned width,
+                    unsigned long long times) {
+    if (active == 0) return;
+    b->runs[path] += times;
+    if (active < width) b->split[path] += times;
+    b->lanes[path] += times * active;
+    b->hist[path][active] += (unsigned)times;
+}
+
+void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, unsigned long long times,
+                           struct dv_witness_block *exp) {
+    const unsigned tpb = g->block_x * g->block_y;
+    const unsigned wpb = (tpb + 31u) / 32u;
+    for (unsigned b = 0; b < g->blocks; b++) {
+        for (unsigned w = 0; w < wpb; w++) {
+            const unsigned width = warp_width(tpb, w);
+            unsigned on_a = 0;
+            for (unsigned l = 0; l < width; l++) {
+                unsigned long long i = (unsigned long long)b * tpb + w * 32ull + l;
+                on_a += (mask[i >> 5] >> (i & 31u)) & 1u;
+            }
+            add_run(&exp[b], 0, on_a, width, times);
+            add_run(&exp[b], 1, width - on_a, width, times);
+        }
+    }
+}
+
+int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+                            struct dv_witness_block *exp, char *err) {
+    memset(exp, 0, sizeof(*exp) * g->blocks);
+    if (kernel == DV_KERNEL_NOBRANCH) {
+        const unsigned tpb = g->block_x * g->block_y;
+        for (unsigned b = 0; b < g->blocks; b++)
+            for (unsigned w = 0; w < (tpb + 31u) / 32u; w++)
+                add_run(&exp[b], 0, warp_width(tpb, w), warp_width(tpb, w), 1);
+        return 0;
+    }
+    /* Phase k of a per-iteration row: the built-in modes repeat every 32
+     * phases, so phase k's mask is phase (k % 32)'s, counted once per
+     * iteration that has it. */
+    const unsigned phases = kernel == DV_KERNEL_PERITER ? (iterations < 32u ? iterations : 32u) : 1u;
+    /* A predicate that does not read blockIdx.x gives every block block 0's
+     * record: build one and copy it (a built-in reads it only as block
+     * parity, whatever its `uses` says for the mask kernel). */
+    const int per_block = p->expr ? (p->uses & PREDICATE_USES_BLOCK) != 0 : p->mode == DV_BLOCK_PARITY;
+    const struct dv_geometry one = {1, g->block_x, g->block_y};
+    const struct dv_geometry *eg = per_block ? g : &one;
+    for (unsigned ph = 0; ph < phases; ph++) {
+        unsigned long long times = kernel == DV_KERNEL_PERITER ? iterations / 32u + (ph < iterations % 32u) : 1u;
+        uint32_t *mask = analysis_mask_build(p, eg, ph, err);
+        if (!mask) return -1;
+        testimony_expect_mask(mask, eg, times, exp);
+        free(mask);
+    }
+    for (unsigned b = 1; !per_block && b < g->blocks; b++) exp[b] = exp[0];
+    return 0;
+}
+
+void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
+                               unsigned threads_per_block, unsigned short_iters, struct dv_witness_block *exp) {
+    const unsigned tpb = threads_per_block;
+    const unsigned wpb = (tpb + 31u) / 32u;
+    memset(exp, 0, sizeof(*exp) * blocks);
+    for (unsigned b = 0; b < blocks; b++) {
+        for (unsigned w = 0; w < wpb; w++) {
+            const unsigned width = warp_width(tpb, w);
+            const uint8_t *p = work + (unsigned long long)b * tpb + w * 32ull;
+            if (s->kind == SCENARIO_KWAY) {
+                unsigned count[SCENARIO_MAX_PATHS] = {0};
+                for (unsigned l = 0; l < width; l++) count[p[l] % SCENARIO_MAX_PATHS]++;
+                for (unsigned q = 0; q < SCENARIO_MAX_PATHS; q++) add_run(&exp[b], 0, count[q], width, 1);
+            } else if (s->kind == SCENARIO_LOOP) {
+                unsigned most = 0;
+                for (unsigned l = 0; l < width; l++)
+                    if (p[l] > most) most = p[l];
+                for (unsigned j = 0; j < most; j++) {
+                    unsigned active = 0;
+                    for (unsigned l = 0; l < width; l++) active += p[l] > j;
+                    add_run(&exp[b], 0, active, width, 1);
+                }
+            } else {
+                const unsigned long long rounds = short_iters / 32u;
+                for (unsigned j = 0; j < 32u; j++) {
+                    unsigned ones = 0;
+                    for (unsigned l = 0; l < width; l++) ones += (scenario_short_pattern(p[l]) >> j) & 1u;
+                    add_run(&exp[b], 0, ones, width, rounds);
+                    add_run(&exp[b], 1, width - ones, width, rounds);
+                }
+            }
+        }
+    }
+}
+
+static void count_add(struct dv_count *c, unsigned v, int first) {
+    if (first || v < c->min) c->min = v;
+    if (first || v > c->max) c->max = v;
+    c->total += v;
+}
+
+static unsigned clamp_u(unsigned long long v) { return v > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)v; }
+
+void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
+                       unsigned warps_per_block, unsigned per, struct dv_observed *o) {
+    memset(o, 0, sizeof *o);
+    o->present = 1;
+    o->per = per ? per : 1u;
+    o->first_difference = -1;
+    int every_warp_both_full = blocks > 0;
+    unsigned long long exp_runs = 0;
+    for (unsigned b = 0; b < blocks; b++) {
+        const struct dv_witness_block *s = &seen[b];
+        for (unsigned p = 0; p < DV_WITNESS_PATHS; p++) {
+            o->runs[p] += s->runs[p];
+            o->split[p] += s->split[p];
+            o->lanes[p] += s->lanes[p];
+            for (unsigned k = 0; k < DV_WITNESS_BINS; k++) o->hist[p][k] += s->hist[p][k];
+            exp_runs += exp ? exp[b].runs[p] : 0;
+        }
+        count_add(&o->path_runs, clamp_u((s->runs[0] + s->runs[1]) / o->per), b == 0);
+        count_add(&o->split_warps, clamp_u((s->split[0] > s->split[1] ? s->split[0] : s->split[1]) / o->per), b == 0);
+        if (s->split[0] || s->split[1] || s->runs[0] != s->runs[1] ||
+            s->runs[0] != (unsigned long long)warps_per_block * o->per)
+            every_warp_both_full = 0;
+        if (exp && o->first_difference < 0 && memcmp(s, &exp[b], sizeof *s) != 0) o->first_difference = b;
+    }
+    if (blocks) {
+        o->path_runs.per_block = (double)o->path_runs.total / blocks;
+        o->split_warps.per_block = (double)o->split_warps.total / blocks;
+    }
+    for (unsigned p = 0; p < DV_WITNESS_PATHS; p++)
+        o->lanes_per_run[p] = o->runs[p] ? (double)o->lanes[p] / (double)o->runs[p] : NAN;
+    o->agrees = exp != NULL && o->first_difference < 0;
+    unsigned long long seen_runs = o->runs[0] + o->runs[1];
+    o->predicated = !o->agrees && every_warp_both_full && exp && seen_runs > exp_runs;
+    if (!exp) snprintf(o->verdict, sizeof o->verdict, "no model record to compare with");
+    else if (o->agrees)
+        snprintf(o->verdict, sizeof o->verdict,
+                 "agrees with the model in every block: %.4g split warps and %.4g path-runs per block%s",
+                 o->split_warps.per_block, o->path_runs.per_block, o->per > 1 ? " per iteration" : "");
+    else if (o->predicated)
+        snprintf(o->verdict, sizeof o->verdict,
+                 "predicated: every warp ran both sides with all its lanes (%.4g path-runs per block%s, the "
+                 "model expected %.4g); the compiler turned the branch into predicated instructions",
+                 o->path_runs.per_block, o->per > 1 ? " per iteration" : "",
+                 (double)exp_runs / o->per / (blocks ? blocks : 1));
+    else {
+        const struct dv_witness_block *s = &seen[o->first_difference], *e = &exp[o->first_difference];
+        snprintf(o->verdict, sizeof o->verdict,
+                 "differs from the model at block %lld: path A %llu runs (%llu partial), model %llu (%llu); "
+                 "path B %llu runs (%llu partial), model %llu (%llu)",
+                 o->first_difference, s->runs[0], s->split[0], e->runs[0], e->split[0], s->runs[1], s->split[1],
+                 e->runs[1], e->split[1]);
+    }
+}
+
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per) {
+    const double split = model_split_per_block * (per ? per : 1u);
+    c->warp_efficiency = c->threads_per_inst >= 0 ? c->threads_per_inst / 32.0 : NAN;
+    c->divergent_per_block = blocks ? c->branch_targets_divergent / blocks : NAN;
+    c->model_split_per_block = split;
+    c->inst_per_fma = c->ffma_threads > 0 ? c->inst_executed / (c->ffma_threads / 32.0) : NAN;
+    const double d = c->divergent_per_block;
+    c->predicated = split > 0 && d == 0 && c->warp_efficiency > 0.999;
+    if (!isfinite(d)) snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
+    else if (c->predicated && per > 1)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
+                 "per block at each of %u evaluations; the compiler turned the branch into predicated instructions "
+                 "(%.3f instructions per FMA)",
+                 c->threads_per_inst, model_split_per_block, per, c->inst_per_fma);
+    else if (c->predicated)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
+                 "per block; the compiler turned the branch into predicated instructions (%.3f instructions per FMA)",
+                 c->threads_per_inst, split, c->inst_per_fma);
+    else if (fabs(d - split) <= 0.01 * (split > 1 ? split : 1))
+        snprintf(c->verdict, sizeof c->verdict,
+                 "agrees: %.4g divergent branches per block for the model's %.4g split warps", d, split);
+    else if (split > 0 && d > split)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "%.4g divergent branches per block for %.4g split warps: more than one per split warp (a switch "
+                 "over several paths, or a loop exit per trip count)",
+                 d, split);
+    else
+        snprintf(c->verdict, sizeof c->verdict,
+                 "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);
+}
+
+void testimony_counters_compare(struct dv_table *t) {
+    const struct dv_counters *base =
+        t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows ? &t->rows[t->baseline_row].counters : NULL;
+    for (unsigned i = 0; i < t->nrows; i++) {
+        struct dv_counters *c = &t->rows[i].counters;
+        c->inst_vs_baseline = c->present && base && base->present && base->inst_executed > 0
+                                  ? c->inst_executed / base->inst_executed
+                                  : NAN;
+    }
+}

@@ -1,0 +1,328 @@
+/* test_testimony.c -- the model's witness record, the comparison with what
+ * the GPU saw, and the counter derivations, against numbers worked out by
+ * hand in the comments (warps are 32 consecutive linear thread ids; a partial
+ * last warp has only its own threads).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/testimony.h"
+
+static struct dv_witness_block *expect_builtin(const char *name, int kernel, unsigned blocks, unsigned bx, unsigned by,
+                                               unsigned iterations) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve(name, &p, err), 0, "%s", err);
+    if (kernel == DV_KERNEL_PERITER) p.uses = PREDICATE_USES_BLOCK;
+    struct dv_geometry g = {blocks, bx, by};
+    struct dv_witness_block *e = calloc(blocks, sizeof(*e));
+    cr_assert_not_null(e);
+    cr_assert_eq(testimony_expect_lesson(&p, kernel, &g, iterations, e, err), 0, "%s", err);
+    predicate_cleanup(&p);
+    return e;
+}
+
+Test(testimony, lane_parity_splits_every_warp_in_half) {
+    /* 256 threads = 8 warps, each 16 lanes on A and 16 on B: 8 partial runs
+     * of each path, 128 lanes on each. */
+    struct dv_witness_block *e = expect_builtin("lane-parity", DV_KERNEL_BRANCH, 3, 256, 1, 4096);
+    for (unsigned b = 0; b < 3; b++) {
+        cr_expect_eq(e[b].runs[0], 8);
+        cr_expect_eq(e[b].runs[1], 8);
+        cr_expect_eq(e[b].split[0], 8);
+        cr_expect_eq(e[b].split[1], 8);
+        cr_expect_eq(e[b].lanes[0], 128);
+        cr_expect_eq(e[b].lanes[1], 128);
+    }
+    free(e);
+}
+
+Test(testimony, first_16_splits_warp_0_only) {
+    /* Warp 0: 16 on A, 16 on B (both partial); warps 1-7 all on B (full). */
+    struct dv_witness_block *e = expect_builtin("first-16", DV_KERNEL_BRANCH, 1, 256, 1, 4096);
+    cr_expect_eq(e[0].runs[0], 1);
+    cr_expect_eq(e[0].split[0], 1);
+    cr_expect_eq(e[0].runs[1], 8);
+    cr_expect_eq(e[0].split[1], 1);
+    cr_expect_eq(e[0].lanes[0], 16);
+    cr_expect_eq(e[0].lanes[1], 240);
+    /* The histogram: A once with 16 lanes; B once with 16 and 7 times with 32. */
+    cr_expect_eq(e[0].hist[0][16], 1);
+    cr_expect_eq(e[0].hist[1][16], 1);
+    cr_expect_eq(e[0].hist[1][32], 7);
+    unsigned n = 0;
+    for (unsigned k = 0; k < DV_WITNESS_BINS; k++) n += e[0].hist[0][k] + e[0].hist[1][k];
+    cr_expect_eq(n, 9, "every run is in one bin");
+    free(e);
+}
+
+Test(testimony, partial_warp_counts_its_own_threads) {
+    /* 48 threads: warp 0 of 32, warp 1 of 16. warp-parity puts warp 0 on A
+     * and warp 1 on B, each with all of its threads: no partial run. */
+    struct dv_witness_block *e = expect_builtin("warp-parity", DV_KERNEL_BRANCH, 1, 48, 1, 4096);
+    cr_expect_eq(e[0].runs[0], 1);
+    cr_expect_eq(e[0].runs[1], 1);
+    cr_expect_eq(e[0].split[0], 0);
+    cr_expect_eq(e[0].split[1], 0);
+    cr_expect_eq(e[0].lanes[0], 32);
+    cr_expect_eq(e[0].lanes[1], 16);
+    free(e);
+}
+
+Test(testimony, block_parity_alternates_blocks) {
+    struct dv_witness_block *e = expect_builtin("block-parity", DV_KERNEL_BRANCH, 2, 64, 1, 4096);
+    cr_expect_eq(e[0].runs[0], 2);
+    cr_expect_eq(e[0].runs[1], 0);
+    cr_expect_eq(e[1].runs[0], 0);
+    cr_expect_eq(e[1].runs[1], 2);
+    free(e);
+}
+
+Test(testimony, per_iteration_rows_count_every_iteration) {
+    /* Lane parity per iteration: every phase splits all 8 warps, so 8 partial
+     * runs of each path per iteration: 8 x 4096. Warp parity: phase k puts
+     * warps with (w + k) even on A, 4 of 8, never partial. 5 iterations:
+     * 20 runs of each path. */
+    struct dv_witness_block *lp = expect_builtin("lane-parity", DV_KERNEL_PERITER, 1, 256, 1, 4096);
+    cr_expect_eq(lp[0].runs[0], 8ull * 4096);
+    cr_expect_eq(lp[0].split[1], 8ull * 4096);
+    cr_expect_eq(lp[0].lanes[0], 128ull * 4096);
+    struct dv_witness_block *wp = expect_builtin("warp-parity", DV_KERNEL_PERITER, 1, 256, 1, 5);
+    cr_expect_eq(wp[0].runs[0], 20);
+    cr_expect_eq(wp[0].runs[1], 20);
+    cr_expect_eq(wp[0].split[0] + wp[0].split[1], 0);
+    /* 37 iterations: phases 0..4 appear twice, 5..31 once. */
+    struct dv_witness_block *w37 = expect_builtin("warp-parity", DV_KERNEL_PERITER, 1, 256, 1, 37);
+    cr_expect_eq(w37[0].runs[0] + w37[0].runs[1], 8ull * 37);
+    free(lp);
+    free(wp);
+    free(w37);
+}
+
+Test(testimony, no_branch_kernel_runs_path_a_only) {
+    struct predicate p;
+    memset(&p, 0, sizeof(p));
+    struct dv_geometry g = {2, 40, 1};
+    struct dv_witness_block e[2];
+    char err[ERR_LEN];
+    cr_assert_eq(testimony_expect_lesson(&p, DV_KERNEL_NOBRANCH, &g, 4096, e, err), 0);
+    /* 40 threads: a warp of 32 and one of 8, both full. */
+    cr_expect_eq(e[1].runs[0], 2);
+    cr_expect_eq(e[1].runs[1], 0);
+    cr_expect_eq(e[1].split[0], 0);
+    cr_expect_eq(e[1].lanes[0], 40);
+}
+
+Test(testimony, observe_agrees_when_every_block_matches) {
+    struct dv_witness_block *e = expect_builtin("lane-parity", DV_KERNEL_BRANCH, 4, 256, 1, 4096);
+    struct dv_observed o;
+    testimony_observe(e, e, 4, 8, 1, &o);
+    cr_expect(o.present);
+    cr_expect(o.agrees);
+    cr_expect_not(o.predicated);
+    cr_expect_eq(o.first_difference, -1);
+    cr_expect_eq(o.split_warps.min, 8);
+    cr_expect_eq(o.split_warps.max, 8);
+    cr_expect_float_eq(o.split_warps.per_block, 8.0, 1e-12);
+    cr_expect_float_eq(o.path_runs.per_block, 16.0, 1e-12);
+    cr_expect_float_eq(o.lanes_per_run[0], 16.0, 1e-12);
+    cr_expect_eq(o.runs[0], 32);
+    cr_expect_eq(o.hist[0][16], 32, "4 blocks x 8 runs of path A, each with 16 lanes");
+    cr_expect_eq(o.hist[1][16], 32);
+    cr_expect_eq(o.hist[0][32], 0);
+    cr_expect(strstr(o.verdict, "agrees") != NULL, "%s", o.verdict);
+    free(e);
+}
+
+Test(testimony, observe_names_the_first_differing_block) {
+    struct dv_witness_block *e = expect_builtin("lane-parity", DV_KERNEL_BRANCH, 4, 256, 1, 4096);
+    struct dv_witness_block seen[4];
+    memcpy(seen, e, sizeof(seen));
+    seen[2].split[0] = 7;
+    struct dv_observed o0;
+    struct dv_witness_block seen2[4];
+    memcpy(seen2, e, sizeof(seen2));
+    seen2[1].hist[0][16] = 7; /* same totals, a different distribution: still a difference */
+    seen2[1].hist[0][15] = 1;
+    testimony_observe(seen2, e, 4, 8, 1, &o0);
+    cr_expect_not(o0.agrees);
+    cr_expect_eq(o0.first_difference, 1);
+    struct dv_observed o;
+    testimony_observe(seen, e, 4, 8, 1, &o);
+    cr_expect_not(o.agrees);
+    cr_expect_not(o.predicated);
+    cr_expect_eq(o.first_difference, 2);
+    cr_expect(strstr(o.verdict, "block 2") != NULL, "%s", o.verdict);
+    free(e);
+}
+
+Test(testimony, observe_recognises_predication) {
+    /* The model: warp parity, 4 warps on A, 4 on B, one run each. The GPU:
+     * every warp ran both sides with all 32 lanes. */
+    struct dv_witness_block *e = expect_builtin("warp-parity", DV_KERNEL_BRANCH, 2, 256, 1, 4096);
+    struct dv_witness_block seen[2];
+    for (unsigned b = 0; b < 2; b++)
+        seen[b] = (struct dv_witness_block){
+            .runs = {8, 8}, .lanes = {256, 256}, .hist = {[0][32] = 8, [1][32] = 8}};
+    struct dv_observed o;
+    testimony_observe(seen, e, 2, 8, 1, &o);
+    cr_expect_not(o.agrees);
+    cr_expect(o.predicated);
+    cr_expect_float_eq(o.split_warps.per_block, 0.0, 1e-12);
+    cr_expect(strstr(o.verdict, "predicated") != NULL, "%s", o.verdict);
+    free(e);
+}
+
+Test(testimony, observe_divides_per_iteration_rows) {
+    struct dv_witness_block *e = expect_builtin("lane-parity", DV_KERNEL_PERITER, 2, 256, 1, 64);
+    struct dv_observed o;
+    testimony_observe(e, e, 2, 8, 64, &o);
+    cr_expect(o.agrees);
+    cr_expect_eq(o.per, 64);
+    cr_expect_float_eq(o.split_warps.per_block, 8.0, 1e-12);
+    cr_expect_float_eq(o.path_runs.per_block, 16.0, 1e-12);
+    cr_expect(strstr(o.verdict, "per iteration") != NULL, "%s", o.verdict);
+    free(e);
+}
+
+Test(testimony, scenario_kway_one_run_per_distinct_path) {
+    struct scenario s;
+    memset(&s, 0, sizeof(s));
+    s.kind = SCENARIO_KWAY;
+    uint8_t work[64];
+    /* warp 0: lanes alternate paths 0/1 (2 partial runs); warp 1: all path 3 (1 full run). */
+    for (unsigned i = 0; i < 32; i++) work[i] = i & 1u;
+    for (unsigned i = 32; i < 64; i++) work[i] = 3;
+    struct dv_witness_block e;
+    testimony_expect_scenario(&s, work, 1, 64, 4096, &e);
+    cr_expect_eq(e.runs[0], 3);
+    cr_expect_eq(e.split[0], 2);
+    cr_expect_eq(e.lanes[0], 64);
+    cr_expect_eq(e.runs[1], 0);
+}
+
+Test(testimony, scenario_loop_runs_to_the_longest_trip) {
+    struct scenario s;
+    memset(&s, 0, sizeof(s));
+    s.kind = SCENARIO_LOOP;
+    uint8_t work[32];
+    /* 31 lanes run 1 trip, one runs 3: trips 0 full (32), 1 and 2 partial (1 lane each). */
+    /* (the histogram: one run with 32 lanes, two with 1) */
+    for (unsigned i = 0; i < 32; i++) work[i] = 1;
+    work[5] = 3;
+    struct dv_witness_block e;
+    testimony_expect_scenario(&s, work, 1, 32, 4096, &e);
+    cr_expect_eq(e.runs[0], 3);
+    cr_expect_eq(e.split[0], 2);
+    cr_expect_eq(e.lanes[0], 34);
+    cr_expect_eq(e.hist[0][32], 1);
+    cr_expect_eq(e.hist[0][1], 2);
+}
+
+Test(testimony, scenario_short_counts_sides_per_iteration) {
+    struct scenario s;
+    memset(&s, 0, sizeof(s));
+    s.kind = SCENARIO_SHORT;
+    uint8_t work[32];
+    memset(work, 0, sizeof(work));
+    /* Every lane the same side bits: per iteration one full run of the side
+     * its pattern bit picks; 64 iterations = 2 rounds of 32. */
+    struct dv_witness_block e;
+    testimony_expect_scenario(&s, work, 1, 32, 64, &e);
+    unsigned ones = __builtin_popcount(scenario_short_pattern(0));
+    cr_expect_eq(e.runs[0], 2ull * ones);
+    cr_expect_eq(e.runs[1], 2ull * (32 - ones));
+    cr_expect_eq(e.split[0] + e.split[1], 0);
+}
+
+Test(testimony, counters_derive_efficiency_branches_and_instructions) {
+    struct dv_counters c;
+    memset(&c, 0, sizeof(c));
+    /* 1024 blocks, 8192 divergent targets: 8 per block; 16 lanes per
+     * instruction: half efficiency; 2^21 warp instructions for 2^25 thread
+     * FMAs (2^20 warp-wide FMAs): 2 instructions per FMA. */
+    c.present = 1;
+    c.branch_targets_divergent = 8192;
+    c.threads_per_inst = 16;
+    c.inst_executed = 2097152;
+    c.ffma_threads = 33554432;
+    testimony_counters_derive(&c, 1024, 8.0, 1);
+    cr_expect(strstr(c.verdict, "agrees") != NULL, "%s", c.verdict);
+    cr_expect_not(c.predicated);
+    cr_expect_float_eq(c.warp_efficiency, 0.5, 1e-12);
+    cr_expect_float_eq(c.divergent_per_block, 8.0, 1e-12);
+    cr_expect_float_eq(c.model_split_per_block, 8.0, 1e-12);
+    cr_expect_float_eq(c.inst_per_fma, 2.0, 1e-12);
+    c.ffma_threads = 0;
+    testimony_counters_derive(&c, 0, 0.0, 1);
+    cr_expect(isnan(c.inst_per_fma));
+    cr_expect(isnan(c.divergent_per_block));
+}
+
+Test(testimony, counters_recognise_a_predicated_branch) {
+    /* Per-iteration lane parity: the model splits 8 warps at each of 4096
+     * evaluations; the timed kernel took no divergent branch with every lane
+     * active: predicated. */
+    struct dv_counters c;
+    memset(&c, 0, sizeof(c));
+    c.threads_per_inst = 32;
+    c.inst_executed = 2.32 * 1024;
+    c.ffma_threads = 32 * 1024;
+    testimony_counters_derive(&c, 4096, 8.0, 4096);
+    cr_expect_float_eq(c.model_split_per_block, 8.0 * 4096, 1e-9);
+    cr_expect(c.predicated);
+    cr_expect(strstr(c.verdict, "predicated") != NULL, "%s", c.verdict);
+    cr_expect(strstr(c.verdict, "8 warps per block at each of 4096 evaluations") != NULL, "%s", c.verdict);
+    cr_expect_float_eq(c.inst_per_fma, 2.32, 1e-9);
+    /* A 4-way switch: 3 divergent branches per split warp. */
+    c.threads_per_inst = 8;
+    c.branch_targets_divergent = 24.0 * 4096;
+    testimony_counters_derive(&c, 4096, 8.0, 1);
+    cr_expect_not(c.predicated);
+    cr_expect(strstr(c.verdict, "more than one per split warp") != NULL, "%s", c.verdict);
+    /* Fewer divergent branches than split warps: a disagreement. */
+    c.branch_targets_divergent = 4.0 * 4096;
+    testimony_counters_derive(&c, 4096, 8.0, 1);
+    cr_expect(strstr(c.verdict, "differs") != NULL, "%s", c.verdict);
+}
+
+Test(testimony, instructions_against_the_baseline_row) {
+    struct dv_table t;
+    memset(&t, 0, sizeof(t));
+    t.nrows = 3;
+    t.baseline_row = 1;
+    t.rows[0].counters = (struct dv_counters){.present = 1, .inst_executed = 5.743e6};
+    t.rows[1].counters = (struct dv_counters){.present = 1, .inst_executed = 3.315e6};
+    t.rows[2].counters.present = 0;
+    testimony_counters_compare(&t);
+    cr_expect_float_eq(t.rows[0].counters.inst_vs_baseline, 5.743 / 3.315, 1e-12);
+    cr_expect_float_eq(t.rows[1].counters.inst_vs_baseline, 1.0, 1e-12);
+    cr_expect(isnan(t.rows[2].counters.inst_vs_baseline));
+    t.rows[1].counters.present = 0;
+    testimony_counters_compare(&t);
+    cr_expect(isnan(t.rows[0].counters.inst_vs_baseline));
+}
+
+Test(testimony, block_independent_rows_copy_block_0_and_block_rows_do_not) {
+    /* lane parity (no blockIdx.x) over 5 blocks: every block equals block 0;
+     * block parity: even blocks all on A, odd all on B; an expression reading
+     * blockIdx.x is evaluated per block. */
+    struct dv_witness_block *lp = expect_builtin("lane-parity", DV_KERNEL_PERITER, 5, 64, 1, 8);
+    for (unsigned b = 0; b < 5; b++) cr_expect_eq(memcmp(&lp[b], &lp[0], sizeof lp[0]), 0, "block %u", b);
+    cr_expect_eq(lp[4].runs[0], 2ull * 8);
+    struct dv_witness_block *bp = expect_builtin("block-parity", DV_KERNEL_BRANCH, 5, 64, 1, 8);
+    cr_expect_eq(bp[3].runs[0], 0);
+    cr_expect_eq(bp[3].runs[1], 2);
+    cr_expect_eq(bp[4].runs[0], 2);
+    struct dv_witness_block *ex = expect_builtin("threadIdx.x < blockIdx.x", DV_KERNEL_MASK, 40, 32, 1, 8);
+    cr_expect_eq(ex[0].runs[0], 0);
+    cr_expect_eq(ex[5].split[0], 1);
+    cr_expect_eq(ex[5].lanes[0], 5);
+    cr_expect_eq(ex[33].split[0], 0);
+    cr_expect_eq(ex[33].lanes[0], 32);
+    free(lp);
+    free(bp);
+    free(ex);
+}
