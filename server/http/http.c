@@ -844,12 +844,11 @@ static void *pool_main(void *arg) {
         h->tdepth--;
         int stop = h->pool_stop;
         pthread_mutex_unlock(&h->plock);
-        if (stop) {
-            t->r->cancelled = 1; /* read by the continuation after the wake */
-        } else {
-            t->work(t->ctx);
-        }
-        http_req_wake(t->r);
+        if (!stop) t->work(t->ctx);
+        pthread_mutex_lock(&h->wlock);
+        if (stop) t->r->cancelled = 1; /* queued when the pool stopped: never run */
+        wake_locked(h, t->r);
+        pthread_mutex_unlock(&h->wlock);
         free(t);
     }
 }
