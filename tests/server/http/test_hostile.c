@@ -565,3 +565,55 @@ Test(hostile, event_stream_reports_each_state, .fini = stop, .timeout = 30) {
     cr_assert(strstr(q, "\"position\":"), "%s", out);
     free(out);
 }
+
+struct stream_reader {
+    char path[128];
+    int fd;
+    char *out;
+};
+
+static void *stream_main(void *arg) {
+    struct stream_reader *s = arg;
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n", s->path);
+    s->out = exchange(s->fd, req, (size_t)n, 20000);
+    return NULL;
+}
+
+/* SIGTERM with requests suspended (long-polls, an event stream, an analysis
+ * on the pool): every one is woken before the daemon stops (libmicrohttpd
+ * aborts the process if it stops with a connection suspended), and the
+ * server exits 0. */
+Test(hostile, shutdown_with_suspended_requests_exits_cleanly, .timeout = 60) {
+    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", "--job-deadline-ms", "2000",
+                                       NULL};
+    start(args);
+    const char *id = submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); /* hangs */
+    struct waiter w[3];
+    pthread_t t[5];
+    for (int i = 0; i < 3; i++) {
+        snprintf(w[i].path, sizeof w[i].path, "/jobs/%s?wait=30", id);
+        w[i].status = -1;
+        cr_assert_eq(pthread_create(&t[i], NULL, waiter_main, &w[i]), 0);
+    }
+    struct stream_reader sr = {.fd = dial(1)};
+    snprintf(sr.path, sizeof sr.path, "/jobs/%s", id);
+    cr_assert_geq(sr.fd, 0);
+    cr_assert_eq(pthread_create(&t[3], NULL, stream_main, &sr), 0);
+    struct heavy h = {.body = "{\"part\": 1, \"blocks\": 8192, \"threads_per_block\": 1024, \"baseline\": "
+                              "\"blockIdx.x % 2 == 0\", \"predicates\": [\"blockIdx.x % 2 == 0\"]}",
+                      .status = -1};
+    cr_assert_eq(pthread_create(&t[4], NULL, heavy_main, &h), 0);
+    usleep(500 * 1000);
+    double t0 = now_ms();
+    int rc = helper_server_stop(&srv, 20000);
+    srv.pid = 0;
+    cr_assert_eq(rc, 0, "the server exited %d with requests suspended", rc);
+    cr_assert_lt(now_ms() - t0, 15000);
+    for (int i = 0; i < 5; i++) pthread_join(t[i], NULL);
+    close(sr.fd);
+    for (int i = 0; i < 3; i++) cr_expect_eq(w[i].status, 200, "waiter %d: %d", i, w[i].status);
+    cr_expect(sr.out && strstr(sr.out, "event: failed"), "the stream did not see the job fail:\n%s", sr.out);
+    free(sr.out);
+    unlink(srv.log);
+}
