@@ -446,6 +446,9 @@ Test(hostile, cross_site_simple_posts_start_nothing, .fini = stop) {
                                 "{}", 2, &r), 0);
     cr_assert_eq(r.status, 415, "%s", r.body);
     helper_response_free(&r);
+    cr_assert_eq(helper_request(srv.port, "POST", "/evidence/refresh", "Content-Type: text/plain\r\n", "", 0, &r), 0);
+    cr_assert_eq(r.status, 415, "a refresh: %d %s", r.status, r.body);
+    helper_response_free(&r);
     cr_assert_eq(helper_request(srv.port, "GET", "/metrics", NULL, NULL, 0, &r), 0);
     cr_assert(strstr(r.body, "dv_jobs_total{outcome=\"done\"} 0"), "a job ran");
     cr_assert_null(strstr(r.body, "route=\"/measure\",status=\"202\""), "a job was queued");
