@@ -71,6 +71,7 @@ static void usage(FILE *f) {
           "  --openapi F            the OpenAPI file served at /openapi.yaml\n"
           "  --evidence-dir D       evidence store (var/evidence)\n"
           "  --worker-cmd CMD       GPU worker command (default: divergence-gpu worker, beside this binary)\n"
+          "  --device N             CUDA ordinal of the GPU this server owns (0); passed to the worker\n"
           "  --worker-start-timeout-ms N  wait for the worker's hello (30000)\n"
           "  --log-level L          err, warning, notice, info (default), debug\n",
           f);
@@ -198,28 +199,33 @@ static void find_openapi(struct service *s) {
 }
 
 /* Splits `cmd` on spaces into argv (strings point into `buf`). The default
- * is `divergence-gpu worker` from this binary's folder (cmd/sibling.h). */
-static int worker_argv(const char *cmd, char *buf, size_t len, char **argv) {
+ * is `divergence-gpu worker` from this binary's folder (cmd/sibling.h).
+ * `device` (NULL: not given) is passed on as `--device N`. */
+static int worker_argv(const char *cmd, const char *device, char *buf, size_t len, char **argv) {
     int n = 0;
     if (!cmd) {
         if (sibling_path(SIBLING_GPU, buf, len) != 0) return -1;
         argv[n++] = buf;
         argv[n++] = "worker";
-        argv[n] = NULL;
-        return 0;
+    } else {
+        snprintf(buf, len, "%s", cmd);
+        for (char *tok = strtok(buf, " \t"); tok && n < MAX_WORKER_ARGS - 3; tok = strtok(NULL, " \t"))
+            argv[n++] = tok;
+        if (n == 0) return -1;
     }
-    snprintf(buf, len, "%s", cmd);
-    for (char *tok = strtok(buf, " \t"); tok && n < MAX_WORKER_ARGS - 1; tok = strtok(NULL, " \t"))
-        argv[n++] = tok;
+    if (device) {
+        argv[n++] = "--device";
+        argv[n++] = (char *)device;
+    }
     argv[n] = NULL;
-    return n ? 0 : -1;
+    return 0;
 }
 
 int serve_main(int argc, char **argv) {
     enum {
         O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
         O_CTIMEOUT, O_CLIMIT, O_IPLIMIT, O_TOKEN, O_TOKENFILE, O_CORS, O_TRUST, O_STATIC, O_OPENAPI,
-        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_PROXY, O_HTIMEOUT, O_BTIMEOUT, O_ATHREADS,
+        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_DEVICE, O_PROXY, O_HTIMEOUT, O_BTIMEOUT, O_ATHREADS,
         O_AQUEUE, O_ACOST, O_ARATE
     };
     static const struct option opts[] = {
@@ -233,7 +239,7 @@ int serve_main(int argc, char **argv) {
         {"token-file", required_argument, 0, O_TOKENFILE}, {"cors-origin", required_argument, 0, O_CORS},
         {"trust-forwarded", no_argument, 0, O_TRUST}, {"static-dir", required_argument, 0, O_STATIC},
         {"openapi", required_argument, 0, O_OPENAPI}, {"evidence-dir", required_argument, 0, O_EVIDENCE},
-        {"worker-cmd", required_argument, 0, O_WORKER},
+        {"worker-cmd", required_argument, 0, O_WORKER}, {"device", required_argument, 0, O_DEVICE},
         {"worker-start-timeout-ms", required_argument, 0, O_WSTART},
         {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP},
         {"trusted-proxy", required_argument, 0, O_PROXY}, {"header-timeout", required_argument, 0, O_HTIMEOUT},
@@ -245,7 +251,7 @@ int serve_main(int argc, char **argv) {
     struct evroutes *evr = NULL;
     memset(&s, 0, sizeof s);
     config_defaults(&s.cfg);
-    char *token = NULL;
+    char *token = NULL, device[8] = "";
     unsigned ncors = 0, nproxies = 0, u;
     int rc = 1, c;
     char err[ERR_LEN] = "";
@@ -309,6 +315,10 @@ int serve_main(int argc, char **argv) {
         case O_OPENAPI: s.cfg.openapi = optarg; break;
         case O_EVIDENCE: s.cfg.evidence_dir = optarg; break;
         case O_WORKER: s.cfg.worker_cmd = optarg; break;
+        case O_DEVICE:
+            if (parse_uint("--device", optarg, 0, 255, &u)) goto usage;
+            snprintf(device, sizeof device, "%u", u);
+            break;
         case O_WSTART: if (parse_uint("--worker-start-timeout-ms", optarg, 100, 600000, &s.cfg.worker_start_timeout_ms)) goto usage; break;
         case O_LOG:
             if (log_set_verbosity(optarg) < 0) {
@@ -347,7 +357,7 @@ int serve_main(int argc, char **argv) {
 
     char wbuf[PATH_MAX + 256];
     char *wargv[MAX_WORKER_ARGS];
-    if (worker_argv(s.cfg.worker_cmd, wbuf, sizeof wbuf, wargv) < 0) {
+    if (worker_argv(s.cfg.worker_cmd, device[0] ? device : NULL, wbuf, sizeof wbuf, wargv) < 0) {
         dv_seterr(err, "serve: cannot form the worker command");
         goto fail;
     }

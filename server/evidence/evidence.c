@@ -1,31 +1,44 @@
-/* evidence.c -- the evidence store: durable writes, and the /evidence reads.
+/* evidence.c -- the evidence store: per-GPU durable files, their locks, and
+ * the latest views kept in memory.
  *
  * Write protocol (evidence_write_file): every file is written to a temp file
  * in its own directory (".tmp-<name>.<pid>.<n>", O_CREAT|O_EXCL), fsync()ed,
  * rename()d over its final name, and then the directory is fsync()ed, so
  * after a crash at any point the name holds either the old bytes or the new
- * bytes, whole. A temp file a crash left behind is swept at start-up. A new
- * date directory is fsync()ed into the root before files go into it.
+ * bytes, whole. A new directory is fsync()ed into its parent before files go
+ * into it.
  *
- * A record is one file, <date>/<suite>.json, and it carries everything the
- * read side needs: the status, the provenance, the divergence.v1 document, a
+ * Several servers, one root: each GPU model has its own folder and its own
+ * lock file (<gpu>/.lock, flock LOCK_EX). A writer holds its GPU's lock from
+ * reading the date's current record (does a good one exist?) to the last
+ * rename, so two replicas of one model that finish the same suite the same
+ * night file one after the other, each decision made on the other's result;
+ * a writer of another model never waits. The temp-file sweep of a GPU's
+ * folders runs under the same lock, so it never removes a live writer's temp
+ * file (pids are not unique across containers). The root's own lock
+ * (<root>/.lock) covers moving an earlier version's layout.
+ *
+ * A record is one file, <gpu>/<date>/<suite>.json, and it carries everything
+ * the read side needs: status, GPU, provenance, the divergence.v1 document, a
  * summary (GPU name and each row's ratio, in this file's own schema so the
  * history does not depend on the document's field names) and the
  * transcript. The .txt beside it is the same transcript for people and
- * static file servers; the routes serve the transcript from the .json so
- * the two views of a night can never disagree, even if a crash fell between
- * the two renames.
+ * static file servers; reads serve the transcript from the .json so the two
+ * views of a night can never disagree, even if a crash fell between the two
+ * renames. A failure is written as the date's record only when that date has
+ * no good record; otherwise it goes to <suite>.failed.json.
  *
- * There is no index file: "latest" is the newest date whose record says ok,
- * found by scanning the date directories newest first. A failure is written
- * as the date's record only when that date has no good record; otherwise it
- * goes to <suite>.failed.json, so a failed re-run never hides good evidence.
- *
- * Reads take no lock (every file is replaced atomically); writes are
- * serialised by a mutex.
+ * Memory: one struct gpu per GPU folder holds, per suite, the newest good
+ * record's bytes and transcript as immutable refcounted blobs (with their
+ * digest and mtime computed once) and what the index says of the suite. A
+ * read takes the read lock, adds a reference and lets go; a reload builds a
+ * whole new struct gpu from disk without any lock and swaps it in under the
+ * write lock, so a reader sees the old view or the new one, never a mix.
+ * This process reloads a GPU right after writing one of its records; another
+ * process's write shows as a new mtime on that GPU's folder (the .stamp
+ * rename), which reads check for at most once a second.
  */
-#define _DEFAULT_SOURCE
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 
 #include <ctype.h>
 #include <dirent.h>
@@ -33,29 +46,64 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "api/report.h"
 #include "base/buildinfo.h"
-#include "evidence/evidence.h"
 #include "base/timeutil.h"
 #include "core/jsonout.h"
-#include "api/report.h"
+#include "evidence/evidence.h"
 #include "evidence/suites.h"
 
+#define LOCK_NAME ".lock"
+#define STAMP_NAME ".stamp"
+#define RECHECK_MS 1000
+#define LEGACY_GPU "unknown-gpu"
 
-#define CT_JSON "application/json"
-#define CT_TEXT "text/plain; charset=utf-8"
+/* What the index says of one suite of one GPU. */
+struct latest {
+    char good_date[EVIDENCE_DATE_LEN];
+    json_t *good; /* the newest good record, or NULL */
+    struct stat good_st;
+    char *good_raw; /* its bytes (moved into a blob when loaded) */
+    size_t good_len;
+    json_t *attempt; /* the newest record of any status, or NULL */
+    char attempt_date[EVIDENCE_DATE_LEN];
+    time_t newest_mtime; /* of the files read */
+    int good_failed_too; /* the good record's date also has a failure */
+};
+
+/* One GPU folder as last loaded. Immutable once installed, except `index`
+ * (built on first use, under the write lock). */
+struct gpu {
+    char slug[EVIDENCE_SLUG_LEN];
+    char name[128];
+    struct timespec seen; /* the folder's mtime before it was read */
+    size_t n;             /* suites_count()                        */
+    struct latest *l;
+    struct evidence_blob **json, **text;
+    struct evidence_blob *index;
+};
 
 struct evidence {
     char root[PATH_MAX];
-    pthread_mutex_t write_lock;
+    pthread_rwlock_t lock;       /* gpus, the index cache               */
+    pthread_mutex_t reload_lock; /* one disk scan at a time             */
+    struct gpu **gpus;           /* sorted by slug                      */
+    size_t ngpus, cap;
+    struct evidence_blob *index; /* the whole index, for index_for      */
+    char index_for[EVIDENCE_SLUG_LEN];
+    struct timespec root_seen;
+    atomic_llong next_check_ms;
 };
 
 static unsigned long tmp_counter;
@@ -82,6 +130,36 @@ int evidence_valid_date(const char *s) {
     int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     int max = mdays[m - 1] + (m == 2 && leap);
     return d <= max;
+}
+
+int evidence_slug(const char *device_name, char *out, size_t len) {
+    size_t n = 0, cap = len < EVIDENCE_SLUG_LEN ? len : EVIDENCE_SLUG_LEN;
+    int dash = 0;
+    if (!out || cap == 0) return -1;
+    for (const char *p = device_name ? device_name : ""; *p && n + 1 < cap; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) && c < 128) {
+            if (dash && n > 0 && n + 2 < cap) out[n++] = '-';
+            else if (dash && n > 0) break;
+            dash = 0;
+            out[n++] = (char)tolower(c);
+        } else {
+            dash = 1;
+        }
+    }
+    out[n] = '\0';
+    return n == 0 ? -1 : 0;
+}
+
+int evidence_valid_slug(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n >= EVIDENCE_SLUG_LEN || s[0] == '-' || s[n - 1] == '-') return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(isdigit(c) || (c >= 'a' && c <= 'z') || (c == '-' && s[i + 1] != '-'))) return 0;
+    }
+    return strcmp(s, "latest") != 0 && strcmp(s, "history") != 0 && strcmp(s, "refresh") != 0 &&
+           !evidence_valid_date(s);
 }
 
 static int join(char *out, size_t len, const char *a, const char *b, const char *c) {
@@ -146,7 +224,7 @@ static int read_all(const char *path, char **data, size_t *len, struct stat *st,
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) return 1;
+        if (errno == ENOENT || errno == ENOTDIR) return 1;
         dv_seterr(err, "open %s: %s", path, strerror(errno));
         return -1;
     }
@@ -192,6 +270,93 @@ static int read_all(const char *path, char **data, size_t *len, struct stat *st,
     *len = n;
     if (st) *st = s;
     return 0;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b) {
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static void seterror(struct evidence_error *e, enum evidence_code code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void seterror(struct evidence_error *e, enum evidence_code code, const char *fmt, ...) {
+    if (!e) return;
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->reason, sizeof e->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- locks ------------------------------------------------------------ */
+
+/* Takes the advisory lock `dir`/.lock (created when missing), blocking.
+ * Returns the descriptor holding it (close() releases it), or -1 with `err`. */
+static int lock_take(const char *dir, char *err) {
+    char path[PATH_MAX];
+    if (join(path, sizeof path, dir, LOCK_NAME, NULL) != 0) {
+        dv_seterr(err, "lock %s: path too long", dir);
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        dv_seterr(err, "lock %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        dv_seterr(err, "flock %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void lock_release(int fd) {
+    if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
+}
+
+/* ---- blobs ------------------------------------------------------------ */
+
+static uint64_t fnv1a(const void *data, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A blob of `data` (malloc()ed, NUL-terminated, taken over even on failure). */
+static struct evidence_blob *blob_new(char *data, size_t len, time_t mtime, enum evidence_kind kind,
+                                      enum evidence_fresh fresh) {
+    struct evidence_blob *b = data ? malloc(sizeof *b) : NULL;
+    if (!b) {
+        free(data);
+        return NULL;
+    }
+    b->data = data;
+    b->len = len;
+    b->mtime = mtime;
+    b->digest = fnv1a(data, len);
+    b->kind = kind;
+    b->fresh = fresh;
+    atomic_init(&b->refs, 1);
+    return b;
+}
+
+static struct evidence_blob *blob_ref(struct evidence_blob *b) {
+    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void evidence_blob_release(struct evidence_blob *b) {
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+    free((char *)b->data);
+    free(b);
 }
 
 /* ---- durable writes ------------------------------------------------- */
@@ -248,6 +413,7 @@ fail:
 static int sweep_dir(const char *dir, char *err) {
     DIR *d = opendir(dir);
     if (!d) {
+        if (errno == ENOENT) return 0;
         dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
         return -1;
     }
@@ -262,104 +428,52 @@ static int sweep_dir(const char *dir, char *err) {
     return removed;
 }
 
-/* Sorted (ascending) list of the date directories under the root. */
-static int list_dates(const char *root, char (**dates)[EVIDENCE_DATE_LEN], size_t *count, char *err) {
-    *dates = NULL;
+typedef int (*name_ok_fn)(const char *);
+
+/* Sorted (ascending) names of the subdirectories of `dir` that `ok` accepts
+ * (a missing `dir` has none). Each name fits EVIDENCE_SLUG_LEN. */
+static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SLUG_LEN], size_t *count, char *err) {
+    *names = NULL;
     *count = 0;
-    DIR *d = opendir(root);
+    DIR *d = opendir(dir);
     if (!d) {
-        dv_seterr(err, "opendir %s: %s", root, strerror(errno));
+        if (errno == ENOENT) return 0;
+        dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
         return -1;
     }
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!evidence_valid_date(e->d_name)) continue;
+        if (strlen(e->d_name) >= EVIDENCE_SLUG_LEN || !ok(e->d_name)) continue;
+        if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
         if (*count == cap) {
             size_t ncap = cap ? cap * 2 : 64;
-            void *bigger = realloc(*dates, ncap * sizeof **dates);
+            void *bigger = realloc(*names, ncap * sizeof **names);
             if (!bigger) {
                 closedir(d);
-                free(*dates);
-                *dates = NULL;
+                free(*names);
+                *names = NULL;
                 *count = 0;
                 dv_seterr(err, "evidence: out of memory");
                 return -1;
             }
-            *dates = bigger;
+            *names = bigger;
             cap = ncap;
         }
-        memcpy((*dates)[(*count)++], e->d_name, EVIDENCE_DATE_LEN);
+        memcpy((*names)[(*count)++], e->d_name, strlen(e->d_name) + 1);
     }
     closedir(d);
-    if (*count > 1)
-        qsort(*dates, *count, EVIDENCE_DATE_LEN, (int (*)(const void *, const void *))strcmp);
+    if (*count > 1) qsort(*names, *count, EVIDENCE_SLUG_LEN, (int (*)(const void *, const void *))strcmp);
     return 0;
-}
-
-int evidence_sweep(struct evidence *ev, char *err) {
-    int total = sweep_dir(ev->root, err);
-    if (total < 0) return -1;
-    char (*dates)[EVIDENCE_DATE_LEN];
-    size_t n;
-    if (list_dates(ev->root, &dates, &n, err) != 0) return -1;
-    for (size_t i = 0; i < n; i++) {
-        char dir[PATH_MAX];
-        if (join(dir, sizeof dir, ev->root, dates[i], NULL) != 0) continue;
-        int r = sweep_dir(dir, err);
-        if (r < 0) {
-            free(dates);
-            return -1;
-        }
-        total += r;
-    }
-    free(dates);
-    return total;
-}
-
-struct evidence *evidence_open(const char *root, char *err) {
-    if (!root || !*root) root = EVIDENCE_DEFAULT_DIR;
-    if (strlen(root) >= PATH_MAX - 64) {
-        dv_seterr(err, "evidence dir: path too long");
-        return NULL;
-    }
-    if (mkdir_p(root, err) != 0) return NULL;
-    struct evidence *ev = calloc(1, sizeof *ev);
-    if (!ev) {
-        dv_seterr(err, "evidence: out of memory");
-        return NULL;
-    }
-    strcpy(ev->root, root);
-    size_t n = strlen(ev->root);
-    while (n > 1 && ev->root[n - 1] == '/') ev->root[--n] = '\0';
-    pthread_mutex_init(&ev->write_lock, NULL);
-    if (evidence_sweep(ev, err) < 0) {
-        evidence_close(ev);
-        return NULL;
-    }
-    return ev;
-}
-
-void evidence_close(struct evidence *ev) {
-    if (!ev) return;
-    pthread_mutex_destroy(&ev->write_lock);
-    free(ev);
-}
-
-const char *evidence_root(const struct evidence *ev) {
-    return ev->root;
 }
 
 /* ---- records ------------------------------------------------------------ */
 
-static json_t *num(double v) {
-    return v == v && v - v == 0.0 ? json_real(v) : json_null(); /* NaN, inf -> null */
-}
+static json_t *num(double v) { return v == v && v - v == 0.0 ? json_real(v) : json_null(); /* NaN, inf -> null */ }
 
-static json_t *str_or_null(const char *s) {
-    return s ? json_string(s) : json_null();
-}
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
+static const char *jstr(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
 /* The ratios of every row, in this store's own schema. */
 static json_t *summary_of(const struct dv_report *r) {
     json_t *s = json_object(), *tables = json_array();
@@ -415,21 +529,19 @@ static json_t *load_json(const char *text, size_t len) {
     return json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 }
 
-/* Loads <root>/<date>/<name>. Returns the object (NULL when missing or not a
- * record) and its stat. */
-static json_t *load_record(const struct evidence *ev, const char *date, const char *name,
-                           struct stat *st, char **raw, size_t *rawlen) {
+/* Loads <dir>/<date>/<name>. Returns the object (NULL when missing or not a
+ * record) and its stat; with `raw`, its bytes too. */
+static json_t *load_record(const char *dir, const char *date, const char *name, struct stat *st, char **raw,
+                           size_t *rawlen) {
     char path[PATH_MAX], *data;
     size_t len;
     char err[ERR_LEN];
     if (raw) *raw = NULL;
-    if (join(path, sizeof path, ev->root, date, name) != 0) return NULL;
+    if (join(path, sizeof path, dir, date, name) != 0) return NULL;
     if (read_all(path, &data, &len, st, err) != 0) return NULL;
     json_t *j = load_json(data, len);
-    if (!j || !json_is_object(j) ||
-        !json_is_string(json_object_get(j, "status")) ||
-        strcmp(json_string_value(json_object_get(j, "schema")) ? json_string_value(json_object_get(j, "schema")) : "",
-               EVIDENCE_SCHEMA) != 0) {
+    if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
+        strcmp(jstr(j, "schema") ? jstr(j, "schema") : "", EVIDENCE_SCHEMA) != 0) {
         json_decref(j);
         free(data);
         return NULL;
@@ -448,14 +560,418 @@ static int record_ok(json_t *j) {
     return s && strcmp(s, "ok") == 0;
 }
 
-static const char *jstr(json_t *obj, const char *key) {
-    return json_string_value(json_object_get(obj, key));
+/* The GPU name a record gives: its summary's, else its own gpu_name. */
+static const char *record_gpu_name(json_t *rec) {
+    const char *n = jstr(json_object_get(rec, "summary"), "gpu");
+    return n ? n : jstr(rec, "gpu_name");
 }
 
+static void latest_cleanup(struct latest *l) {
+    json_decref(l->good);
+    json_decref(l->attempt);
+    free(l->good_raw);
+    l->good = l->attempt = NULL;
+    l->good_raw = NULL;
+}
+
+/* Finds the newest good record of `s` in GPU folder `gdir` (whose dates are
+ * `dates`, oldest first) and its newest attempt. */
+static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN], size_t ndates,
+                        struct latest *l) {
+    memset(l, 0, sizeof *l);
+    l->newest_mtime = (time_t)-1;
+    char jname[NAME_MAX + 1], fname[NAME_MAX + 1];
+    snprintf(jname, sizeof jname, "%s.json", s->name);
+    snprintf(fname, sizeof fname, "%s.failed.json", s->name);
+    for (size_t k = ndates; k-- > 0 && !l->good;) {
+        struct stat st, fst;
+        char *raw = NULL;
+        size_t rawlen = 0;
+        json_t *rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen);
+        json_t *failed = l->attempt ? NULL : load_record(gdir, dates[k], fname, &fst, NULL, NULL);
+        if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
+        if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
+        if (!l->attempt && (rec || failed)) {
+            json_t *pick = rec;
+            if (failed) {
+                const char *a = rec ? jstr(json_object_get(rec, "provenance"), "finished_utc") : NULL;
+                const char *b = jstr(json_object_get(failed, "provenance"), "finished_utc");
+                /* Timestamps have whole seconds: a tie goes to the file
+                 * renamed last. */
+                int cmp = a && b ? strcmp(b, a) : 0;
+                if (cmp == 0 && rec)
+                    cmp = fst.st_mtim.tv_sec != st.st_mtim.tv_sec
+                              ? (fst.st_mtim.tv_sec > st.st_mtim.tv_sec ? 1 : -1)
+                              : (fst.st_mtim.tv_nsec >= st.st_mtim.tv_nsec ? 1 : -1);
+                if (!rec || cmp > 0) pick = failed;
+            }
+            l->attempt = json_incref(pick);
+            memcpy(l->attempt_date, dates[k], EVIDENCE_DATE_LEN);
+        }
+        if (rec && record_ok(rec) && !failed && l->attempt) {
+            /* The failure of this date, if any, was not loaded above. */
+            json_t *f2 = load_record(gdir, dates[k], fname, &fst, NULL, NULL);
+            l->good_failed_too = f2 != NULL;
+            json_decref(f2);
+        } else if (rec && record_ok(rec) && failed) {
+            l->good_failed_too = 1;
+        }
+        json_decref(failed);
+        if (rec && record_ok(rec)) {
+            l->good = rec;
+            l->good_st = st;
+            l->good_raw = raw;
+            l->good_len = rawlen;
+            memcpy(l->good_date, dates[k], EVIDENCE_DATE_LEN);
+        } else {
+            json_decref(rec);
+            free(raw);
+        }
+    }
+}
+
+/* ---- the in-memory views ------------------------------------------------ */
+
+static void gpu_free(struct gpu *g) {
+    if (!g) return;
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->l) latest_cleanup(&g->l[i]);
+        if (g->json) evidence_blob_release(g->json[i]);
+        if (g->text) evidence_blob_release(g->text[i]);
+    }
+    evidence_blob_release(g->index);
+    free(g->l);
+    free(g->json);
+    free(g->text);
+    free(g);
+}
+
+/* Reads GPU folder `slug` from disk into a new struct gpu (no lock held).
+ * Returns NULL with `err` (out of memory, or the folder is gone). */
+static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *err) {
+    char gdir[PATH_MAX];
+    struct stat st;
+    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
+        dv_seterr(err, "evidence %s: path too long", slug);
+        return NULL;
+    }
+    if (stat(gdir, &st) != 0) {
+        dv_seterr(err, "evidence %s: %s", gdir, strerror(errno));
+        return NULL;
+    }
+    struct gpu *g = calloc(1, sizeof *g);
+    size_t n = suites_count();
+    if (!g || !(g->l = calloc(n, sizeof *g->l)) || !(g->json = calloc(n, sizeof *g->json)) ||
+        !(g->text = calloc(n, sizeof *g->text))) {
+        gpu_free(g);
+        dv_seterr(err, "evidence: out of memory");
+        return NULL;
+    }
+    g->n = n;
+    g->seen = st.st_mtim;
+    snprintf(g->slug, sizeof g->slug, "%s", slug);
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t nd = 0;
+    if (list_names(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
+        gpu_free(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct latest *l = &g->l[i];
+        latest_find(gdir, suites_get(i), dates, nd, l);
+        if (!g->name[0]) {
+            const char *name = l->good ? record_gpu_name(l->good) : NULL;
+            if (name) snprintf(g->name, sizeof g->name, "%s", name);
+        }
+        if (!l->good) continue;
+        const char *t = jstr(l->good, "transcript");
+        char *text = strdup(t ? t : "");
+        size_t tlen = text ? strlen(text) : 0;
+        g->json[i] = blob_new(l->good_raw, l->good_len, l->good_st.st_mtime, EVIDENCE_JSON, EVIDENCE_CHANGES);
+        g->text[i] = blob_new(text, tlen, l->good_st.st_mtime, EVIDENCE_TEXT, EVIDENCE_CHANGES);
+        l->good_raw = NULL;
+        if (!g->json[i] || !g->text[i]) {
+            free(dates);
+            gpu_free(g);
+            dv_seterr(err, "evidence: out of memory");
+            return NULL;
+        }
+    }
+    for (size_t i = 0; i < n && !g->name[0]; i++) {
+        const char *name = g->l[i].attempt ? record_gpu_name(g->l[i].attempt) : NULL;
+        if (name) snprintf(g->name, sizeof g->name, "%s", name);
+    }
+    if (!g->name[0]) snprintf(g->name, sizeof g->name, "%s", slug);
+    free(dates);
+    return g;
+}
+
+/* Puts `g` in place of the GPU of the same slug (or adds it), dropping the
+ * cached index. Write lock held. */
+static void gpu_install_locked(struct evidence *ev, struct gpu *g) {
+    size_t i = 0;
+    while (i < ev->ngpus && strcmp(ev->gpus[i]->slug, g->slug) < 0) i++;
+    evidence_blob_release(ev->index);
+    ev->index = NULL;
+    if (i < ev->ngpus && strcmp(ev->gpus[i]->slug, g->slug) == 0) {
+        gpu_free(ev->gpus[i]);
+        ev->gpus[i] = g;
+        return;
+    }
+    if (ev->ngpus == ev->cap) {
+        size_t ncap = ev->cap ? ev->cap * 2 : 8;
+        struct gpu **bigger = realloc(ev->gpus, ncap * sizeof *bigger);
+        if (!bigger) { /* keep the old view; the next recheck tries again */
+            gpu_free(g);
+            return;
+        }
+        ev->gpus = bigger;
+        ev->cap = ncap;
+    }
+    memmove(ev->gpus + i + 1, ev->gpus + i, (ev->ngpus - i) * sizeof *ev->gpus);
+    ev->gpus[i] = g;
+    ev->ngpus++;
+}
+
+/* Reloads GPU `slug` from disk and swaps it in. reload_lock held. */
+static int gpu_reload(struct evidence *ev, const char *slug, char *err) {
+    struct gpu *g = gpu_load(ev, slug, err);
+    if (!g) return -1;
+    pthread_rwlock_wrlock(&ev->lock);
+    gpu_install_locked(ev, g);
+    pthread_rwlock_unlock(&ev->lock);
+    return 0;
+}
+
+static struct gpu *gpu_find_locked(struct evidence *ev, const char *slug) {
+    for (size_t i = 0; slug && i < ev->ngpus; i++)
+        if (strcmp(ev->gpus[i]->slug, slug) == 0) return ev->gpus[i];
+    return NULL;
+}
+
+/* Looks for other processes' writes: a new GPU folder (the root's mtime) or
+ * a GPU folder whose mtime moved (a date created, a .stamp renamed). */
+static void rescan(struct evidence *ev) {
+    char err[ERR_LEN];
+    struct stat st;
+    if (stat(ev->root, &st) == 0 && !same_time(&st.st_mtim, &ev->root_seen)) {
+        char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
+        size_t n = 0;
+        ev->root_seen = st.st_mtim;
+        if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) == 0) {
+            for (size_t i = 0; i < n; i++) {
+                pthread_rwlock_rdlock(&ev->lock);
+                int known = gpu_find_locked(ev, slugs[i]) != NULL;
+                pthread_rwlock_unlock(&ev->lock);
+                if (!known) gpu_reload(ev, slugs[i], err);
+            }
+        }
+        free(slugs);
+    }
+    pthread_rwlock_rdlock(&ev->lock);
+    size_t n = ev->ngpus;
+    char(*slugs)[EVIDENCE_SLUG_LEN] = n ? malloc(n * sizeof *slugs) : NULL;
+    struct timespec *seen = n ? malloc(n * sizeof *seen) : NULL;
+    for (size_t i = 0; slugs && seen && i < n; i++) {
+        memcpy(slugs[i], ev->gpus[i]->slug, EVIDENCE_SLUG_LEN);
+        seen[i] = ev->gpus[i]->seen;
+    }
+    pthread_rwlock_unlock(&ev->lock);
+    for (size_t i = 0; slugs && seen && i < n; i++) {
+        char gdir[PATH_MAX];
+        if (join(gdir, sizeof gdir, ev->root, slugs[i], NULL) != 0) continue;
+        if (stat(gdir, &st) == 0 && !same_time(&st.st_mtim, &seen[i])) gpu_reload(ev, slugs[i], err);
+    }
+    free(slugs);
+    free(seen);
+}
+
+static void maybe_rescan(struct evidence *ev) {
+    long long now = (long long)timeutil_now_ms();
+    long long due = atomic_load_explicit(&ev->next_check_ms, memory_order_relaxed);
+    if (now < due || !atomic_compare_exchange_strong(&ev->next_check_ms, &due, now + RECHECK_MS)) return;
+    if (pthread_mutex_trylock(&ev->reload_lock) != 0) return; /* a reload is under way */
+    rescan(ev);
+    pthread_mutex_unlock(&ev->reload_lock);
+}
+
+void evidence_recheck(struct evidence *ev) { atomic_store(&ev->next_check_ms, 0); }
+
+/* ---- opening: an earlier layout, temp files ----------------------------- */
+
+static int not_hidden(const char *name) { return name[0] != '.'; }
+
+/* Moves the files of <root>/<date>/ (the layout before GPU folders) to
+ * <root>/<gpu>/<date>/, <gpu> the slug of the GPU its records name (a date
+ * whose records name none goes with the date before it). A file whose new
+ * name is already taken stays where it is. Root lock held. */
+static int migrate_legacy(struct evidence *ev, char *err) {
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t n = 0;
+    if (list_names(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
+    char slug[EVIDENCE_SLUG_LEN] = LEGACY_GPU;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        char src[PATH_MAX], dst[PATH_MAX];
+        if (join(src, sizeof src, ev->root, dates[k], NULL) != 0) continue;
+        DIR *d = opendir(src);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) { /* the GPU: the first record that names one */
+            size_t len = strlen(e->d_name);
+            if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.') continue;
+            json_t *rec = load_record(ev->root, dates[k], e->d_name, NULL, NULL, NULL);
+            char s[EVIDENCE_SLUG_LEN];
+            const char *name = rec ? record_gpu_name(rec) : NULL;
+            int found = name && evidence_slug(name, s, sizeof s) == 0 && evidence_valid_slug(s);
+            json_decref(rec);
+            if (found) {
+                memcpy(slug, s, sizeof slug);
+                break;
+            }
+        }
+        rewinddir(d);
+        char gdir[PATH_MAX];
+        if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0 || join(dst, sizeof dst, gdir, dates[k], NULL) != 0 ||
+            mkdir_p(dst, err) != 0) {
+            closedir(d);
+            rc = -1;
+            break;
+        }
+        while ((e = readdir(d)) != NULL) {
+            /* A temp file a crash left: nobody writes this layout any more. */
+            if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) == 0) {
+                unlinkat(dirfd(d), e->d_name, 0);
+                continue;
+            }
+            if (!not_hidden(e->d_name)) continue;
+            char from[PATH_MAX], to[PATH_MAX];
+            struct stat st;
+            if (join(from, sizeof from, src, e->d_name, NULL) != 0 || join(to, sizeof to, dst, e->d_name, NULL) != 0)
+                continue;
+            if (lstat(from, &st) != 0 || !S_ISREG(st.st_mode) || access(to, F_OK) == 0) continue;
+            if (rename(from, to) != 0) {
+                dv_seterr(err, "evidence: move %s to %s: %s", from, to, strerror(errno));
+                rc = -1;
+                break;
+            }
+        }
+        closedir(d);
+        if (rc == 0 && (fsync_dir(dst, err) != 0 || fsync_dir(src, err) != 0)) rc = -1;
+        if (rc == 0 && rmdir(src) == 0 && fsync_dir(ev->root, err) != 0) rc = -1;
+    }
+    free(dates);
+    return rc;
+}
+
+/* Sweeps GPU folder `slug` and its dates, holding its lock. */
+static int sweep_gpu(struct evidence *ev, const char *slug, char *err) {
+    char gdir[PATH_MAX];
+    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) return 0;
+    int fd = lock_take(gdir, err);
+    if (fd < 0) return -1;
+    int total = sweep_dir(gdir, err);
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t n = 0;
+    if (total >= 0 && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
+    for (size_t i = 0; total >= 0 && i < n; i++) {
+        char dir[PATH_MAX];
+        if (join(dir, sizeof dir, gdir, dates[i], NULL) != 0) continue;
+        int r = sweep_dir(dir, err);
+        total = r < 0 ? -1 : total + r;
+    }
+    free(dates);
+    lock_release(fd);
+    return total;
+}
+
+int evidence_sweep(struct evidence *ev, char *err) {
+    int fd = lock_take(ev->root, err);
+    if (fd < 0) return -1;
+    int total = sweep_dir(ev->root, err);
+    lock_release(fd);
+    if (total < 0) return -1;
+    char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t n = 0;
+    if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
+    for (size_t i = 0; i < n; i++) {
+        int r = sweep_gpu(ev, slugs[i], err);
+        if (r < 0) {
+            free(slugs);
+            return -1;
+        }
+        total += r;
+    }
+    free(slugs);
+    return total;
+}
+
+struct evidence *evidence_open(const char *root, char *err) {
+    if (!root || !*root) root = EVIDENCE_DEFAULT_DIR;
+    if (strlen(root) >= PATH_MAX - 160) {
+        dv_seterr(err, "evidence dir: path too long");
+        return NULL;
+    }
+    if (mkdir_p(root, err) != 0) return NULL;
+    struct evidence *ev = calloc(1, sizeof *ev);
+    if (!ev) {
+        dv_seterr(err, "evidence: out of memory");
+        return NULL;
+    }
+    strcpy(ev->root, root);
+    size_t n = strlen(ev->root);
+    while (n > 1 && ev->root[n - 1] == '/') ev->root[--n] = '\0';
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+#ifdef __GLIBC__
+    /* Readers come by the hundred thousand a second: a swap must not wait
+     * for a gap between them (glibc prefers readers by default). */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+    pthread_rwlock_init(&ev->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    pthread_mutex_init(&ev->reload_lock, NULL);
+    atomic_init(&ev->next_check_ms, 0);
+    int fd = lock_take(ev->root, err);
+    if (fd < 0 || migrate_legacy(ev, err) != 0) {
+        lock_release(fd);
+        evidence_close(ev);
+        return NULL;
+    }
+    lock_release(fd);
+    if (evidence_sweep(ev, err) < 0) {
+        evidence_close(ev);
+        return NULL;
+    }
+    pthread_mutex_lock(&ev->reload_lock);
+    rescan(ev);
+    pthread_mutex_unlock(&ev->reload_lock);
+    atomic_store(&ev->next_check_ms, (long long)timeutil_now_ms() + RECHECK_MS);
+    return ev;
+}
+
+void evidence_close(struct evidence *ev) {
+    if (!ev) return;
+    for (size_t i = 0; i < ev->ngpus; i++) gpu_free(ev->gpus[i]);
+    free(ev->gpus);
+    evidence_blob_release(ev->index);
+    pthread_rwlock_destroy(&ev->lock);
+    pthread_mutex_destroy(&ev->reload_lock);
+    free(ev);
+}
+
+const char *evidence_root(const struct evidence *ev) { return ev->root; }
+
+/* ---- writing a record ----------------------------------------------------- */
 int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
     const struct suite *suite = rec ? suites_find(rec->suite) : NULL;
     if (!suite) {
         dv_seterr(err, "evidence: unknown suite %s", rec && rec->suite ? rec->suite : "(null)");
+        return -1;
+    }
+    if (!evidence_valid_slug(rec->gpu)) {
+        dv_seterr(err, "evidence %s: gpu: expected a GPU slug such as nvidia-h200, got %.64s", suite->name,
+                  rec->gpu ? rec->gpu : "(none)");
         return -1;
     }
     if (rec->ok && !rec->document_json) {
@@ -526,6 +1042,8 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
     json_object_set_new(root, "suite", json_string(suite->name));
     json_object_set_new(root, "suite_version", json_integer(suite->version));
     json_object_set_new(root, "date", json_string(date));
+    json_object_set_new(root, "gpu", json_string(rec->gpu));
+    json_object_set_new(root, "gpu_name", str_or_null(rec->gpu_name));
     json_object_set_new(root, "status", json_string(rec->ok ? "ok" : "failed"));
     if (!rec->ok) json_object_set_new(root, "reason", json_string(rec->reason ? rec->reason : "unknown"));
     json_object_set_new(root, "provenance", prov);
@@ -561,8 +1079,8 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
         goto cleanup;
     }
 
-    char dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1];
-    if (join(dir, sizeof dir, ev->root, date, NULL) != 0) {
+    char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1];
+    if (join(gdir, sizeof gdir, ev->root, rec->gpu, NULL) != 0 || join(dir, sizeof dir, gdir, date, NULL) != 0) {
         dv_seterr(err, "evidence: path too long");
         goto cleanup;
     }
@@ -570,14 +1088,14 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
     snprintf(tname, sizeof tname, "%s.txt", suite->name);
     snprintf(fname, sizeof fname, "%s.failed.json", suite->name);
 
-    pthread_mutex_lock(&ev->write_lock);
-    if (mkdir_p(dir, err) != 0) {
-        pthread_mutex_unlock(&ev->write_lock);
-        goto cleanup;
-    }
+    if (mkdir_p(dir, err) != 0) goto cleanup;
+    /* From the look at the date's record to the last rename: another
+     * replica of this GPU model must not decide on what it saw before. */
+    int lockfd = lock_take(gdir, err);
+    if (lockfd < 0) goto cleanup;
     int keep_good = 0;
     if (!rec->ok) {
-        json_t *old = load_record(ev, date, jname, NULL, NULL, NULL);
+        json_t *old = load_record(gdir, date, jname, NULL, NULL, NULL);
         keep_good = old && record_ok(old);
         json_decref(old);
     }
@@ -585,11 +1103,27 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
         rc = evidence_write_file(dir, fname, out, strlen(out), err);
     } else {
         /* The transcript first: the .json is the record, and a crash between
-         * the two leaves the old record whole (routes serve its own copy). */
+         * the two leaves the old record whole (reads serve its own copy). */
         rc = evidence_write_file(dir, tname, text_out, strlen(text_out), err);
         if (rc == 0) rc = evidence_write_file(dir, jname, out, strlen(out), err);
     }
-    pthread_mutex_unlock(&ev->write_lock);
+    /* The folder's mtime moves with this rename: what other servers on the
+     * directory watch for. Its content is only for people. */
+    if (rc == 0) {
+        char stamp[96];
+        int k = snprintf(stamp, sizeof stamp, "%s %s %s\n", date, suite->name, finished);
+        rc = evidence_write_file(gdir, STAMP_NAME, stamp, (size_t)k, err);
+    }
+    lock_release(lockfd);
+    if (rc == 0) {
+        char rerr[ERR_LEN];
+        pthread_mutex_lock(&ev->reload_lock);
+        if (gpu_reload(ev, rec->gpu, rerr) != 0) {
+            /* The record is on disk; the next recheck loads it. */
+            evidence_recheck(ev);
+        }
+        pthread_mutex_unlock(&ev->reload_lock);
+    }
 
 cleanup:
     json_decref(root);
@@ -603,238 +1137,13 @@ cleanup:
     return rc;
 }
 
-/* ---- validators and conditional GET ------------------------------------ */
+/* ---- the index ------------------------------------------------------------ */
 
-void evidence_etag(const void *data, size_t len, char *out) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    snprintf(out, 40, "\"%016llx-%zx\"", (unsigned long long)h, len);
-}
-
-static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-void evidence_http_date(time_t t, char *out, size_t len) { timeutil_http_date(t, out, len); }
-
-time_t evidence_parse_http_date(const char *s) {
-    /* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" */
-    if (!s || strlen(s) != 29 || s[3] != ',' || s[4] != ' ' || strcmp(s + 25, " GMT") != 0) return (time_t)-1;
-    char mon[4] = {s[8], s[9], s[10], 0};
-    int m = -1;
-    for (int i = 0; i < 12; i++)
-        if (strcmp(mon, months[i]) == 0) m = i;
-    const int digits[] = {5, 6, 12, 13, 14, 15, 17, 18, 20, 21, 23, 24};
-    for (size_t i = 0; i < sizeof digits / sizeof digits[0]; i++)
-        if (!isdigit((unsigned char)s[digits[i]])) return (time_t)-1;
-    if (m < 0 || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' || s[19] != ':' || s[22] != ':')
-        return (time_t)-1;
-    struct tm tm = {0};
-    tm.tm_mday = (s[5] - '0') * 10 + (s[6] - '0');
-    tm.tm_mon = m;
-    tm.tm_year = atoi(s + 12) - 1900;
-    tm.tm_hour = (s[17] - '0') * 10 + (s[18] - '0');
-    tm.tm_min = (s[20] - '0') * 10 + (s[21] - '0');
-    tm.tm_sec = (s[23] - '0') * 10 + (s[24] - '0');
-    if (tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-        return (time_t)-1;
-    return timegm(&tm);
-}
-
-/* Does the If-None-Match list name `etag`? Weak comparison: W/ is ignored. */
-static int etag_listed(const char *list, const char *etag) {
-    size_t elen = strlen(etag);
-    const char *p = list;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',') p++;
-        if (!*p) break;
-        if (*p == '*') return 1;
-        if (strncmp(p, "W/", 2) == 0) p += 2;
-        const char *end = p;
-        if (*p == '"') {
-            end = strchr(p + 1, '"');
-            end = end ? end + 1 : p + strlen(p);
-        } else {
-            while (*end && *end != ',') end++;
-        }
-        if ((size_t)(end - p) == elen && strncmp(p, etag, elen) == 0) return 1;
-        p = end;
-    }
-    return 0;
-}
-
-int evidence_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
-                          const char *if_modified_since) {
-    if (if_none_match) return etag && *etag && etag_listed(if_none_match, etag);
-    if (if_modified_since && last_modified != (time_t)-1) {
-        time_t since = evidence_parse_http_date(if_modified_since);
-        return since != (time_t)-1 && last_modified <= since;
-    }
-    return 0;
-}
-
-/* ---- responses ---------------------------------------------------------- */
-
-void evidence_response_cleanup(struct evidence_response *r) {
-    if (!r) return;
-    free(r->body);
-    r->body = NULL;
-    r->len = 0;
-}
-
-static int respond_error(struct evidence_response *out, int status, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static int respond_error(struct evidence_response *out, int status, const char *fmt, ...) {
-    char msg[ERR_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    json_t *j = json_pack("{s:s,s:i}", "error", msg, "status", status);
-    out->status = status;
-    out->body = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    out->len = out->body ? strlen(out->body) : 0;
-    json_decref(j);
-    out->content_type = CT_JSON;
-    out->cache_control = status == 404 ? EVIDENCE_CACHE_MISSING : "no-store";
-    out->etag[0] = '\0';
-    out->last_modified[0] = '\0';
-    return status;
-}
-
-/* Fills a 200 (or 304) from `body` (taken over). */
-static int respond(struct evidence_response *out, char *body, size_t len, const char *ctype,
-                   time_t mtime, const char *cache, const char *inm, const char *ims) {
-    evidence_etag(body, len, out->etag);
-    if (mtime != (time_t)-1) evidence_http_date(mtime, out->last_modified, sizeof out->last_modified);
-    else out->last_modified[0] = '\0';
-    out->content_type = ctype;
-    out->cache_control = cache;
-    if (evidence_not_modified(out->etag, mtime, inm, ims)) {
-        free(body);
-        out->status = 304;
-        out->body = NULL;
-        out->len = 0;
-        return 304;
-    }
-    out->status = 200;
-    out->body = body;
-    out->len = len;
-    return 200;
-}
-
-/* Serves one stored record as .json (its bytes) or .txt (its transcript). */
-static int respond_record(struct evidence_response *out, json_t *rec, char *raw, size_t rawlen,
-                          const struct stat *st, int text, const char *cache, const char *inm,
-                          const char *ims) {
-    if (!text) return respond(out, raw, rawlen, CT_JSON, st->st_mtime, cache, inm, ims);
-    free(raw);
-    const char *t = jstr(rec, "transcript");
-    char *body = strdup(t ? t : "");
-    if (!body) return respond_error(out, 500, "evidence: out of memory");
-    return respond(out, body, strlen(body), CT_TEXT, st->st_mtime, cache, inm, ims);
-}
-
-/* Splits "<suite>[.json|.txt]". Returns the suite or NULL; *text set for .txt. */
-static const struct suite *suite_of(const char *seg, int *text) {
-    char name[SUITES_NAME_LEN];
-    size_t n = strlen(seg);
-    *text = 0;
-    if (n > 5 && strcmp(seg + n - 5, ".json") == 0) n -= 5;
-    else if (n > 4 && strcmp(seg + n - 4, ".txt") == 0) {
-        n -= 4;
-        *text = 1;
-    }
-    if (n == 0 || n >= sizeof name) return NULL;
-    memcpy(name, seg, n);
-    name[n] = '\0';
-    return suites_find(name);
-}
-
-struct latest {
-    char good_date[EVIDENCE_DATE_LEN];
-    json_t *good;          /* the newest good record, or NULL */
-    struct stat good_st;
-    char *good_raw;
-    size_t good_len;
-    json_t *attempt;       /* the newest record of any status, or NULL */
-    char attempt_date[EVIDENCE_DATE_LEN];
-    time_t newest_mtime;   /* of the files read */
-    int good_failed_too;   /* the good record's date also has a failure */
-};
-
-static void latest_cleanup(struct latest *l) {
-    json_decref(l->good);
-    json_decref(l->attempt);
-    free(l->good_raw);
-}
-
-/* Finds the newest good record of `s` and its newest attempt. */
-static int latest_find(const struct evidence *ev, const struct suite *s, char (*dates)[EVIDENCE_DATE_LEN],
-                       size_t ndates, int want_raw, struct latest *l) {
-    memset(l, 0, sizeof *l);
-    l->newest_mtime = (time_t)-1;
-    char jname[NAME_MAX + 1], fname[NAME_MAX + 1];
-    snprintf(jname, sizeof jname, "%s.json", s->name);
-    snprintf(fname, sizeof fname, "%s.failed.json", s->name);
-    for (size_t k = ndates; k-- > 0 && !l->good;) {
-        struct stat st, fst;
-        char *raw = NULL;
-        size_t rawlen = 0;
-        json_t *rec = load_record(ev, dates[k], jname, &st, want_raw ? &raw : NULL, &rawlen);
-        json_t *failed = l->attempt ? NULL : load_record(ev, dates[k], fname, &fst, NULL, NULL);
-        if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
-        if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
-        if (!l->attempt && (rec || failed)) {
-            json_t *pick = rec;
-            if (failed) {
-                const char *a = rec ? json_string_value(json_object_get(json_object_get(rec, "provenance"), "finished_utc")) : NULL;
-                const char *b = json_string_value(json_object_get(json_object_get(failed, "provenance"), "finished_utc"));
-                /* Timestamps have whole seconds: a tie goes to the file
-                 * renamed last. */
-                int cmp = a && b ? strcmp(b, a) : 0;
-                if (cmp == 0 && rec)
-                    cmp = fst.st_mtim.tv_sec != st.st_mtim.tv_sec ? (fst.st_mtim.tv_sec > st.st_mtim.tv_sec ? 1 : -1)
-                                                                  : (fst.st_mtim.tv_nsec >= st.st_mtim.tv_nsec ? 1 : -1);
-                if (!rec || cmp > 0) pick = failed;
-            }
-            l->attempt = json_incref(pick);
-            memcpy(l->attempt_date, dates[k], EVIDENCE_DATE_LEN);
-        }
-        if (rec && record_ok(rec) && !failed && l->attempt) {
-            /* The failure of this date, if any, was not loaded above. */
-            json_t *f2 = load_record(ev, dates[k], fname, &fst, NULL, NULL);
-            l->good_failed_too = f2 != NULL;
-            json_decref(f2);
-        } else if (rec && record_ok(rec) && failed) {
-            l->good_failed_too = 1;
-        }
-        json_decref(failed);
-        if (rec && record_ok(rec)) {
-            l->good = rec;
-            l->good_st = st;
-            l->good_raw = raw;
-            l->good_len = rawlen;
-            memcpy(l->good_date, dates[k], EVIDENCE_DATE_LEN);
-        } else {
-            json_decref(rec);
-            free(raw);
-        }
-    }
-    return 0;
-}
-
-static json_t *index_entry(const struct suite *s, const struct latest *l) {
+/* One suite's entry; links under `prefix` ("/evidence" or "/evidence/<gpu>"). */
+static json_t *index_entry(const struct suite *s, const struct latest *l, const char *prefix) {
     json_t *e = json_object();
     if (!e) return NULL;
-    char href[128];
+    char href[192];
     json_object_set_new(e, "suite", json_string(s->name));
     json_object_set_new(e, "version", json_integer(s->version));
     json_object_set_new(e, "status", json_string(l->attempt ? jstr(l->attempt, "status") : "none"));
@@ -848,7 +1157,8 @@ static json_t *index_entry(const struct suite *s, const struct latest *l) {
         json_t *a = json_object();
         json_object_set_new(a, "date", json_string(l->attempt_date));
         json_object_set_new(a, "status", json_string(jstr(l->attempt, "status")));
-        json_object_set_new(a, "finished_utc", str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")));
+        json_object_set_new(a, "finished_utc",
+                            str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")));
         if (jstr(l->attempt, "reason")) json_object_set_new(a, "reason", json_string(jstr(l->attempt, "reason")));
         json_object_set_new(e, "last_attempt", a);
     } else {
@@ -858,162 +1168,369 @@ static json_t *index_entry(const struct suite *s, const struct latest *l) {
         json_t *summary = json_object_get(l->good, "summary");
         json_object_set_new(e, "date", json_string(l->good_date));
         json_object_set_new(e, "gpu", str_or_null(jstr(summary, "gpu")));
-        json_object_set_new(e, "finished_utc", str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")));
-        snprintf(href, sizeof href, "/evidence/latest/%s.json", s->name);
+        json_object_set_new(e, "finished_utc",
+                            str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")));
+        snprintf(href, sizeof href, "%s/latest/%s.json", prefix, s->name);
         json_object_set_new(e, "href", json_string(href));
-        snprintf(href, sizeof href, "/evidence/latest/%s.txt", s->name);
+        snprintf(href, sizeof href, "%s/latest/%s.txt", prefix, s->name);
         json_object_set_new(e, "transcript", json_string(href));
         json_object_set(e, "summary", summary ? summary : json_null());
     } else {
         json_object_set_new(e, "date", json_null());
         json_object_set_new(e, "gpu", json_null());
     }
-    snprintf(href, sizeof href, "/evidence/history/%s", s->name);
+    snprintf(href, sizeof href, "%s/history/%s", prefix, s->name);
     json_object_set_new(e, "history", json_string(href));
     return e;
 }
 
-static int get_latest_index(struct evidence *ev, char (*dates)[EVIDENCE_DATE_LEN], size_t n,
-                            const char *inm, const char *ims, struct evidence_response *out) {
-    json_t *root = json_object(), *list = json_array();
-    time_t newest = (time_t)-1;
-    if (!root || !list) {
-        json_decref(root);
-        json_decref(list);
-        return respond_error(out, 500, "evidence: out of memory");
+/* Every suite's entry of `g` (NULL: a GPU with nothing filed). */
+static json_t *index_entries(const struct gpu *g, const char *prefix) {
+    json_t *list = json_array();
+    struct latest none;
+    memset(&none, 0, sizeof none);
+    for (size_t i = 0; list && i < suites_count(); i++) {
+        json_t *e = index_entry(suites_get(i), g && i < g->n ? &g->l[i] : &none, prefix);
+        if (!e || json_array_append_new(list, e) != 0) {
+            json_decref(list);
+            return NULL;
+        }
     }
-    json_object_set_new(root, "schema", json_string("divergence.evidence.index.v1"));
-    json_object_set_new(root, "suites", list);
-    for (size_t i = 0; i < suites_count(); i++) {
-        struct latest l;
-        latest_find(ev, suites_get(i), dates, n, 0, &l);
-        if (l.newest_mtime > newest) newest = l.newest_mtime;
-        json_array_append_new(list, index_entry(suites_get(i), &l));
-        latest_cleanup(&l);
-    }
-    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!body) return respond_error(out, 500, "evidence: out of memory");
-    return respond(out, body, strlen(body), CT_JSON, newest, EVIDENCE_CACHE_LATEST, inm, ims);
+    return list;
 }
 
-static int get_history(struct evidence *ev, const struct suite *s, char (*dates)[EVIDENCE_DATE_LEN],
-                       size_t n, const char *inm, const char *ims, struct evidence_response *out) {
-    json_t *root = json_object(), *points = json_array();
-    time_t newest = (time_t)-1;
-    if (!root || !points) {
-        json_decref(root);
-        json_decref(points);
-        return respond_error(out, 500, "evidence: out of memory");
+static time_t gpu_newest(const struct gpu *g) {
+    time_t t = (time_t)-1;
+    for (size_t i = 0; g && i < g->n; i++)
+        if (g->l[i].newest_mtime > t) t = g->l[i].newest_mtime;
+    return t;
+}
+
+static struct evidence_blob *json_blob(json_t *root, time_t mtime) {
+    if (!root) return NULL;
+    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return body ? blob_new(body, strlen(body), mtime, EVIDENCE_JSON, EVIDENCE_CHANGES) : NULL;
+}
+
+static json_t *gpu_index_json(const struct gpu *g, int with_schema) {
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "/evidence/%s", g->slug);
+    json_t *o = json_object(), *list = index_entries(g, prefix);
+    if (!o || !list) {
+        json_decref(o);
+        json_decref(list);
+        return NULL;
     }
-    json_object_set_new(root, "suite", json_string(s->name));
-    json_object_set_new(root, "version", json_integer(s->version));
-    json_object_set_new(root, "nights", points);
+    if (with_schema) json_object_set_new(o, "schema", json_string(EVIDENCE_INDEX_SCHEMA));
+    json_object_set_new(o, "gpu", json_string(g->slug));
+    json_object_set_new(o, "name", json_string(g->name));
+    snprintf(prefix, sizeof prefix, "/evidence/%s/latest", g->slug);
+    json_object_set_new(o, "latest", json_string(prefix));
+    json_object_set_new(o, "suites", list);
+    return o;
+}
+
+/* The whole index for default GPU `def` ("" none). Write lock held. */
+static struct evidence_blob *index_build_locked(struct evidence *ev, const char *def) {
+    const struct gpu *dg = gpu_find_locked(ev, def);
+    json_t *root = json_object(), *gpus = json_array(), *list = index_entries(dg, "/evidence");
+    time_t newest = (time_t)-1;
+    if (!root || !gpus || !list) {
+        json_decref(root);
+        json_decref(gpus);
+        json_decref(list);
+        return NULL;
+    }
+    json_object_set_new(root, "schema", json_string(EVIDENCE_INDEX_SCHEMA));
+    json_object_set_new(root, "gpu", def[0] ? json_string(def) : json_null());
+    json_object_set_new(root, "suites", list);
+    json_object_set_new(root, "gpus", gpus);
+    for (size_t i = 0; i < ev->ngpus; i++) {
+        json_t *o = gpu_index_json(ev->gpus[i], 0);
+        if (!o || json_array_append_new(gpus, o) != 0) {
+            json_decref(root);
+            return NULL;
+        }
+        time_t t = gpu_newest(ev->gpus[i]);
+        if (t > newest) newest = t;
+    }
+    return json_blob(root, newest);
+}
+
+/* ---- reads ---------------------------------------------------------------- */
+
+static int default_locked(struct evidence *ev, const char *own, char *out) {
+    const char *pick = own && *own ? own : "";
+    int several = 0;
+    if (!gpu_find_locked(ev, pick)) {
+        if (ev->ngpus == 1) pick = ev->gpus[0]->slug;
+        else several = ev->ngpus > 1;
+    }
+    snprintf(out, EVIDENCE_SLUG_LEN, "%s", pick);
+    return several;
+}
+
+int evidence_default_gpu(struct evidence *ev, const char *own, char *out) {
+    maybe_rescan(ev);
+    pthread_rwlock_rdlock(&ev->lock);
+    int several = default_locked(ev, own, out);
+    pthread_rwlock_unlock(&ev->lock);
+    return several;
+}
+
+/* "a, b, c": the GPUs with evidence here. Lock held. */
+static void gpu_list_locked(struct evidence *ev, char *out, size_t len) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < ev->ngpus && n + 1 < len; i++) {
+        int k = snprintf(out + n, len - n, "%s%s", i ? ", " : "", ev->gpus[i]->slug);
+        if (k < 0) break;
+        n += (size_t)k;
+    }
+}
+
+/* Resolves `gpu` (NULL: the default for `own`) into `slug`. Returns 0, or
+ * -1 with `e` for a malformed slug, or when no GPU is the default because
+ * several have evidence and the server's own has none. Lock held. */
+static int resolve_locked(struct evidence *ev, const char *gpu, const char *own, char *slug, struct evidence_error *e) {
+    if (gpu) {
+        if (!evidence_valid_slug(gpu)) {
+            seterror(e, EVIDENCE_EINVAL, "gpu: expected a GPU slug such as nvidia-h200, got %.64s", gpu);
+            return -1;
+        }
+        snprintf(slug, EVIDENCE_SLUG_LEN, "%s", gpu);
+        return 0;
+    }
+    if (default_locked(ev, own, slug)) {
+        char list[512];
+        gpu_list_locked(ev, list, sizeof list);
+        seterror(e, EVIDENCE_ENOENT,
+                 "this server's GPU (%s) has no evidence here; GPUs with evidence: %s (/evidence/{gpu}/...)",
+                 own && *own ? own : "none", list);
+        return -1;
+    }
+    return 0;
+}
+
+int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out, struct evidence_error *e) {
+    char def[EVIDENCE_SLUG_LEN];
+    *out = NULL;
+    maybe_rescan(ev);
+    pthread_rwlock_rdlock(&ev->lock);
+    default_locked(ev, own, def);
+    if (ev->index && strcmp(ev->index_for, def) == 0) *out = blob_ref(ev->index);
+    pthread_rwlock_unlock(&ev->lock);
+    if (*out) return 0;
+    pthread_rwlock_wrlock(&ev->lock);
+    default_locked(ev, own, def);
+    if (!ev->index || strcmp(ev->index_for, def) != 0) {
+        evidence_blob_release(ev->index);
+        ev->index = index_build_locked(ev, def);
+        snprintf(ev->index_for, sizeof ev->index_for, "%s", def);
+    }
+    *out = blob_ref(ev->index);
+    pthread_rwlock_unlock(&ev->lock);
+    if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
+    return *out ? 0 : -1;
+}
+
+int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out, struct evidence_error *e) {
+    *out = NULL;
+    if (!evidence_valid_slug(gpu)) {
+        seterror(e, EVIDENCE_EINVAL, "gpu: expected a GPU slug such as nvidia-h200, got %.64s", gpu ? gpu : "");
+        return -1;
+    }
+    maybe_rescan(ev);
+    pthread_rwlock_rdlock(&ev->lock);
+    struct gpu *g = gpu_find_locked(ev, gpu);
+    if (g && g->index) *out = blob_ref(g->index);
+    pthread_rwlock_unlock(&ev->lock);
+    if (*out) return 0;
+    if (!g) {
+        seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", gpu);
+        return -1;
+    }
+    pthread_rwlock_wrlock(&ev->lock);
+    if ((g = gpu_find_locked(ev, gpu)) != NULL) {
+        if (!g->index) g->index = json_blob(gpu_index_json(g, 1), gpu_newest(g));
+        *out = blob_ref(g->index);
+    }
+    pthread_rwlock_unlock(&ev->lock);
+    if (!*out)
+        seterror(e, g ? EVIDENCE_EIO : EVIDENCE_ENOENT, g ? "evidence: out of memory" : "no evidence for GPU %s", gpu);
+    return *out ? 0 : -1;
+}
+
+static const struct suite *find_suite(const char *suite, struct evidence_error *e) {
+    const struct suite *s = suite ? suites_find(suite) : NULL;
+    if (!s) seterror(e, EVIDENCE_ENOENT, "unknown suite: %.64s", suite ? suite : "");
+    return s;
+}
+
+int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, const char *suite,
+                        enum evidence_kind kind, struct evidence_blob **out, struct evidence_error *e) {
+    *out = NULL;
+    const struct suite *s = find_suite(suite, e);
+    if (!s) return -1;
+    size_t i = (size_t)suites_index(s->name);
+    char slug[EVIDENCE_SLUG_LEN];
+    maybe_rescan(ev);
+    pthread_rwlock_rdlock(&ev->lock);
+    if (resolve_locked(ev, gpu, own, slug, e) != 0) {
+        pthread_rwlock_unlock(&ev->lock);
+        return -1;
+    }
+    struct gpu *g = gpu_find_locked(ev, slug);
+    if (g && i < g->n) *out = blob_ref(kind == EVIDENCE_TEXT ? g->text[i] : g->json[i]);
+    if (!*out) {
+        const char *why = g && i < g->n && g->l[i].attempt ? jstr(g->l[i].attempt, "reason") : NULL;
+        if (gpu && !g) seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
+        else
+            seterror(e, EVIDENCE_ENOENT, "no good evidence for %s yet%s%.300s", s->name,
+                     why ? "; last attempt failed: " : "", why ? why : "");
+    }
+    pthread_rwlock_unlock(&ev->lock);
+    return *out ? 0 : -1;
+}
+
+int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
+                       enum evidence_kind kind, struct evidence_blob **out, struct evidence_error *e) {
+    *out = NULL;
+    if (!evidence_valid_date(date)) {
+        seterror(e, EVIDENCE_EINVAL, "date: expected a calendar date YYYY-MM-DD, got %.32s", date ? date : "");
+        return -1;
+    }
+    const struct suite *s = find_suite(suite, e);
+    if (!s) return -1;
+    char slug[EVIDENCE_SLUG_LEN], gdir[PATH_MAX], jname[NAME_MAX + 1], *raw = NULL;
+    pthread_rwlock_rdlock(&ev->lock);
+    int rc = resolve_locked(ev, gpu, own, slug, e);
+    pthread_rwlock_unlock(&ev->lock);
+    if (rc != 0) return -1;
+    size_t rawlen = 0;
+    struct stat st;
+    snprintf(jname, sizeof jname, "%s.json", s->name);
+    json_t *rec = slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
+                      ? load_record(gdir, date, jname, &st, &raw, &rawlen)
+                      : NULL;
+    if (!rec) {
+        seterror(e, EVIDENCE_ENOENT, "no evidence for %s on %s", s->name, date);
+        return -1;
+    }
+    /* A refresh files every suite under the date it started, so a night
+     * that runs past midnight still writes yesterday's directory: only dates
+     * before yesterday can no longer change. */
+    char yesterday[EVIDENCE_DATE_LEN];
+    evidence_date_of(time(NULL) - 86400, yesterday);
+    enum evidence_fresh fresh = strcmp(date, yesterday) < 0 ? EVIDENCE_FINAL : EVIDENCE_CHANGES;
+    if (kind == EVIDENCE_TEXT) {
+        free(raw);
+        const char *t = jstr(rec, "transcript");
+        raw = strdup(t ? t : "");
+        rawlen = raw ? strlen(raw) : 0;
+    }
+    json_decref(rec);
+    *out = blob_new(raw, rawlen, st.st_mtime, kind, fresh);
+    if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
+    return *out ? 0 : -1;
+}
+
+/* One night of the history: its status and a flat list of rows, each
+ * naming its table (what a trend plot iterates over). */
+static json_t *history_point(json_t *rec, const char *date) {
+    json_t *p = json_object(), *summary = json_object_get(rec, "summary");
+    if (!p) return NULL;
+    json_object_set_new(p, "date", json_string(date));
+    json_object_set_new(p, "status", json_string(jstr(rec, "status")));
+    if (jstr(rec, "reason")) json_object_set_new(p, "reason", json_string(jstr(rec, "reason")));
+    json_object_set(p, "suite_version", json_object_get(rec, "suite_version"));
+    json_object_set_new(p, "gpu", str_or_null(jstr(summary, "gpu")));
+    json_object_set_new(p, "finished_utc", str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")));
+    json_t *rows = json_array(), *tb, *row;
+    size_t ti, ri;
+    json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
+        json_array_foreach(json_object_get(tb, "rows"), ri, row) {
+            json_t *copy = json_copy(row);
+            if (!copy) continue;
+            json_object_set_new(copy, "table", json_string(jstr(tb, "id") ? jstr(tb, "id") : ""));
+            json_array_append_new(rows, copy);
+        }
+    }
+    json_object_set_new(p, "rows", rows ? rows : json_array());
+    return p;
+}
+
+int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite, unsigned limit,
+                         const char *cursor, struct evidence_blob **out, struct evidence_error *e) {
+    *out = NULL;
+    const struct suite *s = find_suite(suite, e);
+    if (!s) return -1;
+    if (limit < 1 || limit > EVIDENCE_HISTORY_MAX) {
+        seterror(e, EVIDENCE_EINVAL, "limit: expected 1..%d nights, got %u", EVIDENCE_HISTORY_MAX, limit);
+        return -1;
+    }
+    if (cursor && !evidence_valid_date(cursor)) {
+        seterror(e, EVIDENCE_EINVAL, "cursor: expected a date YYYY-MM-DD (a page's next_cursor), got %.32s", cursor);
+        return -1;
+    }
+    char slug[EVIDENCE_SLUG_LEN], gdir[PATH_MAX] = "", err[ERR_LEN];
+    pthread_rwlock_rdlock(&ev->lock);
+    int rc = resolve_locked(ev, gpu, own, slug, e);
+    int known = rc == 0 && gpu_find_locked(ev, slug) != NULL;
+    pthread_rwlock_unlock(&ev->lock);
+    if (rc != 0) return -1;
+    if (slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
+    struct stat gst;
+    if (gpu && !known && (!gdir[0] || stat(gdir, &gst) != 0)) {
+        seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
+        return -1;
+    }
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t n = 0;
+    if (gdir[0] && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) {
+        seterror(e, EVIDENCE_EIO, "%s", err);
+        return -1;
+    }
+    /* Newest first from before the cursor, at most `limit` records read. */
+    size_t k = n;
+    while (cursor && k > 0 && strcmp(dates[k - 1], cursor) >= 0) k--;
+    json_t **page = calloc(limit, sizeof *page);
+    char(*pdates)[EVIDENCE_DATE_LEN] = calloc(limit, EVIDENCE_DATE_LEN);
+    size_t np = 0;
+    time_t newest = (time_t)-1;
     char jname[NAME_MAX + 1];
     snprintf(jname, sizeof jname, "%s.json", s->name);
-    for (size_t k = 0; k < n; k++) { /* dates are sorted oldest first */
+    while (page && pdates && k > 0 && np < limit) {
+        k--;
         struct stat st;
-        json_t *rec = load_record(ev, dates[k], jname, &st, NULL, NULL);
+        json_t *rec = load_record(gdir, dates[k], jname, &st, NULL, NULL);
         if (!rec) continue;
         if (st.st_mtime > newest) newest = st.st_mtime;
-        json_t *p = json_object(), *summary = json_object_get(rec, "summary");
-        if (p) {
-            json_object_set_new(p, "date", json_string(dates[k]));
-            json_object_set_new(p, "status", json_string(jstr(rec, "status")));
-            if (jstr(rec, "reason")) json_object_set_new(p, "reason", json_string(jstr(rec, "reason")));
-            json_object_set(p, "suite_version", json_object_get(rec, "suite_version"));
-            json_object_set_new(p, "gpu", str_or_null(jstr(summary, "gpu")));
-            json_object_set_new(p, "finished_utc", str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")));
-            /* One flat list of rows, each naming its table: what a trend
-             * plot iterates over. */
-            json_t *rows = json_array(), *tb, *row;
-            size_t ti, ri;
-            json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
-                json_array_foreach(json_object_get(tb, "rows"), ri, row) {
-                    json_t *copy = json_copy(row);
-                    if (!copy) continue;
-                    json_object_set_new(copy, "table", json_string(jstr(tb, "id") ? jstr(tb, "id") : ""));
-                    json_array_append_new(rows, copy);
-                }
-            }
-            json_object_set_new(p, "rows", rows ? rows : json_array());
-            json_array_append_new(points, p);
-        }
-        json_decref(rec);
+        page[np] = rec;
+        memcpy(pdates[np], dates[k], EVIDENCE_DATE_LEN);
+        np++;
     }
-    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!body) return respond_error(out, 500, "evidence: out of memory");
-    return respond(out, body, strlen(body), CT_JSON, newest, EVIDENCE_CACHE_LATEST, inm, ims);
-}
-
-int evidence_http_get(struct evidence *ev, const char *url_path, const char *if_none_match,
-                      const char *if_modified_since, struct evidence_response *out) {
-    memset(out, 0, sizeof *out);
-    static const char prefix[] = "/evidence/";
-    if (!url_path || strncmp(url_path, prefix, sizeof prefix - 1) != 0)
-        return respond_error(out, 404, "not found");
-    /* Up to three segments; empty segments (//, trailing /) are not paths. */
-    char buf[256], *seg[4] = {0};
-    size_t nseg = 0;
-    const char *rest = url_path + sizeof prefix - 1;
-    if (strlen(rest) >= sizeof buf) return respond_error(out, 404, "not found");
-    strcpy(buf, rest);
-    for (char *p = buf, *next; p; p = next) {
-        next = strchr(p, '/');
-        if (next) *next++ = '\0';
-        if (!*p || nseg == 3) return respond_error(out, 404, "not found");
-        seg[nseg++] = p;
+    json_t *root = page && pdates ? json_object() : NULL, *points = json_array();
+    if (root && points) {
+        json_object_set_new(root, "schema", json_string(EVIDENCE_HISTORY_SCHEMA));
+        json_object_set_new(root, "suite", json_string(s->name));
+        json_object_set_new(root, "version", json_integer(s->version));
+        json_object_set_new(root, "gpu", slug[0] ? json_string(slug) : json_null());
+        json_object_set_new(root, "limit", json_integer(limit));
+        json_object_set_new(root, "nights", points);
+        points = NULL;
+        json_t *list = json_object_get(root, "nights");
+        for (size_t i = np; i-- > 0;) json_array_append_new(list, history_point(page[i], pdates[i]));
+        /* Older dates remain: the next page starts before this one's oldest. */
+        json_object_set_new(root, "next_cursor", np == limit && k > 0 ? json_string(pdates[np - 1]) : json_null());
     }
-    char (*dates)[EVIDENCE_DATE_LEN] = NULL;
-    size_t n = 0;
-    char err[ERR_LEN];
-    int text = 0, status;
-    const struct suite *s = NULL;
-
-    if (nseg == 1 && strcmp(seg[0], "latest") == 0) {
-        if (list_dates(ev->root, &dates, &n, err) != 0) return respond_error(out, 500, "%s", err);
-        status = get_latest_index(ev, dates, n, if_none_match, if_modified_since, out);
-    } else if (nseg == 2 && strcmp(seg[0], "history") == 0) {
-        if (!(s = suites_find(seg[1]))) return respond_error(out, 404, "unknown suite: %s", seg[1]);
-        if (list_dates(ev->root, &dates, &n, err) != 0) return respond_error(out, 500, "%s", err);
-        status = get_history(ev, s, dates, n, if_none_match, if_modified_since, out);
-    } else if (nseg == 2 && strcmp(seg[0], "latest") == 0) {
-        if (!(s = suite_of(seg[1], &text))) return respond_error(out, 404, "unknown suite: %s", seg[1]);
-        if (list_dates(ev->root, &dates, &n, err) != 0) return respond_error(out, 500, "%s", err);
-        struct latest l;
-        latest_find(ev, s, dates, n, 1, &l);
-        if (!l.good) {
-            const char *why = l.attempt ? jstr(l.attempt, "reason") : NULL;
-            status = respond_error(out, 404, "no good evidence for %s yet%s%s", s->name,
-                                   why ? "; last attempt failed: " : "", why ? why : "");
-        } else {
-            status = respond_record(out, l.good, l.good_raw, l.good_len, &l.good_st, text,
-                                    EVIDENCE_CACHE_LATEST, if_none_match, if_modified_since);
-            l.good_raw = NULL; /* taken over */
-        }
-        latest_cleanup(&l);
-    } else if (nseg == 2) {
-        if (!evidence_valid_date(seg[0]))
-            return respond_error(out, 400, "date: expected a calendar date YYYY-MM-DD, got %.32s", seg[0]);
-        if (!(s = suite_of(seg[1], &text))) return respond_error(out, 404, "unknown suite: %s", seg[1]);
-        char jname[NAME_MAX + 1], *raw = NULL;
-        size_t rawlen = 0;
-        struct stat st;
-        snprintf(jname, sizeof jname, "%s.json", s->name);
-        json_t *rec = load_record(ev, seg[0], jname, &st, &raw, &rawlen);
-        if (!rec) return respond_error(out, 404, "no evidence for %s on %s", s->name, seg[0]);
-        /* A refresh files every suite under the date it started, so a night
-         * that runs past midnight still writes yesterday's directory: only
-         * dates before yesterday can no longer change. */
-        char yesterday[EVIDENCE_DATE_LEN];
-        evidence_date_of(time(NULL) - 86400, yesterday);
-        const char *cache = strcmp(seg[0], yesterday) < 0 ? EVIDENCE_CACHE_IMMUTABLE : EVIDENCE_CACHE_LATEST;
-        status = respond_record(out, rec, raw, rawlen, &st, text, cache, if_none_match, if_modified_since);
-        json_decref(rec);
-    } else {
-        return respond_error(out, 404, "not found");
-    }
+    json_decref(points);
+    for (size_t i = 0; page && i < np; i++) json_decref(page[i]);
+    free(page);
+    free(pdates);
     free(dates);
-    return status;
+    *out = json_blob(root, newest);
+    if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
+    return *out ? 0 : -1;
 }

@@ -1,40 +1,59 @@
 /* evidence.h -- the evidence store: each night's suite results as durable
- * files, and the read side the /evidence routes answer from.
+ * files, per GPU model, and the reads the /evidence routes answer from.
  *
  * Layout under the root directory (default var/evidence):
- *   <YYYY-MM-DD>/<suite>.json         the night's record (schema
- *                                     divergence.evidence.v1): status ok or
- *                                     failed, provenance, the divergence.v1
- *                                     document, a summary of the ratios and the
- *                                     transcript
- *   <YYYY-MM-DD>/<suite>.txt          the lesson-layout transcript
- *   <YYYY-MM-DD>/<suite>.failed.json  a failure on a date that already has a
- *                                     good record (a failure never replaces
- *                                     good evidence)
- * Dates are UTC. The files are the only state: "latest" is computed by
- * scanning dates newest first for a record with status ok, so no index can
- * disagree with the files after a crash. See evidence.c for the write
- * protocol.
+ *   <gpu>/<YYYY-MM-DD>/<suite>.json         the night's record (schema
+ *                                           divergence.evidence.v1): status ok
+ *                                           or failed, the GPU, provenance,
+ *                                           the divergence.v1 document, a
+ *                                           summary of the ratios and the
+ *                                           transcript
+ *   <gpu>/<YYYY-MM-DD>/<suite>.txt          the lesson-layout transcript
+ *   <gpu>/<YYYY-MM-DD>/<suite>.failed.json  a failure on a date that already
+ *                                           has a good record (a failure never
+ *                                           replaces good evidence)
+ *   <gpu>/.lock                             the advisory lock (flock) every
+ *                                           writer of that GPU's files holds
+ *   <gpu>/.stamp                            rewritten after every record, so
+ *                                           other servers on the directory see
+ *                                           the change (the folder's mtime)
+ * <gpu> is the GPU model's slug (evidence_slug: "NVIDIA H200" ->
+ * "nvidia-h200"). Dates are UTC. The files are the only state on disk;
+ * "latest" is the newest date whose record says ok. A store made by an
+ * earlier version (<YYYY-MM-DD>/ at the root) is moved under the GPU its
+ * records name when opened.
  *
- * One process writes (the server); any number may read. Thread-safe.
+ * Several servers may share one root: each writes only its own GPU's files,
+ * under that GPU's lock, so two replicas of one model serialise their writes
+ * and servers of other models never touch them.
+ *
+ * In memory: the latest record and transcript of each suite of each GPU,
+ * and the index, as immutable refcounted blobs, replaced when this process
+ * writes a record and reloaded when another process's write shows (checked at
+ * most once a second). Older dates and history are read from disk, bounded.
+ *
+ * Reads return bytes with their validator inputs (mtime, content digest);
+ * failures return a code and a reason. HTTP (ETag text, 304, Cache-Control,
+ * the error shape) is the routes' business. Thread-safe.
  */
 #ifndef DV_EVIDENCE_H
 #define DV_EVIDENCE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 #include "base/status.h"
 
 #define EVIDENCE_SCHEMA "divergence.evidence.v1"
+#define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"
+#define EVIDENCE_HISTORY_SCHEMA "divergence.evidence.history.v1"
 #define EVIDENCE_DEFAULT_DIR "var/evidence"
 #define EVIDENCE_TMP_PREFIX ".tmp-"
 #define EVIDENCE_DATE_LEN 11 /* "YYYY-MM-DD" + NUL */
-
-/* Cache-Control values the routes suggest: the latest views change nightly; a
- * past night's file never changes again (today's still may: a re-run). */
-#define EVIDENCE_CACHE_LATEST "public, max-age=300, stale-while-revalidate=3600"
-#define EVIDENCE_CACHE_IMMUTABLE "public, max-age=31536000, immutable"
-#define EVIDENCE_CACHE_MISSING "public, max-age=60"
+#define EVIDENCE_SLUG_LEN 64 /* at most 63 characters + NUL */
+#define EVIDENCE_HISTORY_DEFAULT 30
+#define EVIDENCE_HISTORY_MAX 366
 
 struct evidence;
 
@@ -42,6 +61,8 @@ struct evidence;
  * are borrowed. */
 struct evidence_record {
     const char *suite;         /* a name from the suites table                   */
+    const char *gpu;           /* the writing server's GPU slug (required)       */
+    const char *gpu_name;      /* its device name, or NULL                       */
     const char *date;          /* YYYY-MM-DD it is filed under; NULL: from
                                   finished_utc                                   */
     int ok;                    /* 1: good evidence; 0: a failure                 */
@@ -54,19 +75,62 @@ struct evidence_record {
     const char *transcript;    /* lesson text; NULL: made from the document      */
 };
 
-/* Opens (creating it and its parents when missing) the store at `root` and
- * removes temp files that a crash left behind. Returns NULL with `err`. */
+/* What a read returns: bytes that never change while a reference is held. */
+enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT };
+enum evidence_fresh {
+    EVIDENCE_CHANGES = 0, /* may change (latest views, index, history, today) */
+    EVIDENCE_FINAL        /* a night before yesterday: never changes again    */
+};
+
+struct evidence_blob {
+    const char *data;         /* `len` bytes, NUL-terminated                  */
+    size_t len;
+    time_t mtime;             /* newest file it was made from, -1 unknown     */
+    uint64_t digest;          /* FNV-1a 64 of the bytes (an ETag's input)     */
+    enum evidence_kind kind;
+    enum evidence_fresh fresh;
+    atomic_int refs;          /* private: evidence_blob_release()             */
+};
+
+/* Why a read failed. */
+enum evidence_code {
+    EVIDENCE_EINVAL = 1, /* a malformed name, date, slug or cursor          */
+    EVIDENCE_ENOENT,     /* nothing filed there                             */
+    EVIDENCE_EIO         /* the store could not be read, out of memory      */
+};
+struct evidence_error {
+    enum evidence_code code;
+    char reason[ERR_LEN];
+};
+
+/* Drops a reference to `b` (NULL ok). */
+void evidence_blob_release(struct evidence_blob *b);
+
+/* Opens (creating it and its parents when missing) the store at `root`:
+ * moves an earlier version's layout under its GPUs, removes temp files a
+ * crash left behind (each GPU's under its lock) and loads every GPU's latest
+ * evidence. Returns NULL with `err`. */
 struct evidence *evidence_open(const char *root, char *err);
 void evidence_close(struct evidence *ev);
 
 /* The store's root directory. */
 const char *evidence_root(const struct evidence *ev);
 
-/* Files `rec` durably. A good record replaces that date's record; a failure
- * replaces that date's record only when it is not a good one, and is
- * otherwise written as <suite>.failed.json. Returns 0, or -1 with `err`;
- * on any failure, crash included, every file is either its old or its new
- * content, never a part. */
+/* The slug of GPU model `device_name` into `out` (EVIDENCE_SLUG_LEN):
+ * lower case, each run of other characters one '-', at most 63 characters.
+ * Returns 0, or -1 when nothing is left (an empty name). */
+int evidence_slug(const char *device_name, char *out, size_t len);
+
+/* 1 when `s` is a slug evidence_slug() can make and not a word the routes
+ * use (latest, history, refresh) nor a date. */
+int evidence_valid_slug(const char *s);
+
+/* Files `rec` durably under rec->gpu, holding that GPU's lock. A good record
+ * replaces that date's record; a failure replaces that date's record only
+ * when it is not a good one, and is otherwise written as
+ * <suite>.failed.json. The in-memory latest view of the GPU is replaced
+ * before this returns. Returns 0, or -1 with `err`; on any failure, crash
+ * included, every file is either its old or its new content, never a part. */
 int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err);
 
 /* Writes `len` bytes of `data` to `dir`/`name` durably: a temp file
@@ -75,8 +139,9 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
  * `err` (the temp file removed). */
 int evidence_write_file(const char *dir, const char *name, const void *data, size_t len, char *err);
 
-/* Removes temp files left in the root and in every date directory. Returns
- * how many were removed, or -1 with `err`. evidence_open() calls it. */
+/* Removes temp files left in the root, in every GPU folder and in every date
+ * directory (each GPU's under its lock, so a live writer's temp file is never
+ * removed). Returns how many were removed, or -1 with `err`. */
 int evidence_sweep(struct evidence *ev, char *err);
 
 /* 1 when `s` is a well-formed existing calendar date YYYY-MM-DD. */
@@ -85,44 +150,45 @@ int evidence_valid_date(const char *s);
 /* UTC date of time `t` as YYYY-MM-DD into `out` (EVIDENCE_DATE_LEN). */
 void evidence_date_of(time_t t, char *out);
 
-/* Answer to one GET under /evidence. */
-struct evidence_response {
-    int status;                /* 200, 304, 400, 404, 500                      */
-    char *body;                /* malloc()ed, NULL for 304                      */
-    size_t len;
-    const char *content_type;  /* static string                                */
-    char etag[40];             /* strong, quoted: "\"<16 hex>\"", "" when none  */
-    char last_modified[40];    /* IMF-fixdate, "" when none                     */
-    const char *cache_control; /* static string, NULL when none                 */
-};
+/* The GPU that the single-GPU views (no slug given) answer for, into `out`
+ * (EVIDENCE_SLUG_LEN): `own` (the server's GPU, may be NULL or "") when it
+ * has evidence here or no GPU has; else the store's only GPU; else `own`
+ * ("" when unknown). Returns 1 when several GPUs have evidence and `own` is
+ * none of them (the caller may list them), 0 otherwise. */
+int evidence_default_gpu(struct evidence *ev, const char *own, char *out);
 
-/* Answers GET `url_path` (already percent-decoded, no query string):
- *   /evidence/latest                     index: suite -> date, GPU, status
- *   /evidence/latest/{suite}[.json|.txt] the newest good record or transcript
- *   /evidence/{date}/{suite}[.json|.txt] one night's record or transcript
- *   /evidence/history/{suite}            each night's ratios, oldest first
- * Names are checked against the suites table and dates against the calendar,
- * so no path outside the store can be reached. `if_none_match` and
- * `if_modified_since` are the request's headers (NULL when absent): when they
- * say the client's copy is current the answer is 304 with no body.
- * Returns out->status; `out` is always filled (release with
- * evidence_response_cleanup). */
-int evidence_http_get(struct evidence *ev, const char *url_path, const char *if_none_match,
-                      const char *if_modified_since, struct evidence_response *out);
-void evidence_response_cleanup(struct evidence_response *r);
+/* The reads. Each returns 0 with `*out` (release it), or -1 with `e`.
+ * `gpu` is a slug; NULL means evidence_default_gpu(ev, own). `suite` is a
+ * suite name.
+ *
+ * evidence_get_index: every GPU's latest (schema divergence.evidence.index.v1):
+ *   {"schema", "gpu": default slug or null, "suites": [the default GPU's
+ *   entries, hrefs under /evidence/], "gpus": [{"gpu", "name", "latest",
+ *   "suites": [entries, hrefs under /evidence/{gpu}/]}]}. From memory.
+ * evidence_get_gpu_index: one GPU's {"schema", "gpu", "name", "suites"}. From
+ *   memory; ENOENT when the GPU has no evidence here.
+ * evidence_get_latest: the newest good record (`kind` EVIDENCE_JSON: its
+ *   bytes) or its transcript (EVIDENCE_TEXT). From memory.
+ * evidence_get_night: one date's record or transcript, from disk.
+ * evidence_get_history: up to `limit` (1..EVIDENCE_HISTORY_MAX) nights
+ *   before `cursor` (a date, NULL: from the newest), oldest first, and
+ *   "next_cursor" (the page's oldest date when older nights exist, else
+ *   null). Reads at most `limit` records. */
+int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out,
+                       struct evidence_error *e);
+int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out,
+                           struct evidence_error *e);
+int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, const char *suite,
+                        enum evidence_kind kind, struct evidence_blob **out, struct evidence_error *e);
+int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date,
+                       const char *suite, enum evidence_kind kind, struct evidence_blob **out,
+                       struct evidence_error *e);
+int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite,
+                         unsigned limit, const char *cursor, struct evidence_blob **out,
+                         struct evidence_error *e);
 
-/* The conditional-GET rule (RFC 9110 13.2.2): If-None-Match decides when
- * present (weak comparison, "*" matches); otherwise If-Modified-Since means
- * not modified when `last_modified` is at or before it. 1: answer 304. */
-int evidence_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
-                          const char *if_modified_since);
-
-/* HTTP dates: IMF-fixdate into `out` (at least 30 bytes); parse accepts
- * IMF-fixdate and returns (time_t)-1 for anything else. */
-void evidence_http_date(time_t t, char *out, size_t len);
-time_t evidence_parse_http_date(const char *s);
-
-/* Strong ETag of `len` bytes of `data` into `out` (40 bytes): "\"<hex>\"". */
-void evidence_etag(const void *data, size_t len, char *out);
+/* Makes the next read look for other processes' writes now instead of
+ * within a second (tests, and a server told that a peer wrote). */
+void evidence_recheck(struct evidence *ev);
 
 #endif /* DV_EVIDENCE_H */

@@ -8,6 +8,10 @@
  * evidence is written with it released too (fsync is slow); a slot stays
  * "running" until its record is on disk, so a client that sees "done" can
  * fetch the evidence at once.
+ *
+ * A refresh that cannot be queued at all (the queue full, the server
+ * shutting down) is forgotten at once and files nothing: the caller answers
+ * 429 or 503. Each refresh files under the GPU slug it was started with.
  */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -41,6 +45,8 @@ struct slot {
 
 struct run {
     char id[REFRESH_ID_LEN];
+    char gpu[EVIDENCE_SLUG_LEN]; /* the GPU its evidence is filed under */
+    char gpu_name[128];
     char date[EVIDENCE_DATE_LEN];
     char created_utc[32], finished_utc[32];
     size_t nslots;
@@ -124,9 +130,24 @@ static int run_insert(struct refresh *r, struct run *run) {
 static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
                         const char *reason);
 
-int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char *err) {
+/* Forgets refresh `id` (nothing of it was queued or filed). */
+static void run_drop(struct refresh *r, const char *id) {
+    pthread_mutex_lock(&r->lock);
+    for (size_t i = 0; i < REFRESH_KEEP; i++) {
+        if (r->runs[i] && strcmp(r->runs[i]->id, id) == 0) {
+            run_free(r->runs[i]);
+            r->runs[i] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char *id, int *joined, char *err) {
     *joined = 0;
-    if (all_busy) *all_busy = 0;
+    if (!evidence_valid_slug(gpu)) {
+        dv_seterr(err, "refresh: gpu: expected a GPU slug, got %.64s", gpu ? gpu : "(none)");
+        return -1;
+    }
     pthread_mutex_lock(&r->lock);
     for (size_t i = 0; i < REFRESH_KEEP; i++) {
         if (r->runs[i] && run_active(r->runs[i])) {
@@ -136,8 +157,16 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
             return 0;
         }
     }
-    struct run *run = calloc(1, sizeof *run);
     size_t n = suites_count();
+    if (r->q.room) {
+        /* Under the lock, so two POSTs cannot both pass on the same room. */
+        int rc = r->q.room(r->q.ctx, n, err);
+        if (rc != 0) {
+            pthread_mutex_unlock(&r->lock);
+            return rc;
+        }
+    }
+    struct run *run = calloc(1, sizeof *run);
     if (!run || !(run->slots = calloc(n, sizeof *run->slots))) {
         free(run);
         pthread_mutex_unlock(&r->lock);
@@ -145,6 +174,8 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
         return -1;
     }
     run->nslots = n;
+    snprintf(run->gpu, sizeof run->gpu, "%s", gpu);
+    snprintf(run->gpu_name, sizeof run->gpu_name, "%s", gpu_name ? gpu_name : "");
     if (make_id(run->id, err) != 0) {
         run_free(run);
         pthread_mutex_unlock(&r->lock);
@@ -165,7 +196,7 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
     /* Requests are built before anything is queued, so a job that ends at
      * once finds its slot complete. */
     struct dv_options *opts = calloc(n, sizeof *opts);
-    char (*why)[ERR_LEN] = calloc(n, ERR_LEN);
+    char(*why)[ERR_LEN] = calloc(n, ERR_LEN);
     int *bad = calloc(n, sizeof *bad);
     if (!opts || !why || !bad) {
         free(opts);
@@ -189,13 +220,13 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
     }
     pthread_mutex_unlock(&r->lock);
 
+    /* Suites whose request could not be made are filed only once another
+     * suite is queued: a refresh refused at the door files nothing. */
     size_t queued = 0;
-    for (size_t i = 0; i < n; i++) {
+    int refused = 0;
+    for (size_t i = 0; i < n && !refused; i++) {
         char job[REFRESH_JOB_ID_LEN] = "", qerr[ERR_LEN] = "";
-        if (bad[i]) {
-            finish_slot(r, rid, i, 0, NULL, why[i]);
-            continue;
-        }
+        if (bad[i]) continue;
         /* The slot's request outlives this call: the registry owns it. */
         pthread_mutex_lock(&r->lock);
         struct run *cur = run_find(r, rid);
@@ -203,11 +234,17 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
         char *copy = body ? strdup(body) : NULL;
         pthread_mutex_unlock(&r->lock);
         if (!copy) {
-            finish_slot(r, rid, i, 0, NULL, "out of memory");
+            bad[i] = 1;
+            snprintf(why[i], ERR_LEN, "out of memory");
             continue;
         }
         int rc = r->q.enqueue(r->q.ctx, rid, i, &opts[i], copy, job, qerr);
         free(copy);
+        if (rc != 0 && queued == 0 && (rc == DV_EFULL || rc == DV_ECLOSED)) {
+            refused = rc;
+            dv_seterr(err, "%s", qerr[0] ? qerr : rc == DV_EFULL ? "the job queue is full" : "shutting down");
+            break;
+        }
         if (rc != 0) {
             char reason[ERR_LEN];
             snprintf(reason, sizeof reason, "not queued: %.400s", qerr[0] ? qerr : "the queue refused it");
@@ -219,10 +256,18 @@ int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char 
         if ((cur = run_find(r, rid)) != NULL) snprintf(cur->slots[i].job_id, REFRESH_JOB_ID_LEN, "%s", job);
         pthread_mutex_unlock(&r->lock);
     }
+    if (refused) {
+        free(opts);
+        free(why);
+        free(bad);
+        run_drop(r, rid);
+        return refused;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (bad[i]) finish_slot(r, rid, i, 0, NULL, why[i]);
     free(opts);
     free(why);
     free(bad);
-    if (queued == 0 && all_busy) *all_busy = 1;
     return 0;
 }
 
@@ -257,14 +302,14 @@ static int row_gate(const struct suite *s, const struct dv_report *rep, char *re
                 dv_seterr(reason,
                           "correctness gate failed: table %s row %s: %llu of %llu elements differ from "
                           "the CPU reference (first at thread %lld: expected %g, got %g)",
-                          tb->id, row->name, row->check.mismatches, row->check.checked,
-                          row->check.first_mismatch, row->check.expected, row->check.got);
+                          tb->id, row->name, row->check.mismatches, row->check.checked, row->check.first_mismatch,
+                          row->check.expected, row->check.got);
                 return -1;
             }
             double noise = row->time_ms.noise;
             if (!(noise <= s->noise_limit)) { /* NaN fails too */
-                dv_seterr(reason, "noise over limit: table %s row %s: %.2f%% > %.2f%% (%u samples)", tb->id,
-                          row->name, noise * 100.0, s->noise_limit * 100.0, row->time_ms.samples);
+                dv_seterr(reason, "noise over limit: table %s row %s: %.2f%% > %.2f%% (%u samples)", tb->id, row->name,
+                          noise * 100.0, s->noise_limit * 100.0, row->time_ms.samples);
                 return -1;
             }
         }
@@ -303,6 +348,7 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
 static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
                         const char *reason) {
     char why[ERR_LEN] = "", date[EVIDENCE_DATE_LEN], created[32], started[32], *request = NULL;
+    char gpu[EVIDENCE_SLUG_LEN], gpu_name[128];
     pthread_mutex_lock(&r->lock);
     struct run *run = run_find(r, id);
     if (!run || i >= run->nslots || run->slots[i].recorded) {
@@ -311,6 +357,8 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
     }
     run->slots[i].recorded = 1; /* a second report of the same job is ignored */
     memcpy(date, run->date, sizeof date);
+    memcpy(gpu, run->gpu, sizeof gpu);
+    memcpy(gpu_name, run->gpu_name, sizeof gpu_name);
     memcpy(created, run->created_utc, sizeof created);
     memcpy(started, run->slots[i].started_utc, sizeof started);
     if (run->slots[i].request_json) request = strdup(run->slots[i].request_json);
@@ -321,6 +369,8 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
 
     struct evidence_record rec = {
         .suite = suites_get(i)->name,
+        .gpu = gpu,
+        .gpu_name = gpu_name[0] ? gpu_name : NULL,
         .date = date,
         .ok = ok,
         .reason = ok ? NULL : why,
@@ -352,8 +402,8 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
     pthread_mutex_unlock(&r->lock);
 }
 
-void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok,
-                      const char *document_json, const char *reason) {
+void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok, const char *document_json,
+                      const char *reason) {
     finish_slot(r, id, suite_index, ok, document_json, reason);
 }
 
@@ -383,7 +433,7 @@ char *refresh_status_json(struct refresh *r, const char *id) {
         if (sl->state == SLOT_FAILED) json_object_set_new(e, "reason", json_string(sl->reason));
         if (sl->state == SLOT_DONE || sl->state == SLOT_FAILED) {
             char href[160];
-            snprintf(href, sizeof href, "/evidence/%s/%s.json", run->date, s->name);
+            snprintf(href, sizeof href, "/evidence/%s/%s/%s.json", run->gpu, run->date, s->name);
             json_object_set_new(e, "evidence", json_string(href));
         }
         nok += sl->state == SLOT_DONE;
@@ -392,6 +442,7 @@ char *refresh_status_json(struct refresh *r, const char *id) {
     }
     json_object_set_new(root, "id", json_string(run->id));
     json_object_set_new(root, "state", json_string(run_active(run) ? "running" : "done"));
+    json_object_set_new(root, "gpu", json_string(run->gpu));
     json_object_set_new(root, "date", json_string(run->date));
     json_object_set_new(root, "created_utc", json_string(run->created_utc));
     json_object_set_new(root, "finished_utc", run->finished_utc[0] ? json_string(run->finished_utc) : json_null());

@@ -8,7 +8,8 @@
  * (refresh_job_started / refresh_job_done); on the end the registry applies
  * the publication gates (correctness check, noise limit) and files the result
  * in the evidence store, good or failed. GET /evidence/refresh/{id} is
- * refresh_status_json(). A refresh is filed under the UTC date it was started.
+ * refresh_status_json(). A refresh is filed under the server's GPU and the UTC
+ * date it was started; one that cannot be queued whole files nothing.
  */
 #ifndef DV_REFRESH_H
 #define DV_REFRESH_H
@@ -26,8 +27,8 @@ struct refresh;
 /* How the registry reaches the server's job queue. `enqueue` queues `o`
  * (whose JSON body is `request_json`) as an ordinary measurement job for
  * suite `suite_index` of refresh `refresh_id`, copies the job's id into
- * `job_id` (REFRESH_JOB_ID_LEN) and returns 0, or returns -1 with `err`
- * (queue full, shutting down...). It is called without any registry lock
+ * `job_id` (REFRESH_JOB_ID_LEN) and returns 0, or returns DV_EFULL (the
+ * queue is full), DV_ECLOSED (shutting down) or -1, with `err`. It is called without any registry lock
  * held, so it may call refresh_job_started/done itself (a result answered
  * at once). The server must later report the job's start and end with the
  * same refresh id and suite index. */
@@ -36,6 +37,10 @@ struct refresh_queue {
                    const struct dv_options *o, const char *request_json,
                    char *job_id, char *err);
     void *ctx;
+    /* Optional: 0 when `need` more jobs fit in the queue now, else DV_EFULL
+     * or DV_ECLOSED with `err`. Asked before a new refresh (not a joined
+     * one) takes anything, so a refresh that cannot fit is refused whole. */
+    int (*room)(void *ctx, size_t need, char *err);
 };
 
 /* A registry that files results into `ev` (borrowed) and queues jobs through
@@ -43,12 +48,15 @@ struct refresh_queue {
 struct refresh *refresh_create(struct evidence *ev, const struct refresh_queue *q, char *err);
 void refresh_free(struct refresh *r);
 
-/* Starts a refresh of every suite, or joins the one still in progress (then
- * `*joined` is 1). Fills `id` (REFRESH_ID_LEN). A suite that cannot be queued
- * is recorded as failed at once with the reason. Returns 0, or -1 with `err`
- * (out of memory, or no suite could be queued at all: `*all_busy` 1 then, so
- * the caller can answer 503/429). */
-int refresh_start(struct refresh *r, char *id, int *joined, int *all_busy, char *err);
+/* Starts a refresh of every suite whose evidence is filed under GPU `gpu`
+ * (a slug, evidence_slug) named `gpu_name` (may be NULL), or joins the one
+ * still in progress (then `*joined` is 1). Fills `id` (REFRESH_ID_LEN).
+ * Returns 0; or, when not one suite could be queued, DV_EFULL (the queue is
+ * full: answer 429) or DV_ECLOSED (shutting down: 503) or -1 (a bad slug,
+ * out of memory), with `err`, and then nothing is kept or filed. Once a
+ * suite is queued, a later suite that cannot be is filed as failed with the
+ * reason. */
+int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char *id, int *joined, char *err);
 
 /* The job of suite `suite_index` of refresh `id` has started on the GPU. */
 void refresh_job_started(struct refresh *r, const char *id, size_t suite_index);
@@ -66,7 +74,7 @@ void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int
  * failed which gate. */
 int refresh_gate(size_t suite_index, const char *document_json, char *reason);
 
-/* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "date",
+/* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",
  * "version", "state": queued|running|done|failed, "job", "reason",
  * "evidence"}]} as a malloc()ed string, or NULL when `id` is unknown. */

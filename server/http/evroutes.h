@@ -1,16 +1,29 @@
 /* evroutes.h -- the evidence routes of the service: GET /suites, POST
  * /evidence/refresh, GET /evidence/refresh/{id} and the evidence store's
- * GETs (/evidence/latest..., /evidence/{date}/{suite}, /evidence/history/...).
+ * GETs, for this server's GPU (/evidence/latest..., /evidence/{date}/{suite},
+ * /evidence/history/...) and for any GPU (/evidence/{gpu}/latest...,
+ * /evidence/{gpu}/{date}/{suite}, /evidence/{gpu}/history/...).
  *
  * It owns the evidence store (opened at cfg.evidence_dir) and the refresh
  * registry, and queues each suite through the service's job queue like any
  * /measure job (never cached, never joined to another job), so the GPU is
- * never shared.
+ * never shared. HTTP caching (ETag, Last-Modified, 304, Cache-Control) and
+ * the error shape are done here; the store answers bytes and reasons.
  */
 #ifndef DV_EVROUTES_H
 #define DV_EVROUTES_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include "http/service.h"
+
+/* Cache-Control values: the latest views change nightly; a past night's
+ * file never changes again (today's still may: a re-run). */
+#define EVROUTES_CACHE_LATEST "public, max-age=300, stale-while-revalidate=3600"
+#define EVROUTES_CACHE_IMMUTABLE "public, max-age=31536000, immutable"
+#define EVROUTES_CACHE_MISSING "public, max-age=60"
+#define EVROUTES_ETAG_LEN 40
 
 struct evroutes;
 
@@ -21,5 +34,19 @@ struct evroutes *evroutes_create(struct service *s, char *err);
 /* Frees the registry and closes the store. Call once no job can end any
  * more (after jobq_close and worker_stop). NULL ok. */
 void evroutes_free(struct evroutes *e);
+
+/* The strong ETag of `len` bytes whose digest is `digest` into `out`
+ * (EVROUTES_ETAG_LEN): "\"<16 hex>-<hex length>\"". */
+void evroutes_etag(uint64_t digest, size_t len, char *out);
+
+/* The conditional-GET rule (RFC 9110 13.2.2): If-None-Match decides when
+ * present (weak comparison, "*" matches); otherwise If-Modified-Since means
+ * not modified when `last_modified` is at or before it. 1: answer 304. */
+int evroutes_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
+                          const char *if_modified_since);
+
+/* IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") to Unix time; (time_t)-1
+ * for anything else. */
+time_t evroutes_parse_http_date(const char *s);
 
 #endif /* DV_EVROUTES_H */

@@ -99,6 +99,7 @@ static int handle(const char *msg, size_t len, const struct dv_device *dev) {
         return reply_error(idbuf, DV_ERR, e, NULL);
     }
     free(reqtext);
+    o.device = dev->ordinal; /* this worker's GPU, whatever was asked */
     struct dv_report *r = experiment_report_create();
     if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL);
     char err[ERR_LEN] = "";
@@ -118,8 +119,18 @@ static int handle(const char *msg, size_t len, const struct dv_device *dev) {
 }
 
 int workerproc_main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    /* `--device N`: the CUDA ordinal this worker owns (0 by default). */
+    int ordinal = 0;
+    for (int i = 1; i < argc; i++) {
+        char *end = NULL;
+        long v = i + 1 < argc && strcmp(argv[i], "--device") == 0 ? strtol(argv[i + 1], &end, 10) : -1;
+        if (!end || *end || v < 0 || v > 255) {
+            LOG(LOG_ERR, "worker: unexpected argument %s (only --device N, N in 0..255)", argv[i]);
+            return 2;
+        }
+        ordinal = (int)v;
+        i++;
+    }
     if (fcntl(WIRE_FD_IN, F_GETFD) < 0 || fcntl(WIRE_FD_OUT, F_GETFD) < 0) {
         LOG(LOG_ERR, "worker: fds %d and %d are not open: this command is started by `divergence serve`",
             WIRE_FD_IN, WIRE_FD_OUT);
@@ -129,7 +140,7 @@ int workerproc_main(int argc, char **argv) {
     struct dv_device dev;
     char err[ERR_LEN] = "";
     memset(&dev, 0, sizeof dev);
-    int rc = device_query(0, &dev, err);
+    int rc = device_query(ordinal, &dev, err);
     if (rc != 0) {
         dev.present = 0;
         if (!dev.reason[0]) snprintf(dev.reason, sizeof dev.reason, "%s", err[0] ? err : "no CUDA device");

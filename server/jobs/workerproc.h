@@ -1,7 +1,9 @@
 /* workerproc.h -- `divergence-gpu worker`: the process that owns the GPU.
  *
  * Started by the server's supervisor (worker.h) with its job pipe on fd 3 and
- * its reply pipe on fd 4 (wire.h). It queries the device, says hello, then
+ * its reply pipe on fd 4 (wire.h), as `divergence-gpu worker [--device N]`
+ * (N the CUDA ordinal it owns, default 0; every job runs there). It queries
+ * the device, says hello, then
  * loops: read a job, request_parse() its request, measure_run(),
  * report_json(), reply. It exits when its input closes, and right after
  * replying to a job that hit a sticky CUDA error (the context is lost; the

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "model/experiment.h"
 #include "api/report.h"
 #include "evidence/suites.h"
@@ -89,6 +91,63 @@ static inline char *fixture_document(size_t suite_index, double base_ms, double 
     char *doc = report_json(r, 0);
     experiment_report_free(r);
     return doc;
+}
+
+/* The recorded H200 capture (tests/fixtures/evidence, one night of every
+ * suite, as the server filed it before evidence had GPU folders). */
+#define FIXTURE_CAPTURE_DATE "2026-11-29"
+#define FIXTURE_CAPTURE_DIR DV_TEST_SOURCE_DIR "/tests/fixtures/evidence/" FIXTURE_CAPTURE_DATE
+#define FIXTURE_SYNTHETIC_GPU "Synthetic Test GPU"
+#define FIXTURE_SYNTHETIC_NOTE                                                                    \
+    "SYNTHETIC TEST DATA, not a measurement: the NVIDIA H200 capture of " FIXTURE_CAPTURE_DATE \
+    " relabelled as a second GPU model so the store's bookkeeping of two models can be tested"
+
+/* Copies the capture into `root`/`sub`/<date>/ (`sub` NULL: `root`/<date>/,
+ * the layout before GPU folders). With `synthetic` 1 each record is
+ * relabelled as FIXTURE_SYNTHETIC_GPU and says so in a "synthetic" member
+ * and at the head of its transcript: a second model derived from the real
+ * capture, for tests only. Returns how many records were copied, -1 on error. */
+static inline int fixture_copy_capture(const char *root, const char *sub, int synthetic) {
+    static const char *const names[] = {"day22-part1", "day22-part2", "day22-exercise", "scenarios"};
+    char dst[1024], cmd[2300];
+    if (sub) snprintf(dst, sizeof dst, "%s/%s/" FIXTURE_CAPTURE_DATE, root, sub);
+    else snprintf(dst, sizeof dst, "%s/" FIXTURE_CAPTURE_DATE, root);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dst);
+    if (system(cmd) != 0) return -1;
+    int n = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char src[1200], out[1200];
+        snprintf(src, sizeof src, FIXTURE_CAPTURE_DIR "/%s.json", names[i]);
+        json_error_t je;
+        json_t *rec = json_load_file(src, JSON_REJECT_DUPLICATES, &je);
+        if (!rec) {
+            fprintf(stderr, "fixture: %s: %s\n", src, je.text);
+            return -1;
+        }
+        if (synthetic) {
+            json_t *summary = json_object_get(rec, "summary"), *doc = json_object_get(rec, "document");
+            json_object_set_new(rec, "synthetic", json_string(FIXTURE_SYNTHETIC_NOTE));
+            if (json_is_object(summary)) json_object_set_new(summary, "gpu", json_string(FIXTURE_SYNTHETIC_GPU));
+            json_t *dev = json_object_get(doc, "device");
+            if (json_is_object(dev)) json_object_set_new(dev, "name", json_string(FIXTURE_SYNTHETIC_GPU));
+            const char *t = json_string_value(json_object_get(rec, "transcript"));
+            size_t tl = t ? strlen(t) : 0;
+            char *text = malloc(tl + sizeof FIXTURE_SYNTHETIC_NOTE + 2);
+            if (!text) {
+                json_decref(rec);
+                return -1;
+            }
+            sprintf(text, "%s\n%s", FIXTURE_SYNTHETIC_NOTE, t ? t : "");
+            json_object_set_new(rec, "transcript", json_string(text));
+            free(text);
+        }
+        snprintf(out, sizeof out, "%s/%s.json", dst, names[i]);
+        int rc = json_dump_file(rec, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(rec);
+        if (rc != 0) return -1;
+        n++;
+    }
+    return n;
 }
 
 #endif /* DV_TEST_EVIDENCE_FIXTURE_H */

@@ -10,8 +10,10 @@
  *   5555  answer a failed correctness gate (DV_EGATE) with a document
  *   other the experiment_plan() analysis with plausible timings and the
  *         warning "fake worker: no GPU was used"
- * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_PIDFILE
- * names a file each started worker appends its pid to.
+ * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
+ * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
+ * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello;
+ * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -84,8 +86,10 @@ static char *fake_document(const struct dv_options *o, double *gpu_ms) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    /* `--device N` (as serve passes it) comes back as the hello's ordinal. */
+    long ordinal = 0;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--device") == 0) ordinal = strtol(argv[i + 1], NULL, 10);
     signal(SIGPIPE, SIG_IGN);
     const char *pidfile = getenv("FAKE_WORKER_PIDFILE");
     if (pidfile) {
@@ -95,16 +99,26 @@ int main(int argc, char **argv) {
             fclose(f);
         }
     }
+    const char *delay = getenv("FAKE_WORKER_HELLO_DELAY_MS"); /* a slow CUDA start */
+    if (delay) timeutil_sleep_ms(strtol(delay, NULL, 10));
     const char *nogpu = getenv("FAKE_WORKER_NO_GPU");
     char hello[256];
     if (nogpu && strcmp(nogpu, "1") == 0)
         snprintf(hello, sizeof hello,
                  "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":false,\"reason\":\"fake worker: no CUDA device (FAKE_WORKER_NO_GPU=1)\"}}",
                  (long)getpid());
-    else
+    else {
+        /* FAKE_WORKER_GPU_NAME: the device name the hello reports (two fake
+         * servers of different GPU models on one evidence directory). */
+        const char *name = getenv("FAKE_WORKER_GPU_NAME");
+        json_t *jn = json_string(name && *name ? name : "Fake GPU");
+        char *qname = jn ? json_dumps(jn, JSON_ENCODE_ANY) : NULL;
+        json_decref(jn);
         snprintf(hello, sizeof hello,
-                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"name\":\"Fake GPU\",\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
-                 (long)getpid());
+                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"ordinal\":%ld,\"name\":%s,\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
+                 (long)getpid(), ordinal, qname ? qname : "\"Fake GPU\"");
+        free(qname);
+    }
     if (send_text(hello) < 0) return 2;
     for (;;) {
         char *msg = NULL, err[ERR_LEN];

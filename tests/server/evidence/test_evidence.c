@@ -1,17 +1,23 @@
 /* test_evidence.c -- the evidence store: durable writes under SIGKILL, a
- * failure never replacing good evidence, history order, validators and 304,
- * and the path checks that keep requests inside the store. */
+ * failure never replacing good evidence, history order and pages, reads that
+ * answer bytes and reasons (no HTTP), GPU slugs, two GPU models kept apart,
+ * the layout before GPU folders moved, the in-memory latest views (replaced
+ * on a write, seen across processes, safe under concurrent reads) and the
+ * per-GPU lock that orders writers sharing one directory. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +25,8 @@
 #include "evidence/evidence.h"
 #include "support/evidence_fixture.h"
 #include "evidence/suites.h"
+
+#define GPU "nvidia-h200"
 
 static char *dir;
 static struct evidence *ev;
@@ -37,35 +45,74 @@ static void teardown(void) {
     free(dir);
 }
 
-static void put(const char *suite, const char *date, int ok, double base_ms, const char *reason,
-                const char *finished) {
+static void put_on(struct evidence *store, const char *gpu, const char *name, const char *suite, const char *date,
+                   int ok, double base_ms, const char *reason, const char *finished) {
     char err[ERR_LEN] = "";
-    char *doc = ok ? fixture_document((size_t)suites_index(suite), base_ms, 0.001, 1, "NVIDIA H200") : NULL;
+    char *doc = ok ? fixture_document((size_t)suites_index(suite), base_ms, 0.001, 1, name) : NULL;
     if (ok) cr_assert_not_null(doc);
-    struct evidence_record rec = {.suite = suite, .date = date, .ok = ok, .reason = reason,
-                                  .request_json = "{\"part\": 1}", .queued_utc = "2024-01-01T00:00:00Z",
-                                  .finished_utc = finished, .document_json = doc};
-    cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err);
+    struct evidence_record rec = {.suite = suite,
+                                  .gpu = gpu,
+                                  .gpu_name = name,
+                                  .date = date,
+                                  .ok = ok,
+                                  .reason = reason,
+                                  .request_json = "{\"part\": 1}",
+                                  .queued_utc = "2024-01-01T00:00:00Z",
+                                  .finished_utc = finished,
+                                  .document_json = doc};
+    cr_assert_eq(evidence_write(store, &rec, err), 0, "%s", err);
     free(doc);
 }
 
-static json_t *get_json(const char *path, int want_status, struct evidence_response *keep) {
-    struct evidence_response r;
-    int st = evidence_http_get(ev, path, NULL, NULL, &r);
-    cr_assert_eq(st, want_status, "GET %s: %d %.*s", path, st, (int)r.len, r.body ? r.body : "");
-    cr_assert_eq(r.status, st);
+static void put(const char *suite, const char *date, int ok, double base_ms, const char *reason, const char *finished) {
+    put_on(ev, GPU, "NVIDIA H200", suite, date, ok, base_ms, reason, finished);
+}
+
+/* A read's blob as JSON (released); asserts it succeeded. */
+static json_t *as_json(int rc, struct evidence_blob *b, const struct evidence_error *e) {
+    cr_assert_eq(rc, 0, "read failed: %d %s", e->code, e->reason);
+    cr_assert_eq(b->kind, EVIDENCE_JSON);
+    cr_assert_eq(strlen(b->data), b->len, "the bytes are NUL-terminated at len");
     json_error_t je;
-    json_t *j = r.body ? json_loadb(r.body, r.len, JSON_REJECT_DUPLICATES, &je) : NULL;
-    if (st != 304 && strcmp(r.content_type, "application/json") == 0)
-        cr_assert_not_null(j, "GET %s: not JSON: %s", path, je.text);
-    if (keep) *keep = r;
-    else evidence_response_cleanup(&r);
+    json_t *j = json_loadb(b->data, b->len, JSON_REJECT_DUPLICATES, &je);
+    cr_assert_not_null(j, "not JSON: %s", je.text);
+    evidence_blob_release(b);
     return j;
 }
 
-static const char *js(json_t *o, const char *key) {
-    return json_string_value(json_object_get(o, key));
+static json_t *index_of(struct evidence *store, const char *own) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    int rc = evidence_get_index(store, own, &b, &e);
+    return as_json(rc, b, &e);
 }
+
+static json_t *latest_of(const char *gpu, const char *suite) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    int rc = evidence_get_latest(ev, gpu, GPU, suite, EVIDENCE_JSON, &b, &e);
+    return as_json(rc, b, &e);
+}
+
+static json_t *night_of(const char *date, const char *suite) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    int rc = evidence_get_night(ev, GPU, NULL, date, suite, EVIDENCE_JSON, &b, &e);
+    return as_json(rc, b, &e);
+}
+
+static json_t *history_of(const char *suite, unsigned limit, const char *cursor) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    int rc = evidence_get_history(ev, NULL, GPU, suite, limit, cursor, &b, &e);
+    return as_json(rc, b, &e);
+}
+
+static json_t *entry(json_t *idx, const char *suite) {
+    return json_array_get(json_object_get(idx, "suites"), (size_t)suites_index(suite));
+}
+
+static const char *js(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
 
 /* ---- durability ------------------------------------------------------ */
 
@@ -92,8 +139,13 @@ static void writer(unsigned long base) {
         snprintf(reason, sizeof reason, "v%lu", seq);
         snprintf(req, sizeof req, "{\"seq\": %lu}", seq);
         char *text = pattern(seq);
-        struct evidence_record rec = {.suite = "day22-part1", .date = DATE, .ok = 0, .reason = reason,
-                                      .request_json = req, .transcript = text};
+        struct evidence_record rec = {.suite = "day22-part1",
+                                      .gpu = GPU,
+                                      .date = DATE,
+                                      .ok = 0,
+                                      .reason = reason,
+                                      .request_json = req,
+                                      .transcript = text};
         if (evidence_write(w, &rec, err) != 0) _exit(4);
         free(text);
     }
@@ -137,8 +189,9 @@ static int count_tmp(const char *d) {
 }
 
 Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini = teardown, .timeout = 120) {
-    char jpath[700], tpath[700], ddir[600];
-    snprintf(ddir, sizeof ddir, "%s/%s", dir, DATE);
+    char jpath[700], tpath[700], ddir[600], gdir[600];
+    snprintf(gdir, sizeof gdir, "%s/" GPU, dir);
+    snprintf(ddir, sizeof ddir, "%s/" GPU "/%s", dir, DATE);
     snprintf(jpath, sizeof jpath, "%s/day22-part1.json", ddir);
     snprintf(tpath, sizeof tpath, "%s/day22-part1.txt", ddir);
     unsigned seed = (unsigned)time(NULL);
@@ -188,12 +241,12 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
         }
         free(jtext);
         free(ttext);
-        tmp_seen += count_tmp(ddir) + count_tmp(dir);
+        tmp_seen += count_tmp(ddir) + count_tmp(gdir);
         char err[ERR_LEN];
         struct evidence *again = evidence_open(dir, err);
         cr_assert_not_null(again, "%s", err);
         cr_assert_eq(count_tmp(ddir), 0, "iteration %d: temp files left after open", it);
-        cr_assert_eq(count_tmp(dir), 0);
+        cr_assert_eq(count_tmp(gdir), 0);
         evidence_close(again);
     }
     cr_assert(seen, "no write ever completed: the test measured nothing");
@@ -203,30 +256,31 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
 Test(evidence, open_sweeps_only_temp_files, .init = setup, .fini = teardown) {
     put("day22-part1", DATE, 0, 0, "no GPU", NULL);
     char p[700];
-    const char *plant[] = {".tmp-day22-part1.json.1.1", DATE "/.tmp-day22-part1.json.9.9", DATE "/notes.md"};
-    for (int i = 0; i < 3; i++) {
+    const char *plant[] = {".tmp-day22-part1.json.1.1", GPU "/.tmp-.stamp.3.3",
+                           GPU "/" DATE "/.tmp-day22-part1.json.9.9", GPU "/" DATE "/notes.md"};
+    for (int i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, plant[i]);
         FILE *f = fopen(p, "w");
-        cr_assert_not_null(f);
+        cr_assert_not_null(f, "%s", p);
         fputs("partial", f);
         fclose(f);
     }
     char err[ERR_LEN];
-    cr_assert_eq(evidence_sweep(ev, err), 2, "%s", err);
-    for (int i = 0; i < 2; i++) {
+    cr_assert_eq(evidence_sweep(ev, err), 3, "%s", err);
+    for (int i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, plant[i]);
         cr_expect_neq(access(p, F_OK), 0, "%s survived", plant[i]);
     }
-    snprintf(p, sizeof p, "%s/%s", dir, plant[2]);
+    snprintf(p, sizeof p, "%s/%s", dir, plant[3]);
     cr_expect_eq(access(p, F_OK), 0, "a file that is not a temp file was removed");
-    snprintf(p, sizeof p, "%s/" DATE "/day22-part1.json", dir);
+    snprintf(p, sizeof p, "%s/" GPU "/" DATE "/day22-part1.json", dir);
     cr_expect_eq(access(p, F_OK), 0);
     cr_assert_eq(evidence_sweep(ev, err), 0);
 }
 
 Test(evidence, write_rejects_bad_records, .init = setup, .fini = teardown) {
     char err[ERR_LEN] = "";
-    struct evidence_record rec = {.suite = "nope", .date = DATE, .ok = 0, .reason = "x"};
+    struct evidence_record rec = {.suite = "nope", .gpu = GPU, .date = DATE, .ok = 0, .reason = "x"};
     cr_expect_eq(evidence_write(ev, &rec, err), -1);
     cr_expect(strstr(err, "unknown suite"), "%s", err);
     rec.suite = "../day22-part1";
@@ -236,13 +290,20 @@ Test(evidence, write_rejects_bad_records, .init = setup, .fini = teardown) {
     cr_expect_eq(evidence_write(ev, &rec, err), -1);
     cr_expect(strstr(err, "bad date"), "%s", err);
     rec.date = DATE;
+    const char *bad_gpus[] = {NULL, "", "../x", "NVIDIA H200", "latest", "2024-05-01", "-a", "a--b"};
+    for (size_t i = 0; i < sizeof bad_gpus / sizeof bad_gpus[0]; i++) {
+        rec.gpu = bad_gpus[i];
+        cr_expect_eq(evidence_write(ev, &rec, err), -1, "gpu %s accepted", bad_gpus[i] ? bad_gpus[i] : "NULL");
+        cr_expect(strstr(err, "gpu"), "%s", err);
+    }
+    rec.gpu = GPU;
     rec.ok = 1;
     cr_expect_eq(evidence_write(ev, &rec, err), -1, "a good record without a document");
     rec.ok = 0;
     rec.document_json = "{not json";
     cr_expect_eq(evidence_write(ev, &rec, err), -1);
     char p[700];
-    snprintf(p, sizeof p, "%s/" DATE "/day22-part1.json", dir);
+    snprintf(p, sizeof p, "%s/" GPU "/" DATE "/day22-part1.json", dir);
     cr_expect_neq(access(p, F_OK), 0, "a rejected record left a file");
 }
 
@@ -253,43 +314,45 @@ Test(evidence, failed_suite_keeps_previous_latest, .init = setup, .fini = teardo
     put("day22-part1", "2024-05-02", 0, 0, "runner: no CUDA device: CUDA driver version is insufficient",
         "2024-05-02T03:00:00Z");
 
-    json_t *j = get_json("/evidence/latest/day22-part1", 200, NULL);
+    json_t *j = latest_of(NULL, "day22-part1");
     cr_expect_str_eq(js(j, "status"), "ok");
     cr_expect_str_eq(js(j, "date"), "2024-05-01");
+    cr_expect_str_eq(js(j, "gpu"), GPU);
     cr_expect(json_is_object(json_object_get(j, "document")));
     cr_expect_str_eq(js(json_object_get(j, "provenance"), "server_version"), buildinfo_version());
     const char *transcript = js(j, "transcript");
     cr_assert_not_null(transcript);
 
-    struct evidence_response r;
-    json_t *none = get_json("/evidence/latest/day22-part1.txt", 200, &r);
-    cr_expect_null(none);
-    cr_expect_str_eq(r.content_type, "text/plain; charset=utf-8");
-    cr_expect_eq(r.len, strlen(transcript));
-    cr_expect_eq(memcmp(r.body, transcript, r.len), 0);
-    cr_expect(strstr(r.body, "threadIdx.x & 1"), "transcript: %s", r.body);
-    evidence_response_cleanup(&r);
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_TEXT, &b, &e), 0, "%s", e.reason);
+    cr_expect_eq(b->kind, EVIDENCE_TEXT);
+    cr_expect_eq(b->len, strlen(transcript));
+    cr_expect_eq(memcmp(b->data, transcript, b->len), 0);
+    cr_expect(strstr(b->data, "threadIdx.x & 1"), "transcript: %s", b->data);
+    evidence_blob_release(b);
     json_decref(j);
 
     /* The index says the last attempt failed, and where the good one is. */
-    j = get_json("/evidence/latest", 200, NULL);
-    json_t *e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
-    cr_expect_str_eq(js(e, "suite"), "day22-part1");
-    cr_expect_str_eq(js(e, "status"), "failed");
-    cr_expect_str_eq(js(e, "date"), "2024-05-01");
-    cr_expect_str_eq(js(e, "gpu"), "NVIDIA H200");
-    cr_expect_str_eq(js(json_object_get(e, "last_attempt"), "date"), "2024-05-02");
-    cr_expect(strstr(js(json_object_get(e, "last_attempt"), "reason"), "no CUDA device"));
-    cr_expect(strstr(js(e, "reason"), "no CUDA device"));
-    cr_expect_str_eq(js(e, "last_failure"), "2024-05-02");
-    cr_expect(json_is_array(json_object_get(json_object_get(e, "summary"), "tables")));
-    json_t *never = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part2"));
+    j = index_of(ev, GPU);
+    json_t *en = entry(j, "day22-part1");
+    cr_expect_str_eq(js(en, "suite"), "day22-part1");
+    cr_expect_str_eq(js(en, "status"), "failed");
+    cr_expect_str_eq(js(en, "date"), "2024-05-01");
+    cr_expect_str_eq(js(en, "gpu"), "NVIDIA H200");
+    cr_expect_str_eq(js(en, "href"), "/evidence/latest/day22-part1.json");
+    cr_expect_str_eq(js(json_object_get(en, "last_attempt"), "date"), "2024-05-02");
+    cr_expect(strstr(js(json_object_get(en, "last_attempt"), "reason"), "no CUDA device"));
+    cr_expect(strstr(js(en, "reason"), "no CUDA device"));
+    cr_expect_str_eq(js(en, "last_failure"), "2024-05-02");
+    cr_expect(json_is_array(json_object_get(json_object_get(en, "summary"), "tables")));
+    json_t *never = entry(j, "day22-part2");
     cr_expect_str_eq(js(never, "status"), "none");
     cr_expect(json_is_null(json_object_get(never, "date")));
     json_decref(j);
 
     /* The failure is on record for its own date. */
-    j = get_json("/evidence/2024-05-02/day22-part1.json", 200, NULL);
+    j = night_of("2024-05-02", "day22-part1");
     cr_expect_str_eq(js(j, "status"), "failed");
     cr_expect(json_is_null(json_object_get(j, "document")));
     json_decref(j);
@@ -298,42 +361,66 @@ Test(evidence, failed_suite_keeps_previous_latest, .init = setup, .fini = teardo
 Test(evidence, failed_rerun_on_the_same_date_keeps_that_dates_good_record, .init = setup, .fini = teardown) {
     put("day22-part1", "2024-05-03", 1, 1.0, NULL, "2024-05-03T03:00:00Z");
     put("day22-part1", "2024-05-03", 0, 0, "correctness gate failed", "2024-05-03T09:00:00Z");
-    json_t *j = get_json("/evidence/2024-05-03/day22-part1", 200, NULL);
+    json_t *j = night_of("2024-05-03", "day22-part1");
     cr_expect_str_eq(js(j, "status"), "ok");
     json_decref(j);
     char p[700];
-    snprintf(p, sizeof p, "%s/2024-05-03/day22-part1.failed.json", dir);
+    snprintf(p, sizeof p, "%s/" GPU "/2024-05-03/day22-part1.failed.json", dir);
     cr_expect_eq(access(p, F_OK), 0, "the failure was not recorded");
-    j = get_json("/evidence/latest", 200, NULL);
-    json_t *e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
-    cr_expect_str_eq(js(e, "status"), "failed");
-    cr_expect_str_eq(js(e, "date"), "2024-05-03");
-    cr_expect_str_eq(js(e, "last_failure"), "2024-05-03");
+    j = index_of(ev, GPU);
+    json_t *en = entry(j, "day22-part1");
+    cr_expect_str_eq(js(en, "status"), "failed");
+    cr_expect_str_eq(js(en, "date"), "2024-05-03");
+    cr_expect_str_eq(js(en, "last_failure"), "2024-05-03");
     json_decref(j);
     /* A good re-run replaces the day's record, and the index says ok. */
     put("day22-part1", "2024-05-03", 1, 2.0, NULL, "2024-05-03T12:00:00Z");
-    j = get_json("/evidence/latest", 200, NULL);
-    e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
-    cr_expect_str_eq(js(e, "status"), "ok");
-    cr_expect_str_eq(js(e, "last_failure"), "2024-05-03", "the day's failure is still on record");
-    cr_expect_null(json_object_get(e, "reason"));
+    j = index_of(ev, GPU);
+    en = entry(j, "day22-part1");
+    cr_expect_str_eq(js(en, "status"), "ok");
+    cr_expect_str_eq(js(en, "last_failure"), "2024-05-03", "the day's failure is still on record");
+    cr_expect_null(json_object_get(en, "reason"));
     json_decref(j);
     put("day22-part1", "2024-05-04", 1, 2.0, NULL, NULL);
-    j = get_json("/evidence/latest", 200, NULL);
-    e = json_array_get(json_object_get(j, "suites"), (size_t)suites_index("day22-part1"));
-    cr_expect(json_is_null(json_object_get(e, "last_failure")), "no failure since the latest good night");
+    j = index_of(ev, GPU);
+    en = entry(j, "day22-part1");
+    cr_expect(json_is_null(json_object_get(en, "last_failure")), "no failure since the latest good night");
     json_decref(j);
 }
 
-Test(evidence, suite_never_good_has_no_latest, .init = setup, .fini = teardown) {
+/* Reads answer a code and a reason in plain words, not an HTTP body. */
+Test(evidence, reads_fail_with_a_code_and_a_reason, .init = setup, .fini = teardown) {
     put("day22-part2", "2024-05-01", 0, 0, "worker crashed: signal 11", NULL);
-    struct evidence_response r;
-    json_t *j = get_json("/evidence/latest/day22-part2", 404, &r);
-    cr_expect(strstr(js(j, "error"), "signal 11"), "%s", js(j, "error"));
-    cr_expect_str_eq(r.cache_control, EVIDENCE_CACHE_MISSING);
-    evidence_response_cleanup(&r);
-    json_decref(j);
-    json_decref(get_json("/evidence/2024-05-01/day22-part2.txt", 200, NULL));
+    struct evidence_blob *b = (struct evidence_blob *)1;
+    struct evidence_error e;
+    memset(&e, 0, sizeof e);
+    cr_expect_eq(evidence_get_latest(ev, NULL, GPU, "day22-part2", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_null(b);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect_str_eq(e.reason, "no good evidence for day22-part2 yet; last attempt failed: worker crashed: signal 11");
+    cr_expect_null(strchr(e.reason, '{'), "the reason is text, not JSON: %s", e.reason);
+    cr_expect_eq(evidence_get_latest(ev, NULL, GPU, "day22-nope", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect_str_eq(e.reason, "unknown suite: day22-nope");
+    cr_expect_eq(evidence_get_night(ev, NULL, GPU, "2024-02-30", "day22-part1", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_EINVAL);
+    cr_expect_str_eq(e.reason, "date: expected a calendar date YYYY-MM-DD, got 2024-02-30");
+    cr_expect_eq(evidence_get_night(ev, NULL, GPU, "2024-05-02", "day22-part1", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect_str_eq(e.reason, "no evidence for day22-part1 on 2024-05-02");
+    cr_expect_eq(evidence_get_latest(ev, "../etc", GPU, "day22-part1", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_EINVAL);
+    cr_expect_eq(evidence_get_latest(ev, "tesla-t4", GPU, "day22-part1", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect_str_eq(e.reason, "no evidence for GPU tesla-t4");
+    cr_expect_eq(evidence_get_gpu_index(ev, "tesla-t4", &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect_eq(evidence_get_history(ev, NULL, GPU, "day22-part1", 0, NULL, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_EINVAL);
+    cr_expect_eq(evidence_get_history(ev, NULL, GPU, "day22-part1", 5, "yesterday", &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_EINVAL);
+    cr_expect(strstr(e.reason, "cursor"), "%s", e.reason);
+    json_decref(night_of("2024-05-01", "day22-part2"));
 }
 
 /* ---- history ------------------------------------------------------------ */
@@ -345,16 +432,18 @@ Test(evidence, history_is_sorted_oldest_first, .init = setup, .fini = teardown) 
     put("day22-part1", "2024-02-10", 1, 2.0, NULL, NULL);
     put("day22-part2", "2024-01-20", 1, 1.0, NULL, NULL);
     char p[700];
-    snprintf(p, sizeof p, "%s/notadate", dir);
+    snprintf(p, sizeof p, "%s/" GPU "/notadate", dir);
     mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/2024-13-01", dir);
+    snprintf(p, sizeof p, "%s/" GPU "/2024-13-01", dir);
     mkdir(p, 0755);
 
-    json_t *j = get_json("/evidence/history/day22-part1", 200, NULL);
+    json_t *j = history_of("day22-part1", EVIDENCE_HISTORY_DEFAULT, NULL);
     json_t *pts = json_object_get(j, "nights");
     const char *dates[] = {"2024-01-15", "2024-02-01", "2024-02-10", "2024-03-02"};
     const double base[] = {1.0, 0, 2.0, 3.0};
     cr_assert_eq(json_array_size(pts), 4);
+    cr_expect(json_is_null(json_object_get(j, "next_cursor")), "one page holds it all");
+    cr_expect_str_eq(js(j, "gpu"), GPU);
     for (size_t i = 0; i < 4; i++) {
         json_t *pt = json_array_get(pts, i);
         cr_expect_str_eq(js(pt, "date"), dates[i]);
@@ -374,149 +463,430 @@ Test(evidence, history_is_sorted_oldest_first, .init = setup, .fini = teardown) 
         cr_expect_float_eq(json_real_value(json_object_get(row0, "median_ms")), 2.0 * base[i], 1e-9);
     }
     json_decref(j);
-    j = get_json("/evidence/history/day22-part2", 200, NULL);
+    j = history_of("day22-part2", 10, NULL);
     cr_expect_eq(json_array_size(json_object_get(j, "nights")), 1);
     json_decref(j);
-    j = get_json("/evidence/history/day22-exercise", 200, NULL);
+    j = history_of("day22-exercise", 10, NULL);
     cr_expect_eq(json_array_size(json_object_get(j, "nights")), 0);
     json_decref(j);
 }
 
-/* ---- validators and 304 --------------------------------------------------- */
-
-static void cond(const char *path, const char *inm, const char *ims, int want, const char *why) {
-    struct evidence_response r;
-    int st = evidence_http_get(ev, path, inm, ims, &r);
-    cr_expect_eq(st, want, "%s (INM %s, IMS %s): %s", path, inm ? inm : "-", ims ? ims : "-", why);
-    if (st == 304) {
-        cr_expect_null(r.body);
-        cr_expect_neq(r.etag[0], 0, "a 304 repeats the ETag");
-        cr_expect_not_null(r.cache_control);
+Test(evidence, history_pages_walk_back_in_time_without_gaps_or_repeats, .init = setup, .fini = teardown) {
+    /* 25 nights over two months, with days missing in between. */
+    char date[EVIDENCE_DATE_LEN];
+    int filed = 0;
+    for (int d = 1; d <= 60; d++) {
+        if (d % 5 == 2 || d % 7 == 3) continue;
+        if (filed == 25) break;
+        snprintf(date, sizeof date, "2024-%02d-%02d", d <= 31 ? 3 : 4, d <= 31 ? d : d - 31);
+        put("day22-part1", date, 1, 1.0 + d, NULL, NULL);
+        filed++;
     }
-    evidence_response_cleanup(&r);
+    put("day22-part2", "2024-03-05", 1, 1.0, NULL, NULL); /* another suite: never on a page */
+    const char *cursor = NULL;
+    char seen[32][EVIDENCE_DATE_LEN], next[EVIDENCE_DATE_LEN];
+    int n = 0, pages = 0;
+    for (;;) {
+        json_t *j = history_of("day22-part1", 7, cursor);
+        json_t *pts = json_object_get(j, "nights");
+        size_t k = json_array_size(pts);
+        cr_assert_leq(k, 7, "a page over its limit");
+        cr_expect_eq(json_integer_value(json_object_get(j, "limit")), 7);
+        pages++;
+        /* Each page oldest first, and older than the page before it. */
+        for (size_t i = 0; i < k; i++) {
+            const char *d = js(json_array_get(pts, i), "date");
+            if (i > 0) cr_expect_gt(strcmp(d, js(json_array_get(pts, i - 1), "date")), 0);
+            if (cursor) cr_expect_lt(strcmp(d, cursor), 0, "%s is not before the cursor %s", d, cursor);
+            cr_assert_lt(n, 32);
+            snprintf(seen[n++], EVIDENCE_DATE_LEN, "%s", d);
+        }
+        json_t *nc = json_object_get(j, "next_cursor");
+        if (json_is_null(nc)) {
+            json_decref(j);
+            break;
+        }
+        cr_expect_str_eq(json_string_value(nc), js(json_array_get(pts, 0), "date"), "the cursor is the page's oldest");
+        snprintf(next, sizeof next, "%s", json_string_value(nc));
+        cursor = next;
+        json_decref(j);
+        cr_assert_lt(pages, 10, "the pages never end");
+    }
+    cr_expect_eq(n, 25, "every night once");
+    cr_expect_eq(pages, 4);
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++) cr_expect_str_neq(seen[i], seen[k], "%s twice", seen[i]);
+    json_t *last = history_of("day22-part1", EVIDENCE_HISTORY_MAX, "2024-03-01");
+    cr_expect_eq(json_array_size(json_object_get(last, "nights")), 0, "nothing before the first night");
+    json_decref(last);
 }
 
-Test(evidence, etag_and_last_modified_are_stable_and_answer_304, .init = setup, .fini = teardown) {
+/* ---- validator inputs --------------------------------------------------- */
+
+Test(evidence, blobs_carry_stable_digests_and_mtimes, .init = setup, .fini = teardown) {
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
-    const char *paths[] = {"/evidence/latest", "/evidence/latest/day22-part1.json",
-                           "/evidence/latest/day22-part1.txt", "/evidence/2024-05-01/day22-part1",
-                           "/evidence/history/day22-part1"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        struct evidence_response a, b;
-        cr_assert_eq(evidence_http_get(ev, paths[i], NULL, NULL, &a), 200, "%s", paths[i]);
-        cr_assert_eq(evidence_http_get(ev, paths[i], NULL, NULL, &b), 200);
-        cr_expect_eq(a.etag[0], '"', "%s: strong, quoted ETag: %s", paths[i], a.etag);
-        cr_expect_str_eq(a.etag, b.etag, "%s: ETag changed between two GETs", paths[i]);
-        cr_expect_str_eq(a.last_modified, b.last_modified);
-        cr_expect_neq(evidence_parse_http_date(a.last_modified), (time_t)-1, "%s", a.last_modified);
-        cr_expect_not_null(a.cache_control);
-
-        char weak[64], list[128], older[40];
-        snprintf(weak, sizeof weak, "W/%s", a.etag);
-        snprintf(list, sizeof list, "\"abc\", %s ,\"def\"", a.etag);
-        evidence_http_date(evidence_parse_http_date(a.last_modified) - 1, older, sizeof older);
-        cond(paths[i], a.etag, NULL, 304, "same ETag");
-        cond(paths[i], weak, NULL, 304, "weak comparison");
-        cond(paths[i], list, NULL, 304, "ETag in a list");
-        cond(paths[i], "*", NULL, 304, "any");
-        cond(paths[i], "\"0000\"", NULL, 200, "other ETag");
-        cond(paths[i], "\"0000\"", a.last_modified, 200, "If-None-Match decides over If-Modified-Since");
-        cond(paths[i], NULL, a.last_modified, 304, "not modified since");
-        cond(paths[i], NULL, "Sun, 06 Nov 2094 08:49:37 GMT", 304, "a later date");
-        cond(paths[i], NULL, older, 200, "modified since");
-        cond(paths[i], NULL, "yesterday", 200, "an invalid date is ignored");
-        evidence_response_cleanup(&a);
-        evidence_response_cleanup(&b);
+    for (int kind = 0; kind < 2; kind++) {
+        struct evidence_blob *a, *b;
+        struct evidence_error e;
+        cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", (enum evidence_kind)kind, &a, &e), 0);
+        cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", (enum evidence_kind)kind, &b, &e),
+                     0);
+        cr_expect_eq(a->len, b->len);
+        cr_expect_eq(a->digest, b->digest, "the same bytes, the same digest");
+        cr_expect_eq(a->mtime, b->mtime);
+        cr_expect_neq(a->mtime, (time_t)-1);
+        evidence_blob_release(a);
+        evidence_blob_release(b);
     }
-    /* New evidence: the old ETag no longer matches. */
-    struct evidence_response a;
-    evidence_http_get(ev, "/evidence/latest/day22-part1", NULL, NULL, &a);
+    struct evidence_blob *old, *now;
+    struct evidence_error e;
+    cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &old, &e), 0);
     put("day22-part1", "2024-05-02", 1, 1.5, NULL, NULL);
-    cond("/evidence/latest/day22-part1", a.etag, NULL, 200, "new evidence");
-    cond("/evidence/latest", "\"0000\"", NULL, 200, "index");
-    evidence_response_cleanup(&a);
+    cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &now, &e), 0);
+    cr_expect_neq(old->digest, now->digest, "new evidence, a new digest");
+    cr_expect(strstr(old->data, "2024-05-01"), "a held blob stays whole after it was replaced");
+    evidence_blob_release(old);
+    evidence_blob_release(now);
 }
 
-Test(evidence, cache_control_suits_a_cdn, .init = setup, .fini = teardown) {
-    char today[EVIDENCE_DATE_LEN], path[128];
+Test(evidence, only_nights_before_yesterday_are_final, .init = setup, .fini = teardown) {
+    char today[EVIDENCE_DATE_LEN];
     evidence_date_of(time(NULL), today);
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
     put("day22-part1", today, 1, 1.0, NULL, NULL);
-    struct evidence_response r;
-    evidence_http_get(ev, "/evidence/2024-05-01/day22-part1", NULL, NULL, &r);
-    cr_expect_str_eq(r.cache_control, EVIDENCE_CACHE_IMMUTABLE);
-    evidence_response_cleanup(&r);
-    snprintf(path, sizeof path, "/evidence/%s/day22-part1", today);
-    evidence_http_get(ev, path, NULL, NULL, &r);
-    cr_expect_str_eq(r.cache_control, EVIDENCE_CACHE_LATEST, "today's record can still change");
-    evidence_response_cleanup(&r);
-    evidence_http_get(ev, "/evidence/latest", NULL, NULL, &r);
-    cr_expect_str_eq(r.cache_control, EVIDENCE_CACHE_LATEST);
-    evidence_response_cleanup(&r);
+    struct evidence_blob *b;
+    struct evidence_error e;
+    cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", EVIDENCE_JSON, &b, &e), 0);
+    cr_expect_eq(b->fresh, EVIDENCE_FINAL);
+    evidence_blob_release(b);
+    cr_assert_eq(evidence_get_night(ev, NULL, GPU, today, "day22-part1", EVIDENCE_JSON, &b, &e), 0);
+    cr_expect_eq(b->fresh, EVIDENCE_CHANGES, "today's record can still change");
+    evidence_blob_release(b);
+    cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &b, &e), 0);
+    cr_expect_eq(b->fresh, EVIDENCE_CHANGES);
+    evidence_blob_release(b);
+    cr_assert_eq(evidence_get_index(ev, GPU, &b, &e), 0);
+    cr_expect_eq(b->fresh, EVIDENCE_CHANGES);
+    evidence_blob_release(b);
 }
 
-Test(evidence, http_dates_round_trip) {
-    char buf[40];
-    evidence_http_date(784111777, buf, sizeof buf);
-    cr_expect_str_eq(buf, "Sun, 06 Nov 1994 08:49:37 GMT");
-    cr_expect_eq(evidence_parse_http_date(buf), 784111777);
-    cr_expect_eq(evidence_parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"), (time_t)-1);
-    cr_expect_eq(evidence_parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), (time_t)-1);
-    cr_expect_eq(evidence_parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), (time_t)-1);
-    cr_expect_eq(evidence_parse_http_date(""), (time_t)-1);
-    cr_expect_eq(evidence_parse_http_date(NULL), (time_t)-1);
+Test(evidence, dates_are_checked_against_the_calendar) {
     cr_expect(evidence_valid_date("2024-02-29"));
     cr_expect_not(evidence_valid_date("2023-02-29"));
     cr_expect_not(evidence_valid_date("2024-1-01"));
     cr_expect_not(evidence_valid_date("2024-01-01x"));
     cr_expect_not(evidence_valid_date("../../etc"));
+    cr_expect_not(evidence_valid_date(NULL));
 }
 
-/* ---- names and dates: nothing outside the store ------------------------ */
+/* ---- GPU models --------------------------------------------------------- */
 
-Test(evidence, paths_outside_the_store_are_refused, .init = setup, .fini = teardown) {
+Test(evidence, slugs_are_stable_and_safe) {
+    struct {
+        const char *name, *slug;
+    } cases[] = {
+        {"NVIDIA H200", "nvidia-h200"},
+        {"Tesla T4", "tesla-t4"},
+        {"  NVIDIA  GeForce RTX 4090 ", "nvidia-geforce-rtx-4090"},
+        {"NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"},
+        {"NVIDIA A100-SXM4-40GB", "nvidia-a100-sxm4-40gb"},
+        {"../../etc/passwd", "etc-passwd"},
+    };
+    char out[EVIDENCE_SLUG_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_assert_eq(evidence_slug(cases[i].name, out, sizeof out), 0, "%s", cases[i].name);
+        cr_expect_str_eq(out, cases[i].slug);
+        cr_expect(evidence_valid_slug(out), "%s", out);
+    }
+    cr_expect_eq(evidence_slug("", out, sizeof out), -1);
+    cr_expect_eq(evidence_slug(" -- ", out, sizeof out), -1);
+    cr_expect_eq(evidence_slug(NULL, out, sizeof out), -1);
+    char longname[300];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    longname[100] = ' ';
+    cr_assert_eq(evidence_slug(longname, out, sizeof out), 0);
+    cr_expect_eq(strlen(out), EVIDENCE_SLUG_LEN - 1);
+    cr_expect(evidence_valid_slug(out));
+    const char *bad[] = {"", "latest", "history", "refresh", "2024-05-01", "Nvidia", "a_b", "-a", "a-", "a--b", ".."};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) cr_expect_not(evidence_valid_slug(bad[i]), "%s", bad[i]);
+}
+
+/* Recorded evidence of two models: the real H200 capture and a synthetic
+ * second model derived from it (labelled so; see evidence_fixture.h). */
+Test(evidence, two_gpu_models_are_kept_apart, .init = setup, .fini = teardown) {
+    cr_assert_eq(fixture_copy_capture(dir, GPU, 0), 4);
+    cr_assert_eq(fixture_copy_capture(dir, "synthetic-test-gpu", 1), 4);
+    evidence_recheck(ev);
+    json_t *idx = index_of(ev, GPU);
+    json_t *gpus = json_object_get(idx, "gpus");
+    cr_assert_eq(json_array_size(gpus), 2, "%s", json_dumps(idx, 0));
+    cr_expect_str_eq(js(json_array_get(gpus, 0), "gpu"), GPU);
+    cr_expect_str_eq(js(json_array_get(gpus, 0), "name"), "NVIDIA H200");
+    cr_expect_str_eq(js(json_array_get(gpus, 1), "gpu"), "synthetic-test-gpu");
+    cr_expect_str_eq(js(json_array_get(gpus, 1), "name"), FIXTURE_SYNTHETIC_GPU);
+    cr_expect_str_eq(js(idx, "gpu"), GPU, "the single-GPU view is this server's GPU");
+    cr_expect_str_eq(js(entry(idx, "day22-part1"), "gpu"), "NVIDIA H200");
+    json_t *other = json_array_get(json_object_get(json_array_get(gpus, 1), "suites"), 0);
+    cr_expect_str_eq(js(other, "gpu"), FIXTURE_SYNTHETIC_GPU);
+    cr_expect_str_eq(js(other, "href"), "/evidence/synthetic-test-gpu/latest/day22-part1.json");
+    json_decref(idx);
+
+    json_t *h = latest_of(GPU, "day22-part1"), *s = latest_of("synthetic-test-gpu", "day22-part1");
+    cr_expect_str_eq(js(json_object_get(h, "summary"), "gpu"), "NVIDIA H200");
+    cr_expect_str_eq(js(json_object_get(s, "summary"), "gpu"), FIXTURE_SYNTHETIC_GPU);
+    cr_expect_null(json_object_get(h, "synthetic"), "the real capture was relabelled");
+    cr_expect(strstr(js(s, "transcript"), "SYNTHETIC TEST DATA"), "the synthetic record says what it is");
+    json_decref(h);
+    json_decref(s);
+
+    /* The default follows the server's GPU; a server of a third model with
+     * several here gets a reason naming them, not another GPU's figures. */
+    idx = index_of(ev, "synthetic-test-gpu");
+    cr_expect_str_eq(js(entry(idx, "day22-part1"), "gpu"), FIXTURE_SYNTHETIC_GPU);
+    json_decref(idx);
+    struct evidence_blob *b;
+    struct evidence_error e;
+    cr_expect_eq(evidence_get_latest(ev, NULL, "tesla-t4", "day22-part1", EVIDENCE_JSON, &b, &e), -1);
+    cr_expect_eq(e.code, EVIDENCE_ENOENT);
+    cr_expect(strstr(e.reason, "nvidia-h200, synthetic-test-gpu"), "%s", e.reason);
+    char def[EVIDENCE_SLUG_LEN];
+    cr_expect_eq(evidence_default_gpu(ev, "tesla-t4", def), 1);
+
+    /* A write for one model leaves the other's views alone. */
+    put("day22-part1", "2026-11-30", 0, 0, "worker crashed", NULL);
+    json_t *i2 = index_of(ev, GPU);
+    cr_expect_str_eq(js(entry(i2, "day22-part1"), "status"), "failed");
+    json_t *o2 = json_array_get(json_object_get(json_array_get(json_object_get(i2, "gpus"), 1), "suites"), 0);
+    cr_expect_str_eq(js(o2, "status"), "ok");
+    json_decref(i2);
+    json_t *hist = history_of("day22-part1", 10, NULL);
+    cr_expect_eq(json_array_size(json_object_get(hist, "nights")), 2);
+    json_decref(hist);
+    char p[700];
+    snprintf(p, sizeof p, "%s/synthetic-test-gpu/2026-11-30", dir);
+    cr_expect_neq(access(p, F_OK), 0, "a write went into another GPU's folder");
+}
+
+Test(evidence, one_gpu_answers_for_a_server_without_evidence_of_its_own, .init = setup, .fini = teardown) {
+    cr_assert_eq(fixture_copy_capture(dir, GPU, 0), 4);
+    evidence_recheck(ev);
+    char def[EVIDENCE_SLUG_LEN];
+    cr_expect_eq(evidence_default_gpu(ev, "fake-gpu", def), 0);
+    cr_expect_str_eq(def, GPU);
+    cr_expect_eq(evidence_default_gpu(ev, NULL, def), 0);
+    cr_expect_str_eq(def, GPU);
+    struct evidence_blob *b;
+    struct evidence_error e;
+    cr_assert_eq(evidence_get_latest(ev, NULL, "fake-gpu", "day22-part1", EVIDENCE_JSON, &b, &e), 0, "%s", e.reason);
+    evidence_blob_release(b);
+}
+
+Test(evidence, the_layout_before_gpu_folders_is_moved_whole, .init = setup, .fini = teardown) {
+    evidence_close(ev);
+    cr_assert_eq(fixture_copy_capture(dir, NULL, 0), 4);
+    char p[700], err[ERR_LEN];
+    snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE "/day22-part1.txt", dir);
+    FILE *f = fopen(p, "w");
+    fputs("transcript", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE "/.tmp-day22-part2.json.7.7", dir);
+    f = fopen(p, "w");
+    fputs("partial", f);
+    fclose(f);
+    ev = evidence_open(dir, err);
+    cr_assert_not_null(ev, "%s", err);
+    snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE, dir);
+    cr_expect_neq(access(p, F_OK), 0, "the old date folder is still there");
+    snprintf(p, sizeof p, "%s/" GPU "/" FIXTURE_CAPTURE_DATE "/day22-part1.txt", dir);
+    cr_expect_eq(access(p, F_OK), 0, "a file was left behind");
+    json_t *j = latest_of(NULL, "day22-part1");
+    cr_expect_str_eq(js(j, "date"), FIXTURE_CAPTURE_DATE);
+    json_decref(j);
+    json_t *idx = index_of(ev, NULL);
+    cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 1);
+    json_decref(idx);
+}
+
+/* ---- the latest views in memory ------------------------------------------ */
+
+Test(evidence, latest_is_served_from_memory_and_replaced_by_a_write, .init = setup, .fini = teardown) {
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
     char p[700];
-    snprintf(p, sizeof p, "%s/2024-05-01/secret.json", dir);
-    FILE *f = fopen(p, "w");
-    fputs("{\"schema\": \"" EVIDENCE_SCHEMA "\", \"status\": \"ok\"}", f);
-    fclose(f);
-    struct {
-        const char *path;
-        int status;
-    } cases[] = {
-        {"/evidence/../../etc/passwd", 404},
-        {"/evidence/2024-05-01/../../../etc/passwd", 404},
-        {"/evidence/2024-05-01/secret", 404},
-        {"/evidence/2024-05-01/secret.json", 404},
-        {"/evidence/2024-05-01/day22-part1.exe", 404},
-        {"/evidence/2024-05-01/.tmp-day22-part1.json.1.1", 404},
-        {"/evidence/2024-05-01/day22-part1/", 404},
-        {"/evidence/2024-05-01//day22-part1", 404},
-        {"/evidence/..%2f/day22-part1", 400},
-        {"/evidence/../day22-part1", 400},
-        {"/evidence/2024-13-01/day22-part1", 400},
-        {"/evidence/2024-02-30/day22-part1", 400},
-        {"/evidence/24-05-01/day22-part1", 400},
-        {"/evidence/2024-05-01/day22-part1.json.json", 404},
-        {"/evidence/latest/../2024-05-01/day22-part1", 404},
-        {"/evidence/latest/day22-Part1", 404},
-        {"/evidence/latest/", 404},
-        {"/evidence/history/..", 404},
-        {"/evidence/history/day22-part1/x", 404},
-        {"/evidence/", 404},
-        {"/evidence", 404},
-        {"/evidencelatest", 404},
-        {"/evidence/latest/day22-part1.json\n", 404},
-        {"/evidence/2024-05-02/day22-part1", 404}, /* valid, nothing filed that day */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct evidence_response r;
-        int st = evidence_http_get(ev, cases[i].path, NULL, NULL, &r);
-        cr_expect_eq(st, cases[i].status, "%s: %d %.*s", cases[i].path, st, (int)r.len, r.body);
-        cr_expect_str_eq(r.content_type, "application/json");
-        cr_expect(r.body && strstr(r.body, "\"error\""), "%s: no JSON error", cases[i].path);
-        evidence_response_cleanup(&r);
+    snprintf(p, sizeof p, "%s/" GPU "/2024-05-01/day22-part1.json", dir);
+    cr_assert_eq(unlink(p), 0);
+    json_t *j = latest_of(NULL, "day22-part1"); /* the file is gone: memory answered */
+    cr_expect_str_eq(js(j, "date"), "2024-05-01");
+    json_decref(j);
+    put("day22-part1", "2024-05-02", 1, 2.0, NULL, NULL);
+    j = latest_of(NULL, "day22-part1");
+    cr_expect_str_eq(js(j, "date"), "2024-05-02", "the write did not replace the view");
+    json_decref(j);
+}
+
+Test(evidence, another_servers_write_shows_after_a_recheck, .init = setup, .fini = teardown) {
+    put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
+    char err[ERR_LEN];
+    struct evidence *peer = evidence_open(dir, err); /* a replica sharing the directory */
+    cr_assert_not_null(peer, "%s", err);
+    put_on(peer, GPU, "NVIDIA H200", "day22-part1", "2024-05-02", 1, 2.0, NULL, NULL);
+    put_on(peer, "tesla-t4", "Tesla T4", "day22-part2", "2024-05-02", 1, 2.0, NULL, NULL);
+    evidence_recheck(ev);
+    json_t *j = latest_of(NULL, "day22-part1");
+    cr_expect_str_eq(js(j, "date"), "2024-05-02");
+    json_decref(j);
+    json_t *idx = index_of(ev, GPU);
+    cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 2, "the other model's folder was not seen");
+    json_decref(idx);
+    evidence_close(peer);
+}
+
+struct reader_arg {
+    int stop;
+    long reads, bad;
+};
+
+static void *reader(void *p) {
+    struct reader_arg *a = p;
+    while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
+        struct evidence_blob *b;
+        struct evidence_error e;
+        int rc = evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &b, &e);
+        if (rc == 0) {
+            json_t *j = json_loadb(b->data, b->len, 0, NULL);
+            if (!j || strcmp(json_string_value(json_object_get(j, "status")), "ok") != 0) a->bad++;
+            json_decref(j);
+            evidence_blob_release(b);
+        }
+        if (evidence_get_index(ev, GPU, &b, &e) == 0) {
+            if (b->len != strlen(b->data)) a->bad++;
+            evidence_blob_release(b);
+        }
+        a->reads++;
     }
-    json_decref(get_json("/evidence/2024-05-01/day22-part1.json", 200, NULL));
+    return NULL;
+}
+
+Test(evidence, readers_see_whole_views_while_a_writer_replaces_them, .init = setup, .fini = teardown, .timeout = 60) {
+    put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
+    pthread_t t[4];
+    struct reader_arg a[4];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 4; i++) cr_assert_eq(pthread_create(&t[i], NULL, reader, &a[i]), 0);
+    for (int k = 0; k < 20; k++) {
+        char date[EVIDENCE_DATE_LEN];
+        snprintf(date, sizeof date, "2024-06-%02d", k + 1);
+        put("day22-part1", date, 1, 1.0 + k, NULL, NULL);
+        evidence_recheck(ev);
+    }
+    long reads = 0;
+    for (int i = 0; i < 4; i++) {
+        __atomic_store_n(&a[i].stop, 1, __ATOMIC_RELEASE);
+        pthread_join(t[i], NULL);
+        cr_expect_eq(a[i].bad, 0, "reader %d saw a torn view", i);
+        reads += a[i].reads;
+    }
+    cr_expect_gt(reads, 0);
+    json_t *j = latest_of(NULL, "day22-part1");
+    cr_expect_str_eq(js(j, "date"), "2024-06-20");
+    json_decref(j);
+}
+
+/* ---- the lock ------------------------------------------------------------ */
+
+Test(evidence, a_writer_waits_for_the_gpus_lock, .init = setup, .fini = teardown, .timeout = 30) {
+    put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
+    char p[700];
+    snprintf(p, sizeof p, "%s/" GPU "/.lock", dir);
+    int fd = open(p, O_RDWR);
+    cr_assert_geq(fd, 0, "no lock file: %s", strerror(errno));
+    cr_assert_eq(flock(fd, LOCK_EX), 0); /* another server holds the lock */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        put("day22-part1", "2024-05-02", 1, 2.0, NULL, NULL);
+        _exit(0);
+    }
+    usleep(300000);
+    char rec[700];
+    snprintf(rec, sizeof rec, "%s/" GPU "/2024-05-02/day22-part1.json", dir);
+    cr_expect_neq(access(rec, F_OK), 0, "the record was written while another held the lock");
+    int status;
+    cr_expect_eq(waitpid(pid, &status, WNOHANG), 0, "the writer did not wait");
+    /* Another model's writer does not wait for this one. */
+    put_on(ev, "tesla-t4", "Tesla T4", "day22-part1", "2024-05-02", 1, 2.0, NULL, NULL);
+    flock(fd, LOCK_UN);
+    close(fd);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    cr_expect_eq(access(rec, F_OK), 0, "the writer did not finish after the lock was released");
+}
+
+/* Two replicas of one model file the same suites the same night: every
+ * record whole, good evidence never replaced by a failure, nothing twice. */
+Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, .init = setup, .fini = teardown,
+     .timeout = 120) {
+    pid_t pids[2];
+    for (int w = 0; w < 2; w++) {
+        pids[w] = fork();
+        cr_assert_geq(pids[w], 0);
+        if (pids[w] == 0) {
+            char err[ERR_LEN];
+            struct evidence *mine = evidence_open(dir, err);
+            if (!mine) _exit(3);
+            for (int k = 0; k < 15; k++) {
+                const char *suite = k % 2 ? "day22-part1" : "day22-part2";
+                int ok = (k + w) % 3 != 0;
+                char *doc = ok ? fixture_document((size_t)suites_index(suite), 1.0 + w, 0.001, 1, "NVIDIA H200") : NULL;
+                char why[32];
+                snprintf(why, sizeof why, "replica %d run %d", w, k);
+                struct evidence_record rec = {.suite = suite,
+                                              .gpu = GPU,
+                                              .gpu_name = "NVIDIA H200",
+                                              .date = "2024-07-01",
+                                              .ok = ok,
+                                              .reason = ok ? NULL : why,
+                                              .document_json = doc};
+                if (evidence_write(mine, &rec, err) != 0) _exit(4);
+                free(doc);
+            }
+            evidence_close(mine);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < 2; w++) {
+        int status;
+        cr_assert_eq(waitpid(pids[w], &status, 0), pids[w]);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "replica %d: status %d", w, status);
+    }
+    char d[700];
+    snprintf(d, sizeof d, "%s/" GPU "/2024-07-01", dir);
+    DIR *dd = opendir(d);
+    cr_assert_not_null(dd);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(dd)) != NULL) {
+        if (e->d_name[0] == '.') {
+            cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0, "left behind: %s", e->d_name);
+            continue;
+        }
+        files++;
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
+            char p[1000];
+            snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+            json_error_t je;
+            json_t *j = json_load_file(p, JSON_REJECT_DUPLICATES, &je);
+            cr_expect_not_null(j, "%s: torn: %s", e->d_name, je.text);
+            if (j && !strstr(e->d_name, ".failed."))
+                cr_expect_str_eq(js(j, "status"), "ok", "%s: a failure replaced good evidence", e->d_name);
+            json_decref(j);
+        }
+    }
+    closedir(dd);
+    cr_expect_eq(files, 6, "expected json, txt and failed.json of two suites, found %d files", files);
+    evidence_recheck(ev);
+    json_t *j = latest_of(NULL, "day22-part1");
+    cr_expect_str_eq(js(j, "date"), "2024-07-01");
+    json_decref(j);
 }

@@ -1,6 +1,7 @@
 /* test_refresh.c -- the refresh registry against a stand-in job queue:
  * every suite queued, progress, the publication gates, failures filed
- * without replacing good evidence, and the awkward orders of events. */
+ * without replacing good evidence, a refresh refused whole when it cannot be
+ * queued, and the awkward orders of events. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -21,16 +22,18 @@ struct fakeq {
     char req[MAXQ][2048];
     int fail_index; /* suite index the queue refuses, -1 none */
     int fail_all;
+    int fail_code;  /* what a refusal returns: -1, DV_EFULL or DV_ECLOSED */
+    int room_code;  /* what the room callback answers (0: room)         */
     int answer_now; /* finish the job inside enqueue (a cached answer) */
     struct refresh *r;
 };
 
-static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_options *o,
-                        const char *request_json, char *job_id, char *err) {
+static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_options *o, const char *request_json,
+                        char *job_id, char *err) {
     struct fakeq *q = ctx;
     if (q->fail_all || (int)i == q->fail_index) {
         dv_seterr(err, "queue full (16 jobs)");
-        return -1;
+        return q->fail_code ? q->fail_code : -1;
     }
     cr_assert_lt(q->n, MAXQ);
     snprintf(q->rid[q->n], REFRESH_ID_LEN, "%s", rid);
@@ -48,6 +51,15 @@ static int fake_enqueue(void *ctx, const char *rid, size_t i, const struct dv_op
     return 0;
 }
 
+static int fake_room(void *ctx, size_t need, char *err) {
+    struct fakeq *q = ctx;
+    cr_assert_eq(need, suites_count());
+    if (q->room_code) dv_seterr(err, "no room for %zu jobs", need);
+    return q->room_code;
+}
+
+#define GPU "nvidia-h200"
+
 static char *dir;
 static struct evidence *ev;
 static struct refresh *reg;
@@ -60,7 +72,7 @@ static void setup(void) {
     cr_assert_not_null(ev, "%s", err);
     memset(&q, 0, sizeof q);
     q.fail_index = -1;
-    struct refresh_queue rq = {fake_enqueue, &q};
+    struct refresh_queue rq = {.enqueue = fake_enqueue, .ctx = &q, .room = fake_room};
     reg = refresh_create(ev, &rq, err);
     cr_assert_not_null(reg, "%s", err);
     q.r = reg;
@@ -98,18 +110,44 @@ static void finish(const char *id, size_t i, double noise, int check_ok) {
 static char *start(int *joined) {
     static char id[REFRESH_ID_LEN];
     char err[ERR_LEN] = "";
-    int busy = 0, j = 0;
-    cr_assert_eq(refresh_start(reg, id, joined ? joined : &j, &busy, err), 0, "%s", err);
+    int j = 0;
+    cr_assert_eq(refresh_start(reg, GPU, "NVIDIA H200", id, joined ? joined : &j, err), 0, "%s", err);
     return id;
 }
 
-static json_t *evidence_get(const char *path, int want) {
-    struct evidence_response r;
-    int st = evidence_http_get(ev, path, NULL, NULL, &r);
-    cr_assert_eq(st, want, "GET %s: %d %.*s", path, st, (int)r.len, r.body);
-    json_t *j = json_loadb(r.body, r.len, 0, NULL);
-    evidence_response_cleanup(&r);
+/* A store read as JSON: `want_ok` 1 for a blob, 0 for a "not found". */
+static json_t *blob_json(int rc, struct evidence_blob *b, const struct evidence_error *e, int want_ok) {
+    if (!want_ok) {
+        cr_assert_eq(rc, -1, "expected nothing, got %.200s", b ? b->data : "");
+        cr_expect_eq(e->code, EVIDENCE_ENOENT, "%s", e->reason);
+        return NULL;
+    }
+    cr_assert_eq(rc, 0, "%s", e->reason);
+    json_t *j = json_loadb(b->data, b->len, 0, NULL);
+    cr_assert_not_null(j);
+    evidence_blob_release(b);
     return j;
+}
+
+static json_t *latest(const char *suite, int want_ok) {
+    struct evidence_blob *b;
+    struct evidence_error e;
+    int rc = evidence_get_latest(ev, NULL, GPU, suite, EVIDENCE_JSON, &b, &e);
+    return blob_json(rc, b, &e, want_ok);
+}
+
+static json_t *night(const char *date, const char *suite) {
+    struct evidence_blob *b;
+    struct evidence_error e;
+    int rc = evidence_get_night(ev, GPU, NULL, date, suite, EVIDENCE_JSON, &b, &e);
+    return blob_json(rc, b, &e, 1);
+}
+
+static json_t *index_json(void) {
+    struct evidence_blob *b;
+    struct evidence_error e;
+    int rc = evidence_get_index(ev, GPU, &b, &e);
+    return blob_json(rc, b, &e, 1);
 }
 
 Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = teardown) {
@@ -137,8 +175,8 @@ Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = t
     size_t p1 = (size_t)suites_index("day22-part1"), p2 = (size_t)suites_index("day22-part2"),
            ex = (size_t)suites_index("day22-exercise");
     finish(id, p1, 0.001, 1);
-    finish(id, p2, 0.001, 0); /* wrong answer on the GPU */
-    finish(id, ex, 0.5, 1);   /* 50% noise */
+    finish(id, p2, 0.001, 0);                   /* wrong answer on the GPU */
+    finish(id, ex, 0.5, 1);                     /* 50% noise */
     for (size_t k = 0; k < suites_count(); k++) /* every other suite: a good night */
         if (k != p1 && k != p2 && k != ex) finish(id, k, 0.001, 1);
 
@@ -151,23 +189,25 @@ Test(refresh, queues_every_suite_and_files_each_result, .init = setup, .fini = t
     cr_expect(strstr(suite_field(st, p2, "reason"), "correctness gate failed"), "%s", suite_field(st, p2, "reason"));
     cr_expect(strstr(suite_field(st, ex, "reason"), "noise over limit"), "%s", suite_field(st, ex, "reason"));
     char href[128];
-    snprintf(href, sizeof href, "/evidence/%s/day22-part1.json", json_string_value(json_object_get(st, "date")));
+    const char *date = json_string_value(json_object_get(st, "date"));
+    cr_expect_str_eq(json_string_value(json_object_get(st, "gpu")), GPU);
+    snprintf(href, sizeof href, "/evidence/" GPU "/%s/day22-part1.json", date);
     cr_expect_str_eq(suite_field(st, p1, "evidence"), href);
 
-    json_t *rec = evidence_get(href, 200);
+    json_t *rec = night(date, "day22-part1");
+    cr_expect_str_eq(json_string_value(json_object_get(rec, "gpu")), GPU, "the record names its GPU");
     cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok");
     json_t *prov = json_object_get(rec, "provenance");
     cr_expect(json_is_object(json_object_get(prov, "request")));
     cr_expect(json_is_string(json_object_get(prov, "started_utc")));
     cr_expect(json_is_string(json_object_get(prov, "queued_utc")));
     json_decref(rec);
-    snprintf(href, sizeof href, "/evidence/%s/day22-part2.json", json_string_value(json_object_get(st, "date")));
-    rec = evidence_get(href, 200);
+    rec = night(date, "day22-part2");
     cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "failed");
     cr_expect(strstr(json_string_value(json_object_get(rec, "reason")), "correctness gate"));
     cr_expect(json_is_object(json_object_get(rec, "document")), "the failed night's document is kept");
     json_decref(rec);
-    json_decref(evidence_get("/evidence/latest/day22-part2", 404));
+    json_decref(latest("day22-part2", 0));
     json_decref(st);
 }
 
@@ -197,24 +237,54 @@ Test(refresh, a_suite_the_queue_refuses_is_failed_at_once, .init = setup, .fini 
     cr_expect(strstr(suite_field(st, 1, "reason"), "not queued: queue full"), "%s", suite_field(st, 1, "reason"));
     cr_expect_str_eq(suite_field(st, 0, "state"), "queued");
     json_decref(st);
-    char path[128];
-    snprintf(path, sizeof path, "/evidence/latest");
-    json_t *idx = evidence_get(path, 200);
+    json_t *idx = index_json();
     json_t *e = json_array_get(json_object_get(idx, "suites"), 1);
     cr_expect_str_eq(json_string_value(json_object_get(e, "status")), "failed", "the failure is on record");
     json_decref(idx);
 }
 
-Test(refresh, a_full_queue_reports_all_busy, .init = setup, .fini = teardown) {
+/* Nothing of a refresh is kept or filed when it cannot be queued. */
+static void expect_nothing_filed(void) {
+    json_t *idx = index_json();
+    for (size_t i = 0; i < suites_count(); i++) {
+        json_t *e = json_array_get(json_object_get(idx, "suites"), i);
+        cr_expect_str_eq(json_string_value(json_object_get(e, "status")), "none", "suite %zu was filed", i);
+    }
+    cr_expect_eq(json_array_size(json_object_get(idx, "gpus")), 0, "a GPU folder was made");
+    json_decref(idx);
+}
+
+Test(refresh, a_full_queue_refuses_the_refresh_and_files_nothing, .init = setup, .fini = teardown) {
+    char id[REFRESH_ID_LEN] = "", err[ERR_LEN] = "";
+    int joined = 0;
+    q.room_code = DV_EFULL;
+    cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), DV_EFULL);
+    cr_expect(strstr(err, "no room for"), "%s", err);
+    cr_expect_eq(q.n, 0, "a job was queued");
+    /* The room looked fine, but the queue filled before the first job. */
+    q.room_code = 0;
     q.fail_all = 1;
-    char id[REFRESH_ID_LEN], err[ERR_LEN];
-    int joined, busy = 0;
-    cr_assert_eq(refresh_start(reg, id, &joined, &busy, err), 0);
-    cr_expect_eq(busy, 1);
-    json_t *st = status_of(id);
-    cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
-    cr_expect_eq(json_integer_value(json_object_get(st, "failed")), (json_int_t)suites_count());
-    json_decref(st);
+    q.fail_code = DV_EFULL;
+    cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), DV_EFULL);
+    cr_expect_null(refresh_status_json(reg, id), "the refused refresh is still known");
+    q.fail_code = DV_ECLOSED;
+    cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), DV_ECLOSED);
+    cr_expect_null(refresh_status_json(reg, id));
+    expect_nothing_filed();
+    /* Once refusals stop, a refresh starts as usual (no slot left taken). */
+    q.fail_all = 0;
+    cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), 0, "%s", err);
+    cr_expect_eq(joined, 0);
+}
+
+Test(refresh, a_bad_gpu_slug_is_refused, .init = setup, .fini = teardown) {
+    char id[REFRESH_ID_LEN], err[ERR_LEN] = "";
+    int joined = 0;
+    cr_expect_eq(refresh_start(reg, "../etc", NULL, id, &joined, err), -1);
+    cr_expect(strstr(err, "gpu"), "%s", err);
+    cr_expect_eq(refresh_start(reg, NULL, NULL, id, &joined, err), -1);
+    cr_expect_eq(q.n, 0);
+    expect_nothing_filed();
 }
 
 Test(refresh, a_job_answered_inside_enqueue_does_not_deadlock, .init = setup, .fini = teardown, .timeout = 10) {
@@ -238,7 +308,7 @@ Test(refresh, unknown_and_repeated_reports_are_ignored, .init = setup, .fini = t
     json_t *st = status_of(id);
     cr_expect_str_eq(suite_field(st, 0, "state"), "done", "the first report wins");
     json_decref(st);
-    json_t *rec = evidence_get("/evidence/latest/day22-part1", 200);
+    json_t *rec = latest("day22-part1", 1);
     cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok");
     json_decref(rec);
 }
@@ -247,14 +317,14 @@ Test(refresh, a_failed_night_keeps_the_good_evidence, .init = setup, .fini = tea
     char first[REFRESH_ID_LEN];
     strcpy(first, start(NULL));
     for (size_t i = 0; i < suites_count(); i++) finish(first, i, 0.001, 1);
-    json_t *good = evidence_get("/evidence/latest/day22-part1", 200);
+    json_t *good = latest("day22-part1", 1);
     char *id = start(NULL);
     refresh_job_started(reg, id, 0);
     refresh_job_done(reg, id, 0, 0, NULL, "worker: illegal memory access; worker restarted");
     for (size_t i = 1; i < suites_count(); i++) finish(id, i, 0.001, 1);
-    json_t *still = evidence_get("/evidence/latest/day22-part1", 200);
+    json_t *still = latest("day22-part1", 1);
     cr_expect(json_equal(good, still), "the failure replaced the good evidence");
-    json_t *idx = evidence_get("/evidence/latest", 200);
+    json_t *idx = index_json();
     json_t *e = json_array_get(json_object_get(idx, "suites"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(e, "status")), "failed");
     cr_expect(strstr(json_string_value(json_object_get(json_object_get(e, "last_attempt"), "reason")),
