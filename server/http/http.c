@@ -62,8 +62,8 @@
 #define HTTP_MAX_ROUTES 64
 #define HTTP_MAX_HEADERS 12
 #define HTTP_MAX_COUNTERS 256
-#define HTTP_CONN_SLACK 64u   /* libmicrohttpd's limit above ours: room to evict */
-#define HTTP_REAP_MS 100      /* reaper period                                  */
+#define HTTP_CONN_SLACK 64u /* libmicrohttpd's limit above ours: room to evict */
+#define HTTP_REAP_MS 100    /* reaper period                                  */
 
 struct route {
     char method[8];
@@ -87,8 +87,8 @@ struct conn_slot {
     MHD_socket fd;
     char addr[INET6_ADDRSTRLEN];
     enum conn_phase phase;
-    double since;             /* monotonic ms when the phase began */
-    int killed;               /* shut down by the layer            */
+    double since; /* monotonic ms when the phase began */
+    int killed;   /* shut down by the layer            */
     struct conn_slot *prev, *next;
 };
 
@@ -151,15 +151,15 @@ struct http_req {
     size_t len, cap;
     int too_large;
     int replied;
-    int started;               /* the first access call has run          */
-    char raw_fault[96];        /* what the URI-log callback found wrong  */
+    int started;        /* the first access call has run          */
+    char raw_fault[96]; /* what the URI-log callback found wrong  */
     char client[INET6_ADDRSTRLEN];
     char *hname[HTTP_MAX_HEADERS], *hvalue[HTTP_MAX_HEADERS];
     unsigned nheaders;
     /* suspension (h->wlock) */
     int suspended, wake_pending, cancelled, in_wait_list;
-    int parked;                /* suspended during the current call      */
-    double wake_at;            /* monotonic ms, 0: none                  */
+    int parked;     /* suspended during the current call      */
+    double wake_at; /* monotonic ms, 0: none                  */
     http_handler_fn cont;
     void *cont_ctx;
     struct http_req *wprev, *wnext;
@@ -226,8 +226,8 @@ oom:
     return NULL;
 }
 
-int http_route_add(struct http *h, const char *method, const char *pattern, const char *label,
-                   unsigned flags, http_handler_fn fn, void *ctx, char *err) {
+int http_route_add(struct http *h, const char *method, const char *pattern, const char *label, unsigned flags,
+                   http_handler_fn fn, void *ctx, char *err) {
     if (h->d) {
         dv_seterr(err, "http: routes must be added before the server starts");
         return -1;
@@ -388,8 +388,7 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
 }
 
 void http_reply(struct http_req *r, int status, const char *content_type, const char *body, size_t len) {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (resp && content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     queue(r, status, resp);
 }
@@ -400,8 +399,7 @@ void http_reply_take(struct http_req *r, int status, const char *content_type, c
         http_reply(r, 500, "application/json", oom, sizeof oom - 1);
         return;
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     if (!resp) free(body);
     else if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     queue(r, status, resp);
@@ -422,8 +420,7 @@ void http_reply_json(struct http_req *r, int status, json_t *v) {
     http_reply_take(r, status, "application/json", s);
 }
 
-void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra,
-                         const char *fmt, ...) {
+void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, const char *fmt, ...) {
     char reason[ERR_LEN * 2];
     va_list ap;
     va_start(ap, fmt);
@@ -465,8 +462,8 @@ static int path_matches(const struct route *rt, const char *path) {
 
 /* Finds the best route for (method, path). `*path_known` is 1 when some
  * route has this path, whatever its method; `allow` lists their methods. */
-static const struct route *match(const struct http *h, const char *method, const char *path,
-                                 int *path_known, char *allow, size_t alen) {
+static const struct route *match(const struct http *h, const char *method, const char *path, int *path_known,
+                                 char *allow, size_t alen) {
     const struct route *best = NULL;
     size_t best_len = 0;
     int best_exact = 0;
@@ -513,8 +510,7 @@ static void client_address(struct MHD_Connection *c, char *out, size_t len) {
     snprintf(out, len, "unknown");
     if (!ci || !ci->client_addr) return;
     const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
+    if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
     else if (sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
 }
@@ -751,7 +747,8 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         struct conn_slot *s = *socket_context;
         if (!s) return;
         pthread_mutex_lock(&h->clock);
-        if (s->prev) s->prev->next = s->next; else h->slots = s->next;
+        if (s->prev) s->prev->next = s->next;
+        else h->slots = s->next;
         if (s->next) s->next->prev = s->prev;
         pthread_mutex_unlock(&h->clock);
         free(s);
@@ -772,7 +769,8 @@ static void wait_list_add_locked(struct http *h, struct http_req *r) {
 
 static void wait_list_remove_locked(struct http *h, struct http_req *r) {
     if (!r->in_wait_list) return;
-    if (r->wprev) r->wprev->wnext = r->wnext; else h->waiting = r->wnext;
+    if (r->wprev) r->wprev->wnext = r->wnext;
+    else h->waiting = r->wnext;
     if (r->wnext) r->wnext->wprev = r->wprev;
     r->in_wait_list = 0;
 }
@@ -873,7 +871,8 @@ int http_req_defer(struct http_req *r, void (*work)(void *), http_handler_fn don
      * always finds the request suspended or marked pending. */
     r->cont = done;
     r->cont_ctx = ctx;
-    if (h->ttail) h->ttail->next = t; else h->thead = t;
+    if (h->ttail) h->ttail->next = t;
+    else h->thead = t;
     h->ttail = t;
     h->tdepth++;
     pthread_mutex_unlock(&h->plock);
@@ -915,9 +914,8 @@ static void stream_free(void *cls) {
     free(st);
 }
 
-void http_reply_stream(struct http_req *r, int status, const char *content_type,
-                       long (*read)(void *, char *, size_t), void *ctx, void (*free_ctx)(void *),
-                       unsigned idle_ms) {
+void http_reply_stream(struct http_req *r, int status, const char *content_type, long (*read)(void *, char *, size_t),
+                       void *ctx, void (*free_ctx)(void *), unsigned idle_ms) {
     struct stream *st = calloc(1, sizeof *st);
     struct MHD_Response *resp = NULL;
     if (st) {
@@ -1011,8 +1009,8 @@ static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min,
     http_req_add_header(r, "Retry-After", ra);
     json_t *x = json_object();
     if (x) json_object_set_new(x, "retry_after_s", json_integer(retry ? retry : 1));
-    http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u %s a minute per address; retry in %s s", per_min,
-                        what, ra);
+    http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u %s a minute per address; retry in %s s", per_min, what,
+                        ra);
     return 0;
 }
 
@@ -1048,7 +1046,8 @@ static int early_checks(struct http_req *r, const char *version, const char *all
         int present = http_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION) != NULL;
         http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
         http_reply_error(r, 401, "Authorization", "%s",
-                         present ? "the bearer token is not valid" : "a bearer token is required (Authorization: Bearer <token>)");
+                         present ? "the bearer token is not valid"
+                                 : "a bearer token is required (Authorization: Bearer <token>)");
         return 1;
     }
     /* A form or a no-cors fetch cannot send this type without a CORS
@@ -1058,8 +1057,7 @@ static int early_checks(struct http_req *r, const char *version, const char *all
         return 1;
     }
     if ((flags & HTTP_ROUTE_RATELIMIT) && !take_rate(r, h->rl, h->cfg.rate_per_min, "requests")) return 1;
-    if ((flags & HTTP_ROUTE_RATELIMIT_CPU) && !take_rate(r, h->rl_cpu, h->cfg.cpu_rate_per_min, "analyses"))
-        return 1;
+    if ((flags & HTTP_ROUTE_RATELIMIT_CPU) && !take_rate(r, h->rl_cpu, h->cfg.cpu_rate_per_min, "analyses")) return 1;
     const char *cl = http_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl) {
         char *end;
@@ -1089,9 +1087,9 @@ static void run_handler(struct http_req *r, http_handler_fn fn, void *ctx) {
     http_reply_error(r, 500, NULL, "internal error: no answer");
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **req_cls) {
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls) {
     struct http *h = cls;
     struct http_req *r = *req_cls;
     if (!r) { /* the URI-log callback had no memory */
@@ -1151,8 +1149,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return MHD_YES;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
-                         enum MHD_RequestTerminationCode toe) {
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe) {
     struct http *h = cls;
     struct http_req *r = *req_cls;
     if (!r) return;
@@ -1214,17 +1211,13 @@ int http_start(struct http *h, char *err) {
     h->reaper_started = 1;
     /* libmicrohttpd's idle timeout stays as a backstop (a client that stops
      * reading a reply); the deadlines above are the layer's. */
-    h->d = MHD_start_daemon(flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK),
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)h->cfg.per_ip_limit,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-                            MHD_OPTION_END);
+    h->d = MHD_start_daemon(
+        flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned int)h->cfg.per_ip_limit, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
     if (!h->d) {
         dv_seterr(err, "http: cannot listen on %s port %u (in use, or not permitted)", h->bind, h->cfg.port);
         return -1;

@@ -294,7 +294,8 @@ static void measure(struct http_req *r, void *ctx) {
         http_reply_error_ex(r, 400, NULL, x,
                             "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the "
                             "per-job limit %.3g; lower blocks, threads_per_block, iterations or the "
-                            "number of predicates", cost, s->cfg.max_cost);
+                            "number of predicates",
+                            cost, s->cfg.max_cost);
         return;
     }
     double budget = o.budget_ms * tables_of(&o);
@@ -484,11 +485,11 @@ struct job_wait {
     struct http_req *r;
     struct jobq_watch *w;
     char id[JOBQ_ID_LEN];
-    double until_ms;         /* long-poll: monotonic end of the wait      */
+    double until_ms; /* long-poll: monotonic end of the wait      */
     /* event stream */
     int last_state, last_pos, ended;
     double last_sent_ms;
-    char *pending;           /* event text not yet handed to the stream  */
+    char *pending; /* event text not yet handed to the stream  */
     size_t plen, poff;
 };
 
@@ -539,8 +540,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
         json_decref(o);
         const char *ev = jobq_state_name(v.state);
         size_t cap = (data ? strlen(data) : 0) + 64;
-        if (data && (jw->pending = malloc(cap)))
-            snprintf(jw->pending, cap, "event: %s\ndata: %s\n\n", ev, data);
+        if (data && (jw->pending = malloc(cap))) snprintf(jw->pending, cap, "event: %s\ndata: %s\n\n", ev, data);
         free(data);
         if (!jw->pending) {
             free(v.document);
@@ -822,13 +822,24 @@ static void openapi(struct http_req *r, void *ctx) {
 }
 
 static const char *content_type(const char *path) {
-    static const struct { const char *ext, *type; } types[] = {
-        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-        {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-        {".json", "application/json"}, {".svg", "image/svg+xml"}, {".png", "image/png"},
-        {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"}, {".yaml", "application/yaml"},
-        {".map", "application/json"}, {".woff2", "font/woff2"}, {".wasm", "application/wasm"},
-        {".webp", "image/webp"}, {".jpg", "image/jpeg"},
+    static const struct {
+        const char *ext, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".txt", "text/plain; charset=utf-8"},
+        {".yaml", "application/yaml"},
+        {".map", "application/json"},
+        {".woff2", "font/woff2"},
+        {".wasm", "application/wasm"},
+        {".webp", "image/webp"},
+        {".jpg", "image/jpeg"},
     };
     const char *dot = strrchr(path, '.');
     if (dot && !strchr(dot, '/'))
@@ -898,8 +909,8 @@ int routes_add_core(struct service *s, char *err) {
     const unsigned post = HTTP_ROUTE_AUTH | HTTP_ROUTE_RATELIMIT | HTTP_ROUTE_BODY;
     if (http_route_add(h, "POST", "/measure", "/measure", post, measure, s, err) < 0 ||
         http_route_add(h, "GET", "/jobs/", "/jobs/{id}", HTTP_ROUTE_PREFIX, job_get, s, err) < 0 ||
-        http_route_add(h, "POST", "/analyze", "/analyze", HTTP_ROUTE_BODY | HTTP_ROUTE_RATELIMIT_CPU, analyze, s,
-                       err) < 0 ||
+        http_route_add(h, "POST", "/analyze", "/analyze", HTTP_ROUTE_BODY | HTTP_ROUTE_RATELIMIT_CPU, analyze, s, err) <
+            0 ||
         http_route_add(h, "GET", "/predicates", "/predicates", 0, predicates, s, err) < 0 ||
         http_route_add(h, "GET", "/device", "/device", 0, device, s, err) < 0 ||
         http_route_add(h, "GET", "/healthz", "/healthz", 0, healthz, s, err) < 0 ||

@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const long long dims[][2] = {{32, 1}, {1024, 1}, {7, 5}, {1, 1}};
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
         for (long long t = 0; t < 3; t++) {
-            struct expr_env env = {t * (dims[d][0] / 2 + 1) % dims[d][0], t % dims[d][1], t * 4093,
-                                   dims[d][0], dims[d][1]};
+            struct expr_env env = {t * (dims[d][0] / 2 + 1) % dims[d][0], t % dims[d][1], t * 4093, dims[d][0],
+                                   dims[d][1]};
             long long out;
             int ecol = 0;
             if (expr_eval(e, &env, &out, &ecol, err) < 0 && ecol < 1) abort();

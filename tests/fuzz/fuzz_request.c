@@ -25,8 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&e, 0, sizeof e);
     if (request_parse(dump, strlen(dump), &o2, &e) < 0) abort(); /* our own output must parse */
     static char k1[KEY_LEN], k2[KEY_LEN];
-    if (options_canonical(&o, k1, sizeof k1) == 0 && options_canonical(&o2, k2, sizeof k2) == 0 &&
-        strcmp(k1, k2) != 0)
+    if (options_canonical(&o, k1, sizeof k1) == 0 && options_canonical(&o2, k2, sizeof k2) == 0 && strcmp(k1, k2) != 0)
         abort();
     (void)options_cost(&o);
     free(dump);

@@ -84,9 +84,7 @@ static char *exchange(int fd, const char *raw, size_t len, int timeout_ms) {
     return buf;
 }
 
-static int status_of(const char *resp) {
-    return resp && strncmp(resp, "HTTP/1.", 7) == 0 ? atoi(resp + 9) : -1;
-}
+static int status_of(const char *resp) { return resp && strncmp(resp, "HTTP/1.", 7) == 0 ? atoi(resp + 9) : -1; }
 
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -128,8 +126,7 @@ Test(hostile, framing_cases_are_refused_and_never_run, .fini = stop, .timeout = 
                      atoi(want), resp ? resp : "");
         /* Answered and closed at once, not left to a timeout. */
         cr_expect_lt(took, 3000, "case %s: the connection stayed open %.0f ms", e->d_name, took);
-        cr_expect_null(strstr(resp ? resp : "", "smuggled"), "case %s: the smuggled request ran:\n%s", e->d_name,
-                       resp);
+        cr_expect_null(strstr(resp ? resp : "", "smuggled"), "case %s: the smuggled request ran:\n%s", e->d_name, resp);
         if (atoi(want) >= 400) refused++;
         cases++;
         free(raw);
@@ -207,8 +204,8 @@ static int healthz_from(unsigned host, double *ms) {
  * (an incomplete connection is evicted for it), and every slow connection is
  * closed at the header deadline however often it sends. */
 Test(hostile, slowloris_from_many_addresses_never_starves_a_newcomer, .fini = stop, .timeout = 60) {
-    static const char *const args[] = {"--conn-limit", "40", "--per-ip-limit", "8", "--header-timeout", "2",
-                                       "--threads", "2", NULL};
+    static const char *const args[] = {
+        "--conn-limit", "40", "--per-ip-limit", "8", "--header-timeout", "2", "--threads", "2", NULL};
     start(args);
     struct slowloris s;
     slowloris_open(&s, 10, 8); /* 80 > 40 slots */
@@ -253,7 +250,8 @@ Test(hostile, body_deadline_holds_against_a_trickle, .fini = stop, .timeout = 30
     start(args);
     int fd = dial(1);
     cr_assert_geq(fd, 0);
-    const char *h = "POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n";
+    const char *h =
+        "POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n";
     send(fd, h, strlen(h), MSG_NOSIGNAL);
     double t0 = now_ms();
     int open = 1;
@@ -288,12 +286,13 @@ static void *heavy_main(void *arg) {
  * analyses run on the CPU pool, not on the thread that accepted them). */
 Test(hostile, concurrent_heavy_analyses_leave_no_request_unanswered, .fini = stop, .timeout = 120) {
     static const char *const args[] = {"--threads", "1", "--analyze-rate-limit", "0", "--max-analysis-cost",
-                                       "4194304", NULL};
+                                       "4194304",   NULL};
     start(args);
     /* 4 blockIdx.x predicates x 1024 blocks x 1024 threads = 4 Mi: at the cap. */
-    const char *body = "{\"part\": 1, \"blocks\": 1024, \"threads_per_block\": 1024, \"baseline\": \"blockIdx.x % 2 == 0\","
-                       " \"predicates\": [\"blockIdx.x % 2 == 0\", \"(blockIdx.x ^ threadIdx.x) % 3 == 0\","
-                       " \"blockIdx.x * threadIdx.x % 7 < 3\", \"(blockIdx.x + lane) % 5 == 1\"]}";
+    const char *body =
+        "{\"part\": 1, \"blocks\": 1024, \"threads_per_block\": 1024, \"baseline\": \"blockIdx.x % 2 == 0\","
+        " \"predicates\": [\"blockIdx.x % 2 == 0\", \"(blockIdx.x ^ threadIdx.x) % 3 == 0\","
+        " \"blockIdx.x * threadIdx.x % 7 < 3\", \"(blockIdx.x + lane) % 5 == 1\"]}";
     struct heavy h[8];
     pthread_t t[8];
     for (int i = 0; i < 8; i++) {
@@ -311,8 +310,9 @@ Test(hostile, concurrent_heavy_analyses_leave_no_request_unanswered, .fini = sto
     }
     /* One over the cap is refused before any work, naming its cost. */
     struct helper_response r;
-    const char *over = "{\"part\": 1, \"blocks\": 2048, \"threads_per_block\": 1024, \"baseline\": \"block-parity\","
-                       " \"predicates\": [\"block-parity\", \"blockIdx.x % 3 == 0\", \"lane-parity\"]}";
+    const char *over =
+        "{\"part\": 1, \"blocks\": 2048, \"threads_per_block\": 1024, \"baseline\": \"block-parity\","
+        " \"predicates\": [\"block-parity\", \"blockIdx.x % 3 == 0\", \"lane-parity\"]}";
     cr_assert_eq(helper_request(srv.port, "POST", "/analyze", NULL, over, strlen(over), &r), 0);
     cr_expect_eq(r.status, 400, "%s", r.body);
     json_t *j = helper_json(&r);
@@ -416,7 +416,8 @@ Test(hostile, measure_rejects_what_analyze_rejects, .fini = stop) {
     } cases[] = {
         {"{\"scenario\": \"no-such-scenario\"}", "scenario"},
         {"{\"part\": 1, \"blocks\": 65537, \"threads_per_block\": 1024, \"predicates\": [\"lane-parity\"],"
-         " \"baseline\": \"lane-parity\"}", "blocks"},
+         " \"baseline\": \"lane-parity\"}",
+         "blocks"},
         {"{\"part\": 1, \"predicates\": [\"lane-parity\", \"1 << 64\"], \"baseline\": \"lane-parity\"}",
          "predicates[1]"},
         {"{\"part\": 1, \"predicates\": [\"10 / (threadIdx.x - 3)\"], \"baseline\": \"10 / (threadIdx.x - 3)\"}",
@@ -442,8 +443,9 @@ Test(hostile, cross_site_simple_posts_start_nothing, .fini = stop) {
     static const char *const args[] = {"--rate-limit", "0", NULL};
     start(args);
     struct helper_response r;
-    cr_assert_eq(helper_request(srv.port, "POST", "/measure", "Content-Type: text/plain\r\nOrigin: http://evil.example\r\n",
-                                "{}", 2, &r), 0);
+    cr_assert_eq(helper_request(srv.port, "POST", "/measure",
+                                "Content-Type: text/plain\r\nOrigin: http://evil.example\r\n", "{}", 2, &r),
+                 0);
     cr_assert_eq(r.status, 415, "%s", r.body);
     helper_response_free(&r);
     cr_assert_eq(helper_request(srv.port, "POST", "/evidence/refresh", "Content-Type: text/plain\r\n", "", 0, &r), 0);
@@ -556,7 +558,8 @@ Test(hostile, event_stream_reports_each_state, .fini = stop, .timeout = 30) {
     int fd = dial(1);
     cr_assert_geq(fd, 0);
     char req[256];
-    int n = snprintf(req, sizeof req, "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n", id);
+    int n = snprintf(req, sizeof req,
+                     "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n", id);
     char *out = exchange(fd, req, (size_t)n, 10000);
     close(fd);
     cr_assert_eq(status_of(out), 200, "%s", out);
@@ -588,8 +591,8 @@ static void *stream_main(void *arg) {
  * aborts the process if it stops with a connection suspended), and the
  * server exits 0. */
 Test(hostile, shutdown_with_suspended_requests_exits_cleanly, .timeout = 60) {
-    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", "--job-deadline-ms", "2000",
-                                       NULL};
+    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", "--job-deadline-ms",
+                                       "2000",         NULL};
     start(args);
     const char *id = submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); /* hangs */
     struct waiter w[3];
@@ -603,8 +606,9 @@ Test(hostile, shutdown_with_suspended_requests_exits_cleanly, .timeout = 60) {
     snprintf(sr.path, sizeof sr.path, "/jobs/%s", id);
     cr_assert_geq(sr.fd, 0);
     cr_assert_eq(pthread_create(&t[3], NULL, stream_main, &sr), 0);
-    struct heavy h = {.body = "{\"part\": 1, \"blocks\": 8192, \"threads_per_block\": 1024, \"baseline\": "
-                              "\"blockIdx.x % 2 == 0\", \"predicates\": [\"blockIdx.x % 2 == 0\"]}",
+    struct heavy h = {.body =
+                          "{\"part\": 1, \"blocks\": 8192, \"threads_per_block\": 1024, \"baseline\": "
+                          "\"blockIdx.x % 2 == 0\", \"predicates\": [\"blockIdx.x % 2 == 0\"]}",
                       .status = -1};
     cr_assert_eq(pthread_create(&t[4], NULL, heavy_main, &h), 0);
     usleep(500 * 1000);
