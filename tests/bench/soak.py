@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 
-PORT = 18290
+PORT = int(os.environ.get("SOAK_PORT", "18290"))
 
 
 def rss_kb(pid):
