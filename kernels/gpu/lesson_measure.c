@@ -2,13 +2,17 @@
  *
  * Per table: one output per row, poisoned with NaN (0xff bytes), so each
  * row's last timed launch is what gets checked and an element a kernel never
- * wrote cannot pass; one device mask per mask-kernel row. The rows go to the
+ * wrote cannot pass; one device mask per mask-kernel row. Outputs and masks
+ * are the session's (gpu/session.h), kept between jobs. The rows go to the
  * shared timing engine (timing.h), then every output element of every row is
- * compared with the CPU reference (model/reference.h).
+ * compared with the CPU reference (model/reference.h), one CPU thread per
+ * row, started as each row's output lands on the host, so the checks run
+ * while the next rows download and while the testimony passes use the GPU.
  */
 #include "gpu/lesson_measure.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "base/timeutil.h"
 #include "gpu/cuda_call.h"
 #include "gpu/lesson_kernels.h"
+#include "gpu/session.h"
 #include "gpu/witness.h"
 #include "model/testimony.h"
 #include "gpu/timing.h"
@@ -113,70 +118,110 @@ static int lesson_testimony(const struct dv_options *o, const struct dv_report *
                      struct table_ctx *c, const struct dv_geometry *g, struct dv_testimony *tm,
                      struct counters **cnt, char *err);
 
-int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                         const float *d_in, const float *ref_a, const float *ref_b, struct dv_testimony *tm,
-                         struct counters **cnt, char *err) {
+/* One row's check on a CPU thread, while the main thread drives the GPU. */
+struct check_job {
+    const struct dv_row *row;
+    const struct dv_geometry *g;
+    const uint32_t *mask;
+    const float *a, *b, *out;
+    unsigned iterations;
+    struct dv_check *check;
+    int rc, started;
+    pthread_t thread;
+    char err[ERR_LEN];
+};
+
+static void *check_main(void *p) {
+    struct check_job *j = p;
+    j->rc = reference_check(j->row, j->g, j->mask, j->a, j->b, j->iterations, j->out, j->check, j->err);
+    return NULL;
+}
+
+/* Starts job `j` on its own thread, or runs it here when no thread starts. */
+static void check_start(struct check_job *j) {
+    j->started = pthread_create(&j->thread, NULL, check_main, j) == 0;
+    if (!j->started) check_main(j);
+}
+
+/* Waits for every started job; returns 0 or DV_ERR with the first job's error. */
+static int check_join(struct check_job *jobs, unsigned n, char *err) {
+    int rc = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (jobs[i].started) pthread_join(jobs[i].thread, NULL);
+        jobs[i].started = 0;
+        if (jobs[i].rc != 0 && rc == 0) {
+            dv_seterr(err, "%s", jobs[i].err);
+            rc = DV_ERR;
+        }
+    }
+    return rc;
+}
+
+static uint32_t *build_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
+    return row_mask(row, g, err);
+}
+
+int lesson_measure_table(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                         struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
+                         struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err) {
     int rc = 0;
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     const unsigned long long n = analysis_threads(&g);
-    const size_t words = analysis_mask_words(&g);
     struct table_ctx c;
-    uint32_t *masks[DV_MAX_ROWS] = {0};
+    const uint32_t *masks[DV_MAX_ROWS] = {0};
+    float *h_out[DV_MAX_ROWS] = {0};
     struct dv_stats stats[DV_MAX_ROWS];
-    float *h_out = malloc(sizeof(float) * n);
+    struct check_job jobs[DV_MAX_ROWS];
     memset(&c, 0, sizeof(c));
+    memset(jobs, 0, sizeof(jobs));
     c.t = t;
     c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL, NULL};
-    if (!h_out) {
-        dv_seterr(err, "out of memory for %llu outputs", n);
-        rc = DV_ERR;
-        goto cleanup;
-    }
     for (unsigned i = 0; i < t->nrows; i++) {
-        if (!(masks[i] = row_mask(&t->rows[i], &g, err))) {
-            rc = DV_ERR;
+        const int needs_device = t->rows[i].kernel == DV_KERNEL_MASK;
+        const uint32_t *dmask = NULL;
+        if (!(masks[i] = session_mask(s, &t->rows[i], &g, build_mask, needs_device ? &dmask : NULL, &rc, err)))
             goto cleanup;
-        }
-        if ((rc = cuda_call(cudaMalloc((void **)&c.out[i], sizeof(float) * n), "cudaMalloc(out)", err)) != 0 ||
-            (rc = cuda_call(cudaMemset(c.out[i], 0xff, sizeof(float) * n), "cudaMemset(poison)", err)) != 0)
-            goto cleanup;
-        if (t->rows[i].kernel == DV_KERNEL_MASK) {
-            if ((rc = cuda_call(cudaMalloc((void **)&c.d_mask[i], sizeof(uint32_t) * words), "cudaMalloc(mask)",
-                                err)) != 0 ||
-                (rc = cuda_call(cudaMemcpy(c.d_mask[i], masks[i], sizeof(uint32_t) * words, cudaMemcpyHostToDevice),
-                                "cudaMemcpy(mask)", err)) != 0)
-                goto cleanup;
-        }
+        c.d_mask[i] = (uint32_t *)dmask;
+        if (!(c.out[i] = session_output(s, i, n, &h_out[i], &rc, err))) goto cleanup;
     }
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              dv_kernel_iterations_name(r->config.iterations));
-    if ((rc = timing_rows(t->nrows, launch_row, &c, o, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
+    if ((rc = timing_rows(t->nrows, launch_row, &c, o, clk, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
 
+    /* Each row's last timed output comes back on the stream behind the timed
+     * launches; row r is checked on a CPU thread while row r+1 downloads, and
+     * the checks go on while the testimony passes use the GPU. */
+    for (unsigned i = 0; i < t->nrows; i++) {
+        cudaEvent_t ev = session_event(s, i, &rc, err);
+        if (!ev ||
+            (rc = cuda_call(cudaMemcpyAsync(h_out[i], c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost, 0),
+                            "cudaMemcpy(out)", err)) != 0 ||
+            (rc = cuda_call(cudaEventRecord(ev, 0), "cudaEventRecord", err)) != 0)
+            goto cleanup;
+    }
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
         row->time_ms = stats[i];
         row->measured = 1;
-        if ((rc = cuda_call(cudaMemcpy(h_out, c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost),
-                            "cudaMemcpy(out)", err)) != 0)
+        if ((rc = cuda_call(cudaEventSynchronize(session_event(s, i, &rc, err)), "cudaMemcpy(out)", err)) != 0)
             goto cleanup;
-        if (reference_check(row, &g, masks[i], ref_a, ref_b, r->config.iterations, h_out, &row->check, err) != 0) {
-            rc = DV_ERR;
-            goto cleanup;
-        }
+        jobs[i] = (struct check_job){row, &g, masks[i], ref_a, ref_b, h_out[i], r->config.iterations, &row->check,
+                                     0, 0, (pthread_t)0, ""};
+        check_start(&jobs[i]);
     }
     const double base = t->rows[t->baseline_row].time_ms.median;
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
         row->ratio = base > 0 ? row->time_ms.median / base : NAN;
     }
-    if ((rc = lesson_testimony(o, r, t, &c, &g, tm, cnt, err)) != 0) goto cleanup;
-cleanup:
-    for (unsigned i = 0; i < t->nrows; i++) {
-        if (c.out[i]) cudaFree(c.out[i]);
-        if (c.d_mask[i]) cudaFree(c.d_mask[i]);
-        free(masks[i]);
+    rc = lesson_testimony(o, r, t, &c, &g, tm, cnt, err);
+cleanup:;
+    char cerr[ERR_LEN] = "";
+    int crc = check_join(jobs, t->nrows, cerr);
+    if (rc == 0 && crc != 0) {
+        dv_seterr(err, "%s", cerr);
+        rc = crc;
     }
-    free(h_out);
     return rc;
 }
 

@@ -9,6 +9,8 @@
 #define DV_LESSON_MEASURE_H
 
 #include "gpu/counters.h"
+#include "gpu/session.h"
+#include "gpu/timing.h"
 #include "model/experiment.h"
 
 #ifdef __cplusplus
@@ -22,15 +24,16 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
                          char *err);
 
 /* Times and checks Part 1 / Part 2 table `t` of `r` (planned) over device
- * input `d_in` (r->config.threads values); ref_a / ref_b are the chains of
- * reference_chains(). Fills every row's time, ratio and check, the table's
+ * input `d_in` (r->config.threads values) with the outputs and masks of
+ * session `s`; ref_a / ref_b are the chains of reference_chains(); `clk`
+ * collects the clock samples taken between the timed rounds (timing.h). Fills every row's time, ratio and check, the table's
  * kernel_iterations, then the testimony: unless o->no_witness each row's
  * `observed`, and when *cnt is a counter session each row's `counters` (a
  * refusal frees *cnt, sets it NULL and leaves the reason in `tm`); the
  * passes' host time accumulates in `tm`. Returns 0 or a DV_* code. */
-int lesson_measure_table(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                         const float *d_in, const float *ref_a, const float *ref_b, struct dv_testimony *tm,
-                         struct counters **cnt, char *err);
+int lesson_measure_table(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                         struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
+                         struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err);
 
 #ifdef __cplusplus
 }

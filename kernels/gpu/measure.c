@@ -12,9 +12,8 @@
 #include "gpu/device.h"
 #include "gpu/lesson_measure.h"
 #include "gpu/scenario_measure.h"
-#include "gpu/smclock.h"
-#include "model/chain.h"
-#include "model/reference.h"
+#include "gpu/session.h"
+#include "gpu/timing.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;
@@ -28,66 +27,54 @@ static unsigned long long input_threads(const struct dv_options *o, const struct
     return n;
 }
 
-static int measure_tables(const struct dv_options *o, struct dv_report *r, double *clocks_sum, double *clock_min,
-                          unsigned *nclocks, struct counters **cnt, char *err) {
+static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
+                          struct timing_clock *clk, struct counters **cnt, char *err) {
     int rc = 0;
-    float *h_in = NULL, *d_in = NULL, *ref_a = NULL, *ref_b = NULL;
-    const unsigned long long n = input_threads(o, r);
+    const float *d_in = NULL, *ref_a = NULL, *ref_b = NULL;
     int lesson = 0;
     for (unsigned i = 0; i < r->ntables; i++) lesson |= !experiment_table_is_scenario(&r->tables[i]);
 
-    h_in = malloc(sizeof(float) * n);
-    ref_a = malloc(sizeof(float) * DV_INPUT_DISTINCT);
-    ref_b = malloc(sizeof(float) * DV_INPUT_DISTINCT);
-    if (!h_in || !ref_a || !ref_b) {
-        dv_seterr(err, "out of memory for %llu inputs", n);
-        rc = DV_ERR;
-        goto cleanup;
-    }
-    if (lesson && reference_chains(r->config.iterations, ref_a, ref_b, err) != 0) {
-        rc = DV_ERR;
-        goto cleanup;
-    }
-    reference_input(h_in, n);
-    if ((rc = cuda_call(cudaMalloc((void **)&d_in, sizeof(float) * n), "cudaMalloc(in)", err)) != 0 ||
-        (rc = cuda_call(cudaMemcpy(d_in, h_in, sizeof(float) * n, cudaMemcpyHostToDevice), "cudaMemcpy(in)", err)) != 0)
-        goto cleanup;
+    if (lesson && session_chains(s, r->config.iterations, &ref_a, &ref_b, err) != 0) return DV_ERR;
+    if (!(d_in = session_input(s, input_threads(o, r), &rc, err))) return rc;
+    if (!(clk->d_spin = session_spin_buffer(s, (unsigned)r->device.sm_count, &rc, err))) return rc;
+    clk->sms = (unsigned)r->device.sm_count;
 
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
-        double mhz = *clocks_sum / *nclocks;
+        double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         rc = experiment_table_is_scenario(t)
-                 ? scenario_measure_table(o, &r->device, mhz, t, d_in, &r->testimony, cnt, err)
-                 : lesson_measure_table(o, r, t, d_in, ref_a, ref_b, &r->testimony, cnt, err);
-        if (rc != 0) goto cleanup;
+                 ? scenario_measure_table(o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
+                 : lesson_measure_table(s, o, r, t, d_in, ref_a, ref_b, clk, &r->testimony, cnt, err);
+        if (rc != 0) return rc;
         r->gpu_time_ms += t->gpu_time_ms;
-        if ((rc = smclock_measure(&mhz, err)) != 0) goto cleanup;
-        *clocks_sum += mhz;
-        if (mhz < *clock_min) *clock_min = mhz;
-        (*nclocks)++;
     }
-cleanup:
-    if (d_in) cudaFree(d_in);
-    free(h_in);
-    free(ref_a);
-    free(ref_b);
+    return 0;
+}
+
+int measure_run(const struct dv_options *o, struct dv_report *r, char *err) {
+    struct session *s = session_create();
+    if (!s) {
+        dv_seterr(err, "measure: out of memory");
+        return DV_ERR;
+    }
+    int rc = measure_run_session(s, o, r, err);
+    session_free(s);
     return rc;
 }
 
-int measure_run(const struct dv_options *o_in, struct dv_report *r, char *err) {
+int measure_run_session(struct session *s, const struct dv_options *o_in, struct dv_report *r, char *err) {
     int rc = 0;
     struct dv_options o = *o_in;
     double t0 = timeutil_now_ms(), mhz = 0;
-    unsigned nclocks = 1;
+    struct timing_clock clk;
     struct counters *cnt = NULL;
+    memset(&clk, 0, sizeof(clk));
 
     timeutil_utc(time(NULL), r->started_utc, sizeof(r->started_utc));
-    if ((rc = device_query(o.device, &r->device, err)) != 0) goto done;
-    if ((rc = smclock_measure(&mhz, err)) != 0) goto done;
-    double clocks_sum = mhz, clock_min = mhz;
-
+    if ((rc = session_device(s, o.device, &r->device, err)) != 0) goto done;
     unsigned auto_blocks = 0;
     if (o.blocks == 0 && !o.scenario[0]) {
+        if ((rc = session_clock_hint(s, &mhz, err)) != 0) goto done;
         if ((rc = lesson_choose_blocks(&o, r, mhz, &auto_blocks, err)) != 0) goto done;
         o.blocks = auto_blocks;
     }
@@ -105,11 +92,9 @@ int measure_run(const struct dv_options *o_in, struct dv_report *r, char *err) {
     tm->witness_requested = !o.no_witness;
     tm->counters_requested = !o.no_counters;
     if (o.no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
-    if (o.no_counters)
-        snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
-    else
-        cnt = counters_create(o.device, r->device.cc_major, tm->counters_library, tm->counters_reason);
-    rc = measure_tables(&o, r, &clocks_sum, &clock_min, &nclocks, &cnt, err);
+    if (o.no_counters) snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
+    else cnt = counters_create(o.device, r->device.cc_major, tm->counters_library, tm->counters_reason);
+    rc = measure_tables(s, &o, r, mhz, &clk, &cnt, err);
     tm->witness_taken = !o.no_witness && rc == 0;
     tm->counters_taken = cnt != NULL && rc == 0;
     counters_free(cnt);
@@ -119,11 +104,17 @@ int measure_run(const struct dv_options *o_in, struct dv_report *r, char *err) {
     if (rc != 0) goto done;
 
     struct dv_device *d = &r->device;
-    d->measured_sm_clock_mhz = clocks_sum / nclocks;
-    d->measured_sm_clock_min_mhz = clock_min;
-    if (d->rated_sm_clock_mhz > 0 && clock_min < 0.75 * d->rated_sm_clock_mhz)
+    if (clk.n == 0) {
+        dv_seterr(err, "clock: no clock sample was taken between the timed rounds");
+        rc = DV_ERR;
+        goto done;
+    }
+    d->measured_sm_clock_mhz = clk.sum_mhz / clk.n;
+    d->measured_sm_clock_min_mhz = clk.min_mhz;
+    session_clock_note(s, d->measured_sm_clock_mhz);
+    if (d->rated_sm_clock_mhz > 0 && clk.min_mhz < 0.75 * d->rated_sm_clock_mhz)
         experiment_warn(r, "SM clock measured at %.0f MHz, below 75%% of the rated %.0f MHz: the GPU may be throttling",
-                        clock_min, d->rated_sm_clock_mhz);
+                        clk.min_mhz, d->rated_sm_clock_mhz);
     const double rate = (double)d->sm_count * d->fp32_lanes_per_sm * d->measured_sm_clock_mhz * 1e3;
     r->config.fma_floor_ms = rate > 0 ? (double)r->config.fmas_per_launch / rate : 0.0;
     for (unsigned i = 0; i < r->ntables; i++) {

@@ -1,13 +1,17 @@
 /* measure.h -- the one measurement entry point: a validated request in, a
  * measured report out, for Part 1/2 and scenario tables alike.
  *
- * measure_run() queries the device, measures the SM clock, picks the grid
- * when `blocks` is auto, plans the tables (model/experiment.h), fills one
- * input buffer (never zeros, never constant) shared by every table, then per
- * table hands the rows to the table kind's code (lesson_measure.h or
- * scenario_measure.h), which times them with the shared engine (timing.h)
- * and checks every output element against the CPU reference. The clock is
- * measured again after each table; the FMA floor uses the mean.
+ * measure_run_session() takes the device's identity from the session
+ * (gpu/session.h: queried once per process), picks the grid when `blocks`
+ * is auto (with the session's latest measured clock), plans the tables
+ * (model/experiment.h), takes the session's input buffer (never zeros, never
+ * constant) shared by every table, then per table hands the rows to the
+ * table kind's code (lesson_measure.h or scenario_measure.h), which times
+ * them with the shared engine (timing.h) and checks every output element
+ * against the CPU reference. The SM clock is sampled by a short spin in
+ * every batch of timed rounds (timing.h); the FMA floor uses the mean of
+ * this job's samples and the throttle warning their minimum. measure_run()
+ * is the same in a one-shot session (the CLI's measure command).
  *
  * The correctness gate is applied here, once, whatever the table kind: a row
  * whose output differs from the reference leaves the report complete (every
@@ -30,8 +34,16 @@
 extern "C" {
 #endif
 
-/* Measures `o` into `r` (a report from experiment_report_create()). */
+struct session; /* gpu/session.h */
+
+/* Measures `o` into `r` (a report from experiment_report_create()) in a
+ * session made for this one job. */
 int measure_run(const struct dv_options *o, struct dv_report *r, char *err);
+
+/* Measures `o` into `r` with what session `s` keeps between jobs (the
+ * device, buffers, masks, reference chains, the clock to plan with). After
+ * DV_ESTICKY the session must only be freed. */
+int measure_run_session(struct session *s, const struct dv_options *o, struct dv_report *r, char *err);
 
 #ifdef __cplusplus
 }

@@ -134,8 +134,8 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
 }
 
 int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
-                           struct counters **cnt, char *err) {
+                           struct timing_clock *clk, struct dv_table *t, const float *in_dev,
+                           struct dv_testimony *tm, struct counters **cnt, char *err) {
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;
@@ -180,8 +180,12 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
     }
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
-    rc = timing_rows(s->nrows, launch_row, &c, o, stats, &gpu_ms, err);
+    const double clk_sum0 = clk ? clk->sum_mhz : 0;
+    const unsigned clk_n0 = clk ? clk->n : 0;
+    rc = timing_rows(s->nrows, launch_row, &c, o, clk, stats, &gpu_ms, err);
     if (rc != 0) goto cleanup;
+    /* The floor at the clock sampled between this table's rounds. */
+    if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
 
     t->gpu_time_ms = gpu_ms;
     for (unsigned r = 0; r < s->nrows; r++) {

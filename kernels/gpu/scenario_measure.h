@@ -7,6 +7,7 @@
 #define DV_SCENARIO_MEASURE_H
 
 #include "gpu/counters.h"
+#include "gpu/timing.h"
 #include "model/experiment.h"
 
 #ifdef __cplusplus
@@ -14,14 +15,15 @@ extern "C" {
 #endif
 
 /* Times and checks scenario table `t` (planned, id "scenario:<name>") over
- * device input `in_dev` (at least the table's threads), on device `dev`
- * whose SM clock is `mhz`. Fills every row's time, ratio, agreement,
+ * device input `in_dev` (at least the table's threads), on device `dev`.
+ * The floor fractions use the mean of the clock samples `clk` collects
+ * between this table's rounds (timing.h), `mhz` when it collects none. Fills every row's time, ratio, agreement,
  * efficiency, floor fraction and check, the table's kernel_iterations and
  * the testimony (`observed`, `counters`) as lesson_measure_table() does.
  * Returns 0 or a DV_* code. */
 int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
-                           struct counters **cnt, char *err);
+                           struct timing_clock *clk, struct dv_table *t, const float *in_dev,
+                           struct dv_testimony *tm, struct counters **cnt, char *err);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,20 @@
-/* timing.c -- warm-up, interleaved event-timed samples, stdrel stop (timing.h). */
+/* timing.c -- warm-up, interleaved event-timed samples, stdrel stop, the
+ * clock sampled once per batch (timing.h). */
 #include "gpu/timing.h"
 
 #include <stdlib.h>
 
 #include "gpu/cuda_call.h"
+#include "gpu/lesson_kernels.h"
 #include "model/stats.h"
 
 #define TIMING_BATCH 8 /* rounds queued per synchronisation */
 
 int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
-                struct dv_stats *stats, double *gpu_ms, char *err) {
+                struct timing_clock *clk, struct dv_stats *stats, double *gpu_ms, char *err) {
     int rc = 0;
+    cudaEvent_t spin[3] = {NULL, NULL, NULL};
+    double clocked_ms = 0; /* *gpu_ms when the clock was last sampled */
     unsigned min_s, max_s;
     stats_sample_bounds(o, &min_s, &max_s);
     const size_t nev = (size_t)nrows * TIMING_BATCH;
@@ -29,6 +33,8 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
             (rc = cuda_call(cudaEventCreate(&stop[e]), "cudaEventCreate", err)) != 0)
             goto cleanup;
     }
+    for (unsigned e = 0; clk && e < 3; e++)
+        if ((rc = cuda_call(cudaEventCreate(&spin[e]), "cudaEventCreate", err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
@@ -42,6 +48,16 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
          * row 0 of every batch. */
         unsigned rounds = max_s - taken < TIMING_BATCH ? max_s - taken : TIMING_BATCH;
         if ((rc = launch(ctx, nrows - 1, err)) != 0) goto cleanup;
+        /* The clock: in the first batch, then once at least
+         * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
+        const int sample_clock = clk && (taken == 0 || *gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
+        if (sample_clock && ((rc = cuda_call(cudaEventRecord(spin[0], 0), "cudaEventRecord", err)) != 0 ||
+                             (rc = dv_run_clock_spin(TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
+                             (rc = cuda_call(cudaEventRecord(spin[1], 0), "cudaEventRecord", err)) != 0 ||
+                             (rc = dv_run_clock_spin(2 * TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
+                             (rc = cuda_call(cudaEventRecord(spin[2], 0), "cudaEventRecord", err)) != 0))
+            goto cleanup;
+        const double batch_start_ms = *gpu_ms;
         for (unsigned b = 0; b < rounds; b++) {
             for (unsigned r = 0; r < nrows; r++) {
                 const size_t e = (size_t)b * nrows + r;
@@ -62,6 +78,30 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
                 *gpu_ms += ms;
             }
         }
+        if (sample_clock) {
+            float one = 0, two = 0;
+            if ((rc = cuda_call(cudaEventElapsedTime(&one, spin[0], spin[1]), "cudaEventElapsedTime", err)) != 0 ||
+                (rc = cuda_call(cudaEventElapsedTime(&two, spin[1], spin[2]), "cudaEventElapsedTime", err)) != 0)
+                goto cleanup;
+            if (one <= 0 || two <= 0) {
+                dv_seterr(err, "clock: spins of %lld and %lld cycles timed at %.6f and %.6f ms", TIMING_SPIN_CYCLES,
+                          2 * TIMING_SPIN_CYCLES, one, two);
+                rc = DV_ERR;
+                goto cleanup;
+            }
+            /* Twice the cycles in twice the time (within 5%): the clock held,
+             * and the difference cancels the launch cost. Otherwise the
+             * clock moved between the spins (a GPU ramping up from idle
+             * runs the first spin slow): the rounds that follow run at the
+             * second spin's clock, so that is the sample. */
+            const double ratio = (double)two / (double)one;
+            const double mhz = ratio >= 1.9 && ratio <= 2.1 ? (double)TIMING_SPIN_CYCLES / ((double)(two - one) * 1e3)
+                                                            : 2.0 * (double)TIMING_SPIN_CYCLES / ((double)two * 1e3);
+            clocked_ms = batch_start_ms;
+            clk->sum_mhz += mhz;
+            if (clk->n == 0 || mhz < clk->min_mhz) clk->min_mhz = mhz;
+            clk->n++;
+        }
         taken += rounds;
         for (unsigned r = 0; r < nrows; r++) stats_compute(samples + (size_t)r * max_s, taken, scratch, &stats[r]);
         if (stats_should_stop(o, stats, nrows, taken, *gpu_ms)) break;
@@ -71,6 +111,8 @@ cleanup:
         if (start[e]) cudaEventDestroy(start[e]);
         if (stop[e]) cudaEventDestroy(stop[e]);
     }
+    for (unsigned e = 0; e < 3; e++)
+        if (spin[e]) cudaEventDestroy(spin[e]);
     free(start);
     free(stop);
     free(samples);

@@ -8,7 +8,7 @@
  * several rounds queued back to back per synchronisation so drift in clocks
  * or temperature hits every row alike, each launch between two CUDA events,
  * until stats_should_stop() says so. Fills stats[row] and *gpu_ms (the sum of
- * the timed samples). Because each row writes its own output, the output left
+ * the timed samples) and, when asked, the clock (struct timing_clock). Because each row writes its own output, the output left
  * on the device afterwards is that of the row's last timed launch.
  */
 #ifndef DV_TIMING_H
@@ -22,8 +22,32 @@ extern "C" {
 
 typedef int (*timing_launch_fn)(void *ctx, unsigned row, char *err);
 
+/* The SM clock sampled inside the timed work: in the first batch of rounds
+ * and then in each batch that starts at least TIMING_CLOCK_EVERY_MS of timed
+ * work after the last sample, two clock64() spins back to back, of
+ * TIMING_SPIN_CYCLES and twice that (about 0.5 and 1 ms), each between
+ * events, queued after the batch's lead-in launch so that the GPU is busy
+ * and at the clock the rows run at. The clock is the extra cycles over the
+ * extra time, so the fixed cost of a launch between two events (a few
+ * microseconds, 0.3% of a 1 ms spin on an H200) cancels out; when the two
+ * times disagree with a steady clock (a GPU ramping up from idle runs the
+ * first spin slow) the sample is the second spin's clock, the one the
+ * rounds after it run at. The caller provides `d_spin` (one long long per SM)
+ * and `sms`; timing_rows() adds each sample's MHz to `sum_mhz`, counts it in
+ * `n` and lowers `min_mhz`. The spins are not timed samples: they are in no
+ * row's statistics nor in *gpu_ms. */
+#define TIMING_SPIN_CYCLES 1000000LL
+#define TIMING_CLOCK_EVERY_MS 10.0
+struct timing_clock {
+    long long *d_spin;
+    unsigned sms;
+    double sum_mhz, min_mhz;
+    unsigned n;
+};
+
+/* `clk` NULL samples no clock. */
 int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
-                struct dv_stats *stats, double *gpu_ms, char *err);
+                struct timing_clock *clk, struct dv_stats *stats, double *gpu_ms, char *err);
 
 #ifdef __cplusplus
 }

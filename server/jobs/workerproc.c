@@ -1,5 +1,8 @@
 /* workerproc.c -- see workerproc.h. Only this process (and the CLI's direct
- * measure command) calls into kernels/gpu (measure_run), so only it ever touches CUDA. */
+ * measure command) calls into kernels/gpu (measure_run_session), so only it
+ * ever touches CUDA. One measurement session (gpu/session.h) lives as long
+ * as the process: the device query, buffers, masks and reference chains of
+ * one job are there for the next. */
 #define _GNU_SOURCE
 #include "jobs/workerproc.h"
 #include "core/jsonout.h"
@@ -18,6 +21,7 @@
 #include "api/request.h"
 #include "gpu/device.h"
 #include "gpu/measure.h"
+#include "gpu/session.h"
 
 /* Sends {"id", "ok": false, "code", "error"[, "document"]}. */
 static int reply_error(const char *id, int code, const char *error, const char *document) {
@@ -71,7 +75,7 @@ static int send_hello(const struct dv_device *d) {
 
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
  * -1 on a pipe error. */
-static int handle(const char *msg, size_t len, const struct dv_device *dev) {
+static int handle(struct session *sess, const char *msg, size_t len, const struct dv_device *dev) {
     json_error_t je;
     json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
@@ -103,7 +107,7 @@ static int handle(const char *msg, size_t len, const struct dv_device *dev) {
     struct dv_report *r = experiment_report_create();
     if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL);
     char err[ERR_LEN] = "";
-    int rc = measure_run(&o, r, err);
+    int rc = measure_run_session(sess, &o, r, err);
     char *doc = (rc == 0 || rc == DV_EGATE) ? report_json(r, 0) : NULL;
     int out;
     if (rc == 0 && doc)
@@ -140,29 +144,38 @@ int workerproc_main(int argc, char **argv) {
     struct dv_device dev;
     char err[ERR_LEN] = "";
     memset(&dev, 0, sizeof dev);
-    int rc = device_query(ordinal, &dev, err);
+    struct session *sess = session_create();
+    if (!sess) {
+        LOG(LOG_ERR, "worker: out of memory for the measurement session");
+        return 2;
+    }
+    int rc = session_device(sess, ordinal, &dev, err);
     if (rc != 0) {
         dev.present = 0;
         if (!dev.reason[0]) snprintf(dev.reason, sizeof dev.reason, "%s", err[0] ? err : "no CUDA device");
         LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
     }
-    if (send_hello(&dev) < 0) return 2;
-    if (rc == DV_ESTICKY) return 3;
-    for (;;) {
+    int status = 0;
+    if (send_hello(&dev) < 0) status = 2;
+    else if (rc == DV_ESTICKY) status = 3;
+    while (status == 0) {
         char *msg = NULL;
         size_t len = 0;
         int wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
-        if (wr == WIRE_EOF) return 0;
+        if (wr == WIRE_EOF) break;
         if (wr != WIRE_OK) {
             LOG(LOG_ERR, "%s", err);
-            return 2;
+            status = 2;
+            break;
         }
-        int h = handle(msg, len, &dev);
+        int h = handle(sess, msg, len, &dev);
         free(msg);
-        if (h < 0) return 2;
+        if (h < 0) status = 2;
         if (h > 0) {
             LOG(LOG_ERR, "worker: sticky CUDA error: exiting so the server starts a fresh worker");
-            return 3;
+            status = 3;
         }
     }
+    session_free(sess);
+    return status;
 }

@@ -1,0 +1,262 @@
+/* session.c -- what a worker keeps between jobs (session.h).
+ *
+ * Buffers only grow: a slot is reallocated when a job needs more than it
+ * holds and kept at that size. Masks and chains live in small fixed tables;
+ * when one is full the oldest entry is replaced (a worker sees few distinct
+ * predicates, grids and iteration counts). Device buffers belong to the
+ * device they were made on: a job on another ordinal drops them all.
+ */
+#include "gpu/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda_call.h"
+#include "gpu/device.h"
+#include "gpu/smclock.h"
+#include "model/chain.h"
+#include "model/reference.h"
+
+#define SESSION_CHAINS 4
+#define SESSION_MASKS 32
+
+struct session_chain {
+    unsigned iterations; /* 0: empty */
+    float a[DV_INPUT_DISTINCT], b[DV_INPUT_DISTINCT];
+};
+
+struct session_mask_entry {
+    int used, kernel, mode;
+    char name[PREDICATE_TEXT_LEN];
+    struct dv_geometry g;
+    uint32_t *host;
+    uint32_t *device; /* NULL until a mask kernel asks */
+};
+
+struct session {
+    int have_device, ordinal;
+    struct dv_device device;
+    float *d_in;
+    unsigned long long in_n;
+    float *d_out[DV_MAX_ROWS], *h_out[DV_MAX_ROWS];
+    unsigned long long out_n[DV_MAX_ROWS];
+    cudaEvent_t events[DV_MAX_ROWS];
+    long long *d_spin;
+    unsigned spin_n;
+    double clock_mhz; /* 0: none yet */
+    struct session_chain chains[SESSION_CHAINS];
+    unsigned next_chain;
+    struct session_mask_entry masks[SESSION_MASKS];
+    unsigned next_mask;
+};
+
+struct session *session_create(void) {
+    return calloc(1, sizeof(struct session));
+}
+
+static void mask_drop(struct session_mask_entry *m) {
+    free(m->host);
+    if (m->device) cudaFree(m->device);
+    memset(m, 0, sizeof(*m));
+}
+
+/* Every device resource (the host tables stay: they are not per device). */
+static void drop_device(struct session *s) {
+    if (s->d_in) cudaFree(s->d_in);
+    s->d_in = NULL;
+    s->in_n = 0;
+    for (unsigned i = 0; i < DV_MAX_ROWS; i++) {
+        if (s->d_out[i]) cudaFree(s->d_out[i]);
+        if (s->h_out[i]) cudaFreeHost(s->h_out[i]);
+        if (s->events[i]) cudaEventDestroy(s->events[i]);
+        s->d_out[i] = s->h_out[i] = NULL;
+        s->events[i] = NULL;
+        s->out_n[i] = 0;
+    }
+    if (s->d_spin) cudaFree(s->d_spin);
+    s->d_spin = NULL;
+    s->spin_n = 0;
+    for (unsigned i = 0; i < SESSION_MASKS; i++) {
+        if (s->masks[i].device) cudaFree(s->masks[i].device);
+        s->masks[i].device = NULL;
+    }
+    s->clock_mhz = 0;
+}
+
+void session_free(struct session *s) {
+    if (!s) return;
+    drop_device(s);
+    for (unsigned i = 0; i < SESSION_MASKS; i++) mask_drop(&s->masks[i]);
+    free(s);
+}
+
+int session_device(struct session *s, int ordinal, struct dv_device *d, char *err) {
+    if (s->have_device && s->ordinal == ordinal) {
+        *d = s->device;
+        return 0;
+    }
+    if (s->have_device) drop_device(s);
+    s->have_device = 0;
+    int rc = device_query(ordinal, d, err);
+    if (rc != 0) return rc;
+    s->device = *d;
+    s->ordinal = ordinal;
+    s->have_device = 1;
+    return 0;
+}
+
+const float *session_input(struct session *s, unsigned long long n, int *rc, char *err) {
+    if (n <= s->in_n) return s->d_in;
+    float *h = malloc(sizeof(float) * n);
+    float *d = NULL;
+    if (!h) {
+        dv_seterr(err, "out of memory for %llu inputs", n);
+        *rc = DV_ERR;
+        return NULL;
+    }
+    reference_input(h, n);
+    if ((*rc = cuda_call(cudaMalloc((void **)&d, sizeof(float) * n), "cudaMalloc(in)", err)) != 0 ||
+        (*rc = cuda_call(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice), "cudaMemcpy(in)", err)) != 0) {
+        if (d) cudaFree(d);
+        free(h);
+        return NULL;
+    }
+    free(h);
+    if (s->d_in) cudaFree(s->d_in);
+    s->d_in = d;
+    s->in_n = n;
+    return d;
+}
+
+float *session_output(struct session *s, unsigned slot, unsigned long long n, float **host, int *rc, char *err) {
+    if (slot >= DV_MAX_ROWS) {
+        dv_seterr(err, "session: row slot %u out of range", slot);
+        *rc = DV_ERR;
+        return NULL;
+    }
+    if (n > s->out_n[slot]) {
+        if (s->d_out[slot]) cudaFree(s->d_out[slot]);
+        if (s->h_out[slot]) cudaFreeHost(s->h_out[slot]);
+        s->d_out[slot] = s->h_out[slot] = NULL;
+        s->out_n[slot] = 0;
+        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_out[slot], sizeof(float) * n), "cudaMalloc(out)", err)) != 0 ||
+            (*rc = cuda_call(cudaMallocHost((void **)&s->h_out[slot], sizeof(float) * n), "cudaMallocHost(out)",
+                             err)) != 0) {
+            if (s->d_out[slot]) cudaFree(s->d_out[slot]);
+            s->d_out[slot] = s->h_out[slot] = NULL;
+            return NULL;
+        }
+        s->out_n[slot] = n;
+    }
+    if ((*rc = cuda_call(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), "cudaMemset(poison)", err)) != 0)
+        return NULL;
+    *host = s->h_out[slot];
+    return s->d_out[slot];
+}
+
+int session_chains(struct session *s, unsigned iterations, const float **a, const float **b, char *err) {
+    for (unsigned i = 0; i < SESSION_CHAINS; i++) {
+        if (s->chains[i].iterations == iterations && iterations != 0) {
+            *a = s->chains[i].a;
+            *b = s->chains[i].b;
+            return 0;
+        }
+    }
+    struct session_chain *c = &s->chains[s->next_chain];
+    c->iterations = 0;
+    if (reference_chains(iterations, c->a, c->b, err) != 0) return -1;
+    c->iterations = iterations;
+    s->next_chain = (s->next_chain + 1) % SESSION_CHAINS;
+    *a = c->a;
+    *b = c->b;
+    return 0;
+}
+
+static int mask_matches(const struct session_mask_entry *m, const struct dv_row *row, const struct dv_geometry *g) {
+    return m->used && m->kernel == row->kernel && m->mode == row->mode && m->g.blocks == g->blocks &&
+           m->g.block_x == g->block_x && m->g.block_y == g->block_y && strcmp(m->name, row->name) == 0;
+}
+
+const uint32_t *session_mask(struct session *s, const struct dv_row *row, const struct dv_geometry *g,
+                             session_mask_fn build, const uint32_t **device, int *rc, char *err) {
+    struct session_mask_entry *m = NULL;
+    for (unsigned i = 0; i < SESSION_MASKS && !m; i++)
+        if (mask_matches(&s->masks[i], row, g)) m = &s->masks[i];
+    if (!m) {
+        uint32_t *h = build(row, g, err);
+        if (!h) {
+            *rc = DV_ERR;
+            return NULL;
+        }
+        m = &s->masks[s->next_mask];
+        s->next_mask = (s->next_mask + 1) % SESSION_MASKS;
+        mask_drop(m);
+        m->used = 1;
+        m->kernel = row->kernel;
+        m->mode = row->mode;
+        snprintf(m->name, sizeof(m->name), "%s", row->name);
+        m->g = *g;
+        m->host = h;
+    }
+    if (device && !m->device) {
+        const size_t bytes = sizeof(uint32_t) * analysis_mask_words(g);
+        if ((*rc = cuda_call(cudaMalloc((void **)&m->device, bytes), "cudaMalloc(mask)", err)) != 0) {
+            m->device = NULL;
+            return NULL;
+        }
+        if ((*rc = cuda_call(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(mask)", err)) !=
+            0) {
+            cudaFree(m->device);
+            m->device = NULL;
+            return NULL;
+        }
+    }
+    if (device) *device = m->device;
+    return m->host;
+}
+
+int session_clock_hint(struct session *s, double *mhz, char *err) {
+    if (s->clock_mhz <= 0) {
+        int rc = smclock_measure(&s->clock_mhz, err);
+        if (rc != 0) {
+            s->clock_mhz = 0;
+            return rc;
+        }
+    }
+    *mhz = s->clock_mhz;
+    return 0;
+}
+
+void session_clock_note(struct session *s, double mhz) {
+    if (mhz > 0) s->clock_mhz = mhz;
+}
+
+long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *err) {
+    if (sms > s->spin_n) {
+        if (s->d_spin) cudaFree(s->d_spin);
+        s->d_spin = NULL;
+        s->spin_n = 0;
+        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), "cudaMalloc(clock)", err)) !=
+            0) {
+            s->d_spin = NULL;
+            return NULL;
+        }
+        s->spin_n = sms;
+    }
+    return s->d_spin;
+}
+
+cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) {
+    if (slot >= DV_MAX_ROWS) {
+        dv_seterr(err, "session: event slot %u out of range", slot);
+        *rc = DV_ERR;
+        return NULL;
+    }
+    if (!s->events[slot] && (*rc = cuda_call(cudaEventCreateWithFlags(&s->events[slot], cudaEventDisableTiming),
+                                             "cudaEventCreate", err)) != 0) {
+        s->events[slot] = NULL;
+        return NULL;
+    }
+    return s->events[slot];
+}
