@@ -7,6 +7,7 @@
 #ifndef DV_REPORT_H
 #define DV_REPORT_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include "model/experiment.h"
 
@@ -15,6 +16,12 @@
 /* The document as a malloc()ed string (compact unless `pretty`), or NULL on
  * OOM. When `r->measured` is 0 the timing fields are left out (analyze). */
 char *report_json(const struct dv_report *r, int pretty);
+
+/* One row exactly as the document writes it under tables[].rows[] (counts
+ * as {min, max, total} beside the *_per_block figures), for a route that
+ * shows rows outside a whole document (GET /predicates). A new reference, or
+ * NULL on OOM (never a partial row). */
+json_t *report_row_json(const struct dv_row *row, int measured);
 
 /* The document's `device` object alone (what GET /device shows), as a
  * malloc()ed compact string, or NULL on OOM. */

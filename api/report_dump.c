@@ -251,6 +251,16 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     return o;
 }
 
+json_t *report_row_json(const struct dv_row *row, int measured) {
+    int bad = 0;
+    json_t *o = row_json(row, measured, &bad);
+    if (o && bad) {
+        json_decref(o);
+        o = NULL;
+    }
+    return o;
+}
+
 static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     json_t *o = json_object(), *rows = json_array();
     if (!o || !rows) {

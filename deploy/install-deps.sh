@@ -6,7 +6,9 @@ set -euo pipefail
 mode=${1:-build}
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-gnutls-dev curl)
-test_pkgs=(libcriterion-dev chromium nginx-light systemd openssl python3 prometheus)
+# clang + libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz) under ASan/UBSan;
+# prometheus: promtool checks a scrape of GET /metrics.
+test_pkgs=(libcriterion-dev chromium nginx-light systemd openssl python3 clang libclang-rt-14-dev prometheus)
 # Node.js may come from elsewhere than Debian (its npm then conflicts with
 # Debian's): install Debian's only when there is no node / npm at all.
 command -v node >/dev/null 2>&1 || test_pkgs+=(nodejs)

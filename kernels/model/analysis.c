@@ -8,6 +8,12 @@
  * neither on A nor on B, and a partial warp whose present lanes agree is not
  * split). Blocks need not start on a word boundary: bits are read with an
  * unaligned 64-bit window.
+ *
+ * analysis_row() is what a table row costs: a predicate that cannot read
+ * blockIdx.x gives every block the same bits, so it is counted on a grid of
+ * one block and multiplied out (every per-block count is then the same: min
+ * = max = the one block's value, total = value x blocks), which is exactly
+ * what counting every block would give, at the cost of one block shape.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +130,28 @@ void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv
     count_finish(&row->warps_split, g->blocks);
     count_finish(&row->threads_on_a, g->blocks);
     count_finish(&row->path_runs, g->blocks);
+}
+
+/* A one-block count `c` as the count over `blocks` identical blocks. */
+static void count_scale(struct dv_count *c, unsigned blocks) {
+    c->total = (unsigned long long)c->min * blocks;
+    count_finish(c, blocks);
+}
+
+int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
+                 char *err) {
+    const int uniform = !(p->uses & PREDICATE_USES_BLOCK) && g->blocks > 1;
+    const struct dv_geometry one = {uniform ? 1 : g->blocks, g->block_x, g->block_y};
+    uint32_t *mask = analysis_mask_build(p, &one, phase, err);
+    if (!mask) return -1;
+    analysis_count(mask, &one, row);
+    free(mask);
+    if (uniform) {
+        count_scale(&row->warps_split, g->blocks);
+        count_scale(&row->threads_on_a, g->blocks);
+        count_scale(&row->path_runs, g->blocks);
+    }
+    return 0;
 }
 
 void analysis_compare(struct dv_table *t) {

@@ -47,6 +47,14 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
  * warps_split, threads_on_a, path_runs). */
 void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row);
 
+/* The analysis fields of `row` (as analysis_count() on the whole grid's
+ * mask) for `p` at `phase` on `g`. A predicate that does not read blockIdx.x
+ * is evaluated and counted on one block and multiplied out: the same
+ * numbers, at the cost of one block. Returns 0, or -1 with `err` (as
+ * analysis_mask_build()). */
+int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
+                 char *err);
+
 /* Fills predicted_ratio and comparable (+ reason) of every row of `t` against
  * its baseline row. Part 1 rows are comparable when they put the same number
  * of threads on path A as the baseline. */

@@ -89,13 +89,10 @@ const char *experiment_kernel_name(int kernel) {
 /* Analysis of `p` at phase 0 into `row`. */
 static int analyze_row(const struct predicate *p, const struct dv_geometry *g, struct dv_row *row, char *err) {
     char why[ERR_LEN];
-    uint32_t *mask = analysis_mask_build(p, g, 0, why);
-    if (!mask) {
+    if (analysis_row(p, g, 0, row, why) != 0) {
         dv_seterr(err, "predicate '%s': %s", p->name, why);
         return -1;
     }
-    analysis_count(mask, g, row);
-    free(mask);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "api/options.h"
 #include "http/service.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -62,7 +63,16 @@ static void usage(FILE *f) {
           "  --open-measure-cost X  with a token set, POST /measure up to this cost needs none\n"
           "                         (default: the largest suite's; 0: every job needs the token)\n"
           "  --cors-origin O        allow browser calls from origin O (repeatable; * for any)\n"
-          "  --trust-forwarded      rate-limit by X-Forwarded-For when the peer is loopback\n"
+          "  --trust-forwarded      believe X-Forwarded-For from 127.0.0.1 and ::1 (a local proxy)\n"
+          "  --trusted-proxy ADDR   believe X-Forwarded-For from ADDR (repeatable); the client is\n"
+          "                         the rightmost hop that is not a trusted proxy\n"
+          "  --header-timeout S     seconds to send a request's headers, from connect or the\n"
+          "                         previous reply, however often bytes arrive (10)\n"
+          "  --body-timeout S       seconds to send a request's body after its headers (30)\n"
+          "  --analysis-threads N   threads that run analyses off the HTTP threads (2)\n"
+          "  --analysis-queue N     analyses waiting for a thread before 503 (64)\n"
+          "  --max-analysis-cost X  per-request limit on predicate-threads analysed (3.4e7)\n"
+          "  --analyze-rate-limit N POST /analyze a minute per address (120; 0 off)\n"
           "  --static-dir D         widget files (default: <bindir>/../share/divergence/static,\n"
           "                         <bindir>/static, then the source tree's static/)\n"
           "  --openapi F            the OpenAPI file served at /openapi.yaml\n"
@@ -103,6 +113,12 @@ static void config_defaults(struct service_config *c) {
     c->conn_limit = 256;
     c->per_ip_limit = 32;
     c->max_cost = 1e15;
+    c->max_analysis_cost = 33554432; /* 2^25: four blockIdx.x predicates over 8 Mi threads */
+    c->analyze_rate_per_min = 120;
+    c->header_timeout_s = 10;
+    c->body_timeout_s = 30;
+    c->cpu_threads = 2;
+    c->cpu_queue = 64;
     c->evidence_dir = "var/evidence";
     c->worker_start_timeout_ms = 30000;
 }
@@ -230,7 +246,8 @@ int serve_main(int argc, char **argv) {
     enum {
         O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
         O_CTIMEOUT, O_CLIMIT, O_IPLIMIT, O_TOKEN, O_TOKENFILE, O_CORS, O_TRUST, O_STATIC, O_OPENAPI,
-        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_DEVICE, O_OPENCOST, O_IDPREFIX
+        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_DEVICE, O_PROXY, O_HTIMEOUT, O_BTIMEOUT, O_ATHREADS,
+        O_AQUEUE, O_ACOST, O_ARATE, O_OPENCOST, O_IDPREFIX
     };
     static const struct option opts[] = {
         {"port", required_argument, 0, O_PORT}, {"bind", required_argument, 0, O_BIND},
@@ -246,7 +263,10 @@ int serve_main(int argc, char **argv) {
         {"worker-cmd", required_argument, 0, O_WORKER}, {"device", required_argument, 0, O_DEVICE},
         {"worker-start-timeout-ms", required_argument, 0, O_WSTART},
         {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP},
-        {"open-measure-cost", required_argument, 0, O_OPENCOST},
+        {"trusted-proxy", required_argument, 0, O_PROXY}, {"header-timeout", required_argument, 0, O_HTIMEOUT},
+        {"body-timeout", required_argument, 0, O_BTIMEOUT}, {"analysis-threads", required_argument, 0, O_ATHREADS},
+        {"analysis-queue", required_argument, 0, O_AQUEUE}, {"max-analysis-cost", required_argument, 0, O_ACOST},
+        {"analyze-rate-limit", required_argument, 0, O_ARATE}, {"open-measure-cost", required_argument, 0, O_OPENCOST},
         {"job-id-prefix", required_argument, 0, O_IDPREFIX}, {0, 0, 0, 0},
     };
     struct service s;
@@ -255,7 +275,7 @@ int serve_main(int argc, char **argv) {
     memset(&s, 0, sizeof s);
     config_defaults(&s.cfg);
     char *token = NULL, device[8] = "";
-    unsigned ncors = 0, u;
+    unsigned ncors = 0, nproxies = 0, u;
     const char *id_prefix = NULL;
     s.cfg.open_cost = -1;
     int rc = 1, c;
@@ -297,6 +317,25 @@ int serve_main(int argc, char **argv) {
             s.cfg.cors[ncors++] = optarg;
             break;
         case O_TRUST: s.cfg.trust_forwarded = 1; break;
+        case O_PROXY: {
+            unsigned char a[16];
+            if (inet_pton(AF_INET, optarg, a) != 1 && inet_pton(AF_INET6, optarg, a) != 1) {
+                fprintf(stderr, "divergence serve: --trusted-proxy %s: not an IPv4 or IPv6 address\n", optarg);
+                goto usage;
+            }
+            if (nproxies == HTTP_MAX_PROXIES - 2) {
+                fprintf(stderr, "divergence serve: at most %d --trusted-proxy\n", HTTP_MAX_PROXIES - 2);
+                goto usage;
+            }
+            s.cfg.trusted_proxies[nproxies++] = optarg;
+            break;
+        }
+        case O_HTIMEOUT: if (parse_uint("--header-timeout", optarg, 1, 3600, &s.cfg.header_timeout_s)) goto usage; break;
+        case O_BTIMEOUT: if (parse_uint("--body-timeout", optarg, 1, 3600, &s.cfg.body_timeout_s)) goto usage; break;
+        case O_ATHREADS: if (parse_uint("--analysis-threads", optarg, 1, 256, &s.cfg.cpu_threads)) goto usage; break;
+        case O_AQUEUE: if (parse_uint("--analysis-queue", optarg, 1, 100000, &s.cfg.cpu_queue)) goto usage; break;
+        case O_ACOST: if (parse_double("--max-analysis-cost", optarg, 0, &s.cfg.max_analysis_cost)) goto usage; break;
+        case O_ARATE: if (parse_uint("--analyze-rate-limit", optarg, 0, 1000000, &s.cfg.analyze_rate_per_min)) goto usage; break;
         case O_STATIC: s.cfg.static_dir = optarg; break;
         case O_OPENAPI: s.cfg.openapi = optarg; break;
         case O_EVIDENCE: s.cfg.evidence_dir = optarg; break;
@@ -367,6 +406,12 @@ int serve_main(int argc, char **argv) {
     for (unsigned i = 0; i < ncors; i++) hc.cors[i] = s.cfg.cors[i];
     hc.rate_per_min = s.cfg.rate_per_min;
     hc.trust_forwarded = s.cfg.trust_forwarded;
+    for (unsigned i = 0; i < nproxies; i++) hc.trusted_proxies[i] = s.cfg.trusted_proxies[i];
+    hc.cpu_rate_per_min = s.cfg.analyze_rate_per_min;
+    hc.header_timeout_s = s.cfg.header_timeout_s;
+    hc.body_timeout_s = s.cfg.body_timeout_s;
+    hc.cpu_threads = s.cfg.cpu_threads;
+    hc.cpu_queue = s.cfg.cpu_queue;
     if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
         !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_index_json, evr, err)) ||
         http_start(s.http, err) < 0)

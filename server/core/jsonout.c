@@ -35,5 +35,20 @@ static int all_exact15(const json_t *v) {
 
 char *jsonout_dumps(const json_t *v, size_t flags) {
     if (!v) return NULL;
-    return json_dumps(v, flags | JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17));
+    flags |= JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17);
+    /* Not json_dumps(): it grows its buffer as it writes, and jansson 2.14
+     * ignores a failed append of an object's key (dump.c drops
+     * dump_string()'s result), so under memory pressure it can return a
+     * document with a key missing. json_dumpb() into a buffer sized by a
+     * first pass appends nothing that can fail. */
+    size_t n = json_dumpb(v, NULL, 0, flags);
+    if (n == 0) return NULL;
+    char *s = malloc(n + 1);
+    if (!s) return NULL;
+    if (json_dumpb(v, s, n, flags) != n) {
+        free(s);
+        return NULL;
+    }
+    s[n] = '\0';
+    return s;
 }

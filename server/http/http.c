@@ -1,17 +1,44 @@
 /* http.c -- see http.h.
  *
- * libmicrohttpd calls the access handler several times per request: first
- * with the headers (*req_cls NULL), then once per chunk of body, then once
- * with *upload_data_size == 0. The first call allocates a struct http_req,
- * matches the route and applies every check that needs no body, answering
- * at once when one fails (so a 413 by Content-Length, a 401 or a 429 never
- * reads the body). Body chunks are appended up to the limit; past it the
- * rest is discarded and the last call answers 413. The request-completed
- * callback frees the state. Status counters live in a small fixed table.
+ * libmicrohttpd calls the URI-log callback once the request line is read
+ * (the raw target, before it unescapes it: where %00 and the argument count
+ * are checked), then the access handler several times per request: first
+ * with the headers, then once per chunk of body, then once with
+ * *upload_data_size == 0. The URI-log callback allocates the struct http_req
+ * (libmicrohttpd hands its return value to the access handler as *req_cls);
+ * the first access call matches the route and applies every check that needs
+ * no body, answering at once when one fails (so a 413 by Content-Length, a
+ * 401 or a 429 never reads the body; a response queued before the body makes
+ * libmicrohttpd close the connection after it). Body chunks are appended up
+ * to the limit; past it the rest is discarded and the last call answers 413.
+ * The request-completed callback frees the state. Status counters live in a
+ * small fixed table.
+ *
+ * What libmicrohttpd 0.9.75 cannot do is done around it, with one
+ * housekeeping thread ("reaper"):
+ *  - deadlines independent of activity. Its connection timeout is an idle
+ *    timeout that every byte restarts. The layer records each connection at
+ *    MHD_CONNECTION_NOTIFY_STARTED (socket, address, phase, phase start) and
+ *    moves it through headers -> body -> busy -> idle from the callbacks
+ *    above; the reaper shuts down (shutdown(2), never close) the socket of a
+ *    connection past its phase's deadline, and libmicrohttpd, reading EOF,
+ *    closes it. libmicrohttpd notifies CLOSED before it closes the socket and
+ *    the entry leaves the table under the same lock the reaper holds, so the
+ *    descriptor shut down is always still the connection's own.
+ *  - a fair table. libmicrohttpd refuses at accept once its own limit is
+ *    reached, with no say over who goes; so its limit is set above
+ *    conn_limit, and a newcomer that makes the table exceed conn_limit evicts
+ *    an incomplete connection of the heaviest address (or is itself shut).
+ *  - wake-ups of suspended requests: MHD_resume_connection() from any thread
+ *    (MHD_ALLOW_SUSPEND_RESUME), guarded by the layer's own flag so a wake
+ *    before the suspend is kept, and timed wake-ups by the reaper.
+ * CPU-heavy work runs on a small pool of the layer's own threads with the
+ * connection suspended, never on a daemon thread: libmicrohttpd ties a
+ * connection to the thread that accepted it, so work on that thread would
+ * leave every other connection of the thread unread.
  */
 #define _GNU_SOURCE
 #include "http/http.h"
-#include "base/timeutil.h"
 #include "core/jsonout.h"
 #include "core/log.h"
 #include "http/ratelimit.h"
@@ -27,11 +54,16 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "base/timeutil.h"
 
 #define HTTP_MAX_ROUTES 64
 #define HTTP_MAX_HEADERS 12
 #define HTTP_MAX_COUNTERS 256
+#define HTTP_CONN_SLACK 64u /* libmicrohttpd's limit above ours: room to evict */
+#define HTTP_REAP_MS 100    /* reaper period                                  */
 
 struct route {
     char method[8];
@@ -48,11 +80,56 @@ struct counter {
     unsigned long long n;
 };
 
+/* One open connection, in the layer's table (see the top of the file). */
+enum conn_phase { PHASE_HEADERS, PHASE_BODY, PHASE_BUSY, PHASE_IDLE };
+
+struct conn_slot {
+    MHD_socket fd;
+    char addr[INET6_ADDRSTRLEN];
+    enum conn_phase phase;
+    double since; /* monotonic ms when the phase began */
+    int killed;   /* shut down by the layer            */
+    struct conn_slot *prev, *next;
+};
+
+/* A task of the CPU pool. */
+struct task {
+    struct http_req *r;
+    void (*work)(void *);
+    void *ctx;
+    struct task *next;
+};
+
 struct http {
     struct http_config cfg;
     char *token;
     char *bind;
     char *cors[HTTP_MAX_CORS];
+    char *proxies[HTTP_MAX_PROXIES];
+    struct ratelimit *rl_cpu;
+    /* connection table */
+    pthread_mutex_t clock;
+    struct conn_slot *slots;
+    unsigned nslots;
+    unsigned long long evicted, deadline_closed, refused;
+    /* suspended requests (wlock) */
+    pthread_mutex_t wlock;
+    struct http_req *waiting; /* suspended with a timeout, or any */
+    int closing;
+    /* reaper */
+    pthread_t reaper;
+    int reaper_started;
+    pthread_mutex_t rlock;
+    pthread_cond_t rcond;
+    int reaper_stop;
+    /* CPU pool */
+    pthread_mutex_t plock;
+    pthread_cond_t pcond;
+    pthread_t *pool;
+    unsigned npool;
+    struct task *thead, *ttail;
+    unsigned tdepth;
+    int pool_stop;
     struct MHD_Daemon *d;
     MHD_socket quiesced;
     unsigned port;
@@ -69,16 +146,33 @@ struct http {
 struct http_req {
     struct http *h;
     struct MHD_Connection *conn;
+    struct conn_slot *slot;
     const struct route *route;
     const char *method, *path;
     char *body;
     size_t len, cap;
     int too_large;
     int replied;
+    int started;        /* the first access call has run          */
+    char raw_fault[96]; /* what the URI-log callback found wrong  */
     char client[INET6_ADDRSTRLEN];
     char *hname[HTTP_MAX_HEADERS], *hvalue[HTTP_MAX_HEADERS];
     unsigned nheaders;
-    double t0_ms; /* monotonic, when the headers arrived */
+    /* suspension (h->wlock) */
+    int suspended, wake_pending, cancelled, in_wait_list;
+    int parked;     /* suspended during the current call      */
+    double wake_at; /* monotonic ms, 0: none                  */
+    http_handler_fn cont;
+    void *cont_ctx;
+    struct http_req *wprev, *wnext;
+    /* streaming */
+    int streaming;
+    /* deferred task and cleanup */
+    void *task_ctx;
+    void (*task_free)(void *);
+    void (*cleanup)(void *);
+    void *cleanup_arg;
+    double t0_ms; /* monotonic, when the request line arrived */
 };
 
 /* ---- configuration ---------------------------------------------------- */
@@ -93,27 +187,50 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     if (!h->cfg.per_ip_limit) h->cfg.per_ip_limit = 32;
     if (!h->cfg.body_limit) h->cfg.body_limit = 64 * 1024;
     if (!h->cfg.rate_table) h->cfg.rate_table = 4096;
+    if (!h->cfg.header_timeout_s) h->cfg.header_timeout_s = 10;
+    if (!h->cfg.body_timeout_s) h->cfg.body_timeout_s = 30;
+    if (!h->cfg.cpu_threads) h->cfg.cpu_threads = 2;
+    if (!h->cfg.cpu_queue) h->cfg.cpu_queue = 64;
     h->quiesced = MHD_INVALID_SOCKET;
     if (!(h->bind = strdup(cfg->bind ? cfg->bind : "127.0.0.1"))) goto oom;
     if (cfg->token && cfg->token[0] && !(h->token = strdup(cfg->token))) goto oom;
     for (unsigned i = 0; i < HTTP_MAX_CORS && cfg->cors[i]; i++)
         if (!(h->cors[i] = strdup(cfg->cors[i]))) goto oom;
+    unsigned np = 0;
+    if (cfg->trust_forwarded) {
+        if (!(h->proxies[np++] = strdup("127.0.0.1")) || !(h->proxies[np++] = strdup("::1"))) goto oom;
+    }
+    for (unsigned i = 0; i < HTTP_MAX_PROXIES && cfg->trusted_proxies[i] && np < HTTP_MAX_PROXIES; i++)
+        if (!(h->proxies[np++] = strdup(cfg->trusted_proxies[i]))) goto oom;
     if (!(h->rl = ratelimit_create(h->cfg.rate_per_min, h->cfg.rate_table))) goto oom;
+    if (!(h->rl_cpu = ratelimit_create(h->cfg.cpu_rate_per_min, h->cfg.rate_table))) goto oom;
     pthread_mutex_init(&h->mlock, NULL);
+    pthread_mutex_init(&h->clock, NULL);
+    pthread_mutex_init(&h->wlock, NULL);
+    pthread_mutex_init(&h->rlock, NULL);
+    pthread_mutex_init(&h->plock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->rcond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_cond_init(&h->pcond, NULL);
     return h;
 oom:
     if (h) {
         free(h->bind);
         free(h->token);
         for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
+        for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
+        ratelimit_free(h->rl);
         free(h);
     }
     dv_seterr(err, "http: out of memory");
     return NULL;
 }
 
-int http_route_add(struct http *h, const char *method, const char *pattern, const char *label,
-                   unsigned flags, http_handler_fn fn, void *ctx, char *err) {
+int http_route_add(struct http *h, const char *method, const char *pattern, const char *label, unsigned flags,
+                   http_handler_fn fn, void *ctx, char *err) {
     if (h->d) {
         dv_seterr(err, "http: routes must be added before the server starts");
         return -1;
@@ -156,13 +273,28 @@ static void count(struct http *h, const char *label, int status) {
 }
 
 char *http_metrics_text(struct http *h) {
+    struct http_conn_stats cs;
+    http_conn_stats(h, &cs);
     pthread_mutex_lock(&h->mlock);
-    size_t cap = 256 + (size_t)h->ncounters * 160;
+    size_t cap = 2048 + (size_t)h->ncounters * 160;
     char *s = malloc(cap);
     if (s) {
         size_t n = (size_t)snprintf(s, cap,
+                                    "# HELP dv_http_connections Connections open now.\n"
+                                    "# TYPE dv_http_connections gauge\n"
+                                    "dv_http_connections %u\n"
+                                    "# HELP dv_http_connections_closed_total Connections the server shut: past a "
+                                    "header or body deadline, evicted for a newcomer, or refused (table all busy).\n"
+                                    "# TYPE dv_http_connections_closed_total counter\n"
+                                    "dv_http_connections_closed_total{reason=\"deadline\"} %llu\n"
+                                    "dv_http_connections_closed_total{reason=\"evicted\"} %llu\n"
+                                    "dv_http_connections_closed_total{reason=\"refused\"} %llu\n"
+                                    "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
+                                    "# TYPE dv_analysis_queue_depth gauge\n"
+                                    "dv_analysis_queue_depth %u\n"
                                     "# HELP dv_http_requests_total HTTP requests by route and status.\n"
-                                    "# TYPE dv_http_requests_total counter\n");
+                                    "# TYPE dv_http_requests_total counter\n",
+                                    cs.open, cs.deadline_closed, cs.evicted, cs.refused, cs.cpu_queued);
         for (unsigned i = 0; i < h->ncounters && n < cap; i++)
             n += (size_t)snprintf(s + n, cap - n, "dv_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
                                   h->counters[i].label, h->counters[i].status, h->counters[i].n);
@@ -270,8 +402,7 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
 }
 
 void http_reply(struct http_req *r, int status, const char *content_type, const char *body, size_t len) {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (resp && content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     queue(r, status, resp);
 }
@@ -282,8 +413,7 @@ void http_reply_take(struct http_req *r, int status, const char *content_type, c
         http_reply(r, 500, "application/json", oom, sizeof oom - 1);
         return;
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
     if (!resp) free(body);
     else if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     queue(r, status, resp);
@@ -304,23 +434,29 @@ void http_reply_json(struct http_req *r, int status, json_t *v) {
     http_reply_take(r, status, "application/json", s);
 }
 
-void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra,
-                         const char *fmt, ...) {
+void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, const char *fmt, ...) {
     char reason[ERR_LEN * 2];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
+    int bad = 0;
     json_t *e = json_object();
-    json_object_set_new(e, "status", json_integer(status));
-    json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null());
-    json_object_set_new(e, "reason", json_string(reason));
+    if (json_object_set_new(e, "status", json_integer(status)) != 0 ||
+        json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null()) != 0 ||
+        json_object_set_new(e, "reason", json_string(reason)) != 0)
+        bad = 1;
     if (extra) {
-        json_object_update(e, extra);
+        if (json_object_update(e, extra) != 0) bad = 1;
         json_decref(extra);
     }
     json_t *root = json_object();
-    json_object_set_new(root, "error", e);
+    if (json_object_set_new(root, "error", e) != 0) bad = 1;
+    if (bad) { /* an error document missing members would mislead: say OOM */
+        json_decref(root);
+        http_reply_take(r, 500, "application/json", NULL);
+        return;
+    }
     http_reply_json(r, status, root);
 }
 
@@ -340,8 +476,8 @@ static int path_matches(const struct route *rt, const char *path) {
 
 /* Finds the best route for (method, path). `*path_known` is 1 when some
  * route has this path, whatever its method; `allow` lists their methods. */
-static const struct route *match(const struct http *h, const char *method, const char *path,
-                                 int *path_known, char *allow, size_t alen) {
+static const struct route *match(const struct http *h, const char *method, const char *path, int *path_known,
+                                 char *allow, size_t alen) {
     const struct route *best = NULL;
     size_t best_len = 0;
     int best_exact = 0;
@@ -388,25 +524,469 @@ static void client_address(struct MHD_Connection *c, char *out, size_t len) {
     snprintf(out, len, "unknown");
     if (!ci || !ci->client_addr) return;
     const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
+    if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
     else if (sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
 }
 
-/* The address the rate limit counts: the peer, or with trust_forwarded and a
- * loopback peer (a local reverse proxy) the last X-Forwarded-For hop. */
+/* ---- client address behind proxies ------------------------------------- */
+
+static int is_proxy(const struct http *h, const char *addr, size_t n) {
+    for (unsigned i = 0; i < HTTP_MAX_PROXIES && h->proxies[i]; i++)
+        if (strlen(h->proxies[i]) == n && strncmp(h->proxies[i], addr, n) == 0) return 1;
+    return 0;
+}
+
+struct xff_acc {
+    char buf[1024];
+    size_t n;
+    int overflow;
+};
+
+/* Joins every X-Forwarded-For line, in order, with commas. */
+static enum MHD_Result xff_join(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    struct xff_acc *a = cls;
+    if (strcasecmp(key, "X-Forwarded-For") != 0 || !value) return MHD_YES;
+    size_t l = strlen(value);
+    if (a->n + l + 2 > sizeof a->buf) {
+        a->overflow = 1;
+        return MHD_YES;
+    }
+    if (a->n) a->buf[a->n++] = ',';
+    memcpy(a->buf + a->n, value, l);
+    a->n += l;
+    a->buf[a->n] = '\0';
+    return MHD_YES;
+}
+
+/* The address the rate limits count: the peer, or when the peer is a
+ * configured proxy, the rightmost X-Forwarded-For hop that is not one (what
+ * a proxy appends cannot be forged by the client; what the client sent
+ * itself stands to the left of it). */
 static void rate_key(const struct http_req *r, char *out, size_t len) {
     snprintf(out, len, "%s", r->client);
-    if (!r->h->cfg.trust_forwarded) return;
-    if (strcmp(r->client, "127.0.0.1") != 0 && strcmp(r->client, "::1") != 0) return;
-    const char *xff = http_req_header(r, "X-Forwarded-For");
-    if (!xff) return;
-    const char *last = strrchr(xff, ',');
-    last = last ? last + 1 : xff;
-    while (*last == ' ') last++;
-    if (*last) snprintf(out, len, "%s", last);
+    if (!r->h->proxies[0] || !is_proxy(r->h, r->client, strlen(r->client))) return;
+    struct xff_acc a = {.n = 0};
+    a.buf[0] = '\0';
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_join, &a);
+    const char *end = a.buf + a.n;
+    while (end > a.buf) {
+        const char *start = end;
+        while (start > a.buf && start[-1] != ',') start--;
+        const char *b = start, *e = end;
+        while (b < e && (*b == ' ' || *b == '\t')) b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        if (e > b && !is_proxy(r->h, b, (size_t)(e - b))) {
+            snprintf(out, len, "%.*s", (int)(e - b < 63 ? e - b : 63), b);
+            return;
+        }
+        end = start > a.buf ? start - 1 : a.buf;
+    }
 }
+
+/* ---- framing (RFC 9112) ------------------------------------------------- */
+
+struct framing {
+    unsigned content_length, transfer_encoding, host;
+    int cl_bad;
+    char te[128];
+};
+
+static enum MHD_Result framing_scan(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    struct framing *f = cls;
+    if (!value) value = "";
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        f->content_length++;
+        const char *p = value;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) f->cl_bad = 1;
+        for (; *p && *p != ' ' && *p != '\t'; p++)
+            if (*p < '0' || *p > '9') f->cl_bad = 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p) f->cl_bad = 1;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        if (f->transfer_encoding++ == 0) snprintf(f->te, sizeof f->te, "%s", value);
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->host++;
+    }
+    return MHD_YES;
+}
+
+/* Checks the message framing. Returns 0, or the status to answer (400/501)
+ * with `why` filled. */
+static int framing_check(struct http_req *r, const char *version, char *why, size_t wlen) {
+    if (r->raw_fault[0]) {
+        snprintf(why, wlen, "%s", r->raw_fault);
+        return 400;
+    }
+    struct framing f;
+    memset(&f, 0, sizeof f);
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, framing_scan, &f);
+    int http11 = version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
+    if (f.content_length > 1) {
+        snprintf(why, wlen, "more than one Content-Length header");
+        return 400;
+    }
+    if (f.cl_bad) {
+        snprintf(why, wlen, "Content-Length must be a decimal number of bytes");
+        return 400;
+    }
+    if (f.transfer_encoding && f.content_length) {
+        snprintf(why, wlen, "Content-Length together with Transfer-Encoding");
+        return 400;
+    }
+    if (f.transfer_encoding) {
+        if (!http11) {
+            snprintf(why, wlen, "Transfer-Encoding in an HTTP/1.0 request");
+            return 400;
+        }
+        const char *t = f.te;
+        while (*t == ' ' || *t == '\t') t++;
+        size_t n = strlen(t);
+        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+        if (f.transfer_encoding > 1 || n != 7 || strncasecmp(t, "chunked", 7) != 0) {
+            snprintf(why, wlen, "transfer coding '%.60s' is not implemented (only chunked)", f.te);
+            return 501;
+        }
+    }
+    if (http11 && f.host != 1) {
+        snprintf(why, wlen, f.host ? "more than one Host header" : "an HTTP/1.1 request needs a Host header");
+        return 400;
+    }
+    return 0;
+}
+
+/* The URI-log callback: the raw request target, before unescaping. Returns
+ * the request state libmicrohttpd then passes as *req_cls. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+    struct http *h = cls;
+    struct http_req *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->h = h;
+    r->t0_ms = timeutil_now_ms();
+    r->conn = conn;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->slot = ci ? ci->socket_context : NULL;
+    const char *q = strchr(uri, '?');
+    size_t plen = q ? (size_t)(q - uri) : strlen(uri);
+    for (size_t i = 0; i + 3 <= plen; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0') {
+            snprintf(r->raw_fault, sizeof r->raw_fault, "the path contains an encoded NUL (%%00)");
+            break;
+        }
+    if (q && !r->raw_fault[0]) {
+        unsigned args = 1;
+        for (const char *p = q + 1; *p; p++) args += *p == '&';
+        if (args > HTTP_MAX_ARGS) {
+            snprintf(r->raw_fault, sizeof r->raw_fault, "%u query arguments; at most %u are allowed", args,
+                     HTTP_MAX_ARGS);
+            /* libmicrohttpd parses the arguments right after this callback
+             * into its per-connection pool, and a query of many short
+             * arguments exhausts the pool before any handler runs; it then
+             * fails to send its own 431 and the connection hangs until its
+             * timeout. `uri` is the connection's read buffer, which
+             * libmicrohttpd rewrites in place next (it cuts the query at the
+             * '?'): ending the query string right after the '?' leaves
+             * nothing to parse, and the handler answers 400 from raw_fault. */
+            ((char *)q)[1] = '\0';
+        }
+    }
+    return r;
+}
+
+/* ---- connection table --------------------------------------------------- */
+
+static void slot_phase(struct http *h, struct conn_slot *s, enum conn_phase p) {
+    if (!s) return;
+    pthread_mutex_lock(&h->clock);
+    s->phase = p;
+    s->since = timeutil_now_ms();
+    pthread_mutex_unlock(&h->clock);
+}
+
+static void slot_kill_locked(struct conn_slot *s) {
+    if (s->killed) return;
+    s->killed = 1;
+    shutdown(s->fd, SHUT_RDWR);
+}
+
+/* A newcomer made the table exceed its limit: shut an incomplete connection
+ * of the address with the most live connections, oldest first, or the
+ * newcomer itself when every other connection is in a request. */
+static void evict_locked(struct http *h, struct conn_slot *newcomer) {
+    struct conn_slot *victim = NULL;
+    unsigned victim_count = 0;
+    for (struct conn_slot *s = h->slots; s; s = s->next) {
+        if (s == newcomer || s->killed || (s->phase != PHASE_HEADERS && s->phase != PHASE_IDLE)) continue;
+        unsigned n = 0;
+        for (struct conn_slot *t = h->slots; t; t = t->next)
+            if (!t->killed && strcmp(t->addr, s->addr) == 0) n++;
+        if (!victim || n > victim_count || (n == victim_count && s->since < victim->since)) {
+            victim = s;
+            victim_count = n;
+        }
+    }
+    if (victim) {
+        h->evicted++;
+        slot_kill_locked(victim);
+    } else {
+        h->refused++;
+        slot_kill_locked(newcomer);
+    }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+    struct http *h = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn_slot *s = calloc(1, sizeof *s);
+        *socket_context = s;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!s || !ci) {
+            if (ci) shutdown(ci->connect_fd, SHUT_RDWR); /* no memory to track it: do not serve it */
+            return;
+        }
+        s->fd = ci->connect_fd;
+        client_address(conn, s->addr, sizeof s->addr);
+        s->phase = PHASE_HEADERS;
+        s->since = timeutil_now_ms();
+        pthread_mutex_lock(&h->clock);
+        s->next = h->slots;
+        if (h->slots) h->slots->prev = s;
+        h->slots = s;
+        unsigned live = 0;
+        for (struct conn_slot *t = h->slots; t; t = t->next) live += !t->killed;
+        if (live > h->cfg.conn_limit) evict_locked(h, s);
+        pthread_mutex_unlock(&h->clock);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        struct conn_slot *s = *socket_context;
+        if (!s) return;
+        pthread_mutex_lock(&h->clock);
+        if (s->prev) s->prev->next = s->next;
+        else h->slots = s->next;
+        if (s->next) s->next->prev = s->prev;
+        pthread_mutex_unlock(&h->clock);
+        free(s);
+        *socket_context = NULL;
+    }
+}
+
+/* ---- suspension --------------------------------------------------------- */
+
+static void wait_list_add_locked(struct http *h, struct http_req *r) {
+    if (r->in_wait_list) return;
+    r->wprev = NULL;
+    r->wnext = h->waiting;
+    if (h->waiting) h->waiting->wprev = r;
+    h->waiting = r;
+    r->in_wait_list = 1;
+}
+
+static void wait_list_remove_locked(struct http *h, struct http_req *r) {
+    if (!r->in_wait_list) return;
+    if (r->wprev) r->wprev->wnext = r->wnext;
+    else h->waiting = r->wnext;
+    if (r->wnext) r->wnext->wprev = r->wprev;
+    r->in_wait_list = 0;
+}
+
+/* Suspends `r` unless a wake is pending. Returns 1 when suspended, 0 when
+ * the caller should go on at once. */
+static int suspend_now(struct http_req *r, unsigned timeout_ms) {
+    struct http *h = r->h;
+    int suspended = 0;
+    pthread_mutex_lock(&h->wlock);
+    if (h->closing) r->cancelled = 1;
+    if (r->wake_pending || r->cancelled) {
+        r->wake_pending = 0;
+    } else {
+        r->suspended = 1;
+        r->wake_at = timeout_ms ? timeutil_now_ms() + timeout_ms : 0;
+        wait_list_add_locked(h, r);
+        MHD_suspend_connection(r->conn);
+        suspended = 1;
+        r->parked = 1; /* read by the daemon thread that is suspending it */
+    }
+    pthread_mutex_unlock(&h->wlock);
+    return suspended;
+}
+
+static void wake_locked(struct http *h, struct http_req *r) {
+    if (r->suspended) {
+        r->suspended = 0;
+        wait_list_remove_locked(h, r);
+        MHD_resume_connection(r->conn);
+    } else {
+        r->wake_pending = 1;
+    }
+}
+
+void http_req_wake(struct http_req *r) {
+    pthread_mutex_lock(&r->h->wlock);
+    wake_locked(r->h, r);
+    pthread_mutex_unlock(&r->h->wlock);
+}
+
+int http_req_cancelled(const struct http_req *r) { return r->cancelled; }
+
+void http_req_suspend(struct http_req *r, http_handler_fn cont, void *ctx, unsigned timeout_ms) {
+    r->cont = cont;
+    r->cont_ctx = ctx;
+    suspend_now(r, timeout_ms);
+}
+
+void http_req_on_cleanup(struct http_req *r, void (*fn)(void *), void *arg) {
+    r->cleanup = fn;
+    r->cleanup_arg = arg;
+}
+
+/* ---- the CPU pool -------------------------------------------------------- */
+
+static void *pool_main(void *arg) {
+    struct http *h = arg;
+    for (;;) {
+        pthread_mutex_lock(&h->plock);
+        while (!h->pool_stop && !h->thead) pthread_cond_wait(&h->pcond, &h->plock);
+        struct task *t = h->thead;
+        if (!t) { /* stopping and drained */
+            pthread_mutex_unlock(&h->plock);
+            return NULL;
+        }
+        h->thead = t->next;
+        if (!h->thead) h->ttail = NULL;
+        h->tdepth--;
+        int stop = h->pool_stop;
+        pthread_mutex_unlock(&h->plock);
+        if (!stop) t->work(t->ctx);
+        pthread_mutex_lock(&h->wlock);
+        if (stop) t->r->cancelled = 1; /* queued when the pool stopped: never run */
+        wake_locked(h, t->r);
+        pthread_mutex_unlock(&h->wlock);
+        free(t);
+    }
+}
+
+int http_req_defer(struct http_req *r, void (*work)(void *), http_handler_fn done, void *ctx,
+                   void (*free_ctx)(void *)) {
+    struct http *h = r->h;
+    struct task *t = calloc(1, sizeof *t);
+    if (!t) return -1;
+    t->r = r;
+    t->work = work;
+    t->ctx = ctx;
+    pthread_mutex_lock(&h->plock);
+    if (h->pool_stop || !h->npool || h->tdepth >= h->cfg.cpu_queue) {
+        pthread_mutex_unlock(&h->plock);
+        free(t);
+        return -1;
+    }
+    r->task_ctx = ctx;
+    r->task_free = free_ctx;
+    /* Suspend before the task can run: a wake from the pool thread then
+     * always finds the request suspended or marked pending. */
+    r->cont = done;
+    r->cont_ctx = ctx;
+    if (h->ttail) h->ttail->next = t;
+    else h->thead = t;
+    h->ttail = t;
+    h->tdepth++;
+    pthread_mutex_unlock(&h->plock);
+    suspend_now(r, 0);
+    pthread_mutex_lock(&h->plock);
+    pthread_cond_signal(&h->pcond);
+    pthread_mutex_unlock(&h->plock);
+    return 0;
+}
+
+/* ---- streaming ------------------------------------------------------------ */
+
+struct stream {
+    struct http_req *r;
+    long (*read)(void *, char *, size_t);
+    void *ctx;
+    void (*free_ctx)(void *);
+    unsigned idle_ms;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    struct stream *st = cls;
+    (void)pos;
+    for (;;) {
+        if (st->r->cancelled) return MHD_CONTENT_READER_END_OF_STREAM;
+        long n = st->read(st->ctx, buf, max);
+        if (n > 0) return (ssize_t)n;
+        if (n < 0) return MHD_CONTENT_READER_END_OF_STREAM;
+        /* Nothing now: suspended until woken, unless a wake came meanwhile
+         * (then read again). Returning 0 after suspending is what
+         * libmicrohttpd asks of a reader with internal polling. */
+        if (suspend_now(st->r, st->idle_ms)) return 0;
+    }
+}
+
+static void stream_free(void *cls) {
+    struct stream *st = cls;
+    if (st->free_ctx) st->free_ctx(st->ctx);
+    free(st);
+}
+
+void http_reply_stream(struct http_req *r, int status, const char *content_type, long (*read)(void *, char *, size_t),
+                       void *ctx, void (*free_ctx)(void *), unsigned idle_ms) {
+    struct stream *st = calloc(1, sizeof *st);
+    struct MHD_Response *resp = NULL;
+    if (st) {
+        st->r = r;
+        st->read = read;
+        st->ctx = ctx;
+        st->free_ctx = free_ctx;
+        st->idle_ms = idle_ms;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    }
+    if (!resp) {
+        free(st);
+        if (free_ctx) free_ctx(ctx);
+        http_reply_error(r, 500, NULL, "out of memory for a stream");
+        return;
+    }
+    if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    r->streaming = 1;
+    queue(r, status, resp);
+}
+
+/* ---- reaper --------------------------------------------------------------- */
+
+static void *reaper_main(void *arg) {
+    struct http *h = arg;
+    pthread_mutex_lock(&h->rlock);
+    while (!h->reaper_stop) {
+        struct timespec until = timeutil_deadline(HTTP_REAP_MS);
+        pthread_cond_timedwait(&h->rcond, &h->rlock, &until);
+        if (h->reaper_stop) break;
+        pthread_mutex_unlock(&h->rlock);
+        double now = timeutil_now_ms();
+        double head_ms = h->cfg.header_timeout_s * 1000.0, body_ms = h->cfg.body_timeout_s * 1000.0;
+        pthread_mutex_lock(&h->clock);
+        for (struct conn_slot *s = h->slots; s; s = s->next) {
+            if (s->killed) continue;
+            double limit = s->phase == PHASE_BODY ? body_ms : s->phase == PHASE_BUSY ? -1 : head_ms;
+            if (limit >= 0 && now - s->since > limit) {
+                h->deadline_closed++;
+                slot_kill_locked(s);
+            }
+        }
+        pthread_mutex_unlock(&h->clock);
+        pthread_mutex_lock(&h->wlock);
+        for (struct http_req *r = h->waiting, *n; r; r = n) {
+            n = r->wnext;
+            if (r->suspended && r->wake_at > 0 && now >= r->wake_at) wake_locked(h, r);
+        }
+        pthread_mutex_unlock(&h->wlock);
+        pthread_mutex_lock(&h->rlock);
+    }
+    pthread_mutex_unlock(&h->rlock);
+    return NULL;
+}
+
+/* ---- request handling ----------------------------------------------------- */
 
 static void preflight(struct http_req *r, const char *allow) {
     const char *origin = http_req_header(r, "Origin");
@@ -425,9 +1005,42 @@ static void preflight(struct http_req *r, const char *allow) {
     http_reply(r, 204, NULL, "", 0);
 }
 
+static int is_json_type(const char *ct) {
+    if (!ct) return 0;
+    while (*ct == ' ') ct++;
+    if (strncasecmp(ct, "application/json", 16) != 0) return 0;
+    ct += 16;
+    while (*ct == ' ') ct++;
+    return *ct == '\0' || *ct == ';';
+}
+
+static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min, const char *what) {
+    char key[INET6_ADDRSTRLEN + 64];
+    unsigned retry = 0;
+    rate_key(r, key, sizeof key);
+    if (ratelimit_take(rl, key, &retry)) return 1;
+    char ra[16];
+    snprintf(ra, sizeof ra, "%u", retry ? retry : 1);
+    http_req_add_header(r, "Retry-After", ra);
+    json_t *x = json_object();
+    if (x) json_object_set_new(x, "retry_after_s", json_integer(retry ? retry : 1));
+    http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u %s a minute per address; retry in %s s", per_min, what,
+                        ra);
+    return 0;
+}
+
 /* Checks made with the headers only. Returns 1 when it answered. */
-static int early_checks(struct http_req *r, const char *allow, int path_known) {
+static int early_checks(struct http_req *r, const char *version, const char *allow, int path_known) {
     struct http *h = r->h;
+    char why[160];
+    int st = framing_check(r, version, why, sizeof why);
+    if (st) {
+        /* The framing cannot be trusted: nothing after this request on the
+         * connection may be read as another one. */
+        http_req_add_header(r, "Connection", "close");
+        http_reply_error(r, st, NULL, "malformed request: %s", why);
+        return 1;
+    }
     if (strcmp(r->method, "OPTIONS") == 0 && path_known) {
         preflight(r, allow);
         return 1;
@@ -442,28 +1055,25 @@ static int early_checks(struct http_req *r, const char *allow, int path_known) {
         return 1;
     }
     unsigned flags = r->route->flags;
-    if (flags & HTTP_ROUTE_RATELIMIT) {
-        char key[INET6_ADDRSTRLEN + 64];
-        unsigned retry = 0;
-        rate_key(r, key, sizeof key);
-        if (!ratelimit_take(h->rl, key, &retry)) {
-            char ra[16];
-            snprintf(ra, sizeof ra, "%u", retry ? retry : 1);
-            http_req_add_header(r, "Retry-After", ra);
-            json_t *x = json_object();
-            json_object_set_new(x, "retry_after_s", json_integer(retry ? retry : 1));
-            http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u requests a minute per address; retry in %s s",
-                                h->cfg.rate_per_min, ra);
-            return 1;
-        }
-    }
-    if ((flags & HTTP_ROUTE_AUTH) && h->token && !http_req_authorized(r)) {
-        int present = http_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION) != NULL;
+    /* The token first: a request that fails it charges no limit, so others'
+     * failures never lock the token's owner out. */
+    int sent = http_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION) != NULL;
+    if (((flags & HTTP_ROUTE_AUTH) || ((flags & HTTP_ROUTE_AUTH_SENT) && sent)) && h->token && !http_req_authorized(r)) {
+        int present = sent;
         http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
         http_reply_error(r, 401, "Authorization", "%s",
-                         present ? "the bearer token is not valid" : "a bearer token is required (Authorization: Bearer <token>)");
+                         present ? "the bearer token is not valid"
+                                 : "a bearer token is required (Authorization: Bearer <token>)");
         return 1;
     }
+    /* A form or a no-cors fetch cannot send this type without a CORS
+     * preflight, so no page of another origin can start work here. */
+    if (strcmp(r->method, "POST") == 0 && !is_json_type(http_req_header(r, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+        http_reply_error(r, 415, "Content-Type", "POST bodies must be sent as Content-Type: application/json");
+        return 1;
+    }
+    if ((flags & HTTP_ROUTE_RATELIMIT) && !take_rate(r, h->rl, h->cfg.rate_per_min, "requests")) return 1;
+    if ((flags & HTTP_ROUTE_RATELIMIT_CPU) && !take_rate(r, h->rl_cpu, h->cfg.cpu_rate_per_min, "analyses")) return 1;
     const char *cl = http_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl) {
         char *end;
@@ -477,28 +1087,44 @@ static int early_checks(struct http_req *r, const char *allow, int path_known) {
     return 0;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **req_cls) {
+/* Runs the handler (or the continuation after a wake) and what it asks:
+ * replies, suspends, or continues at once when a wake was already pending. */
+static void run_handler(struct http_req *r, http_handler_fn fn, void *ctx) {
+    for (;;) {
+        r->cont = NULL;
+        r->parked = 0;
+        fn(r, ctx);
+        if (r->replied || r->parked) return;
+        if (!r->cont) break;
+        fn = r->cont; /* suspend found a pending wake: go on at once */
+        ctx = r->cont_ctx;
+    }
+    LOG(LOG_ERR, "http: the handler of %s %s did not answer", r->method, r->path);
+    http_reply_error(r, 500, NULL, "internal error: no answer");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls) {
     struct http *h = cls;
     struct http_req *r = *req_cls;
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r) return MHD_NO;
+    if (!r) { /* the URI-log callback had no memory */
+        if (!(r = on_uri(h, url, conn))) return MHD_NO;
         *req_cls = r;
-        r->h = h;
-        r->t0_ms = timeutil_now_ms();
-        r->conn = conn;
+    }
+    if (!r->started) {
+        r->started = 1;
         r->method = method;
         r->path = url;
         client_address(conn, r->client, sizeof r->client);
+        slot_phase(h, r->slot, PHASE_BODY);
         char allow[128];
         int path_known = 0;
         r->route = match(h, method, url, &path_known, allow, sizeof allow);
-        if (early_checks(r, allow, path_known)) return MHD_YES;
+        early_checks(r, version, allow, path_known);
         return MHD_YES;
     }
-    if (r->replied) { /* answered early: discard whatever body follows */
+    if (r->replied) { /* answered early, or streaming: discard what follows */
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -530,22 +1156,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         http_reply_error(r, 413, NULL, "the body exceeds the limit of %zu bytes", h->cfg.body_limit);
         return MHD_YES;
     }
-    r->route->fn(r, r->route->ctx);
-    if (!r->replied) {
-        LOG(LOG_ERR, "http: the handler of %s %s did not answer", method, url);
-        http_reply_error(r, 500, NULL, "internal error: no answer");
+    if (r->cont) { /* resumed after a suspend */
+        run_handler(r, r->cont, r->cont_ctx);
+        return MHD_YES;
     }
+    slot_phase(h, r->slot, PHASE_BUSY);
+    run_handler(r, r->route->fn, r->route->ctx);
     return MHD_YES;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
-                         enum MHD_RequestTerminationCode toe) {
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe) {
+    struct http *h = cls;
     struct http_req *r = *req_cls;
     if (!r) return;
+    pthread_mutex_lock(&h->wlock);
+    wait_list_remove_locked(h, r);
+    r->suspended = 0;
+    pthread_mutex_unlock(&h->wlock);
+    if (r->cleanup) r->cleanup(r->cleanup_arg);
+    if (r->task_free) r->task_free(r->task_ctx);
     for (unsigned i = 0; i < r->nheaders; i++) {
         free(r->hname[i]);
         free(r->hvalue[i]);
     }
+    if (r->slot && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) slot_phase(h, r->slot, PHASE_IDLE);
     free(r->body);
     free(r);
     *req_cls = NULL;
@@ -562,7 +1196,7 @@ static void on_log(void *cls, const char *fmt, va_list ap) {
 int http_start(struct http *h, char *err) {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
     struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
@@ -577,15 +1211,29 @@ int http_start(struct http *h, char *err) {
         dv_seterr(err, "http: --bind %s: not an IPv4 or IPv6 address", h->bind);
         return -1;
     }
-    h->d = MHD_start_daemon(flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->cfg.conn_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)h->cfg.per_ip_limit,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_END);
+    if (!(h->pool = calloc(h->cfg.cpu_threads, sizeof *h->pool))) {
+        dv_seterr(err, "http: out of memory");
+        return -1;
+    }
+    for (; h->npool < h->cfg.cpu_threads; h->npool++)
+        if (pthread_create(&h->pool[h->npool], NULL, pool_main, h) != 0) {
+            dv_seterr(err, "http: cannot start the analysis threads");
+            return -1;
+        }
+    if (pthread_create(&h->reaper, NULL, reaper_main, h) != 0) {
+        dv_seterr(err, "http: cannot start the connection reaper");
+        return -1;
+    }
+    h->reaper_started = 1;
+    /* libmicrohttpd's idle timeout stays as a backstop (a client that stops
+     * reading a reply); the deadlines above are the layer's. */
+    h->d = MHD_start_daemon(
+        flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned int)h->cfg.per_ip_limit, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
     if (!h->d) {
         dv_seterr(err, "http: cannot listen on %s port %u (in use, or not permitted)", h->bind, h->cfg.port);
         return -1;
@@ -601,14 +1249,59 @@ void http_quiesce(struct http *h) {
     if (h && h->d && h->quiesced == MHD_INVALID_SOCKET) h->quiesced = MHD_quiesce_daemon(h->d);
 }
 
+void http_conn_stats(struct http *h, struct http_conn_stats *st) {
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&h->clock);
+    for (struct conn_slot *s = h->slots; s; s = s->next) st->open += !s->killed;
+    st->evicted = h->evicted;
+    st->deadline_closed = h->deadline_closed;
+    st->refused = h->refused;
+    pthread_mutex_unlock(&h->clock);
+    pthread_mutex_lock(&h->plock);
+    st->cpu_queued = h->tdepth;
+    pthread_mutex_unlock(&h->plock);
+}
+
 void http_free(struct http *h) {
     if (!h) return;
+    /* The pool first: queued tasks are cancelled, running ones finish; each
+     * wakes its request. Then every suspended request is woken cancelled:
+     * libmicrohttpd must have none suspended when it stops. */
+    pthread_mutex_lock(&h->plock);
+    h->pool_stop = 1;
+    pthread_cond_broadcast(&h->pcond);
+    pthread_mutex_unlock(&h->plock);
+    for (unsigned i = 0; i < h->npool; i++) pthread_join(h->pool[i], NULL);
+    pthread_mutex_lock(&h->wlock);
+    h->closing = 1;
+    for (struct http_req *r = h->waiting, *n; r; r = n) {
+        n = r->wnext;
+        r->cancelled = 1;
+        wake_locked(h, r);
+    }
+    pthread_mutex_unlock(&h->wlock);
+    if (h->reaper_started) {
+        pthread_mutex_lock(&h->rlock);
+        h->reaper_stop = 1;
+        pthread_cond_signal(&h->rcond);
+        pthread_mutex_unlock(&h->rlock);
+        pthread_join(h->reaper, NULL);
+    }
     if (h->d) MHD_stop_daemon(h->d);
     if (h->quiesced != MHD_INVALID_SOCKET) close(h->quiesced);
     ratelimit_free(h->rl);
+    ratelimit_free(h->rl_cpu);
+    free(h->pool);
     free(h->bind);
     free(h->token);
     for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
+    for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
     pthread_mutex_destroy(&h->mlock);
+    pthread_mutex_destroy(&h->clock);
+    pthread_mutex_destroy(&h->wlock);
+    pthread_mutex_destroy(&h->rlock);
+    pthread_mutex_destroy(&h->plock);
+    pthread_cond_destroy(&h->rcond);
+    pthread_cond_destroy(&h->pcond);
     free(h);
 }

@@ -8,12 +8,30 @@
  * prefixes over shorter ones. A path that matches no route is 404; one that
  * matches with another method is 405 with an Allow header; OPTIONS is
  * answered here (CORS preflight). Before a handler runs, this layer has
- * applied, in order: the rate limit (HTTP_ROUTE_RATELIMIT, 429 +
- * Retry-After), the bearer token (HTTP_ROUTE_AUTH when a token is set, 401),
- * and the body limit (413, answered from Content-Length before the body is
- * read when the client sends one). Handlers run on the daemon's threads and
- * must not block: they validate, enqueue and read state. Each handler calls
- * exactly one http_reply_*().
+ * applied, in order: strict framing (RFC 9112: one Content-Length of digits
+ * only, no Content-Length with Transfer-Encoding, no transfer coding but
+ * "chunked" (501), one Host on HTTP/1.1, no NUL in the path, at most
+ * HTTP_MAX_ARGS query arguments; each answered 400/501 with the connection
+ * closed, so nothing after it is read as a request), the bearer token
+ * (HTTP_ROUTE_AUTH when a token is set, 401), Content-Type: application/json
+ * on every POST (415; a browser must then preflight a cross-site write), the
+ * rate limits (HTTP_ROUTE_RATELIMIT and HTTP_ROUTE_RATELIMIT_CPU, 429 +
+ * Retry-After; charged only once the token is good), and the body limit
+ * (413, from Content-Length before the body is read when the client sends
+ * one). Handlers run on the daemon's threads and must not block: they
+ * validate, enqueue and read state, and hand CPU-heavy work to
+ * http_req_defer() (a bounded pool; the connection is suspended meanwhile,
+ * so no daemon thread waits). Each request ends in exactly one
+ * http_reply_*().
+ *
+ * Connections: the layer keeps its own table beside libmicrohttpd's (fed by
+ * MHD_OPTION_NOTIFY_CONNECTION). A connection must finish its request's
+ * headers within header_timeout_s of connecting (or of its previous reply)
+ * and its body within body_timeout_s of the headers, however often it sends
+ * a byte; past that its socket is shut down (libmicrohttpd then closes it).
+ * When the table is full, a newcomer evicts the oldest connection still
+ * sending headers (or idle between requests) of the address holding the most
+ * connections; only when none is incomplete is the newcomer refused.
  *
  * Every error is JSON: {"error": {"status": 404, "field": null,
  * "reason": "..."}} plus route-specific members. Every reply carries a
@@ -30,8 +48,13 @@
 #define HTTP_ROUTE_AUTH 2u      /* bearer token required when one is set     */
 #define HTTP_ROUTE_RATELIMIT 4u /* counted against the per-address limit     */
 #define HTTP_ROUTE_BODY 8u      /* the handler reads a request body          */
+#define HTTP_ROUTE_RATELIMIT_CPU 16u /* counted against the CPU-route limit  */
+#define HTTP_ROUTE_AUTH_SENT 32u /* a token that is sent must be valid (none:
+                                    the handler decides, e.g. by cost)      */
 
 #define HTTP_MAX_CORS 16
+#define HTTP_MAX_PROXIES 16
+#define HTTP_MAX_ARGS 64        /* query arguments a request may carry       */
 
 struct http;
 struct http_req;
@@ -50,7 +73,15 @@ struct http_config {
     const char *cors[HTTP_MAX_CORS]; /* allowed origins, NULL-terminated     */
     unsigned rate_per_min;       /* HTTP_ROUTE_RATELIMIT budget (default 10)  */
     unsigned rate_table;         /* addresses tracked (default 4096)          */
-    int trust_forwarded;         /* rate-limit by X-Forwarded-For from loopback */
+    unsigned cpu_rate_per_min;   /* HTTP_ROUTE_RATELIMIT_CPU budget (0: off)  */
+    /* Peers whose X-Forwarded-For is believed (exact addresses); the client
+     * is the rightmost hop that is not one of them. NULL-terminated. */
+    const char *trusted_proxies[HTTP_MAX_PROXIES];
+    int trust_forwarded;         /* also trust 127.0.0.1 and ::1              */
+    unsigned header_timeout_s;   /* connect (or last reply) to headers (10)   */
+    unsigned body_timeout_s;     /* headers to the whole body (30)            */
+    unsigned cpu_threads;        /* http_req_defer() pool threads (2)         */
+    unsigned cpu_queue;          /* deferred tasks waiting before 503 (64)    */
 };
 
 /* A server for `cfg` (copied), not listening yet. NULL with `err`. */
@@ -67,11 +98,24 @@ int http_start(struct http *h, char *err);
 unsigned http_port(const struct http *h);
 /* Stops accepting new connections; open ones are still served. */
 void http_quiesce(struct http *h);
-/* Stops the daemon and frees everything. NULL ok. */
+/* The connection table's state, for metrics and tests. */
+struct http_conn_stats {
+    unsigned open;                      /* connections in the table        */
+    unsigned cpu_queued;                /* deferred tasks waiting          */
+    unsigned long long evicted;         /* shut to make room for a newcomer */
+    unsigned long long deadline_closed; /* shut past a header/body deadline */
+    unsigned long long refused;         /* newcomers shut: table all busy  */
+};
+void http_conn_stats(struct http *h, struct http_conn_stats *st);
+
+/* Stops the CPU pool (queued work cancelled), wakes every suspended request
+ * (cancelled), stops the daemon and frees everything. NULL ok. */
 void http_free(struct http *h);
 
-/* Prometheus lines for the request counters:
- * dv_http_requests_total{route="...",status="..."} N. malloc()ed. */
+/* Prometheus lines for the connection table (dv_http_connections,
+ * dv_http_connections_closed_total{reason}), the analysis queue and the
+ * request counters: dv_http_requests_total{route="...",status="..."} N.
+ * malloc()ed. */
 char *http_metrics_text(struct http *h);
 
 /* Called once per answered request with the route's label ("other" when no
@@ -91,6 +135,41 @@ const char *http_req_query(const struct http_req *r, const char *key);  /* or NU
 const char *http_req_client(const struct http_req *r);       /* address text        */
 /* Whether the request carries the configured token (1 when none is set). */
 int http_req_authorized(const struct http_req *r);
+
+/* Whether the request was cancelled while suspended (the server is
+ * stopping): a continuation that sees 1 answers 503. */
+int http_req_cancelled(const struct http_req *r);
+
+/* Runs `work(ctx)` on the CPU pool with the connection suspended, then
+ * `done(r, ctx)` on a daemon thread, which replies (check
+ * http_req_cancelled(): then `work` may not have run). `free_ctx(ctx)` (may
+ * be NULL) runs once the request ends, whether or not `done` ran. Returns 0,
+ * or -1 when the pool's queue is full or it is stopping (nothing suspended,
+ * `free_ctx` not called: the caller replies, 503). Called from a handler. */
+int http_req_defer(struct http_req *r, void (*work)(void *ctx), http_handler_fn done, void *ctx,
+                   void (*free_ctx)(void *ctx));
+
+/* Suspends the request without replying (no daemon thread is held) until
+ * http_req_wake() or `timeout_ms` (0: none) passes; then `cont(r, ctx)` runs
+ * on a daemon thread and replies or suspends again. Called from a handler or
+ * a continuation, which then returns. */
+void http_req_suspend(struct http_req *r, http_handler_fn cont, void *ctx, unsigned timeout_ms);
+/* Wakes a suspended request (any thread, any lock but the layer's). When it
+ * is not suspended yet, its next suspend returns at once: no wake-up is lost.
+ * The caller must know `r` is alive (see http_req_on_cleanup). */
+void http_req_wake(struct http_req *r);
+/* `fn(arg)` runs when the request ends (before `r` is freed), on whatever
+ * path it ends: what a waker holds on to `r` is released there. One per
+ * request; a second call replaces the first. */
+void http_req_on_cleanup(struct http_req *r, void (*fn)(void *arg), void *arg);
+
+/* Streams a reply of unknown length: `read(ctx, buf, max)` returns bytes
+ * written (> 0), 0 when it has nothing now (the connection is suspended
+ * until http_req_wake() or `idle_ms` passes, then read is asked again), or
+ * -1 at the end. `free_ctx(ctx)` runs when the response is released. */
+void http_reply_stream(struct http_req *r, int status, const char *content_type,
+                       long (*read)(void *ctx, char *buf, size_t max), void *ctx,
+                       void (*free_ctx)(void *ctx), unsigned idle_ms);
 
 /* Adds a response header to the reply that follows (at most 12). */
 void http_req_add_header(struct http_req *r, const char *name, const char *value);

@@ -1,11 +1,23 @@
 /* routes.c -- the service's core routes (see service.h and http.h).
  *
- * POST /measure validates at once (request_parse, the per-job cost limit, the
- * deadline), answers an identical recent request from the result cache, and
- * otherwise queues a job and answers 202 with where to poll. Nothing here
- * waits for the GPU: the worker supervisor (worker.c) runs the queue.
- * POST /analyze and GET /predicates run the analysis inline; it is CPU work
- * bounded by the same request limits.
+ * POST /analyze and POST /measure share one validation: request_parse, the
+ * per-request analysis cost cap (routes_analysis_cost) on the HTTP thread,
+ * then the whole analysis (experiment_plan) on the HTTP layer's CPU pool
+ * with the connection suspended. Whatever the analysis rejects, both routes
+ * answer with the same 400 and the same field, so /measure never answers
+ * 202 to a job the worker would fail. /measure then checks its GPU limits,
+ * answers an identical recent request from the result cache, and otherwise
+ * queues a job and answers 202 with where to wait.
+ *
+ * GET /jobs/{id}?wait=S holds the request (suspended: no HTTP thread is
+ * held) until the job finishes or S seconds pass; with Accept:
+ * text/event-stream it streams `queued` (with position), `running` and
+ * `done`/`failed` events. Both are woken by the queue's watchers (jobq_watch)
+ * and read the state afresh each time.
+ *
+ * Every JSON document is built with put(), which remembers any allocation
+ * failure: a document that could not be built whole is answered 500 "out of
+ * memory", never sent with members missing.
  */
 #define _GNU_SOURCE
 #include "base/timeutil.h"
@@ -29,22 +41,47 @@
 
 #include "api/options.h"
 #include "model/predicate.h"
+#include "model/scenario.h"
 #include "api/report.h"
 #include "api/request.h"
 
 #define KEY_LEN 12288
+#define WAIT_MAX_S 30
+#define ROUTES_INLINE_COST 16384.0
+#define SSE_IDLE_MS 15000
+
+/* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
+static void put(json_t *obj, const char *key, json_t *v, int *bad) {
+    if (json_object_set_new(obj, key, v) != 0) *bad = 1; /* v is released either way */
+}
+
+/* Replies `o` (stolen) unless building it failed. */
+static void reply_built(struct http_req *r, int status, json_t *o, int bad) {
+    if (bad || !o) {
+        json_decref(o);
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    http_reply_json(r, status, o);
+}
 
 void service_utc(double t, char *out, size_t len) { timeutil_utc((time_t)t, out, len); }
 
 /* 400 for a request_parse() failure, with the position details it has. */
 static void reply_request_error(struct http_req *r, const struct request_error *e) {
     json_t *x = json_object();
+    int bad = 0;
     if (e->line > 0) {
-        json_object_set_new(x, "line", json_integer(e->line));
-        json_object_set_new(x, "column", json_integer(e->column));
+        put(x, "line", json_integer(e->line), &bad);
+        put(x, "column", json_integer(e->column), &bad);
     }
-    if (e->expr_column > 0) json_object_set_new(x, "expr_column", json_integer(e->expr_column));
-    if (e->caret[0]) json_object_set_new(x, "caret", json_string(e->caret));
+    if (e->expr_column > 0) put(x, "expr_column", json_integer(e->expr_column), &bad);
+    if (e->caret[0]) put(x, "caret", json_string(e->caret), &bad);
+    if (bad) {
+        json_decref(x);
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
     http_reply_error_ex(r, e->status >= 400 && e->status < 600 ? e->status : 400, e->field, x, "%s", e->reason);
 }
 
@@ -70,7 +107,175 @@ static unsigned tables_of(const struct dv_options *o) {
     return n;
 }
 
+/* ---- the shared validation: cost cap, then the analysis on the pool ------ */
+
+double routes_analysis_cost(const struct dv_options *o) {
+    const double by = o->block_y ? o->block_y : 1;
+    const double tpb = (double)o->block_x * by;
+    const double threads = (o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) * tpb;
+    if (o->scenario[0]) {
+        size_t n = 1;
+        if (strcmp(o->scenario, "all") == 0) scenario_names(&n);
+        return (double)n * SCENARIO_MAX_ROWS * threads;
+    }
+    double cost = 0;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
+        /* A predicate that cannot read blockIdx.x is analysed on one block;
+         * one that can (or that does not resolve: the analysis then fails
+         * early, at no cost) on every thread. */
+        /* (The baseline is one of the rows, not a row of its own.) */
+        for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
+            struct predicate p;
+            char why[ERR_LEN];
+            if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
+            cost += (p.uses & PREDICATE_USES_BLOCK) ? threads : tpb;
+            predicate_cleanup(&p);
+        }
+    }
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) cost += 3 * tpb;
+    return cost;
+}
+
+/* 400 when the analysis would cost more than the cap. Returns -1 after
+ * answering. */
+static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
+    double cost = routes_analysis_cost(o);
+    if (s->cfg.max_analysis_cost <= 0 || cost <= s->cfg.max_analysis_cost) return 0;
+    json_t *x = json_object();
+    int bad = 0;
+    put(x, "analysis_cost", json_real(cost), &bad);
+    put(x, "limit", json_real(s->cfg.max_analysis_cost), &bad);
+    if (bad) {
+        json_decref(x);
+        x = NULL;
+    }
+    http_reply_error_ex(r, 400, NULL, x,
+                        "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; "
+                        "predicates that read blockIdx.x are evaluated for every thread of the grid: lower "
+                        "blocks, threads_per_block or the number of such predicates",
+                        cost, s->cfg.max_analysis_cost);
+    return -1;
+}
+
+/* The request field a planning error is about, from the error's own prefix
+ * ("blocks: ...", "predicates[2]: ...", "predicate 'x': ...", "scenario
+ * ..."), so the reply blames what the client must change. */
+void routes_plan_field(const struct dv_options *o, const char *err, char *field, size_t len) {
+    static const char *const plain[] = {"threads_per_block", "iterations", "blocks", "baseline", "predicates"};
+    field[0] = '\0';
+    if (strncmp(err, "predicate '", 11) == 0) {
+        const char *name = err + 11, *q = strstr(name, "': ");
+        if (!q) return;
+        size_t n = (size_t)(q - name);
+        for (unsigned i = 0; i < o->npredicates; i++)
+            if (strlen(o->predicates[i]) == n && strncmp(o->predicates[i], name, n) == 0) {
+                snprintf(field, len, "predicates[%u]", i);
+                return;
+            }
+        if (strlen(o->baseline) == n && strncmp(o->baseline, name, n) == 0) snprintf(field, len, "baseline");
+        else snprintf(field, len, "predicates");
+        return;
+    }
+    if (strncmp(err, "predicates[", 11) == 0) {
+        const char *e = strchr(err, ']');
+        if (e) snprintf(field, len, "%.*s", (int)(e - err + 1), err);
+        return;
+    }
+    if (strncmp(err, "scenario", 8) == 0 && (err[8] == ' ' || err[8] == ':')) {
+        snprintf(field, len, "scenario");
+        return;
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        size_t n = strlen(plain[i]);
+        if (strncmp(err, plain[i], n) == 0 && err[n] == ':') {
+            snprintf(field, len, "%s", plain[i]);
+            return;
+        }
+    }
+}
+
+/* One analysis, run on the CPU pool. */
+struct plan_task {
+    struct service *s;
+    struct dv_options o;
+    int for_measure;
+    int rc;
+    char err[ERR_LEN];
+    char *doc; /* analyze: the document */
+};
+
+static void plan_work(void *ctx) {
+    struct plan_task *t = ctx;
+    struct dv_report *rep = experiment_report_create();
+    if (!rep) {
+        t->rc = -2;
+        snprintf(t->err, sizeof t->err, "out of memory");
+        return;
+    }
+    t->rc = experiment_plan(&t->o, rep, t->err) < 0 ? -1 : 0;
+    if (t->rc == 0 && !t->for_measure && !(t->doc = report_json(rep, 0))) {
+        t->rc = -2;
+        snprintf(t->err, sizeof t->err, "out of memory");
+    }
+    experiment_report_free(rep);
+}
+
+static void plan_task_free(void *ctx) {
+    struct plan_task *t = ctx;
+    if (!t) return;
+    free(t->doc);
+    free(t);
+}
+
+/* Answers a failed plan_task. Returns 1 when it answered. */
+static int plan_failed(struct http_req *r, struct plan_task *t) {
+    if (http_req_cancelled(r)) {
+        http_reply_error(r, 503, NULL, "the server is shutting down");
+        return 1;
+    }
+    if (t->rc == -2) {
+        http_reply_error(r, 500, NULL, "%s", t->err);
+        return 1;
+    }
+    if (t->rc < 0) {
+        char field[64];
+        routes_plan_field(&t->o, t->err, field, sizeof field);
+        http_reply_error(r, 400, field, "%s", t->err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Hands the analysis to the pool; `done` answers. An analysis of at most
+ * ROUTES_INLINE_COST predicate-threads (tens of microseconds: the widget's
+ * blockIdx.x-free predicates on any grid) runs on the HTTP thread at once:
+ * a trip through the pool and a suspend/resume would cost more than it. */
+static void plan_defer(struct http_req *r, struct service *s, int for_measure, http_handler_fn done,
+                       const struct dv_options *o) {
+    struct plan_task *t = calloc(1, sizeof *t);
+    if (!t) {
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    t->s = s;
+    t->o = *o;
+    t->for_measure = for_measure;
+    if (routes_analysis_cost(o) <= ROUTES_INLINE_COST) {
+        plan_work(t);
+        done(r, t);
+        plan_task_free(t);
+        return;
+    }
+    if (http_req_defer(r, plan_work, done, t, plan_task_free) < 0) {
+        free(t);
+        http_req_add_header(r, "Retry-After", "1");
+        http_reply_error(r, 503, NULL, "every analysis thread is busy and the queue is full; retry in 1 s");
+    }
+}
+
 /* ---- POST /measure ------------------------------------------------------ */
+
+static void measure_done(struct http_req *r, void *ctx);
 
 static void measure(struct http_req *r, void *ctx) {
     struct service *s = ctx;
@@ -79,26 +284,30 @@ static void measure(struct http_req *r, void *ctx) {
     double cost = options_cost(&o);
     if (cost > s->cfg.max_cost) {
         json_t *x = json_object();
-        json_object_set_new(x, "cost", json_real(cost));
-        json_object_set_new(x, "limit", json_real(s->cfg.max_cost));
+        int bad = 0;
+        put(x, "cost", json_real(cost), &bad);
+        put(x, "limit", json_real(s->cfg.max_cost), &bad);
+        if (bad) {
+            json_decref(x);
+            x = NULL;
+        }
         http_reply_error_ex(r, 400, NULL, x,
                             "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the "
                             "per-job limit %.3g; lower blocks, threads_per_block, iterations or the "
-                            "number of predicates", cost, s->cfg.max_cost);
+                            "number of predicates",
+                            cost, s->cfg.max_cost);
         return;
     }
     /* With a token set, a page may still measure what a lesson measures
      * (up to cfg.open_cost, under the per-address limit); more needs it. */
     if (!http_req_authorized(r) && cost > s->cfg.open_cost) {
-        int present = http_req_header(r, "Authorization") != NULL;
         json_t *x = json_object();
         json_object_set_new(x, "cost", json_real(cost));
         json_object_set_new(x, "open_limit", json_real(s->cfg.open_cost));
         http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
         http_reply_error_ex(r, 401, "Authorization", x,
-                            "%s: this measurement (estimated cost %.3g) is larger than the %.3g this server "
-                            "measures without a token",
-                            present ? "the bearer token is not valid" : "a bearer token is required",
+                            "a bearer token is required: this measurement (estimated cost %.3g) is larger "
+                            "than the %.3g this server measures without a token",
                             cost, s->cfg.open_cost);
         return;
     }
@@ -109,27 +318,38 @@ static void measure(struct http_req *r, void *ctx) {
                          o.budget_ms, tables_of(&o), budget, s->cfg.deadline_ms);
         return;
     }
+    if (check_analysis_cost(r, s, &o) < 0) return;
+    plan_defer(r, s, 1, measure_done, &o);
+}
+
+/* After the analysis accepted the request: the cache, then the queue. */
+static void measure_done(struct http_req *r, void *ctx) {
+    struct plan_task *t = ctx;
+    struct service *s = t->s;
+    if (plan_failed(r, t)) return;
+    const struct dv_options *o = &t->o;
     char *key = malloc(KEY_LEN);
     char *req = NULL, *doc = NULL;
-    if (!key || options_canonical(&o, key, KEY_LEN) < 0) {
+    int bad = 0;
+    if (!key || options_canonical(o, key, KEY_LEN) < 0) {
         http_reply_error(r, 500, NULL, "cannot form the cache key");
         goto cleanup;
     }
     double age = 0;
     char id[JOBQ_ID_LEN];
+    char loc[64];
     if (jobq_cache_lookup(s->q, key, &doc, &age, id)) {
         json_error_t je;
         json_t *d = json_loads(doc, 0, &je);
         json_t *o2 = json_object();
-        json_object_set_new(o2, "id", json_string(id));
-        json_object_set_new(o2, "state", json_string("done"));
-        json_object_set_new(o2, "cached", json_true());
-        json_object_set_new(o2, "age_s", json_real(floor(age * 1000) / 1000));
-        json_object_set_new(o2, "document", d ? d : json_null());
-        char loc[64];
         snprintf(loc, sizeof loc, "/jobs/%s", id);
-        json_object_set_new(o2, "location", json_string(loc));
-        http_reply_json(r, 200, o2);
+        put(o2, "id", json_string(id), &bad);
+        put(o2, "state", json_string("done"), &bad);
+        put(o2, "cached", json_true(), &bad);
+        put(o2, "age_s", json_real(floor(age * 1000) / 1000), &bad);
+        put(o2, "document", d, &bad); /* a document the cache holds always parses */
+        put(o2, "location", json_string(loc), &bad);
+        reply_built(r, 200, o2, bad);
         goto cleanup;
     }
     struct worker_snapshot ws;
@@ -146,7 +366,7 @@ static void measure(struct http_req *r, void *ctx) {
         }
         goto cleanup;
     }
-    if (!(req = request_dump(&o))) {
+    if (!(req = request_dump(o))) {
         http_reply_error(r, 500, NULL, "out of memory");
         goto cleanup;
     }
@@ -162,7 +382,11 @@ static void measure(struct http_req *r, void *ctx) {
         snprintf(ra, sizeof ra, "%u", retry);
         http_req_add_header(r, "Retry-After", ra);
         json_t *x = json_object();
-        json_object_set_new(x, "retry_after_s", json_integer(retry));
+        put(x, "retry_after_s", json_integer(retry), &bad);
+        if (bad) {
+            json_decref(x);
+            x = NULL;
+        }
         http_reply_error_ex(r, 429, NULL, x, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue, retry);
         goto cleanup;
     }
@@ -174,16 +398,15 @@ static void measure(struct http_req *r, void *ctx) {
         http_reply_error(r, 500, NULL, "%s", err);
         goto cleanup;
     }
-    char loc[64];
     snprintf(loc, sizeof loc, "/jobs/%s", id);
     http_req_add_header(r, "Location", loc);
     json_t *out = json_object();
-    json_object_set_new(out, "id", json_string(id));
-    json_object_set_new(out, "state", json_string(pos ? "queued" : "running"));
-    json_object_set_new(out, "position", json_integer(pos));
-    json_object_set_new(out, "location", json_string(loc));
-    if (joined) json_object_set_new(out, "joined", json_true());
-    http_reply_json(r, 202, out);
+    put(out, "id", json_string(id), &bad);
+    put(out, "state", json_string(pos ? "queued" : "running"), &bad);
+    put(out, "position", json_integer(pos), &bad);
+    put(out, "location", json_string(loc), &bad);
+    if (joined) put(out, "joined", json_true(), &bad);
+    reply_built(r, 202, out, bad);
 cleanup:
     free(key);
     free(req);
@@ -199,6 +422,156 @@ static int valid_id(const char *id) {
     return 1;
 }
 
+static double ms3(double ms) { return round(ms * 1000) / 1000; }
+
+json_t *routes_job_json(const struct job_view *v) {
+    char t[32];
+    int bad = 0;
+    json_t *o = json_object();
+    put(o, "id", json_string(v->id), &bad);
+    put(o, "state", json_string(jobq_state_name(v->state)), &bad);
+    if (v->state == JOB_QUEUED) put(o, "position", json_integer(v->position), &bad);
+    service_utc(v->created, t, sizeof t);
+    put(o, "created_utc", json_string(t), &bad);
+    if (v->started > 0) {
+        service_utc(v->started, t, sizeof t);
+        put(o, "started_utc", json_string(t), &bad);
+    }
+    if (v->finished > 0) {
+        service_utc(v->finished, t, sizeof t);
+        put(o, "finished_utc", json_string(t), &bad);
+        if (v->started > 0) put(o, "run_s", json_real(round((v->finished - v->started) * 1000) / 1000), &bad);
+    }
+    /* Microseconds: finer than CUDA event timing, and short in the text. */
+    if (v->state == JOB_DONE) put(o, "gpu_time_ms", json_real(ms3(v->gpu_time_ms)), &bad);
+    /* Where the time went: waiting for the GPU, timed GPU work, and the
+     * rest of the run (worker set-up, checks, transfer). */
+    json_t *tm = json_object();
+    if (v->started > 0) put(tm, "queue_wait_ms", json_real(ms3((v->started - v->created) * 1000)), &bad);
+    if (v->started > 0 && v->finished > 0) {
+        double run = (v->finished - v->started) * 1000;
+        put(tm, "run_ms", json_real(ms3(run)), &bad);
+        if (v->state == JOB_DONE) {
+            put(tm, "gpu_ms", json_real(ms3(v->gpu_time_ms)), &bad);
+            put(tm, "overhead_ms", json_real(ms3(run > v->gpu_time_ms ? run - v->gpu_time_ms : 0)), &bad);
+        }
+    }
+    put(o, "timing", tm, &bad);
+    if (v->state == JOB_FAILED) {
+        json_t *e = json_object();
+        put(e, "kind", json_string(v->kind), &bad);
+        put(e, "code", json_integer(v->code), &bad);
+        put(e, "reason", json_string(v->error), &bad);
+        put(o, "error", e, &bad);
+    }
+    if (v->document) {
+        json_error_t je;
+        json_t *d = json_loads(v->document, 0, &je);
+        put(o, "document", d, &bad); /* the worker's document was checked when stored */
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Looks the job up and replies its document. Returns the state, or -1
+ * after a 404. */
+static int reply_job(struct http_req *r, struct service *s, const char *id) {
+    struct job_view v;
+    if (!valid_id(id) || jobq_status(s->q, id, &v) < 0) {
+        http_reply_error(r, 404, "id", "no job %s (unknown, or finished long enough ago to be forgotten)", id);
+        return -1;
+    }
+    json_t *o = routes_job_json(&v);
+    free(v.document);
+    reply_built(r, 200, o, !o);
+    return (int)v.state;
+}
+
+static void wake_request(void *ctx) { http_req_wake(ctx); }
+
+/* A long-poll or an event stream: what the queue's watcher wakes. */
+struct job_wait {
+    struct service *s;
+    struct http_req *r;
+    struct jobq_watch *w;
+    char id[JOBQ_ID_LEN];
+    double until_ms; /* long-poll: monotonic end of the wait      */
+    /* event stream */
+    int last_state, last_pos, ended;
+    double last_sent_ms;
+    char *pending; /* event text not yet handed to the stream  */
+    size_t plen, poff;
+};
+
+static void job_wait_free(void *arg) {
+    struct job_wait *jw = arg;
+    if (!jw) return;
+    jobq_unwatch(jw->s->q, jw->w);
+    free(jw->pending);
+    free(jw);
+}
+
+static void job_wait_cont(struct http_req *r, void *ctx) {
+    struct job_wait *jw = ctx;
+    struct job_view v;
+    if (!http_req_cancelled(r) && jobq_status(jw->s->q, jw->id, &v) == 0) {
+        free(v.document);
+        double left = jw->until_ms - timeutil_now_ms();
+        if ((v.state == JOB_QUEUED || v.state == JOB_RUNNING) && left >= 1) {
+            http_req_suspend(r, job_wait_cont, jw, (unsigned)left);
+            return;
+        }
+    }
+    reply_job(r, jw->s, jw->id);
+}
+
+/* The next server-sent event for the job's state, or 0 bytes when nothing
+ * changed; the stream ends after done/failed (or when the job is gone). */
+static long job_stream_read(void *ctx, char *buf, size_t max) {
+    struct job_wait *jw = ctx;
+    if (jw->poff < jw->plen) {
+        size_t n = jw->plen - jw->poff < max ? jw->plen - jw->poff : max;
+        memcpy(buf, jw->pending + jw->poff, n);
+        jw->poff += n;
+        return (long)n;
+    }
+    if (jw->ended) return -1;
+    struct job_view v;
+    double now = timeutil_now_ms();
+    free(jw->pending);
+    jw->pending = NULL;
+    jw->plen = jw->poff = 0;
+    if (jobq_status(jw->s->q, jw->id, &v) < 0) {
+        jw->ended = 1;
+        jw->pending = strdup("event: gone\ndata: {}\n\n");
+    } else if ((int)v.state != jw->last_state || (v.state == JOB_QUEUED && (int)v.position != jw->last_pos)) {
+        json_t *o = routes_job_json(&v);
+        char *data = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        const char *ev = jobq_state_name(v.state);
+        size_t cap = (data ? strlen(data) : 0) + 64;
+        if (data && (jw->pending = malloc(cap))) snprintf(jw->pending, cap, "event: %s\ndata: %s\n\n", ev, data);
+        free(data);
+        if (!jw->pending) {
+            free(v.document);
+            return -1; /* out of memory: end the stream; the client can GET */
+        }
+        jw->last_state = (int)v.state;
+        jw->last_pos = (int)v.position;
+        if (v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
+    } else if (now - jw->last_sent_ms >= SSE_IDLE_MS) {
+        jw->pending = strdup(": waiting\n\n"); /* a comment keeps proxies from timing out */
+    }
+    free(v.document);
+    if (!jw->pending) return 0;
+    jw->plen = strlen(jw->pending);
+    jw->last_sent_ms = now;
+    return job_stream_read(ctx, buf, max);
+}
+
 static void job_get(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     const char *id = http_req_tail(r);
@@ -207,60 +580,63 @@ static void job_get(struct http_req *r, void *ctx) {
         http_reply_error(r, 404, "id", "no job %s (unknown, or finished long enough ago to be forgotten)", id);
         return;
     }
-    char t[32];
-    json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(v.id));
-    json_object_set_new(o, "state", json_string(jobq_state_name(v.state)));
-    if (v.state == JOB_QUEUED) json_object_set_new(o, "position", json_integer(v.position));
-    service_utc(v.created, t, sizeof t);
-    json_object_set_new(o, "created_utc", json_string(t));
-    if (v.started > 0) {
-        service_utc(v.started, t, sizeof t);
-        json_object_set_new(o, "started_utc", json_string(t));
-    }
-    if (v.finished > 0) {
-        service_utc(v.finished, t, sizeof t);
-        json_object_set_new(o, "finished_utc", json_string(t));
-        if (v.started > 0) json_object_set_new(o, "run_s", json_real(round((v.finished - v.started) * 1000) / 1000));
-    }
-    /* Microseconds: finer than CUDA event timing, and short in the text. */
-    if (v.state == JOB_DONE) json_object_set_new(o, "gpu_time_ms", json_real(round(v.gpu_time_ms * 1000) / 1000));
-    if (v.state == JOB_FAILED) {
-        json_t *e = json_object();
-        json_object_set_new(e, "kind", json_string(v.kind));
-        json_object_set_new(e, "code", json_integer(v.code));
-        json_object_set_new(e, "reason", json_string(v.error));
-        json_object_set_new(o, "error", e);
-    }
-    if (v.document) {
-        json_error_t je;
-        json_t *d = json_loads(v.document, 0, &je);
-        if (d) json_object_set_new(o, "document", d);
-    }
     free(v.document);
-    http_reply_json(r, 200, o);
+    const char *accept = http_req_header(r, "Accept");
+    int sse = accept && strstr(accept, "text/event-stream");
+    const char *w = http_req_query(r, "wait");
+    double wait_s = 0;
+    if (w) {
+        char *end;
+        errno = 0;
+        wait_s = strtod(w, &end);
+        if (errno || end == w || *end || !(wait_s >= 0 && wait_s <= WAIT_MAX_S)) {
+            http_reply_error(r, 400, "wait", "wait=%s: expected seconds from 0 to %d", w, WAIT_MAX_S);
+            return;
+        }
+    }
+    if (!sse && (wait_s <= 0 || v.state == JOB_DONE || v.state == JOB_FAILED)) {
+        reply_job(r, s, id);
+        return;
+    }
+    struct job_wait *jw = calloc(1, sizeof *jw);
+    if (!jw) {
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    jw->s = s;
+    jw->r = r;
+    jw->last_state = jw->last_pos = -1;
+    memcpy(jw->id, id, JOBQ_ID_LEN);
+    jw->until_ms = timeutil_now_ms() + wait_s * 1000;
+    http_req_on_cleanup(r, job_wait_free, jw); /* unwatches before `r` is freed */
+    if (!(jw->w = jobq_watch(s->q, wake_request, r))) {
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    if (sse) {
+        http_req_add_header(r, "X-Accel-Buffering", "no");
+        http_reply_stream(r, 200, "text/event-stream", job_stream_read, jw, NULL, SSE_IDLE_MS);
+        return;
+    }
+    http_req_suspend(r, job_wait_cont, jw, (unsigned)(wait_s * 1000));
 }
 
 /* ---- POST /analyze ----------------------------------------------------- */
 
+static void analyze_done(struct http_req *r, void *ctx) {
+    struct plan_task *t = ctx;
+    if (plan_failed(r, t)) return;
+    char *doc = t->doc;
+    t->doc = NULL;
+    http_reply_take(r, 200, "application/json", doc);
+}
+
 static void analyze(struct http_req *r, void *ctx) {
-    (void)ctx;
+    struct service *s = ctx;
     struct dv_options o;
     if (parse_body(r, &o) < 0) return;
-    struct dv_report *rep = experiment_report_create();
-    char err[ERR_LEN] = "";
-    if (!rep) {
-        http_reply_error(r, 500, NULL, "out of memory");
-        return;
-    }
-    if (experiment_plan(&o, rep, err) < 0) {
-        http_reply_error(r, 400, "predicates", "%s", err);
-        experiment_report_free(rep);
-        return;
-    }
-    char *doc = report_json(rep, 0);
-    experiment_report_free(rep);
-    http_reply_take(r, 200, "application/json", doc);
+    if (check_analysis_cost(r, s, &o) < 0) return;
+    plan_defer(r, s, 0, analyze_done, &o);
 }
 
 /* ---- GET /predicates --------------------------------------------------- */
@@ -269,16 +645,7 @@ static pthread_once_t predicates_once = PTHREAD_ONCE_INIT;
 static char *predicates_doc;
 static char predicates_err[ERR_LEN];
 
-static json_t *count_json(const struct dv_count *c) {
-    json_t *o = json_object();
-    json_object_set_new(o, "min", json_integer(c->min));
-    json_object_set_new(o, "max", json_integer(c->max));
-    json_object_set_new(o, "per_block", json_real(c->per_block));
-    return o;
-}
-
-/* The built-ins analysed once as one Part 1 table at the lesson's block. */
-static void predicates_build(void) {
+char *routes_predicates_doc(char *err) {
     size_t n = 0;
     const struct predicate_builtin *b = predicate_builtins(&n);
     struct dv_options o;
@@ -290,51 +657,42 @@ static void predicates_build(void) {
         snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "%s", b[i].name);
     const char *field = NULL;
     struct dv_report *rep = experiment_report_create();
-    if (!rep || options_validate(&o, OPTIONS_JSON, &field, predicates_err) < 0 ||
-        experiment_plan(&o, rep, predicates_err) < 0) {
-        if (!rep) snprintf(predicates_err, sizeof predicates_err, "out of memory");
+    if (!rep || options_validate(&o, OPTIONS_JSON, &field, err) < 0 || experiment_plan(&o, rep, err) < 0) {
+        if (!rep) dv_seterr(err, "out of memory");
         experiment_report_free(rep);
-        return;
+        return NULL;
     }
+    int bad = 0;
     json_t *root = json_object();
     json_t *arr = json_array();
-    json_object_set_new(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS));
-    json_object_set_new(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)));
-    json_object_set_new(root, "baseline", json_string(o.baseline));
+    if (!arr) bad = 1;
+    put(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS), &bad);
+    put(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)), &bad);
+    put(root, "baseline", json_string(o.baseline), &bad);
     const struct dv_table *t = rep->ntables ? &rep->tables[0] : NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && arr; i++) {
         json_t *p = json_object();
-        json_object_set_new(p, "name", json_string(b[i].name));
-        json_object_set_new(p, "label", json_string(b[i].label));
-        json_object_set_new(p, "expr", json_string(b[i].expr));
-        json_object_set_new(p, "mode", json_integer(b[i].mode));
+        put(p, "name", json_string(b[i].name), &bad);
+        put(p, "label", json_string(b[i].label), &bad);
+        put(p, "expr", json_string(b[i].expr), &bad);
+        put(p, "mode", json_integer(b[i].mode), &bad);
         for (unsigned k = 0; t && k < t->nrows; k++) {
-            const struct dv_row *row = &t->rows[k];
-            if (strcmp(row->name, b[i].name) != 0) continue;
-            json_t *a = json_object();
-            json_object_set_new(a, "warps_per_block", json_integer(row->warps_per_block));
-            json_object_set_new(a, "threads_per_block", json_integer(row->threads_per_block));
-            json_object_set_new(a, "warps_split", count_json(&row->warps_split));
-            json_object_set_new(a, "threads_on_a", count_json(&row->threads_on_a));
-            json_object_set_new(a, "path_runs", count_json(&row->path_runs));
-            if (isfinite(row->predicted_ratio))
-                json_object_set_new(a, "predicted_ratio", json_real(row->predicted_ratio));
-            else
-                json_object_set_new(a, "predicted_ratio", json_null());
-            json_object_set_new(a, "comparable", json_boolean(row->comparable));
-            if (row->comparable_reason[0])
-                json_object_set_new(a, "comparable_reason", json_string(row->comparable_reason));
-            if (row->note[0]) json_object_set_new(a, "note", json_string(row->note));
-            json_object_set_new(p, "analysis", a);
+            if (strcmp(t->rows[k].name, b[i].name) != 0) continue;
+            /* The very row the divergence.v1 document writes. */
+            put(p, "analysis", report_row_json(&t->rows[k], 0), &bad);
             break;
         }
-        json_array_append_new(arr, p);
+        if (!p || json_array_append_new(arr, p) != 0) bad = 1;
     }
-    json_object_set_new(root, "predicates", arr);
-    predicates_doc = jsonout_dumps(root, JSON_COMPACT);
+    put(root, "predicates", arr, &bad);
+    char *doc = bad ? NULL : jsonout_dumps(root, JSON_COMPACT);
     json_decref(root);
     experiment_report_free(rep);
+    if (!doc) dv_seterr(err, "out of memory");
+    return doc;
 }
+
+static void predicates_build(void) { predicates_doc = routes_predicates_doc(predicates_err); }
 
 static void predicates(struct http_req *r, void *ctx) {
     (void)ctx;
@@ -352,38 +710,40 @@ static void device(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     struct worker_snapshot ws;
     worker_get_snapshot(s->w, &ws);
+    int bad = 0;
     json_t *o = json_object();
     json_t *d = ws.device_json ? json_loads(ws.device_json, 0, NULL) : NULL;
     if (!d) {
         d = json_object();
-        json_object_set_new(d, "present", json_false());
-        json_object_set_new(d, "reason", json_string(ws.reason));
+        put(d, "present", json_false(), &bad);
+        put(d, "reason", json_string(ws.reason), &bad);
     }
-    json_object_set_new(o, "device", d);
+    put(o, "device", d, &bad);
     json_t *w = json_object();
-    json_object_set_new(w, "state", json_string(worker_state_name(ws.state)));
-    json_object_set_new(w, "pid", json_integer(ws.pid));
-    json_object_set_new(w, "restarts", json_integer((json_int_t)ws.restarts));
-    json_object_set_new(w, "jobs", json_integer((json_int_t)ws.jobs));
-    if (ws.reason[0]) json_object_set_new(w, "reason", json_string(ws.reason));
-    json_object_set_new(o, "worker", w);
+    put(w, "state", json_string(worker_state_name(ws.state)), &bad);
+    put(w, "pid", json_integer(ws.pid), &bad);
+    put(w, "restarts", json_integer((json_int_t)ws.restarts), &bad);
+    put(w, "jobs", json_integer((json_int_t)ws.jobs), &bad);
+    if (ws.reason[0]) put(w, "reason", json_string(ws.reason), &bad);
+    put(o, "worker", w, &bad);
     free(ws.device_json);
-    http_reply_json(r, 200, o);
+    reply_built(r, 200, o, bad);
 }
 
 static void healthz(struct http_req *r, void *ctx) {
     struct service *s = ctx;
+    int bad = 0;
     json_t *o = json_object();
-    json_object_set_new(o, "status", json_string("ok"));
-    json_object_set_new(o, "version", json_string(buildinfo_version()));
-    json_object_set_new(o, "git_revision", json_string(buildinfo_git_revision()));
-    json_object_set_new(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000));
+    put(o, "status", json_string("ok"), &bad);
+    put(o, "version", json_string(buildinfo_version()), &bad);
+    put(o, "git_revision", json_string(buildinfo_git_revision()), &bad);
+    put(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000), &bad);
     /* What a page may do here without credentials (the widget reads it). */
     json_t *m = json_object();
-    json_object_set_new(m, "token_required", json_boolean(s->cfg.token != NULL));
-    json_object_set_new(m, "open_max_cost", json_real(s->cfg.token ? s->cfg.open_cost : s->cfg.max_cost));
-    json_object_set_new(o, "measure", m);
-    http_reply_json(r, 200, o);
+    put(m, "token_required", json_boolean(s->cfg.token != NULL), &bad);
+    put(m, "open_max_cost", json_real(s->cfg.token ? s->cfg.open_cost : s->cfg.max_cost), &bad);
+    put(o, "measure", m, &bad);
+    reply_built(r, 200, o, bad);
 }
 
 /* Readiness is logged when it changes, not on every probe. */
@@ -404,10 +764,11 @@ static void readyz(struct http_req *r, void *ctx) {
         return;
     }
     log_latch_update(&ready_latch, LOG_NOTICE, "readiness", "ready");
+    int bad = 0;
     json_t *o = json_object();
-    json_object_set_new(o, "ready", json_true());
-    json_object_set_new(o, "worker_pid", json_integer(ws.pid));
-    http_reply_json(r, 200, o);
+    put(o, "ready", json_true(), &bad);
+    put(o, "worker_pid", json_integer(ws.pid), &bad);
+    reply_built(r, 200, o, bad);
 }
 
 /* ---- GET /openapi.yaml and static files -------------------------------- */
@@ -430,13 +791,24 @@ static void openapi(struct http_req *r, void *ctx) {
 }
 
 static const char *content_type(const char *path) {
-    static const struct { const char *ext, *type; } types[] = {
-        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-        {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-        {".json", "application/json"}, {".svg", "image/svg+xml"}, {".png", "image/png"},
-        {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"}, {".yaml", "application/yaml"},
-        {".map", "application/json"}, {".woff2", "font/woff2"}, {".wasm", "application/wasm"},
-        {".webp", "image/webp"}, {".jpg", "image/jpeg"},
+    static const struct {
+        const char *ext, *type;
+    } types[] = {
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".txt", "text/plain; charset=utf-8"},
+        {".yaml", "application/yaml"},
+        {".map", "application/json"},
+        {".woff2", "font/woff2"},
+        {".wasm", "application/wasm"},
+        {".webp", "image/webp"},
+        {".jpg", "image/jpeg"},
     };
     const char *dot = strrchr(path, '.');
     if (dot && !strchr(dot, '/'))
@@ -535,12 +907,13 @@ static void static_tree(struct http_req *r, void *ctx) {
 
 int routes_add_core(struct service *s, char *err) {
     struct http *h = s->http;
-    /* The token check of POST /measure is in measure(): up to cfg.open_cost
-     * it is open (rate limited), above it the token is required. */
-    const unsigned post = HTTP_ROUTE_RATELIMIT | HTTP_ROUTE_BODY;
+    /* POST /measure: a token that is sent must be valid (checked before the
+     * rate limit); without one, measure() allows up to cfg.open_cost. */
+    const unsigned post = HTTP_ROUTE_AUTH_SENT | HTTP_ROUTE_RATELIMIT | HTTP_ROUTE_BODY;
     if (http_route_add(h, "POST", "/measure", "/measure", post, measure, s, err) < 0 ||
         http_route_add(h, "GET", "/jobs/", "/jobs/{id}", HTTP_ROUTE_PREFIX, job_get, s, err) < 0 ||
-        http_route_add(h, "POST", "/analyze", "/analyze", HTTP_ROUTE_BODY, analyze, s, err) < 0 ||
+        http_route_add(h, "POST", "/analyze", "/analyze", HTTP_ROUTE_BODY | HTTP_ROUTE_RATELIMIT_CPU, analyze, s, err) <
+            0 ||
         http_route_add(h, "GET", "/predicates", "/predicates", 0, predicates, s, err) < 0 ||
         http_route_add(h, "GET", "/device", "/device", 0, device, s, err) < 0 ||
         http_route_add(h, "GET", "/healthz", "/healthz", 0, healthz, s, err) < 0 ||

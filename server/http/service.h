@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include "http/http.h"
+#include "model/experiment.h"
 #include "jobs/jobq.h"
 #include "jobs/worker.h"
 
@@ -35,6 +36,11 @@ struct service_config {
     const char *worker_cmd;     /* NULL: this binary + " worker"        */
     unsigned worker_start_timeout_ms;
     int trust_forwarded;
+    const char *trusted_proxies[HTTP_MAX_PROXIES + 1];
+    double max_analysis_cost;   /* routes_analysis_cost() limit; 0: none */
+    unsigned analyze_rate_per_min; /* POST /analyze a minute per address */
+    unsigned header_timeout_s, body_timeout_s;
+    unsigned cpu_threads, cpu_queue; /* the analysis pool            */
 };
 
 struct service {
@@ -56,6 +62,23 @@ int routes_add_core(struct service *s, char *err);
 
 /* Serves `rel` (a path below the static directory, "" = index.html). */
 void routes_static_file(struct http_req *r, const char *dir, const char *rel);
+
+/* Predicate-threads the analysis of `o` evaluates: every thread of the grid
+ * for a Part 1 predicate that reads blockIdx.x, one block for one that does
+ * not, one block per Part 2 row, every thread per scenario row. The cap
+ * --max-analysis-cost applies to it on /analyze and /measure alike. */
+double routes_analysis_cost(const struct dv_options *o);
+
+/* The request field an experiment_plan() error `err` is about ("blocks",
+ * "predicates[2]", "baseline", "scenario", ...), or "" when none. */
+void routes_plan_field(const struct dv_options *o, const char *err, char *field, size_t len);
+
+/* The GET /jobs/{id} document for `v`: a new reference, or NULL when any
+ * allocation failed (never a partial document). */
+json_t *routes_job_json(const struct job_view *v);
+
+/* The GET /predicates document (malloc()ed), or NULL with `err`. */
+char *routes_predicates_doc(char *err);
 
 /* Unix seconds as "2026-01-02T03:04:05Z" into `out` (32 bytes). */
 void service_utc(double t, char *out, size_t len);

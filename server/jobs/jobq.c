@@ -47,8 +47,15 @@ struct cache_entry {
     struct cache_entry *next;
 };
 
+struct jobq_watch {
+    void (*fn)(void *);
+    void *ctx;
+    struct jobq_watch *prev, *next;
+};
+
 struct jobq {
     pthread_mutex_t lock;
+    struct jobq_watch *watchers;
     pthread_cond_t cond;
     unsigned capacity, keep;
     double ttl_s;
@@ -65,6 +72,33 @@ struct jobq {
     void *observe_ctx;
     char id_prefix[JOBQ_ID_PREFIX_MAX + 1];
 };
+
+/* Tells every watcher that something changed (lock held). */
+static void notify_locked(struct jobq *q) {
+    for (struct jobq_watch *w = q->watchers; w; w = w->next) w->fn(w->ctx);
+}
+
+struct jobq_watch *jobq_watch(struct jobq *q, void (*fn)(void *), void *ctx) {
+    struct jobq_watch *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->fn = fn;
+    w->ctx = ctx;
+    pthread_mutex_lock(&q->lock);
+    w->next = q->watchers;
+    if (q->watchers) q->watchers->prev = w;
+    q->watchers = w;
+    pthread_mutex_unlock(&q->lock);
+    return w;
+}
+
+void jobq_unwatch(struct jobq *q, struct jobq_watch *w) {
+    if (!w) return;
+    pthread_mutex_lock(&q->lock);
+    if (w->prev) w->prev->next = w->next; else q->watchers = w->next;
+    if (w->next) w->next->prev = w->prev;
+    pthread_mutex_unlock(&q->lock);
+    free(w);
+}
 
 const char *jobq_state_name(enum job_state s) {
     switch (s) {
@@ -124,6 +158,8 @@ void jobq_free(struct jobq *q) {
     job_free(q->running);
     struct cache_entry *c, *cn;
     for (c = q->cache; c; c = cn) { cn = c->next; cache_entry_free(c); }
+    struct jobq_watch *w, *wn;
+    for (w = q->watchers; w; w = wn) { wn = w->next; free(w); }
     pthread_cond_destroy(&q->cond);
     pthread_mutex_destroy(&q->lock);
     free(q);
@@ -204,6 +240,7 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
     memcpy(id, j->id, JOBQ_ID_LEN);
     *position = q->depth;
     pthread_cond_signal(&q->cond);
+    notify_locked(q);
     pthread_mutex_unlock(&q->lock);
     return 0;
 
@@ -277,6 +314,7 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
         q->running = j;
         *job = j;
         rc = 1;
+        notify_locked(q); /* it runs, and every job behind it moved up */
     }
     struct job_view v;
     jobq_done_fn cb = rc == 1 ? (*job)->on_start : NULL;
@@ -377,7 +415,9 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
     *cb = j->on_done;
     *ctx = j->on_done_ctx;
     if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
-    return retire_locked(q, j);
+    struct job *evicted = retire_locked(q, j);
+    notify_locked(q);
+    return evicted;
 }
 
 /* What follows finish_locked() once the lock is released. */

@@ -123,6 +123,16 @@ void jobq_set_observer(struct jobq *q, jobq_timing_fn fn, void *ctx);
 #define JOBQ_ID_PREFIX_MAX 8
 int jobq_set_id_prefix(struct jobq *q, const char *hex, char *err);
 
+/* Waiting without polling. `fn(ctx)` is called whenever any job is queued,
+ * starts, finishes or moves up the queue, until jobq_unwatch(); it is called
+ * with the queue's lock held, so it must only signal (a long-poll wakes its
+ * suspended request and reads the state afresh with jobq_status). Returns
+ * NULL on OOM. */
+struct jobq_watch;
+struct jobq_watch *jobq_watch(struct jobq *q, void (*fn)(void *ctx), void *ctx);
+/* Removes `w` (NULL ok); once it returns, its fn is never called again. */
+void jobq_unwatch(struct jobq *q, struct jobq_watch *w);
+
 /* Fills `id` (JOBQ_ID_LEN) with 32 random hex digits. Returns 0 or -1. */
 int jobq_new_id(char *id);
 

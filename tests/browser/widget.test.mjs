@@ -327,7 +327,7 @@ test('after a failed refresh the page gives the reason', async () => {
   // A GPU whose every row is too noisy: each suite fails the refresh's noise limit.
   const url = await startServer(dir, { FAKE_WORKER_NO_GPU: '0', FAKE_WORKER_NOISE: '0.5' });
   for (let n = 0; n < 100 && (await fetch(url + '/readyz')).status !== 200; n++) await new Promise((ok) => setTimeout(ok, 100));
-  const r = await fetch(url + '/evidence/refresh', { method: 'POST' });
+  const r = await fetch(url + '/evidence/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(r.status, 202);
   const id = (await r.json()).id;
   let st;
@@ -432,7 +432,7 @@ test('evidence of three GPU models in one store: a selector and the side-by-side
   for (const name of ['Fake GPU A', 'Fake GPU B']) {
     const url = await startServer(dir, { FAKE_WORKER_NO_GPU: '0', FAKE_WORKER_GPU_NAME: name }, ['--rate-limit', '0']);
     for (let n = 0; n < 100 && (await fetch(url + '/readyz')).status !== 200; n++) await new Promise((ok) => setTimeout(ok, 100));
-    const r = await (await fetch(url + '/evidence/refresh', { method: 'POST' })).json();
+    const r = await (await fetch(url + '/evidence/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json' } })).json();
     let st;
     for (let n = 0; n < 100; n++) {
       st = await (await fetch(`${url}/evidence/refresh/${r.id}`)).json();

@@ -73,7 +73,7 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 # A refresh on each server into the shared store; the front lists both GPUs.
 for p in "$pa" "$pb"; do
   for _ in $(seq 100); do [ "$(code "http://127.0.0.1:$p/readyz")" = 200 ] && break; sleep 0.1; done
-  rid=$(curl -s -X POST "http://127.0.0.1:$p/evidence/refresh" | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' | head -n 1)
+  rid=$(curl -s -X POST -H "Content-Type: application/json" "http://127.0.0.1:$p/evidence/refresh" | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' | head -n 1)
   [ -n "$rid" ] || fail "no refresh on port $p"
   for _ in $(seq 100); do
     curl -s "http://127.0.0.1:$p/evidence/refresh/$rid" | grep -m1 '"state"' | grep -q '"done"' && break

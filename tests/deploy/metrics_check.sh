@@ -36,7 +36,7 @@ echo "POST /measure x12: $codes"
 n429=$(tr ' ' '\n' <<<"$codes" | grep -c '^429$' || true)
 [ "$n429" -ge 3 ] || fail "expected at least three 429s, got: $codes"
 sleep 2 # the accepted jobs finish (5 x 300 ms)
-ref=$(curl -s -X POST -H "X-Forwarded-For: 192.0.2.7" "$url/evidence/refresh")
+ref=$(curl -s -X POST -H "Content-Type: application/json" -H "X-Forwarded-For: 192.0.2.7" "$url/evidence/refresh")
 rid=$(sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' <<<"$ref" | head -1)
 [ -n "$rid" ] || fail "no refresh id in: $ref"
 for _ in $(seq 300); do

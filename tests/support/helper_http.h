@@ -53,7 +53,9 @@ char *helper_server_log(const struct helper_server *s);
 
 /* One request on its own connection (core/httpclient), the path sent as
  * written. `headers` holds extra header lines, each ending in "\r\n" (may be
- * NULL). Returns 0 when a response came. */
+ * NULL). A POST gets `Content-Type: application/json` unless `headers` has a
+ * Content-Type (the server takes POST bodies only as JSON). Returns 0 when a
+ * response came. */
 int helper_request(unsigned port, const char *method, const char *path, const char *headers,
                    const char *body, size_t len, struct helper_response *r);
 

@@ -61,7 +61,7 @@ let tmp;
 // One request, validated. Returns {status, headers, body, json}.
 async function call(base, method, p, { body, headers = {}, want } = {}) {
   const res = await fetch(base + p, {
-    method, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+    method, headers: { ...(body !== undefined || method === 'POST' ? { 'Content-Type': 'application/json' } : {}), ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -134,7 +134,7 @@ before(async () => {
   fs.cpSync(evidenceSrc, path.join(tmp, 'ev'), { recursive: true });
   fs.mkdirSync(path.join(tmp, 'empty'));
   gpu = await startServer(path.join(tmp, 'ev'), { FAKE_WORKER_NO_GPU: '0' }, ['--queue', '2', '--rate-limit', '0']);
-  tok = await startServer(path.join(tmp, 'ev'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok', '--rate-limit', '4']);
+  tok = await startServer(path.join(tmp, 'ev'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok', '--rate-limit', '3']);
   nogpu = await startServer(path.join(tmp, 'empty'), { FAKE_WORKER_NO_GPU: '1' }, ['--rate-limit', '0']);
   fs.mkdirSync(path.join(tmp, 'noisy'));
   noisy = await startServer(path.join(tmp, 'noisy'), { FAKE_WORKER_NO_GPU: '0', FAKE_WORKER_NOISE: '0.5' }, ['--rate-limit', '0']);
@@ -175,9 +175,9 @@ test('measure, jobs and analyze', async () => {
   const done = await until(gpu, `/jobs/${q.json.id}`, (r) => r.json.state === 'done', 'the job');
   assert.equal(done.json.document.schema, 'divergence.v1');
   await until(gpu, '/readyz', (r) => r.status === 200, 'idle');
-  const all = await call(gpu, 'POST', '/measure', { body: { part: 'all', scenario: 'all', budget_ms: 200 }, want: 202 });
+  const all = await call(gpu, 'POST', '/measure', { body: { part: 'all', scenario: 'all', blocks: 1024, budget_ms: 200 }, want: 202 });
   await until(gpu, `/jobs/${all.json.id}`, (r) => r.json.state === 'done', 'the scenario job');
-  const c = await call(gpu, 'POST', '/measure', { body: { part: 'all', scenario: 'all', budget_ms: 200 }, want: 200 });
+  const c = await call(gpu, 'POST', '/measure', { body: { part: 'all', scenario: 'all', blocks: 1024, budget_ms: 200 }, want: 200 });
   assert.equal(c.json.cached, true);
   const crash = await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 2222, budget_ms: 100 }, want: 202 });
   const failed = await until(gpu, `/jobs/${crash.json.id}`, (r) => r.json.state === 'failed', 'the crashed job');
@@ -221,7 +221,7 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
   await call(gpu, 'GET', `/evidence/${slug}/history/day22-part1`, { want: 200 });
   await call(gpu, 'GET', '/evidence/no-such-gpu/latest', { want: 404 });
   await call(gpu, 'GET', `/evidence/${slug}/latest/no-such-suite`, { want: 404 });
-  await call(tok, 'POST', '/evidence/refresh', { want: 401 }); // the 4th request of 4 a minute
+  await call(tok, 'POST', '/evidence/refresh', { want: 401 }); // a failed token charges no limit
   await call(tok, 'POST', '/measure', { body: { part: 1, iterations: 93, budget_ms: 100 }, want: 429 }); // the rate limit
   await call(nogpu, 'POST', '/evidence/refresh', { want: 503 }); // no GPU: refused whole, nothing filed
   // A night whose every row is too noisy: each suite fails the refresh's gate.

@@ -257,3 +257,53 @@ Test(analysis, plan_rejects_a_grid_over_the_limit) {
     cr_assert(strstr(err, "blocks:") == err, "%s", err);
     experiment_report_free(r);
 }
+
+/* analysis_row() counts a blockIdx.x-free predicate on one block and
+ * multiplies out: every field must equal counting the whole grid's mask, on
+ * shapes with partial warps, unaligned blocks, 2-D blocks and one block. */
+Test(analysis, one_block_multiplied_out_equals_the_whole_grid) {
+    static const char *const preds[] = {
+        "lane-parity", "lane-half", "warp-parity", "always-a", "first-16",
+        "threadIdx.x % 48 < 24", "(threadIdx.y & 1) == 0", "lane < 3 || warp == 2",
+        "threadIdx.x * 7 % 5 == 1", "threadIdx.x + threadIdx.y * blockDim.x > 40",
+        "block-parity", "blockIdx.x % 3 == threadIdx.x % 2", /* these two read blockIdx.x */
+    };
+    static const unsigned shapes[][3] = {
+        {1, 32, 1}, {2, 32, 1}, {3, 33, 1}, {7, 31, 1}, {64, 256, 1}, {4096, 256, 1}, {5, 1, 1},
+        {9, 7, 5}, {16, 32, 8}, {11, 48, 3}, {3, 1024, 1}, {257, 100, 1}, {2, 1, 1024},
+    };
+    unsigned checked = 0;
+    for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
+        struct predicate p;
+        char err[ERR_LEN];
+        cr_assert_eq(predicate_resolve(preds[i], &p, err), 0, "resolve '%s': %s", preds[i], err);
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            struct dv_geometry g = {shapes[k][0], shapes[k][1], shapes[k][2]};
+            uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
+            cr_assert_not_null(mask, "%s", err);
+            struct dv_row whole, fast;
+            memset(&whole, 0, sizeof whole);
+            memset(&fast, 0, sizeof fast);
+            analysis_count(mask, &g, &whole);
+            free(mask);
+            cr_assert_eq(analysis_row(&p, &g, 0, &fast, err), 0, "%s", err);
+            cr_assert_eq(memcmp(&whole, &fast, sizeof whole), 0, "'%s' on %u x (%u, %u): the rows differ", preds[i],
+                         g.blocks, g.block_x, g.block_y);
+            checked++;
+        }
+        predicate_cleanup(&p);
+    }
+    cr_assert_eq(checked, 12 * 13);
+}
+
+/* An evaluation error is reported the same way on either path. */
+Test(analysis, one_block_path_reports_the_failing_thread) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve("10 / (threadIdx.x - 5)", &p, err), 0, "%s", err);
+    struct dv_geometry g = {4096, 256, 1};
+    struct dv_row row;
+    cr_assert_eq(analysis_row(&p, &g, 0, &row, err), -1);
+    cr_assert(strstr(err, "thread (5, 0) of block 0"), "%s", err);
+    predicate_cleanup(&p);
+}

@@ -223,7 +223,7 @@ Test(http, body_over_limit_is_413) {
     size_t cap = n + 256;
     char *raw = malloc(cap);
     int h = snprintf(raw, cap, "POST /analyze HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                               "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", n);
+                               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n", n);
     memcpy(raw + h, big, n);
     memcpy(raw + h + n, "\r\n0\r\n\r\n", 7);
     cr_assert_eq(helper_raw(srv.port, raw, (size_t)h + n + 7, &r), 0);

@@ -1,0 +1,626 @@
+/* test_hostile.c -- the attack suite against the real `divergence serve`
+ * (tests/fake_worker stands in for the GPU): badly framed and smuggled
+ * requests from tests/server/http/framing/, slow clients from several
+ * loopback addresses (127.0.0.x), concurrent heavy analyses, limits that
+ * must be charged in the right order, forwarded addresses, cross-site
+ * writes, /measure validated like /analyze, and waiting on a job. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support/helper_http.h"
+
+static struct helper_server srv;
+
+static void start(const char *const *args) {
+    cr_assert_eq(helper_server_start(&srv, args, NULL), 0, "the server did not start");
+    cr_assert_eq(helper_server_wait_ready(&srv, 200, 10000), 0, "/readyz never answered 200");
+}
+
+static void stop(void) {
+    if (srv.pid > 0) helper_server_stop(&srv, 10000);
+    unlink(srv.log);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A TCP connection to the server from 127.0.0.`host`; -1 on failure. */
+static int dial(unsigned host) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in src = {.sin_family = AF_INET};
+    src.sin_addr.s_addr = htonl(0x7f000000u | host);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((unsigned short)srv.port)};
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&src, sizeof src) < 0 || connect(fd, (struct sockaddr *)&dst, sizeof dst) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends `raw` on `fd` and reads everything until the server closes (or
+ * `timeout_ms`). Returns a malloc()ed NUL-terminated copy. */
+static char *exchange(int fd, const char *raw, size_t len, int timeout_ms) {
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = send(fd, raw + off, len - off, MSG_NOSIGNAL);
+        if (w <= 0) break; /* the server may refuse and close early */
+        off += (size_t)w;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    double until = now_ms() + timeout_ms;
+    while (buf && now_ms() < until) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t got = recv(fd, buf + n, cap - n - 1, 0);
+        if (got <= 0) break;
+        n += (size_t)got;
+        if (cap - n < 2) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) break;
+            buf = b;
+            cap *= 2;
+        }
+    }
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+static int status_of(const char *resp) { return resp && strncmp(resp, "HTTP/1.", 7) == 0 ? atoi(resp + 9) : -1; }
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf) buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+/* Every case of the framing folder: the expected status, the connection
+ * closed, and the smuggled request never answered. */
+Test(hostile, framing_cases_are_refused_and_never_run, .fini = stop, .timeout = 120) {
+    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", NULL};
+    start(args);
+    const char *dir = DV_TEST_SOURCE_DIR "/tests/server/http/framing";
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    unsigned cases = 0, refused = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "README") == 0) continue;
+        char path[1024];
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/%s/request", dir, e->d_name);
+        char *raw = read_file(path, &len);
+        snprintf(path, sizeof path, "%s/%s/status", dir, e->d_name);
+        char *want = read_file(path, NULL);
+        cr_assert(raw && want, "case %s is incomplete", e->d_name);
+        int fd = dial(1);
+        cr_assert_geq(fd, 0);
+        double t0 = now_ms();
+        char *resp = exchange(fd, raw, len, 5000);
+        double took = now_ms() - t0;
+        close(fd);
+        cr_expect_eq(status_of(resp), atoi(want), "case %s: got %d, want %d:\n%.300s", e->d_name, status_of(resp),
+                     atoi(want), resp ? resp : "");
+        /* Answered and closed at once, not left to a timeout. */
+        cr_expect_lt(took, 3000, "case %s: the connection stayed open %.0f ms", e->d_name, took);
+        cr_expect_null(strstr(resp ? resp : "", "smuggled"), "case %s: the smuggled request ran:\n%s", e->d_name, resp);
+        if (atoi(want) >= 400) refused++;
+        cases++;
+        free(raw);
+        free(want);
+        free(resp);
+    }
+    closedir(d);
+    cr_assert_geq(cases, 25, "only %u cases found in %s", cases, dir);
+    cr_assert_geq(refused, 20);
+}
+
+/* ---- slow clients ----------------------------------------------------------- */
+
+struct slowloris {
+    int fds[256];
+    unsigned n;
+};
+
+/* Opens `per_addr` connections from each of 127.0.0.2 .. 127.0.0.(1+addrs),
+ * each sending the start of a request and no end to its headers. */
+static void slowloris_open(struct slowloris *s, unsigned addrs, unsigned per_addr) {
+    s->n = 0;
+    for (unsigned a = 0; a < addrs; a++)
+        for (unsigned i = 0; i < per_addr && s->n < 256; i++) {
+            int fd = dial(2 + a);
+            if (fd < 0) continue;
+            const char *start = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+            send(fd, start, strlen(start), MSG_NOSIGNAL);
+            s->fds[s->n++] = fd;
+        }
+}
+
+/* One more header line on every connection still open; returns how many
+ * the server has closed. */
+static unsigned slowloris_drip(struct slowloris *s) {
+    unsigned closed = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        if (s->fds[i] < 0) {
+            closed++;
+            continue;
+        }
+        struct pollfd p = {.fd = s->fds[i], .events = POLLIN};
+        char c;
+        if (poll(&p, 1, 0) > 0 && recv(s->fds[i], &c, 1, MSG_DONTWAIT) <= 0) {
+            close(s->fds[i]);
+            s->fds[i] = -1;
+            closed++;
+            continue;
+        }
+        send(s->fds[i], "X-a: b\r\n", 8, MSG_NOSIGNAL);
+    }
+    return closed;
+}
+
+static void slowloris_close(struct slowloris *s) {
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->fds[i] >= 0) close(s->fds[i]);
+}
+
+static int healthz_from(unsigned host, double *ms) {
+    int fd = dial(host);
+    if (fd < 0) return -1;
+    const char *req = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    double t0 = now_ms();
+    char *resp = exchange(fd, req, strlen(req), 3000);
+    if (ms) *ms = now_ms() - t0;
+    close(fd);
+    int st = status_of(resp);
+    free(resp);
+    return st;
+}
+
+/* 10 addresses fill the table with connections that send a header line
+ * every 200 ms: a newcomer from another address is still served every time
+ * (an incomplete connection is evicted for it), and every slow connection is
+ * closed at the header deadline however often it sends. */
+Test(hostile, slowloris_from_many_addresses_never_starves_a_newcomer, .fini = stop, .timeout = 60) {
+    static const char *const args[] = {
+        "--conn-limit", "40", "--per-ip-limit", "8", "--header-timeout", "2", "--threads", "2", NULL};
+    start(args);
+    struct slowloris s;
+    slowloris_open(&s, 10, 8); /* 80 > 40 slots */
+    cr_assert_geq(s.n, 60, "only %u slow connections opened", s.n);
+    unsigned ok = 0, probes = 0;
+    double worst = 0;
+    for (int round = 0; round < 15; round++) { /* 3 s: past the 2 s deadline */
+        slowloris_drip(&s);
+        double ms = 0;
+        int st = healthz_from(1, &ms);
+        probes++;
+        if (st == 200) ok++;
+        if (ms > worst) worst = ms;
+        usleep(200 * 1000);
+    }
+    cr_expect_eq(ok, probes, "/healthz answered %u of %u probes during the attack", ok, probes);
+    cr_expect_lt(worst, 1000, "the slowest probe took %.0f ms", worst);
+    /* Whatever was not evicted met its deadline: none survives 2 s + slack. */
+    usleep(500 * 1000);
+    unsigned closed = slowloris_drip(&s);
+    cr_expect_eq(closed, s.n, "%u of %u slow connections still open past the header deadline", s.n - closed, s.n);
+    slowloris_close(&s);
+    /* Both defences acted: newcomers evicted slow connections, and the rest
+     * met the deadline. */
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "GET", "/metrics", NULL, NULL, 0, &r), 0);
+    unsigned long long evicted = 0, deadline = 0;
+    const char *e = strstr(r.body, "dv_http_connections_closed_total{reason=\"evicted\"} ");
+    const char *d = strstr(r.body, "dv_http_connections_closed_total{reason=\"deadline\"} ");
+    cr_assert(e && d, "%s", r.body);
+    sscanf(strchr(e, '}') + 2, "%llu", &evicted);
+    sscanf(strchr(d, '}') + 2, "%llu", &deadline);
+    cr_expect_gt(evicted, 0);
+    cr_expect_gt(deadline, 0);
+    helper_response_free(&r);
+}
+
+/* A body trickled a byte at a time still has to arrive within the body
+ * deadline. */
+Test(hostile, body_deadline_holds_against_a_trickle, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--body-timeout", "1", "--rate-limit", "0", NULL};
+    start(args);
+    int fd = dial(1);
+    cr_assert_geq(fd, 0);
+    const char *h =
+        "POST /analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n";
+    send(fd, h, strlen(h), MSG_NOSIGNAL);
+    double t0 = now_ms();
+    int open = 1;
+    while (open && now_ms() - t0 < 6000) {
+        if (send(fd, " ", 1, MSG_NOSIGNAL) < 0) open = 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        char c;
+        if (poll(&p, 1, 100) > 0 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0) open = 0;
+    }
+    close(fd);
+    cr_assert_eq(open, 0, "a trickled body kept the connection open for 6 s");
+    cr_assert_lt(now_ms() - t0, 3000, "closed only after %.0f ms", now_ms() - t0);
+}
+
+/* ---- heavy analyses ---------------------------------------------------------- */
+
+struct heavy {
+    const char *body;
+    int status;
+};
+
+static void *heavy_main(void *arg) {
+    struct heavy *h = arg;
+    struct helper_response r;
+    if (helper_request(srv.port, "POST", "/analyze", NULL, h->body, strlen(h->body), &r) == 0) h->status = r.status;
+    helper_response_free(&r);
+    return NULL;
+}
+
+/* Eight analyses at the cost cap at once, with one HTTP thread: each is
+ * answered, and /healthz on the same thread is answered meanwhile (the
+ * analyses run on the CPU pool, not on the thread that accepted them). */
+Test(hostile, concurrent_heavy_analyses_leave_no_request_unanswered, .fini = stop, .timeout = 120) {
+    static const char *const args[] = {"--threads", "1", "--analyze-rate-limit", "0", "--max-analysis-cost",
+                                       "4194304",   NULL};
+    start(args);
+    /* 4 blockIdx.x predicates x 1024 blocks x 1024 threads = 4 Mi: at the cap. */
+    const char *body =
+        "{\"part\": 1, \"blocks\": 1024, \"threads_per_block\": 1024, \"baseline\": \"blockIdx.x % 2 == 0\","
+        " \"predicates\": [\"blockIdx.x % 2 == 0\", \"(blockIdx.x ^ threadIdx.x) % 3 == 0\","
+        " \"blockIdx.x * threadIdx.x % 7 < 3\", \"(blockIdx.x + lane) % 5 == 1\"]}";
+    struct heavy h[8];
+    pthread_t t[8];
+    for (int i = 0; i < 8; i++) {
+        h[i].body = body;
+        h[i].status = -1;
+        cr_assert_eq(pthread_create(&t[i], NULL, heavy_main, &h[i]), 0);
+    }
+    usleep(50 * 1000);
+    double ms = 0;
+    cr_expect_eq(healthz_from(1, &ms), 200);
+    cr_expect_lt(ms, 500, "/healthz waited %.0f ms behind the analyses", ms);
+    for (int i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        cr_expect_eq(h[i].status, 200, "analysis %d answered %d", i, h[i].status);
+    }
+    /* One over the cap is refused before any work, naming its cost. */
+    struct helper_response r;
+    const char *over =
+        "{\"part\": 1, \"blocks\": 2048, \"threads_per_block\": 1024, \"baseline\": \"block-parity\","
+        " \"predicates\": [\"block-parity\", \"blockIdx.x % 3 == 0\", \"lane-parity\"]}";
+    cr_assert_eq(helper_request(srv.port, "POST", "/analyze", NULL, over, strlen(over), &r), 0);
+    cr_expect_eq(r.status, 400, "%s", r.body);
+    json_t *j = helper_json(&r);
+    cr_expect_not_null(json_object_get(json_object_get(j, "error"), "analysis_cost"), "%s", r.body);
+    json_decref(j);
+    helper_response_free(&r);
+}
+
+Test(hostile, analyze_is_rate_limited, .fini = stop) {
+    static const char *const args[] = {"--analyze-rate-limit", "2", NULL};
+    start(args);
+    int st[3];
+    for (int i = 0; i < 3; i++) {
+        struct helper_response r;
+        cr_assert_eq(helper_request(srv.port, "POST", "/analyze", NULL, "{}", 2, &r), 0);
+        st[i] = r.status;
+        helper_response_free(&r);
+    }
+    cr_assert_eq(st[0], 200);
+    cr_assert_eq(st[1], 200);
+    cr_assert_eq(st[2], 429);
+}
+
+/* ---- limits in the right order ----------------------------------------------- */
+
+static int post_from(unsigned host, const char *path, const char *extra_headers, const char *body) {
+    int fd = dial(host);
+    if (fd < 0) return -1;
+    char req[4096];
+    int n = snprintf(req, sizeof req,
+                     "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                     "%sContent-Length: %zu\r\n\r\n%s",
+                     path, extra_headers ? extra_headers : "", strlen(body), body);
+    char *resp = exchange(fd, req, (size_t)n, 5000);
+    close(fd);
+    int st = status_of(resp);
+    free(resp);
+    return st;
+}
+
+/* Ten bad tokens from the owner's address charge nothing: the owner's own
+ * request is still accepted. */
+Test(hostile, bad_tokens_never_lock_the_owner_out, .fini = stop) {
+    static const char *const args[] = {"--token", "s3cret", "--rate-limit", "3", NULL};
+    start(args);
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(post_from(1, "/measure", "Authorization: Bearer wrong\r\n", "{\"part\": 1}"), 401);
+    cr_assert_eq(post_from(1, "/measure", "Authorization: Bearer s3cret\r\n", "{\"part\": 1}"), 202);
+}
+
+/* X-Forwarded-For counts only from a configured proxy, and then its
+ * rightmost hop that is not a proxy: varying the header buys nothing. */
+Test(hostile, forwarded_addresses_only_from_trusted_proxies, .fini = stop) {
+    static const char *const args[] = {"--rate-limit", "3", "--trusted-proxy", "127.0.0.9", NULL};
+    start(args);
+    char h[128];
+    int st[5];
+    /* Not a proxy: keyed on 127.0.0.2 whatever the header says. */
+    for (int i = 0; i < 5; i++) {
+        snprintf(h, sizeof h, "X-Forwarded-For: 10.0.0.%d\r\n", i + 1);
+        st[i] = post_from(2, "/measure", h, "{\"part\": 1}");
+    }
+    /* (An identical request is answered from the job or the cache: 200 or 202.) */
+    cr_assert(st[2] == 202 || st[2] == 200, "%d", st[2]);
+    cr_assert_eq(st[3], 429, "a client that varies X-Forwarded-For got through: %d", st[3]);
+    /* Through the proxy: keyed on the hop it appended (10.1.1.1), not on what
+     * the client put to its left. */
+    for (int i = 0; i < 5; i++) {
+        snprintf(h, sizeof h, "X-Forwarded-For: 192.0.2.%d, 10.1.1.1\r\n", i + 1);
+        st[i] = post_from(9, "/measure", h, "{\"part\": 1}");
+    }
+    cr_assert(st[2] == 202 || st[2] == 200, "%d", st[2]);
+    cr_assert_eq(st[3], 429, "spoofed left-hand hops got through: %d", st[3]);
+    /* Another client behind the same proxy has its own budget. */
+    int other = post_from(9, "/measure", "X-Forwarded-For: 10.1.1.2\r\n", "{\"part\": 1}");
+    cr_assert(other == 202 || other == 200, "%d", other);
+}
+
+/* ---- validation ---------------------------------------------------------------- */
+
+static json_t *post_json(const char *path, const char *body, int *status) {
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "POST", path, NULL, body, strlen(body), &r), 0);
+    *status = r.status;
+    json_t *j = helper_json(&r);
+    helper_response_free(&r);
+    return j;
+}
+
+static const char *field_of(json_t *j) {
+    json_t *f = json_object_get(json_object_get(j, "error"), "field");
+    return json_is_string(f) ? json_string_value(f) : "";
+}
+
+/* What /analyze rejects, /measure rejects the same way, before any 202. */
+Test(hostile, measure_rejects_what_analyze_rejects, .fini = stop) {
+    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", NULL};
+    start(args);
+    static const struct {
+        const char *body, *field;
+    } cases[] = {
+        {"{\"scenario\": \"no-such-scenario\"}", "scenario"},
+        {"{\"part\": 1, \"blocks\": 65537, \"threads_per_block\": 1024, \"predicates\": [\"lane-parity\"],"
+         " \"baseline\": \"lane-parity\"}",
+         "blocks"},
+        {"{\"part\": 1, \"predicates\": [\"lane-parity\", \"1 << 64\"], \"baseline\": \"lane-parity\"}",
+         "predicates[1]"},
+        {"{\"part\": 1, \"predicates\": [\"10 / (threadIdx.x - 3)\"], \"baseline\": \"10 / (threadIdx.x - 3)\"}",
+         "predicates[0]"},
+        {"{\"part\": 1, \"predicates\": [\"lane-parity\", \"no-such-predicate\"]}", "predicates[1]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int sa = 0, sm = 0;
+        json_t *a = post_json("/analyze", cases[i].body, &sa);
+        json_t *m = post_json("/measure", cases[i].body, &sm);
+        cr_expect_eq(sa, 400, "/analyze %s: %d", cases[i].body, sa);
+        cr_expect_eq(sm, 400, "/measure %s: %d", cases[i].body, sm);
+        cr_expect_str_eq(field_of(a), cases[i].field, "/analyze %s", cases[i].body);
+        cr_expect_str_eq(field_of(m), cases[i].field, "/measure %s", cases[i].body);
+        json_decref(a);
+        json_decref(m);
+    }
+}
+
+/* A page of another origin cannot POST without a preflight: a text/plain
+ * body starts nothing. */
+Test(hostile, cross_site_simple_posts_start_nothing, .fini = stop) {
+    static const char *const args[] = {"--rate-limit", "0", NULL};
+    start(args);
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "POST", "/measure",
+                                "Content-Type: text/plain\r\nOrigin: http://evil.example\r\n", "{}", 2, &r),
+                 0);
+    cr_assert_eq(r.status, 415, "%s", r.body);
+    helper_response_free(&r);
+    cr_assert_eq(helper_request(srv.port, "POST", "/evidence/refresh", "Content-Type: text/plain\r\n", "", 0, &r), 0);
+    cr_assert_eq(r.status, 415, "a refresh: %d %s", r.status, r.body);
+    helper_response_free(&r);
+    cr_assert_eq(helper_request(srv.port, "GET", "/metrics", NULL, NULL, 0, &r), 0);
+    cr_assert(strstr(r.body, "dv_jobs_total{outcome=\"done\"} 0"), "a job ran");
+    cr_assert_null(strstr(r.body, "route=\"/measure\",status=\"202\""), "a job was queued");
+    helper_response_free(&r);
+}
+
+/* ---- waiting on a job ----------------------------------------------------------- */
+
+static const char *submit(const char *body) {
+    static char id[64];
+    int st = 0;
+    json_t *j = post_json("/measure", body, &st);
+    cr_assert_eq(st, 202, "POST /measure %s: %d", body, st);
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(j, "id")));
+    json_decref(j);
+    return id;
+}
+
+/* ?wait= returns when the job is done (a 300 ms job), not at the end of the
+ * wait, and reports where the time went. */
+Test(hostile, long_poll_returns_when_the_job_finishes, .fini = stop) {
+    static const char *const args[] = {"--rate-limit", "0", NULL};
+    start(args);
+    const char *id = submit("{\"part\": 1, \"iterations\": 3333, \"budget_ms\": 100}");
+    char path[128];
+    snprintf(path, sizeof path, "/jobs/%s?wait=20", id);
+    struct helper_response r;
+    double t0 = now_ms();
+    cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+    double took = now_ms() - t0;
+    cr_assert_eq(r.status, 200);
+    json_t *j = helper_json(&r);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "state")), "done", "%s", r.body);
+    cr_assert_lt(took, 5000, "the wait took %.0f ms for a 300 ms job", took);
+    json_t *tm = json_object_get(j, "timing");
+    cr_assert(json_is_number(json_object_get(tm, "queue_wait_ms")), "%s", r.body);
+    cr_assert(json_is_number(json_object_get(tm, "gpu_ms")), "%s", r.body);
+    cr_assert(json_is_number(json_object_get(tm, "overhead_ms")), "%s", r.body);
+    cr_assert_geq(json_number_value(json_object_get(tm, "run_ms")), 250, "%s", r.body);
+    json_decref(j);
+    helper_response_free(&r);
+    snprintf(path, sizeof path, "/jobs/%s?wait=31", id);
+    cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+    cr_assert_eq(r.status, 400);
+    j = helper_json(&r);
+    cr_assert_str_eq(field_of(j), "wait");
+    json_decref(j);
+    helper_response_free(&r);
+}
+
+struct waiter {
+    char path[128];
+    int status;
+    char state[16];
+};
+
+static void *waiter_main(void *arg) {
+    struct waiter *w = arg;
+    struct helper_response r;
+    if (helper_request(srv.port, "GET", w->path, NULL, NULL, 0, &r) == 0) {
+        w->status = r.status;
+        json_t *j = helper_json(&r);
+        snprintf(w->state, sizeof w->state, "%s", json_string_value(json_object_get(j, "state")) ?: "");
+        json_decref(j);
+    }
+    helper_response_free(&r);
+    return NULL;
+}
+
+/* Twenty waiters on a job that hangs, with one HTTP thread: none holds the
+ * thread (/healthz is answered at once), and each returns at its wait. */
+Test(hostile, waiters_hold_no_http_thread, .fini = stop, .timeout = 60) {
+    static const char *const args[] = {"--rate-limit", "0", "--threads", "1", "--job-deadline-ms", "20000", NULL};
+    start(args);
+    const char *id = submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); /* hangs */
+    struct waiter w[20];
+    pthread_t t[20];
+    for (int i = 0; i < 20; i++) {
+        snprintf(w[i].path, sizeof w[i].path, "/jobs/%s?wait=2", id);
+        w[i].status = -1;
+        w[i].state[0] = '\0';
+        cr_assert_eq(pthread_create(&t[i], NULL, waiter_main, &w[i]), 0);
+    }
+    usleep(300 * 1000);
+    double ms = 0;
+    double t0 = now_ms();
+    cr_expect_eq(healthz_from(1, &ms), 200);
+    cr_expect_lt(ms, 500, "/healthz waited %.0f ms behind 20 waiters", ms);
+    for (int i = 0; i < 20; i++) {
+        pthread_join(t[i], NULL);
+        cr_expect_eq(w[i].status, 200);
+        cr_expect(strcmp(w[i].state, "running") == 0 || strcmp(w[i].state, "queued") == 0, "state %s", w[i].state);
+    }
+    double all = now_ms() - t0;
+    cr_expect(all > 1200 && all < 6000, "the waits ended after %.0f ms, not about 2 s", all);
+}
+
+/* The event stream tells queued (with position), running, then done. */
+Test(hostile, event_stream_reports_each_state, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit", "0", NULL};
+    start(args);
+    submit("{\"part\": 1, \"iterations\": 3333, \"budget_ms\": 101}");
+    submit("{\"part\": 1, \"iterations\": 3333, \"budget_ms\": 102}");
+    const char *id = submit("{\"part\": 1, \"iterations\": 3333, \"budget_ms\": 103}");
+    int fd = dial(1);
+    cr_assert_geq(fd, 0);
+    char req[256];
+    int n = snprintf(req, sizeof req,
+                     "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n", id);
+    char *out = exchange(fd, req, (size_t)n, 10000);
+    close(fd);
+    cr_assert_eq(status_of(out), 200, "%s", out);
+    cr_assert(strstr(out, "Content-Type: text/event-stream"), "%s", out);
+    const char *q = strstr(out, "event: queued\ndata: ");
+    const char *ru = strstr(out, "event: running\n");
+    const char *dn = strstr(out, "event: done\n");
+    cr_assert(q && ru && dn && q < ru && ru < dn, "events out of order:\n%s", out);
+    cr_assert(strstr(q, "\"position\":"), "%s", out);
+    free(out);
+}
+
+struct stream_reader {
+    char path[128];
+    int fd;
+    char *out;
+};
+
+static void *stream_main(void *arg) {
+    struct stream_reader *s = arg;
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n", s->path);
+    s->out = exchange(s->fd, req, (size_t)n, 20000);
+    return NULL;
+}
+
+/* SIGTERM with requests suspended (long-polls, an event stream, an analysis
+ * on the pool): every one is woken before the daemon stops (libmicrohttpd
+ * aborts the process if it stops with a connection suspended), and the
+ * server exits 0. */
+Test(hostile, shutdown_with_suspended_requests_exits_cleanly, .timeout = 60) {
+    static const char *const args[] = {"--rate-limit", "0", "--analyze-rate-limit", "0", "--job-deadline-ms",
+                                       "2000",         NULL};
+    start(args);
+    const char *id = submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); /* hangs */
+    struct waiter w[3];
+    pthread_t t[5];
+    for (int i = 0; i < 3; i++) {
+        snprintf(w[i].path, sizeof w[i].path, "/jobs/%s?wait=30", id);
+        w[i].status = -1;
+        cr_assert_eq(pthread_create(&t[i], NULL, waiter_main, &w[i]), 0);
+    }
+    struct stream_reader sr = {.fd = dial(1)};
+    snprintf(sr.path, sizeof sr.path, "/jobs/%s", id);
+    cr_assert_geq(sr.fd, 0);
+    cr_assert_eq(pthread_create(&t[3], NULL, stream_main, &sr), 0);
+    struct heavy h = {.body =
+                          "{\"part\": 1, \"blocks\": 8192, \"threads_per_block\": 1024, \"baseline\": "
+                          "\"blockIdx.x % 2 == 0\", \"predicates\": [\"blockIdx.x % 2 == 0\"]}",
+                      .status = -1};
+    cr_assert_eq(pthread_create(&t[4], NULL, heavy_main, &h), 0);
+    usleep(500 * 1000);
+    double t0 = now_ms();
+    int rc = helper_server_stop(&srv, 20000);
+    srv.pid = 0;
+    cr_assert_eq(rc, 0, "the server exited %d with requests suspended", rc);
+    cr_assert_lt(now_ms() - t0, 15000);
+    for (int i = 0; i < 5; i++) pthread_join(t[i], NULL);
+    close(sr.fd);
+    for (int i = 0; i < 3; i++) cr_expect_eq(w[i].status, 200, "waiter %d: %d", i, w[i].status);
+    cr_expect(sr.out && strstr(sr.out, "event: failed"), "the stream did not see the job fail:\n%s", sr.out);
+    free(sr.out);
+    unlink(srv.log);
+}
