@@ -72,8 +72,11 @@ def wait_job(base, job_id, use_wait):
             time.sleep(0.005)
 
 
+EXTRA = {}  # request fields every job carries (--testimony off: no witness, no counters)
+
+
 def post_job(base, budget_ms):
-    code, j = request("POST", f"{base}/measure", {"part": 1, "budget_ms": budget_ms})
+    code, j = request("POST", f"{base}/measure", dict({"part": 1, "budget_ms": budget_ms}, **EXTRA))
     if code not in (200, 202):
         raise SystemExit(f"POST /measure answered {code}: {j}")
     return j
@@ -162,8 +165,13 @@ def main():
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--worker-cmd", help="the server's GPU worker command (a stand-in, to try the script)")
     ap.add_argument("--evidence", help="evidence directory to serve (copied); default: the committed capture")
+    ap.add_argument("--testimony", choices=("on", "off"), default="on",
+                    help="off: jobs ask for no witness and no counter pass (timed work only)")
+    ap.add_argument("--no-front", action="store_true", help="skip the wrk loads")
     ap.add_argument("--json")
     args = ap.parse_args()
+    if args.testimony == "off":
+        EXTRA.update({"witness": False, "counters": False})
     if not args.binary and not args.server:
         ap.error("--binary or --server")
 
@@ -184,7 +192,7 @@ def main():
         b = burst(base, args.jobs, use_wait, 3000)
 
         front = {}
-        if shutil.which(args.wrk) or os.path.exists(args.wrk):
+        if not args.no_front and (shutil.which(args.wrk) or os.path.exists(args.wrk)):
             lua = os.path.join(tmp, "analyze.lua")
             with open(lua, "w") as f:
                 f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
@@ -199,12 +207,16 @@ def main():
         res = {"long_poll": use_wait, "job": job, "burst": b, "front": front}
         gpu = job["gpu_time_ms"] or float("nan")
         print(f"{'figure':44} {'value':>12} {'ratio':>10}  against")
+        print(f"testimony {args.testimony}, long-poll {'yes' if use_wait else 'no'}")
         print(f"{'Part 1 job: timed GPU work (ms)':44} {gpu:12.2f} {1.0:10.2f}  GPU time")
         print(f"{'Part 1 job: worker wall time (ms)':44} {job['wall_time_ms']:12.2f} "
               f"{job['wall_time_ms'] / gpu:10.2f}  GPU time")
         how = "?wait=" if use_wait else "polling 5 ms"
         print(f"{'Part 1 job: POST to done, ' + how + ' (ms)':44} {job['post_to_done_ms']:12.2f} "
               f"{job['post_to_done_ms'] / gpu:10.2f}  GPU time")
+        for k, v in sorted((job["job"].get("timing") or {}).items()):
+            label = "Part 1 job: timing." + k
+            print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
         label = "burst of %d jobs: jobs/s" % b["jobs"]
         print(f"{label:44} {b['jobs_per_s']:12.2f} {'':>10}  ({b['failed']} failed)")
         print(f"{'burst: GPU busy with timed work':44} {b['gpu_busy_fraction'] * 100:11.1f}% {'':>10}")
