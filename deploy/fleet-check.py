@@ -99,6 +99,8 @@ http {{
         proxy_set_header Connection "";
         proxy_set_header Host $host;
         proxy_read_timeout 60s;
+        proxy_buffers 16 16k;
+        proxy_max_temp_file_size 0;
         default_type application/json;
         location ~ ^/gpus/(?<gpu_slug>[a-z0-9]+(-[a-z0-9]+)*)/measure$ {{
             if ($gpu_pool = "") {{
@@ -196,7 +198,8 @@ def main():
         with open(os.path.join(nd, "nginx.conf"), "w") as f:
             f.write(conf)
         shutil.copy(os.path.join(nd, "nginx.conf"), os.path.join(out, "front.conf"))
-        subprocess.run([args.nginx, "-p", nd, "-c", os.path.join(nd, "nginx.conf")], check=True)
+        subprocess.run([args.nginx, "-e", os.path.join(nd, "error.log"), "-p", nd, "-c",
+                        os.path.join(nd, "nginx.conf")], check=True)
         front = f"http://127.0.0.1:{args.front_port}"
         say(f"front: nginx on {front}, models {', '.join(slugs)}")
 
