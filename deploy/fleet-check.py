@@ -138,6 +138,9 @@ def main():
     ap.add_argument("--front-port", type=int, default=8090)
     ap.add_argument("--worker-cmd", help="a stand-in GPU worker (to try the script without a GPU)")
     ap.add_argument("--static-dir")
+    ap.add_argument("--serial", action="store_true",
+                    help="refresh and measure one server after the other (one GPU named twice: two "
+                         "servers timing on one GPU at once disturb each other)")
     ap.add_argument("--out")
     args = ap.parse_args()
 
@@ -221,12 +224,14 @@ def main():
         th.start()
 
         # 3. A refresh on every server at once.
-        say("\nrefresh, every server at once:")
+        say("\nrefresh, " + ("one server after the other:" if args.serial else "every server at once:"))
         refs = []
         for s in servers:
             refs.append(subprocess.Popen([os.path.join(args.bin, "divergence"), "refresh", "--server", s["base"],
                                           "--timeout", "900"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                          text=True))
+            if args.serial:
+                refs[-1].wait()
         for s, p in zip(servers, refs):
             text = p.communicate()[0]
             s["refresh_rc"] = p.returncode
@@ -269,11 +274,13 @@ def main():
         say(f"GET /evidence/latest via front -> {code}, GPUs: {', '.join(str(g) for g in gpus)}")
 
         # 5. Both lesson tables on every server at the same time.
-        say("\nboth lesson tables, every server at once:")
+        say("\nboth lesson tables, " + ("one server after the other:" if args.serial else "every server at once:"))
         posted = []
         for s in servers:
             code, j = http("POST", s["base"] + "/measure", {"part": "all", "budget_ms": 2300 + s["index"]})
             posted.append((s, j["id"]))
+            if args.serial:
+                wait_done(s["base"], j["id"])
         docs = []
         for s, jid in posted:
             code, j = wait_done(s["base"], jid)
@@ -310,15 +317,20 @@ def main():
                 ok &= spread <= max(tol, 0.01)
             say(f"{key[0]:7} {key[1][:28]:28}{cells}   {agree}")
 
-        say("\nnvidia-smi during the run (pid, process, GPU, memory), distinct lines:")
-        for line in sorted(set(samples)):
-            say("   " + line)
+        say("\nnvidia-smi during the run: compute processes (pid, process, GPU bus id, most memory seen):")
         pids = {str(s.get("worker_pid")): s for s in servers}
-        for line in sorted(set(samples)):
-            pid = line.split(",")[0].strip()
-            if pid in pids:
-                s = pids[pid]
-                say(f"   -> pid {pid} is server {s['index']}'s worker (--device {s['device']}, PCI {s['pci']})")
+        seen = {}
+        for line in samples:
+            f = [x.strip() for x in line.split(",")]
+            if len(f) < 4:
+                continue
+            mib = int(re.sub(r"[^0-9]", "", f[3]) or 0)
+            key = (f[0], f[1], f[2])
+            seen[key] = max(seen.get(key, 0), mib)
+        for (pid, name, bus), mib in sorted(seen.items()):
+            who = pids.get(pid)
+            tail = f"  <- server {who['index']}'s worker (--device {who['device']})" if who else ""
+            say(f"   {pid}, {name}, {bus}, {mib} MiB{tail}")
         say("\nfleet-check: " + ("ok" if ok else "FAILED"))
         return 0 if ok else 1
     finally:

@@ -135,7 +135,7 @@ def run_wrk(wrk, url, conns, threads, duration, script=None):
 
 def start_server(args, evidence_dir):
     cmd = [args.binary, "serve", "--port", str(args.port), "--threads", str(args.threads),
-           "--rate-limit", "0", "--evidence-dir", evidence_dir, "--queue", "64"]
+           "--rate-limit", "0", "--analyze-rate-limit", "0", "--evidence-dir", evidence_dir, "--queue", "64"]
     if args.worker_cmd:
         cmd += ["--worker-cmd", args.worker_cmd]
     log = open(os.path.join(evidence_dir, "..", "serve.log"), "w")
@@ -168,6 +168,7 @@ def main():
     ap.add_argument("--testimony", choices=("on", "off"), default="on",
                     help="off: jobs ask for no witness and no counter pass (timed work only)")
     ap.add_argument("--no-front", action="store_true", help="skip the wrk loads")
+    ap.add_argument("--no-jobs", action="store_true", help="only the wrk loads")
     ap.add_argument("--json")
     args = ap.parse_args()
     if args.testimony == "off":
@@ -186,10 +187,12 @@ def main():
             shutil.copytree(src, ev)
             proc, base = start_server(args, ev)
 
-        first = post_job(base, 2000)  # warms the worker (context, module load)
-        use_wait = server_holds_wait(base, first["id"]) if first.get("state") not in ("done", "failed") else False
-        job = one_job(base, use_wait, 2001)
-        b = burst(base, args.jobs, use_wait, 3000)
+        job, b, use_wait = None, None, False
+        if not args.no_jobs:
+            first = post_job(base, 2000)  # warms the worker (context, module load)
+            use_wait = server_holds_wait(base, first["id"]) if first.get("state") not in ("done", "failed") else False
+            job = one_job(base, use_wait, 2001)
+            b = burst(base, args.jobs, use_wait, 3000)
 
         front = {}
         if not args.no_front and (shutil.which(args.wrk) or os.path.exists(args.wrk)):
@@ -205,21 +208,22 @@ def main():
             front["analyze"] = run_wrk(args.wrk, f"{base}/analyze", 64, args.threads, d, lua)
 
         res = {"long_poll": use_wait, "job": job, "burst": b, "front": front}
-        gpu = job["gpu_time_ms"] or float("nan")
         print(f"{'figure':44} {'value':>12} {'ratio':>10}  against")
-        print(f"testimony {args.testimony}, long-poll {'yes' if use_wait else 'no'}")
-        print(f"{'Part 1 job: timed GPU work (ms)':44} {gpu:12.2f} {1.0:10.2f}  GPU time")
-        print(f"{'Part 1 job: worker wall time (ms)':44} {job['wall_time_ms']:12.2f} "
-              f"{job['wall_time_ms'] / gpu:10.2f}  GPU time")
-        how = "?wait=" if use_wait else "polling 5 ms"
-        print(f"{'Part 1 job: POST to done, ' + how + ' (ms)':44} {job['post_to_done_ms']:12.2f} "
-              f"{job['post_to_done_ms'] / gpu:10.2f}  GPU time")
-        for k, v in sorted((job["job"].get("timing") or {}).items()):
-            label = "Part 1 job: timing." + k
-            print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
-        label = "burst of %d jobs: jobs/s" % b["jobs"]
-        print(f"{label:44} {b['jobs_per_s']:12.2f} {'':>10}  ({b['failed']} failed)")
-        print(f"{'burst: GPU busy with timed work':44} {b['gpu_busy_fraction'] * 100:11.1f}% {'':>10}")
+        if job:
+            gpu = job["gpu_time_ms"] or float("nan")
+            print(f"testimony {args.testimony}, long-poll {'yes' if use_wait else 'no'}")
+            print(f"{'Part 1 job: timed GPU work (ms)':44} {gpu:12.2f} {1.0:10.2f}  GPU time")
+            print(f"{'Part 1 job: worker wall time (ms)':44} {job['wall_time_ms']:12.2f} "
+                  f"{job['wall_time_ms'] / gpu:10.2f}  GPU time")
+            how = "?wait=" if use_wait else "polling 5 ms"
+            print(f"{'Part 1 job: POST to done, ' + how + ' (ms)':44} {job['post_to_done_ms']:12.2f} "
+                  f"{job['post_to_done_ms'] / gpu:10.2f}  GPU time")
+            for k, v in sorted((job["job"].get("timing") or {}).items()):
+                label = "Part 1 job: timing." + k
+                print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
+            label = "burst of %d jobs: jobs/s" % b["jobs"]
+            print(f"{label:44} {b['jobs_per_s']:12.2f} {'':>10}  ({b['failed']} failed)")
+            print(f"{'burst: GPU busy with timed work':44} {b['gpu_busy_fraction'] * 100:11.1f}% {'':>10}")
         if front:
             h = front["healthz"]["rps"]
             for k, v in front.items():
