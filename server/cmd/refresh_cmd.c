@@ -201,8 +201,44 @@ static void progress(json_t *j, char **last, size_t *nlast) {
     }
 }
 
-/* Polls until the refresh is done: its final status in `*final`. Returns 0
- * or the exit status after saying why. */
+/* Waits for the first suite of refresh status `j` that is still queued or
+ * running: GET /jobs/{its job}?wait=S holds the request until that job
+ * finishes or S seconds pass, so the client learns of each suite's end at
+ * once instead of at the next poll. Returns 0 when it waited, -1 when there
+ * was nothing to wait on or the server does not hold the request (the caller
+ * then sleeps its interval). */
+static int wait_running_job(const struct target *t, json_t *j, double seconds) {
+    json_t *suites = json_object_get(j, "suites"), *e;
+    size_t k;
+    char path[160], url[1100], headers[700], err[ERR_LEN];
+    if (seconds < 1) return -1;
+    if (seconds > 30) seconds = 30;
+    json_array_foreach(suites, k, e) {
+        const char *state = json_string_value(json_object_get(e, "state"));
+        const char *job = json_string_value(json_object_get(e, "job"));
+        if (!state || !job || (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)) continue;
+        if (strspn(job, "0123456789abcdef") != strlen(job) || strlen(job) > 64) return -1;
+        snprintf(path, sizeof path, "/jobs/%s?wait=%d", job, (int)seconds);
+        snprintf(url, sizeof url, "%s%s", t->base, path);
+        snprintf(headers, sizeof headers, "Accept: application/json\r\nUser-Agent: divergence-refresh\r\n%s", t->auth);
+        struct httpclient_request q = {
+            .method = "GET", .url = url, .headers = headers, .follow = 1, .timeout_ms = (long)(seconds * 1000) + 10000};
+        struct httpclient_response r;
+        const double t0 = timeutil_now_ms();
+        if (httpclient_send(&q, &r, err) != 0) return -1;
+        const long status = r.status;
+        httpclient_response_cleanup(&r);
+        /* An answer in under 50 ms for a job that was still going means the
+         * server did not hold it (an older server): fall back to polling. */
+        return status == 200 && timeutil_now_ms() - t0 >= 50 ? 0 : -1;
+    }
+    return -1;
+}
+
+/* Follows the refresh until it is done: its final status in `*final`.
+ * Between two looks at the refresh it waits on the running suite's job
+ * (wait_running_job), or sleeps `interval` where it cannot. Returns 0 or the
+ * exit status after saying why. */
 static int follow(const struct target *t, const char *id, double timeout, double interval, json_t **final) {
     char path[128], err[ERR_LEN];
     snprintf(path, sizeof path, "/evidence/refresh/%s", id);
@@ -237,7 +273,10 @@ static int follow(const struct target *t, const char *id, double timeout, double
                 rc = 0;
                 break;
             }
+            double left = timeout - (timeutil_now_ms() - t0) / 1e3;
+            int waited = wait_running_job(t, j, left);
             json_decref(j);
+            if (waited == 0) continue;
         }
         double elapsed = (timeutil_now_ms() - t0) / 1e3;
         if (elapsed >= timeout) {

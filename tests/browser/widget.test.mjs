@@ -391,12 +391,17 @@ test('with a token and the default open limit a page measures the suite, shows w
   await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
   assert.equal(await p.locator(`${W} .why`).innerText(), '');
   const accepted = p.waitForResponse((r) => r.url().endsWith('/measure'));
-  const finished = p.waitForResponse(async (r) => /\/jobs\/[^/]+$/.test(r.url()) && (await r.json()).state === 'done', { timeout: 60000 });
+  // How the widget follows the job: its event stream, or GET ?wait= long polls; never a timer.
+  const follows = [];
+  p.on('request', (q) => { if (/\/jobs\//.test(q.url())) follows.push({ url: q.url(), accept: q.headers().accept || '' }); });
   await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
   const a = await accepted;
   assert.equal(a.status(), 202, 'no token needed for the lesson suite');
-  const fresh = (await (await finished).json()).document;
-  await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W);
+  await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W, { timeout: 60000 });
+  assert.ok(follows.length > 0, 'the widget followed the job');
+  assert.ok(follows.every((f) => f.accept.includes('text/event-stream') || /[?&]wait=\d+/.test(f.url)),
+    `every follow is the event stream or a long poll: ${JSON.stringify(follows)}`);
+  const fresh = (await (await fetch(`${url}/jobs/${(await a.json()).id}`)).json()).document;
   const rows = p.locator(`${W} .tables table`).first().locator('tbody tr');
   const t = fresh.tables[0];
   assert.equal(await rows.count(), t.rows.length);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/refresh_cmd.h"
@@ -18,6 +19,10 @@
     "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \
     "{\"suite\":\"day22-part1\",\"state\":\"running\"},"                                          \
     "{\"suite\":\"day22-part2\",\"state\":\"queued\"}]}"
+#define SUITES_RUNNING_JOB                                                                         \
+    "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \
+    "{\"suite\":\"day22-part1\",\"state\":\"running\",\"job\":\"00ab12\"},"                          \
+    "{\"suite\":\"day22-part2\",\"state\":\"queued\",\"job\":\"00cd34\"}]}"
 #define SUITES_OK                                                                                  \
     "{\"id\":\"rtest\",\"state\":\"done\",\"date\":\"2024-05-01\",\"suites\":["                   \
     "{\"suite\":\"day22-part1\",\"state\":\"done\",\"evidence\":\"/evidence/2024-05-01/day22-part1.json\"}," \
@@ -34,8 +39,11 @@ struct script {
     const char *final_body;
     int chunked;
     int moved; /* paths under /old/ answer 307 to the same path without it */
+    const char *running_body; /* what a "running" GET answers (SUITES_RUNNING) */
+    int hold_ms;              /* GET /jobs/{id}?wait= is held this long, then "done" */
     /* seen */
-    int posts, gets, redirects;
+    int posts, gets, redirects, job_waits;
+    char job_path[256];
     char first_request[2048];
     char last_path[256];
 };
@@ -74,9 +82,14 @@ static void *serve(void *arg) {
         } else if (strcmp(method, "POST") == 0) {
             sc.posts++;
             answer(fd, sc.post_status, sc.post_body, 0);
+        } else if (strncmp(path, "/jobs/", 6) == 0) {
+            sc.job_waits++;
+            snprintf(sc.job_path, sizeof sc.job_path, "%s", path);
+            usleep((useconds_t)sc.hold_ms * 1000u);
+            answer(fd, 200, "{\"state\":\"done\"}", 0);
         } else {
             sc.gets++;
-            answer(fd, 200, sc.gets <= sc.polls_running ? SUITES_RUNNING : sc.final_body, sc.chunked);
+            answer(fd, 200, sc.gets <= sc.polls_running ? sc.running_body : sc.final_body, sc.chunked);
         }
         close(fd);
     }
@@ -95,6 +108,7 @@ static void setup(void) {
     sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
     sc.polls_running = 2;
     sc.final_body = SUITES_OK;
+    sc.running_body = SUITES_RUNNING;
     cr_assert_eq(loopback_start(&lo, serve), 0, "no loopback listener");
 }
 
@@ -144,6 +158,30 @@ Test(refresh_client, all_good_exits_0_after_following_the_refresh, .init = setup
     cr_expect_str_eq(sc.last_path, "/evidence/refresh/rtest");
     cr_expect(strstr(out, "day22-part1") && strstr(out, "/evidence/2024-05-01/day22-part2.json"), "%s", out);
     cr_expect(strstr(out, "2 ok, 0 failed"), "%s", out);
+}
+
+Test(refresh_client, waits_on_the_running_suites_job_instead_of_sleeping, .init = setup, .fini = teardown) {
+    char out[4096];
+    sc.running_body = SUITES_RUNNING_JOB;
+    sc.hold_ms = 100; /* a server that holds ?wait= until the job ends */
+    const char *const args[] = {"--interval", "5", "--timeout", "30", NULL};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    cr_assert_eq(run(NULL, args, out, sizeof out), 0, "%s", out);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    cr_expect_eq(sc.job_waits, 2, "one held wait per running answer");
+    cr_expect(strncmp(sc.job_path, "/jobs/00ab12?wait=", 18) == 0, "%s", sc.job_path);
+    cr_expect(s < 2.5, "followed in %.2f s: it slept the 5 s interval instead of waiting on the job", s);
+}
+
+Test(refresh_client, a_server_that_does_not_hold_the_wait_falls_back_to_the_interval, .init = setup, .fini = teardown) {
+    char out[4096];
+    sc.running_body = SUITES_RUNNING_JOB;
+    sc.hold_ms = 0; /* answers at once: an older server */
+    cr_assert_eq(run(NULL, fast, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sc.gets, 3);
+    cr_expect_eq(sc.job_waits, 2);
 }
 
 Test(refresh_client, a_failed_suite_exits_1_with_its_reason, .init = setup, .fini = teardown) {
