@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/timeutil.h"
 #include "gpu/cuda_call.h"
+#include "model/testimony.h"
 
 #define COUNTERS_NMETRICS 6
 
@@ -455,3 +457,27 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
 }
 
 #endif
+
+int counters_table(struct counters **c, struct dv_table *t, timing_launch_fn launch, void *ctx, unsigned blocks,
+                   const unsigned *evaluations, struct dv_testimony *tm, char *err) {
+    struct dv_counters out[DV_MAX_ROWS];
+    memset(out, 0, sizeof(out));
+    const double t0 = timeutil_now_ms();
+    int rc = counters_profile(*c, t->nrows, launch, ctx, out, tm->counters_reason);
+    tm->counters_ms += timeutil_now_ms() - t0;
+    if (rc < 0) {
+        dv_seterr(err, "%s", tm->counters_reason);
+        return rc;
+    }
+    if (rc == 1) {
+        counters_free(*c);
+        *c = NULL;
+        return 0;
+    }
+    for (unsigned i = 0; i < t->nrows; i++) {
+        t->rows[i].counters = out[i];
+        testimony_counters_derive(&t->rows[i].counters, blocks, t->rows[i].warps_split.per_block, evaluations[i]);
+    }
+    testimony_counters_compare(t);
+    return 0;
+}

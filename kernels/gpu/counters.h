@@ -41,6 +41,16 @@ void counters_free(struct counters *c); /* NULL ok */
 int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
                      char *reason);
 
+/* The counter pass of measured table `t`: counters_profile() over its rows,
+ * timed on the host into tm->counters_ms, then each row's figures derived
+ * (model/testimony.h) against `blocks` blocks and evaluations[row]
+ * evaluations of its branch per thread, and compared across the table.
+ * Returns 0 (also when the profiler refused: the reason is in
+ * tm->counters_reason, *c is freed and set to NULL so later tables do not
+ * ask again), or the DV_* code of a failed launch with `err`. */
+int counters_table(struct counters **c, struct dv_table *t, timing_launch_fn launch, void *ctx, unsigned blocks,
+                   const unsigned *evaluations, struct dv_testimony *tm, char *err);
+
 /* The CUPTI results counters_explain() advises on (cupti_result.h values,
  * checked there with static asserts; kept here so the advice exists in a
  * build without CUPTI's headers). */

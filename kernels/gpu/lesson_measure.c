@@ -264,26 +264,10 @@ static int lesson_testimony(const struct dv_options *o, const struct dv_report *
         if (rc != 0) return rc;
     }
     if (*cnt) {
-        double t0 = timeutil_now_ms();
-        struct dv_counters out[DV_MAX_ROWS];
-        memset(out, 0, sizeof(out));
-        rc = counters_profile(*cnt, t->nrows, launch_row, c, out, tm->counters_reason);
-        tm->counters_ms += timeutil_now_ms() - t0;
-        if (rc < 0) {
-            dv_seterr(err, "%s", tm->counters_reason);
-            return rc;
-        }
-        if (rc == 1) {
-            counters_free(*cnt);
-            *cnt = NULL;
-            return 0;
-        }
-        for (unsigned i = 0; i < t->nrows; i++) {
-            t->rows[i].counters = out[i];
-            testimony_counters_derive(&t->rows[i].counters, g->blocks, t->rows[i].warps_split.per_block,
-                                      t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u);
-        }
-        testimony_counters_compare(t);
+        unsigned evaluations[DV_MAX_ROWS];
+        for (unsigned i = 0; i < t->nrows; i++)
+            evaluations[i] = t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u;
+        return counters_table(cnt, t, launch_row, c, g->blocks, evaluations, tm, err);
     }
     return 0;
 }

@@ -89,26 +89,9 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
         if (rc != 0) return rc;
     }
     if (*cnt) {
-        double t0 = timeutil_now_ms();
-        struct dv_counters out[SCENARIO_MAX_ROWS];
-        memset(out, 0, sizeof(out));
-        rc = counters_profile(*cnt, c->s->nrows, launch_row, c, out, tm->counters_reason);
-        tm->counters_ms += timeutil_now_ms() - t0;
-        if (rc < 0) {
-            dv_seterr(err, "%s", tm->counters_reason);
-            return rc;
-        }
-        if (rc == 1) {
-            counters_free(*cnt);
-            *cnt = NULL;
-            return 0;
-        }
-        for (unsigned r = 0; r < c->s->nrows; r++) {
-            t->rows[r].counters = out[r];
-            testimony_counters_derive(&t->rows[r].counters, c->blocks, t->rows[r].warps_split.per_block,
-                                      c->s->kind == SCENARIO_SHORT ? c->iters : 1u);
-        }
-        testimony_counters_compare(t);
+        unsigned evaluations[SCENARIO_MAX_ROWS];
+        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = c->s->kind == SCENARIO_SHORT ? c->iters : 1u;
+        return counters_table(cnt, t, launch_row, c, c->blocks, evaluations, tm, err);
     }
     return 0;
 }
