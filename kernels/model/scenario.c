@@ -120,7 +120,7 @@ static const struct scenario scenarios[] = {
         "as a branch it would be 2.0)",
     },
     {
-        "short-branch", "Short if/else (4 vs 3 FMAs, worked case C7) that stays a branch", "C7",
+        "short-branch", "Short if/else (4 vs 3 FMAs) that stays a branch", "C7",
         SCENARIO_SHORT, 2, {3, 4},
         {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
          0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
