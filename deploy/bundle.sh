@@ -110,6 +110,7 @@ fi
 install -m 0644 "$here"/divergence.service "$here"/divergence@.service "$here"/divergence-refresh.service \
   "$here"/divergence-refresh.timer "$here/env.example" "$stage/share/divergence/deploy/"
 install -m 0644 "$here/nginx/divergence.conf" "$here/nginx/divergence-fleet.conf" "$stage/share/divergence/deploy/nginx/"
+install -m 0755 "$here/fleet-check.py" "$stage/share/divergence/deploy/fleet-check.py"
 install -m 0755 "$here/install.sh" "$stage/install.sh"
 install -m 0644 "$here/README.md" "$stage/README.md"
 printf '%s\n' "$version" > "$stage/VERSION"
