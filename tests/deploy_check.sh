@@ -149,7 +149,7 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     for p in bin/divergence libexec/divergence libexec/divergence-gpu install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
              share/divergence/deploy/nginx/divergence.conf share/divergence/deploy/divergence@.service \
-             share/divergence/deploy/nginx/divergence-fleet.conf; do
+             share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
     if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
