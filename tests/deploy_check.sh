@@ -20,6 +20,7 @@
 # check cannot pass by not looking. Exit 0 all passed, 1 a failure, 77 when a
 # tool is missing (ctest SKIP_RETURN_CODE).
 set -uo pipefail
+. "$(dirname "$0")/deploy/nginx_prefix.sh"
 
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 build=${2:-}
@@ -94,20 +95,7 @@ if command -v nginx >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1; then
         -e "s|/etc/ssl/private/divergence.key|$n/key.pem|" \
         -e "s|/var/cache/nginx/divergence|$n/cache|" \
         -e "s|/var/www/html|$n|" "$src/deploy/nginx/divergence.conf" > "$n/site.conf"
-    cat > "$n/nginx.conf" <<CONF
-pid $n/nginx.pid;
-error_log $n/logs/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $n/body;
-    proxy_temp_path $n/proxy;
-    fastcgi_temp_path $n/fastcgi;
-    uwsgi_temp_path $n/uwsgi;
-    scgi_temp_path $n/scgi;
-    include $n/site.conf;
-}
-CONF
+    nginx_prefix_conf "$n" "$n/site.conf"
     if out=$(nginx -t -q -p "$n" -c "$n/nginx.conf" 2>&1); then ok "nginx -t on deploy/nginx/divergence.conf"
     else bad "nginx -t: $out"; fi
     sed "s|include $n/site.conf;|include $src/deploy/nginx/divergence-fleet.conf;|" "$n/nginx.conf" > "$n/fleet.conf"

@@ -11,6 +11,7 @@
 # must land on A; unknown GPU models and foreign job ids are 404s at the
 # front. Usage: tests/deploy/fleet_check.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
+. "$(dirname "$0")/nginx_prefix.sh"
 src=$1 build=$2
 command -v nginx >/dev/null || { echo "fleet_check: nginx missing (Debian package nginx-light)" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -47,20 +48,7 @@ sed -e "s/127.0.0.1:8080/127.0.0.1:$pa/g" -e "s/127.0.0.1:8081/127.0.0.1:$pa/g" 
     "$src/deploy/nginx/divergence-fleet.conf" > "$n/fleet.conf"
 grep -q "fake-gpu-a divergence_gpu_nvidia_h200" "$n/fleet.conf" && grep -q "fake-gpu-b divergence_gpu_nvidia_l4" "$n/fleet.conf" ||
   fail "the example's slug map changed shape: update this test"
-cat > "$n/nginx.conf" <<CONF
-pid $n/nginx.pid;
-error_log $n/logs/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $n/body;
-    proxy_temp_path $n/proxy;
-    fastcgi_temp_path $n/fastcgi;
-    uwsgi_temp_path $n/uwsgi;
-    scgi_temp_path $n/scgi;
-    include $n/fleet.conf;
-}
-CONF
+nginx_prefix_conf "$n" "$n/fleet.conf"
 nginx -t -q -p "$n" -c "$n/nginx.conf" || fail "nginx -t"
 nginx -p "$n" -c "$n/nginx.conf" || fail "nginx did not start"
 url=http://127.0.0.1:$front

@@ -6,6 +6,7 @@
 # refused to any other address (the allowlist with loopback taken out), and
 # plain HTTP redirects to HTTPS. Usage: nginx_site_check.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
+. "$(dirname "$0")/nginx_prefix.sh"
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
 for t in nginx openssl curl; do command -v $t >/dev/null || { echo "nginx_site_check: $t missing" >&2; exit 1; }; done
 tmp=$(mktemp -d)
@@ -42,20 +43,7 @@ site() { # extra sed expressions
       -e "s|listen 80;|listen 127.0.0.1:$http;|" -e "/listen \[::\]:80;/d" "$@" "$src/deploy/nginx/divergence.conf"
 }
 site > "$n/site.conf"
-cat > "$n/nginx.conf" <<CONF
-pid $n/nginx.pid;
-error_log $n/logs/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $n/body;
-    proxy_temp_path $n/proxy;
-    fastcgi_temp_path $n/fastcgi;
-    uwsgi_temp_path $n/uwsgi;
-    scgi_temp_path $n/scgi;
-    include $n/site.conf;
-}
-CONF
+nginx_prefix_conf "$n" "$n/site.conf"
 nginx -p "$n" -c "$n/nginx.conf" || fail "nginx did not start"
 u=https://127.0.0.1:$https
 for _ in $(seq 50); do curl -ks -o /dev/null "$u/healthz" && break; sleep 0.1; done
