@@ -42,7 +42,7 @@ pb=$(port b)
 
 n=$tmp/nginx
 mkdir -p "$n/logs"
-front=$(( 20000 + RANDOM % 20000 ))
+front=$(nginx_prefix_port)
 sed -e "s/127.0.0.1:8080/127.0.0.1:$pa/g" -e "s/127.0.0.1:8081/127.0.0.1:$pa/g" -e "s/127.0.0.1:8082/127.0.0.1:$pb/g" \
     -e "s/listen 127.0.0.1:8090;/listen 127.0.0.1:$front;/" -e "s/nvidia-h200 /fake-gpu-a /" -e "s/nvidia-l4   /fake-gpu-b /" \
     "$src/deploy/nginx/divergence-fleet.conf" > "$n/fleet.conf"

@@ -20,3 +20,16 @@ http {
 }
 CONF
 }
+
+# nginx_prefix_port: a loopback port for nginx to listen on, below the
+# kernel's ephemeral range (servers started with --port 0 and every outgoing
+# connection take theirs from that range, so a port drawn there can be taken
+# between the draw and nginx's bind), and with nothing listening on it now.
+nginx_prefix_port() {
+  local low=32768 p
+  read -r low _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  while :; do
+    p=$(( 10000 + RANDOM % (low - 10001) ))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}

@@ -34,7 +34,8 @@ cp -R "$src/static" "$tmp/static"
 chmod 755 "$tmp" && chmod -R a+rX "$tmp/static"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=divergence.example.org \
   -keyout "$n/key.pem" -out "$n/cert.pem" >/dev/null 2>&1 || fail "openssl"
-https=$(( 20000 + RANDOM % 20000 )); http=$(( https + 1 ))
+https=$(nginx_prefix_port); http=$(nginx_prefix_port)
+while [ "$http" = "$https" ]; do http=$(nginx_prefix_port); done
 site() { # extra sed expressions
   sed -e "s|/etc/ssl/certs/divergence.crt|$n/cert.pem|" -e "s|/etc/ssl/private/divergence.key|$n/key.pem|" \
       -e "s|/var/cache/nginx/divergence|$n/cache|" -e "s|/var/www/html|$n|" \
