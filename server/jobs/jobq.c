@@ -283,6 +283,7 @@ int jobq_status(struct jobq *q, const char *id, struct job_view *v) {
     pthread_mutex_lock(&q->lock);
     struct job *j = find_locked(q, id);
     if (j) fill_view(q, j, v, 1);
+    else memset(v, 0, sizeof *v); /* a miss leaves nothing a caller could free twice */
     pthread_mutex_unlock(&q->lock);
     return j ? 0 : -1;
 }

@@ -84,7 +84,8 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
 int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *age_s, char *id);
 
 /* Copies the state of job `id` into `v`. Returns 0, or -1 when unknown (or
- * evicted). The caller frees v->document. */
+ * evicted), with `*v` zeroed (v->document NULL). The caller frees
+ * v->document either way (free(NULL) is a no-op). */
 int jobq_status(struct jobq *q, const char *id, struct job_view *v);
 
 /* Supervisor side. Waits up to `timeout_ms` (-1 forever) for a job, marks it

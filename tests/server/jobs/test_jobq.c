@@ -107,6 +107,33 @@ Test(jobq, finished_jobs_are_bounded) {
     free(v.document);
 }
 
+/* An evicted job's view is zeroed: a caller that frees v.document on every
+ * path (as the event stream does when its job is gone) frees NULL, never a
+ * pointer left in the slot by an earlier look-up. */
+Test(jobq, status_of_an_evicted_job_leaves_no_document_to_free) {
+    q = jobq_create(4, 1, 60, err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push("{\"n\":1}", NULL, a, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{\"doc\":1}", 0, 0, NULL, NULL);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, a, &v), 0);
+    char *earlier = v.document;
+    cr_assert_not_null(earlier);
+    free(earlier);
+    cr_assert_eq(push("{\"n\":2}", NULL, b, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{\"doc\":2}", 0, 0, NULL, NULL); /* evicts a */
+    memset(&v, 0xa5, sizeof v);
+    v.document = earlier; /* what the stack slot held from the last call */
+    cr_assert_eq(jobq_status(q, a, &v), -1);
+    cr_assert_null(v.document, "a miss must not leave the caller a pointer to free");
+    cr_assert_eq(v.state, 0);
+    free(v.document);
+}
+
 Test(jobq, cache_answers_within_ttl_only) {
     q = jobq_create(4, 8, 0.2, err);
     char id[JOBQ_ID_LEN], hit[JOBQ_ID_LEN];
