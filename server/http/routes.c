@@ -539,7 +539,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
         return (long)n;
     }
     if (jw->ended) return -1;
-    struct job_view v;
+    struct job_view v = {.document = NULL};
     double now = timeutil_now_ms();
     free(jw->pending);
     jw->pending = NULL;
@@ -572,6 +572,24 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
     return job_stream_read(ctx, buf, max);
 }
 
+/* ?wait=: seconds as plain decimal digits with an optional fraction
+ * ("25", "0.5"), 0 to WAIT_MAX_S. strtod() alone would also take hex
+ * ("0x10" is 16), exponents, "inf" and leading blanks. Returns 0 or -1. */
+static int parse_wait(const char *w, double *out) {
+    const char *p = w;
+    unsigned digits = 0;
+    while (*p >= '0' && *p <= '9') p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') p++, digits++;
+    }
+    if (!digits || *p || p - w > 16) return -1;
+    double v = strtod(w, NULL);
+    if (!(v >= 0 && v <= WAIT_MAX_S)) return -1;
+    *out = v;
+    return 0;
+}
+
 static void job_get(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     const char *id = http_req_tail(r);
@@ -585,14 +603,10 @@ static void job_get(struct http_req *r, void *ctx) {
     int sse = accept && strstr(accept, "text/event-stream");
     const char *w = http_req_query(r, "wait");
     double wait_s = 0;
-    if (w) {
-        char *end;
-        errno = 0;
-        wait_s = strtod(w, &end);
-        if (errno || end == w || *end || !(wait_s >= 0 && wait_s <= WAIT_MAX_S)) {
-            http_reply_error(r, 400, "wait", "wait=%s: expected seconds from 0 to %d", w, WAIT_MAX_S);
-            return;
-        }
+    if (w && parse_wait(w, &wait_s) < 0) {
+        http_reply_error(r, 400, "wait", "wait=%.40s: expected seconds from 0 to %d, as decimal digits (e.g. 25 or 0.5)",
+                         w, WAIT_MAX_S);
+        return;
     }
     if (!sse && (wait_s <= 0 || v.state == JOB_DONE || v.state == JOB_FAILED)) {
         reply_job(r, s, id);
@@ -618,7 +632,9 @@ static void job_get(struct http_req *r, void *ctx) {
         http_reply_stream(r, 200, "text/event-stream", job_stream_read, jw, NULL, SSE_IDLE_MS);
         return;
     }
-    http_req_suspend(r, job_wait_cont, jw, (unsigned)(wait_s * 1000));
+    /* Rounded up: a wait of a fraction of a millisecond is 1 ms, not 0,
+     * which would mean no timeout at all. */
+    http_req_suspend(r, job_wait_cont, jw, (unsigned)ceil(wait_s * 1000));
 }
 
 /* ---- POST /analyze ----------------------------------------------------- */
