@@ -71,6 +71,9 @@ static void usage(FILE *f) {
           "  --body-timeout S       seconds to send a request's body after its headers (30)\n"
           "  --analysis-threads N   threads that run analyses off the HTTP threads (2)\n"
           "  --analysis-queue N     analyses waiting for a thread before 503 (64)\n"
+          "  --drain-ms N           on SIGTERM, how long answers already due (woken long-polls,\n"
+          "                         streams' last events) get to be written before the server\n"
+          "                         stops (5000)\n"
           "  --max-analysis-cost X  per-request limit on predicate-threads analysed (3.4e7)\n"
           "  --analyze-rate-limit N POST /analyze a minute per address (120; 0 off)\n"
           "  --static-dir D         widget files (default: <bindir>/../share/divergence/static,\n"
@@ -119,6 +122,7 @@ static void config_defaults(struct service_config *c) {
     c->body_timeout_s = 30;
     c->cpu_threads = 2;
     c->cpu_queue = 64;
+    c->drain_ms = 5000;
     c->evidence_dir = "var/evidence";
     c->worker_start_timeout_ms = 30000;
 }
@@ -247,7 +251,7 @@ int serve_main(int argc, char **argv) {
         O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
         O_CTIMEOUT, O_CLIMIT, O_IPLIMIT, O_TOKEN, O_TOKENFILE, O_CORS, O_TRUST, O_STATIC, O_OPENAPI,
         O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_DEVICE, O_PROXY, O_HTIMEOUT, O_BTIMEOUT, O_ATHREADS,
-        O_AQUEUE, O_ACOST, O_ARATE, O_OPENCOST, O_IDPREFIX
+        O_AQUEUE, O_ACOST, O_ARATE, O_OPENCOST, O_IDPREFIX, O_DRAIN
     };
     static const struct option opts[] = {
         {"port", required_argument, 0, O_PORT}, {"bind", required_argument, 0, O_BIND},
@@ -267,7 +271,8 @@ int serve_main(int argc, char **argv) {
         {"body-timeout", required_argument, 0, O_BTIMEOUT}, {"analysis-threads", required_argument, 0, O_ATHREADS},
         {"analysis-queue", required_argument, 0, O_AQUEUE}, {"max-analysis-cost", required_argument, 0, O_ACOST},
         {"analyze-rate-limit", required_argument, 0, O_ARATE}, {"open-measure-cost", required_argument, 0, O_OPENCOST},
-        {"job-id-prefix", required_argument, 0, O_IDPREFIX}, {0, 0, 0, 0},
+        {"job-id-prefix", required_argument, 0, O_IDPREFIX}, {"drain-ms", required_argument, 0, O_DRAIN},
+        {0, 0, 0, 0},
     };
     struct service s;
     struct evroutes *evr = NULL;
@@ -354,6 +359,7 @@ int serve_main(int argc, char **argv) {
         case O_HELP: usage(stdout); rc = 0; goto cleanup;
         case O_OPENCOST: if (parse_double("--open-measure-cost", optarg, 0, &s.cfg.open_cost)) goto usage; break;
         case O_IDPREFIX: id_prefix = optarg; break;
+        case O_DRAIN: if (parse_uint("--drain-ms", optarg, 1, 600000, &s.cfg.drain_ms)) goto usage; break;
         case ':': fprintf(stderr, "divergence serve: %s needs a value\n", name); goto usage;
         default: fprintf(stderr, "divergence serve: unknown option %s\n", name); goto usage;
         }
@@ -412,6 +418,7 @@ int serve_main(int argc, char **argv) {
     hc.body_timeout_s = s.cfg.body_timeout_s;
     hc.cpu_threads = s.cfg.cpu_threads;
     hc.cpu_queue = s.cfg.cpu_queue;
+    hc.drain_ms = s.cfg.drain_ms;
     if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
         !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_index_json, evr, err)) ||
         http_start(s.http, err) < 0)

@@ -117,6 +117,8 @@ struct http {
     pthread_mutex_t wlock;
     struct http_req *waiting; /* suspended with a timeout, or any */
     int closing;
+    unsigned live;            /* requests begun (headers in) and not ended */
+    pthread_cond_t lcond;     /* signalled when `live` falls to 0          */
     /* reaper */
     pthread_t reaper;
     int reaper_started;
@@ -192,6 +194,7 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     if (!h->cfg.body_timeout_s) h->cfg.body_timeout_s = 30;
     if (!h->cfg.cpu_threads) h->cfg.cpu_threads = 2;
     if (!h->cfg.cpu_queue) h->cfg.cpu_queue = 64;
+    if (!h->cfg.drain_ms) h->cfg.drain_ms = 5000;
     h->quiesced = MHD_INVALID_SOCKET;
     if (!(h->bind = strdup(cfg->bind ? cfg->bind : "127.0.0.1"))) goto oom;
     if (cfg->token && cfg->token[0] && !(h->token = strdup(cfg->token))) goto oom;
@@ -214,6 +217,7 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&h->rcond, &ca);
+    pthread_cond_init(&h->lcond, &ca);
     pthread_condattr_destroy(&ca);
     pthread_cond_init(&h->pcond, NULL);
     return h;
@@ -390,6 +394,8 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
         }
     }
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    /* Stopping: the client is told not to send another request here. */
+    if (__atomic_load_n(&r->h->closing, __ATOMIC_RELAXED)) MHD_add_response_header(resp, "Connection", "close");
     MHD_queue_response(r->conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     count(r->h, r->route ? r->route->label : "other", status);
@@ -913,8 +919,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     struct stream *st = cls;
     (void)pos;
     for (;;) {
-        if (st->r->cancelled) return MHD_CONTENT_READER_END_OF_STREAM;
         long n = st->read(st->ctx, buf, max);
+        /* Stopping: what the reader has now (a job's last event) is still
+         * sent, then the stream ends instead of waiting for more. */
+        if (st->r->cancelled) return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
         if (n > 0) return (ssize_t)n;
         if (n < 0) return MHD_CONTENT_READER_END_OF_STREAM;
         /* Nothing now: suspended until woken, unless a wake came meanwhile
@@ -1128,6 +1136,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     }
     if (!r->started) {
         r->started = 1;
+        pthread_mutex_lock(&h->wlock);
+        h->live++;
+        pthread_mutex_unlock(&h->wlock);
         r->method = method;
         r->path = url;
         client_address(conn, r->client, sizeof r->client);
@@ -1186,6 +1197,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     pthread_mutex_lock(&h->wlock);
     wait_list_remove_locked(h, r);
     r->suspended = 0;
+    if (r->started && --h->live == 0) pthread_cond_broadcast(&h->lcond);
     pthread_mutex_unlock(&h->wlock);
     if (r->cleanup) r->cleanup(r->cleanup_arg);
     if (r->task_free) r->task_free(r->task_ctx);
@@ -1287,12 +1299,23 @@ void http_free(struct http *h) {
     pthread_mutex_unlock(&h->plock);
     for (unsigned i = 0; i < h->npool; i++) pthread_join(h->pool[i], NULL);
     pthread_mutex_lock(&h->wlock);
-    h->closing = 1;
+    __atomic_store_n(&h->closing, 1, __ATOMIC_RELAXED);
     for (struct http_req *r = h->waiting, *n; r; r = n) {
         n = r->wnext;
         r->cancelled = 1;
         wake_locked(h, r);
     }
+    /* The drain: a request just woken (here, or by the queue before) has
+     * its answer written by a daemon thread a moment later, and stopping the
+     * daemon now would close its connection with nothing sent. Wait until
+     * every begun request has ended (answered and written), for at most
+     * drain_ms. */
+    struct timespec until = timeutil_deadline((double)h->cfg.drain_ms);
+    while (h->live > 0 && h->d)
+        if (pthread_cond_timedwait(&h->lcond, &h->wlock, &until) == ETIMEDOUT) break;
+    if (h->live > 0)
+        LOG(LOG_WARNING, "http: stopping with %u request(s) still unanswered after the %u ms drain", h->live,
+            h->cfg.drain_ms);
     pthread_mutex_unlock(&h->wlock);
     if (h->reaper_started) {
         pthread_mutex_lock(&h->rlock);
@@ -1316,6 +1339,7 @@ void http_free(struct http *h) {
     pthread_mutex_destroy(&h->rlock);
     pthread_mutex_destroy(&h->plock);
     pthread_cond_destroy(&h->rcond);
+    pthread_cond_destroy(&h->lcond);
     pthread_cond_destroy(&h->pcond);
     free(h);
 }

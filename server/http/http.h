@@ -82,6 +82,7 @@ struct http_config {
     unsigned body_timeout_s;     /* headers to the whole body (30)            */
     unsigned cpu_threads;        /* http_req_defer() pool threads (2)         */
     unsigned cpu_queue;          /* deferred tasks waiting before 503 (64)    */
+    unsigned drain_ms;           /* http_free: wait for answers to be written (5000) */
 };
 
 /* A server for `cfg` (copied), not listening yet. NULL with `err`. */
@@ -109,7 +110,10 @@ struct http_conn_stats {
 void http_conn_stats(struct http *h, struct http_conn_stats *st);
 
 /* Stops the CPU pool (queued work cancelled), wakes every suspended request
- * (cancelled), stops the daemon and frees everything. NULL ok. */
+ * (cancelled: a long-poll answers its current state, a stream sends what
+ * its reader has now and ends), waits up to drain_ms until every begun
+ * request's answer has been written, then stops the daemon and frees
+ * everything. NULL ok. */
 void http_free(struct http *h);
 
 /* Prometheus lines for the connection table (dv_http_connections,

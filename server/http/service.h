@@ -41,6 +41,7 @@ struct service_config {
     unsigned analyze_rate_per_min; /* POST /analyze a minute per address */
     unsigned header_timeout_s, body_timeout_s;
     unsigned cpu_threads, cpu_queue; /* the analysis pool            */
+    unsigned drain_ms;          /* shutdown: answers' time to be written */
 };
 
 struct service {

@@ -501,6 +501,45 @@ Test(hostile, long_poll_returns_when_the_job_finishes, .fini = stop) {
     helper_response_free(&r);
 }
 
+/* ?wait= takes seconds written as decimal digits only, and a wait of a
+ * fraction of a millisecond ends (it is not "no timeout"). */
+Test(hostile, wait_is_decimal_seconds_and_a_tiny_wait_still_ends, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit", "0", "--job-deadline-ms", "20000", NULL};
+    start(args);
+    const char *id = submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); /* hangs */
+    static const char *const bad[] = {"0x10", "1e1", "inf", "nan", " 5", "5s", "-1", "", ".", "31", "30.5"};
+    char path[160];
+    struct helper_response r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "/jobs/%s?wait=%s", id, bad[i]);
+        for (char *p = path; *p; p++)
+            if (*p == ' ') *p = '+';
+        cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+        cr_expect_eq(r.status, 400, "wait=%s answered %d", bad[i], r.status);
+        json_t *j = helper_json(&r);
+        cr_expect_str_eq(field_of(j) ? field_of(j) : "", "wait", "wait=%s: %s", bad[i], r.body);
+        json_decref(j);
+        helper_response_free(&r);
+    }
+    static const char *const tiny[] = {"0.0001", "0.0004", "0.001"};
+    for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+        snprintf(path, sizeof path, "/jobs/%s?wait=%s", id, tiny[i]);
+        double t0 = now_ms();
+        cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+        double took = now_ms() - t0;
+        cr_expect_eq(r.status, 200, "wait=%s: %d", tiny[i], r.status);
+        cr_expect_lt(took, 2000, "wait=%s held the request %.0f ms", tiny[i], took);
+        helper_response_free(&r);
+    }
+    snprintf(path, sizeof path, "/jobs/%s?wait=0.5", id);
+    double t0 = now_ms();
+    cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+    double took = now_ms() - t0;
+    cr_expect_eq(r.status, 200);
+    cr_expect(took >= 400 && took < 3000, "wait=0.5 took %.0f ms", took);
+    helper_response_free(&r);
+}
+
 struct waiter {
     char path[128];
     int status;
@@ -584,6 +623,69 @@ static void *stream_main(void *arg) {
     int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n", s->path);
     s->out = exchange(s->fd, req, (size_t)n, 20000);
     return NULL;
+}
+
+/* Event streams on jobs that are evicted under them (--keep-jobs 1, each
+ * finished job pushes the one before out): a stream whose job has gone ends
+ * with "event: gone", never with the server. Streams are opened right after
+ * their job is submitted, from several addresses, so that some find their
+ * job already gone at their first read. */
+struct evicted_stream {
+    char id[64];
+    unsigned host;
+    char *out;
+};
+
+static void *evicted_stream_main(void *arg) {
+    struct evicted_stream *e = arg;
+    int fd = dial(e->host);
+    if (fd < 0) return NULL;
+    char req[256];
+    int n = snprintf(req, sizeof req,
+                     "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n",
+                     e->id);
+    e->out = exchange(fd, req, (size_t)n, 10000);
+    close(fd);
+    return NULL;
+}
+
+Test(hostile, streams_on_evicted_jobs_end_and_the_server_stays_up, .fini = stop, .timeout = 90) {
+    static const char *const args[] = {"--rate-limit", "0",  "--keep-jobs", "1", "--queue", "64",
+                                       "--per-ip-limit", "64", "--cache-ttl", "0", NULL};
+    start(args);
+    enum { ROUNDS = 6, STREAMS = 16 };
+    unsigned gone = 0, ended = 0, missing = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        struct evicted_stream e[STREAMS];
+        pthread_t t[STREAMS];
+        for (int i = 0; i < STREAMS; i++) {
+            char body[128];
+            snprintf(body, sizeof body, "{\"part\": 1, \"budget_ms\": %d}", 100 + round * STREAMS + i);
+            snprintf(e[i].id, sizeof e[i].id, "%s", submit(body));
+            e[i].host = 1 + (unsigned)i % 4;
+            e[i].out = NULL;
+            cr_assert_eq(pthread_create(&t[i], NULL, evicted_stream_main, &e[i]), 0);
+        }
+        for (int i = 0; i < STREAMS; i++) {
+            pthread_join(t[i], NULL);
+            int st = status_of(e[i].out);
+            if (st == 404) missing++; /* gone before the stream was asked for */
+            else {
+                cr_expect_eq(st, 200, "stream %d: %.300s", i, e[i].out ? e[i].out : "(nothing)");
+                int end = e[i].out && (strstr(e[i].out, "event: done") || strstr(e[i].out, "event: failed") ||
+                                       strstr(e[i].out, "event: gone"));
+                cr_expect(end, "stream %d ended with no terminal event:\n%s", i, e[i].out ? e[i].out : "");
+                ended += end;
+                gone += e[i].out && strstr(e[i].out, "event: gone") != NULL;
+            }
+            free(e[i].out);
+        }
+        cr_assert_eq(healthz_from(9, NULL), 200, "the server stopped answering after round %d", round);
+    }
+    cr_log_info("%u streams ended (%u with gone), %u jobs gone before their stream", ended, gone, missing);
+    int rc = helper_server_stop(&srv, 10000);
+    srv.pid = 0;
+    cr_assert_eq(rc, 0, "the server exited %d", rc);
 }
 
 /* SIGTERM with requests suspended (long-polls, an event stream, an analysis
