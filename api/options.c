@@ -14,7 +14,7 @@
  * because a ratio needs its baseline measured in the same table.
  */
 #include "api/options.h"
-#include "model/scenario.h"
+#include "kernels/model/scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/status.h"
-#include "model/predicate.h"
+#include "kernels/base/status.h"
+#include "kernels/model/predicate.h"
 
 /* An upper bound of threads x iterations for blocks "auto": gpu/measure.c grows
  * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms

@@ -6,7 +6,7 @@
 #ifndef DV_OPTIONS_H
 #define DV_OPTIONS_H
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 

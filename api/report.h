@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 #define REPORT_SCHEMA "divergence.v1"
 

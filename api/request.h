@@ -12,7 +12,7 @@
 #define DV_REQUEST_H
 
 #include <stddef.h>
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 /* Request error: HTTP status to answer with, the field (or "" for the body),
  * and the reason. For an expression error `column` is the 1-based column

@@ -15,7 +15,7 @@ else()
   endif()
 endif()
 set(content "/* Generated at build time by cmake/buildinfo.cmake: do not edit. */
-#include \"base/buildinfo.h\"
+#include \"kernels/base/buildinfo.h\"
 const char *buildinfo_version(void) { return \"${VERSION}\"; }
 const char *buildinfo_git_revision(void) { return \"${rev}\"; }
 const char *buildinfo_nvcc_version(void) { return \"${NVCC}\"; }

@@ -4,9 +4,12 @@
     layers_check.py SOURCE_DIR [--cuda-free BINARY ...] [--cuda-control BINARY]
     layers_check.py SOURCE_DIR --self-test
 
-1. Includes. Every `#include "..."` in kernels/, api/ and server/ must
-   resolve to a file of the tree (includes name their folder:
-   "gpu/timing.h") and point down or sideways within its layer, never up:
+1. Includes. Every `#include "..."` in kernels/, api/, server/ and tests/
+   is written from the one include root, the repository's top, so it names
+   the layer it reaches into ("kernels/gpu/timing.h", "api/report.h",
+   "server/core/log.h", "tests/support/helper_http.h"); it must resolve to a
+   file of the tree from there, and in kernels/, api/ and server/ point down
+   or sideways within its layer, never up:
 
        kernels/base   <- kernels/model <- kernels/gpu
                       <- api (no gpu/, no libmicrohttpd)
@@ -24,8 +27,9 @@
    symbol, and `ldd` no CUDA library; --cuda-control (`divergence-gpu`) must
    show them, so the symbol pattern is known to find what it looks for.
 3. --self-test: copies the tree to a temporary folder, plants an upward
-   include, a CUDA header in the model and a header cycle, one at a time,
-   and fails unless the check rejects each of them.
+   include, a CUDA header in the model, a header cycle, an include that
+   resolves nowhere and one written from another root, one at a time, and
+   fails unless the check rejects each of them.
 
 Exit 0 when every rule holds, 1 otherwise (each violation on its own line).
 """
@@ -36,13 +40,13 @@ import subprocess
 import sys
 import tempfile
 
-SCANNED = ("kernels", "api", "server")
+SCANNED = ("kernels", "api", "server", "tests")
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 
-# Where a quoted include is looked up, in order: the include directories the
-# CMake targets use (kernels/ for base/ model/ gpu/, the top for api/,
-# server/ for core/ jobs/ evidence/ http/ cmd/).
-INCLUDE_ROOTS = ("kernels", ".", "server")
+# The one include root (CMake: kernels/base's PUBLIC include directory, the
+# repository's top, which every target inherits) and the folders a quoted
+# include may start with from there.
+ROOT_FOLDERS = ("kernels/", "api/", "server/", "tests/")
 
 # Each layer and the layers it may include (its own is always allowed).
 ALLOWED = {
@@ -96,7 +100,8 @@ def layer_of(rel):
 
 def sources(root):
     for top in SCANNED:
-        for d, _, files in os.walk(os.path.join(root, top)):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = [x for x in dirs if x != "node_modules"]
             for f in sorted(files):
                 if f.endswith(SOURCE_EXT):
                     full = os.path.join(d, f)
@@ -110,13 +115,12 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-def resolve(root, rel, name):
-    here = os.path.dirname(rel)
-    for base in (here,) + INCLUDE_ROOTS:
-        cand = os.path.normpath(os.path.join(base, name)).replace(os.sep, "/")
-        if os.path.isfile(os.path.join(root, cand)):
-            return cand
-    return None
+def resolve(root, name):
+    """The file `name` names from the include root, or None."""
+    cand = os.path.normpath(name).replace(os.sep, "/")
+    if cand.startswith("../") or not os.path.isfile(os.path.join(root, cand)):
+        return None
+    return cand
 
 
 def check_includes(root):
@@ -138,7 +142,11 @@ def check_includes(root):
                     if rel.startswith(prefix) and re.search(pat, name):
                         errors.append("%s: #include <%s>: %s" % (where, name, why))
                 continue
-            target = resolve(root, rel, name)
+            if not name.startswith(ROOT_FOLDERS):
+                errors.append('%s: #include "%s": not written from the include root (the repository\'s top: '
+                              'start with one of %s)' % (where, name, ", ".join(ROOT_FOLDERS)))
+                continue
+            target = resolve(root, name)
             if target is None:
                 errors.append('%s: #include "%s": no such file in the tree' % (where, name))
                 continue
@@ -231,13 +239,16 @@ def self_test(root):
     """Plants each kind of violation in a copy of the tree; each must fail."""
     plants = [
         ("an upward include (model -> api)", "kernels/model/analysis.h", '#include "api/options.h"\n'),
-        ("an upward include (kernels -> server)", "kernels/base/ids.c", '#include "core/log.h"\n'),
-        ("api reaching the GPU layer", "api/request.c", '#include "gpu/measure.h"\n'),
+        ("an upward include (kernels -> server)", "kernels/base/ids.c", '#include "server/core/log.h"\n'),
+        ("api reaching the GPU layer", "api/request.c", '#include "kernels/gpu/measure.h"\n'),
         ("a CUDA header in the model", "kernels/model/stats.c", "#include <cuda_runtime.h>\n"),
         ("libmicrohttpd in api", "api/options.c", "#include <microhttpd.h>\n"),
-        ("a header cycle", "kernels/base/timeutil.h", '#include "base/ids.h"\n', "kernels/base/ids.h",
-         '#include "base/timeutil.h"\n'),
-        ("an include that resolves nowhere", "server/http/routes.c", '#include "http/nothere.h"\n'),
+        ("a header cycle", "kernels/base/timeutil.h", '#include "kernels/base/ids.h"\n', "kernels/base/ids.h",
+         '#include "kernels/base/timeutil.h"\n'),
+        ("an include that resolves nowhere", "server/http/routes.c", '#include "server/http/nothere.h"\n'),
+        ("an include written from another root", "server/http/routes.c", '#include "core/log.h"\n'),
+        ("a test's include written from another root", "tests/server/http/test_routes.c",
+         '#include "support/helper_http.h"\n'),
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -247,7 +258,8 @@ def self_test(root):
             shutil.rmtree(copy, ignore_errors=True)
             os.makedirs(copy)
             for top in SCANNED:
-                shutil.copytree(os.path.join(root, top), os.path.join(copy, top))
+                shutil.copytree(os.path.join(root, top), os.path.join(copy, top),
+                                ignore=shutil.ignore_patterns("node_modules", "*.png", "*.json"))
             for rel, line in edits:
                 p = os.path.join(copy, rel)
                 with open(p, encoding="utf-8") as f:
@@ -293,7 +305,12 @@ def main(argv):
             return 2
     errors, graph = check_includes(root)
     nedges = sum(len(v) for v in graph.values())
-    print("includes: %d files, %d quoted includes, %d violations" % (len(graph), nedges, len(errors)))
+    cyc = sum(1 for e in errors if "include cycle" in e)
+    up = sum(1 for e in errors if "may not include" in e)
+    roots = sum(1 for e in errors if "include root" in e)
+    print("includes: %d files, %d quoted includes, %d violations (%d upward or undeclared, %d cycles, "
+          "%d written from another root); include root: the repository's top" %
+          (len(graph), nedges, len(errors), up, cyc, roots))
     errors += check_links(cuda_free, control)
     for e in errors:
         print("FAIL: " + e)

@@ -1,12 +1,12 @@
 /* ids.c -- random identifiers from getrandom(2) (ids.h). */
 #define _GNU_SOURCE
-#include "base/ids.h"
+#include "kernels/base/ids.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 int ids_random_hex(const char *prefix, size_t nbytes, char *out, size_t len, char *err) {
     unsigned char b[64];

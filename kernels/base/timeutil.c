@@ -1,6 +1,6 @@
 /* timeutil.c -- clocks and UTC formatting (timeutil.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "base/timeutil.h"
+#include "kernels/base/timeutil.h"
 
 #include <errno.h>
 #include <stdio.h>

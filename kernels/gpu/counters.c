@@ -12,15 +12,15 @@
  * (DV_HAVE_CUPTI undefined) compiles the stubs at the bottom.
  */
 #define _GNU_SOURCE
-#include "gpu/counters.h"
+#include "kernels/gpu/counters.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/timeutil.h"
-#include "gpu/cuda_call.h"
-#include "model/testimony.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/model/testimony.h"
 
 #define COUNTERS_NMETRICS 6
 

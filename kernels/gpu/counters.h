@@ -19,8 +19,8 @@
 #ifndef DV_COUNTERS_H
 #define DV_COUNTERS_H
 
-#include "gpu/timing.h"
-#include "model/experiment.h"
+#include "kernels/gpu/timing.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* cuda_call.c -- classification of CUDA runtime errors (cuda_call.h). */
-#include "gpu/cuda_call.h"
+#include "kernels/gpu/cuda_call.h"
 
 int cuda_classify(cudaError_t e) {
     switch (e) {

@@ -18,7 +18,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #ifdef __cplusplus
 extern "C" {

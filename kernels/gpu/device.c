@@ -1,11 +1,11 @@
 /* device.c -- device identity (device.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "gpu/device.h"
+#include "kernels/gpu/device.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/cuda_call.h"
+#include "kernels/gpu/cuda_call.h"
 
 int device_fp32_lanes(int major, int minor) {
     switch (major) {

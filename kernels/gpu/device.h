@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

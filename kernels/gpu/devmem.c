@@ -1,7 +1,7 @@
 /* devmem.c -- checked device buffers (devmem.h). */
-#include "gpu/devmem.h"
+#include "kernels/gpu/devmem.h"
 
-#include "gpu/cuda_call.h"
+#include "kernels/gpu/cuda_call.h"
 
 int devmem_alloc(void **p, size_t bytes, char *err) {
     *p = NULL;

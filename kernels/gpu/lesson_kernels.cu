@@ -25,14 +25,14 @@
  */
 #include <cuda_runtime.h>
 
-#include "model/chain.h"
-#include "base/status.h"
-#include "model/experiment.h"
-#include "gpu/lesson_kernels.h"
-#include "model/predicate.h"
-#include "gpu/cuda_call.h"
-#include "gpu/witness_device.cuh"
-#include "model/witness_record.h"
+#include "kernels/model/chain.h"
+#include "kernels/base/status.h"
+#include "kernels/model/experiment.h"
+#include "kernels/gpu/lesson_kernels.h"
+#include "kernels/model/predicate.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/witness_device.cuh"
+#include "kernels/model/witness_record.h"
 
 /* ---------------------------------------------------------------------------
  * Compile-time checks: the lesson's split counts for a 256-thread block. */

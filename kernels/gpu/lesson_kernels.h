@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "model/witness_record.h"
+#include "kernels/model/witness_record.h"
 
 /* The lesson's compile-time iteration count (kIters): the kernels are
  * instantiated for it; any other count runs the runtime-trip-count kernels. */

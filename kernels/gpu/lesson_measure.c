@@ -9,7 +9,7 @@
  * row, started as each row's output lands on the host, so the checks run
  * while the next rows download and while the testimony passes use the GPU.
  */
-#include "gpu/lesson_measure.h"
+#include "kernels/gpu/lesson_measure.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,15 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/timeutil.h"
-#include "gpu/cuda_call.h"
-#include "gpu/lesson_kernels.h"
-#include "gpu/session.h"
-#include "gpu/witness.h"
-#include "model/testimony.h"
-#include "gpu/timing.h"
-#include "model/analysis.h"
-#include "model/reference.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/lesson_kernels.h"
+#include "kernels/gpu/session.h"
+#include "kernels/gpu/witness.h"
+#include "kernels/model/testimony.h"
+#include "kernels/gpu/timing.h"
+#include "kernels/model/analysis.h"
+#include "kernels/model/reference.h"
 
 /* Table state for the launch callback. */
 struct table_ctx {

@@ -8,10 +8,10 @@
 #ifndef DV_LESSON_MEASURE_H
 #define DV_LESSON_MEASURE_H
 
-#include "gpu/counters.h"
-#include "gpu/session.h"
-#include "gpu/timing.h"
-#include "model/experiment.h"
+#include "kernels/gpu/counters.h"
+#include "kernels/gpu/session.h"
+#include "kernels/gpu/timing.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,19 +1,19 @@
 /* measure.c -- the one measurement entry point (measure.h). */
-#include "gpu/measure.h"
+#include "kernels/gpu/measure.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "base/timeutil.h"
-#include "gpu/counters.h"
-#include "gpu/cuda_call.h"
-#include "gpu/device.h"
-#include "gpu/lesson_measure.h"
-#include "gpu/scenario_measure.h"
-#include "gpu/session.h"
-#include "gpu/timing.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/counters.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/lesson_measure.h"
+#include "kernels/gpu/scenario_measure.h"
+#include "kernels/gpu/session.h"
+#include "kernels/gpu/timing.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;

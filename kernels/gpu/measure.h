@@ -28,7 +28,7 @@
 #ifndef DV_MEASURE_H
 #define DV_MEASURE_H
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

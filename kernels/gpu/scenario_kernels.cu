@@ -24,11 +24,11 @@
  */
 #include <cuda_runtime.h>
 
-#include "gpu/cuda_call.h"
-#include "model/scenario.h"
-#include "gpu/scenario_kernels.h"
-#include "gpu/witness_device.cuh"
-#include "model/witness_record.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/model/scenario.h"
+#include "kernels/gpu/scenario_kernels.h"
+#include "kernels/gpu/witness_device.cuh"
+#include "kernels/model/witness_record.h"
 
 static_assert(SCENARIO_MAX_PATHS == 32, "the k-way switch has 32 cases");
 

@@ -14,20 +14,20 @@
  * model's useful / issued for loops); floor_fraction = the row's own FMAs at
  * the measured clock on every FP32 lane / median.
  */
-#include "gpu/scenario_measure.h"
+#include "kernels/gpu/scenario_measure.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/timeutil.h"
-#include "gpu/device.h"
-#include "gpu/witness.h"
-#include "model/testimony.h"
-#include "gpu/devmem.h"
-#include "gpu/scenario_kernels.h"
-#include "gpu/timing.h"
-#include "model/scenario.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/witness.h"
+#include "kernels/model/testimony.h"
+#include "kernels/gpu/devmem.h"
+#include "kernels/gpu/scenario_kernels.h"
+#include "kernels/gpu/timing.h"
+#include "kernels/model/scenario.h"
 
 struct table_ctx {
     const struct scenario *s;

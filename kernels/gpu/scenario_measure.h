@@ -6,9 +6,9 @@
 #ifndef DV_SCENARIO_MEASURE_H
 #define DV_SCENARIO_MEASURE_H
 
-#include "gpu/counters.h"
-#include "gpu/timing.h"
-#include "model/experiment.h"
+#include "kernels/gpu/counters.h"
+#include "kernels/gpu/timing.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

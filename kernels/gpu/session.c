@@ -6,17 +6,17 @@
  * predicates, grids and iteration counts). Device buffers belong to the
  * device they were made on: a job on another ordinal drops them all.
  */
-#include "gpu/session.h"
+#include "kernels/gpu/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/cuda_call.h"
-#include "gpu/device.h"
-#include "gpu/smclock.h"
-#include "model/chain.h"
-#include "model/reference.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/smclock.h"
+#include "kernels/model/chain.h"
+#include "kernels/model/reference.h"
 
 #define SESSION_CHAINS 4
 #define SESSION_MASKS 32

@@ -26,8 +26,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "model/analysis.h"
-#include "model/experiment.h"
+#include "kernels/model/analysis.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

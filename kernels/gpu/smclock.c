@@ -1,8 +1,8 @@
 /* smclock.c -- the SM clock from a timed clock64() spin (smclock.h). */
-#include "gpu/smclock.h"
+#include "kernels/gpu/smclock.h"
 
-#include "gpu/cuda_call.h"
-#include "gpu/lesson_kernels.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/lesson_kernels.h"
 
 #define CLOCK_SPIN_CYCLES 20000000LL /* ~10 ms at 2 GHz */
 

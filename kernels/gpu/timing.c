@@ -1,12 +1,12 @@
 /* timing.c -- warm-up, interleaved event-timed samples, stdrel stop, the
  * clock sampled once per batch (timing.h). */
-#include "gpu/timing.h"
+#include "kernels/gpu/timing.h"
 
 #include <stdlib.h>
 
-#include "gpu/cuda_call.h"
-#include "gpu/lesson_kernels.h"
-#include "model/stats.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/lesson_kernels.h"
+#include "kernels/model/stats.h"
 
 #define TIMING_BATCH 8 /* rounds queued per synchronisation */
 

@@ -14,7 +14,7 @@
 #ifndef DV_TIMING_H
 #define DV_TIMING_H
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

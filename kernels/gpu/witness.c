@@ -1,9 +1,9 @@
 /* witness.c -- the witness launch of one row (witness.h). */
-#include "gpu/witness.h"
+#include "kernels/gpu/witness.h"
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/cuda_call.h"
+#include "kernels/gpu/cuda_call.h"
 
 int witness_run(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row, struct dv_witness_block *host,
                 char *err) {

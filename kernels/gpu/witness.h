@@ -9,7 +9,7 @@
 #ifndef DV_WITNESS_H
 #define DV_WITNESS_H
 
-#include "model/witness_record.h"
+#include "kernels/model/witness_record.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #ifndef DV_WITNESS_DEVICE_CUH
 #define DV_WITNESS_DEVICE_CUH
 
-#include "model/witness_record.h"
+#include "kernels/model/witness_record.h"
 
 #define DV_WITNESS_U32 (sizeof(struct dv_witness_block) / sizeof(unsigned))
 static_assert(sizeof(struct dv_witness_block) % sizeof(unsigned) == 0, "the record is copied in 32-bit words");

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/analysis.h"
+#include "kernels/model/analysis.h"
 
 size_t analysis_mask_words(const struct dv_geometry *g) {
     return (size_t)((analysis_threads(g) + 31) / 32);

@@ -16,8 +16,8 @@
 #define DV_ANALYSIS_H
 
 #include <stdint.h>
-#include "model/experiment.h"
-#include "model/predicate.h"
+#include "kernels/model/experiment.h"
+#include "kernels/model/predicate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 #ifndef DV_CHAIN_H
 #define DV_CHAIN_H
 
-#include "model/predicate.h" /* DV_HD, DV_CONSTEXPR */
+#include "kernels/model/predicate.h" /* DV_HD, DV_CONSTEXPR */
 
 #define DV_MUL_A 0.9999f
 #define DV_ADD_A 0.0001f

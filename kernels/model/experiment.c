@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buildinfo.h"
-#include "model/analysis.h"
-#include "model/scenario.h"
-#include "model/experiment.h"
+#include "kernels/base/buildinfo.h"
+#include "kernels/model/analysis.h"
+#include "kernels/model/scenario.h"
+#include "kernels/model/experiment.h"
 
 
 

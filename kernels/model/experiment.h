@@ -19,8 +19,8 @@
 #define DV_EXPERIMENT_H
 
 #include <stdint.h>
-#include "base/status.h"
-#include "model/predicate.h"
+#include "kernels/base/status.h"
+#include "kernels/model/predicate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -39,7 +39,7 @@
  * people than it helps. A literal above LLONG_MAX is out of range: write
  * LLONG_MIN as `-9223372036854775807 - 1`, as in C. Columns count bytes.
  */
-#include "model/expr.h"
+#include "kernels/model/expr.h"
 
 #include <limits.h>
 #include <stdint.h>

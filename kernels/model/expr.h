@@ -19,7 +19,7 @@
 #define DV_EXPR_H
 
 #include <stddef.h>
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #ifdef __cplusplus
 extern "C" {

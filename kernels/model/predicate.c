@@ -9,8 +9,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "model/expr.h"
-#include "model/predicate.h"
+#include "kernels/model/expr.h"
+#include "kernels/model/predicate.h"
 
 static const struct predicate_builtin builtins[DV_NUM_MODES] = {
     {"lane-parity", "threadIdx.x & 1", "(threadIdx.x & 1) == 0", DV_LANE_PARITY},

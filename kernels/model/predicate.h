@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #endif
 #include <stddef.h>
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #define DV_WARP_SIZE 32u
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/chain.h"
-#include "model/reference.h"
+#include "kernels/model/chain.h"
+#include "kernels/model/reference.h"
 
 void reference_input(float *in, unsigned long long n) {
     for (unsigned long long i = 0; i < n; i++) in[i] = dv_input_value(i);

@@ -9,8 +9,8 @@
 #define DV_REFERENCE_H
 
 #include <stdint.h>
-#include "model/experiment.h"
-#include "model/analysis.h"
+#include "kernels/model/experiment.h"
+#include "kernels/model/analysis.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
  * turns each scenario into a dv_table whose rows carry the model;
  * gpu/scenario_measure.c adds the timings.
  */
-#include "model/scenario.h"
+#include "kernels/model/scenario.h"
 
 #include <math.h>
 #include <stdlib.h>

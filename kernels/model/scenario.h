@@ -49,8 +49,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "model/chain.h"      /* dv_input_value: the input every table reads */
-#include "model/experiment.h"
+#include "kernels/model/chain.h"      /* dv_input_value: the input every table reads */
+#include "kernels/model/experiment.h"
 
 #define SCENARIO_MAX_PATHS 32u
 #define SCENARIO_MAX_ROWS 4u

@@ -1,5 +1,5 @@
 /* stats.c -- sample statistics and the stdrel stopping rule (stats.h). */
-#include "model/stats.h"
+#include "kernels/model/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

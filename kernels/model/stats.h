@@ -8,7 +8,7 @@
 #ifndef DV_STATS_H
 #define DV_STATS_H
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

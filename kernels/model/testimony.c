@@ -5,7 +5,7 @@
  * (one dv_witness_block per block), so agreement is a plain block-by-block
  * comparison and a disagreement can name its block.
  */
-#include "model/testimony.h"
+#include "kernels/model/testimony.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,10 +21,10 @@
 
 #include <stdint.h>
 
-#include "model/analysis.h"
-#include "model/experiment.h"
-#include "model/scenario.h"
-#include "model/witness_record.h"
+#include "kernels/model/analysis.h"
+#include "kernels/model/experiment.h"
+#include "kernels/model/scenario.h"
+#include "kernels/model/witness_record.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
+#include "server/cmd/cli.h"
 #include "api/options.h"
 #include "api/report.h"
-#include "cmd/sibling.h"
+#include "server/cmd/sibling.h"
 
 void cli_usage_options(void) {
     fputs("options (analyze, measure):\n"

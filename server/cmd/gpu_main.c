@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cli.h"
-#include "gpu/measure.h"
-#include "jobs/workerproc.h"
+#include "server/cmd/cli.h"
+#include "kernels/gpu/measure.h"
+#include "server/jobs/workerproc.h"
 
 /* Progress on a terminal: one line per table as it starts and ends, with
  * the samples taken and the GPU time spent (gpu/measure.h's hook). */

@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cli.h"
-#include "cmd/refresh_cmd.h"
-#include "cmd/serve.h"
-#include "cmd/sibling.h"
-#include "base/buildinfo.h"
+#include "server/cmd/cli.h"
+#include "server/cmd/refresh_cmd.h"
+#include "server/cmd/serve.h"
+#include "server/cmd/sibling.h"
+#include "kernels/base/buildinfo.h"
 
 static void usage(FILE *f) {
     fputs("usage: divergence <command> [options]\n"

@@ -9,7 +9,7 @@
  * evidence path or the reason it failed.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cmd/refresh_cmd.h"
+#include "server/cmd/refresh_cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +17,9 @@
 
 #include <jansson.h>
 
-#include "base/status.h"
-#include "base/timeutil.h"
-#include "core/httpclient.h"
+#include "kernels/base/status.h"
+#include "kernels/base/timeutil.h"
+#include "server/core/httpclient.h"
 
 #define REFRESH_CMD_ID_LEN 64
 #define REFRESH_CMD_POLL_MISSES 5 /* failed polls in a row before giving up */

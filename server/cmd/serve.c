@@ -9,16 +9,16 @@
  * (bounded by its deadline), stop the worker, stop the daemon, exit 0.
  */
 #define _GNU_SOURCE
-#include "base/timeutil.h"
-#include "cmd/serve.h"
-#include "cmd/sibling.h"
-#include "http/evroutes.h"
-#include "http/metrics.h"
-#include "core/log.h"
-#include "core/sdnotify.h"
-#include "evidence/suites.h"
+#include "kernels/base/timeutil.h"
+#include "server/cmd/serve.h"
+#include "server/cmd/sibling.h"
+#include "server/http/evroutes.h"
+#include "server/http/metrics.h"
+#include "server/core/log.h"
+#include "server/core/sdnotify.h"
+#include "server/evidence/suites.h"
 #include "api/options.h"
-#include "http/service.h"
+#include "server/http/service.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* sibling.c -- finding and exec'ing the binary beside this one (sibling.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "cmd/sibling.h"
+#include "server/cmd/sibling.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #define SIBLING_MAX_ARGS 256
 

@@ -8,7 +8,7 @@
  * thread-safe in every libcurl this builds against).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "core/httpclient.h"
+#include "server/core/httpclient.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 #include <curl/curl.h>
 
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 struct buf {
     char *p;

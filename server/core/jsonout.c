@@ -1,7 +1,7 @@
 /* jsonout.c -- see jsonout.h. One walk over the tree decides the precision
  * for the whole text: mixing precisions inside one dump is not something
  * jansson offers, and 15 digits everywhere is only safe when it is exact. */
-#include "core/jsonout.h"
+#include "server/core/jsonout.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * stream, and it counts only when stderr is that very file (a child whose
  * stderr was redirected inherits the variable but not the stream). */
 #define _POSIX_C_SOURCE 200809L
-#include "core/log.h"
-#include "base/timeutil.h"
+#include "server/core/log.h"
+#include "kernels/base/timeutil.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * message is one datagram, and the environment is left as it is so that a
  * re-exec still finds it. */
 #define _GNU_SOURCE
-#include "core/sdnotify.h"
+#include "server/core/sdnotify.h"
 
 #include <errno.h>
 #include <stddef.h>

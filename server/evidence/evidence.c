@@ -58,11 +58,11 @@
 #include <jansson.h>
 
 #include "api/report.h"
-#include "base/buildinfo.h"
-#include "base/timeutil.h"
-#include "core/jsonout.h"
-#include "evidence/evidence.h"
-#include "evidence/suites.h"
+#include "kernels/base/buildinfo.h"
+#include "kernels/base/timeutil.h"
+#include "server/core/jsonout.h"
+#include "server/evidence/evidence.h"
+#include "server/evidence/suites.h"
 
 #define LOCK_NAME ".lock"
 #define STAMP_NAME ".stamp"

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #define EVIDENCE_SCHEMA "divergence.evidence.v1"
 #define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"

@@ -24,13 +24,13 @@
 
 #include <jansson.h>
 
-#include "base/ids.h"
-#include "base/timeutil.h"
-#include "core/log.h"
-#include "evidence/refresh.h"
+#include "kernels/base/ids.h"
+#include "kernels/base/timeutil.h"
+#include "server/core/log.h"
+#include "server/evidence/refresh.h"
 #include "api/report.h"
 #include "api/request.h"
-#include "evidence/suites.h"
+#include "server/evidence/suites.h"
 
 enum slot_state { SLOT_QUEUED = 0, SLOT_RUNNING, SLOT_DONE, SLOT_FAILED };
 static const char *const slot_names[] = {"queued", "running", "done", "failed"};

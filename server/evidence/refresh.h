@@ -15,8 +15,8 @@
 #define DV_REFRESH_H
 
 #include <stddef.h>
-#include "evidence/evidence.h"
-#include "model/experiment.h"
+#include "server/evidence/evidence.h"
+#include "kernels/model/experiment.h"
 
 #define REFRESH_ID_LEN 24  /* "r" + 16 hex + NUL, with room */
 #define REFRESH_JOB_ID_LEN 64

@@ -33,12 +33,12 @@
 
 #include <jansson.h>
 
-#include "base/timeutil.h"
-#include "core/log.h"
-#include "evidence/evidence.h"
-#include "evidence/refresh.h"
-#include "evidence/suites.h"
-#include "http/evroutes.h"
+#include "kernels/base/timeutil.h"
+#include "server/core/log.h"
+#include "server/evidence/evidence.h"
+#include "server/evidence/refresh.h"
+#include "server/evidence/suites.h"
+#include "server/http/evroutes.h"
 
 #define CT_JSON "application/json"
 #define CT_TEXT "text/plain; charset=utf-8"

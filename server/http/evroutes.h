@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-#include "http/service.h"
+#include "server/http/service.h"
 
 /* Cache-Control values: the latest views change nightly; a past night's
  * file never changes again (today's still may: a re-run). */

@@ -38,10 +38,10 @@
  * leave every other connection of the thread unread.
  */
 #define _GNU_SOURCE
-#include "http/http.h"
-#include "core/jsonout.h"
-#include "core/log.h"
-#include "http/ratelimit.h"
+#include "server/http/http.h"
+#include "server/core/jsonout.h"
+#include "server/core/log.h"
+#include "server/http/ratelimit.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/timeutil.h"
+#include "kernels/base/timeutil.h"
 
 #define HTTP_MAX_ROUTES 64
 #define HTTP_MAX_HEADERS 12

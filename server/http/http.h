@@ -42,7 +42,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #define HTTP_ROUTE_PREFIX 1u    /* pattern is a prefix                       */
 #define HTTP_ROUTE_AUTH 2u      /* bearer token required when one is set     */

@@ -9,9 +9,9 @@
  * read from /proc/self at each scrape.
  */
 #define _GNU_SOURCE
-#include "http/metrics.h"
-#include "base/buildinfo.h"
-#include "base/timeutil.h"
+#include "server/http/metrics.h"
+#include "kernels/base/buildinfo.h"
+#include "kernels/base/timeutil.h"
 
 #include <dirent.h>
 #include <jansson.h>

@@ -23,7 +23,7 @@
 #ifndef DV_METRICS_H
 #define DV_METRICS_H
 
-#include "http/service.h"
+#include "server/http/service.h"
 
 struct metrics;
 

@@ -2,8 +2,8 @@
  * thousand entries of ~80 bytes, touched only by POSTs that are themselves
  * rate-limited, so a hash table would buy nothing measurable. */
 #define _GNU_SOURCE
-#include "base/timeutil.h"
-#include "http/ratelimit.h"
+#include "kernels/base/timeutil.h"
+#include "server/http/ratelimit.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -20,11 +20,11 @@
  * memory", never sent with members missing.
  */
 #define _GNU_SOURCE
-#include "base/timeutil.h"
-#include "base/buildinfo.h"
-#include "http/service.h"
-#include "core/jsonout.h"
-#include "core/log.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/base/buildinfo.h"
+#include "server/http/service.h"
+#include "server/core/jsonout.h"
+#include "server/core/log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,8 +40,8 @@
 #include <unistd.h>
 
 #include "api/options.h"
-#include "model/predicate.h"
-#include "model/scenario.h"
+#include "kernels/model/predicate.h"
+#include "kernels/model/scenario.h"
 #include "api/report.h"
 #include "api/request.h"
 

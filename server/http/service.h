@@ -8,10 +8,10 @@
 
 #include <limits.h>
 #include <stdatomic.h>
-#include "http/http.h"
-#include "model/experiment.h"
-#include "jobs/jobq.h"
-#include "jobs/worker.h"
+#include "server/http/http.h"
+#include "kernels/model/experiment.h"
+#include "server/jobs/jobq.h"
+#include "server/jobs/worker.h"
 
 #define SERVICE_MAX_CORS HTTP_MAX_CORS
 

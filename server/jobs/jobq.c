@@ -8,10 +8,10 @@
  * are linear scans; that keeps the structure obvious and allocation-light.
  */
 #define _GNU_SOURCE
-#include "base/ids.h"
-#include "base/timeutil.h"
-#include "jobs/jobq.h"
-#include "core/log.h"
+#include "kernels/base/ids.h"
+#include "kernels/base/timeutil.h"
+#include "server/jobs/jobq.h"
+#include "server/core/log.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -16,7 +16,7 @@
 #define DV_JOBQ_H
 
 #include <stddef.h>
-#include "base/status.h"
+#include "kernels/base/status.h"
 
 #define JOBQ_ID_LEN 33 /* 32 hex digits + NUL */
 

@@ -4,8 +4,8 @@
  * each chunk; a frame that stops halfway is a protocol error, and the
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
-#include "base/timeutil.h"
-#include "jobs/wire.h"
+#include "kernels/base/timeutil.h"
+#include "server/jobs/wire.h"
 #include "api/report.h"
 
 #include <errno.h>

@@ -16,8 +16,8 @@
 #define DV_WIRE_H
 
 #include <stddef.h>
-#include "base/status.h"
-#include "model/experiment.h"
+#include "kernels/base/status.h"
+#include "kernels/model/experiment.h"
 
 #define WIRE_FD_IN 3
 #define WIRE_FD_OUT 4

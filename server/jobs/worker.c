@@ -7,11 +7,11 @@
  * async-signal-safe calls, as required in a threaded parent.
  */
 #define _GNU_SOURCE
-#include "base/timeutil.h"
-#include "jobs/worker.h"
-#include "core/jsonout.h"
-#include "core/log.h"
-#include "jobs/wire.h"
+#include "kernels/base/timeutil.h"
+#include "server/jobs/worker.h"
+#include "server/core/jsonout.h"
+#include "server/core/log.h"
+#include "server/jobs/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>

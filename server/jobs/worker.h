@@ -25,8 +25,8 @@
 #define DV_WORKER_H
 
 #include <sys/types.h>
-#include "base/status.h"
-#include "jobs/jobq.h"
+#include "kernels/base/status.h"
+#include "server/jobs/jobq.h"
 
 enum worker_state { WORKER_STARTING = 0, WORKER_READY, WORKER_DOWN, WORKER_STOPPED };
 

@@ -4,10 +4,10 @@
  * as the process: the device query, buffers, masks and reference chains of
  * one job are there for the next. */
 #define _GNU_SOURCE
-#include "jobs/workerproc.h"
-#include "core/jsonout.h"
-#include "core/log.h"
-#include "jobs/wire.h"
+#include "server/jobs/workerproc.h"
+#include "server/core/jsonout.h"
+#include "server/core/log.h"
+#include "server/jobs/wire.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -19,9 +19,9 @@
 
 #include "api/report.h"
 #include "api/request.h"
-#include "gpu/device.h"
-#include "gpu/measure.h"
-#include "gpu/session.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
 
 /* Sends {"id", "ok": false, "code", "error"[, "document"]}. */
 static int reply_error(const char *id, int code, const char *error, const char *document) {

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "base/timeutil.h"
-#include "model/expr.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/model/expr.h"
 
 int main(void) {
     static const char *srcs[] = {

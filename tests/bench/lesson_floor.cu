@@ -29,14 +29,14 @@
 #include <cstring>
 #include <vector>
 
-#include "gpu/device.h"
-#include "gpu/lesson_kernels.h"
-#include "gpu/lesson_measure.h"
-#include "gpu/smclock.h"
-#include "model/chain.h"
-#include "model/experiment.h"
-#include "model/predicate.h"
-#include "model/reference.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/lesson_kernels.h"
+#include "kernels/gpu/lesson_measure.h"
+#include "kernels/gpu/smclock.h"
+#include "kernels/model/chain.h"
+#include "kernels/model/experiment.h"
+#include "kernels/model/predicate.h"
+#include "kernels/model/reference.h"
 
 /* ---------------------------------------------------------------------------
  * The lesson's program, as the page writes it. */

@@ -1,7 +1,7 @@
 /* buildinfo_fuzz.c -- the provenance strings for the fuzz harnesses, which
  * are built by tests/fuzz/run.sh outside CMake (where buildinfo_gen.c is
  * generated). The parsers under test never read them. */
-#include "base/buildinfo.h"
+#include "kernels/base/buildinfo.h"
 
 const char *buildinfo_version(void) { return "fuzz"; }
 const char *buildinfo_git_revision(void) { return "unknown"; }

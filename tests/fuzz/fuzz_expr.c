@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/expr.h"
+#include "kernels/model/expr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char src[EXPR_MAX_LEN * 2 + 2];

@@ -15,9 +15,9 @@
 
 #include <jansson.h>
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 #include "api/report.h"
-#include "evidence/suites.h"
+#include "server/evidence/suites.h"
 
 /* A fresh directory under $TMPDIR (or /tmp); the caller removes it. */
 static inline char *fixture_tmpdir(void) {

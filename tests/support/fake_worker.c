@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/timeutil.h"
-#include "model/experiment.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/model/experiment.h"
 #include "api/report.h"
 #include "api/request.h"
-#include "jobs/wire.h"
+#include "server/jobs/wire.h"
 
 static int send_text(const char *s) {
     char err[ERR_LEN];

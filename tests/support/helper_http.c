@@ -2,11 +2,11 @@
  * the client the product uses; only helper_raw() writes to a socket itself,
  * because its bytes are the ones a client would refuse or normalise. */
 #define _GNU_SOURCE
-#include "base/status.h"
-#include "base/timeutil.h"
-#include "core/httpclient.h"
-#include "support/helper_http.h"
-#include "support/readfile.h"
+#include "kernels/base/status.h"
+#include "kernels/base/timeutil.h"
+#include "server/core/httpclient.h"
+#include "tests/support/helper_http.h"
+#include "tests/support/readfile.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

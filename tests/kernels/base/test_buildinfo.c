@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/buildinfo.h"
-#include "support/readfile.h"
+#include "kernels/base/buildinfo.h"
+#include "tests/support/readfile.h"
 
 #ifndef DV_TEST_BUILD_DIR
 #define DV_TEST_BUILD_DIR "."

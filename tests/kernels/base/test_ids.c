@@ -2,8 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "base/ids.h"
-#include "base/status.h"
+#include "kernels/base/ids.h"
+#include "kernels/base/status.h"
 
 Test(ids, prefix_then_lower_hex_of_the_asked_length) {
     char id[64], err[ERR_LEN];

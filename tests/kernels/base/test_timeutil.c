@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "base/timeutil.h"
+#include "kernels/base/timeutil.h"
 
 Test(timeutil, utc_and_date_of_a_known_instant) {
     char utc[TIMEUTIL_UTC_LEN], date[TIMEUTIL_DATE_LEN], http[TIMEUTIL_HTTP_LEN];

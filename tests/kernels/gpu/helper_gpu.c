@@ -1,9 +1,9 @@
 /* helper_gpu.c -- asks CUDA (through the runner) whether device 0 is usable. */
 #include <stdio.h>
 
-#include "helper_gpu.h"
-#include "gpu/device.h"
-#include "gpu/measure.h"
+#include "tests/kernels/gpu/helper_gpu.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/measure.h"
 
 int helper_gpu_available(char *why) {
     struct dv_device d;

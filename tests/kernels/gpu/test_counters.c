@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/counters.h"
+#include "kernels/gpu/counters.h"
 
 Test(counters, insufficient_privileges_says_how_to_allow_profiling) {
     char reason[ERR_LEN];

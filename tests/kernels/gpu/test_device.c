@@ -9,9 +9,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "helper_gpu.h"
-#include "gpu/device.h"
-#include "gpu/measure.h"
+#include "tests/kernels/gpu/helper_gpu.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/measure.h"
 
 Test(device, without_a_gpu_measure_says_what_cuda_reported) {
     char why[ERR_LEN];

@@ -8,11 +8,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/experiment.h"
-#include "helper_gpu.h"
+#include "kernels/model/experiment.h"
+#include "tests/kernels/gpu/helper_gpu.h"
 #include "api/options.h"
-#include "gpu/device.h"
-#include "gpu/measure.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/measure.h"
 
 static struct dv_options small(void) {
     struct dv_options o;

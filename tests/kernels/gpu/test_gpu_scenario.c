@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helper_gpu.h"
+#include "tests/kernels/gpu/helper_gpu.h"
 #include "api/options.h"
-#include "gpu/device.h"
-#include "gpu/measure.h"
-#include "model/scenario.h"
-#include "gpu/devmem.h"
-#include "gpu/scenario_kernels.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/measure.h"
+#include "kernels/model/scenario.h"
+#include "kernels/gpu/devmem.h"
+#include "kernels/gpu/scenario_kernels.h"
 
 /* Runs every row of `s` once on a grid of blocks x (bx, by) and checks it. */
 static void run_and_check(const struct scenario *s, unsigned blocks, unsigned bx, unsigned by,

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "api/options.h"
-#include "gpu/measure.h"
-#include "gpu/session.h"
-#include "helper_gpu.h"
-#include "model/experiment.h"
+#include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
+#include "tests/kernels/gpu/helper_gpu.h"
+#include "kernels/model/experiment.h"
 
 static struct dv_options small(unsigned blocks, unsigned iterations) {
     struct dv_options o;

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "api/options.h"
-#include "gpu/measure.h"
-#include "helper_gpu.h"
-#include "model/experiment.h"
+#include "kernels/gpu/measure.h"
+#include "tests/kernels/gpu/helper_gpu.h"
+#include "kernels/model/experiment.h"
 
 static struct dv_options small(void) {
     struct dv_options o;

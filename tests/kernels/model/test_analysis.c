@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/analysis.h"
-#include "model/experiment.h"
-#include "model/predicate.h"
+#include "kernels/model/analysis.h"
+#include "kernels/model/experiment.h"
+#include "kernels/model/predicate.h"
 
 /* Analysis of `text` on `blocks` x (bx, by). */
 static struct dv_row analyze(const char *text, unsigned blocks, unsigned bx, unsigned by) {

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "model/expr.h"
+#include "kernels/model/expr.h"
 
 /* 16x16 block, thread (5, 3) of block 7: linear id 5 + 3 * 16 = 53,
  * lane 53 % 32 = 21, warp 53 / 32 = 1. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/chain.h"
-#include "model/reference.h"
+#include "kernels/model/chain.h"
+#include "kernels/model/reference.h"
 
 static float ra[DV_INPUT_DISTINCT], rb[DV_INPUT_DISTINCT];
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/scenario.h"
+#include "kernels/model/scenario.h"
 
 static const struct scenario *get(const char *name) {
     const struct scenario *s = scenario_find(name);

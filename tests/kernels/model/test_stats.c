@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "model/stats.h"
+#include "kernels/model/stats.h"
 
 Test(stats, median_mean_stdev_of_a_small_sample) {
     const double s[] = {3.0, 1.0, 2.0, 10.0};

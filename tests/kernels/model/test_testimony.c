@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/testimony.h"
+#include "kernels/model/testimony.h"
 
 static struct dv_witness_block *expect_builtin(const char *name, int kernel, unsigned blocks, unsigned bx, unsigned by,
                                                unsigned iterations) {

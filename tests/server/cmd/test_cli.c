@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/status.h"
-#include "cmd/cli.h"
+#include "kernels/base/status.h"
+#include "server/cmd/cli.h"
 
 static int after_help;
 

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/refresh_cmd.h"
-#include "support/loopback.h"
+#include "server/cmd/refresh_cmd.h"
+#include "tests/support/loopback.h"
 
 #define SUITES_RUNNING                                                                             \
     "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["                                        \

@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "base/status.h"
-#include "core/httpclient.h"
-#include "support/loopback.h"
+#include "kernels/base/status.h"
+#include "server/core/httpclient.h"
+#include "tests/support/loopback.h"
 
 /* Each connection gets `answer` (raw bytes), then `big` bytes of body if set;
  * the request it sent is kept in `seen`. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/jsonout.h"
+#include "server/core/jsonout.h"
 
 static char *dump_one(double d) {
     json_t *a = json_pack("[f]", d);

@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/sdnotify.h"
+#include "server/core/sdnotify.h"
 
 static int listen_at(const char *name, int abstract) {
     int fd = socket(AF_UNIX, SOCK_DGRAM, 0);

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/buildinfo.h"
-#include "evidence/evidence.h"
-#include "support/evidence_fixture.h"
-#include "evidence/suites.h"
+#include "kernels/base/buildinfo.h"
+#include "server/evidence/evidence.h"
+#include "tests/support/evidence_fixture.h"
+#include "server/evidence/suites.h"
 
 #define GPU "nvidia-h200"
 

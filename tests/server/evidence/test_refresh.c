@@ -7,11 +7,11 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "evidence/evidence.h"
-#include "support/evidence_fixture.h"
-#include "evidence/refresh.h"
+#include "server/evidence/evidence.h"
+#include "tests/support/evidence_fixture.h"
+#include "server/evidence/refresh.h"
 #include "api/request.h"
-#include "evidence/suites.h"
+#include "server/evidence/suites.h"
 
 #define MAXQ 16
 

@@ -3,10 +3,10 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "model/experiment.h"
+#include "kernels/model/experiment.h"
 #include "api/request.h"
-#include "model/scenario.h"
-#include "evidence/suites.h"
+#include "kernels/model/scenario.h"
+#include "server/evidence/suites.h"
 
 static const struct suite *must_find(const char *name) {
     const struct suite *s = suites_find(name);

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "support/helper_http.h"
+#include "tests/support/helper_http.h"
 
 static struct helper_server srv;
 

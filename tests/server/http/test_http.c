@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "support/helper_http.h"
+#include "tests/support/helper_http.h"
 
 static struct helper_server srv;
 

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "evidence/evidence.h"
-#include "evidence/suites.h"
-#include "http/evroutes.h"
-#include "support/evidence_fixture.h"
-#include "support/helper_http.h"
+#include "server/evidence/evidence.h"
+#include "server/evidence/suites.h"
+#include "server/http/evroutes.h"
+#include "tests/support/evidence_fixture.h"
+#include "tests/support/helper_http.h"
 
 static struct helper_server srv;
 static char *dir;

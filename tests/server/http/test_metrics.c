@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/metrics.h"
+#include "server/http/metrics.h"
 
 static struct service s;
 static struct metrics *m;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/service.h"
+#include "server/http/service.h"
 
 static long fail_at = -1, calls = 0;
 

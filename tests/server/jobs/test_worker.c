@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jobs/jobq.h"
-#include "jobs/worker.h"
+#include "server/jobs/jobq.h"
+#include "server/jobs/worker.h"
 
 #ifndef DV_TEST_BUILD_DIR
 #define DV_TEST_BUILD_DIR "."
