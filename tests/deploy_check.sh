@@ -9,8 +9,13 @@
 #      certificate made by openssl;
 #   3. the shell scripts parse (bash -n, sh -n);
 #   4. with a BUILD_DIR holding a built `divergence`: bundle.sh makes the
-#      tarball, install.sh --root installs it into a temp root, and the
-#      installed launcher starts the binary with the bundled libraries;
+#      tarball; unpacked, it passes `bundle.sh --check` (every carried
+#      library's NEEDED closure carried or on the host list that Debian 12
+#      and Ubuntu 24.04 share) and each planted break fails it by name; it
+#      runs with no LD_LIBRARY_PATH from the caller; `install.sh --check`
+#      finds its host sonames here and names one planted missing;
+#      install.sh --root installs it into a temp root, and the installed
+#      launcher starts the binary with the bundled libraries;
 #   5. deb.sh makes the .deb: its control file depends on Debian's
 #      libmicrohttpd12 and libjansson4, it carries the install layout and no
 #      copy of those libraries, and unpacked (dpkg-deb -x) its launcher runs.
@@ -140,6 +145,64 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
              share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
+    # Self-contained for both hosts: the unpacked bundle passes bundle.sh
+    # --check, and each way of breaking it is caught, naming the library.
+    mkdir -p "$tmp/unpacked" && tar -xzf "$tarball" -C "$tmp/unpacked"
+    ub=$(ls -d "$tmp/unpacked"/divergence-*)
+    if out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1); then ok "bundle.sh --check: every carried library's closure is carried or on the host list"
+    else bad "bundle.sh --check on a fresh bundle: $out"; fi
+    hs=$ub/share/divergence/host-sonames
+    if [ -s "$hs" ] && grep -qx 'libc.so.6' "$hs" && ! grep -qvE '^(ld-linux[-a-z0-9_]*\.so\.[0-9]|lib(c|m|pthread|dl|rt|util|resolv|anl)\.so\.[0-9]|libgcc_s\.so\.1|libstdc\+\+\.so\.6|libz\.so\.1)$' "$hs"; then
+      ok "host-sonames: only glibc, libgcc_s, libstdc++ and zlib left to the host ($(tr '\n' ' ' < "$hs"))"
+    else
+      bad "host-sonames: $(tr '\n' ' ' < "$hs" 2>/dev/null)"
+    fi
+    if [ -f "$ub/lib/libpsl.so.5" ]; then
+      [ -f "$ub/lib/libunistring.so.2" ] && ok "libpsl.so.5 travels with libunistring.so.2" || bad "libpsl.so.5 without libunistring.so.2"
+      mkdir -p "$tmp/aside" && mv "$ub/lib/libunistring.so.2" "$tmp/aside/"
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a bundle without libunistring.so.2" ||
+        { grep -q 'lib/libpsl.so.5 needs libunistring.so.2' <<<"$out" && ok "bundle.sh --check names libpsl.so.5 and libunistring.so.2 when it is missing" ||
+          bad "bundle.sh --check without libunistring.so.2 said: $out"; }
+      mv "$tmp/aside/libunistring.so.2" "$ub/lib/"
+    fi
+    if command -v cc >/dev/null 2>&1; then
+      # A planted carried library whose NEEDED soname nobody provides, and one
+      # asking the host's zlib for a version no host defines.
+      p=$tmp/plant && mkdir -p "$p"
+      printf 'int dv_stub(void) { return 1; }\n' > "$p/stub.c"
+      printf 'int dv_stub(void); int dv_plant(void) { return dv_stub(); }\n' > "$p/plant.c"
+      cc -shared -fPIC -o "$p/libdv-missing.so.1" -Wl,-soname,libdv-missing.so.1 "$p/stub.c" &&
+        cc -shared -fPIC -o "$ub/lib/libdv-plant.so.1" -Wl,-soname,libdv-plant.so.1 "$p/plant.c" -L"$p" -l:libdv-missing.so.1
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a planted library with an unmet NEEDED" ||
+        { grep -q 'lib/libdv-plant.so.1 needs libdv-missing.so.1, which is neither carried' <<<"$out" &&
+            ok "bundle.sh --check names a planted library and its missing soname" || bad "planted library: $out"; }
+      rm -f "$ub/lib/libdv-plant.so.1"
+      printf 'ZLIB_9.9 { global: dv_stub; local: *; };\n' > "$p/ver.map"
+      cc -shared -fPIC -o "$p/libz.so.1" -Wl,-soname,libz.so.1 -Wl,--version-script="$p/ver.map" "$p/stub.c" &&
+        cc -shared -fPIC -o "$ub/lib/libdv-plant.so.1" -Wl,-soname,libdv-plant.so.1 "$p/plant.c" -L"$p" -l:libz.so.1
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a library asking zlib for ZLIB_9.9" ||
+        { grep -q 'lib/libdv-plant.so.1 asks libz.so.1 for ZLIB_9.9' <<<"$out" &&
+            ok "bundle.sh --check catches a symbol version newer than Debian 12's" || bad "version probe: $out"; }
+      rm -f "$ub/lib/libdv-plant.so.1"
+    else
+      skipped "no C compiler: planted-library probes of bundle.sh --check"
+    fi
+    # The bundle runs as shipped: no LD_LIBRARY_PATH from the caller.
+    if v=$(env -i PATH=/usr/bin:/bin "$ub/bin/divergence" version 2>&1) &&
+       a=$(env -i PATH=/usr/bin:/bin "$ub/bin/divergence" analyze --part 1 2>&1) && grep -q 'Part 1' <<<"$a"; then
+      ok "unpacked bundle runs bare: $v; analyze --part 1"
+    else
+      bad "unpacked bundle, bare environment: $v $a"
+    fi
+    ldd_out=$(LD_LIBRARY_PATH="$ub/lib" ldd "$ub"/libexec/* "$ub"/lib/*.so* 2>&1)
+    grep -q 'not found' <<<"$ldd_out" && bad "ldd with the bundle's lib/: $(grep 'not found' <<<"$ldd_out" | sort -u | head -n 3)" ||
+      ok "ldd: every file of the bundle resolves with lib/ and the host"
+    if out=$("$ub/install.sh" --check 2>&1); then ok "install.sh --check: this host has every soname the bundle expects"
+    else bad "install.sh --check: $out"; fi
+    echo libdv-not-on-any-host.so.7 >> "$hs"
+    out=$("$ub/install.sh" --check 2>&1) && bad "install.sh --check passed a soname the host lacks" ||
+      { grep -q 'host lacks libdv-not-on-any-host.so.7' <<<"$out" && ok "install.sh --check names a soname the host lacks" ||
+          bad "install.sh --check with a missing soname: $out"; }
     if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
       ok "install.sh --root"
       [ -f "$tmp/root/etc/systemd/system/divergence.service" ] && ok "unit installed" || bad "unit not installed"
