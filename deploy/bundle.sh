@@ -11,7 +11,9 @@
 #                             not on the host list below, and
 #                             CUPTI (libcupti, libnvperf_host/target) when the
 #                             build found it, for the hardware counters
-#   share/divergence/static/  the widget; openapi.yaml
+#   share/divergence/static/  the widget; share/divergence/openapi.yaml,
+#                             host-sonames (what the host must provide),
+#                             licenses/ (the CUDA EULA, when CUPTI travels)
 #   share/divergence/deploy/  systemd units, nginx site, env example
 #   install.sh README.md VERSION
 #
@@ -156,6 +158,24 @@ for lib in "${cupti_libs[@]}"; do
   chmod 0644 "$stage/lib/$soname"
   bundled+=("$soname")
 done
+# CUPTI is NVIDIA's, redistributed unmodified under the CUDA Toolkit EULA
+# (Attachment A names libcupti.so; libnvperf_host/target.so are Linux object
+# code, section 2.3): its text travels with the libraries. It sits at the
+# toolkit's top (EULA.txt) or, for a toolkit assembled from NVIDIA's wheels,
+# in the CUPTI wheel's metadata.
+if [ ${#bundled[@]} -gt 0 ]; then
+  top=$(cd "$(dirname "$(readlink -f "${cupti_libs[0]}")")/.." && pwd)
+  eula=
+  for e in "$top/EULA.txt" "$top"/dist-info/nvidia_cuda_cupti-*/licenses/License.txt /usr/share/doc/libcupti*/copyright; do
+    [ -f "$e" ] && { eula=$e; break; }
+  done
+  if [ -n "$eula" ]; then
+    mkdir -p "$stage/share/divergence/licenses"
+    install -m 0644 "$eula" "$stage/share/divergence/licenses/NVIDIA-CUDA-EULA.txt"
+  else
+    echo "bundle: warning: CUPTI ships without the CUDA EULA's text (no EULA.txt near ${cupti_libs[0]})" >&2
+  fi
+fi
 
 # Where the build host keeps each library of the closure: ldd of everything
 # that starts the walk resolves all of it, transitively.

@@ -17,8 +17,11 @@
 #      install.sh --root installs it into a temp root, and the installed
 #      launcher starts the binary with the bundled libraries;
 #   5. deb.sh makes the .deb: its control file depends on Debian's
-#      libmicrohttpd12 and libjansson4, it carries the install layout and no
-#      copy of those libraries, and unpacked (dpkg-deb -x) its launcher runs.
+#      libmicrohttpd12 and libjansson4 and recommends (never depends on) the
+#      R580 driver library, it carries the install layout, CUPTI in
+#      /opt/divergence/lib with NVIDIA's EULA and no copy of a library Debian
+#      provides, and unpacked (dpkg-deb -x) its launcher runs and its CUPTI
+#      loads.
 #      Installing it with apt on a clean Debian is tests/deploy/
 #      deb_install_check.sh (slow: it downloads a Debian base).
 # Each check also runs once against a broken copy, which must fail, so the
@@ -239,6 +242,13 @@ if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/nu
       grep -qE "(^|, )$d( |,|$)" <<<"$depends" && ok "deb depends on $d" || bad "deb lacks Depends $d: $depends"
     done
     [ "$(dpkg-deb -f "$deb" Package)" = divergence ] && ok "deb Package: divergence" || bad "deb package name"
+    # The driver: Recommended at the CUDA 13.0 minimum, never a dependency.
+    recommends=$(dpkg-deb -f "$deb" Recommends)
+    grep -qF 'libcuda1 (>= 580.65.06) | libcuda.so.1 (>= 580.65.06) | libcuda-13.0-1' <<<"$recommends" &&
+      ok "deb recommends the R580 driver library: $recommends" || bad "deb Recommends: $recommends"
+    grep -qiE 'libcuda|nvidia' <<<"$depends" && bad "deb depends on the driver: $depends" || ok "deb does not depend on the driver"
+    grep -qF 'nvidia-driver (>= 580.65.06)' <<<"$(dpkg-deb -f "$deb" Suggests)" && ok "deb suggests nvidia-driver (>= 580.65.06)" ||
+      bad "deb Suggests: $(dpkg-deb -f "$deb" Suggests)"
     contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
     for p in ./opt/divergence/bin/divergence ./opt/divergence/libexec/divergence ./opt/divergence/libexec/divergence-gpu \
              ./opt/divergence/share/divergence/static/divergence-widget.js ./opt/divergence/share/divergence/openapi.yaml \
@@ -252,6 +262,30 @@ if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/nu
     dpkg-deb -x "$deb" "$tmp/debroot"
     if v=$("$tmp/debroot/opt/divergence/bin/divergence" version 2>&1); then ok "unpacked deb runs: $v"
     else bad "unpacked deb: $v"; fi
+    # CUPTI where the worker looks (../lib beside libexec/), with its license,
+    # and loadable from there the way kernels/gpu/counters.c loads it.
+    if [ -n "$(sed -n 's/^DV_CUPTI_LIBRARIES:INTERNAL=//p' "$build/CMakeCache.txt")" ]; then
+      for p in ./opt/divergence/lib/libcupti.so.13 ./opt/divergence/lib/libnvperf_host.so ./opt/divergence/lib/libnvperf_target.so \
+               ./opt/divergence/share/divergence/licenses/NVIDIA-CUDA-EULA.txt ./usr/share/doc/divergence/copyright; do
+        grep -qx -- "$p" <<<"$contents" && ok "deb holds $p" || bad "deb lacks $p"
+      done
+      others=$(grep '^\./opt/divergence/lib/.' <<<"$contents" | grep -vE '/lib(cupti\.so\.13|nvperf_host\.so|nvperf_target\.so)$' || true)
+      [ -z "$others" ] && ok "deb lib/ holds CUPTI only" || bad "deb lib/ holds more than CUPTI: $others"
+      if out=$(python3 - "$tmp/debroot/opt/divergence/lib" 2>&1 <<'PY'
+import ctypes, sys
+d = sys.argv[1]
+for n in ("libnvperf_host.so", "libnvperf_target.so"):
+    ctypes.CDLL(f"{d}/{n}", mode=ctypes.RTLD_GLOBAL)
+c = ctypes.CDLL(f"{d}/libcupti.so.13")
+for sym in ("cuptiProfilerInitialize", "cuptiProfilerHostInitialize", "cuptiRangeProfilerEnable"):
+    getattr(c, sym)
+print("ok")
+PY
+      ); then ok "deb's CUPTI loads from /opt/divergence/lib and has the range profiler"
+      else bad "deb's CUPTI does not load: $out"; fi
+    else
+      skipped "the build found no CUPTI: the .deb carries none"
+    fi
     # The check must see a package that bundles what Debian provides.
     mkdir -p "$tmp/debbad" && dpkg-deb -R "$deb" "$tmp/debbad/pkg" &&
       sed -i 's/libmicrohttpd12[^,]*, //; s/, libmicrohttpd12[^,]*//' "$tmp/debbad/pkg/DEBIAN/control" &&
