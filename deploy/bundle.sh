@@ -223,7 +223,7 @@ else
 fi
 [ -f "$root/api/openapi.yaml" ] && install -m 0644 "$root/api/openapi.yaml" "$stage/share/divergence/openapi.yaml"
 install -m 0644 "$here"/divergence.service "$here"/divergence@.service "$here"/divergence-refresh.service \
-  "$here"/divergence-refresh.timer "$here/env.example" "$stage/share/divergence/deploy/"
+  "$here"/divergence-refresh.timer "$here/env.example" "$here/divergence-profiling.conf" "$stage/share/divergence/deploy/"
 install -m 0644 "$here/nginx/divergence.conf" "$here/nginx/divergence-fleet.conf" "$stage/share/divergence/deploy/nginx/"
 install -m 0755 "$here/fleet-check.py" "$stage/share/divergence/deploy/fleet-check.py"
 install -m 0755 "$here/install.sh" "$stage/install.sh"

@@ -62,6 +62,22 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   if [ -n "$out" ]; then ok "systemd-analyze verify reports a misspelled directive"
   else bad "systemd-analyze verify said nothing about a misspelled directive"; fi
 
+  # The profiling drop-in, applied to the unit: verify still says nothing,
+  # and a misspelling in the drop-in is reported (so it is read).
+  mkdir -p "$tmp/units-drop/divergence.service.d"
+  cp "$tmp/units/divergence.service" "$tmp/units-drop/"
+  cp "$src/deploy/divergence-profiling.conf" "$tmp/units-drop/divergence.service.d/profiling.conf"
+  out=$(cd "$tmp/units-drop" && systemd-analyze verify divergence.service 2>&1)
+  [ -z "$out" ] && ok "systemd-analyze verify divergence.service with divergence-profiling.conf" ||
+    bad "profiling drop-in: $out"
+  grep -qx 'AmbientCapabilities=CAP_SYS_ADMIN' "$src/deploy/divergence-profiling.conf" &&
+    grep -qx 'CapabilityBoundingSet=CAP_SYS_ADMIN' "$src/deploy/divergence-profiling.conf" &&
+    ok "divergence-profiling.conf: CAP_SYS_ADMIN bounded and ambient" || bad "divergence-profiling.conf lacks CAP_SYS_ADMIN"
+  sed -i 's/^AmbientCapabilities=/AmbientCapabilitys=/' "$tmp/units-drop/divergence.service.d/profiling.conf"
+  out=$(cd "$tmp/units-drop" && systemd-analyze verify divergence.service 2>&1)
+  [ -n "$out" ] && ok "systemd-analyze verify reads the drop-in (reports its misspelling)" ||
+    bad "systemd-analyze verify did not read the drop-in"
+
   # What the issue asks of the units, by directive.
   need() { grep -qE "^$2" "$src/deploy/$1" && ok "$1: $2" || bad "$1 lacks $2"; }
   need divergence.service 'Restart=on-failure'
@@ -145,7 +161,8 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     for p in bin/divergence libexec/divergence libexec/divergence-gpu install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
              share/divergence/deploy/nginx/divergence.conf share/divergence/deploy/divergence@.service \
-             share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py; do
+             share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py \
+             share/divergence/deploy/divergence-profiling.conf share/divergence/host-sonames; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
     # Self-contained for both hosts: the unpacked bundle passes bundle.sh
