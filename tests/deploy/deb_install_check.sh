@@ -5,8 +5,10 @@
 # installed, runs bare (no LD_LIBRARY_PATH from the caller): `install.sh
 # --check` finds every host soname, ldd finds no missing library, `version`
 # and `analyze --part 1` run and `measure --part 1` exits 3 (no GPU in the
-# chroot). Then the package is
-# installed there with `apt install ./divergence_*.deb` (which must pull
+# chroot). Then apt resolves the package with its Recommends (the R580
+# driver library it recommends is in no Debian 12 archive and must not stop
+# it), and the package is installed there with `apt install
+# ./divergence_*.deb` (which must pull
 # libmicrohttpd12 and libjansson4 from Debian), and the installed server is
 # started in the chroot and answers /healthz, /readyz (503: no GPU there),
 # the widget and /metrics. Too slow and too network-bound for every `make
@@ -57,6 +59,11 @@ echo "bundle: measure --part 1 exit $rc (3: no usable GPU): $(head -n 1 "$tmp/me
 cp "$deb" "$root/tmp/"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 chroot "$root" apt-get update -qq # mmdebstrap leaves no package lists behind
+# With its Recommends (what a plain `apt install` does): the R580 driver
+# library it recommends is in no Debian 12 archive, which must not stop it.
+chroot "$root" sh -c "cd /tmp && apt-get -s install ./$(basename "$deb")" > "$tmp/simulate.log" 2>&1 ||
+  { cat "$tmp/simulate.log" >&2; echo "deb_install_check: apt cannot resolve the package with its Recommends" >&2; exit 1; }
+echo "apt, with Recommends: $(grep -cE '^Inst ' "$tmp/simulate.log") packages to install, none of them a driver: $(grep -E '^Inst (libcuda|nvidia)' "$tmp/simulate.log" | wc -l) driver packages"
 chroot "$root" sh -c "cd /tmp && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ./$(basename "$deb")" 2>&1 |
   grep -E '^(Setting up|Unpacking|The following NEW)|libmicrohttpd|libjansson' | head -n 20
 chroot "$root" dpkg-query -W -f='${Package} ${Version} ${Status}\n' divergence libmicrohttpd12 libjansson4
