@@ -5,12 +5,20 @@
 # The same install layout as the bundle (deploy/bundle.sh, which stages it):
 # /opt/divergence/{bin,libexec,share}, the units in /lib/systemd/system, the
 # environment file /etc/divergence/env (a conffile: dpkg keeps local edits).
-# Unlike the bundle it carries no shared libraries: it depends on Debian's
-# libmicrohttpd12 and libjansson4, so apt's security updates reach them. The
-# CUDA runtime is linked into divergence-gpu statically, as in the bundle;
-# the NVIDIA driver is the host's. postinst enables and starts the service
-# and the refresh timer when systemd runs (not in a chroot or container
-# build), and does nothing else.
+# Unlike the bundle it carries no shared library Debian provides: it depends
+# on Debian's libmicrohttpd12 and libjansson4 (and the rest its binaries
+# link), so apt's security updates reach them. It does carry CUPTI
+# (libcupti.so.13, libnvperf_host.so, libnvperf_target.so in
+# /opt/divergence/lib, where the worker looks: ../lib beside its libexec/),
+# which no Debian 12 package of CUDA 13 provides, so a host with the driver
+# and no toolkit still reads the hardware counters; NVIDIA's CUDA EULA allows
+# it (Attachment A lists libcupti.so; section 2.3 lets Linux object code be
+# redistributed unmodified, as Debian's non-free libcupti12 also ships the
+# nvperf libraries) and its text goes with them.
+# The CUDA runtime is linked into divergence-gpu statically, as in the
+# bundle; the NVIDIA driver is the host's and only Recommended (see DRIVER
+# below). postinst enables and starts the service and the refresh timer when
+# systemd runs (not in a chroot or container build), and does nothing else.
 set -euo pipefail
 die() { echo "deb: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +39,21 @@ pkg=$work/pkg
 mkdir -p "$pkg/DEBIAN" "$pkg/opt/divergence" "$pkg/lib/systemd/system" "$pkg/etc/divergence" \
   "$pkg/usr/share/doc/divergence"
 cp -R "$src/bin" "$src/libexec" "$src/share" "$pkg/opt/divergence/"
-mkdir -p "$pkg/opt/divergence/lib" # empty: the launcher's library path finds nothing there
+# lib/ holds CUPTI only: nothing links it (the worker dlopen()s it), so the
+# launcher's library path there shadows no library apt installs.
+mkdir -p "$pkg/opt/divergence/lib"
+cupti=()
+for f in "$src"/lib/libcupti.so* "$src"/lib/libnvperf_host.so* "$src"/lib/libnvperf_target.so*; do
+  [ -f "$f" ] || continue
+  install -m 0644 "$f" "$pkg/opt/divergence/lib/"
+  cupti+=("${f##*/}")
+done
+if [ ${#cupti[@]} -gt 0 ]; then
+  [ -f "$src/share/divergence/licenses/NVIDIA-CUDA-EULA.txt" ] ||
+    die "CUPTI would ship without the CUDA EULA's text (bundle.sh found none near the toolkit)"
+else
+  echo "deb: note: the build found no CUPTI: the package reads no hardware counters" >&2
+fi
 cp "$src/README.md" "$src/VERSION" "$pkg/opt/divergence/"
 for u in divergence.service divergence@.service divergence-refresh.service divergence-refresh.timer; do
   install -m 0644 "$src/share/divergence/deploy/$u" "$pkg/lib/systemd/system/$u"
@@ -40,6 +62,36 @@ install -m 0600 "$src/share/divergence/deploy/env.example" "$pkg/etc/divergence/
 echo /etc/divergence/env > "$pkg/DEBIAN/conffiles"
 printf 'divergence %s\n\nBuilt from the project source; see /opt/divergence/README.md.\n' "$version" \
   > "$pkg/usr/share/doc/divergence/README.Debian"
+if [ ${#cupti[@]} -gt 0 ]; then
+  cat > "$pkg/usr/share/doc/divergence/copyright" <<COPYRIGHT
+divergence: see /opt/divergence/README.md.
+
+In /opt/divergence/lib, $(printf '%s, ' "${cupti[@]}" | sed 's/, $//'):
+NVIDIA CUPTI, copyright NVIDIA Corporation, redistributed unmodified under
+the CUDA Toolkit End User License Agreement, whose text is
+/opt/divergence/share/divergence/licenses/NVIDIA-CUDA-EULA.txt.
+COPYRIGHT
+fi
+
+# DRIVER: the oldest NVIDIA driver the linked CUDA runtime runs on. CUDA 13.x
+# needs an R580 driver (minor version compatibility: any R580 runs any 13.x
+# runtime), and 580.65.06 is the CUDA 13.0 GA driver of the CUDA 13.0 release
+# notes' table of toolkit and driver versions (Linux x86_64). Recommends, not
+# Depends, the way Debian's own libcudart12 names libcuda1: the service runs
+# without a GPU (analysis, evidence, widget; /readyz says why not ready), a
+# container gets the driver mounted from its node rather than installed, a
+# host's driver may come from NVIDIA's installer rather than a package, and
+# Ubuntu calls its package libnvidia-compute-580. The alternatives are
+# Debian's names: libcuda1, the libcuda.so.1 it provides, and the
+# libcuda-MAJOR.MINOR-1 of each CUDA version a driver supports.
+cuda=$(sed -n 's/^set(CMAKE_CUDA_COMPILER_TOOLKIT_VERSION "\([0-9.]*\)")/\1/p' "$build"/CMakeFiles/*/CMakeCUDACompiler.cmake 2>/dev/null | head -n 1)
+[ -n "$cuda" ] || die "cannot tell the CUDA version the build used ($build/CMakeFiles/*/CMakeCUDACompiler.cmake)"
+case ${cuda%%.*} in
+  13) driver=580.65.06 ;;
+  *) die "CUDA $cuda: no minimum NVIDIA driver known here (add it to DRIVER in deploy/deb.sh)" ;;
+esac
+cuda_mm=$(cut -d. -f1,2 <<<"$cuda")
+recommends="nginx, libcuda1 (>= $driver) | libcuda.so.1 (>= $driver) | libcuda-$cuda_mm-1"
 
 # Depends: the package of every shared library either binary links directly
 # (its NEEDED entries; the libraries' own dependencies are theirs to name),
@@ -76,16 +128,18 @@ Architecture: $arch
 Maintainer: divergence maintainers <dev@divergence.invalid>
 Installed-Size: $size
 Depends: $depends
-Recommends: nginx
-Suggests: nvidia-driver
+Recommends: $recommends
+Suggests: nvidia-driver (>= $driver)
 Section: science
 Priority: optional
 Homepage: https://divergence.invalid/
 Description: GPU warp divergence measurements over HTTP
  A service that owns one NVIDIA GPU, measures warp divergence on it (the
  day-22 lesson's experiment) and explains the numbers: an HTTP API, a lesson
- widget, and a nightly evidence refresh. Needs the NVIDIA driver to measure;
- without a GPU it still serves the analysis, the evidence and the widget.
+ widget, and a nightly evidence refresh. Needs the NVIDIA driver to measure
+ (CUDA $cuda_mm: R580, $driver or newer); without a GPU it still serves the
+ analysis, the evidence and the widget. Carries NVIDIA CUPTI for the
+ hardware counters.
 CONTROL
 
 cat > "$pkg/DEBIAN/postinst" <<'SH'
@@ -120,4 +174,4 @@ mkdir -p "$out"
 deb=$out/divergence_${version}_${arch}.deb
 dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb.tmp" >/dev/null
 mv "$deb.tmp" "$deb"
-echo "deb: $deb (Depends: $depends)"
+echo "deb: $deb (Depends: $depends; Recommends: $recommends)"

@@ -3,6 +3,7 @@
 # systemd service.
 #
 #   install.sh [--prefix /opt/divergence] [--root DIR] [--no-start] [BUNDLE.tar.gz]
+#   install.sh --check [BUNDLE.tar.gz]
 #
 # Without a tarball it installs the bundle it sits in. It puts the bundle in
 # PREFIX (the previous one is swapped out whole, never overwritten in place),
@@ -13,6 +14,10 @@
 # divergence.service and divergence-refresh.timer.
 # --root DIR installs under DIR instead of / and touches no running system
 # (packaging, tests); --no-start enables without starting.
+# Before installing on the running system, and alone with --check (no root
+# needed, nothing installed), it asks `ldconfig -p` for every soname the
+# bundle expects from the host (share/divergence/host-sonames, written by
+# bundle.sh) and stops naming any that is missing.
 set -euo pipefail
 
 die() { echo "install: $*" >&2; exit 1; }
@@ -20,6 +25,7 @@ die() { echo "install: $*" >&2; exit 1; }
 prefix=/opt/divergence
 destroot=
 start=1
+check_only=0
 tarball=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -28,13 +34,14 @@ while [ $# -gt 0 ]; do
     --root) destroot=${2:?--root needs a directory}; shift 2 ;;
     --root=*) destroot=${1#*=}; shift ;;
     --no-start) start=0; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --check) check_only=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) tarball=$1; shift ;;
   esac
 done
 case $prefix in /*) ;; *) die "--prefix must be absolute" ;; esac
-[ -n "$destroot" ] || [ "$(id -u)" -eq 0 ] || die "run as root (or give --root DIR)"
+[ -n "$destroot" ] || [ "$check_only" -eq 1 ] || [ "$(id -u)" -eq 0 ] || die "run as root (or give --root DIR)"
 
 work=
 cleanup() { [ -z "$work" ] || rm -rf "$work"; }
@@ -50,6 +57,32 @@ fi
 [ -x "$src/libexec/divergence" ] && [ -x "$src/bin/divergence" ] ||
   die "$src: not a divergence bundle (no bin/ and libexec/divergence); make one with deploy/bundle.sh"
 version=$(cat "$src/VERSION" 2>/dev/null || echo unknown)
+
+# host_check: every soname the bundle leaves to the host is known to this
+# host's dynamic loader (ldconfig's cache).
+host_check() {
+  local list=$src/share/divergence/host-sonames so missing=0 cache
+  [ -f "$list" ] || { echo "install: $list missing: a bundle older than its host check" >&2; return 1; }
+  cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p)
+  while read -r so; do
+    [ -n "$so" ] || continue
+    if awk -v s="$so" '$1 == s { f = 1 } END { exit !f }' <<<"$cache"; then
+      echo "install: host has $so"
+    else
+      echo "install: host lacks $so, which the bundle expects from the system" >&2
+      missing=1
+    fi
+  done < "$list"
+  return $missing
+}
+if [ "$check_only" -eq 1 ]; then
+  host_check || die "this host cannot run divergence $version (see above)"
+  echo "install: this host provides every library divergence $version expects from it"
+  exit 0
+fi
+if [ -z "$destroot" ]; then
+  host_check >/dev/null || die "this host cannot run divergence $version (install.sh --check lists what is missing)"
+fi
 
 dest=$destroot$prefix
 units=$destroot/etc/systemd/system

@@ -9,11 +9,19 @@
 #      certificate made by openssl;
 #   3. the shell scripts parse (bash -n, sh -n);
 #   4. with a BUILD_DIR holding a built `divergence`: bundle.sh makes the
-#      tarball, install.sh --root installs it into a temp root, and the
-#      installed launcher starts the binary with the bundled libraries;
+#      tarball; unpacked, it passes `bundle.sh --check` (every carried
+#      library's NEEDED closure carried or on the host list that Debian 12
+#      and Ubuntu 24.04 share) and each planted break fails it by name; it
+#      runs with no LD_LIBRARY_PATH from the caller; `install.sh --check`
+#      finds its host sonames here and names one planted missing;
+#      install.sh --root installs it into a temp root, and the installed
+#      launcher starts the binary with the bundled libraries;
 #   5. deb.sh makes the .deb: its control file depends on Debian's
-#      libmicrohttpd12 and libjansson4, it carries the install layout and no
-#      copy of those libraries, and unpacked (dpkg-deb -x) its launcher runs.
+#      libmicrohttpd12 and libjansson4 and recommends (never depends on) the
+#      R580 driver library, it carries the install layout, CUPTI in
+#      /opt/divergence/lib with NVIDIA's EULA and no copy of a library Debian
+#      provides, and unpacked (dpkg-deb -x) its launcher runs and its CUPTI
+#      loads.
 #      Installing it with apt on a clean Debian is tests/deploy/
 #      deb_install_check.sh (slow: it downloads a Debian base).
 # Each check also runs once against a broken copy, which must fail, so the
@@ -53,6 +61,22 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   out=$(cd "$tmp/units-broken" && systemd-analyze verify divergence.service 2>&1)
   if [ -n "$out" ]; then ok "systemd-analyze verify reports a misspelled directive"
   else bad "systemd-analyze verify said nothing about a misspelled directive"; fi
+
+  # The profiling drop-in, applied to the unit: verify still says nothing,
+  # and a misspelling in the drop-in is reported (so it is read).
+  mkdir -p "$tmp/units-drop/divergence.service.d"
+  cp "$tmp/units/divergence.service" "$tmp/units-drop/"
+  cp "$src/deploy/divergence-profiling.conf" "$tmp/units-drop/divergence.service.d/profiling.conf"
+  out=$(cd "$tmp/units-drop" && systemd-analyze verify divergence.service 2>&1)
+  [ -z "$out" ] && ok "systemd-analyze verify divergence.service with divergence-profiling.conf" ||
+    bad "profiling drop-in: $out"
+  grep -qx 'AmbientCapabilities=CAP_SYS_ADMIN' "$src/deploy/divergence-profiling.conf" &&
+    grep -qx 'CapabilityBoundingSet=CAP_SYS_ADMIN' "$src/deploy/divergence-profiling.conf" &&
+    ok "divergence-profiling.conf: CAP_SYS_ADMIN bounded and ambient" || bad "divergence-profiling.conf lacks CAP_SYS_ADMIN"
+  sed -i 's/^AmbientCapabilities=/AmbientCapabilitys=/' "$tmp/units-drop/divergence.service.d/profiling.conf"
+  out=$(cd "$tmp/units-drop" && systemd-analyze verify divergence.service 2>&1)
+  [ -n "$out" ] && ok "systemd-analyze verify reads the drop-in (reports its misspelling)" ||
+    bad "systemd-analyze verify did not read the drop-in"
 
   # What the issue asks of the units, by directive.
   need() { grep -qE "^$2" "$src/deploy/$1" && ok "$1: $2" || bad "$1 lacks $2"; }
@@ -137,9 +161,68 @@ if [ -n "$build" ] && [ -x "$build/divergence" ]; then
     for p in bin/divergence libexec/divergence libexec/divergence-gpu install.sh README.md VERSION \
              share/divergence/deploy/divergence.service share/divergence/deploy/divergence-refresh.timer \
              share/divergence/deploy/nginx/divergence.conf share/divergence/deploy/divergence@.service \
-             share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py; do
+             share/divergence/deploy/nginx/divergence-fleet.conf share/divergence/deploy/fleet-check.py \
+             share/divergence/deploy/divergence-profiling.conf share/divergence/host-sonames; do
       grep -q "^divergence-[^/]*/$p\$" <<<"$listing" && ok "bundle holds $p" || bad "bundle lacks $p"
     done
+    # Self-contained for both hosts: the unpacked bundle passes bundle.sh
+    # --check, and each way of breaking it is caught, naming the library.
+    mkdir -p "$tmp/unpacked" && tar -xzf "$tarball" -C "$tmp/unpacked"
+    ub=$(ls -d "$tmp/unpacked"/divergence-*)
+    if out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1); then ok "bundle.sh --check: every carried library's closure is carried or on the host list"
+    else bad "bundle.sh --check on a fresh bundle: $out"; fi
+    hs=$ub/share/divergence/host-sonames
+    if [ -s "$hs" ] && grep -qx 'libc.so.6' "$hs" && ! grep -qvE '^(ld-linux[-a-z0-9_]*\.so\.[0-9]|lib(c|m|pthread|dl|rt|util|resolv|anl)\.so\.[0-9]|libgcc_s\.so\.1|libstdc\+\+\.so\.6|libz\.so\.1)$' "$hs"; then
+      ok "host-sonames: only glibc, libgcc_s, libstdc++ and zlib left to the host ($(tr '\n' ' ' < "$hs"))"
+    else
+      bad "host-sonames: $(tr '\n' ' ' < "$hs" 2>/dev/null)"
+    fi
+    if [ -f "$ub/lib/libpsl.so.5" ]; then
+      [ -f "$ub/lib/libunistring.so.2" ] && ok "libpsl.so.5 travels with libunistring.so.2" || bad "libpsl.so.5 without libunistring.so.2"
+      mkdir -p "$tmp/aside" && mv "$ub/lib/libunistring.so.2" "$tmp/aside/"
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a bundle without libunistring.so.2" ||
+        { grep -q 'lib/libpsl.so.5 needs libunistring.so.2' <<<"$out" && ok "bundle.sh --check names libpsl.so.5 and libunistring.so.2 when it is missing" ||
+          bad "bundle.sh --check without libunistring.so.2 said: $out"; }
+      mv "$tmp/aside/libunistring.so.2" "$ub/lib/"
+    fi
+    if command -v cc >/dev/null 2>&1; then
+      # A planted carried library whose NEEDED soname nobody provides, and one
+      # asking the host's zlib for a version no host defines.
+      p=$tmp/plant && mkdir -p "$p"
+      printf 'int dv_stub(void) { return 1; }\n' > "$p/stub.c"
+      printf 'int dv_stub(void); int dv_plant(void) { return dv_stub(); }\n' > "$p/plant.c"
+      cc -shared -fPIC -o "$p/libdv-missing.so.1" -Wl,-soname,libdv-missing.so.1 "$p/stub.c" &&
+        cc -shared -fPIC -o "$ub/lib/libdv-plant.so.1" -Wl,-soname,libdv-plant.so.1 "$p/plant.c" -L"$p" -l:libdv-missing.so.1
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a planted library with an unmet NEEDED" ||
+        { grep -q 'lib/libdv-plant.so.1 needs libdv-missing.so.1, which is neither carried' <<<"$out" &&
+            ok "bundle.sh --check names a planted library and its missing soname" || bad "planted library: $out"; }
+      rm -f "$ub/lib/libdv-plant.so.1"
+      printf 'ZLIB_9.9 { global: dv_stub; local: *; };\n' > "$p/ver.map"
+      cc -shared -fPIC -o "$p/libz.so.1" -Wl,-soname,libz.so.1 -Wl,--version-script="$p/ver.map" "$p/stub.c" &&
+        cc -shared -fPIC -o "$ub/lib/libdv-plant.so.1" -Wl,-soname,libdv-plant.so.1 "$p/plant.c" -L"$p" -l:libz.so.1
+      out=$("$src/deploy/bundle.sh" --check "$ub" 2>&1) && bad "bundle.sh --check passed a library asking zlib for ZLIB_9.9" ||
+        { grep -q 'lib/libdv-plant.so.1 asks libz.so.1 for ZLIB_9.9' <<<"$out" &&
+            ok "bundle.sh --check catches a symbol version newer than Debian 12's" || bad "version probe: $out"; }
+      rm -f "$ub/lib/libdv-plant.so.1"
+    else
+      skipped "no C compiler: planted-library probes of bundle.sh --check"
+    fi
+    # The bundle runs as shipped: no LD_LIBRARY_PATH from the caller.
+    if v=$(env -i PATH=/usr/bin:/bin "$ub/bin/divergence" version 2>&1) &&
+       a=$(env -i PATH=/usr/bin:/bin "$ub/bin/divergence" analyze --part 1 2>&1) && grep -q 'Part 1' <<<"$a"; then
+      ok "unpacked bundle runs bare: $v; analyze --part 1"
+    else
+      bad "unpacked bundle, bare environment: $v $a"
+    fi
+    ldd_out=$(LD_LIBRARY_PATH="$ub/lib" ldd "$ub"/libexec/* "$ub"/lib/*.so* 2>&1)
+    grep -q 'not found' <<<"$ldd_out" && bad "ldd with the bundle's lib/: $(grep 'not found' <<<"$ldd_out" | sort -u | head -n 3)" ||
+      ok "ldd: every file of the bundle resolves with lib/ and the host"
+    if out=$("$ub/install.sh" --check 2>&1); then ok "install.sh --check: this host has every soname the bundle expects"
+    else bad "install.sh --check: $out"; fi
+    echo libdv-not-on-any-host.so.7 >> "$hs"
+    out=$("$ub/install.sh" --check 2>&1) && bad "install.sh --check passed a soname the host lacks" ||
+      { grep -q 'host lacks libdv-not-on-any-host.so.7' <<<"$out" && ok "install.sh --check names a soname the host lacks" ||
+          bad "install.sh --check with a missing soname: $out"; }
     if "$src/deploy/install.sh" --root "$tmp/root" "$tarball" >/dev/null 2>&1; then
       ok "install.sh --root"
       [ -f "$tmp/root/etc/systemd/system/divergence.service" ] && ok "unit installed" || bad "unit not installed"
@@ -176,6 +259,13 @@ if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/nu
       grep -qE "(^|, )$d( |,|$)" <<<"$depends" && ok "deb depends on $d" || bad "deb lacks Depends $d: $depends"
     done
     [ "$(dpkg-deb -f "$deb" Package)" = divergence ] && ok "deb Package: divergence" || bad "deb package name"
+    # The driver: Recommended at the CUDA 13.0 minimum, never a dependency.
+    recommends=$(dpkg-deb -f "$deb" Recommends)
+    grep -qF 'libcuda1 (>= 580.65.06) | libcuda.so.1 (>= 580.65.06) | libcuda-13.0-1' <<<"$recommends" &&
+      ok "deb recommends the R580 driver library: $recommends" || bad "deb Recommends: $recommends"
+    grep -qiE 'libcuda|nvidia' <<<"$depends" && bad "deb depends on the driver: $depends" || ok "deb does not depend on the driver"
+    grep -qF 'nvidia-driver (>= 580.65.06)' <<<"$(dpkg-deb -f "$deb" Suggests)" && ok "deb suggests nvidia-driver (>= 580.65.06)" ||
+      bad "deb Suggests: $(dpkg-deb -f "$deb" Suggests)"
     contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
     for p in ./opt/divergence/bin/divergence ./opt/divergence/libexec/divergence ./opt/divergence/libexec/divergence-gpu \
              ./opt/divergence/share/divergence/static/divergence-widget.js ./opt/divergence/share/divergence/openapi.yaml \
@@ -189,6 +279,30 @@ if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/nu
     dpkg-deb -x "$deb" "$tmp/debroot"
     if v=$("$tmp/debroot/opt/divergence/bin/divergence" version 2>&1); then ok "unpacked deb runs: $v"
     else bad "unpacked deb: $v"; fi
+    # CUPTI where the worker looks (../lib beside libexec/), with its license,
+    # and loadable from there the way kernels/gpu/counters.c loads it.
+    if [ -n "$(sed -n 's/^DV_CUPTI_LIBRARIES:INTERNAL=//p' "$build/CMakeCache.txt")" ]; then
+      for p in ./opt/divergence/lib/libcupti.so.13 ./opt/divergence/lib/libnvperf_host.so ./opt/divergence/lib/libnvperf_target.so \
+               ./opt/divergence/share/divergence/licenses/NVIDIA-CUDA-EULA.txt ./usr/share/doc/divergence/copyright; do
+        grep -qx -- "$p" <<<"$contents" && ok "deb holds $p" || bad "deb lacks $p"
+      done
+      others=$(grep '^\./opt/divergence/lib/.' <<<"$contents" | grep -vE '/lib(cupti\.so\.13|nvperf_host\.so|nvperf_target\.so)$' || true)
+      [ -z "$others" ] && ok "deb lib/ holds CUPTI only" || bad "deb lib/ holds more than CUPTI: $others"
+      if out=$(python3 - "$tmp/debroot/opt/divergence/lib" 2>&1 <<'PY'
+import ctypes, sys
+d = sys.argv[1]
+for n in ("libnvperf_host.so", "libnvperf_target.so"):
+    ctypes.CDLL(f"{d}/{n}", mode=ctypes.RTLD_GLOBAL)
+c = ctypes.CDLL(f"{d}/libcupti.so.13")
+for sym in ("cuptiProfilerInitialize", "cuptiProfilerHostInitialize", "cuptiRangeProfilerEnable"):
+    getattr(c, sym)
+print("ok")
+PY
+      ); then ok "deb's CUPTI loads from /opt/divergence/lib and has the range profiler"
+      else bad "deb's CUPTI does not load: $out"; fi
+    else
+      skipped "the build found no CUPTI: the .deb carries none"
+    fi
     # The check must see a package that bundles what Debian provides.
     mkdir -p "$tmp/debbad" && dpkg-deb -R "$deb" "$tmp/debbad/pkg" &&
       sed -i 's/libmicrohttpd12[^,]*, //; s/, libmicrohttpd12[^,]*//' "$tmp/debbad/pkg/DEBIAN/control" &&

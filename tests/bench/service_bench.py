@@ -11,11 +11,23 @@ then measures, in one run:
            the request, else by polling every 5 ms), each against the GPU time;
   burst    N distinct Part 1 jobs posted at once: jobs per second and the
            share of the drain time the GPU spent in timed work;
-  front    wrk loads on GET /healthz (the reference: the cheapest route),
+  front    HTTP loads on GET /healthz (the reference: the cheapest route),
            GET /predicates, GET /evidence/latest/day22-part1 at 64 and 512
            connections, and POST /analyze with a predicate that does not read
            blockIdx.x: requests per second and p99 latency, each against
            /healthz in the same run.
+
+The loads come from many client addresses, as a site's readers do: the
+server limits open connections per address (--per-ip-limit, 32 by default)
+and in total (--conn-limit, 256), so 512 connections from one address
+measure the limiter (most of them are refused and reconnect), not the
+server. The generator is bench_loadgen (tests/bench/loadgen.c, built beside
+the tests), which binds each connection to one of --addresses loopback
+addresses (127.0.100.1 on); the script starts the server with --conn-limit
+above the widest load and --per-ip-limit at least what each address opens,
+and prints both with the number of addresses. --wrk PATH uses wrk instead,
+which has one source address: the script then raises --per-ip-limit to the
+widest load, and says so.
 
 Distinct jobs differ only in budget_ms (the cap on GPU time per table, far
 above what a table needs), so no job is answered from the result cache or
@@ -23,11 +35,13 @@ joined to another, and every job measures the same thing.
 
 Usage:
   service_bench.py --binary build/divergence [--port 18090] [--jobs 14]
+                   [--addresses 32] [--loadgen build/tests/bench_loadgen]
                    [--wrk wrk] [--duration 10] [--threads 8] [--json out.json]
   service_bench.py --server http://127.0.0.1:8080 ...
 
-Needs python3 and, for the front loads, wrk. Prints one table; --json writes
-every figure.
+Needs python3 and, for the front loads, bench_loadgen (or wrk). Prints one
+table; --json writes every figure. With --server the server's own limits
+apply (the script cannot set them) and are not printed.
 """
 import argparse
 import json
@@ -118,24 +132,81 @@ def burst(base, n, use_wait, first_budget):
 WRK_LAT = re.compile(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", re.M)
 WRK_RPS = re.compile(r"^Requests/sec:\s+([\d.]+)", re.M)
 WRK_NON2XX = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
+WRK_ERRORS = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
+
+WIDEST = 512  # connections of the widest load
+FIRST_SOURCE = "127.0.100.1"
 
 
-def run_wrk(wrk, url, conns, threads, duration, script=None):
+def run_wrk(wrk, url, conns, threads, duration, body=None):
     cmd = [wrk, f"-t{min(threads, conns)}", f"-c{conns}", f"-d{duration}s", "--latency", url]
-    if script:
+    script = None
+    if body is not None:
+        fd, script = tempfile.mkstemp(suffix=".lua")
+        with os.fdopen(fd, "w") as f:
+            f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+                    f"wrk.body = {json.dumps(body)}\n")
         cmd[1:1] = ["-s", script]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    finally:
+        if script:
+            os.unlink(script)
     rps = float(WRK_RPS.search(out).group(1))
     m = WRK_LAT.search(out)
     scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)]
     bad = WRK_NON2XX.search(out)
-    return {"url": url, "connections": conns, "rps": rps, "p99_ms": float(m.group(1)) * scale,
-            "non_2xx": int(bad.group(1)) if bad else 0}
+    err = WRK_ERRORS.search(out)
+    return {"url": url, "connections": conns, "addresses": 1, "rps": rps, "p99_ms": float(m.group(1)) * scale,
+            "non_2xx": int(bad.group(1)) if bad else 0,
+            "errors": sum(int(x) for x in err.groups()) if err else 0}
+
+
+def run_loadgen(loadgen, url, conns, threads, duration, addresses, body=None):
+    cmd = [loadgen, "-c", str(conns), "-t", str(min(threads, conns)), "-d", str(duration)]
+    if addresses:
+        cmd += ["-a", str(addresses), "-s", FIRST_SOURCE]
+    if body is not None:
+        cmd += ["-m", "POST", "-H", "Content-Type: application/json", "-b", body]
+    out = json.loads(subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout)
+    return {"url": url, "connections": conns, "addresses": out["addresses"] or 1, "rps": out["rps"],
+            "p99_ms": out["p99_ms"], "non_2xx": out["non_2xx"], "errors": sum(out["errors"].values()),
+            "detail": out}
+
+
+def load_plan(args, local):
+    """The generator, its addresses, and the server limits the loads need."""
+    if args.wrk:
+        gen, addresses = "wrk", 1
+    else:
+        gen = args.loadgen or (os.path.join(os.path.dirname(os.path.abspath(args.binary)), "tests", "bench_loadgen")
+                               if args.binary else shutil.which("bench_loadgen"))
+        addresses = args.addresses if local else 0
+    per_address = -(-WIDEST // max(addresses, 1))
+    # Above the widest load, with room for the job polls and probes (127.0.0.1).
+    limits = {"conn_limit": WIDEST + 64, "per_ip_limit": max(32, per_address)}
+    return {"generator": gen, "addresses": max(addresses, 1), "per_address_at_widest": per_address,
+            "limits": limits if args.binary and not args.server else None}
+
+
+def describe_plan(plan):
+    n = plan["addresses"]
+    if n > 1:
+        last = FIRST_SOURCE.rsplit(".", 1)[0] + "." + str(int(FIRST_SOURCE.rsplit(".", 1)[1]) + n - 1)
+        src = f"{n} addresses ({FIRST_SOURCE}-{last}), {plan['per_address_at_widest']} connections each at c{WIDEST}"
+    else:
+        src = f"1 address, {WIDEST} connections from it at c{WIDEST}"
+    lim = plan["limits"]
+    server = (f"server --conn-limit {lim['conn_limit']} --per-ip-limit {lim['per_ip_limit']}" if lim
+              else "the server's own limits (--server)")
+    return f"load: {os.path.basename(plan['generator'])}, {src}; {server}"
 
 
 def start_server(args, evidence_dir):
+    lim = load_plan(args, True)["limits"]
     cmd = [args.binary, "serve", "--port", str(args.port), "--threads", str(args.threads),
-           "--rate-limit", "0", "--analyze-rate-limit", "0", "--evidence-dir", evidence_dir, "--queue", "64"]
+           "--rate-limit", "0", "--analyze-rate-limit", "0", "--evidence-dir", evidence_dir, "--queue", "64",
+           "--conn-limit", str(lim["conn_limit"]), "--per-ip-limit", str(lim["per_ip_limit"])]
     if args.worker_cmd:
         cmd += ["--worker-cmd", args.worker_cmd]
     log = open(os.path.join(evidence_dir, "..", "serve.log"), "w")
@@ -161,7 +232,10 @@ def main():
     ap.add_argument("--port", type=int, default=18090)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--jobs", type=int, default=14)
-    ap.add_argument("--wrk", default=shutil.which("wrk") or "wrk")
+    ap.add_argument("--wrk", help="use wrk (one source address) for the loads instead of bench_loadgen")
+    ap.add_argument("--loadgen", help="bench_loadgen (default: tests/bench_loadgen beside --binary, else PATH)")
+    ap.add_argument("--addresses", type=int, default=32,
+                    help="loopback source addresses the loads come from (bench_loadgen; default 32)")
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--worker-cmd", help="the server's GPU worker command (a stand-in, to try the script)")
     ap.add_argument("--evidence", help="evidence directory to serve (copied); default: the committed capture")
@@ -195,19 +269,25 @@ def main():
             b = burst(base, args.jobs, use_wait, 3000)
 
         front = {}
-        if not args.no_front and (shutil.which(args.wrk) or os.path.exists(args.wrk)):
-            lua = os.path.join(tmp, "analyze.lua")
-            with open(lua, "w") as f:
-                f.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
-                        'wrk.body = \'{"part":1,"predicates":["threadIdx.x % 48 < 24","lane-parity"]}\'\n')
-            d = args.duration
-            front["healthz"] = run_wrk(args.wrk, f"{base}/healthz", 64, args.threads, d)
-            front["predicates"] = run_wrk(args.wrk, f"{base}/predicates", 64, args.threads, d)
-            front["evidence_64"] = run_wrk(args.wrk, f"{base}/evidence/latest/day22-part1", 64, args.threads, d)
-            front["evidence_512"] = run_wrk(args.wrk, f"{base}/evidence/latest/day22-part1", 512, args.threads, d)
-            front["analyze"] = run_wrk(args.wrk, f"{base}/analyze", 64, args.threads, d, lua)
+        local = re.match(r"^http://127\.", base) is not None
+        plan = load_plan(args, local)
+        if not args.no_front and plan["generator"] and (shutil.which(plan["generator"]) or os.path.exists(plan["generator"])):
+            analyze = '{"part":1,"predicates":["threadIdx.x % 48 < 24","lane-parity"]}'
+            if args.wrk:
+                run = lambda url, c, body=None: run_wrk(args.wrk, url, c, args.threads, args.duration, body)
+            else:
+                run = lambda url, c, body=None: run_loadgen(plan["generator"], url, c, args.threads, args.duration,
+                                                            plan["addresses"] if local else 0, body)
+            front["healthz"] = run(f"{base}/healthz", 64)
+            front["predicates"] = run(f"{base}/predicates", 64)
+            front["evidence_64"] = run(f"{base}/evidence/latest/day22-part1", 64)
+            front["evidence_512"] = run(f"{base}/evidence/latest/day22-part1", WIDEST)
+            front["analyze"] = run(f"{base}/analyze", 64, analyze)
+        elif not args.no_front:
+            print(f"no load generator ({plan['generator'] or 'bench_loadgen'} not found): front loads skipped",
+                  file=sys.stderr)
 
-        res = {"long_poll": use_wait, "job": job, "burst": b, "front": front}
+        res = {"long_poll": use_wait, "job": job, "burst": b, "front": front, "load": plan if front else None}
         print(f"{'figure':44} {'value':>12} {'ratio':>10}  against")
         if job:
             gpu = job["gpu_time_ms"] or float("nan")
@@ -225,12 +305,14 @@ def main():
             print(f"{label:44} {b['jobs_per_s']:12.2f} {'':>10}  ({b['failed']} failed)")
             print(f"{'burst: GPU busy with timed work':44} {b['gpu_busy_fraction'] * 100:11.1f}% {'':>10}")
         if front:
+            print(describe_plan(plan))
             h = front["healthz"]["rps"]
             for k, v in front.items():
                 label = "%s %s c%d req/s" % ("POST" if k == "analyze" else "GET", k, v["connections"])
                 print(f"{label:44} "
                       f"{v['rps']:12.0f} {v['rps'] / h:10.3f}  /healthz   p99 {v['p99_ms']:.2f} ms"
-                      + (f"  non-2xx {v['non_2xx']}" if v["non_2xx"] else ""))
+                      + (f"  non-2xx {v['non_2xx']}" if v["non_2xx"] else "")
+                      + (f"  socket errors {v['errors']}" if v["errors"] else ""))
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(res, f, indent=2)
