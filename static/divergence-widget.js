@@ -490,7 +490,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
           svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
         ];
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, (r.label) + (r.comparable === false ? ' (not comparable)' : '')),
+          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label + (r.comparable === false ? ' (not comparable)' : '')),
           bar(r.ratio, y + 20, 'bm', 'measured'), bar(r.predicted_ratio, y + 40, 'bp', 'predicted'),
           counted ? bar(gpu(r), y + 60, 'bg', 'GPU instructions') : null);
       });
