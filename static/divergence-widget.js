@@ -38,7 +38,7 @@
 (() => {
   'use strict';
   const SVGNS = 'http://www.w3.org/2000/svg';
-  const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250, WAIT_S = 25;
+  const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250, WAIT_S = 25, PROBE_MS = 1000, PROBE_LIMIT = 60;
   const KEEP = ' The table still shows the last good numbers.';
   const HOW = 'a server with a GPU records one with divergence refresh (its nightly timer runs it)';
 
@@ -242,7 +242,13 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const [h, d] = await Promise.all([this.call('GET', '/healthz'), this.call('GET', '/device')]);
       const m = h.status === 200 && h.json && h.json.measure;
       let dev = d.status === 200 && d.json ? d.json.device : null;
-      if (!dev) {
+      // A worker still starting (or restarting) has not said yet whether
+      // there is a GPU, so its `present: false` is no verdict: ask again
+      // shortly, and until then leave the buttons as a GPU would.
+      if (dev && ['starting', 'down'].includes(d.json.worker.state)) {
+        dev = null;
+        if ((this.probes = (this.probes || 0) + 1) < PROBE_LIMIT) setTimeout(() => this.probe(), PROBE_MS);
+      } else if (!dev) {
         // A front may keep /device to operators (deploy/nginx): ask /readyz,
         // whose 503 names a missing GPU (a worker still starting is no reason).
         const r = await this.call('GET', '/readyz');

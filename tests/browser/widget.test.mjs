@@ -636,6 +636,37 @@ test('evidence of three GPU models in one store: a selector and the side-by-side
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
 });
 
+test('a page opened while the GPU worker is still starting takes its verdict once it is up', async () => {
+  // The worker says hello 2 s after the server starts; until then /device
+  // says present false with worker state starting, which is no verdict on
+  // the GPU: the page must not say "no GPU" for good, and must hear the
+  // real answer (a GPU, or none) once the worker is up.
+  const ready = async (url) => {
+    for (let n = 0; n < 100; n++) {
+      if ((await (await fetch(url + '/device')).json()).worker.state === 'ready') return;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    assert.fail('the fake worker never said hello');
+  };
+  const why = (p) => p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent, W);
+  for (const noGpu of ['0', '1']) {
+    const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: noGpu, FAKE_WORKER_HELLO_DELAY_MS: '2000' }, ['--rate-limit', '0']);
+    const p = await openPage(url);
+    assert.equal((await (await fetch(url + '/device')).json()).worker.state, 'starting', 'the page opened before the hello');
+    assert.equal(await why(p), '', 'no verdict while the worker starts');
+    await ready(url);
+    if (noGpu === '0') {
+      await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W, { timeout: 5000 });
+      assert.equal(await why(p), '');
+    } else {
+      await p.waitForFunction((sel) => /^Measuring is off: this server has no NVIDIA GPU \(.*fake worker: no CUDA device/.test(
+        document.querySelector(sel).shadowRoot.querySelector('.why').textContent), W, { timeout: 5000 });
+      assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+    }
+    await closePage(p);
+  }
+});
+
 test('a crashed job, a server without a GPU and a token the page lacks are said in plain words', async () => {
   const say = (p, sel) => p.evaluate((s) => document.querySelector(s).shadowRoot.querySelector('.msg').textContent, sel);
   // A job the fake worker crashes on (iterations 2222): the job's own reason.
