@@ -10,8 +10,11 @@
  * document read back and written again is byte for byte the same. When the
  * report is not measured (analyze) the timing fields are left out.
  *
- * The reader is report_load.c, the text layout report_text.c: as jansson
- * keeps dump.c and load.c apart.
+ * The reader is report_load.c and the text layout report_text.c, each in a
+ * file of its own: writer and reader change for different reasons (a field
+ * the writer adds, a document the reader must still accept), each reads
+ * whole beside the struct it walks, and the round trip in test_report.c is
+ * what ties them together.
  */
 #include "api/report.h"
 
@@ -61,6 +64,14 @@ static json_t *text(const char *s, size_t size) {
 /* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
 static void put(json_t *obj, const char *key, json_t *v, int *bad) {
     if (json_object_set_new(obj, key, v) != 0) *bad = 1;
+}
+
+/* `o` when it and everything put under it were built, else NULL (and `o`
+ * freed): a caller never sees half an object. */
+static json_t *built(json_t *o, int bad) {
+    if (o && !bad) return o;
+    json_decref(o);
+    return NULL;
 }
 
 static json_t *device_json(const struct dv_device *d, int *bad) {
@@ -254,11 +265,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
 json_t *report_row_json(const struct dv_row *row, int measured) {
     int bad = 0;
     json_t *o = row_json(row, measured, &bad);
-    if (o && bad) {
-        json_decref(o);
-        o = NULL;
-    }
-    return o;
+    return built(o, bad);
 }
 
 static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
@@ -288,10 +295,7 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
 char *report_device_json(const struct dv_device *d) {
     int bad = 0;
     json_t *o = device_json(d, &bad);
-    if (!o || bad) {
-        json_decref(o);
-        return NULL;
-    }
+    if (!(o = built(o, bad))) return NULL;
     char *out = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return out;

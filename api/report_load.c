@@ -96,6 +96,15 @@ static const json_t *get_obj(struct rd *rd, const json_t *o, const char *path, c
     return v;
 }
 
+/* get_obj() for a member whose own members are read next: their path
+ * ("tables[0].rows[1].observed") goes to `sub`. */
+static const json_t *get_sub(struct rd *rd, const json_t *o, const char *path, const char *key, char *sub,
+                             size_t size) {
+    const json_t *v = get_obj(rd, o, path, key);
+    if (v) snprintf(sub, size, "%s%s%s", path, *path ? "." : "", key);
+    return v;
+}
+
 static const json_t *get_arr(struct rd *rd, const json_t *o, const char *path, const char *key,
                              size_t max) {
     const json_t *v = json_object_get(o, key);
@@ -190,9 +199,8 @@ static void config_parse(struct rd *rd, const json_t *o, struct dv_config *c) {
 static void count_parse(struct rd *rd, const json_t *o, const char *path, const char *key,
                         struct dv_count *c) {
     char sub[96];
-    const json_t *v = get_obj(rd, o, path, key);
+    const json_t *v = get_sub(rd, o, path, key, sub, sizeof sub);
     if (!v) return;
-    snprintf(sub, sizeof sub, "%s.%s", path, key);
     GET_INT(rd, v, sub, "min", c->min, unsigned);
     GET_INT(rd, v, sub, "max", c->max, unsigned);
     GET_INT(rd, v, sub, "total", c->total, unsigned long long);
@@ -214,9 +222,8 @@ static void pair_parse(struct rd *rd, const json_t *o, const char *path, const c
 
 static void observed_parse(struct rd *rd, const json_t *o, const char *path, struct dv_observed *w) {
     char sub[112];
-    const json_t *v = get_obj(rd, o, path, "observed");
+    const json_t *v = get_sub(rd, o, path, "observed", sub, sizeof sub);
     if (!v) return;
-    snprintf(sub, sizeof sub, "%s.observed", path);
     w->present = 1;
     w->first_difference = -1;
     get_num(rd, v, sub, "split_warps_per_block", &w->split_warps.per_block, NAN);
@@ -256,9 +263,8 @@ static void observed_parse(struct rd *rd, const json_t *o, const char *path, str
 
 static void counters_parse(struct rd *rd, const json_t *o, const char *path, struct dv_counters *c) {
     char sub[112];
-    const json_t *v = get_obj(rd, o, path, "counters");
+    const json_t *v = get_sub(rd, o, path, "counters", sub, sizeof sub);
     if (!v) return;
-    snprintf(sub, sizeof sub, "%s.counters", path);
     c->present = 1;
     get_num(rd, v, sub, "smsp__sass_branch_targets_threads_divergent.sum", &c->branch_targets_divergent, NAN);
     get_num(rd, v, sub, "smsp__sass_branch_targets.sum", &c->branch_targets, NAN);
@@ -276,20 +282,21 @@ static void counters_parse(struct rd *rd, const json_t *o, const char *path, str
 }
 
 static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony *t) {
-    const json_t *w = get_obj(rd, o, "testimony", "witness");
+    char sub[32];
+    const json_t *w = get_sub(rd, o, "testimony", "witness", sub, sizeof sub);
     if (w) {
-        get_bool(rd, w, "testimony.witness", "requested", &t->witness_requested);
-        get_bool(rd, w, "testimony.witness", "taken", &t->witness_taken);
-        GET_STR(rd, w, "testimony.witness", "reason", t->witness_reason);
-        get_num(rd, w, "testimony.witness", "host_ms", &t->witness_ms, NAN);
+        get_bool(rd, w, sub, "requested", &t->witness_requested);
+        get_bool(rd, w, sub, "taken", &t->witness_taken);
+        GET_STR(rd, w, sub, "reason", t->witness_reason);
+        get_num(rd, w, sub, "host_ms", &t->witness_ms, NAN);
     }
-    const json_t *c = get_obj(rd, o, "testimony", "counters");
+    const json_t *c = get_sub(rd, o, "testimony", "counters", sub, sizeof sub);
     if (c) {
-        get_bool(rd, c, "testimony.counters", "requested", &t->counters_requested);
-        get_bool(rd, c, "testimony.counters", "taken", &t->counters_taken);
-        GET_STR(rd, c, "testimony.counters", "reason", t->counters_reason);
-        GET_STR(rd, c, "testimony.counters", "library", t->counters_library);
-        get_num(rd, c, "testimony.counters", "host_ms", &t->counters_ms, NAN);
+        get_bool(rd, c, sub, "requested", &t->counters_requested);
+        get_bool(rd, c, sub, "taken", &t->counters_taken);
+        GET_STR(rd, c, sub, "reason", t->counters_reason);
+        GET_STR(rd, c, sub, "library", t->counters_library);
+        get_num(rd, c, sub, "host_ms", &t->counters_ms, NAN);
     }
 }
 
@@ -321,10 +328,9 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "measured_efficiency", &w->measured_efficiency, NAN);
     get_num(rd, o, p, "agreement", &w->agreement, NAN);
 
-    const json_t *t = get_obj(rd, o, p, "time_ms");
+    const json_t *t = get_sub(rd, o, p, "time_ms", sub, sizeof sub);
     if (!t) return;
     w->measured = 1;
-    snprintf(sub, sizeof sub, "%s.time_ms", p);
     get_num(rd, t, sub, "median", &w->time_ms.median, NAN);
     get_num(rd, t, sub, "min", &w->time_ms.min, NAN);
     get_num(rd, t, sub, "max", &w->time_ms.max, NAN);
@@ -335,10 +341,9 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "ratio", &w->ratio, NAN);
     get_num(rd, o, p, "floor_fraction", &w->floor_fraction, NAN);
 
-    const json_t *c = get_obj(rd, o, p, "check");
     w->check.first_mismatch = -1;
+    const json_t *c = get_sub(rd, o, p, "check", sub, sizeof sub);
     if (!c) return;
-    snprintf(sub, sizeof sub, "%s.check", p);
     double expected = 0, got = 0;
     get_bool(rd, c, sub, "ok", &w->check.ok);
     GET_INT(rd, c, sub, "checked", w->check.checked, unsigned long long);

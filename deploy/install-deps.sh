@@ -41,10 +41,12 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 if [ "$mode" = test ]; then
-  # The browser test drives Debian's chromium through playwright-core; the
-  # OpenAPI test lints with @redocly/cli and validates with Ajv.
+  # The browser test drives Debian's chromium through playwright-core and
+  # parses the widget with acorn; the OpenAPI test lints with @redocly/cli
+  # and validates with Ajv.
   here=$(cd "$(dirname "$0")/.." && pwd)
-  if [ -f "$here/tests/browser/package.json" ] && [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
+  if [ -f "$here/tests/browser/package.json" ] && { [ ! -d "$here/tests/browser/node_modules/playwright-core" ] ||
+       [ ! -d "$here/tests/browser/node_modules/acorn" ]; }; then
     (cd "$here/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
   fi
   if [ -f "$here/tests/api/openapi/package.json" ] && [ ! -x "$here/tests/api/openapi/node_modules/.bin/redocly" ]; then

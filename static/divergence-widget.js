@@ -27,11 +27,18 @@
  * 0), rounded as C's printf rounds them (the CLI, the .txt transcripts and
  * the README use printf): to the nearest, and a value exactly halfway to the
  * even digit, so the model's 1.125 reads 1.12 everywhere.
+ *
+ * The contract: the widget reads only the fields api/openapi.yaml names for
+ * the answer it holds (an Evidence record's `document`, a Job's `state` and
+ * `error.reason`, an Error's `error`, ...), and never guesses between
+ * alternative names: a field the server does not send would only hide a
+ * renamed one. tests/browser/widget.test.mjs records every property the
+ * widget reads on a parsed answer and checks it against the document.
  */
 (() => {
   'use strict';
   const SVGNS = 'http://www.w3.org/2000/svg';
-  const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250, WAIT_S = 25;
+  const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250, WAIT_S = 25, PROBE_MS = 1000, PROBE_LIMIT = 60;
   const KEEP = ' The table still shows the last good numbers.';
   const HOW = 'a server with a GPU records one with divergence refresh (its nightly timer runs it)';
 
@@ -149,11 +156,12 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
   }
   const svg = (tag, attrs, ...kids) => el('svg:' + tag, attrs, ...kids);
 
-  // "8 of 8", or "0-256 (mean 128) of 256" when blocks differ (blockIdx.x predicates).
-  function count(r, k, of) {
-    const o = r[k], pb = r[k + '_per_block'];
-    let s = num(fin(pb) ? pb : o && typeof o === 'object' ? o.per_block : o);
-    if (o && typeof o === 'object' && fin(o.min) && o.min !== o.max) s = `${o.min}\u2013${o.max} (mean ${s})`;
+  // "8 of 8", or "0-256 (mean 128) of 256" when blocks differ (blockIdx.x
+  // predicates): `mean` a row's *_per_block figure, `c` its Count over the
+  // blocks ({min, max, total}), `of` what it counts out of.
+  function count(mean, c, of) {
+    let s = num(mean);
+    if (c && fin(c.min) && c.min !== c.max) s = `${c.min}\u2013${c.max} (mean ${s})`;
     return fin(of) ? `${s} of ${of}` : s;
   }
   const checkText = (c) => (!c ? D : c.ok ? 'ok' : `FAIL ${c.mismatches}, first thread ${c.first_mismatch}`);
@@ -172,10 +180,12 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     }
     return parts.length ? parts.join(' \u00b7 ') : null;
   }
-  const hasTestimony = (t) => (t.rows || []).some((r) => r.observed || r.counters);
-  const ncReason = (r) => r.comparable_reason || r.reason || 'does different work from the baseline';
-  const docOf = (j) => (j && j.schema === 'divergence.v1' ? j : j && (j.document || j.result || j.report)) || null;
-  const errOf = (j) => { const e = j && j.error; return typeof e === 'string' ? { reason: e } : e || {}; };
+  const hasTestimony = (t) => (t.rows || []).some((r) => r.observed != null || r.counters != null);
+  const ncReason = (r) => r.comparable_reason || 'does different work from the baseline';
+  // The `error` object of an Error answer, or of a failed Job ({} when there is none).
+  const errOf = (j) => (j && j.error) || {};
+  // Whether a Job (or QueuedJob) has ended.
+  const ended = (j) => j.state === 'done' || j.state === 'failed';
 
   class DivergenceWidget extends HTMLElement {
     connectedCallback() {
@@ -232,7 +242,13 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const [h, d] = await Promise.all([this.call('GET', '/healthz'), this.call('GET', '/device')]);
       const m = h.status === 200 && h.json && h.json.measure;
       let dev = d.status === 200 && d.json ? d.json.device : null;
-      if (!dev) {
+      // A worker still starting (or restarting) has not said yet whether
+      // there is a GPU, so its `present: false` is no verdict: ask again
+      // shortly, and until then leave the buttons as a GPU would.
+      if (dev && ['starting', 'down'].includes(d.json.worker.state)) {
+        dev = null;
+        if ((this.probes = (this.probes || 0) + 1) < PROBE_LIMIT) setTimeout(() => this.probe(), PROBE_MS);
+      } else if (!dev) {
         // A front may keep /device to operators (deploy/nginx): ask /readyz,
         // whose 503 names a missing GPU (a worker still starting is no reason).
         const r = await this.call('GET', '/readyz');
@@ -277,14 +293,14 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
         : `/evidence/${encodeURIComponent(slug)}/latest/${encodeURIComponent(this.suite)}`);
       const list = own ? index.suites : ((index.gpus || []).find((g) => g.gpu === slug) || {}).suites;
       const entry = Array.isArray(list) ? list.find((e) => e && e.suite === this.suite) : null;
-      const doc = r.status === 200 && docOf(r.json);
+      const doc = r.status === 200 && r.json ? r.json.document : null;
       if (!doc) {
         this.setAttribute('state', 'empty');
         const last = entry && entry.last_attempt;
         const on = slug && !own ? ` on ${slug}` : '';
         if (r.status === 404 && last && last.status && last.status !== 'ok') {
           this.prov.textContent = `No good measurement of ${this.suite}${on} has been recorded yet: the last attempt` +
-            ` (${last.date || 'date unknown'}) failed: ${last.reason || entry.reason || 'no reason was recorded'}.`;
+            ` (${last.date || 'date unknown'}) failed: ${last.reason || 'no reason was recorded'}.`;
         } else if (r.status === 404) {
           this.prov.textContent = `No measurement of ${this.suite}${on} has been recorded on this server yet, so there are no numbers to show: ${HOW}.`;
         } else {
@@ -298,7 +314,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       this.setAttribute('state', 'shown');
       // Shown another GPU's evidence: a measurement here runs on this server's own.
       if (!own && this.btn && !this.blocked) {
-        const mine = ((index.gpus || []).find((g) => g.gpu === index.gpu) || {}).name || index.gpu;
+        const mine = ((index.gpus || []).find((g) => g.gpu === index.gpu) || {}).name;
         this.why.textContent = mine ? `Measure now runs on this server's GPU (${mine}), not on the one shown.` : '';
       } else if (!this.blocked) {
         this.why.textContent = '';
@@ -311,24 +327,24 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     async compare(index) {
       const recs = await Promise.all(this.gpus.map((g) => this.call('GET',
         `/evidence/${encodeURIComponent(g.gpu)}/latest/${encodeURIComponent(this.suite)}`)));
-      const cols = this.gpus.map((g, i) => ({ g, doc: recs[i].status === 200 && docOf(recs[i].json), rec: recs[i].json }))
+      const cols = this.gpus.map((g, i) => ({ g, doc: recs[i].status === 200 && recs[i].json ? recs[i].json.document : null, rec: recs[i].json }))
         .filter((c) => c.doc);
       if (cols.length < 2) return;
       const uid = this.uid + '-gpu';
       const sel = el('select', { id: uid, onchange: async (e) => { this.selected = e.target.value; await this.loadGpu(this.selected, index); } },
-        cols.map((c) => el('option', { value: c.g.gpu, selected: c.g.gpu === (this.selected || index.gpu) ? true : null }, c.g.name || c.g.gpu)));
+        cols.map((c) => el('option', { value: c.g.gpu, selected: c.g.gpu === (this.selected || index.gpu) ? true : null }, c.g.name)));
       this.picker.replaceChildren(el('label', { for: uid }, 'GPU shown above: '), sel);
       const provs = el('ul', { class: 'provs' }, cols.map((c) => el('li', {}, ...this.provenance(c.doc, { ...((c.rec && c.rec.provenance) || {}), gpu_name: c.g.name }, null))));
       const tables = (cols[0].doc.tables || []).flatMap((t, ti) => {
         const rows = t.rows || [];
         const ratio = (c, r) => { const ct = (c.doc.tables || []).find((x) => x.id === t.id); const cr = ct && (ct.rows || []).find((x) => x.name === r.name); return cr ? cr.ratio : null; };
-        const head = ['Predicate', 'Predicted ratio', ...cols.map((c) => `Ratio on ${c.g.name || c.g.gpu}`)];
+        const head = ['Predicate', 'Predicted ratio', ...cols.map((c) => `Ratio on ${c.g.name}`)];
         const body = rows.map((r) => el('tr', {},
-          el('th', { scope: 'row' }, el('code', {}, r.label || r.name)),
+          el('th', { scope: 'row' }, el('code', {}, r.label)),
           [fx(r.predicted_ratio, 2), ...cols.map((c) => fx(ratio(c, r), 2))].map((v, j) =>
             el('td', { 'data-k': j ? `gpu-${cols[j - 1].g.gpu}` : 'predicted' }, el('span', { class: 'dl', 'aria-hidden': 'true' }, head[j + 1]), el('span', { class: 'v' }, v)))));
-        const table = el('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${t.title || t.id} on each GPU` },
-          el('table', { class: 'cmp' }, el('caption', {}, el('span', {}, `${t.title || t.id} \u2014 the ratio against ${t.baseline || 'the baseline'} on each GPU`)),
+        const table = el('div', { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${t.title} on each GPU` },
+          el('table', { class: 'cmp' }, el('caption', {}, el('span', {}, `${t.title} \u2014 the ratio against ${t.baseline || 'the baseline'} on each GPU`)),
             el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))), el('tbody', {}, body)));
         return [table, this.compareChart(t, rows, cols, ratio, `${uid}-${ti}`)];
       });
@@ -352,21 +368,21 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
         });
         const yp = y + 22 + cols.length * (BH + 4);
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label || r.name), bars.flat(),
+          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label), bars.flat(),
           svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: X0, y: yp, width: Math.max(1, x(r.predicted_ratio) - X0), height: BH }),
           svg('text', { x: x(r.predicted_ratio) + 5, y: yp + 12 }, `${fx(r.predicted_ratio, 2)}\u00d7`));
       });
-      const desc = rows.map((r) => `${r.label || r.name}: ` + cols.map((c) => `${c.g.name || c.g.gpu} ${fx(ratio(c, r), 2)}x`).join(', ') +
+      const desc = rows.map((r) => `${r.label}: ` + cols.map((c) => `${c.g.name} ${fx(ratio(c, r), 2)}x`).join(', ') +
         `, predicted ${fx(r.predicted_ratio, 2)}x`).join('; ');
       const one = x(1);
       return el('figure', {}, el('figcaption', {}, 'Chart: one solid bar per GPU (its measured ratio), the hatched bar the model\u2019s prediction; the dashed line is 1.00.'),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
-          svg('title', { id: `${id}-t` }, `${t.title || 'Results'}: the measured ratio on each GPU beside the prediction`), svg('desc', { id: `${id}-d` }, desc),
+          svg('title', { id: `${id}-t` }, `${t.title}: the measured ratio on each GPU beside the prediction`), svg('desc', { id: `${id}-d` }, desc),
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
             svg('line', { class: 'hatch', x1: 0, y1: 0, x2: 0, y2: 6 }))),
           svg('g', { class: 'legend', 'aria-hidden': 'true' },
             cols.map((c, k) => [svg('rect', { class: `g${k % 4}`, x: X0, y: 8 + k * LH, width: 18, height: 14 }),
-              svg('text', { x: X0 + 24, y: 20 + k * LH }, c.g.name || c.g.gpu)]).flat(),
+              svg('text', { x: X0 + 24, y: 20 + k * LH }, c.g.name)]).flat(),
             svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: X0, y: 8 + cols.length * LH, width: 18, height: 14 }),
             svg('text', { x: X0 + 24, y: 20 + cols.length * LH }, 'predicted (model)')),
           g, svg('line', { class: 'ref', x1: one, x2: one, y1: TOP, y2: H - 16 }),
@@ -381,7 +397,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const parts = [];
       if (this.noGpu) parts.push(`This is a recorded measurement from ${d.name || 'another GPU'}: this server has no GPU and cannot measure again.`);
       if (e && e.status && e.status !== 'ok' && e.last_attempt)
-        parts.push(`The latest run (${e.last_attempt.date || 'date unknown'}) failed: ${e.last_attempt.reason || e.reason || 'no reason recorded'}; these are the last good numbers.`);
+        parts.push(`The latest run (${e.last_attempt.date || 'date unknown'}) failed: ${e.last_attempt.reason || 'no reason recorded'}; these are the last good numbers.`);
       this.note.textContent = parts.join(' ');
     }
 
@@ -400,7 +416,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     // The document's warnings and the rows' notes, each once.
     warnings(doc) {
       const out = new Set((doc.warnings || []).filter((w) => typeof w === 'string' && w));
-      for (const t of doc.tables || []) if (t.noise_ok === false) out.add(`${t.title || t.id}: a row stayed noisier than ${fx((t.noise_limit || 0) * 100, 2)}%.`);
+      for (const t of doc.tables || []) if (t.noise_ok === false) out.add(`${t.title}: a row stayed noisier than ${fx((t.noise_limit || 0) * 100, 2)}%.`);
       return [...out];
     }
 
@@ -414,8 +430,8 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       else head = 'Measured on ';
       const parts = [
         head + (d.name || prov.gpu_name || 'an unknown GPU'),
-        d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version_raw ?? d.driver_version),
-        'CUDA runtime ' + cuver(d.runtime_version_raw ?? d.runtime_version),
+        d.nvidia_driver_version ? 'driver ' + d.nvidia_driver_version : 'CUDA driver ' + cuver(d.driver_version_raw),
+        'CUDA runtime ' + cuver(d.runtime_version_raw),
         when ? `${when} UTC${!live && t != null ? ` (${ago(Date.now() - t)})` : ''}` : 'date unknown',
         `SM clock ${fx(d.measured_sm_clock_mhz, 0)} MHz measured` + (fin(d.rated_sm_clock_mhz) ? ` (rated ${fx(d.rated_sm_clock_mhz, 0)} MHz)` : ''),
       ];
@@ -431,11 +447,12 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const cols = ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Time (ms, median)',
         'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'].concat(testimony ? ["GPU's testimony"] : []);
       const body = (t.rows || []).map((r, i) => {
-        const isBase = r.name === t.baseline || i === t.baseline_row;
-        const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label || r.name), isBase ? ' (baseline)' : null);
+        const isBase = i === t.baseline_row;
+        const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label), isBase ? ' (baseline)' : null);
         if (r.comparable === false) first.append(el('span', { class: 'nc' }, el('b', {}, 'not comparable'), ncReason(r)));
         const c = r.check, cells = {
-          split: count(r, 'warps_split', r.warps_per_block), 'on-a': count(r, 'threads_on_a', r.threads_per_block),
+          split: count(r.warps_split_per_block, r.warps_split, r.warps_per_block),
+          'on-a': count(r.threads_on_a_per_block, r.threads_on_a, r.threads_per_block),
           time: fx(r.time_ms && r.time_ms.median, 3), ratio: fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
           noise: fin(r.noise) ? fx(r.noise * 100, 2) : D, check: checkText(c) };
         if (testimony) cells.gpu = gpuSaw(r) || D;
@@ -445,10 +462,10 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
             el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j + 1]), el('span', { class: 'v' }, v))));
       });
       const cfg = doc.config || {};
-      const cap = `${t.title || t.id || 'Table'} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
+      const cap = `${t.title} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
         (fin(cfg.blocks) ? `; ${cfg.blocks} blocks \u00d7 ${cfg.threads_per_block} threads, ${cfg.iterations} multiply-adds per thread` : '') +
         (t.kernel ? `; kernel: ${t.kernel}` : '') + (t.kernel_iterations ? ` (${t.kernel_iterations} iterations)` : '');
-      return el('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': (t.title || 'Results') + ' (scrolls sideways)' },
+      return el('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': t.title + ' (scrolls sideways)' },
         el('table', {}, el('caption', {}, el('span', {}, cap)),
           el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
           el('tbody', {}, body)));
@@ -468,10 +485,10 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
       const H = TOP + rows.length * RH + 20;
-      const desc = rows.map((r) => `${r.label || r.name}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
+      const desc = rows.map((r) => `${r.label}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
         (counted ? `, GPU instruction count ${fx(gpu(r), 2)}x` : '') +
         (r.comparable === false ? ' (not comparable)' : '')).join('; ');
-      const title = `${t.title || 'Results'}: measured ratio beside predicted ratio, per row`;
+      const title = `${t.title}: measured ratio beside predicted ratio, per row`;
       const g = rows.map((r, i) => {
         const y = TOP + i * RH;
         const bar = (v, yy, cls, word) => [
@@ -479,7 +496,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
           svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
         ];
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, (r.label || r.name) + (r.comparable === false ? ' (not comparable)' : '')),
+          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label + (r.comparable === false ? ' (not comparable)' : '')),
           bar(r.ratio, y + 20, 'bm', 'measured'), bar(r.predicted_ratio, y + 40, 'bp', 'predicted'),
           counted ? bar(gpu(r), y + 60, 'bg', 'GPU instructions') : null);
       });
@@ -505,11 +522,9 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     // The suite's request: GET /suites, else the evidence's recorded request, else rebuilt from the document.
     async suiteRequest() {
       const r = await this.call('GET', '/suites');
-      const j = r.status === 200 ? r.json : null;
-      const list = Array.isArray(j) ? j : j && Array.isArray(j.suites) ? j.suites : [];
-      let s = list.find((x) => x && (x.name || x.id || x.suite) === this.suite);
-      const rq = s && (s.request || (Array.isArray(s.requests) ? s.requests[0] : s.requests));
-      if (rq) return rq;
+      const list = r.status === 200 && r.json && Array.isArray(r.json.suites) ? r.json.suites : [];
+      const s = list.find((x) => x.name === this.suite);
+      if (s && s.requests.length) return s.requests[0];
       const p = this.evidence && this.evidence.provenance;
       if (p && p.request) return p.request;
       const d = this.doc, cfg = (d && d.config) || {}, t = d && d.tables && d.tables[0];
@@ -547,55 +562,50 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     // POST /measure, then poll the job. Returns {doc, age_s}, or null after saying why.
     async measure(req) {
       let r = await this.call('POST', '/measure', req);
-      if (r.status === 200 && docOf(r.json)) {
+      if (r.status === 200 && r.json && r.json.document) {
         const age = fin(r.json.age_s) ? r.json.age_s : 0;
-        return { doc: docOf(r.json), age_s: age, finished_utc: new Date(Date.now() - age * 1000).toISOString().replace(/\.\d+Z$/, 'Z') };
+        return { doc: r.json.document, age_s: age, finished_utc: new Date(Date.now() - age * 1000).toISOString().replace(/\.\d+Z$/, 'Z') };
       }
       if (r.status !== 202) return this.fail(r);
-      const loc = r.headers.get('Location');
-      const path = r.json && r.json.id != null ? `/jobs/${encodeURIComponent(r.json.id)}` : loc && loc.replace(/^https?:\/\/[^/]+/, '');
-      if (!path) return this.fail({ status: 202, json: { error: { reason: 'the server gave no job id' } } });
+      if (!r.json || !r.json.id) return this.fail({ status: 202, json: { error: { reason: 'the server gave no job id' } } });
+      const path = `/jobs/${encodeURIComponent(r.json.id)}`;
       this.prog.hidden = false;
       this.prog.removeAttribute('value');
       // The job's own stream (queued with its position, running, done) where
       // the browser has EventSource; else GET /jobs/{id}?wait=, which the
       // server holds until the job ends or WAIT_S pass, so the page neither
       // polls on a timer nor learns of the end late.
-      let j = r.json || {};
-      if (!['done', 'failed'].includes(j.state || j.status) && typeof EventSource === 'function') {
+      let j = r.json;
+      if (!ended(j) && typeof EventSource === 'function') {
         const streamed = await this.stream(path);
         if (streamed) j = streamed;
       }
       for (let n = 0; n < POLL_LIMIT; n++) {
-        const st = j.state || j.status;
-        if (st === 'done') {
-          const doc = docOf(j);
+        if (j.state === 'done') {
+          const doc = j.document;
           if (!doc) return this.fail({ status: 200, json: { error: { reason: 'the finished job held no document' } } });
           const t = utcMs(j.finished_utc);
           return { doc, age_s: t != null ? Math.max(0, (Date.now() - t) / 1000) : 0, finished_utc: j.finished_utc };
         }
-        if (st === 'failed') { this.say(`The measurement failed: ${j.reason || errOf(j).reason || 'no reason given'}.` + this.keep); return null; }
+        if (j.state === 'failed') { this.say(`The measurement failed: ${errOf(j).reason || 'no reason given'}.` + this.keep); return null; }
         this.progress(j);
         const t0 = Date.now();
-        r = await this.call('GET', `${path}${path.includes('?') ? '&' : '?'}wait=${WAIT_S}`);
+        r = await this.call('GET', `${path}?wait=${WAIT_S}`);
         if (r.status !== 200) return this.fail(r);
         j = r.json || {};
         // A server that does not hold the request answers at once: poll then.
-        if (!['done', 'failed'].includes(j.state || j.status) && Date.now() - t0 < 200)
+        if (!ended(j) && Date.now() - t0 < 200)
           await new Promise((ok) => setTimeout(ok, POLL_MS));
       }
       this.say('Gave up waiting for the measurement.' + this.keep);
       return null;
     }
 
-    // Says where a queued or running job stands.
+    // Says where a queued or running job stands (a Job tells its state and,
+    // while queued, its position; not how far a run has got, so the progress
+    // bar stays indeterminate).
     progress(j) {
-      const st = j.state || j.status;
-      const pg = j.progress, f = fin(pg) ? pg : pg && fin(pg.done) && pg.total ? pg.done / pg.total : null;
-      if (fin(f)) this.prog.value = f;
-      this.say(st === 'running'
-        ? `Running on the GPU${fin(f) ? ` (${Math.round(f * 100)}%)` : ''}\u2026`
-        : `Queued: position ${j.position ?? '?'} in the queue\u2026`);
+      this.say(j.state === 'running' ? 'Running on the GPU\u2026' : `Queued: position ${j.position ?? '?'} in the queue\u2026`);
     }
 
     // Follows GET {path} as an event stream until done or failed: the job
@@ -615,7 +625,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     }
 
     fail(r) {
-      const e = errOf(r.json), why = e.reason || e.message || '';
+      const e = errOf(r.json), why = e.reason || '';
       const retry = r.headers && r.headers.get('Retry-After') || e.retry_after_s;
       let m;
       if (r.status === 429) m = `The server is busy${why ? ` (${why})` : ''}. Try again${retry ? ` in ${retry} s` : ' later'}.`;
@@ -644,7 +654,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     }
 
     baseline() {
-      const t = this.doc && (this.doc.tables || []).find((x) => x.id === 'part1' || x.kernel === 'branch' || x.kernel === 'mask');
+      const t = this.doc && this.doc.tables.find((x) => x.id === 'part1');
       return (t && t.baseline) || 'warp-parity';
     }
 
@@ -664,20 +674,20 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       if (ctl !== this.ctl) return;
       if (r.status !== 200) {
         const e = errOf(r.json);
-        const where = [e.field, e.expr_column ? `column ${e.expr_column}` : e.column ? `column ${e.column}` : ''].filter(Boolean).join(', ');
+        const where = [e.field, e.expr_column ? `column ${e.expr_column}` : ''].filter(Boolean).join(', ');
         this.out.replaceChildren(el('p', { class: 'err' }, `Not a valid predicate${where ? ` (${where})` : ''}:`),
           el('pre', { class: 'caret' }, [e.reason || `HTTP ${r.status}`, e.caret].filter(Boolean).join('\n')));
         return;
       }
-      const doc = docOf(r.json) || r.json || {};
+      const doc = r.json || {}; // POST /analyze answers the divergence.v1 document itself
       const t = (doc.tables || [])[0] || {};
       const row = (t.rows || []).find((x) => x.name === expr) || (t.rows || [])[0];
       if (!row) { this.out.replaceChildren(el('p', {}, 'The server returned no analysis for this predicate.')); return; }
       const item = (k, v) => el('div', {}, el('dt', {}, k), el('dd', {}, v));
       this.out.replaceChildren(el('dl', { class: 'an' },
-        item('Warps split per block', count(row, 'warps_split', row.warps_per_block)),
-        item('Threads on path A per block', count(row, 'threads_on_a', row.threads_per_block)),
-        item('Path-runs per block', count(row, 'path_runs')),
+        item('Warps split per block', count(row.warps_split_per_block, row.warps_split, row.warps_per_block)),
+        item('Threads on path A per block', count(row.threads_on_a_per_block, row.threads_on_a, row.threads_per_block)),
+        item('Path-runs per block', count(row.path_runs_per_block, row.path_runs)),
         item(`Predicted ratio vs ${t.baseline || base}`, fx(row.predicted_ratio, 2)),
         item('Comparable', row.comparable === false ? `no \u2014 ${ncReason(row)}` : 'yes: same work as the baseline')));
     }

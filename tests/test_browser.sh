@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The lesson widget in a real browser: runs tests/browser/widget.test.mjs
 # (node's test runner, playwright-core driving Debian's chromium) against the
-# server binary of a build directory.
+# server binary of a build directory; the widget's reads are checked against
+# api/openapi.yaml through tests/api/openapi/contract.mjs.
 #
 # Usage: tests/test_browser.sh BUILD_DIR
 # Environment (optional): DV_EVIDENCE_DIR (evidence store to serve; default
@@ -27,8 +28,11 @@ if command -v node >/dev/null 2>&1; then
   major=$(node -p 'process.versions.node.split(".")[0]')
   [ "$major" -ge 18 ] || missing+=("node >= 18 (found $(node --version))")
 fi
-[ -d "$here/browser/node_modules/playwright-core" ] \
-  || missing+=("tests/browser/node_modules/playwright-core (run: cd tests/browser && npm ci)")
+[ -d "$here/browser/node_modules/playwright-core" ] && [ -d "$here/browser/node_modules/acorn" ] \
+  || missing+=("tests/browser/node_modules: playwright-core, acorn (run: cd tests/browser && npm ci)")
+# The contract check reads api/openapi.yaml through tests/api/openapi/contract.mjs.
+[ -d "$here/api/openapi/node_modules/yaml" ] \
+  || missing+=("tests/api/openapi/node_modules/yaml (run: cd tests/api/openapi && npm ci)")
 [ -x "$DV_CHROMIUM" ] || missing+=("$DV_CHROMIUM (Debian package chromium)")
 [ -x "$DV_BINARY" ] || missing+=("$DV_BINARY (build the project first)")
 [ -x "$DV_WORKER_CMD" ] || missing+=("$DV_WORKER_CMD (the fake GPU worker, built with the tests)")

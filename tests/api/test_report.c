@@ -9,6 +9,7 @@
 
 #include "api/options.h"
 #include "api/report.h"
+#include "tests/api/report_full.h"
 
 static struct dv_report rep;
 
@@ -332,6 +333,54 @@ Test(report, round_trip_analyze) {
     expect_round_trip(&rep);
     memset(&rep, 0, sizeof rep);
     expect_round_trip(&rep);
+}
+
+/* Every value under `v` (at `path`): none null, no string empty, so that
+ * each field of the document carries a value a reader could lose. */
+static void expect_all_set(const json_t *v, const char *path) {
+    char sub[256];
+    if (json_is_null(v)) {
+        cr_expect(0, "%s is null: report_full() leaves it unset", path);
+    } else if (json_is_string(v)) {
+        cr_expect_gt(json_string_length(v), 0, "%s is empty: report_full() leaves it unset", path);
+    } else if (json_is_object(v)) {
+        const char *k;
+        const json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            snprintf(sub, sizeof sub, "%s.%s", path, k);
+            expect_all_set(x, sub);
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            expect_all_set(json_array_get(v, i), sub);
+        }
+    }
+}
+
+/* The report with every field set (tests/api/report_full.h) reads back to
+ * itself, measured and as an analysis: a field the writer writes and the
+ * reader forgets comes back zero, and the second document differs. Its
+ * keys are checked against api/openapi.yaml by
+ * tests/api/openapi/report_schema.test.mjs. */
+Test(report, every_field_is_written_and_read_back) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    char *s = report_json(r, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    expect_all_set(j, "");
+    cr_expect(json_is_object(at(j, "tables.1.rows.0.counters")) && json_is_real(at(j, "tables.1.rows.0.agreement")),
+              "the scenario row has its testimony and its efficiency model");
+    cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.1.comparable_reason")),
+                     "16 of 256 threads on path A against 128");
+    json_decref(j);
+    free(s);
+    expect_round_trip(r);
+    r->measured = 0;
+    expect_round_trip(r);
+    experiment_report_free(r);
 }
 
 Test(report, parse_reads_values_back) {

@@ -19,7 +19,17 @@
 //   the model's 1.125;
 // - evidence of three GPU models in one store (the H200 capture and two
 //   servers of two fake GPU models refreshing into the same directory): the
-//   selector and the side-by-side table and chart.
+//   selector and the side-by-side table and chart;
+// - the answers that end a measurement without numbers (a crashed job, no
+//   GPU, a token needed) said in plain words;
+// - the contract (STYLE.md rule 21): every property the widget reads on a
+//   parsed answer of the server is recorded in the page (a Proxy around what
+//   Response.json() and the job stream's JSON.parse() return) and must be
+//   defined by api/openapi.yaml's schema of that answer; a planted read of a
+//   field the document lacks is caught. A read that a short-circuit skips
+//   cannot be recorded, so the widget's source is also parsed (acorn) and
+//   no `a.x || a.y` / `a.x ?? a.y` guess between two fields of one object may
+//   stand in it.
 // Screenshots (desktop and phone) of each go to DV_TEST_OUTPUT.
 //
 // Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
@@ -35,6 +45,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import * as acorn from 'acorn';
+import { spec, operationOf, answerSchema, undefinedPrefix, show } from '../api/openapi/contract.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -73,6 +85,128 @@ function latestEvidence(dir, suite) {
 let base, ctx, page, tmp, fixture, doc;
 const servers = [];
 const pageErrors = [];
+const reads = []; // {src, segs} of every page, collected as each one closes
+
+// Runs in every page before its scripts (addInitScript): wraps each parsed
+// answer in a Proxy that records the property paths read on it, with where
+// the answer came from. Array methods and the questions every object is
+// asked (`then` by await, `toJSON` by JSON.stringify, Object.prototype's
+// own) are not reads of a field.
+function recordReads() {
+  const seen = new Map();
+  Object.defineProperty(window, '__dvReads', { value: seen });
+  const quiet = new Set(['then', 'toJSON']);
+  const note = (src, segs) => { const k = JSON.stringify([src, segs]); if (!seen.has(k)) seen.set(k, { src, segs }); };
+  const wrap = (v, src, segs) => {
+    if (v === null || typeof v !== 'object') return v;
+    const arr = Array.isArray(v);
+    return new Proxy(v, {
+      get(t, k, recv) {
+        const x = Reflect.get(t, k, recv);
+        if (typeof k !== 'string' || quiet.has(k)) return x;
+        if (arr) return /^\d+$/.test(k) ? wrap(x, src, [...segs, '[]']) : x;
+        if (!Object.hasOwn(t, k) && k in Object.prototype) return x;
+        note(src, [...segs, k]);
+        return wrap(x, src, [...segs, k]);
+      },
+      has(t, k) {
+        if (typeof k === 'string' && !arr) note(src, [...segs, k]);
+        return Reflect.has(t, k);
+      },
+    });
+  };
+  const methods = new WeakMap();
+  const fetch0 = window.fetch;
+  window.fetch = async function (input, init) {
+    const res = await fetch0.call(this, input, init);
+    methods.set(res, ((init && init.method) || 'GET').toUpperCase());
+    return res;
+  };
+  const json0 = Response.prototype.json;
+  Response.prototype.json = async function () {
+    const v = await json0.call(this);
+    const media = (this.headers.get('content-type') || '').split(';')[0].trim();
+    return wrap(v, { method: methods.get(this) || 'GET', path: new URL(this.url).pathname, status: this.status, media }, []);
+  };
+  // The job stream: the data of an event, parsed while its listener runs.
+  let current = null;
+  const ES = window.EventSource;
+  window.EventSource = class extends ES {
+    addEventListener(type, fn, opts) {
+      const p = new URL(this.url).pathname;
+      return super.addEventListener(type, (ev) => {
+        current = { data: ev.data, src: { method: 'GET', path: p, status: 200, media: 'text/event-stream', event: type } };
+        try { return fn.call(this, ev); } finally { current = null; }
+      }, opts);
+    }
+  };
+  const parse0 = JSON.parse;
+  JSON.parse = function (text, reviver) {
+    const v = parse0.call(this, text, reviver);
+    return current && text === current.data ? wrap(v, current.src, []) : v;
+  };
+}
+
+// What page `p` read so far.
+const pageReads = (p) => p.evaluate(() => [...window.__dvReads.values()]);
+
+async function closePage(p) {
+  reads.push(...(await pageReads(p)));
+  await p.close();
+}
+
+// The schema of the answer a read was made on. The job stream's events carry
+// the Job document as data (GET /jobs/{id} in api/openapi.yaml).
+function schemaOfAnswer(src) {
+  const t = operationOf(src.path);
+  if (!t) return null;
+  if (src.media === 'text/event-stream') return t === '/jobs/{id}' ? { schema: spec.components.schemas.Job, operationId: 'getJob' } : null;
+  return answerSchema(t, src.method, src.status, src.media);
+}
+
+// Reads of fields the document does not define for their answer, one line
+// each ("GET /jobs/{id} 200: status"), and the operations read from.
+function contractCheck(list) {
+  const bad = new Set(), ops = new Set();
+  for (const { src, segs } of list) {
+    const where = `${src.method} ${operationOf(src.path) || src.path} ${src.status}${src.event ? ` (event ${src.event})` : ''}`;
+    const a = schemaOfAnswer(src);
+    if (!a) { bad.add(`${where}: an answer api/openapi.yaml does not describe`); continue; }
+    ops.add(a.operationId);
+    const miss = undefinedPrefix(a.schema, segs);
+    if (miss) bad.add(`${where}: ${show(miss)}`);
+  }
+  return { bad: [...bad].sort(), ops };
+}
+
+// Guesses between two fields of one object in the widget's source:
+// `a.x || a.y` and `a.x ?? a.y` (chains too), with their lines.
+function fieldGuesses(source) {
+  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', locations: true });
+  const out = [];
+  const operands = (n, op) => (n.type === 'LogicalExpression' && n.operator === op ? [...operands(n.left, op), ...operands(n.right, op)] : [n]);
+  const field = (n) => (n.type === 'MemberExpression' && (!n.computed || n.property.type === 'Literal')
+    ? { of: source.slice(n.object.start, n.object.end), name: n.computed ? String(n.property.value) : n.property.name } : null);
+  const visit = (n, parentOp) => {
+    if (!n || typeof n.type !== 'string') return;
+    if (n.type === 'LogicalExpression' && n.operator !== '&&' && parentOp !== n.operator) {
+      const names = new Map();
+      for (const f of operands(n, n.operator).map(field).filter(Boolean)) {
+        if (!names.has(f.of)) names.set(f.of, new Set());
+        names.get(f.of).add(f.name);
+      }
+      for (const [of, set] of names) {
+        if (set.size > 1) out.push(`line ${n.loc.start.line}: ${[...set].map((k) => `${of}.${k}`).join(` ${n.operator} `)}`);
+      }
+    }
+    for (const [k, v] of Object.entries(n)) {
+      if (k === 'loc') continue;
+      for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object') visit(c, n.type === 'LogicalExpression' ? n.operator : null);
+    }
+  };
+  visit(ast, null);
+  return out;
+}
 
 // Starts `divergence serve`; resolves to its base URL once it says where it listens.
 function startServer(evidenceDir, extraEnv, extraArgs = []) {
@@ -111,6 +245,7 @@ before(async () => {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1280, height: 900 },
   });
+  await ctx.addInitScript(recordReads);
   page = ctx.pages()[0] || (await ctx.newPage());
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(base + '/');
@@ -318,7 +453,7 @@ test('a fresh server without evidence says what is missing and hides the text th
   await p.getByLabel(/^Predicate/).first().fill('threadIdx.x & 1');
   await p.locator(`${W} .out dl`).waitFor();
   await shots(p, 'fresh');
-  await p.close();
+  await closePage(p);
 });
 
 test('after a failed refresh the page gives the reason', async () => {
@@ -345,7 +480,7 @@ test('after a failed refresh the page gives the reason', async () => {
   assert.ok(prov.includes(reason), `the recorded reason (${reason}) in: ${prov}`);
   assert.doesNotMatch(prov, /not recorded yet|has been recorded on this server yet/);
   await shots(p, 'failed-refresh');
-  await p.close();
+  await closePage(p);
 });
 
 test('a server whose token guards every measurement disables the buttons and says why', async () => {
@@ -356,7 +491,7 @@ test('a server whose token guards every measurement disables the buttons and say
   assert.match(await p.locator(`${W} .why`).innerText(), /access token, which a page cannot send/);
   await assertTablesMatchFixture(p);
   await shots(p, 'token');
-  await p.close();
+  await closePage(p);
 });
 
 test('behind a front that keeps /device to operators, /readyz still tells the page there is no GPU', async () => {
@@ -367,7 +502,7 @@ test('behind a front that keeps /device to operators, /readyz still tells the pa
   await p.waitForFunction((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent.length > 0, W);
   assert.match(await p.locator(`${W} .why`).innerText(), /^Measuring is off: this server has no NVIDIA GPU/);
   assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
-  await p.close();
+  await closePage(p);
 });
 
 test('no-measure hides the buttons', async () => {
@@ -422,7 +557,7 @@ test('with a token and the default open limit a page measures the suite, shows w
   assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured \d+ s ago \(a cached result of the same request\) on /);
   assert.match(await shadowText(p, W, '.msg'), /from its cache \(measured \d+ s ago\)/);
   await shots(p, 'token-measured');
-  await p.close();
+  await closePage(p);
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
   console.log(`screenshots in ${outDir}`);
 });
@@ -497,6 +632,106 @@ test('evidence of three GPU models in one store: a selector and the side-by-side
   await p.setViewportSize({ width: 375, height: 812 });
   await p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.cmp').scrollIntoView(), W);
   await p.screenshot({ path: path.join(outDir, 'multi-gpu-phone-compare.png') });
-  await p.close();
+  await closePage(p);
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+});
+
+test('a page opened while the GPU worker is still starting takes its verdict once it is up', async () => {
+  // The worker says hello 2 s after the server starts; until then /device
+  // says present false with worker state starting, which is no verdict on
+  // the GPU: the page must not say "no GPU" for good, and must hear the
+  // real answer (a GPU, or none) once the worker is up.
+  const ready = async (url) => {
+    for (let n = 0; n < 100; n++) {
+      if ((await (await fetch(url + '/device')).json()).worker.state === 'ready') return;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    assert.fail('the fake worker never said hello');
+  };
+  const why = (p) => p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent, W);
+  for (const noGpu of ['0', '1']) {
+    const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: noGpu, FAKE_WORKER_HELLO_DELAY_MS: '2000' }, ['--rate-limit', '0']);
+    const p = await openPage(url);
+    assert.equal((await (await fetch(url + '/device')).json()).worker.state, 'starting', 'the page opened before the hello');
+    assert.equal(await why(p), '', 'no verdict while the worker starts');
+    await ready(url);
+    if (noGpu === '0') {
+      await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W, { timeout: 5000 });
+      assert.equal(await why(p), '');
+    } else {
+      await p.waitForFunction((sel) => /^Measuring is off: this server has no NVIDIA GPU \(.*fake worker: no CUDA device/.test(
+        document.querySelector(sel).shadowRoot.querySelector('.why').textContent), W, { timeout: 5000 });
+      assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+    }
+    await closePage(p);
+  }
+});
+
+test('a crashed job, a server without a GPU and a token the page lacks are said in plain words', async () => {
+  const say = (p, sel) => p.evaluate((s) => document.querySelector(s).shadowRoot.querySelector('.msg').textContent, sel);
+  // A job the fake worker crashes on (iterations 2222): the job's own reason.
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0']);
+  const p = await openPage(url);
+  await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
+  const accepted = p.waitForResponse((r) => r.url().endsWith('/measure'));
+  await p.evaluate((sel) => document.querySelector(sel).run(async () => ({ part: 1, iterations: 2222, budget_ms: 100 }), 'Asking\u2026', () => {}), W);
+  const id = (await (await accepted).json()).id;
+  await p.waitForFunction((sel) => /^The measurement failed: /.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W, { timeout: 30000 });
+  const job = await (await fetch(`${url}/jobs/${id}`)).json();
+  assert.equal(job.state, 'failed');
+  assert.equal(await say(p, W), `The measurement failed: ${job.error.reason}. The table still shows the last good numbers.`);
+  await closePage(p);
+  // No GPU (the demo server): 503, with CUDA's words in plain ones.
+  await page.evaluate((sel) => document.querySelector(sel).measure({}), W);
+  assert.match(await say(page, W), /^Measuring is not available right now: this server has no NVIDIA GPU \(.*fake worker: no CUDA device .* The table still shows the last good numbers\.$/);
+  // A token guards every measurement: 401.
+  const tok = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--token', 'tok-' + process.pid, '--open-measure-cost', '0']);
+  const q = await openPage(tok);
+  await q.evaluate((sel) => document.querySelector(sel).measure({}), W);
+  assert.equal(await say(q, W), 'This measurement needs an access token on this server, which a page cannot send. The table still shows the last good numbers.');
+  await closePage(q);
+});
+
+test('no guess between two fields of one object stands in the widget (a planted one is found)', () => {
+  const src = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
+  assert.deepEqual(fieldGuesses(src), []);
+  const plantedAt = "if (j.state === 'done') {";
+  assert.ok(src.includes(plantedAt), 'the place to plant a guess is in the widget');
+  const planted = src.replace(plantedAt, "if ((j.state || j.status) === 'done') {");
+  assert.deepEqual(fieldGuesses(planted).map((x) => x.replace(/^line \d+: /, '')), ['j.state || j.status']);
+  const chain = src.replace('const doc = j.document;', 'const doc = j.document || j.result || j.report;');
+  assert.deepEqual(fieldGuesses(chain).map((x) => x.replace(/^line \d+: /, '')), ['j.document || j.result || j.report']);
+  // Two objects are no guess: the document's GPU name, else the record's.
+  assert.deepEqual(fieldGuesses('x = d.name || prov.gpu_name;'), []);
+});
+
+test('a planted read of a field the contract lacks is caught', async () => {
+  // The widget as it is, but reading a Job's `status` where it reads `state`.
+  const src = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
+  const honest = "const ended = (j) => j.state === 'done' || j.state === 'failed';";
+  assert.ok(src.includes(honest), 'the place to plant the read is in the widget');
+  const planted = src.replace(honest, "const ended = (j) => j.status === 'done' || j.status === 'failed';");
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0']);
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.route('**/static/divergence-widget.js', (r) => r.fulfill({ status: 200, contentType: 'text/javascript', body: planted }));
+  await p.goto(url + '/');
+  await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
+  await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
+  await p.waitForFunction((sel) => /^Done:/.test(document.querySelector(sel).shadowRoot.querySelector('.msg').textContent), W, { timeout: 60000 });
+  const { bad } = contractCheck(await pageReads(p));
+  await p.close(); // its reads are the plant's, not the widget's
+  assert.ok(bad.includes('POST /measure 202: status'), `the planted read is reported: ${JSON.stringify(bad)}`);
+  assert.ok(bad.every((x) => /: status$/.test(x)), `only the planted read is reported: ${JSON.stringify(bad)}`);
+});
+
+test('the widget reads only fields api/openapi.yaml defines for each answer', async () => {
+  reads.push(...(await pageReads(page)));
+  const { bad, ops } = contractCheck(reads);
+  assert.deepEqual(bad, [], 'reads of fields the document does not define');
+  // Every answer the widget uses was read here, so the check above covers them.
+  const want = ['getHealth', 'getDevice', 'getReadiness', 'getEvidenceIndex', 'getLatestEvidence', 'getGpuLatestEvidence',
+    'listSuites', 'measure', 'getJob', 'analyze'];
+  assert.deepEqual(want.filter((o) => !ops.has(o)), [], `operations read from: ${[...ops].sort().join(', ')}`);
+  console.log(`${reads.length} distinct reads on answers of ${ops.size} operations, each defined by api/openapi.yaml`);
 });

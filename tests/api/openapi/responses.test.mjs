@@ -20,9 +20,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { spec, specPath, deref, operationOf, answerSchema } from './contract.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..', '..');
@@ -31,27 +31,11 @@ const binary = env.DV_BINARY;
 const worker = env.DV_WORKER_CMD || (binary && path.join(path.dirname(binary), 'tests', 'fake_worker'));
 const evidenceSrc = env.DV_EVIDENCE_DIR || path.join(repo, 'tests', 'fixtures', 'evidence');
 const staticDir = env.DV_STATIC_DIR || path.join(repo, 'static');
-const specPath = path.join(repo, 'api', 'openapi.yaml');
 
-const spec = YAML.parse(fs.readFileSync(specPath, 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addFormat('binary', true);
 ajv.addSchema(spec, 'spec');
-
-const ptr = (...parts) => parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-const deref = (o) => {
-  while (o && o.$ref) o = o.$ref.slice(2).split('/').reduce((a, k) => a[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
-  return o;
-};
-
-// Path templates, literal segments first (/evidence/latest/{suite} before /evidence/{date}/{suite}).
-const templates = Object.keys(spec.paths).map((t) => {
-  const segs = t.split('/');
-  const re = new RegExp('^' + segs.map((s) => (/^\{.*\}$/.test(s) ? (s === '{path}' ? '.+' : '[^/]+') : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/') + '$');
-  return { t, re, literal: segs.filter((s) => s && !/^\{/.test(s)).length };
-}).sort((a, b) => b.literal - a.literal);
-const operationOf = (p) => templates.find((x) => x.re.test(p))?.t;
 
 const seen = new Set();
 let checked = 0;
@@ -82,10 +66,7 @@ async function call(base, method, p, { body, headers = {}, want } = {}) {
     const schema = r.content[media].schema;
     if (ct === 'application/json') {
       json = JSON.parse(text);
-      const ref = op.responses[String(res.status)].$ref;
-      const at = ref
-        ? `spec#/${ptr('components', 'responses', ref.split('/').at(-1), 'content', media, 'schema')}`
-        : `spec#/${ptr('paths', t, method.toLowerCase(), 'responses', String(res.status), 'content', media, 'schema')}`;
+      const { at } = answerSchema(t, method, res.status, media);
       const validate = ajv.getSchema(at) || ajv.compile({ $ref: at });
       const ok = validate(json);
       assert.ok(ok, `${where}: the body does not match the document:\n${JSON.stringify(validate.errors, null, 1).slice(0, 2000)}\nbody: ${text.slice(0, 600)}`);

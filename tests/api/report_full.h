@@ -1,0 +1,192 @@
+/* report_full.h -- a struct dv_report in which every field the divergence.v1
+ * document carries is set, each to a value of its own.
+ *
+ * The wire format is written by hand in several places (the structs of
+ * kernels/model/experiment.h, report_dump.c, report_load.c, api/openapi.yaml),
+ * and this report is what holds them together: test_report.c writes it, reads
+ * it back and writes it again (a field the reader forgets comes back zero and
+ * the two documents differ), and report_sample.c prints it for
+ * tests/api/openapi/report_schema.test.mjs, which checks its keys against the
+ * document's Report schema both ways. So no field may be left at a value the
+ * writer turns into null or leaves out: no 0 clock, no NaN, no -1 index, no
+ * empty string, a row of each kind (a Part 1 row, one not comparable with a
+ * failed check, a scenario row), and testimony on every row. A new field of
+ * the document needs a value here.
+ *
+ * Header-only (static functions) so that both programs that use it compile it
+ * without a library of their own.
+ */
+#ifndef DV_TEST_REPORT_FULL_H
+#define DV_TEST_REPORT_FULL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/model/experiment.h"
+
+static void report_full_count(struct dv_count *c, unsigned k) {
+    c->min = k;
+    c->max = k + 3;
+    c->total = 1000ull * k + 7;
+    c->per_block = k + 1.5;
+}
+
+/* Row `k` of a table: every field distinct from the other rows'. */
+static void report_full_row(struct dv_row *w, unsigned k, int kernel) {
+    double f = 1.0 + k;
+    snprintf(w->name, sizeof w->name, "row-%u", k);
+    snprintf(w->label, sizeof w->label, "threadIdx.x %% %u < 3", k + 5);
+    w->kernel = kernel;
+    w->mode = (int)k + 1;
+    w->warps_per_block = 8 + k;
+    w->threads_per_block = 256 + k;
+    report_full_count(&w->warps_split, 10 + k);
+    report_full_count(&w->threads_on_a, 20 + k);
+    report_full_count(&w->path_runs, 30 + k);
+    w->predicted_ratio = 1.25 * f;
+    w->comparable = 1;
+    snprintf(w->note, sizeof w->note, "note of row %u", k);
+    w->measured = 1;
+    w->time_ms = (struct dv_stats){.median = 2.5 * f, .min = 2.25 * f, .max = 2.75 * f, .mean = 2.5625 * f,
+                                   .stdev = 0.0125 * f, .samples = 40 + k, .noise = 0.00375 * f};
+    w->ratio = 1.375 * f;
+    w->floor_fraction = 0.625 + 0.01 * k;
+    w->check = (struct dv_check){.ok = 1, .checked = 1048576ull + k, .mismatches = 0, .first_mismatch = 17 + k,
+                                 .expected = 4096.5f, .got = 4096.5f};
+    w->predicted_efficiency = 0.5 + 0.0625 * k;
+    w->measured_efficiency = 0.4375 + 0.0625 * k;
+    w->agreement = 1.0625 + 0.0625 * k;
+
+    struct dv_observed *o = &w->observed;
+    o->present = 1;
+    for (unsigned p = 0; p < 2; p++) {
+        o->runs[p] = 100ull * (k + 1) + p;
+        o->split[p] = 50ull * (k + 1) + p;
+        o->lanes[p] = 1600ull * (k + 1) + p;
+        o->lanes_per_run[p] = 16.5 + p + k;
+        for (unsigned b = 0; b < 33; b++) o->hist[p][b] = 1000ull * p + 10ull * b + k + 1;
+    }
+    o->per = 1 + k;
+    report_full_count(&o->path_runs, 40 + k);
+    report_full_count(&o->split_warps, 50 + k);
+    o->agrees = 1;
+    o->predicated = 1;
+    o->first_difference = 3 + k;
+    snprintf(o->verdict, sizeof o->verdict, "witness verdict %u", k);
+
+    struct dv_counters *c = &w->counters;
+    c->present = 1;
+    c->branch_targets_divergent = 32768 + k;
+    c->branch_targets = 65536 + k;
+    c->branch_uniform_pct = 50.5 + k;
+    c->threads_per_inst = 16.25 + k;
+    c->inst_executed = 2.5e8 + k;
+    c->ffma_threads = 4.25e9 + k;
+    c->warp_efficiency = 0.5078125 + 0.001 * k;
+    c->divergent_per_block = 8.5 + k;
+    c->model_split_per_block = 7.5 + k;
+    c->inst_per_fma = 2.0625 + k;
+    c->inst_vs_baseline = 1.9375 + k;
+    c->predicated = 1;
+    snprintf(c->verdict, sizeof c->verdict, "counters verdict %u", k);
+}
+
+static void report_full(struct dv_report *r) {
+    memset(r, 0, sizeof *r);
+    struct dv_device *d = &r->device;
+    d->present = 1;
+    d->ordinal = 2;
+    snprintf(d->name, sizeof d->name, "NVIDIA H200");
+    d->cc_major = 9;
+    d->cc_minor = 1;
+    d->sm_count = 132;
+    d->warp_size = 32;
+    d->driver_version = 13020;
+    d->runtime_version = 12060;
+    d->rated_sm_clock_mhz = 1980;
+    d->measured_sm_clock_mhz = 1975.5;
+    d->measured_sm_clock_min_mhz = 1965.25;
+    d->fp32_lanes_per_sm = 128;
+    d->total_mem_bytes = 150ull << 30;
+    d->max_threads_per_sm = 2048;
+    snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "0000:19:00.0");
+    snprintf(d->nvidia_driver_version, sizeof d->nvidia_driver_version, "580.159.04");
+    snprintf(d->reason, sizeof d->reason, "a reason kept beside a present device");
+
+    snprintf(r->build.nvcc_version, sizeof r->build.nvcc_version, "13.0.88");
+    snprintf(r->build.cuda_architectures, sizeof r->build.cuda_architectures, "90-real;100");
+    snprintf(r->build.flags, sizeof r->build.flags, "-O3 -lineinfo");
+
+    struct dv_config *c = &r->config;
+    snprintf(c->experiment, sizeof c->experiment, "all");
+    c->blocks = 4097;
+    c->blocks_auto = 1;
+    snprintf(c->blocks_reason, sizeof c->blocks_reason, "8 waves of 132 SMs");
+    c->block_x = 32;
+    c->block_y = 8;
+    c->threads_per_block = 256;
+    c->threads = 1048832;
+    c->iterations = 4095;
+    c->fmas_per_launch = 1048832ull * 4095;
+    c->bytes_per_launch = 8390656;
+    c->fma_floor_ms = 0.75;
+    c->max_noise = 0.0045;
+    c->budget_ms = 1500.5;
+    c->min_samples = 11;
+    c->max_samples = 1999;
+
+    r->measured = 1;
+    r->ntables = 2;
+    struct dv_table *t = &r->tables[0];
+    snprintf(t->id, sizeof t->id, "part1");
+    snprintf(t->title, sizeof t->title, "Part 1: one branch");
+    snprintf(t->kernel, sizeof t->kernel, "branch");
+    snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "compile-time 4096");
+    snprintf(t->baseline, sizeof t->baseline, "row-1");
+    t->baseline_row = 1;
+    t->nrows = 2;
+    report_full_row(&t->rows[0], 0, DV_KERNEL_BRANCH);
+    report_full_row(&t->rows[1], 1, DV_KERNEL_MASK);
+    struct dv_row *nc = &t->rows[1];
+    nc->comparable = 0;
+    snprintf(nc->comparable_reason, sizeof nc->comparable_reason, "16 of 256 threads on path A against 128");
+    nc->check = (struct dv_check){.ok = 0, .checked = 1048576, .mismatches = 12, .first_mismatch = 345,
+                                  .expected = 1.5f, .got = 2.25f};
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 1999.5;
+
+    t = &r->tables[1];
+    snprintf(t->id, sizeof t->id, "scenario:even-2way");
+    snprintf(t->title, sizeof t->title, "Even 2-way split (worked case C1)");
+    snprintf(t->kernel, sizeof t->kernel, "kway");
+    snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "runtime");
+    snprintf(t->baseline, sizeof t->baseline, "row-2");
+    t->baseline_row = 0;
+    t->nrows = 1;
+    report_full_row(&t->rows[0], 2, DV_KERNEL_SCENARIO);
+    t->noise_limit = 0.0055;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 750.25;
+
+    r->nwarnings = 2;
+    snprintf(r->warnings[0], sizeof r->warnings[0], "SM clock 99%% of rated");
+    snprintf(r->warnings[1], sizeof r->warnings[1], "a second warning");
+    r->gpu_time_ms = 2749.75;
+    struct dv_testimony *tm = &r->testimony;
+    tm->witness_requested = 1;
+    tm->counters_requested = 1;
+    /* Not taken, so each pass's reason is written (a taken pass writes null). */
+    tm->witness_taken = 0;
+    tm->counters_taken = 0;
+    snprintf(tm->witness_reason, sizeof tm->witness_reason, "witness off for one row");
+    snprintf(tm->counters_reason, sizeof tm->counters_reason, "counters off for one row");
+    snprintf(tm->counters_library, sizeof tm->counters_library, "libcupti.so.13");
+    tm->witness_ms = 12.5;
+    tm->counters_ms = 180.25;
+    r->wall_time_ms = 4100.5;
+    snprintf(r->started_utc, sizeof r->started_utc, "2026-08-30T10:00:00Z");
+    snprintf(r->finished_utc, sizeof r->finished_utc, "2026-08-30T10:00:04Z");
+}
+
+#endif /* DV_TEST_REPORT_FULL_H */
