@@ -6,6 +6,11 @@
  * accepts what jansson's own does (no overlong forms, no surrogates, nothing
  * above U+10FFFF), so a string it passes is never refused.
  *
+ * The allocator under jansson counts failures per thread: jansson's
+ * allocations for a parse or a dump happen on the thread that asked for it,
+ * so a count taken before and after the call says whether one failed in it,
+ * whatever jansson made of the failure.
+ *
  * One walk over the tree decides the precision for the whole text: mixing
  * precisions inside one dump is not something jansson offers, and 15 digits
  * everywhere is only safe when it is exact. */
@@ -15,6 +20,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void *(*jsonout_under)(size_t) = malloc;
+static _Thread_local unsigned long jsonout_failed;
+
+static void *jsonout_malloc(size_t n) {
+    void *p = jsonout_under(n);
+    if (!p) jsonout_failed++;
+    return p;
+}
+
+void jsonout_use_malloc(void *(*fn)(size_t)) {
+    jsonout_under = fn ? fn : malloc;
+    json_set_alloc_funcs(jsonout_malloc, free);
+}
+
+/* What json_error_code() reads: jansson keeps the code in the text's last
+ * byte. */
+static void set_oom(json_error_t *je) {
+    if (!je) return;
+    memset(je, 0, sizeof *je);
+    snprintf(je->text, sizeof je->text, "out of memory");
+    je->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+}
+
+json_t *jsonout_loadb(const char *text, size_t len, size_t flags, json_error_t *je) {
+    unsigned long before = jsonout_failed;
+    json_t *v = json_loadb(text, len, flags, je);
+    if (jsonout_failed == before) return v;
+    json_decref(v);
+    set_oom(je);
+    return NULL;
+}
+
+json_t *jsonout_loads(const char *text, size_t flags, json_error_t *je) {
+    if (!text) {
+        if (je) memset(je, 0, sizeof *je);
+        return NULL;
+    }
+    return jsonout_loadb(text, strlen(text), flags, je);
+}
+
+int jsonout_oom(const json_error_t *je) { return je && json_error_code(je) == json_error_out_of_memory; }
+
+unsigned long jsonout_failures(void) { return jsonout_failed; }
 
 void jsonout_put(json_t *obj, const char *key, json_t *v, int *bad) {
     /* json_object_set_new() releases `v` on every path, NULL `obj` included. */
@@ -98,17 +147,19 @@ static int all_exact15(const json_t *v) {
 
 char *jsonout_dumps(const json_t *v, size_t flags) {
     if (!v) return NULL;
+    unsigned long before = jsonout_failed;
     flags |= JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17);
     /* Not json_dumps(): it grows its buffer as it writes, and jansson 2.14
      * ignores a failed append of an object's key (dump.c drops
      * dump_string()'s result), so under memory pressure it can return a
      * document with a key missing. json_dumpb() into a buffer sized by a
-     * first pass appends nothing that can fail. */
+     * first pass appends nothing that can fail, and what it allocates (its
+     * loop check) is counted. */
     size_t n = json_dumpb(v, NULL, 0, flags);
     if (n == 0) return NULL;
     char *s = malloc(n + 1);
     if (!s) return NULL;
-    if (json_dumpb(v, s, n, flags) != n) {
+    if (json_dumpb(v, s, n, flags) != n || jsonout_failed != before) {
         free(s);
         return NULL;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "server/core/jsonout.h"
+#include "tests/support/failing_alloc.h"
 
 static char *dump_one(double d) {
     json_t *a = json_pack("[f]", d);
@@ -113,4 +114,41 @@ Test(jsonout, num_writes_what_json_cannot_as_null) {
     v = jsonout_num(2.5);
     cr_assert_float_eq(json_real_value(v), 2.5, 0);
     json_decref(v);
+}
+
+/* jansson's parser drops a byte it has no memory to store and goes on:
+ * jsonout_loadb() refuses what such a parse returns, and says out of
+ * memory, for every allocation that can fail. */
+Test(jsonout, a_parse_that_met_an_allocation_failure_is_refused) {
+    const char *text = "{\"threads_per_block_and_more\": \"a value longer than sixteen bytes\", \"n\": [1, 2.5]}";
+    json_t *want = jsonout_loads(text, 0, NULL);
+    cr_assert_not_null(want);
+    unsigned failed = 0;
+    long k;
+    for (k = 0; k < 1000; k++) {
+        json_error_t je;
+        failing_alloc_at(k);
+        json_t *got = jsonout_loads(text, 0, &je);
+        long made = failing_alloc_stop();
+        if (!got) {
+            failed++;
+            cr_assert(jsonout_oom(&je), "allocation %ld failed and the error says: %s", k, je.text);
+            continue;
+        }
+        cr_assert(json_equal(got, want), "allocation %ld failed and a cut-short document was returned", k);
+        json_decref(got);
+        if (made <= k) break;
+    }
+    cr_assert_lt(k, 1000);
+    cr_assert_geq(failed, 5, "only %u parses met a failure", failed);
+    json_decref(want);
+}
+
+Test(jsonout, the_count_tells_a_caller_that_a_call_met_a_failure) {
+    unsigned long before = jsonout_failures();
+    failing_alloc_at(0);
+    json_t *o = json_object();
+    failing_alloc_stop();
+    cr_assert_null(o);
+    cr_assert_eq(jsonout_failures(), before + 1);
 }

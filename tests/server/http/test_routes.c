@@ -1,31 +1,15 @@
 /* test_routes.c -- the documents the core routes build, with jansson's
  * allocator failing: a document is either whole or not built at all (the
  * route then answers 500), never sent with members missing. The allocator
- * fails the k-th allocation for every k until the build succeeds. */
+ * fails the k-th allocation for every k until the build succeeds
+ * (tests/support/failing_alloc.h). */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/http/service.h"
-
-static long fail_at = -1, calls = 0;
-
-static void *failing_malloc(size_t n) {
-    if (fail_at >= 0 && calls++ == fail_at) return NULL;
-    return malloc(n);
-}
-
-static void use_failing(long k) {
-    fail_at = k;
-    calls = 0;
-    json_set_alloc_funcs(failing_malloc, free);
-}
-
-static void use_normal(void) {
-    fail_at = -1;
-    json_set_alloc_funcs(malloc, free);
-}
+#include "tests/support/failing_alloc.h"
 
 static struct job_view done_view(void) {
     struct job_view v;
@@ -49,10 +33,9 @@ Test(routes, job_document_is_whole_or_absent_under_failing_allocations) {
     long k;
     unsigned failed = 0;
     for (k = 0; k < 10000; k++) {
-        use_failing(k);
+        failing_alloc_at(k);
         json_t *got = routes_job_json(&v);
-        long made = calls;
-        use_normal();
+        long made = failing_alloc_stop();
         if (!got) {
             failed++;
             continue;
@@ -85,10 +68,9 @@ Test(routes, predicates_document_is_whole_or_absent_under_failing_allocations) {
     cr_assert_not_null(want, "%s", err);
     unsigned failed = 0;
     for (long k = 0; k < 100000; k++) {
-        use_failing(k);
+        failing_alloc_at(k);
         char *got = routes_predicates_doc(err);
-        long made = calls;
-        use_normal();
+        long made = failing_alloc_stop();
         if (!got) {
             failed++;
             cr_assert_str_eq(err, "out of memory");
