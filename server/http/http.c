@@ -441,24 +441,24 @@ void http_reply_json(struct http_req *r, int status, json_t *v) {
     http_reply_take(r, status, "application/json", s);
 }
 
-void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, const char *fmt, ...) {
+void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, int extra_bad,
+                         const char *fmt, ...) {
     char reason[ERR_LEN * 2];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    int bad = 0;
+    int bad = extra_bad;
     json_t *e = json_object();
-    if (json_object_set_new(e, "status", json_integer(status)) != 0 ||
-        json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null()) != 0 ||
-        json_object_set_new(e, "reason", json_string(reason)) != 0)
-        bad = 1;
+    jsonout_put(e, "status", json_integer(status), &bad);
+    jsonout_put(e, "field", field && field[0] ? jsonout_str(field) : json_null(), &bad);
+    jsonout_put(e, "reason", jsonout_str(reason), &bad);
     if (extra) {
         if (json_object_update(e, extra) != 0) bad = 1;
         json_decref(extra);
     }
     json_t *root = json_object();
-    if (json_object_set_new(root, "error", e) != 0) bad = 1;
+    jsonout_put(root, "error", e, &bad);
     if (bad) { /* an error document missing members would mislead: say OOM */
         json_decref(root);
         http_reply_take(r, 500, "application/json", NULL);
@@ -1045,9 +1045,10 @@ static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min,
     snprintf(ra, sizeof ra, "%u", retry ? retry : 1);
     http_req_add_header(r, "Retry-After", ra);
     json_t *x = json_object();
-    if (x) json_object_set_new(x, "retry_after_s", json_integer(retry ? retry : 1));
-    http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u %s a minute per address; retry in %s s", per_min, what,
-                        ra);
+    int bad = 0;
+    jsonout_put(x, "retry_after_s", json_integer(retry ? retry : 1), &bad);
+    http_reply_error_ex(r, 429, NULL, x, bad, "rate limit: at most %u %s a minute per address; retry in %s s", per_min,
+                        what, ra);
     return 0;
 }
 

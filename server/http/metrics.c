@@ -9,6 +9,7 @@
  * read from /proc/self at each scrape.
  */
 #define _GNU_SOURCE
+#include "server/core/jsonout.h"
 #include "server/http/metrics.h"
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"
@@ -188,7 +189,7 @@ static void put_evidence(FILE *f, struct metrics *m) {
           "# TYPE dv_evidence_last_success_timestamp_seconds gauge\n",
           f);
     char *text = m->index ? m->index(m->index_ctx) : NULL;
-    json_t *idx = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *idx = text ? jsonout_loads(text, 0, NULL) : NULL;
     free(text);
     json_t *gpus = json_object_get(idx, "gpus");
     if (json_array_size(gpus) > 0) {

@@ -218,7 +218,7 @@ static int child_start(struct worker *w, char *err) {
         return -1;
     }
     json_error_t je;
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     free(msg);
     json_t *dev = root ? json_object_get(root, "device") : NULL;
     if (!json_is_object(dev)) {
@@ -327,7 +327,7 @@ static void run_job(struct worker *w, struct job *j) {
         return;
     }
     json_error_t je;
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     free(msg);
     const char *rid = root ? json_string_value(json_object_get(root, "id")) : NULL;
     json_t *okv = root ? json_object_get(root, "ok") : NULL;

@@ -7,6 +7,7 @@
 #include "api/request.h"
 #include "kernels/model/scenario.h"
 #include "server/evidence/suites.h"
+#include "tests/support/failing_alloc.h"
 
 static const struct suite *must_find(const char *name) {
     const struct suite *s = suites_find(name);
@@ -124,4 +125,31 @@ Test(suites, json_lists_every_suite_with_a_request_measure_accepts) {
     }
     json_decref(j);
     free(body);
+}
+
+/* GET /suites' body with the k-th allocation failing: an error or the very
+ * text a normal build gives, never one with a suite or a member missing. */
+Test(suites, json_is_whole_or_absent_under_failing_allocations) {
+    char err[ERR_LEN] = "";
+    char *want = suites_json(err);
+    cr_assert_not_null(want, "%s", err);
+    unsigned failed = 0;
+    long k;
+    for (k = 0; k < 200000; k++) {
+        failing_alloc_at(k);
+        err[0] = '\0';
+        char *got = suites_json(err);
+        long made = failing_alloc_stop();
+        if (!got) {
+            failed++;
+            cr_assert(err[0], "allocation %ld failed and the error says nothing", k);
+            continue;
+        }
+        cr_assert_str_eq(got, want, "allocation %ld failed and a partial document was built", k);
+        free(got);
+        if (made <= k) break;
+    }
+    cr_assert_lt(k, 200000);
+    cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
+    free(want);
 }
