@@ -60,8 +60,6 @@ static void reply_built(struct http_req *r, int status, json_t *o, int bad) {
     http_reply_json(r, status, o);
 }
 
-void service_utc(double t, char *out, size_t len) { timeutil_utc((time_t)t, out, len); }
-
 /* 400 for a request_parse() failure, with the position details it has. */
 static void reply_request_error(struct http_req *r, const struct request_error *e) {
     json_t *x = json_object();
@@ -134,20 +132,29 @@ double routes_analysis_cost(const struct dv_options *o) {
     return cost;
 }
 
+/* Answers `status` with `reason` and, beside it, the two numbers it
+ * compares: {`cost_key`: cost, `limit_key`: limit}. */
+static void reply_over_limit(struct http_req *r, int status, const char *field, const char *cost_key, double cost,
+                             const char *limit_key, double limit, const char *reason) {
+    json_t *x = json_object();
+    int bad = 0;
+    jsonout_put(x, cost_key, json_real(cost), &bad);
+    jsonout_put(x, limit_key, json_real(limit), &bad);
+    http_reply_error_ex(r, status, field, x, bad, "%s", reason);
+}
+
 /* 400 when the analysis would cost more than the cap. Returns -1 after
  * answering. */
 static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
-    double cost = routes_analysis_cost(o);
-    if (s->cfg.max_analysis_cost <= 0 || cost <= s->cfg.max_analysis_cost) return 0;
-    json_t *x = json_object();
-    int bad = 0;
-    jsonout_put(x, "analysis_cost", json_real(cost), &bad);
-    jsonout_put(x, "limit", json_real(s->cfg.max_analysis_cost), &bad);
-    http_reply_error_ex(r, 400, NULL, x, bad,
-                        "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; "
-                        "predicates that read blockIdx.x are evaluated for every thread of the grid: lower "
-                        "blocks, threads_per_block or the number of such predicates",
-                        cost, s->cfg.max_analysis_cost);
+    double cost = routes_analysis_cost(o), limit = s->cfg.max_analysis_cost;
+    if (limit <= 0 || cost <= limit) return 0;
+    char why[ERR_LEN];
+    snprintf(why, sizeof why,
+             "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; predicates that "
+             "read blockIdx.x are evaluated for every thread of the grid: lower blocks, threads_per_block or the "
+             "number of such predicates",
+             cost, limit);
+    reply_over_limit(r, 400, NULL, "analysis_cost", cost, "limit", limit, why);
     return -1;
 }
 
@@ -276,30 +283,24 @@ static void measure(struct http_req *r, void *ctx) {
     struct dv_options o;
     if (parse_body(r, &o) < 0) return;
     double cost = options_cost(&o);
+    char why[ERR_LEN];
     if (cost > s->cfg.max_cost) {
-        json_t *x = json_object();
-        int bad = 0;
-        jsonout_put(x, "cost", json_real(cost), &bad);
-        jsonout_put(x, "limit", json_real(s->cfg.max_cost), &bad);
-        http_reply_error_ex(r, 400, NULL, x, bad,
-                            "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the "
-                            "per-job limit %.3g; lower blocks, threads_per_block, iterations or the "
-                            "number of predicates",
-                            cost, s->cfg.max_cost);
+        snprintf(why, sizeof why,
+                 "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the per-job limit %.3g; "
+                 "lower blocks, threads_per_block, iterations or the number of predicates",
+                 cost, s->cfg.max_cost);
+        reply_over_limit(r, 400, NULL, "cost", cost, "limit", s->cfg.max_cost, why);
         return;
     }
     /* With a token set, a page may still measure what a lesson measures
      * (up to cfg.open_cost, under the per-address limit); more needs it. */
     if (!http_req_authorized(r) && cost > s->cfg.open_cost) {
-        json_t *x = json_object();
-        int bad = 0;
-        jsonout_put(x, "cost", json_real(cost), &bad);
-        jsonout_put(x, "open_limit", json_real(s->cfg.open_cost), &bad);
+        snprintf(why, sizeof why,
+                 "a bearer token is required: this measurement (estimated cost %.3g) is larger than the %.3g this "
+                 "server measures without a token",
+                 cost, s->cfg.open_cost);
         http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
-        http_reply_error_ex(r, 401, "Authorization", x, bad,
-                            "a bearer token is required: this measurement (estimated cost %.3g) is larger "
-                            "than the %.3g this server measures without a token",
-                            cost, s->cfg.open_cost);
+        reply_over_limit(r, 401, "Authorization", "cost", cost, "open_limit", s->cfg.open_cost, why);
         return;
     }
     double budget = o.budget_ms * tables_of(&o);
@@ -419,14 +420,14 @@ json_t *routes_job_json(const struct job_view *v) {
     jsonout_put(o, "id", jsonout_str(v->id), &bad);
     jsonout_put(o, "state", jsonout_str(jobq_state_name(v->state)), &bad);
     if (v->state == JOB_QUEUED) jsonout_put(o, "position", json_integer(v->position), &bad);
-    service_utc(v->created, t, sizeof t);
+    timeutil_utc((time_t)v->created, t, sizeof t);
     jsonout_put(o, "created_utc", jsonout_str(t), &bad);
     if (v->started > 0) {
-        service_utc(v->started, t, sizeof t);
+        timeutil_utc((time_t)v->started, t, sizeof t);
         jsonout_put(o, "started_utc", jsonout_str(t), &bad);
     }
     if (v->finished > 0) {
-        service_utc(v->finished, t, sizeof t);
+        timeutil_utc((time_t)v->finished, t, sizeof t);
         jsonout_put(o, "finished_utc", jsonout_str(t), &bad);
         if (v->started > 0) jsonout_put(o, "run_s", json_real(round((v->finished - v->started) * 1000) / 1000), &bad);
     }
@@ -745,8 +746,8 @@ static void healthz(struct http_req *r, void *ctx) {
     jsonout_put(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000), &bad);
     /* What a page may do here without credentials (the widget reads it). */
     json_t *m = json_object();
-    jsonout_put(m, "token_required", json_boolean(s->cfg.token != NULL), &bad);
-    jsonout_put(m, "open_max_cost", json_real(s->cfg.token ? s->cfg.open_cost : s->cfg.max_cost), &bad);
+    jsonout_put(m, "token_required", json_boolean(s->cfg.http.token != NULL), &bad);
+    jsonout_put(m, "open_max_cost", json_real(s->cfg.http.token ? s->cfg.open_cost : s->cfg.max_cost), &bad);
     jsonout_put(o, "measure", m, &bad);
     reply_built(r, 200, o, bad);
 }
