@@ -1,12 +1,8 @@
-/* evidence.c -- the evidence store: per-GPU durable files, their locks, and
- * the latest views kept in memory.
+/* evidence.c -- the evidence store: per-GPU folders of records, what the
+ * locks cover, and the latest views kept in memory.
  *
- * Write protocol (evidence_write_file): every file is written to a temp file
- * in its own directory (".tmp-<name>.<pid>.<n>", O_CREAT|O_EXCL), fsync()ed,
- * rename()d over its final name, and then the directory is fsync()ed, so
- * after a crash at any point the name holds either the old bytes or the new
- * bytes, whole. A new directory is fsync()ed into its parent before files go
- * into it.
+ * Every file is written by durable_write() (durable.h): after a crash at any
+ * point a name holds either its old bytes or its new bytes, whole.
  *
  * Several servers, one root: each GPU model has its own folder and its own
  * lock file (<gpu>/.lock, flock LOCK_EX). A writer holds its GPU's lock from
@@ -43,14 +39,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -61,12 +55,15 @@
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"
 #include "server/core/jsonout.h"
+#include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/suites.h"
 
-#define LOCK_NAME ".lock"
 #define STAMP_NAME ".stamp"
 #define RECHECK_MS 1000
+
+/* Date and slug folders are listed with durable_list_dirs(). */
+_Static_assert(EVIDENCE_SLUG_LEN == DURABLE_NAME_LEN, "a listed name holds a slug");
 #define LEGACY_GPU "unknown-gpu"
 
 /* What the index says of one suite of one GPU. */
@@ -105,9 +102,6 @@ struct evidence {
     struct timespec root_seen;
     atomic_llong next_check_ms;
 };
-
-static unsigned long tmp_counter;
-static pthread_mutex_t tmp_counter_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -160,120 +154,6 @@ int evidence_valid_slug(const char *s) {
            !evidence_valid_date(s);
 }
 
-static int join(char *out, size_t len, const char *a, const char *b, const char *c) {
-    int n = c ? snprintf(out, len, "%s/%s/%s", a, b, c) : snprintf(out, len, "%s/%s", a, b);
-    return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int fsync_dir(const char *dir, char *err) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        dv_seterr(err, "open %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0) {
-        dv_seterr(err, "fsync %s: %s", dir, strerror(e));
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p, fsync()ing each parent a directory was created in. */
-static int mkdir_p(const char *path, char *err) {
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        dv_seterr(err, "evidence dir: bad path length");
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) == 0) {
-            char parent[PATH_MAX];
-            memcpy(parent, buf, i + 1);
-            char *slash = strrchr(parent, '/');
-            if (slash == parent) slash[1] = '\0';
-            else if (slash) *slash = '\0';
-            else strcpy(parent, ".");
-            if (fsync_dir(parent, err) != 0) return -1;
-        } else if (errno != EEXIST) {
-            dv_seterr(err, "mkdir %s: %s", buf, strerror(errno));
-            return -1;
-        }
-        buf[i] = saved;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        dv_seterr(err, "evidence dir %s: not a directory", path);
-        return -1;
-    }
-    return 0;
-}
-
-/* What read_all() found. */
-enum read_status { READ_OK = 0, READ_MISSING = 1, READ_ERROR = -1, READ_NOMEM = -2 };
-
-/* Reads a whole file. Returns READ_OK, READ_MISSING when it does not exist,
- * or READ_ERROR / READ_NOMEM with `err`. */
-static enum read_status read_all(const char *path, char **data, size_t *len, struct stat *st, char *err) {
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return READ_MISSING;
-        dv_seterr(err, "open %s: %s", path, strerror(errno));
-        return READ_ERROR;
-    }
-    struct stat s;
-    if (fstat(fd, &s) != 0) {
-        dv_seterr(err, "stat %s: %s", path, strerror(errno));
-        close(fd);
-        return READ_ERROR;
-    }
-    size_t cap = (size_t)s.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        dv_seterr(err, "read %s: out of memory", path);
-        close(fd);
-        return READ_NOMEM;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                close(fd);
-                dv_seterr(err, "read %s: out of memory", path);
-                return READ_NOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            dv_seterr(err, "read %s: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return READ_ERROR;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    if (st) *st = s;
-    return READ_OK;
-}
-
 static int same_time(const struct timespec *a, const struct timespec *b) {
     return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
@@ -290,34 +170,6 @@ static void seterror(struct evidence_error *e, enum evidence_code code, const ch
     va_start(ap, fmt);
     vsnprintf(e->reason, sizeof e->reason, fmt, ap);
     va_end(ap);
-}
-
-/* ---- locks ------------------------------------------------------------ */
-
-/* Takes the advisory lock `dir`/.lock (created when missing), blocking.
- * Returns the descriptor holding it (close() releases it), or -1 with `err`. */
-static int lock_take(const char *dir, char *err) {
-    char path[PATH_MAX];
-    if (join(path, sizeof path, dir, LOCK_NAME, NULL) != 0) {
-        dv_seterr(err, "lock %s: path too long", dir);
-        return -1;
-    }
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        dv_seterr(err, "lock %s: %s", path, strerror(errno));
-        return -1;
-    }
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR) continue;
-        dv_seterr(err, "flock %s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static void lock_release(int fd) {
-    if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
 }
 
 /* ---- blobs ------------------------------------------------------------ */
@@ -359,114 +211,6 @@ void evidence_blob_release(struct evidence_blob *b) {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
     free((char *)b->data);
     free(b);
-}
-
-/* ---- durable writes ------------------------------------------------- */
-
-int evidence_write_file(const char *dir, const char *name, const void *data, size_t len, char *err) {
-    char tmp[PATH_MAX], final[PATH_MAX], tmpname[NAME_MAX + 1];
-    pthread_mutex_lock(&tmp_counter_lock);
-    unsigned long n = ++tmp_counter;
-    pthread_mutex_unlock(&tmp_counter_lock);
-    int k = snprintf(tmpname, sizeof tmpname, EVIDENCE_TMP_PREFIX "%s.%ld.%lu", name, (long)getpid(), n);
-    if (k < 0 || (size_t)k >= sizeof tmpname || join(tmp, sizeof tmp, dir, tmpname, NULL) != 0 ||
-        join(final, sizeof final, dir, name, NULL) != 0) {
-        dv_seterr(err, "write %s/%s: path too long", dir, name);
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        dv_seterr(err, "create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            dv_seterr(err, "write %s: %s", tmp, strerror(errno));
-            goto fail;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (fsync(fd) != 0) {
-        dv_seterr(err, "fsync %s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        dv_seterr(err, "close %s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    fd = -1;
-    if (rename(tmp, final) != 0) {
-        dv_seterr(err, "rename %s: %s", final, strerror(errno));
-        goto fail;
-    }
-    return fsync_dir(dir, err);
-fail:
-    if (fd >= 0) close(fd);
-    unlink(tmp);
-    return -1;
-}
-
-static int sweep_dir(const char *dir, char *err) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int removed = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) != 0) continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
-    }
-    closedir(d);
-    if (removed > 0 && fsync_dir(dir, err) != 0) return -1;
-    return removed;
-}
-
-typedef int (*name_ok_fn)(const char *);
-
-/* Sorted (ascending) names of the subdirectories of `dir` that `ok` accepts
- * (a missing `dir` has none). Each name fits EVIDENCE_SLUG_LEN. */
-static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SLUG_LEN], size_t *count, char *err) {
-    *names = NULL;
-    *count = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    size_t cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strlen(e->d_name) >= EVIDENCE_SLUG_LEN || !ok(e->d_name)) continue;
-        if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
-        if (*count == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            void *bigger = realloc(*names, ncap * sizeof **names);
-            if (!bigger) {
-                closedir(d);
-                free(*names);
-                *names = NULL;
-                *count = 0;
-                dv_seterr(err, "evidence: out of memory");
-                return -1;
-            }
-            *names = bigger;
-            cap = ncap;
-        }
-        memcpy((*names)[(*count)++], e->d_name, strlen(e->d_name) + 1);
-    }
-    closedir(d);
-    if (*count > 1) qsort(*names, *count, EVIDENCE_SLUG_LEN, (int (*)(const void *, const void *))strcmp);
-    return 0;
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -518,10 +262,10 @@ static json_t *load_record(const char *dir, const char *date, const char *name, 
     size_t len;
     char err[ERR_LEN];
     if (raw) *raw = NULL;
-    if (join(path, sizeof path, dir, date, name) != 0) return NULL;
-    enum read_status rs = read_all(path, &data, &len, st, err);
-    if (rs != READ_OK) {
-        if (rs == READ_NOMEM) *oom = 1;
+    if (durable_join(path, sizeof path, dir, date, name) != 0) return NULL;
+    enum durable_read_status rs = durable_read(path, &data, &len, st, err);
+    if (rs != DURABLE_READ_OK) {
+        if (rs == DURABLE_NOMEM) *oom = 1;
         return NULL;
     }
     json_error_t je;
@@ -639,7 +383,7 @@ static void gpu_free(struct gpu *g) {
 static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *err) {
     char gdir[PATH_MAX];
     struct stat st;
-    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
+    if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
         dv_seterr(err, "evidence %s: path too long", slug);
         return NULL;
     }
@@ -660,7 +404,7 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
     snprintf(g->slug, sizeof g->slug, "%s", slug);
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t nd = 0;
-    if (list_names(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
+    if (durable_list_dirs(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
         gpu_free(g);
         return NULL;
     }
@@ -757,7 +501,7 @@ static void rescan(struct evidence *ev) {
     if (stat(ev->root, &st) == 0 && !same_time(&st.st_mtim, &ev->root_seen)) {
         char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
         size_t n = 0;
-        int all = list_names(ev->root, evidence_valid_slug, &slugs, &n, err) == 0;
+        int all = durable_list_dirs(ev->root, evidence_valid_slug, &slugs, &n, err) == 0;
         for (size_t i = 0; i < n; i++) {
             pthread_rwlock_rdlock(&ev->lock);
             int known = gpu_find_locked(ev, slugs[i]) != NULL;
@@ -778,7 +522,7 @@ static void rescan(struct evidence *ev) {
     pthread_rwlock_unlock(&ev->lock);
     for (size_t i = 0; slugs && seen && i < n; i++) {
         char gdir[PATH_MAX];
-        if (join(gdir, sizeof gdir, ev->root, slugs[i], NULL) != 0) continue;
+        if (durable_join(gdir, sizeof gdir, ev->root, slugs[i], NULL) != 0) continue;
         if (stat(gdir, &st) == 0 && !same_time(&st.st_mtim, &seen[i])) gpu_reload(ev, slugs[i], err);
     }
     free(slugs);
@@ -807,12 +551,12 @@ static int not_hidden(const char *name) { return name[0] != '.'; }
 static int migrate_legacy(struct evidence *ev, char *err) {
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (list_names(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
+    if (durable_list_dirs(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
     char slug[EVIDENCE_SLUG_LEN] = LEGACY_GPU;
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         char src[PATH_MAX], dst[PATH_MAX];
-        if (join(src, sizeof src, ev->root, dates[k], NULL) != 0) continue;
+        if (durable_join(src, sizeof src, ev->root, dates[k], NULL) != 0) continue;
         DIR *d = opendir(src);
         if (!d) continue;
         struct dirent *e;
@@ -841,22 +585,23 @@ static int migrate_legacy(struct evidence *ev, char *err) {
         }
         rewinddir(d);
         char gdir[PATH_MAX];
-        if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0 || join(dst, sizeof dst, gdir, dates[k], NULL) != 0 ||
-            mkdir_p(dst, err) != 0) {
+        if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0 ||
+            durable_join(dst, sizeof dst, gdir, dates[k], NULL) != 0 || durable_mkdir(dst, err) != 0) {
             closedir(d);
             rc = -1;
             break;
         }
         while ((e = readdir(d)) != NULL) {
             /* A temp file a crash left: nobody writes this layout any more. */
-            if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) == 0) {
+            if (strncmp(e->d_name, DURABLE_TMP_PREFIX, strlen(DURABLE_TMP_PREFIX)) == 0) {
                 unlinkat(dirfd(d), e->d_name, 0);
                 continue;
             }
             if (!not_hidden(e->d_name)) continue;
             char from[PATH_MAX], to[PATH_MAX];
             struct stat st;
-            if (join(from, sizeof from, src, e->d_name, NULL) != 0 || join(to, sizeof to, dst, e->d_name, NULL) != 0)
+            if (durable_join(from, sizeof from, src, e->d_name, NULL) != 0 ||
+                durable_join(to, sizeof to, dst, e->d_name, NULL) != 0)
                 continue;
             if (lstat(from, &st) != 0 || !S_ISREG(st.st_mode) || access(to, F_OK) == 0) continue;
             if (rename(from, to) != 0) {
@@ -866,8 +611,8 @@ static int migrate_legacy(struct evidence *ev, char *err) {
             }
         }
         closedir(d);
-        if (rc == 0 && (fsync_dir(dst, err) != 0 || fsync_dir(src, err) != 0)) rc = -1;
-        if (rc == 0 && rmdir(src) == 0 && fsync_dir(ev->root, err) != 0) rc = -1;
+        if (rc == 0 && (durable_fsync_dir(dst, err) != 0 || durable_fsync_dir(src, err) != 0)) rc = -1;
+        if (rc == 0 && rmdir(src) == 0 && durable_fsync_dir(ev->root, err) != 0) rc = -1;
     }
     free(dates);
     return rc;
@@ -876,33 +621,33 @@ static int migrate_legacy(struct evidence *ev, char *err) {
 /* Sweeps GPU folder `slug` and its dates, holding its lock. */
 static int sweep_gpu(struct evidence *ev, const char *slug, char *err) {
     char gdir[PATH_MAX];
-    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) return 0;
-    int fd = lock_take(gdir, err);
+    if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) return 0;
+    int fd = durable_lock(gdir, err);
     if (fd < 0) return -1;
-    int total = sweep_dir(gdir, err);
+    int total = durable_sweep(gdir, err);
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (total >= 0 && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
+    if (total >= 0 && durable_list_dirs(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
     for (size_t i = 0; total >= 0 && i < n; i++) {
         char dir[PATH_MAX];
-        if (join(dir, sizeof dir, gdir, dates[i], NULL) != 0) continue;
-        int r = sweep_dir(dir, err);
+        if (durable_join(dir, sizeof dir, gdir, dates[i], NULL) != 0) continue;
+        int r = durable_sweep(dir, err);
         total = r < 0 ? -1 : total + r;
     }
     free(dates);
-    lock_release(fd);
+    durable_unlock(fd);
     return total;
 }
 
 int evidence_sweep(struct evidence *ev, char *err) {
-    int fd = lock_take(ev->root, err);
+    int fd = durable_lock(ev->root, err);
     if (fd < 0) return -1;
-    int total = sweep_dir(ev->root, err);
-    lock_release(fd);
+    int total = durable_sweep(ev->root, err);
+    durable_unlock(fd);
     if (total < 0) return -1;
     char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
+    if (durable_list_dirs(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
     for (size_t i = 0; i < n; i++) {
         int r = sweep_gpu(ev, slugs[i], err);
         if (r < 0) {
@@ -921,7 +666,7 @@ struct evidence *evidence_open(const char *root, char *err) {
         dv_seterr(err, "evidence dir: path too long");
         return NULL;
     }
-    if (mkdir_p(root, err) != 0) return NULL;
+    if (durable_mkdir(root, err) != 0) return NULL;
     struct evidence *ev = calloc(1, sizeof *ev);
     if (!ev) {
         dv_seterr(err, "evidence: out of memory");
@@ -941,13 +686,13 @@ struct evidence *evidence_open(const char *root, char *err) {
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&ev->reload_lock, NULL);
     atomic_init(&ev->next_check_ms, 0);
-    int fd = lock_take(ev->root, err);
+    int fd = durable_lock(ev->root, err);
     if (fd < 0 || migrate_legacy(ev, err) != 0) {
-        lock_release(fd);
+        durable_unlock(fd);
         evidence_close(ev);
         return NULL;
     }
-    lock_release(fd);
+    durable_unlock(fd);
     if (evidence_sweep(ev, err) < 0) {
         evidence_close(ev);
         return NULL;
@@ -1114,17 +859,18 @@ cleanup:
 static int record_file(struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
                        const char *finished, int ok, const char *json, const char *text, char *err) {
     char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1];
-    if (join(gdir, sizeof gdir, ev->root, gpu, NULL) != 0 || join(dir, sizeof dir, gdir, date, NULL) != 0) {
+    if (durable_join(gdir, sizeof gdir, ev->root, gpu, NULL) != 0 ||
+        durable_join(dir, sizeof dir, gdir, date, NULL) != 0) {
         dv_seterr(err, "evidence: path too long");
         return -1;
     }
     snprintf(jname, sizeof jname, "%s.json", suite->name);
     snprintf(tname, sizeof tname, "%s.txt", suite->name);
     snprintf(fname, sizeof fname, "%s.failed.json", suite->name);
-    if (mkdir_p(dir, err) != 0) return -1;
+    if (durable_mkdir(dir, err) != 0) return -1;
     /* From the look at the date's record to the last rename: another
      * replica of this GPU model must not decide on what it saw before. */
-    int lockfd = lock_take(gdir, err);
+    int lockfd = durable_lock(gdir, err);
     if (lockfd < 0) return -1;
     int rc = 0, keep_good = 0;
     if (!ok) {
@@ -1138,21 +884,21 @@ static int record_file(struct evidence *ev, const char *gpu, const struct suite 
         }
     }
     if (rc == 0 && keep_good) {
-        rc = evidence_write_file(dir, fname, json, strlen(json), err);
+        rc = durable_write(dir, fname, json, strlen(json), err);
     } else if (rc == 0) {
         /* The transcript first: the .json is the record, and a crash between
          * the two leaves the old record whole (reads serve its own copy). */
-        rc = evidence_write_file(dir, tname, text, strlen(text), err);
-        if (rc == 0) rc = evidence_write_file(dir, jname, json, strlen(json), err);
+        rc = durable_write(dir, tname, text, strlen(text), err);
+        if (rc == 0) rc = durable_write(dir, jname, json, strlen(json), err);
     }
     /* The folder's mtime moves with this rename: what other servers on the
      * directory watch for. Its content is only for people. */
     if (rc == 0) {
         char stamp[96];
         int k = snprintf(stamp, sizeof stamp, "%s %s %s\n", date, suite->name, finished);
-        rc = evidence_write_file(gdir, STAMP_NAME, stamp, (size_t)k, err);
+        rc = durable_write(gdir, STAMP_NAME, stamp, (size_t)k, err);
     }
-    lock_release(lockfd);
+    durable_unlock(lockfd);
     return rc;
 }
 
@@ -1433,7 +1179,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     struct stat st;
     snprintf(jname, sizeof jname, "%s.json", s->name);
     int oom = 0;
-    json_t *rec = slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
+    json_t *rec = slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
                       ? load_record(gdir, date, jname, &st, &raw, &rawlen, &oom)
                       : NULL;
     if (!rec) {
@@ -1504,7 +1250,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     int known = rc == 0 && gpu_find_locked(ev, slug) != NULL;
     pthread_rwlock_unlock(&ev->lock);
     if (rc != 0) return -1;
-    if (slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
+    if (slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
     struct stat gst;
     if (gpu && !known && (!gdir[0] || stat(gdir, &gst) != 0)) {
         seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
@@ -1512,7 +1258,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     }
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (gdir[0] && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) {
+    if (gdir[0] && durable_list_dirs(gdir, evidence_valid_date, &dates, &n, err) != 0) {
         seterror(e, EVIDENCE_EIO, "%s", err);
         return -1;
     }

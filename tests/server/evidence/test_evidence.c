@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kernels/base/buildinfo.h"
+#include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "tests/support/evidence_fixture.h"
 #include "server/evidence/suites.h"
@@ -184,7 +185,7 @@ static int count_tmp(const char *d) {
     if (!dd) return 0;
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(dd)) != NULL) n += strncmp(e->d_name, EVIDENCE_TMP_PREFIX, 5) == 0;
+    while ((e = readdir(dd)) != NULL) n += strncmp(e->d_name, DURABLE_TMP_PREFIX, strlen(DURABLE_TMP_PREFIX)) == 0;
     closedir(dd);
     return n;
 }
