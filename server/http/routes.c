@@ -465,18 +465,16 @@ json_t *routes_job_json(const struct job_view *v) {
     return o;
 }
 
-/* Looks the job up and replies its document. Returns the state, or -1
- * after a 404. */
-static int reply_job(struct http_req *r, struct service *s, const char *id) {
+/* Looks the job up and replies its document, or 404. */
+static void reply_job(struct http_req *r, struct service *s, const char *id) {
     struct job_view v;
     if (!valid_id(id) || jobq_status(s->q, id, &v) < 0) {
         http_reply_error(r, 404, "id", "no job %s (unknown, or finished long enough ago to be forgotten)", id);
-        return -1;
+        return;
     }
     json_t *o = routes_job_json(&v);
     free(v.document);
     reply_built(r, 200, o, !o);
-    return (int)v.state;
 }
 
 static void wake_request(void *ctx) { http_req_wake(ctx); }
@@ -488,8 +486,10 @@ struct job_wait {
     struct jobq_watch *w;
     char id[JOBQ_ID_LEN];
     double until_ms; /* long-poll: monotonic end of the wait      */
-    /* event stream */
-    int last_state, last_pos, ended;
+    /* event stream: what the last event said (none sent while !sent) */
+    int sent, ended;
+    enum job_state last_state;
+    unsigned last_pos;
     double last_sent_ms;
     char *pending; /* event text not yet handed to the stream  */
     size_t plen, poff;
@@ -536,7 +536,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
     if (jobq_status(jw->s->q, jw->id, &v) < 0) {
         jw->ended = 1;
         jw->pending = strdup("event: gone\ndata: {}\n\n");
-    } else if ((int)v.state != jw->last_state || (v.state == JOB_QUEUED && (int)v.position != jw->last_pos)) {
+    } else if (!jw->sent || v.state != jw->last_state || (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
         json_t *o = routes_job_json(&v);
         char *data = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
         json_decref(o);
@@ -548,8 +548,9 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
             free(v.document);
             return -1; /* out of memory: end the stream; the client can GET */
         }
-        jw->last_state = (int)v.state;
-        jw->last_pos = (int)v.position;
+        jw->sent = 1;
+        jw->last_state = v.state;
+        jw->last_pos = v.position;
         if (v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
     } else if (now - jw->last_sent_ms >= SSE_IDLE_MS) {
         jw->pending = strdup(": waiting\n\n"); /* a comment keeps proxies from timing out */
@@ -608,7 +609,6 @@ static void job_get(struct http_req *r, void *ctx) {
     }
     jw->s = s;
     jw->r = r;
-    jw->last_state = jw->last_pos = -1;
     memcpy(jw->id, id, JOBQ_ID_LEN);
     jw->until_ms = timeutil_now_ms() + wait_s * 1000;
     http_req_on_cleanup(r, job_wait_free, jw); /* unwatches before `r` is freed */

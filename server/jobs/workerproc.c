@@ -173,7 +173,7 @@ int workerproc_main(int argc, char **argv) {
     while (status == 0) {
         char *msg = NULL;
         size_t len = 0;
-        int wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
+        enum wire_status wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
         if (wr == WIRE_EOF) break;
         if (wr != WIRE_OK) {
             LOG(LOG_ERR, "%s", err);
