@@ -4,9 +4,10 @@
  * and a total, under the one metrics mutex; buckets are stored
  * non-cumulative and summed when written. Routes get a histogram each on
  * first sight (their labels come from the route table, so the set is small
- * and fixed). Process metrics follow the Prometheus client conventions
- * (process_cpu_seconds_total, process_resident_memory_bytes, ...) and are
- * read from /proc/self at each scrape.
+ * and fixed). Process metrics carry the names every Prometheus exporter
+ * gives them (process_cpu_seconds_total, process_resident_memory_bytes,
+ * ...), so dashboards and alerts written for any process read them without
+ * a mapping; they are read from /proc/self at each scrape.
  */
 #define _GNU_SOURCE
 #include "server/core/jsonout.h"
