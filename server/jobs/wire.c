@@ -5,6 +5,7 @@
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
+#include "server/core/jsonout.h"
 #include "server/jobs/wire.h"
 #include "api/report.h"
 
@@ -116,6 +117,13 @@ enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char
 
 char *wire_device_json(const struct dv_device *d) {
     /* One writer for the device block: the same fields and formats as the
-     * divergence.v1 document's `device`. */
-    return report_device_json(d);
+     * divergence.v1 document's `device`. It uses jansson on its own, where
+     * a failed allocation may cut the text short: only the count shows. */
+    unsigned long failures = jsonout_failures();
+    char *text = report_device_json(d);
+    if (text && jsonout_failures() != failures) {
+        free(text);
+        text = NULL;
+    }
+    return text;
 }
