@@ -33,6 +33,13 @@
  * This process reloads a GPU right after writing one of its records; another
  * process's write shows as a new mtime on that GPU's folder (the .stamp
  * rename), which reads check for at most once a second.
+ *
+ * Out of memory: every document is built with jsonout_put() and dropped
+ * whole when a member did not go in (a write returns -1, a read EIO). A
+ * record that cannot be read for want of memory is never taken for a
+ * missing one: the load fails and the old view stays (the next check tries
+ * again), a history page fails rather than skip the night, and a failure is
+ * not filed over a good record it could not look at.
  */
 #define _GNU_SOURCE
 

@@ -543,7 +543,8 @@ static enum MHD_Result xff_line(void *cls, enum MHD_ValueKind kind, const char *
 static void rate_key(const struct http_req *r, char *out, size_t len) {
     struct clientaddr_xff x = {.n = 0};
     x.buf[0] = '\0';
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_line, &x);
+    if (r->h->proxies[0]) /* none trusted: no header to read */
+        MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_line, &x);
     clientaddr_forwarded(r->client, (const char *const *)r->h->proxies, HTTP_MAX_PROXIES, &x, out, len);
 }
 

@@ -15,9 +15,10 @@
  * `done`/`failed` events. Both are woken by the queue's watchers (jobq_watch)
  * and read the state afresh each time.
  *
- * Every JSON document is built with jsonout_put(), which remembers any allocation
- * failure: a document that could not be built whole is answered 500 "out of
- * memory", never sent with members missing.
+ * Every JSON document is built with jsonout_put() (server/core/jsonout.h),
+ * which remembers any allocation failure: a document that could not be
+ * built whole is answered 500 "out of memory", never sent with members
+ * missing.
  */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
