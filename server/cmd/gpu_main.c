@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "server/core/jsonout.h"
 #include "server/cmd/cli.h"
 #include "kernels/gpu/measure.h"
 #include "server/jobs/workerproc.h"
@@ -44,6 +45,7 @@ static int measure_main(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    jsonout_use_malloc(NULL); /* before any thread: see jsonout.h */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
               "       divergence-gpu worker                      (started by `divergence serve`)\n"

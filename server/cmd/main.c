@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "server/core/jsonout.h"
 #include "server/cmd/cli.h"
 #include "server/cmd/refresh_cmd.h"
 #include "server/cmd/serve.h"
@@ -30,6 +31,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    jsonout_use_malloc(NULL); /* before any thread: see jsonout.h */
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

@@ -20,6 +20,7 @@
 #include "kernels/base/status.h"
 #include "kernels/base/timeutil.h"
 #include "server/core/httpclient.h"
+#include "server/core/jsonout.h"
 
 #define REFRESH_CMD_ID_LEN 64
 #define REFRESH_CMD_POLL_MISSES 5 /* failed polls in a row before giving up */
@@ -160,7 +161,7 @@ static int start(const struct target *t, char *id) {
         return REFRESH_CMD_ERROR;
     }
     int rc = REFRESH_CMD_ERROR;
-    json_t *j = json_loads(r.body, JSON_REJECT_DUPLICATES, NULL);
+    json_t *j = jsonout_loads(r.body, JSON_REJECT_DUPLICATES, NULL);
     const char *idv = json_string_value(json_object_get(j, "id"));
     if (status != 202 && status != 200) {
         const char *why = j ? error_of(j) : NULL;
@@ -257,7 +258,7 @@ static int follow(const struct target *t, const char *id, double timeout, double
             }
         } else {
             misses = 0;
-            json_t *j = json_loads(r.body, JSON_REJECT_DUPLICATES, NULL);
+            json_t *j = jsonout_loads(r.body, JSON_REJECT_DUPLICATES, NULL);
             if (status != 200 || !j) {
                 const char *why = j ? error_of(j) : NULL;
                 fprintf(stderr, "refresh: GET %s: HTTP %d: %s\n", path, status, why ? why : r.body);

@@ -101,53 +101,78 @@ static double suites_max_cost(void) {
     return max;
 }
 
+/* The embedded defaults (serve.h); http_create() would pick the same for
+ * the HTTP front's zeros, but --help and the log name them from here. */
 static void config_defaults(struct service_config *c) {
     memset(c, 0, sizeof *c);
-    c->bind = "127.0.0.1";
-    c->port = 8080;
+    c->http.bind = "127.0.0.1";
+    c->http.port = 8080;
+    c->http.rate_per_min = 10;
+    c->http.body_limit = 64 * 1024;
+    c->http.threads = 4;
+    c->http.conn_timeout_s = 30;
+    c->http.conn_limit = 256;
+    c->http.per_ip_limit = 32;
+    c->http.cpu_rate_per_min = 120;
+    c->http.header_timeout_s = 10;
+    c->http.body_timeout_s = 30;
+    c->http.cpu_threads = 2;
+    c->http.cpu_queue = 64;
+    c->http.drain_ms = 5000;
     c->queue = 16;
-    c->rate_per_min = 10;
     c->deadline_ms = 30000;
     c->cache_ttl_s = 600;
     c->keep_jobs = 256;
-    c->body_limit = 64 * 1024;
-    c->threads = 4;
-    c->conn_timeout_s = 30;
-    c->conn_limit = 256;
-    c->per_ip_limit = 32;
     c->max_cost = 1e15;
+    c->open_cost = -1;               /* not given: suites_max_cost() */
     c->max_analysis_cost = 33554432; /* 2^25: four blockIdx.x predicates over 8 Mi threads */
-    c->analyze_rate_per_min = 120;
-    c->header_timeout_s = 10;
-    c->body_timeout_s = 30;
-    c->cpu_threads = 2;
-    c->cpu_queue = 64;
-    c->drain_ms = 5000;
     c->evidence_dir = "var/evidence";
     c->worker_start_timeout_ms = 30000;
 }
 
-static int parse_uint(const char *opt, const char *v, unsigned lo, unsigned hi, unsigned *out) {
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(v, &end, 10);
-    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
-        fprintf(stderr, "divergence serve: %s %s: expected an integer in %u..%u\n", opt, v, lo, hi);
-        return -1;
-    }
-    *out = (unsigned)n;
-    return 0;
-}
+/* A flag that sets one field of the configuration: exactly one of the
+ * pointers is set, and its type is the field's, so the compiler checks
+ * that a number goes into a number. Numbers must lie in lo..hi (a double
+ * only >= lo). */
+struct flag {
+    const char *name;
+    unsigned *u;
+    size_t *z;
+    double *d;
+    const char **text;
+    int *on; /* a flag without a value: sets 1 */
+    double lo, hi;
+};
 
-static int parse_double(const char *opt, const char *v, double lo, double *out) {
+/* 0 when `v` is a number `f` accepts, written to its field; else -1 after
+ * saying why on stderr. */
+static int flag_set(const struct flag *f, const char *v) {
     char *end;
     errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !(d >= lo)) {
-        fprintf(stderr, "divergence serve: %s %s: expected a number >= %g\n", opt, v, lo);
+    if (f->text) {
+        *f->text = v;
+        return 0;
+    }
+    if (f->on) {
+        *f->on = 1;
+        return 0;
+    }
+    if (f->d) {
+        double d = strtod(v, &end);
+        if (errno || end == v || *end || !(d >= f->lo)) {
+            fprintf(stderr, "divergence serve: --%s %s: expected a number >= %g\n", f->name, v, f->lo);
+            return -1;
+        }
+        *f->d = d;
+        return 0;
+    }
+    unsigned long n = strtoul(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || n < f->lo || n > f->hi) {
+        fprintf(stderr, "divergence serve: --%s %s: expected an integer in %.0f..%.0f\n", f->name, v, f->lo, f->hi);
         return -1;
     }
-    *out = d;
+    if (f->u) *f->u = (unsigned)n;
+    else *f->z = n;
     return 0;
 }
 
@@ -246,134 +271,211 @@ static int worker_argv(const char *cmd, const char *device, char *buf, size_t le
     return 0;
 }
 
-int serve_main(int argc, char **argv) {
-    enum {
-        O_PORT = 256, O_BIND, O_QUEUE, O_RATE, O_DEADLINE, O_TTL, O_KEEP, O_BODY, O_COST, O_THREADS,
-        O_CTIMEOUT, O_CLIMIT, O_IPLIMIT, O_TOKEN, O_TOKENFILE, O_CORS, O_TRUST, O_STATIC, O_OPENAPI,
-        O_EVIDENCE, O_WORKER, O_WSTART, O_LOG, O_HELP, O_DEVICE, O_PROXY, O_HTIMEOUT, O_BTIMEOUT, O_ATHREADS,
-        O_AQUEUE, O_ACOST, O_ARATE, O_OPENCOST, O_IDPREFIX, O_DRAIN
+/* What the flags give beyond the configuration's own fields. */
+struct serve_args {
+    char *token;           /* --token, --token-file or $DIVERGENCE_TOKEN (malloc()ed) */
+    char device[8];        /* --device N, "" when not given              */
+    const char *id_prefix; /* --job-id-prefix, or NULL                   */
+};
+
+/* getopt values: the table's flags from FLAG_BASE (past every character
+ * getopt returns), the flags with a handling of their own from O_TOKEN. */
+enum { FLAG_BASE = 256, O_TOKEN = 1000, O_TOKENFILE, O_CORS, O_PROXY, O_DEVICE, O_LOG, O_HELP, O_IDPREFIX };
+
+static const struct option special_opts[] = {
+    {"token", required_argument, 0, O_TOKEN},
+    {"token-file", required_argument, 0, O_TOKENFILE},
+    {"cors-origin", required_argument, 0, O_CORS},
+    {"trusted-proxy", required_argument, 0, O_PROXY},
+    {"device", required_argument, 0, O_DEVICE},
+    {"log-level", required_argument, 0, O_LOG},
+    {"help", no_argument, 0, O_HELP},
+    {"job-id-prefix", required_argument, 0, O_IDPREFIX},
+};
+#define NSPECIAL (sizeof special_opts / sizeof special_opts[0])
+
+/* One of the special flags with its value `v`. Returns -1 to go on, else
+ * the exit status (0 after --help, 1 out of memory, 2 a bad value). */
+static int special_set(int c, const char *v, struct service_config *cfg, struct serve_args *a) {
+    struct http_config *h = &cfg->http;
+    unsigned n = 0;
+    switch (c) {
+    case O_TOKEN: free(a->token); return (a->token = strdup(v)) ? -1 : 1;
+    case O_TOKENFILE: free(a->token); return (a->token = read_token_file(v)) ? -1 : 2;
+    case O_CORS:
+        while (n < HTTP_MAX_CORS && h->cors[n]) n++;
+        if (n == HTTP_MAX_CORS) {
+            fprintf(stderr, "divergence serve: at most %d --cors-origin\n", HTTP_MAX_CORS);
+            return 2;
+        }
+        h->cors[n] = v;
+        return -1;
+    case O_PROXY: {
+        unsigned char addr[16];
+        if (inet_pton(AF_INET, v, addr) != 1 && inet_pton(AF_INET6, v, addr) != 1) {
+            fprintf(stderr, "divergence serve: --trusted-proxy %s: not an IPv4 or IPv6 address\n", v);
+            return 2;
+        }
+        while (h->trusted_proxies[n]) n++;
+        if (n == HTTP_MAX_PROXIES - 2) { /* room for --trust-forwarded's two */
+            fprintf(stderr, "divergence serve: at most %d --trusted-proxy\n", HTTP_MAX_PROXIES - 2);
+            return 2;
+        }
+        h->trusted_proxies[n] = v;
+        return -1;
+    }
+    case O_DEVICE: {
+        struct flag f = {.name = "device", .u = &n, .lo = 0, .hi = 255};
+        if (flag_set(&f, v) != 0) return 2;
+        snprintf(a->device, sizeof a->device, "%u", n);
+        return -1;
+    }
+    case O_LOG:
+        if (log_set_verbosity(v) < 0) {
+            fprintf(stderr, "divergence serve: --log-level %s: expected err, warning, notice, info or debug\n", v);
+            return 2;
+        }
+        return -1;
+    case O_HELP: usage(stdout); return 0;
+    case O_IDPREFIX: a->id_prefix = v; return -1;
+    default: return 2;
+    }
+}
+
+/* Reads the flags over the defaults in `cfg`. Returns -1 to go on (the
+ * token then in cfg->http.token, owned by `a`), else the exit status. */
+static int parse_flags(int argc, char **argv, struct service_config *cfg, struct serve_args *a) {
+    struct http_config *h = &cfg->http;
+    const struct flag flags[] = {
+        {"port", .u = &h->port, .lo = 0, .hi = 65535},
+        {"bind", .text = &h->bind},
+        {"queue", .u = &cfg->queue, .lo = 1, .hi = 100000},
+        {"rate-limit", .u = &h->rate_per_min, .lo = 0, .hi = 1000000},
+        {"job-deadline-ms", .u = &cfg->deadline_ms, .lo = 100, .hi = 3600000},
+        {"cache-ttl", .d = &cfg->cache_ttl_s, .lo = 0},
+        {"keep-jobs", .u = &cfg->keep_jobs, .lo = 1, .hi = 1000000},
+        {"body-limit", .z = &h->body_limit, .lo = 64, .hi = 64u << 20},
+        {"max-job-cost", .d = &cfg->max_cost, .lo = 1},
+        {"threads", .u = &h->threads, .lo = 1, .hi = 256},
+        {"conn-timeout", .u = &h->conn_timeout_s, .lo = 1, .hi = 3600},
+        {"conn-limit", .u = &h->conn_limit, .lo = 1, .hi = 1000000},
+        {"per-ip-limit", .u = &h->per_ip_limit, .lo = 1, .hi = 1000000},
+        {"trust-forwarded", .on = &h->trust_forwarded},
+        {"header-timeout", .u = &h->header_timeout_s, .lo = 1, .hi = 3600},
+        {"body-timeout", .u = &h->body_timeout_s, .lo = 1, .hi = 3600},
+        {"analysis-threads", .u = &h->cpu_threads, .lo = 1, .hi = 256},
+        {"analysis-queue", .u = &h->cpu_queue, .lo = 1, .hi = 100000},
+        {"max-analysis-cost", .d = &cfg->max_analysis_cost, .lo = 0},
+        {"analyze-rate-limit", .u = &h->cpu_rate_per_min, .lo = 0, .hi = 1000000},
+        {"open-measure-cost", .d = &cfg->open_cost, .lo = 0},
+        {"drain-ms", .u = &h->drain_ms, .lo = 1, .hi = 600000},
+        {"static-dir", .text = &cfg->static_dir},
+        {"openapi", .text = &cfg->openapi},
+        {"evidence-dir", .text = &cfg->evidence_dir},
+        {"worker-cmd", .text = &cfg->worker_cmd},
+        {"worker-start-timeout-ms", .u = &cfg->worker_start_timeout_ms, .lo = 100, .hi = 600000},
     };
-    static const struct option opts[] = {
-        {"port", required_argument, 0, O_PORT}, {"bind", required_argument, 0, O_BIND},
-        {"queue", required_argument, 0, O_QUEUE}, {"rate-limit", required_argument, 0, O_RATE},
-        {"job-deadline-ms", required_argument, 0, O_DEADLINE}, {"cache-ttl", required_argument, 0, O_TTL},
-        {"keep-jobs", required_argument, 0, O_KEEP}, {"body-limit", required_argument, 0, O_BODY},
-        {"max-job-cost", required_argument, 0, O_COST}, {"threads", required_argument, 0, O_THREADS},
-        {"conn-timeout", required_argument, 0, O_CTIMEOUT}, {"conn-limit", required_argument, 0, O_CLIMIT},
-        {"per-ip-limit", required_argument, 0, O_IPLIMIT}, {"token", required_argument, 0, O_TOKEN},
-        {"token-file", required_argument, 0, O_TOKENFILE}, {"cors-origin", required_argument, 0, O_CORS},
-        {"trust-forwarded", no_argument, 0, O_TRUST}, {"static-dir", required_argument, 0, O_STATIC},
-        {"openapi", required_argument, 0, O_OPENAPI}, {"evidence-dir", required_argument, 0, O_EVIDENCE},
-        {"worker-cmd", required_argument, 0, O_WORKER}, {"device", required_argument, 0, O_DEVICE},
-        {"worker-start-timeout-ms", required_argument, 0, O_WSTART},
-        {"log-level", required_argument, 0, O_LOG}, {"help", no_argument, 0, O_HELP},
-        {"trusted-proxy", required_argument, 0, O_PROXY}, {"header-timeout", required_argument, 0, O_HTIMEOUT},
-        {"body-timeout", required_argument, 0, O_BTIMEOUT}, {"analysis-threads", required_argument, 0, O_ATHREADS},
-        {"analysis-queue", required_argument, 0, O_AQUEUE}, {"max-analysis-cost", required_argument, 0, O_ACOST},
-        {"analyze-rate-limit", required_argument, 0, O_ARATE}, {"open-measure-cost", required_argument, 0, O_OPENCOST},
-        {"job-id-prefix", required_argument, 0, O_IDPREFIX}, {"drain-ms", required_argument, 0, O_DRAIN},
-        {0, 0, 0, 0},
-    };
-    struct service s;
-    struct evroutes *evr = NULL;
-    struct metrics *met = NULL;
-    memset(&s, 0, sizeof s);
-    config_defaults(&s.cfg);
-    char *token = NULL, device[8] = "";
-    unsigned ncors = 0, nproxies = 0, u;
-    const char *id_prefix = NULL;
-    s.cfg.open_cost = -1;
-    int rc = 1, c;
-    char err[ERR_LEN] = "";
+    enum { NFLAGS = sizeof flags / sizeof flags[0] };
+    struct option opts[NFLAGS + NSPECIAL + 1];
+    for (size_t i = 0; i < NFLAGS; i++)
+        opts[i] = (struct option){flags[i].name, flags[i].on ? no_argument : required_argument, 0, FLAG_BASE + (int)i};
+    memcpy(opts + NFLAGS, special_opts, sizeof special_opts);
+    memset(&opts[NFLAGS + NSPECIAL], 0, sizeof opts[0]);
+    int c, rc = -1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while (rc < 0 && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         const char *name = argv[optind - 1];
-        switch (c) {
-        case O_PORT: if (parse_uint("--port", optarg, 0, 65535, &s.cfg.port)) goto usage; break;
-        case O_BIND: s.cfg.bind = optarg; break;
-        case O_QUEUE: if (parse_uint("--queue", optarg, 1, 100000, &s.cfg.queue)) goto usage; break;
-        case O_RATE: if (parse_uint("--rate-limit", optarg, 0, 1000000, &s.cfg.rate_per_min)) goto usage; break;
-        case O_DEADLINE: if (parse_uint("--job-deadline-ms", optarg, 100, 3600000, &s.cfg.deadline_ms)) goto usage; break;
-        case O_TTL: if (parse_double("--cache-ttl", optarg, 0, &s.cfg.cache_ttl_s)) goto usage; break;
-        case O_KEEP: if (parse_uint("--keep-jobs", optarg, 1, 1000000, &s.cfg.keep_jobs)) goto usage; break;
-        case O_BODY:
-            if (parse_uint("--body-limit", optarg, 64, 64u << 20, &u)) goto usage;
-            s.cfg.body_limit = u;
-            break;
-        case O_COST: if (parse_double("--max-job-cost", optarg, 1, &s.cfg.max_cost)) goto usage; break;
-        case O_THREADS: if (parse_uint("--threads", optarg, 1, 256, &s.cfg.threads)) goto usage; break;
-        case O_CTIMEOUT: if (parse_uint("--conn-timeout", optarg, 1, 3600, &s.cfg.conn_timeout_s)) goto usage; break;
-        case O_CLIMIT: if (parse_uint("--conn-limit", optarg, 1, 1000000, &s.cfg.conn_limit)) goto usage; break;
-        case O_IPLIMIT: if (parse_uint("--per-ip-limit", optarg, 1, 1000000, &s.cfg.per_ip_limit)) goto usage; break;
-        case O_TOKEN:
-            free(token);
-            if (!(token = strdup(optarg))) goto cleanup;
-            break;
-        case O_TOKENFILE:
-            free(token);
-            if (!(token = read_token_file(optarg))) goto usage;
-            break;
-        case O_CORS:
-            if (ncors == SERVICE_MAX_CORS) {
-                fprintf(stderr, "divergence serve: at most %d --cors-origin\n", SERVICE_MAX_CORS);
-                goto usage;
-            }
-            s.cfg.cors[ncors++] = optarg;
-            break;
-        case O_TRUST: s.cfg.trust_forwarded = 1; break;
-        case O_PROXY: {
-            unsigned char a[16];
-            if (inet_pton(AF_INET, optarg, a) != 1 && inet_pton(AF_INET6, optarg, a) != 1) {
-                fprintf(stderr, "divergence serve: --trusted-proxy %s: not an IPv4 or IPv6 address\n", optarg);
-                goto usage;
-            }
-            if (nproxies == HTTP_MAX_PROXIES - 2) {
-                fprintf(stderr, "divergence serve: at most %d --trusted-proxy\n", HTTP_MAX_PROXIES - 2);
-                goto usage;
-            }
-            s.cfg.trusted_proxies[nproxies++] = optarg;
-            break;
-        }
-        case O_HTIMEOUT: if (parse_uint("--header-timeout", optarg, 1, 3600, &s.cfg.header_timeout_s)) goto usage; break;
-        case O_BTIMEOUT: if (parse_uint("--body-timeout", optarg, 1, 3600, &s.cfg.body_timeout_s)) goto usage; break;
-        case O_ATHREADS: if (parse_uint("--analysis-threads", optarg, 1, 256, &s.cfg.cpu_threads)) goto usage; break;
-        case O_AQUEUE: if (parse_uint("--analysis-queue", optarg, 1, 100000, &s.cfg.cpu_queue)) goto usage; break;
-        case O_ACOST: if (parse_double("--max-analysis-cost", optarg, 0, &s.cfg.max_analysis_cost)) goto usage; break;
-        case O_ARATE: if (parse_uint("--analyze-rate-limit", optarg, 0, 1000000, &s.cfg.analyze_rate_per_min)) goto usage; break;
-        case O_STATIC: s.cfg.static_dir = optarg; break;
-        case O_OPENAPI: s.cfg.openapi = optarg; break;
-        case O_EVIDENCE: s.cfg.evidence_dir = optarg; break;
-        case O_WORKER: s.cfg.worker_cmd = optarg; break;
-        case O_DEVICE:
-            if (parse_uint("--device", optarg, 0, 255, &u)) goto usage;
-            snprintf(device, sizeof device, "%u", u);
-            break;
-        case O_WSTART: if (parse_uint("--worker-start-timeout-ms", optarg, 100, 600000, &s.cfg.worker_start_timeout_ms)) goto usage; break;
-        case O_LOG:
-            if (log_set_verbosity(optarg) < 0) {
-                fprintf(stderr, "divergence serve: --log-level %s: expected err, warning, notice, info or debug\n", optarg);
-                goto usage;
-            }
-            break;
-        case O_HELP: usage(stdout); rc = 0; goto cleanup;
-        case O_OPENCOST: if (parse_double("--open-measure-cost", optarg, 0, &s.cfg.open_cost)) goto usage; break;
-        case O_IDPREFIX: id_prefix = optarg; break;
-        case O_DRAIN: if (parse_uint("--drain-ms", optarg, 1, 600000, &s.cfg.drain_ms)) goto usage; break;
-        case ':': fprintf(stderr, "divergence serve: %s needs a value\n", name); goto usage;
-        default: fprintf(stderr, "divergence serve: unknown option %s\n", name); goto usage;
-        }
+        if (c >= FLAG_BASE && c < FLAG_BASE + NFLAGS) rc = flag_set(&flags[c - FLAG_BASE], optarg) == 0 ? -1 : 2;
+        else if (c >= O_TOKEN) rc = special_set(c, optarg, cfg, a);
+        else if (c == ':') fprintf(stderr, "divergence serve: %s needs a value\n", name), rc = 2;
+        else fprintf(stderr, "divergence serve: unknown option %s\n", name), rc = 2;
     }
-    if (optind < argc) {
+    if (rc < 0 && optind < argc) {
         fprintf(stderr, "divergence serve: unexpected argument %s\n", argv[optind]);
-        goto usage;
+        rc = 2;
     }
-    if (!token) {
+    if (rc < 0 && !a->token) {
         const char *env = getenv("DIVERGENCE_TOKEN");
-        if (env && env[0] && !(token = strdup(env))) goto cleanup;
+        if (env && env[0] && !(a->token = strdup(env))) rc = 1;
     }
-    s.cfg.token = token;
-    if (s.cfg.open_cost < 0) s.cfg.open_cost = suites_max_cost();
+    if (rc == 2) fputs("Run 'divergence serve --help' for the options.\n", stderr);
+    if (rc >= 0) return rc;
+    h->token = a->token;
+    if (cfg->open_cost < 0) cfg->open_cost = suites_max_cost();
+    return -1;
+}
+
+/* The host the listening lines name, for a client on this machine:
+ * 127.0.0.1 for 0.0.0.0, [::1] for an IPv6 bind (the wildcard :: is the one
+ * the deploy files use), else the address itself. One place, so the log
+ * line and the line scripts read name the same host. */
+static const char *local_host(const char *bind) {
+    if (strchr(bind, ':')) return "[::1]";
+    return strcmp(bind, "0.0.0.0") == 0 ? "127.0.0.1" : bind;
+}
+
+/* The queue, the worker, the HTTP front and its routes, listening. Returns
+ * 0, or -1 with `err` (what was made is freed by the caller). */
+static int serve_start(struct service *s, const struct serve_args *a, struct evroutes **evr, struct metrics **met,
+                       char *err) {
+    s->started = timeutil_now_ms() / 1e3;
+    find_static(s);
+    find_openapi(s);
+    if (!(s->q = jobq_create(s->cfg.queue, s->cfg.keep_jobs, s->cfg.cache_ttl_s, err))) return -1;
+    if (a->id_prefix && jobq_set_id_prefix(s->q, a->id_prefix, err) < 0) return -1;
+    char wbuf[PATH_MAX + 256];
+    char *wargv[MAX_WORKER_ARGS];
+    if (worker_argv(s->cfg.worker_cmd, a->device[0] ? a->device : NULL, wbuf, sizeof wbuf, wargv) < 0) {
+        dv_seterr(err, "serve: cannot form the worker command");
+        return -1;
+    }
+    struct worker_config wc = {.argv = wargv, .hello_timeout_ms = s->cfg.worker_start_timeout_ms};
+    if (!(s->w = worker_create(&wc, s->q, err)) || worker_start(s->w, err) < 0) return -1;
+    if (!(s->http = http_create(&s->cfg.http, err)) || routes_add_core(s, err) < 0 ||
+        !(*evr = evroutes_create(s, err)) || !(*met = metrics_create(s, evroutes_index_json, *evr, err)) ||
+        http_start(s->http, err) < 0)
+        return -1;
+    const char *host = local_host(s->cfg.http.bind);
+    LOG(LOG_NOTICE, "listening on http://%s:%u (queue %u, deadline %u ms, token %s)", host, http_port(s->http),
+        s->cfg.queue, s->cfg.deadline_ms, s->cfg.http.token ? "required for POSTs" : "off");
+    /* The line tests and scripts read to find an ephemeral port. */
+    fprintf(stderr, "listening on http://%s:%u\n", host, http_port(s->http));
+    fflush(stderr);
+    return 0;
+}
+
+/* Waits for SIGTERM or SIGINT (blocked in `sigs`) and returns it. Under a
+ * systemd watchdog, pings at half its interval from this loop, after taking
+ * the queue's lock (a wedged queue stops the pings). */
+static int serve_wait(const sigset_t *sigs, struct jobq *q) {
+    unsigned long wd = sdnotify_watchdog_ms();
+    int sig = 0;
+    for (;;) {
+        if (!wd) {
+            if (sigwait(sigs, &sig) == 0) return sig;
+            continue;
+        }
+        struct timespec ts = {(time_t)(wd / 2000), (long)((wd / 2) % 1000) * 1000000L};
+        int got = sigtimedwait(sigs, NULL, &ts);
+        if (got > 0) return got;
+        struct jobq_stats st;
+        jobq_get_stats(q, &st);
+        sdnotify_send("WATCHDOG=1");
+    }
+}
+
+int serve_main(int argc, char **argv) {
+    struct service s;
+    struct serve_args a;
+    struct evroutes *evr = NULL;
+    struct metrics *met = NULL;
+    char err[ERR_LEN] = "";
+    memset(&s, 0, sizeof s);
+    memset(&a, 0, sizeof a);
+    config_defaults(&s.cfg);
+    int rc = parse_flags(argc, argv, &s.cfg, &a);
+    if (rc >= 0) goto cleanup;
 
     /* Signals: taken synchronously by this thread; every thread started
      * from here on inherits the blocked mask. */
@@ -383,75 +485,14 @@ int serve_main(int argc, char **argv) {
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
-
-    s.started = (timeutil_now_ms() / 1e3);
-    find_static(&s);
-    find_openapi(&s);
-    if (!(s.q = jobq_create(s.cfg.queue, s.cfg.keep_jobs, s.cfg.cache_ttl_s, err))) goto fail;
-    if (id_prefix && jobq_set_id_prefix(s.q, id_prefix, err) < 0) goto fail;
-
-    char wbuf[PATH_MAX + 256];
-    char *wargv[MAX_WORKER_ARGS];
-    if (worker_argv(s.cfg.worker_cmd, device[0] ? device : NULL, wbuf, sizeof wbuf, wargv) < 0) {
-        dv_seterr(err, "serve: cannot form the worker command");
-        goto fail;
+    if (serve_start(&s, &a, &evr, &met, err) < 0) {
+        LOG(LOG_ERR, "%s", err);
+        fprintf(stderr, "divergence serve: %s\n", err);
+        rc = 1;
+        goto cleanup;
     }
-    struct worker_config wc = {.argv = wargv, .hello_timeout_ms = s.cfg.worker_start_timeout_ms};
-    if (!(s.w = worker_create(&wc, s.q, err)) || worker_start(s.w, err) < 0) goto fail;
-
-    struct http_config hc;
-    memset(&hc, 0, sizeof hc);
-    hc.bind = s.cfg.bind;
-    hc.port = s.cfg.port;
-    hc.threads = s.cfg.threads;
-    hc.conn_timeout_s = s.cfg.conn_timeout_s;
-    hc.conn_limit = s.cfg.conn_limit;
-    hc.per_ip_limit = s.cfg.per_ip_limit;
-    hc.body_limit = s.cfg.body_limit;
-    hc.token = s.cfg.token;
-    for (unsigned i = 0; i < ncors; i++) hc.cors[i] = s.cfg.cors[i];
-    hc.rate_per_min = s.cfg.rate_per_min;
-    hc.trust_forwarded = s.cfg.trust_forwarded;
-    for (unsigned i = 0; i < nproxies; i++) hc.trusted_proxies[i] = s.cfg.trusted_proxies[i];
-    hc.cpu_rate_per_min = s.cfg.analyze_rate_per_min;
-    hc.header_timeout_s = s.cfg.header_timeout_s;
-    hc.body_timeout_s = s.cfg.body_timeout_s;
-    hc.cpu_threads = s.cfg.cpu_threads;
-    hc.cpu_queue = s.cfg.cpu_queue;
-    hc.drain_ms = s.cfg.drain_ms;
-    if (!(s.http = http_create(&hc, err)) || routes_add_core(&s, err) < 0 ||
-        !(evr = evroutes_create(&s, err)) || !(met = metrics_create(&s, evroutes_index_json, evr, err)) ||
-        http_start(s.http, err) < 0)
-        goto fail;
-    LOG(LOG_NOTICE, "listening on http://%s:%u (queue %u, deadline %u ms, token %s)",
-        strchr(s.cfg.bind, ':') ? "[::1]" : strcmp(s.cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : s.cfg.bind,
-        http_port(s.http), s.cfg.queue, s.cfg.deadline_ms, s.cfg.token ? "required for POSTs" : "off");
-    /* The line tests and scripts read to find an ephemeral port. */
-    fprintf(stderr, "listening on http://%s:%u\n",
-            strchr(s.cfg.bind, ':') ? "[::1]" : strcmp(s.cfg.bind, "0.0.0.0") == 0 ? "127.0.0.1" : s.cfg.bind,
-            http_port(s.http));
-    fflush(stderr);
-
     sdnotify_send("READY=1\nSTATUS=listening");
-    /* Under a systemd watchdog, ping at half its interval from this loop,
-     * after taking the queue's lock (a wedged queue stops the pings). */
-    unsigned long wd = sdnotify_watchdog_ms();
-    int sig = 0;
-    for (;;) {
-        if (!wd) {
-            if (sigwait(&sigs, &sig) == 0) break;
-            continue;
-        }
-        struct timespec ts = {(time_t)(wd / 2000), (long)((wd / 2) % 1000) * 1000000L};
-        int got = sigtimedwait(&sigs, NULL, &ts);
-        if (got > 0) {
-            sig = got;
-            break;
-        }
-        struct jobq_stats st;
-        jobq_get_stats(s.q, &st);
-        sdnotify_send("WATCHDOG=1");
-    }
+    int sig = serve_wait(&sigs, s.q);
     sdnotify_send("STOPPING=1");
     LOG(LOG_NOTICE, "serve: %s: draining (the running job may take up to %u ms)", strsignal(sig), s.cfg.deadline_ms);
     s.stopping = 1;
@@ -460,22 +501,12 @@ int serve_main(int argc, char **argv) {
     worker_stop(s.w);
     LOG(LOG_NOTICE, "serve: stopped");
     rc = 0;
-    goto cleanup;
-
-usage:
-    fputs("Run 'divergence serve --help' for the options.\n", stderr);
-    rc = 2;
-    goto cleanup;
-fail:
-    LOG(LOG_ERR, "%s", err);
-    fprintf(stderr, "divergence serve: %s\n", err);
-    rc = 1;
 cleanup:
     http_free(s.http);
     worker_free(s.w);
     jobq_free(s.q);
     evroutes_free(evr);
     metrics_free(met);
-    free(token);
+    free(a.token);
     return rc;
 }

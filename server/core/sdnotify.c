@@ -1,7 +1,8 @@
-/* sdnotify.c -- see sdnotify.h. The same rules as libsystemd's sd_notify():
- * an abstract socket name starts with '@' (sent as a leading NUL), the
- * message is one datagram, and the environment is left as it is so that a
- * re-exec still finds it. */
+/* sdnotify.c -- see sdnotify.h. What the protocol asks of a sender: an
+ * abstract socket name starts with '@' (sent as a leading NUL, which is how
+ * the kernel spells one), the message is one datagram (the manager reads
+ * each as a whole set of lines), and the environment is left as it is, so
+ * that a re-exec still finds the socket and the watchdog's interval. */
 #define _GNU_SOURCE
 #include "server/core/sdnotify.h"
 

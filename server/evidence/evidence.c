@@ -1,12 +1,8 @@
-/* evidence.c -- the evidence store: per-GPU durable files, their locks, and
- * the latest views kept in memory.
+/* evidence.c -- the evidence store: per-GPU folders of records, what the
+ * locks cover, and the latest views kept in memory.
  *
- * Write protocol (evidence_write_file): every file is written to a temp file
- * in its own directory (".tmp-<name>.<pid>.<n>", O_CREAT|O_EXCL), fsync()ed,
- * rename()d over its final name, and then the directory is fsync()ed, so
- * after a crash at any point the name holds either the old bytes or the new
- * bytes, whole. A new directory is fsync()ed into its parent before files go
- * into it.
+ * Every file is written by durable_write() (durable.h): after a crash at any
+ * point a name holds either its old bytes or its new bytes, whole.
  *
  * Several servers, one root: each GPU model has its own folder and its own
  * lock file (<gpu>/.lock, flock LOCK_EX). A writer holds its GPU's lock from
@@ -37,20 +33,25 @@
  * This process reloads a GPU right after writing one of its records; another
  * process's write shows as a new mtime on that GPU's folder (the .stamp
  * rename), which reads check for at most once a second.
+ *
+ * Out of memory: every document is built with jsonout_put() and dropped
+ * whole when a member did not go in (a write returns -1, a read EIO). A
+ * record that cannot be read for want of memory is never taken for a
+ * missing one: the load fails and the old view stays (the next check tries
+ * again), a history page fails rather than skip the night, and a failure is
+ * not filed over a good record it could not look at.
  */
 #define _GNU_SOURCE
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -61,12 +62,15 @@
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"
 #include "server/core/jsonout.h"
+#include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/suites.h"
 
-#define LOCK_NAME ".lock"
 #define STAMP_NAME ".stamp"
 #define RECHECK_MS 1000
+
+/* Date and slug folders are listed with durable_list_dirs(). */
+_Static_assert(EVIDENCE_SLUG_LEN == DURABLE_NAME_LEN, "a listed name holds a slug");
 #define LEGACY_GPU "unknown-gpu"
 
 /* What the index says of one suite of one GPU. */
@@ -106,12 +110,7 @@ struct evidence {
     atomic_llong next_check_ms;
 };
 
-static unsigned long tmp_counter;
-static pthread_mutex_t tmp_counter_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* ---- small helpers ---------------------------------------------------- */
-
-static void utc_now(char *out, size_t len) { timeutil_utc(time(NULL), out, len); }
 
 void evidence_date_of(time_t t, char *out) { timeutil_date(t, out, EVIDENCE_DATE_LEN); }
 
@@ -162,116 +161,6 @@ int evidence_valid_slug(const char *s) {
            !evidence_valid_date(s);
 }
 
-static int join(char *out, size_t len, const char *a, const char *b, const char *c) {
-    int n = c ? snprintf(out, len, "%s/%s/%s", a, b, c) : snprintf(out, len, "%s/%s", a, b);
-    return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int fsync_dir(const char *dir, char *err) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        dv_seterr(err, "open %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0) {
-        dv_seterr(err, "fsync %s: %s", dir, strerror(e));
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p, fsync()ing each parent a directory was created in. */
-static int mkdir_p(const char *path, char *err) {
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) {
-        dv_seterr(err, "evidence dir: bad path length");
-        return -1;
-    }
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) == 0) {
-            char parent[PATH_MAX];
-            memcpy(parent, buf, i + 1);
-            char *slash = strrchr(parent, '/');
-            if (slash == parent) slash[1] = '\0';
-            else if (slash) *slash = '\0';
-            else strcpy(parent, ".");
-            if (fsync_dir(parent, err) != 0) return -1;
-        } else if (errno != EEXIST) {
-            dv_seterr(err, "mkdir %s: %s", buf, strerror(errno));
-            return -1;
-        }
-        buf[i] = saved;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        dv_seterr(err, "evidence dir %s: not a directory", path);
-        return -1;
-    }
-    return 0;
-}
-
-/* Reads a whole file. Returns 0, 1 when it does not exist, -1 with `err`. */
-static int read_all(const char *path, char **data, size_t *len, struct stat *st, char *err) {
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return 1;
-        dv_seterr(err, "open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat s;
-    if (fstat(fd, &s) != 0) {
-        dv_seterr(err, "stat %s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    size_t cap = (size_t)s.st_size + 1, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        dv_seterr(err, "read %s: out of memory", path);
-        close(fd);
-        return -1;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                close(fd);
-                dv_seterr(err, "read %s: out of memory", path);
-                return -1;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            dv_seterr(err, "read %s: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    if (st) *st = s;
-    return 0;
-}
-
 static int same_time(const struct timespec *a, const struct timespec *b) {
     return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
@@ -288,34 +177,6 @@ static void seterror(struct evidence_error *e, enum evidence_code code, const ch
     va_start(ap, fmt);
     vsnprintf(e->reason, sizeof e->reason, fmt, ap);
     va_end(ap);
-}
-
-/* ---- locks ------------------------------------------------------------ */
-
-/* Takes the advisory lock `dir`/.lock (created when missing), blocking.
- * Returns the descriptor holding it (close() releases it), or -1 with `err`. */
-static int lock_take(const char *dir, char *err) {
-    char path[PATH_MAX];
-    if (join(path, sizeof path, dir, LOCK_NAME, NULL) != 0) {
-        dv_seterr(err, "lock %s: path too long", dir);
-        return -1;
-    }
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        dv_seterr(err, "lock %s: %s", path, strerror(errno));
-        return -1;
-    }
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR) continue;
-        dv_seterr(err, "flock %s: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static void lock_release(int fd) {
-    if (fd >= 0) close(fd); /* closing the last descriptor releases the flock */
 }
 
 /* ---- blobs ------------------------------------------------------------ */
@@ -359,187 +220,64 @@ void evidence_blob_release(struct evidence_blob *b) {
     free(b);
 }
 
-/* ---- durable writes ------------------------------------------------- */
-
-int evidence_write_file(const char *dir, const char *name, const void *data, size_t len, char *err) {
-    char tmp[PATH_MAX], final[PATH_MAX], tmpname[NAME_MAX + 1];
-    pthread_mutex_lock(&tmp_counter_lock);
-    unsigned long n = ++tmp_counter;
-    pthread_mutex_unlock(&tmp_counter_lock);
-    int k = snprintf(tmpname, sizeof tmpname, EVIDENCE_TMP_PREFIX "%s.%ld.%lu", name, (long)getpid(), n);
-    if (k < 0 || (size_t)k >= sizeof tmpname || join(tmp, sizeof tmp, dir, tmpname, NULL) != 0 ||
-        join(final, sizeof final, dir, name, NULL) != 0) {
-        dv_seterr(err, "write %s/%s: path too long", dir, name);
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        dv_seterr(err, "create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            dv_seterr(err, "write %s: %s", tmp, strerror(errno));
-            goto fail;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (fsync(fd) != 0) {
-        dv_seterr(err, "fsync %s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        dv_seterr(err, "close %s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    fd = -1;
-    if (rename(tmp, final) != 0) {
-        dv_seterr(err, "rename %s: %s", final, strerror(errno));
-        goto fail;
-    }
-    return fsync_dir(dir, err);
-fail:
-    if (fd >= 0) close(fd);
-    unlink(tmp);
-    return -1;
-}
-
-static int sweep_dir(const char *dir, char *err) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    int removed = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) != 0) continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
-    }
-    closedir(d);
-    if (removed > 0 && fsync_dir(dir, err) != 0) return -1;
-    return removed;
-}
-
-typedef int (*name_ok_fn)(const char *);
-
-/* Sorted (ascending) names of the subdirectories of `dir` that `ok` accepts
- * (a missing `dir` has none). Each name fits EVIDENCE_SLUG_LEN. */
-static int list_names(const char *dir, name_ok_fn ok, char (**names)[EVIDENCE_SLUG_LEN], size_t *count, char *err) {
-    *names = NULL;
-    *count = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT) return 0;
-        dv_seterr(err, "opendir %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    size_t cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strlen(e->d_name) >= EVIDENCE_SLUG_LEN || !ok(e->d_name)) continue;
-        if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) continue;
-        if (*count == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            void *bigger = realloc(*names, ncap * sizeof **names);
-            if (!bigger) {
-                closedir(d);
-                free(*names);
-                *names = NULL;
-                *count = 0;
-                dv_seterr(err, "evidence: out of memory");
-                return -1;
-            }
-            *names = bigger;
-            cap = ncap;
-        }
-        memcpy((*names)[(*count)++], e->d_name, strlen(e->d_name) + 1);
-    }
-    closedir(d);
-    if (*count > 1) qsort(*names, *count, EVIDENCE_SLUG_LEN, (int (*)(const void *, const void *))strcmp);
-    return 0;
-}
-
 /* ---- records ------------------------------------------------------------ */
 
-static json_t *num(double v) { return v == v && v - v == 0.0 ? json_real(v) : json_null(); /* NaN, inf -> null */ }
-
-static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
-
 static const char *jstr(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
-/* The ratios of every row, in this store's own schema. */
-static json_t *summary_of(const struct dv_report *r) {
+
+/* The ratios of every row, in this store's own schema. Sets *bad when a
+ * member did not go in. */
+static json_t *summary_of(const struct dv_report *r, int *bad) {
     json_t *s = json_object(), *tables = json_array();
-    if (!s || !tables) {
-        json_decref(s);
-        json_decref(tables);
-        return NULL;
-    }
-    json_object_set_new(s, "gpu", r->device.present || r->device.name[0] ? json_string(r->device.name) : json_null());
-    json_object_set_new(s, "measured", json_boolean(r->measured));
-    json_object_set_new(s, "tables", tables);
+    jsonout_put(s, "gpu", r->device.present || r->device.name[0] ? jsonout_str(r->device.name) : json_null(), bad);
+    jsonout_put(s, "measured", json_boolean(r->measured), bad);
     for (unsigned t = 0; t < r->ntables && t < DV_MAX_TABLES; t++) {
         const struct dv_table *tb = &r->tables[t];
         json_t *jt = json_object(), *rows = json_array();
-        if (!jt || !rows) {
-            json_decref(jt);
-            json_decref(rows);
-            json_decref(s);
-            return NULL;
-        }
-        json_array_append_new(tables, jt);
-        json_object_set_new(jt, "id", json_string(tb->id));
-        json_object_set_new(jt, "baseline", json_string(tb->baseline));
-        json_object_set_new(jt, "noise_limit", num(tb->noise_limit));
-        json_object_set_new(jt, "noise_ok", json_boolean(tb->noise_ok));
-        json_object_set_new(jt, "rows", rows);
+        jsonout_put(jt, "id", jsonout_str(tb->id), bad);
+        jsonout_put(jt, "baseline", jsonout_str(tb->baseline), bad);
+        jsonout_put(jt, "noise_limit", jsonout_num(tb->noise_limit), bad);
+        jsonout_put(jt, "noise_ok", json_boolean(tb->noise_ok), bad);
         for (unsigned i = 0; i < tb->nrows && i < DV_MAX_ROWS; i++) {
             const struct dv_row *row = &tb->rows[i];
             json_t *jr = json_object();
-            if (!jr) {
-                json_decref(s);
-                return NULL;
-            }
-            json_array_append_new(rows, jr);
-            json_object_set_new(jr, "name", json_string(row->name));
-            json_object_set_new(jr, "label", json_string(row->label));
-            json_object_set_new(jr, "predicted_ratio", num(row->predicted_ratio));
+            jsonout_put(jr, "name", jsonout_str(row->name), bad);
+            jsonout_put(jr, "label", jsonout_str(row->label), bad);
+            jsonout_put(jr, "predicted_ratio", jsonout_num(row->predicted_ratio), bad);
             if (row->measured) {
-                json_object_set_new(jr, "ratio", num(row->ratio));
-                json_object_set_new(jr, "median_ms", num(row->time_ms.median));
-                json_object_set_new(jr, "noise", num(row->time_ms.noise));
-                json_object_set_new(jr, "check_ok", json_boolean(row->check.ok));
+                jsonout_put(jr, "ratio", jsonout_num(row->ratio), bad);
+                jsonout_put(jr, "median_ms", jsonout_num(row->time_ms.median), bad);
+                jsonout_put(jr, "noise", jsonout_num(row->time_ms.noise), bad);
+                jsonout_put(jr, "check_ok", json_boolean(row->check.ok), bad);
             } else {
-                json_object_set_new(jr, "ratio", json_null());
+                jsonout_put(jr, "ratio", json_null(), bad);
             }
+            jsonout_append(rows, jr, bad);
         }
+        jsonout_put(jt, "rows", rows, bad);
+        jsonout_append(tables, jt, bad);
     }
+    jsonout_put(s, "tables", tables, bad);
     return s;
 }
 
-static json_t *load_json(const char *text, size_t len) {
-    json_error_t je;
-    return json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-}
-
 /* Loads <dir>/<date>/<name>. Returns the object (NULL when missing or not a
- * record) and its stat; with `raw`, its bytes too. */
+ * record) and its stat; with `raw`, its bytes too. *oom is set when it could
+ * not tell for want of memory (a record read then may be missing). */
 static json_t *load_record(const char *dir, const char *date, const char *name, struct stat *st, char **raw,
-                           size_t *rawlen) {
+                           size_t *rawlen, int *oom) {
     char path[PATH_MAX], *data;
     size_t len;
     char err[ERR_LEN];
     if (raw) *raw = NULL;
-    if (join(path, sizeof path, dir, date, name) != 0) return NULL;
-    if (read_all(path, &data, &len, st, err) != 0) return NULL;
-    json_t *j = load_json(data, len);
+    if (durable_join(path, sizeof path, dir, date, name) != 0) return NULL;
+    enum durable_read_status rs = durable_read(path, &data, &len, st, err);
+    if (rs != DURABLE_READ_OK) {
+        if (rs == DURABLE_NOMEM) *oom = 1;
+        return NULL;
+    }
+    json_error_t je;
+    json_t *j = jsonout_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+    if (!j && jsonout_oom(&je)) *oom = 1;
     if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
         strcmp(jstr(j, "schema") ? jstr(j, "schema") : "", EVIDENCE_SCHEMA) != 0) {
         json_decref(j);
@@ -575,9 +313,10 @@ static void latest_cleanup(struct latest *l) {
 }
 
 /* Finds the newest good record of `s` in GPU folder `gdir` (whose dates are
- * `dates`, oldest first) and its newest attempt. */
+ * `dates`, oldest first) and its newest attempt. *oom is set when a record
+ * could not be read for want of memory (then `l` may miss it). */
 static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN], size_t ndates,
-                        struct latest *l) {
+                        struct latest *l, int *oom) {
     memset(l, 0, sizeof *l);
     l->newest_mtime = (time_t)-1;
     char jname[NAME_MAX + 1], fname[NAME_MAX + 1];
@@ -587,8 +326,8 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
         struct stat st, fst;
         char *raw = NULL;
         size_t rawlen = 0;
-        json_t *rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen);
-        json_t *failed = l->attempt ? NULL : load_record(gdir, dates[k], fname, &fst, NULL, NULL);
+        json_t *rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen, oom);
+        json_t *failed = l->attempt ? NULL : load_record(gdir, dates[k], fname, &fst, NULL, NULL, oom);
         if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
         if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
         if (!l->attempt && (rec || failed)) {
@@ -610,7 +349,7 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
         }
         if (rec && record_ok(rec) && !failed && l->attempt) {
             /* The failure of this date, if any, was not loaded above. */
-            json_t *f2 = load_record(gdir, dates[k], fname, &fst, NULL, NULL);
+            json_t *f2 = load_record(gdir, dates[k], fname, &fst, NULL, NULL, oom);
             l->good_failed_too = f2 != NULL;
             json_decref(f2);
         } else if (rec && record_ok(rec) && failed) {
@@ -651,7 +390,7 @@ static void gpu_free(struct gpu *g) {
 static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *err) {
     char gdir[PATH_MAX];
     struct stat st;
-    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
+    if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
         dv_seterr(err, "evidence %s: path too long", slug);
         return NULL;
     }
@@ -672,13 +411,15 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
     snprintf(g->slug, sizeof g->slug, "%s", slug);
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t nd = 0;
-    if (list_names(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
+    if (durable_list_dirs(gdir, evidence_valid_date, &dates, &nd, err) != 0) {
         gpu_free(g);
         return NULL;
     }
+    int oom = 0;
     for (size_t i = 0; i < n; i++) {
         struct latest *l = &g->l[i];
-        latest_find(gdir, suites_get(i), dates, nd, l);
+        latest_find(gdir, suites_get(i), dates, nd, l, &oom);
+        if (oom) break;
         if (!g->name[0]) {
             const char *name = l->good ? record_gpu_name(l->good) : NULL;
             if (name) snprintf(g->name, sizeof g->name, "%s", name);
@@ -691,11 +432,15 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
         g->text[i] = blob_new(text, tlen, l->good_st.st_mtime, EVIDENCE_TEXT, EVIDENCE_CHANGES);
         l->good_raw = NULL;
         if (!g->json[i] || !g->text[i]) {
-            free(dates);
-            gpu_free(g);
-            dv_seterr(err, "evidence: out of memory");
-            return NULL;
+            oom = 1;
+            break;
         }
+    }
+    if (oom) { /* a view missing a record would say it is not there */
+        free(dates);
+        gpu_free(g);
+        dv_seterr(err, "evidence: out of memory");
+        return NULL;
     }
     for (size_t i = 0; i < n && !g->name[0]; i++) {
         const char *name = g->l[i].attempt ? record_gpu_name(g->l[i].attempt) : NULL;
@@ -707,8 +452,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
 }
 
 /* Puts `g` in place of the GPU of the same slug (or adds it), dropping the
- * cached index. Write lock held. */
-static void gpu_install_locked(struct evidence *ev, struct gpu *g) {
+ * cached index. Returns 0, or -1 when there was no room (`g` freed, the old
+ * view kept). Write lock held. */
+static int gpu_install_locked(struct evidence *ev, struct gpu *g) {
     size_t i = 0;
     while (i < ev->ngpus && strcmp(ev->gpus[i]->slug, g->slug) < 0) i++;
     evidence_blob_release(ev->index);
@@ -716,14 +462,14 @@ static void gpu_install_locked(struct evidence *ev, struct gpu *g) {
     if (i < ev->ngpus && strcmp(ev->gpus[i]->slug, g->slug) == 0) {
         gpu_free(ev->gpus[i]);
         ev->gpus[i] = g;
-        return;
+        return 0;
     }
     if (ev->ngpus == ev->cap) {
         size_t ncap = ev->cap ? ev->cap * 2 : 8;
         struct gpu **bigger = realloc(ev->gpus, ncap * sizeof *bigger);
-        if (!bigger) { /* keep the old view; the next recheck tries again */
+        if (!bigger) {
             gpu_free(g);
-            return;
+            return -1;
         }
         ev->gpus = bigger;
         ev->cap = ncap;
@@ -731,16 +477,19 @@ static void gpu_install_locked(struct evidence *ev, struct gpu *g) {
     memmove(ev->gpus + i + 1, ev->gpus + i, (ev->ngpus - i) * sizeof *ev->gpus);
     ev->gpus[i] = g;
     ev->ngpus++;
+    return 0;
 }
 
-/* Reloads GPU `slug` from disk and swaps it in. reload_lock held. */
+/* Reloads GPU `slug` from disk and swaps it in. Returns 0, or -1 with `err`
+ * (the old view kept). reload_lock held. */
 static int gpu_reload(struct evidence *ev, const char *slug, char *err) {
     struct gpu *g = gpu_load(ev, slug, err);
     if (!g) return -1;
     pthread_rwlock_wrlock(&ev->lock);
-    gpu_install_locked(ev, g);
+    int rc = gpu_install_locked(ev, g);
     pthread_rwlock_unlock(&ev->lock);
-    return 0;
+    if (rc != 0) dv_seterr(err, "evidence: out of memory");
+    return rc;
 }
 
 static struct gpu *gpu_find_locked(struct evidence *ev, const char *slug) {
@@ -750,22 +499,23 @@ static struct gpu *gpu_find_locked(struct evidence *ev, const char *slug) {
 }
 
 /* Looks for other processes' writes: a new GPU folder (the root's mtime) or
- * a GPU folder whose mtime moved (a date created, a .stamp renamed). */
+ * a GPU folder whose mtime moved (a date created, a .stamp renamed). What
+ * cannot be loaded now (no memory) keeps its old mtime, so the next look
+ * tries it again. */
 static void rescan(struct evidence *ev) {
     char err[ERR_LEN];
     struct stat st;
     if (stat(ev->root, &st) == 0 && !same_time(&st.st_mtim, &ev->root_seen)) {
         char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
         size_t n = 0;
-        ev->root_seen = st.st_mtim;
-        if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) == 0) {
-            for (size_t i = 0; i < n; i++) {
-                pthread_rwlock_rdlock(&ev->lock);
-                int known = gpu_find_locked(ev, slugs[i]) != NULL;
-                pthread_rwlock_unlock(&ev->lock);
-                if (!known) gpu_reload(ev, slugs[i], err);
-            }
+        int all = durable_list_dirs(ev->root, evidence_valid_slug, &slugs, &n, err) == 0;
+        for (size_t i = 0; i < n; i++) {
+            pthread_rwlock_rdlock(&ev->lock);
+            int known = gpu_find_locked(ev, slugs[i]) != NULL;
+            pthread_rwlock_unlock(&ev->lock);
+            if (!known && gpu_reload(ev, slugs[i], err) != 0) all = 0;
         }
+        if (all) ev->root_seen = st.st_mtim;
         free(slugs);
     }
     pthread_rwlock_rdlock(&ev->lock);
@@ -779,7 +529,7 @@ static void rescan(struct evidence *ev) {
     pthread_rwlock_unlock(&ev->lock);
     for (size_t i = 0; slugs && seen && i < n; i++) {
         char gdir[PATH_MAX];
-        if (join(gdir, sizeof gdir, ev->root, slugs[i], NULL) != 0) continue;
+        if (durable_join(gdir, sizeof gdir, ev->root, slugs[i], NULL) != 0) continue;
         if (stat(gdir, &st) == 0 && !same_time(&st.st_mtim, &seen[i])) gpu_reload(ev, slugs[i], err);
     }
     free(slugs);
@@ -808,46 +558,57 @@ static int not_hidden(const char *name) { return name[0] != '.'; }
 static int migrate_legacy(struct evidence *ev, char *err) {
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (list_names(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
+    if (durable_list_dirs(ev->root, evidence_valid_date, &dates, &n, err) != 0) return -1;
     char slug[EVIDENCE_SLUG_LEN] = LEGACY_GPU;
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         char src[PATH_MAX], dst[PATH_MAX];
-        if (join(src, sizeof src, ev->root, dates[k], NULL) != 0) continue;
+        if (durable_join(src, sizeof src, ev->root, dates[k], NULL) != 0) continue;
         DIR *d = opendir(src);
         if (!d) continue;
         struct dirent *e;
         while ((e = readdir(d)) != NULL) { /* the GPU: the first record that names one */
             size_t len = strlen(e->d_name);
             if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.') continue;
-            json_t *rec = load_record(ev->root, dates[k], e->d_name, NULL, NULL, NULL);
+            int oom = 0;
+            json_t *rec = load_record(ev->root, dates[k], e->d_name, NULL, NULL, NULL, &oom);
             char s[EVIDENCE_SLUG_LEN];
             const char *name = rec ? record_gpu_name(rec) : NULL;
             int found = name && evidence_slug(name, s, sizeof s) == 0 && evidence_valid_slug(s);
             json_decref(rec);
+            if (oom) { /* the date would go under the GPU of the date before */
+                dv_seterr(err, "evidence: out of memory");
+                rc = -1;
+                break;
+            }
             if (found) {
                 memcpy(slug, s, sizeof slug);
                 break;
             }
         }
+        if (rc != 0) {
+            closedir(d);
+            break;
+        }
         rewinddir(d);
         char gdir[PATH_MAX];
-        if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0 || join(dst, sizeof dst, gdir, dates[k], NULL) != 0 ||
-            mkdir_p(dst, err) != 0) {
+        if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0 ||
+            durable_join(dst, sizeof dst, gdir, dates[k], NULL) != 0 || durable_mkdir(dst, err) != 0) {
             closedir(d);
             rc = -1;
             break;
         }
         while ((e = readdir(d)) != NULL) {
             /* A temp file a crash left: nobody writes this layout any more. */
-            if (strncmp(e->d_name, EVIDENCE_TMP_PREFIX, strlen(EVIDENCE_TMP_PREFIX)) == 0) {
+            if (strncmp(e->d_name, DURABLE_TMP_PREFIX, strlen(DURABLE_TMP_PREFIX)) == 0) {
                 unlinkat(dirfd(d), e->d_name, 0);
                 continue;
             }
             if (!not_hidden(e->d_name)) continue;
             char from[PATH_MAX], to[PATH_MAX];
             struct stat st;
-            if (join(from, sizeof from, src, e->d_name, NULL) != 0 || join(to, sizeof to, dst, e->d_name, NULL) != 0)
+            if (durable_join(from, sizeof from, src, e->d_name, NULL) != 0 ||
+                durable_join(to, sizeof to, dst, e->d_name, NULL) != 0)
                 continue;
             if (lstat(from, &st) != 0 || !S_ISREG(st.st_mode) || access(to, F_OK) == 0) continue;
             if (rename(from, to) != 0) {
@@ -857,8 +618,8 @@ static int migrate_legacy(struct evidence *ev, char *err) {
             }
         }
         closedir(d);
-        if (rc == 0 && (fsync_dir(dst, err) != 0 || fsync_dir(src, err) != 0)) rc = -1;
-        if (rc == 0 && rmdir(src) == 0 && fsync_dir(ev->root, err) != 0) rc = -1;
+        if (rc == 0 && (durable_fsync_dir(dst, err) != 0 || durable_fsync_dir(src, err) != 0)) rc = -1;
+        if (rc == 0 && rmdir(src) == 0 && durable_fsync_dir(ev->root, err) != 0) rc = -1;
     }
     free(dates);
     return rc;
@@ -867,33 +628,33 @@ static int migrate_legacy(struct evidence *ev, char *err) {
 /* Sweeps GPU folder `slug` and its dates, holding its lock. */
 static int sweep_gpu(struct evidence *ev, const char *slug, char *err) {
     char gdir[PATH_MAX];
-    if (join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) return 0;
-    int fd = lock_take(gdir, err);
+    if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) return 0;
+    int fd = durable_lock(gdir, err);
     if (fd < 0) return -1;
-    int total = sweep_dir(gdir, err);
+    int total = durable_sweep(gdir, err);
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (total >= 0 && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
+    if (total >= 0 && durable_list_dirs(gdir, evidence_valid_date, &dates, &n, err) != 0) total = -1;
     for (size_t i = 0; total >= 0 && i < n; i++) {
         char dir[PATH_MAX];
-        if (join(dir, sizeof dir, gdir, dates[i], NULL) != 0) continue;
-        int r = sweep_dir(dir, err);
+        if (durable_join(dir, sizeof dir, gdir, dates[i], NULL) != 0) continue;
+        int r = durable_sweep(dir, err);
         total = r < 0 ? -1 : total + r;
     }
     free(dates);
-    lock_release(fd);
+    durable_unlock(fd);
     return total;
 }
 
 int evidence_sweep(struct evidence *ev, char *err) {
-    int fd = lock_take(ev->root, err);
+    int fd = durable_lock(ev->root, err);
     if (fd < 0) return -1;
-    int total = sweep_dir(ev->root, err);
-    lock_release(fd);
+    int total = durable_sweep(ev->root, err);
+    durable_unlock(fd);
     if (total < 0) return -1;
     char(*slugs)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (list_names(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
+    if (durable_list_dirs(ev->root, evidence_valid_slug, &slugs, &n, err) != 0) return -1;
     for (size_t i = 0; i < n; i++) {
         int r = sweep_gpu(ev, slugs[i], err);
         if (r < 0) {
@@ -912,7 +673,7 @@ struct evidence *evidence_open(const char *root, char *err) {
         dv_seterr(err, "evidence dir: path too long");
         return NULL;
     }
-    if (mkdir_p(root, err) != 0) return NULL;
+    if (durable_mkdir(root, err) != 0) return NULL;
     struct evidence *ev = calloc(1, sizeof *ev);
     if (!ev) {
         dv_seterr(err, "evidence: out of memory");
@@ -932,13 +693,13 @@ struct evidence *evidence_open(const char *root, char *err) {
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&ev->reload_lock, NULL);
     atomic_init(&ev->next_check_ms, 0);
-    int fd = lock_take(ev->root, err);
+    int fd = durable_lock(ev->root, err);
     if (fd < 0 || migrate_legacy(ev, err) != 0) {
-        lock_release(fd);
+        durable_unlock(fd);
         evidence_close(ev);
         return NULL;
     }
-    lock_release(fd);
+    durable_unlock(fd);
     if (evidence_sweep(ev, err) < 0) {
         evidence_close(ev);
         return NULL;
@@ -963,239 +724,262 @@ void evidence_close(struct evidence *ev) {
 const char *evidence_root(const struct evidence *ev) { return ev->root; }
 
 /* ---- writing a record ----------------------------------------------------- */
-int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
+
+/* The suite of `rec`, and the timestamp and date it is filed with, after
+ * checking what evidence_write() requires. Returns NULL with `err`. */
+static const struct suite *record_check(const struct evidence_record *rec, char *finished, size_t flen, char *date,
+                                        char *err) {
     const struct suite *suite = rec ? suites_find(rec->suite) : NULL;
     if (!suite) {
         dv_seterr(err, "evidence: unknown suite %s", rec && rec->suite ? rec->suite : "(null)");
-        return -1;
+        return NULL;
     }
     if (!evidence_valid_slug(rec->gpu)) {
         dv_seterr(err, "evidence %s: gpu: expected a GPU slug such as nvidia-h200, got %.64s", suite->name,
                   rec->gpu ? rec->gpu : "(none)");
-        return -1;
+        return NULL;
     }
     if (rec->ok && !rec->document_json) {
         dv_seterr(err, "evidence %s: a good record needs its document", suite->name);
-        return -1;
+        return NULL;
     }
-    char finished[32], date[EVIDENCE_DATE_LEN];
-    if (rec->finished_utc) snprintf(finished, sizeof finished, "%s", rec->finished_utc);
-    else utc_now(finished, sizeof finished);
+    if (rec->finished_utc) snprintf(finished, flen, "%s", rec->finished_utc);
+    else timeutil_utc(time(NULL), finished, flen);
     if (rec->date) {
         if (!evidence_valid_date(rec->date)) {
             dv_seterr(err, "evidence: bad date %s", rec->date);
-            return -1;
+            return NULL;
         }
         memcpy(date, rec->date, EVIDENCE_DATE_LEN);
     } else {
-        snprintf(date, sizeof date, "%.10s", finished);
+        snprintf(date, EVIDENCE_DATE_LEN, "%.10s", finished);
         if (!evidence_valid_date(date)) {
             dv_seterr(err, "evidence: bad finished_utc %s", finished);
-            return -1;
+            return NULL;
         }
     }
+    return suite;
+}
 
-    int rc = -1;
-    json_t *root = NULL, *doc = NULL, *req = NULL, *summary = NULL;
+/* A JSON text of `rec` (NULL: JSON null), or NULL with *bad when it was not
+ * JSON or there was no memory: `what` names it in `err`. */
+static json_t *record_part(const char *text, const char *suite, const char *what, int *bad, char *err) {
+    if (!text) return json_null();
+    json_error_t je;
+    json_t *v = jsonout_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &je);
+    if (!v) {
+        *bad = 1;
+        if (jsonout_oom(&je)) dv_seterr(err, "evidence: out of memory");
+        else dv_seterr(err, "evidence %s: the %s is not JSON", suite, what);
+    }
+    return v;
+}
+
+/* The record's text (*json) and its transcript (*text), both malloc()ed.
+ * A document that does not parse as divergence.v1 is kept as it is, with no
+ * summary, on a failed record; a good record must parse. Returns 0, or -1
+ * with `err` and nothing made. */
+static int record_build(const struct evidence_record *rec, const struct suite *suite, const char *date,
+                        const char *finished, char **json, char **text, char *err) {
+    int bad = 0, rc = -1;
     struct dv_report *report = NULL;
-    char *made_text = NULL, *out = NULL, *text_out = NULL;
+    char *made_text = NULL;
     const char *transcript = rec->transcript;
-
+    *json = *text = NULL;
+    json_t *doc = record_part(rec->document_json, suite->name, "document", &bad, err);
+    json_t *req = bad ? NULL : record_part(rec->request_json, suite->name, "request", &bad, err);
+    json_t *summary = json_null();
+    if (bad) goto cleanup;
     if (rec->document_json) {
-        doc = load_json(rec->document_json, strlen(rec->document_json));
-        if (!doc) {
-            dv_seterr(err, "evidence %s: the document is not JSON", suite->name);
-            goto cleanup;
-        }
-        report = experiment_report_create();
-        if (!report) {
+        char why[ERR_LEN];
+        if (!(report = experiment_report_create())) {
             dv_seterr(err, "evidence: out of memory");
             goto cleanup;
         }
-        char why[ERR_LEN];
-        if (report_parse(rec->document_json, strlen(rec->document_json), report, why) == 0) {
-            summary = summary_of(report);
+        unsigned long failures = jsonout_failures();
+        int parsed = report_parse(rec->document_json, strlen(rec->document_json), report, why) == 0;
+        if (jsonout_failures() != failures) { /* what it read may be cut short */
+            dv_seterr(err, "evidence: out of memory");
+            goto cleanup;
+        }
+        if (parsed) {
+            summary = summary_of(report, &bad);
             if (!transcript) transcript = made_text = report_text(report);
+            if (!transcript) bad = 1;
         } else if (rec->ok) {
             dv_seterr(err, "evidence %s: the document does not parse: %s", suite->name, why);
             goto cleanup;
         }
     }
-    if (rec->request_json) {
-        req = load_json(rec->request_json, strlen(rec->request_json));
-        if (!req) {
-            dv_seterr(err, "evidence %s: the request is not JSON", suite->name);
-            goto cleanup;
-        }
+    if (transcript) {
+        *text = strdup(transcript);
+    } else {
+        const char *why = rec->reason ? rec->reason : "unknown";
+        size_t need = strlen(suite->name) + strlen(date) + strlen(why) + 64;
+        if ((*text = malloc(need))) snprintf(*text, need, "suite %s, %s: failed: %s\n", suite->name, date, why);
     }
+    if (!*text) bad = 1;
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    json_t *root = json_object(), *prov = json_object();
+    jsonout_put(root, "schema", jsonout_str(EVIDENCE_SCHEMA), &bad);
+    jsonout_put(root, "suite", jsonout_str(suite->name), &bad);
+    jsonout_put(root, "suite_version", json_integer(suite->version), &bad);
+    jsonout_put(root, "date", jsonout_str(date), &bad);
+    jsonout_put(root, "gpu", jsonout_str(rec->gpu), &bad);
+    jsonout_put(root, "gpu_name", jsonout_str_or_null(rec->gpu_name), &bad);
+    jsonout_put(root, "status", jsonout_str(rec->ok ? "ok" : "failed"), &bad);
+    if (!rec->ok) jsonout_put(root, "reason", jsonout_str(rec->reason ? rec->reason : "unknown"), &bad);
+    jsonout_put(prov, "server_version", jsonout_str(buildinfo_version()), &bad);
+    jsonout_put(prov, "git_revision", jsonout_str(buildinfo_git_revision()), &bad);
+    jsonout_put(prov, "request", req, &bad);
+    jsonout_put(prov, "queued_utc", jsonout_str_or_null(rec->queued_utc), &bad);
+    jsonout_put(prov, "started_utc", jsonout_str_or_null(rec->started_utc), &bad);
+    jsonout_put(prov, "finished_utc", jsonout_str(finished), &bad);
+    if (host[0]) jsonout_put(prov, "host", jsonout_str(host), &bad);
+    jsonout_put(root, "provenance", prov, &bad);
+    jsonout_put(root, "summary", summary, &bad);
+    jsonout_put(root, "document", doc, &bad);
+    jsonout_put(root, "transcript", jsonout_str(*text ? *text : ""), &bad);
+    doc = req = summary = NULL; /* in `root` now, or released */
+    if (!bad) *json = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (*json) rc = 0;
+    else dv_seterr(err, "evidence: out of memory");
+cleanup:
+    json_decref(doc);
+    json_decref(req);
+    json_decref(summary);
+    experiment_report_free(report);
+    free(made_text);
+    if (rc != 0) {
+        free(*text);
+        *text = NULL;
+    }
+    return rc;
+}
 
-    root = json_object();
-    json_t *prov = json_object();
-    if (!root || !prov) {
-        json_decref(prov);
-        dv_seterr(err, "evidence: out of memory");
-        goto cleanup;
-    }
-    json_object_set_new(root, "schema", json_string(EVIDENCE_SCHEMA));
-    json_object_set_new(root, "suite", json_string(suite->name));
-    json_object_set_new(root, "suite_version", json_integer(suite->version));
-    json_object_set_new(root, "date", json_string(date));
-    json_object_set_new(root, "gpu", json_string(rec->gpu));
-    json_object_set_new(root, "gpu_name", str_or_null(rec->gpu_name));
-    json_object_set_new(root, "status", json_string(rec->ok ? "ok" : "failed"));
-    if (!rec->ok) json_object_set_new(root, "reason", json_string(rec->reason ? rec->reason : "unknown"));
-    json_object_set_new(root, "provenance", prov);
-    json_object_set_new(prov, "server_version", json_string(buildinfo_version()));
-    json_object_set_new(prov, "git_revision", json_string(buildinfo_git_revision()));
-    json_object_set_new(prov, "request", req ? req : json_null());
-    req = NULL;
-    json_object_set_new(prov, "queued_utc", str_or_null(rec->queued_utc));
-    json_object_set_new(prov, "started_utc", str_or_null(rec->started_utc));
-    json_object_set_new(prov, "finished_utc", json_string(finished));
-    if (host[0]) json_object_set_new(prov, "host", json_string(host));
-    json_object_set_new(root, "summary", summary ? summary : json_null());
-    summary = NULL;
-    json_object_set_new(root, "document", doc ? doc : json_null());
-    doc = NULL;
-    if (transcript) {
-        text_out = strdup(transcript);
-    } else {
-        size_t need = strlen(suite->name) + strlen(date) + (rec->reason ? strlen(rec->reason) : 8) + 64;
-        text_out = malloc(need);
-        if (text_out)
-            snprintf(text_out, need, "suite %s, %s: failed: %s\n", suite->name, date,
-                     rec->reason ? rec->reason : "unknown");
-    }
-    if (!text_out) {
-        dv_seterr(err, "evidence: out of memory");
-        goto cleanup;
-    }
-    json_object_set_new(root, "transcript", json_string(text_out));
-    out = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (!out) {
-        dv_seterr(err, "evidence: out of memory");
-        goto cleanup;
-    }
-
+/* Files the record text `json` and its transcript `text` under GPU `gpu`'s
+ * lock: a good record (`ok`) over the date's record, a failure over it only
+ * when it is not a good one (else as <suite>.failed.json); then the stamp
+ * other servers watch. Returns 0, or -1 with `err`. */
+static int record_file(struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
+                       const char *finished, int ok, const char *json, const char *text, char *err) {
     char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1];
-    if (join(gdir, sizeof gdir, ev->root, rec->gpu, NULL) != 0 || join(dir, sizeof dir, gdir, date, NULL) != 0) {
+    if (durable_join(gdir, sizeof gdir, ev->root, gpu, NULL) != 0 ||
+        durable_join(dir, sizeof dir, gdir, date, NULL) != 0) {
         dv_seterr(err, "evidence: path too long");
-        goto cleanup;
+        return -1;
     }
     snprintf(jname, sizeof jname, "%s.json", suite->name);
     snprintf(tname, sizeof tname, "%s.txt", suite->name);
     snprintf(fname, sizeof fname, "%s.failed.json", suite->name);
-
-    if (mkdir_p(dir, err) != 0) goto cleanup;
+    if (durable_mkdir(dir, err) != 0) return -1;
     /* From the look at the date's record to the last rename: another
      * replica of this GPU model must not decide on what it saw before. */
-    int lockfd = lock_take(gdir, err);
-    if (lockfd < 0) goto cleanup;
-    int keep_good = 0;
-    if (!rec->ok) {
-        json_t *old = load_record(gdir, date, jname, NULL, NULL, NULL);
+    int lockfd = durable_lock(gdir, err);
+    if (lockfd < 0) return -1;
+    int rc = 0, keep_good = 0;
+    if (!ok) {
+        int oom = 0;
+        json_t *old = load_record(gdir, date, jname, NULL, NULL, NULL, &oom);
         keep_good = old && record_ok(old);
         json_decref(old);
+        if (oom) { /* not knowing, a failure could replace good evidence */
+            dv_seterr(err, "evidence: out of memory");
+            rc = -1;
+        }
     }
-    if (keep_good) {
-        rc = evidence_write_file(dir, fname, out, strlen(out), err);
-    } else {
+    if (rc == 0 && keep_good) {
+        rc = durable_write(dir, fname, json, strlen(json), err);
+    } else if (rc == 0) {
         /* The transcript first: the .json is the record, and a crash between
          * the two leaves the old record whole (reads serve its own copy). */
-        rc = evidence_write_file(dir, tname, text_out, strlen(text_out), err);
-        if (rc == 0) rc = evidence_write_file(dir, jname, out, strlen(out), err);
+        rc = durable_write(dir, tname, text, strlen(text), err);
+        if (rc == 0) rc = durable_write(dir, jname, json, strlen(json), err);
     }
     /* The folder's mtime moves with this rename: what other servers on the
      * directory watch for. Its content is only for people. */
     if (rc == 0) {
         char stamp[96];
         int k = snprintf(stamp, sizeof stamp, "%s %s %s\n", date, suite->name, finished);
-        rc = evidence_write_file(gdir, STAMP_NAME, stamp, (size_t)k, err);
+        rc = durable_write(gdir, STAMP_NAME, stamp, (size_t)k, err);
     }
-    lock_release(lockfd);
-    if (rc == 0) {
-        char rerr[ERR_LEN];
-        pthread_mutex_lock(&ev->reload_lock);
-        if (gpu_reload(ev, rec->gpu, rerr) != 0) {
-            /* The record is on disk; the next recheck loads it. */
-            evidence_recheck(ev);
-        }
-        pthread_mutex_unlock(&ev->reload_lock);
-    }
-
-cleanup:
-    json_decref(root);
-    json_decref(doc);
-    json_decref(req);
-    json_decref(summary);
-    experiment_report_free(report);
-    free(made_text);
-    free(text_out);
-    free(out);
+    durable_unlock(lockfd);
     return rc;
+}
+
+int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
+    char finished[32], date[EVIDENCE_DATE_LEN], *json = NULL, *text = NULL;
+    const struct suite *suite = record_check(rec, finished, sizeof finished, date, err);
+    if (!suite || record_build(rec, suite, date, finished, &json, &text, err) != 0) return -1;
+    int rc = record_file(ev, rec->gpu, suite, date, finished, rec->ok, json, text, err);
+    free(json);
+    free(text);
+    if (rc != 0) return -1;
+    char rerr[ERR_LEN];
+    pthread_mutex_lock(&ev->reload_lock);
+    if (gpu_reload(ev, rec->gpu, rerr) != 0) {
+        /* The record is on disk; the next read reloads it. */
+        evidence_recheck(ev);
+    }
+    pthread_mutex_unlock(&ev->reload_lock);
+    return 0;
 }
 
 /* ---- the index ------------------------------------------------------------ */
 
 /* One suite's entry; links under `prefix` ("/evidence" or "/evidence/<gpu>"). */
-static json_t *index_entry(const struct suite *s, const struct latest *l, const char *prefix) {
+static json_t *index_entry(const struct suite *s, const struct latest *l, const char *prefix, int *bad) {
     json_t *e = json_object();
-    if (!e) return NULL;
     char href[192];
-    json_object_set_new(e, "suite", json_string(s->name));
-    json_object_set_new(e, "version", json_integer(s->version));
-    json_object_set_new(e, "status", json_string(l->attempt ? jstr(l->attempt, "status") : "none"));
+    jsonout_put(e, "suite", jsonout_str(s->name), bad);
+    jsonout_put(e, "version", json_integer(s->version), bad);
+    jsonout_put(e, "status", jsonout_str(l->attempt ? jstr(l->attempt, "status") : "none"), bad);
     const char *last_failure = NULL;
     if (l->attempt && !record_ok(l->attempt)) last_failure = l->attempt_date;
     else if (l->good_failed_too) last_failure = l->good_date;
-    json_object_set_new(e, "last_failure", str_or_null(last_failure));
+    jsonout_put(e, "last_failure", jsonout_str_or_null(last_failure), bad);
     if (l->attempt && !record_ok(l->attempt) && jstr(l->attempt, "reason"))
-        json_object_set_new(e, "reason", json_string(jstr(l->attempt, "reason")));
+        jsonout_put(e, "reason", jsonout_str(jstr(l->attempt, "reason")), bad);
     if (l->attempt) {
         json_t *a = json_object();
-        json_object_set_new(a, "date", json_string(l->attempt_date));
-        json_object_set_new(a, "status", json_string(jstr(l->attempt, "status")));
-        json_object_set_new(a, "finished_utc",
-                            str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")));
-        if (jstr(l->attempt, "reason")) json_object_set_new(a, "reason", json_string(jstr(l->attempt, "reason")));
-        json_object_set_new(e, "last_attempt", a);
+        jsonout_put(a, "date", jsonout_str(l->attempt_date), bad);
+        jsonout_put(a, "status", jsonout_str(jstr(l->attempt, "status")), bad);
+        jsonout_put(a, "finished_utc",
+                    jsonout_str_or_null(jstr(json_object_get(l->attempt, "provenance"), "finished_utc")), bad);
+        if (jstr(l->attempt, "reason")) jsonout_put(a, "reason", jsonout_str(jstr(l->attempt, "reason")), bad);
+        jsonout_put(e, "last_attempt", a, bad);
     } else {
-        json_object_set_new(e, "last_attempt", json_null());
+        jsonout_put(e, "last_attempt", json_null(), bad);
     }
     if (l->good) {
         json_t *summary = json_object_get(l->good, "summary");
-        json_object_set_new(e, "date", json_string(l->good_date));
-        json_object_set_new(e, "gpu", str_or_null(jstr(summary, "gpu")));
-        json_object_set_new(e, "finished_utc",
-                            str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")));
+        jsonout_put(e, "date", jsonout_str(l->good_date), bad);
+        jsonout_put(e, "gpu", jsonout_str_or_null(jstr(summary, "gpu")), bad);
+        jsonout_put(e, "finished_utc",
+                    jsonout_str_or_null(jstr(json_object_get(l->good, "provenance"), "finished_utc")), bad);
         snprintf(href, sizeof href, "%s/latest/%s.json", prefix, s->name);
-        json_object_set_new(e, "href", json_string(href));
+        jsonout_put(e, "href", jsonout_str(href), bad);
         snprintf(href, sizeof href, "%s/latest/%s.txt", prefix, s->name);
-        json_object_set_new(e, "transcript", json_string(href));
-        json_object_set(e, "summary", summary ? summary : json_null());
+        jsonout_put(e, "transcript", jsonout_str(href), bad);
+        jsonout_put(e, "summary", summary ? json_incref(summary) : json_null(), bad);
     } else {
-        json_object_set_new(e, "date", json_null());
-        json_object_set_new(e, "gpu", json_null());
+        jsonout_put(e, "date", json_null(), bad);
+        jsonout_put(e, "gpu", json_null(), bad);
     }
     snprintf(href, sizeof href, "%s/history/%s", prefix, s->name);
-    json_object_set_new(e, "history", json_string(href));
+    jsonout_put(e, "history", jsonout_str(href), bad);
     return e;
 }
 
 /* Every suite's entry of `g` (NULL: a GPU with nothing filed). */
-static json_t *index_entries(const struct gpu *g, const char *prefix) {
+static json_t *index_entries(const struct gpu *g, const char *prefix, int *bad) {
     json_t *list = json_array();
     struct latest none;
     memset(&none, 0, sizeof none);
-    for (size_t i = 0; list && i < suites_count(); i++) {
-        json_t *e = index_entry(suites_get(i), g && i < g->n ? &g->l[i] : &none, prefix);
-        if (!e || json_array_append_new(list, e) != 0) {
-            json_decref(list);
-            return NULL;
-        }
-    }
+    for (size_t i = 0; i < suites_count(); i++)
+        jsonout_append(list, index_entry(suites_get(i), g && i < g->n ? &g->l[i] : &none, prefix, bad), bad);
     return list;
 }
 
@@ -1206,56 +990,42 @@ static time_t gpu_newest(const struct gpu *g) {
     return t;
 }
 
-static struct evidence_blob *json_blob(json_t *root, time_t mtime) {
-    if (!root) return NULL;
-    char *body = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+/* The text of `root` (released) as a blob; NULL when `bad` says it was not
+ * built whole, or out of memory. */
+static struct evidence_blob *json_blob(json_t *root, int bad, time_t mtime) {
+    char *body = bad ? NULL : jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     return body ? blob_new(body, strlen(body), mtime, EVIDENCE_JSON, EVIDENCE_CHANGES) : NULL;
 }
 
-static json_t *gpu_index_json(const struct gpu *g, int with_schema) {
+static json_t *gpu_index_json(const struct gpu *g, int with_schema, int *bad) {
     char prefix[96];
     snprintf(prefix, sizeof prefix, "/evidence/%s", g->slug);
-    json_t *o = json_object(), *list = index_entries(g, prefix);
-    if (!o || !list) {
-        json_decref(o);
-        json_decref(list);
-        return NULL;
-    }
-    if (with_schema) json_object_set_new(o, "schema", json_string(EVIDENCE_INDEX_SCHEMA));
-    json_object_set_new(o, "gpu", json_string(g->slug));
-    json_object_set_new(o, "name", json_string(g->name));
+    json_t *o = json_object(), *list = index_entries(g, prefix, bad);
+    if (with_schema) jsonout_put(o, "schema", jsonout_str(EVIDENCE_INDEX_SCHEMA), bad);
+    jsonout_put(o, "gpu", jsonout_str(g->slug), bad);
+    jsonout_put(o, "name", jsonout_str(g->name), bad);
     snprintf(prefix, sizeof prefix, "/evidence/%s/latest", g->slug);
-    json_object_set_new(o, "latest", json_string(prefix));
-    json_object_set_new(o, "suites", list);
+    jsonout_put(o, "latest", jsonout_str(prefix), bad);
+    jsonout_put(o, "suites", list, bad);
     return o;
 }
 
 /* The whole index for default GPU `def` ("" none). Write lock held. */
 static struct evidence_blob *index_build_locked(struct evidence *ev, const char *def) {
-    const struct gpu *dg = gpu_find_locked(ev, def);
-    json_t *root = json_object(), *gpus = json_array(), *list = index_entries(dg, "/evidence");
+    int bad = 0;
     time_t newest = (time_t)-1;
-    if (!root || !gpus || !list) {
-        json_decref(root);
-        json_decref(gpus);
-        json_decref(list);
-        return NULL;
-    }
-    json_object_set_new(root, "schema", json_string(EVIDENCE_INDEX_SCHEMA));
-    json_object_set_new(root, "gpu", def[0] ? json_string(def) : json_null());
-    json_object_set_new(root, "suites", list);
-    json_object_set_new(root, "gpus", gpus);
+    json_t *root = json_object(), *gpus = json_array();
+    jsonout_put(root, "schema", jsonout_str(EVIDENCE_INDEX_SCHEMA), &bad);
+    jsonout_put(root, "gpu", def[0] ? jsonout_str(def) : json_null(), &bad);
+    jsonout_put(root, "suites", index_entries(gpu_find_locked(ev, def), "/evidence", &bad), &bad);
     for (size_t i = 0; i < ev->ngpus; i++) {
-        json_t *o = gpu_index_json(ev->gpus[i], 0);
-        if (!o || json_array_append_new(gpus, o) != 0) {
-            json_decref(root);
-            return NULL;
-        }
+        jsonout_append(gpus, gpu_index_json(ev->gpus[i], 0, &bad), &bad);
         time_t t = gpu_newest(ev->gpus[i]);
         if (t > newest) newest = t;
     }
-    return json_blob(root, newest);
+    jsonout_put(root, "gpus", gpus, &bad);
+    return json_blob(root, bad, newest);
 }
 
 /* ---- reads ---------------------------------------------------------------- */
@@ -1353,7 +1123,11 @@ int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence
     }
     pthread_rwlock_wrlock(&ev->lock);
     if ((g = gpu_find_locked(ev, gpu)) != NULL) {
-        if (!g->index) g->index = json_blob(gpu_index_json(g, 1), gpu_newest(g));
+        int bad = 0;
+        if (!g->index) {
+            json_t *o = gpu_index_json(g, 1, &bad);
+            g->index = json_blob(o, bad, gpu_newest(g));
+        }
         *out = blob_ref(g->index);
     }
     pthread_rwlock_unlock(&ev->lock);
@@ -1411,11 +1185,13 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     size_t rawlen = 0;
     struct stat st;
     snprintf(jname, sizeof jname, "%s.json", s->name);
-    json_t *rec = slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
-                      ? load_record(gdir, date, jname, &st, &raw, &rawlen)
+    int oom = 0;
+    json_t *rec = slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
+                      ? load_record(gdir, date, jname, &st, &raw, &rawlen, &oom)
                       : NULL;
     if (!rec) {
-        seterror(e, EVIDENCE_ENOENT, "no evidence for %s on %s", s->name, date);
+        if (oom) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
+        else seterror(e, EVIDENCE_ENOENT, "no evidence for %s on %s", s->name, date);
         return -1;
     }
     /* A refresh files every suite under the date it started, so a night
@@ -1438,26 +1214,27 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
 
 /* One night of the history: its status and a flat list of rows, each
  * naming its table (what a trend plot iterates over). */
-static json_t *history_point(json_t *rec, const char *date) {
+static json_t *history_point(json_t *rec, const char *date, int *bad) {
     json_t *p = json_object(), *summary = json_object_get(rec, "summary");
-    if (!p) return NULL;
-    json_object_set_new(p, "date", json_string(date));
-    json_object_set_new(p, "status", json_string(jstr(rec, "status")));
-    if (jstr(rec, "reason")) json_object_set_new(p, "reason", json_string(jstr(rec, "reason")));
-    json_object_set(p, "suite_version", json_object_get(rec, "suite_version"));
-    json_object_set_new(p, "gpu", str_or_null(jstr(summary, "gpu")));
-    json_object_set_new(p, "finished_utc", str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")));
-    json_t *rows = json_array(), *tb, *row;
+    jsonout_put(p, "date", jsonout_str(date), bad);
+    jsonout_put(p, "status", jsonout_str(jstr(rec, "status")), bad);
+    if (jstr(rec, "reason")) jsonout_put(p, "reason", jsonout_str(jstr(rec, "reason")), bad);
+    json_t *version = json_object_get(rec, "suite_version");
+    if (version) jsonout_put(p, "suite_version", json_incref(version), bad);
+    jsonout_put(p, "gpu", jsonout_str_or_null(jstr(summary, "gpu")), bad);
+    jsonout_put(p, "finished_utc", jsonout_str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")), bad);
+    json_t *rows = json_array(), *tb, *row, *v;
     size_t ti, ri;
+    const char *key;
     json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
         json_array_foreach(json_object_get(tb, "rows"), ri, row) {
-            json_t *copy = json_copy(row);
-            if (!copy) continue;
-            json_object_set_new(copy, "table", json_string(jstr(tb, "id") ? jstr(tb, "id") : ""));
-            json_array_append_new(rows, copy);
+            json_t *copy = json_object();
+            json_object_foreach(row, key, v) jsonout_put(copy, key, json_incref(v), bad);
+            jsonout_put(copy, "table", jsonout_str(jstr(tb, "id") ? jstr(tb, "id") : ""), bad);
+            jsonout_append(rows, copy, bad);
         }
     }
-    json_object_set_new(p, "rows", rows ? rows : json_array());
+    jsonout_put(p, "rows", rows, bad);
     return p;
 }
 
@@ -1480,7 +1257,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     int known = rc == 0 && gpu_find_locked(ev, slug) != NULL;
     pthread_rwlock_unlock(&ev->lock);
     if (rc != 0) return -1;
-    if (slug[0] && join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
+    if (slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
     struct stat gst;
     if (gpu && !known && (!gdir[0] || stat(gdir, &gst) != 0)) {
         seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
@@ -1488,7 +1265,7 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     }
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
     size_t n = 0;
-    if (gdir[0] && list_names(gdir, evidence_valid_date, &dates, &n, err) != 0) {
+    if (gdir[0] && durable_list_dirs(gdir, evidence_valid_date, &dates, &n, err) != 0) {
         seterror(e, EVIDENCE_EIO, "%s", err);
         return -1;
     }
@@ -1501,36 +1278,34 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     time_t newest = (time_t)-1;
     char jname[NAME_MAX + 1];
     snprintf(jname, sizeof jname, "%s.json", s->name);
-    while (page && pdates && k > 0 && np < limit) {
+    int bad = !page || !pdates;
+    while (!bad && k > 0 && np < limit) {
         k--;
         struct stat st;
-        json_t *rec = load_record(gdir, dates[k], jname, &st, NULL, NULL);
+        /* A night that cannot be read for want of memory sets `bad`: no
+         * page then, rather than one with a gap. */
+        json_t *rec = load_record(gdir, dates[k], jname, &st, NULL, NULL, &bad);
         if (!rec) continue;
         if (st.st_mtime > newest) newest = st.st_mtime;
         page[np] = rec;
         memcpy(pdates[np], dates[k], EVIDENCE_DATE_LEN);
         np++;
     }
-    json_t *root = page && pdates ? json_object() : NULL, *points = json_array();
-    if (root && points) {
-        json_object_set_new(root, "schema", json_string(EVIDENCE_HISTORY_SCHEMA));
-        json_object_set_new(root, "suite", json_string(s->name));
-        json_object_set_new(root, "version", json_integer(s->version));
-        json_object_set_new(root, "gpu", slug[0] ? json_string(slug) : json_null());
-        json_object_set_new(root, "limit", json_integer(limit));
-        json_object_set_new(root, "nights", points);
-        points = NULL;
-        json_t *list = json_object_get(root, "nights");
-        for (size_t i = np; i-- > 0;) json_array_append_new(list, history_point(page[i], pdates[i]));
-        /* Older dates remain: the next page starts before this one's oldest. */
-        json_object_set_new(root, "next_cursor", np == limit && k > 0 ? json_string(pdates[np - 1]) : json_null());
-    }
-    json_decref(points);
+    json_t *root = json_object(), *nights = json_array();
+    jsonout_put(root, "schema", jsonout_str(EVIDENCE_HISTORY_SCHEMA), &bad);
+    jsonout_put(root, "suite", jsonout_str(s->name), &bad);
+    jsonout_put(root, "version", json_integer(s->version), &bad);
+    jsonout_put(root, "gpu", slug[0] ? jsonout_str(slug) : json_null(), &bad);
+    jsonout_put(root, "limit", json_integer(limit), &bad);
+    for (size_t i = np; i-- > 0;) jsonout_append(nights, history_point(page[i], pdates[i], &bad), &bad);
+    jsonout_put(root, "nights", nights, &bad);
+    /* Older dates remain: the next page starts before this one's oldest. */
+    jsonout_put(root, "next_cursor", np == limit && k > 0 ? jsonout_str(pdates[np - 1]) : json_null(), &bad);
     for (size_t i = 0; page && i < np; i++) json_decref(page[i]);
     free(page);
     free(pdates);
     free(dates);
-    *out = json_blob(root, newest);
+    *out = json_blob(root, bad, newest);
     if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
     return *out ? 0 : -1;
 }

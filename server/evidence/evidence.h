@@ -49,7 +49,6 @@
 #define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"
 #define EVIDENCE_HISTORY_SCHEMA "divergence.evidence.history.v1"
 #define EVIDENCE_DEFAULT_DIR "var/evidence"
-#define EVIDENCE_TMP_PREFIX ".tmp-"
 #define EVIDENCE_DATE_LEN 11 /* "YYYY-MM-DD" + NUL */
 #define EVIDENCE_SLUG_LEN 64 /* at most 63 characters + NUL */
 #define EVIDENCE_HISTORY_DEFAULT 30
@@ -132,12 +131,6 @@ int evidence_valid_slug(const char *s);
  * before this returns. Returns 0, or -1 with `err`; on any failure, crash
  * included, every file is either its old or its new content, never a part. */
 int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err);
-
-/* Writes `len` bytes of `data` to `dir`/`name` durably: a temp file
- * (EVIDENCE_TMP_PREFIX, O_EXCL) in the same directory, written, fsync()ed,
- * renamed over the name, then the directory fsync()ed. Returns 0, or -1 with
- * `err` (the temp file removed). */
-int evidence_write_file(const char *dir, const char *name, const void *data, size_t len, char *err);
 
 /* Removes temp files left in the root, in every GPU folder and in every date
  * directory (each GPU's under its lock, so a live writer's temp file is never

@@ -26,6 +26,7 @@
 
 #include "kernels/base/ids.h"
 #include "kernels/base/timeutil.h"
+#include "server/core/jsonout.h"
 #include "server/core/log.h"
 #include "server/evidence/refresh.h"
 #include "api/report.h"
@@ -36,7 +37,7 @@ enum slot_state { SLOT_QUEUED = 0, SLOT_RUNNING, SLOT_DONE, SLOT_FAILED };
 static const char *const slot_names[] = {"queued", "running", "done", "failed"};
 
 struct slot {
-    int state;
+    enum slot_state state;
     char job_id[REFRESH_JOB_ID_LEN];
     char reason[ERR_LEN];
     char *request_json;
@@ -62,8 +63,6 @@ struct refresh {
     struct run *runs[REFRESH_KEEP];
     unsigned long seq;
 };
-
-static void utc_now(char *out, size_t len) { timeutil_utc(time(NULL), out, len); }
 
 static void run_free(struct run *run) {
     if (!run) return;
@@ -143,34 +142,26 @@ static void run_drop(struct refresh *r, const char *id) {
     pthread_mutex_unlock(&r->lock);
 }
 
-int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char *id, int *joined, char *err) {
-    *joined = 0;
-    if (!evidence_valid_slug(gpu)) {
-        dv_seterr(err, "refresh: gpu: expected a GPU slug, got %.64s", gpu ? gpu : "(none)");
-        return -1;
-    }
-    pthread_mutex_lock(&r->lock);
+/* Opens a refresh of `n` suites filed under `gpu`, or finds the one in
+ * progress (then `*joined` is 1). Fills `id`. Returns 0, or what the queue's
+ * room callback refused with (DV_EFULL, DV_ECLOSED), or -1, with `err`.
+ * Lock held: two POSTs cannot both pass on the same room. */
+static int run_open_locked(struct refresh *r, const char *gpu, const char *gpu_name, size_t n, char *id, int *joined,
+                           char *err) {
     for (size_t i = 0; i < REFRESH_KEEP; i++) {
         if (r->runs[i] && run_active(r->runs[i])) {
             snprintf(id, REFRESH_ID_LEN, "%s", r->runs[i]->id);
             *joined = 1;
-            pthread_mutex_unlock(&r->lock);
             return 0;
         }
     }
-    size_t n = suites_count();
     if (r->q.room) {
-        /* Under the lock, so two POSTs cannot both pass on the same room. */
         int rc = r->q.room(r->q.ctx, n, err);
-        if (rc != 0) {
-            pthread_mutex_unlock(&r->lock);
-            return rc;
-        }
+        if (rc != 0) return rc;
     }
     struct run *run = calloc(1, sizeof *run);
     if (!run || !(run->slots = calloc(n, sizeof *run->slots))) {
         free(run);
-        pthread_mutex_unlock(&r->lock);
         dv_seterr(err, "refresh: out of memory");
         return -1;
     }
@@ -179,58 +170,56 @@ int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char
     snprintf(run->gpu_name, sizeof run->gpu_name, "%s", gpu_name ? gpu_name : "");
     if (make_id(run->id, err) != 0) {
         run_free(run);
-        pthread_mutex_unlock(&r->lock);
         return -1;
     }
-    utc_now(run->created_utc, sizeof run->created_utc);
+    timeutil_utc(time(NULL), run->created_utc, sizeof run->created_utc);
     evidence_date_of(time(NULL), run->date);
     run->seq = ++r->seq;
     if (run_insert(r, run) != 0) {
         run_free(run);
-        pthread_mutex_unlock(&r->lock);
         dv_seterr(err, "refresh: too many refreshes in progress");
         return -1;
     }
     snprintf(id, REFRESH_ID_LEN, "%s", run->id);
-    char rid[REFRESH_ID_LEN];
-    memcpy(rid, run->id, sizeof rid);
-    /* Requests are built before anything is queued, so a job that ends at
-     * once finds its slot complete. */
-    struct dv_options *opts = calloc(n, sizeof *opts);
-    char(*why)[ERR_LEN] = calloc(n, ERR_LEN);
-    int *bad = calloc(n, sizeof *bad);
-    if (!opts || !why || !bad) {
-        free(opts);
-        free(why);
-        free(bad);
-        for (size_t i = 0; i < n; i++) run->slots[i].state = SLOT_FAILED;
-        pthread_mutex_unlock(&r->lock);
-        dv_seterr(err, "refresh: out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
+    return 0;
+}
+
+/* The request of every suite of `run`: opts[i], and the JSON body its slot
+ * keeps. A suite whose request cannot be made gets bad[i] and why[i]. Lock
+ * held. */
+static void requests_make_locked(struct run *run, struct dv_options *opts, char (*why)[ERR_LEN], int *bad) {
+    for (size_t i = 0; i < run->nslots; i++) {
         if (suites_options(suites_get(i), &opts[i], why[i]) != 0) {
             bad[i] = 1;
             continue;
         }
+        unsigned long failures = jsonout_failures();
         run->slots[i].request_json = request_dump(&opts[i]);
+        if (run->slots[i].request_json && jsonout_failures() != failures) { /* it may be cut short */
+            free(run->slots[i].request_json);
+            run->slots[i].request_json = NULL;
+        }
         if (!run->slots[i].request_json) {
             bad[i] = 1;
             snprintf(why[i], ERR_LEN, "out of memory");
         }
     }
-    pthread_mutex_unlock(&r->lock);
+}
 
-    /* Suites whose request could not be made are filed only once another
-     * suite is queued: a refresh refused at the door files nothing. */
+/* Puts every suite of refresh `id` that has a request on the queue, with
+ * the lock released around each enqueue (a job may end inside it). Returns
+ * 0; or, when the first suite is refused because the queue is full or
+ * closing, that code with `err` and nothing queued. A suite refused later is
+ * filed as failed. */
+static int queue_suites(struct refresh *r, const char *id, const struct dv_options *opts, char (*why)[ERR_LEN],
+                        int *bad, size_t n, char *err) {
     size_t queued = 0;
-    int refused = 0;
-    for (size_t i = 0; i < n && !refused; i++) {
+    for (size_t i = 0; i < n; i++) {
         char job[REFRESH_JOB_ID_LEN] = "", qerr[ERR_LEN] = "";
         if (bad[i]) continue;
         /* The slot's request outlives this call: the registry owns it. */
         pthread_mutex_lock(&r->lock);
-        struct run *cur = run_find(r, rid);
+        struct run *cur = run_find(r, id);
         const char *body = cur ? cur->slots[i].request_json : NULL;
         char *copy = body ? strdup(body) : NULL;
         pthread_mutex_unlock(&r->lock);
@@ -239,37 +228,61 @@ int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char
             snprintf(why[i], ERR_LEN, "out of memory");
             continue;
         }
-        int rc = r->q.enqueue(r->q.ctx, rid, i, &opts[i], copy, job, qerr);
+        int rc = r->q.enqueue(r->q.ctx, id, i, &opts[i], copy, job, qerr);
         free(copy);
         if (rc != 0 && queued == 0 && (rc == DV_EFULL || rc == DV_ECLOSED)) {
-            refused = rc;
             dv_seterr(err, "%s", qerr[0] ? qerr : rc == DV_EFULL ? "the job queue is full" : "shutting down");
-            break;
+            return rc;
         }
         if (rc != 0) {
             char reason[ERR_LEN];
             snprintf(reason, sizeof reason, "not queued: %.400s", qerr[0] ? qerr : "the queue refused it");
-            finish_slot(r, rid, i, 0, NULL, reason);
+            finish_slot(r, id, i, 0, NULL, reason);
             continue;
         }
         queued++;
         pthread_mutex_lock(&r->lock);
-        if ((cur = run_find(r, rid)) != NULL) snprintf(cur->slots[i].job_id, REFRESH_JOB_ID_LEN, "%s", job);
+        if ((cur = run_find(r, id)) != NULL) snprintf(cur->slots[i].job_id, REFRESH_JOB_ID_LEN, "%s", job);
         pthread_mutex_unlock(&r->lock);
     }
-    if (refused) {
-        free(opts);
-        free(why);
-        free(bad);
-        run_drop(r, rid);
-        return refused;
+    return 0;
+}
+
+int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char *id, int *joined, char *err) {
+    *joined = 0;
+    if (!evidence_valid_slug(gpu)) {
+        dv_seterr(err, "refresh: gpu: expected a GPU slug, got %.64s", gpu ? gpu : "(none)");
+        return -1;
+    }
+    size_t n = suites_count();
+    struct dv_options *opts = calloc(n, sizeof *opts);
+    char(*why)[ERR_LEN] = calloc(n, ERR_LEN);
+    int *bad = calloc(n, sizeof *bad);
+    int rc = -1;
+    if (!opts || !why || !bad) {
+        dv_seterr(err, "refresh: out of memory");
+        goto cleanup;
+    }
+    /* Requests are made before anything is queued, so a job that ends at
+     * once finds its slot complete. */
+    pthread_mutex_lock(&r->lock);
+    rc = run_open_locked(r, gpu, gpu_name, n, id, joined, err);
+    if (rc == 0 && !*joined) requests_make_locked(run_find(r, id), opts, why, bad);
+    pthread_mutex_unlock(&r->lock);
+    if (rc != 0 || *joined) goto cleanup;
+    /* Suites whose request could not be made are filed only once another
+     * suite is queued: a refresh refused at the door files nothing. */
+    if ((rc = queue_suites(r, id, opts, why, bad, n, err)) != 0) {
+        run_drop(r, id);
+        goto cleanup;
     }
     for (size_t i = 0; i < n; i++)
-        if (bad[i]) finish_slot(r, rid, i, 0, NULL, why[i]);
+        if (bad[i]) finish_slot(r, id, i, 0, NULL, why[i]);
+cleanup:
     free(opts);
     free(why);
     free(bad);
-    return 0;
+    return rc;
 }
 
 void refresh_job_started(struct refresh *r, const char *id, size_t suite_index) {
@@ -277,7 +290,7 @@ void refresh_job_started(struct refresh *r, const char *id, size_t suite_index) 
     struct run *run = run_find(r, id);
     if (run && suite_index < run->nslots && run->slots[suite_index].state == SLOT_QUEUED) {
         run->slots[suite_index].state = SLOT_RUNNING;
-        utc_now(run->slots[suite_index].started_utc, sizeof run->slots[suite_index].started_utc);
+        timeutil_utc(time(NULL), run->slots[suite_index].started_utc, sizeof run->slots[suite_index].started_utc);
     }
     pthread_mutex_unlock(&r->lock);
 }
@@ -335,7 +348,12 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
     }
     char why[ERR_LEN];
     int rc;
-    if (report_parse(document_json, strlen(document_json), rep, why) != 0) {
+    unsigned long failures = jsonout_failures();
+    int parsed = report_parse(document_json, strlen(document_json), rep, why) == 0;
+    if (jsonout_failures() != failures) { /* what it read may be cut short */
+        dv_seterr(reason, "out of memory while reading the worker's document");
+        rc = -1;
+    } else if (!parsed) {
         dv_seterr(reason, "the worker's document does not parse: %s", why);
         rc = -1;
     } else {
@@ -399,10 +417,10 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
             sl->state = ok ? SLOT_DONE : SLOT_FAILED;
             if (!ok) snprintf(sl->reason, sizeof sl->reason, "%s", why);
         }
-        utc_now(sl->finished_utc, sizeof sl->finished_utc);
+        timeutil_utc(time(NULL), sl->finished_utc, sizeof sl->finished_utc);
         snprintf(why, sizeof why, "%s", sl->state == SLOT_DONE ? "" : sl->reason);
         if (!run_active(run)) {
-            utc_now(run->finished_utc, sizeof run->finished_utc);
+            timeutil_utc(time(NULL), run->finished_utc, sizeof run->finished_utc);
             for (size_t k = 0; k < run->nslots; k++) {
                 nok += run->slots[k].state == SLOT_DONE;
                 nfailed += run->slots[k].state == SLOT_FAILED;
@@ -423,51 +441,50 @@ void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int
     finish_slot(r, id, suite_index, ok, document_json, reason);
 }
 
-char *refresh_status_json(struct refresh *r, const char *id) {
-    char *out = NULL;
-    pthread_mutex_lock(&r->lock);
-    struct run *run = run_find(r, id);
-    if (!run) goto done;
+/* The status document of `run`, or NULL when it could not be built whole.
+ * Lock held. */
+static char *status_json_locked(const struct run *run) {
+    int bad = 0, nok = 0, nfailed = 0;
     json_t *root = json_object(), *list = json_array();
-    if (!root || !list) {
-        json_decref(root);
-        json_decref(list);
-        goto done;
-    }
-    int nok = 0, nfailed = 0;
     for (size_t i = 0; i < run->nslots; i++) {
         const struct slot *sl = &run->slots[i];
         const struct suite *s = suites_get(i);
         json_t *e = json_object();
-        if (!e) continue;
-        json_object_set_new(e, "suite", json_string(s->name));
-        json_object_set_new(e, "version", json_integer(s->version));
-        json_object_set_new(e, "state", json_string(slot_names[sl->state]));
-        json_object_set_new(e, "job", sl->job_id[0] ? json_string(sl->job_id) : json_null());
-        json_object_set_new(e, "started_utc", sl->started_utc[0] ? json_string(sl->started_utc) : json_null());
-        json_object_set_new(e, "finished_utc", sl->finished_utc[0] ? json_string(sl->finished_utc) : json_null());
-        if (sl->state == SLOT_FAILED) json_object_set_new(e, "reason", json_string(sl->reason));
+        jsonout_put(e, "suite", jsonout_str(s->name), &bad);
+        jsonout_put(e, "version", json_integer(s->version), &bad);
+        jsonout_put(e, "state", jsonout_str(slot_names[sl->state]), &bad);
+        jsonout_put(e, "job", sl->job_id[0] ? jsonout_str(sl->job_id) : json_null(), &bad);
+        jsonout_put(e, "started_utc", sl->started_utc[0] ? jsonout_str(sl->started_utc) : json_null(), &bad);
+        jsonout_put(e, "finished_utc", sl->finished_utc[0] ? jsonout_str(sl->finished_utc) : json_null(), &bad);
+        if (sl->state == SLOT_FAILED) jsonout_put(e, "reason", jsonout_str(sl->reason), &bad);
         if (sl->state == SLOT_DONE || sl->state == SLOT_FAILED) {
             char href[160];
             snprintf(href, sizeof href, "/evidence/%s/%s/%s.json", run->gpu, run->date, s->name);
-            json_object_set_new(e, "evidence", json_string(href));
+            jsonout_put(e, "evidence", jsonout_str(href), &bad);
         }
         nok += sl->state == SLOT_DONE;
         nfailed += sl->state == SLOT_FAILED;
-        json_array_append_new(list, e);
+        jsonout_append(list, e, &bad);
     }
-    json_object_set_new(root, "id", json_string(run->id));
-    json_object_set_new(root, "state", json_string(run_active(run) ? "running" : "done"));
-    json_object_set_new(root, "gpu", json_string(run->gpu));
-    json_object_set_new(root, "date", json_string(run->date));
-    json_object_set_new(root, "created_utc", json_string(run->created_utc));
-    json_object_set_new(root, "finished_utc", run->finished_utc[0] ? json_string(run->finished_utc) : json_null());
-    json_object_set_new(root, "ok", json_integer(nok));
-    json_object_set_new(root, "failed", json_integer(nfailed));
-    json_object_set_new(root, "suites", list);
-    out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    jsonout_put(root, "id", jsonout_str(run->id), &bad);
+    jsonout_put(root, "state", jsonout_str(run_active(run) ? "running" : "done"), &bad);
+    jsonout_put(root, "gpu", jsonout_str(run->gpu), &bad);
+    jsonout_put(root, "date", jsonout_str(run->date), &bad);
+    jsonout_put(root, "created_utc", jsonout_str(run->created_utc), &bad);
+    jsonout_put(root, "finished_utc", run->finished_utc[0] ? jsonout_str(run->finished_utc) : json_null(), &bad);
+    jsonout_put(root, "ok", json_integer(nok), &bad);
+    jsonout_put(root, "failed", json_integer(nfailed), &bad);
+    jsonout_put(root, "suites", list, &bad);
+    char *out = bad ? NULL : jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
-done:
+    return out;
+}
+
+char *refresh_status_json(struct refresh *r, const char *id, int *found) {
+    pthread_mutex_lock(&r->lock);
+    struct run *run = run_find(r, id);
+    if (found) *found = run != NULL;
+    char *out = run ? status_json_locked(run) : NULL;
     pthread_mutex_unlock(&r->lock);
     return out;
 }

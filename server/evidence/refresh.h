@@ -77,7 +77,9 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason);
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",
  * "version", "state": queued|running|done|failed, "job", "reason",
- * "evidence"}]} as a malloc()ed string, or NULL when `id` is unknown. */
-char *refresh_status_json(struct refresh *r, const char *id);
+ * "evidence"}]} as a malloc()ed string; NULL when `id` is unknown or when
+ * the document could not be built whole (out of memory). `*found` (may be
+ * NULL) tells the two apart: 1 when `id` is known. */
+char *refresh_status_json(struct refresh *r, const char *id, int *found);
 
 #endif /* DV_REFRESH_H */

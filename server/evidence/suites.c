@@ -11,6 +11,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "server/core/jsonout.h"
 #include "server/evidence/suites.h"
 #include "api/options.h"
 #include "api/request.h"
@@ -91,49 +92,44 @@ int suites_options(const struct suite *s, struct dv_options *o, char *err) {
 
 char *suites_json(char *err) {
     char *out = NULL;
-    json_t *list = json_array();
-    json_t *root = json_object();
-    if (!list || !root) goto oom;
-    for (size_t i = 0; i < suites_count(); i++) {
+    int bad = 0;
+    json_t *root = json_object(), *list = json_array();
+    /* Filled below while `root` holds it; once `bad` is set it may be gone,
+     * and the loop adds nothing more. */
+    jsonout_put(root, "suites", list, &bad);
+    for (size_t i = 0; i < suites_count() && !bad; i++) {
         const struct suite *s = &table[i];
         struct dv_options o;
         if (suites_options(s, &o, err) != 0) goto cleanup;
+        unsigned long failures = jsonout_failures();
         char *body = request_dump(&o);
+        if (body && jsonout_failures() != failures) { /* its text may be cut short */
+            free(body);
+            body = NULL;
+        }
         if (!body) goto oom;
         json_error_t je;
-        json_t *req = json_loadb(body, strlen(body), JSON_REJECT_DUPLICATES, &je);
+        json_t *req = jsonout_loadb(body, strlen(body), JSON_REJECT_DUPLICATES, &je);
         free(body);
+        if (!req && jsonout_oom(&je)) goto oom;
         if (!req) {
             dv_seterr(err, "suite %s: request_dump wrote invalid JSON: %s", s->name, je.text);
             goto cleanup;
         }
-        json_t *e = json_object();
-        if (!e) {
-            json_decref(req);
-            goto oom;
-        }
-        json_array_append_new(list, e);
-        json_object_set_new(e, "name", json_string(s->name));
-        json_object_set_new(e, "version", json_integer(s->version));
-        json_object_set_new(e, "description", json_string(s->description));
-        json_object_set_new(e, "noise_limit", json_real(s->noise_limit));
-        json_t *reqs = json_array();
-        if (!reqs) {
-            json_decref(req);
-            goto oom;
-        }
-        json_array_append_new(reqs, req);
-        json_object_set_new(e, "requests", reqs);
+        json_t *e = json_object(), *reqs = json_array();
+        jsonout_put(e, "name", jsonout_str(s->name), &bad);
+        jsonout_put(e, "version", json_integer(s->version), &bad);
+        jsonout_put(e, "description", jsonout_str(s->description), &bad);
+        jsonout_put(e, "noise_limit", json_real(s->noise_limit), &bad);
+        jsonout_append(reqs, req, &bad);
+        jsonout_put(e, "requests", reqs, &bad);
+        jsonout_append(list, e, &bad);
     }
-    json_object_set_new(root, "suites", list);
-    list = NULL;
-    out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (!out) goto oom;
+    if (bad || !(out = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) goto oom;
     goto cleanup;
 oom:
     dv_seterr(err, "suites: out of memory");
 cleanup:
-    json_decref(list);
     json_decref(root);
     return out;
 }

@@ -22,7 +22,7 @@ struct suite {
     const char *name;        /* stable id, [a-z0-9-], used in file names and URLs */
     unsigned version;        /* bump when the request changes                      */
     const char *description;
-    int part;                /* enum dv_part                                       */
+    enum dv_part part;
     const char *extra_predicates[SUITES_MAX_EXTRA]; /* appended to the default rows */
     const char *scenario;    /* NULL or a scenario name / "all"                    */
     double noise_limit;      /* a measured row noisier than this fails the suite   */

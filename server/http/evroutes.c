@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "kernels/base/timeutil.h"
+#include "server/core/jsonout.h"
 #include "server/core/log.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/refresh.h"
@@ -180,7 +181,7 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
 static int device_slug(const char *device_json, char *slug, char *name, size_t name_len) {
     slug[0] = name[0] = '\0';
     if (!device_json) return 0;
-    json_t *d = json_loads(device_json, 0, NULL);
+    json_t *d = jsonout_loads(device_json, 0, NULL);
     if (!d) return 0;
     const char *n = json_string_value(json_object_get(d, "name"));
     if (json_is_true(json_object_get(d, "present")) && n && evidence_slug(n, slug, EVIDENCE_SLUG_LEN) == 0 &&
@@ -339,8 +340,9 @@ static void refresh_post(struct http_req *r, void *ctx) {
         snprintf(ra, sizeof ra, "%u", retry);
         http_req_add_header(r, "Retry-After", ra);
         json_t *x = json_object();
-        json_object_set_new(x, "retry_after_s", json_integer(retry));
-        http_reply_error_ex(r, 429, NULL, x, "refresh not started: %s; retry in %u s", err, retry);
+        int bad = 0;
+        jsonout_put(x, "retry_after_s", json_integer(retry), &bad);
+        http_reply_error_ex(r, 429, NULL, x, bad, "refresh not started: %s; retry in %u s", err, retry);
         return;
     }
     if (rc == DV_ECLOSED) {
@@ -352,7 +354,7 @@ static void refresh_post(struct http_req *r, void *ctx) {
         return;
     }
     LOG(LOG_NOTICE, "refresh %s (%s): %s", id, slug, joined ? "joined the refresh in progress" : "started");
-    char *body = refresh_status_json(e->reg, id);
+    char *body = refresh_status_json(e->reg, id, NULL);
     if (!body) {
         http_reply_error(r, 500, NULL, "refresh %s: out of memory", id);
         return;
@@ -367,7 +369,12 @@ static void refresh_post(struct http_req *r, void *ctx) {
 static void refresh_get(struct http_req *r, void *ctx) {
     struct evroutes *e = ctx;
     const char *id = http_req_tail(r);
-    char *body = strlen(id) < REFRESH_ID_LEN ? refresh_status_json(e->reg, id) : NULL;
+    int found = 0;
+    char *body = strlen(id) < REFRESH_ID_LEN ? refresh_status_json(e->reg, id, &found) : NULL;
+    if (!body && found) {
+        http_reply_error(r, 500, NULL, "refresh %s: out of memory", id);
+        return;
+    }
     if (!body) {
         http_reply_error(r, 404, NULL, "no refresh %.40s (finished refreshes are kept for a while)", id);
         return;

@@ -41,6 +41,8 @@
 #include "server/http/http.h"
 #include "server/core/jsonout.h"
 #include "server/core/log.h"
+#include "server/http/clientaddr.h"
+#include "server/http/framing.h"
 #include "server/http/ratelimit.h"
 
 #include <arpa/inet.h>
@@ -441,24 +443,24 @@ void http_reply_json(struct http_req *r, int status, json_t *v) {
     http_reply_take(r, status, "application/json", s);
 }
 
-void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, const char *fmt, ...) {
+void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, int extra_bad,
+                         const char *fmt, ...) {
     char reason[ERR_LEN * 2];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    int bad = 0;
+    int bad = extra_bad;
     json_t *e = json_object();
-    if (json_object_set_new(e, "status", json_integer(status)) != 0 ||
-        json_object_set_new(e, "field", field && field[0] ? json_string(field) : json_null()) != 0 ||
-        json_object_set_new(e, "reason", json_string(reason)) != 0)
-        bad = 1;
+    jsonout_put(e, "status", json_integer(status), &bad);
+    jsonout_put(e, "field", field && field[0] ? jsonout_str(field) : json_null(), &bad);
+    jsonout_put(e, "reason", jsonout_str(reason), &bad);
     if (extra) {
         if (json_object_update(e, extra) != 0) bad = 1;
         json_decref(extra);
     }
     json_t *root = json_object();
-    if (json_object_set_new(root, "error", e) != 0) bad = 1;
+    jsonout_put(root, "error", e, &bad);
     if (bad) { /* an error document missing members would mislead: say OOM */
         json_decref(root);
         http_reply_take(r, 500, "application/json", NULL);
@@ -528,139 +530,41 @@ static const struct route *match(const struct http *h, const char *method, const
 
 static void client_address(struct MHD_Connection *c, char *out, size_t len) {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    snprintf(out, len, "unknown");
-    if (!ci || !ci->client_addr) return;
-    const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)len);
-    else if (sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)len);
+    clientaddr_of(ci ? ci->client_addr : NULL, out, len);
 }
 
-/* ---- client address behind proxies ------------------------------------- */
-
-static int is_proxy(const struct http *h, const char *addr, size_t n) {
-    for (unsigned i = 0; i < HTTP_MAX_PROXIES && h->proxies[i]; i++)
-        if (strlen(h->proxies[i]) == n && strncmp(h->proxies[i], addr, n) == 0) return 1;
-    return 0;
-}
-
-struct xff_acc {
-    char buf[1024];
-    size_t n;
-    int overflow;
-};
-
-/* Joins every X-Forwarded-For line, in order, with commas. */
-static enum MHD_Result xff_join(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-    struct xff_acc *a = cls;
-    if (strcasecmp(key, "X-Forwarded-For") != 0 || !value) return MHD_YES;
-    size_t l = strlen(value);
-    if (a->n + l + 2 > sizeof a->buf) {
-        a->overflow = 1;
-        return MHD_YES;
-    }
-    if (a->n) a->buf[a->n++] = ',';
-    memcpy(a->buf + a->n, value, l);
-    a->n += l;
-    a->buf[a->n] = '\0';
+static enum MHD_Result xff_line(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    if (strcasecmp(key, "X-Forwarded-For") == 0) clientaddr_xff_add(cls, value);
     return MHD_YES;
 }
 
-/* The address the rate limits count: the peer, or when the peer is a
- * configured proxy, the rightmost X-Forwarded-For hop that is not one (what
- * a proxy appends cannot be forged by the client; what the client sent
- * itself stands to the left of it). */
+/* The address the rate limits count (clientaddr.h says which). */
 static void rate_key(const struct http_req *r, char *out, size_t len) {
-    snprintf(out, len, "%s", r->client);
-    if (!r->h->proxies[0] || !is_proxy(r->h, r->client, strlen(r->client))) return;
-    struct xff_acc a = {.n = 0};
-    a.buf[0] = '\0';
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_join, &a);
-    const char *end = a.buf + a.n;
-    while (end > a.buf) {
-        const char *start = end;
-        while (start > a.buf && start[-1] != ',') start--;
-        const char *b = start, *e = end;
-        while (b < e && (*b == ' ' || *b == '\t')) b++;
-        while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
-        if (e > b && !is_proxy(r->h, b, (size_t)(e - b))) {
-            snprintf(out, len, "%.*s", (int)(e - b < 63 ? e - b : 63), b);
-            return;
-        }
-        end = start > a.buf ? start - 1 : a.buf;
-    }
+    struct clientaddr_xff x = {.n = 0};
+    x.buf[0] = '\0';
+    if (r->h->proxies[0]) /* none trusted: no header to read */
+        MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_line, &x);
+    clientaddr_forwarded(r->client, (const char *const *)r->h->proxies, HTTP_MAX_PROXIES, &x, out, len);
 }
 
-/* ---- framing (RFC 9112) ------------------------------------------------- */
-
-struct framing {
-    unsigned content_length, transfer_encoding, host;
-    int cl_bad;
-    char te[128];
-};
-
-static enum MHD_Result framing_scan(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-    struct framing *f = cls;
-    if (!value) value = "";
-    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
-        f->content_length++;
-        const char *p = value;
-        while (*p == ' ' || *p == '\t') p++;
-        if (!*p) f->cl_bad = 1;
-        for (; *p && *p != ' ' && *p != '\t'; p++)
-            if (*p < '0' || *p > '9') f->cl_bad = 1;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p) f->cl_bad = 1;
-    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
-        if (f->transfer_encoding++ == 0) snprintf(f->te, sizeof f->te, "%s", value);
-    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
-        f->host++;
-    }
+static enum MHD_Result framing_line(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    framing_header(cls, key, value);
     return MHD_YES;
 }
 
-/* Checks the message framing. Returns 0, or the status to answer (400/501)
- * with `why` filled. */
+/* Checks the message framing (framing.h). Returns 0, or the status to
+ * answer (400/501) with `why` filled. */
 static int framing_check(struct http_req *r, const char *version, char *why, size_t wlen) {
     if (r->raw_fault[0]) {
         snprintf(why, wlen, "%s", r->raw_fault);
         return 400;
     }
     struct framing f;
-    memset(&f, 0, sizeof f);
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, framing_scan, &f);
-    int http11 = version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
-    if (f.content_length > 1) {
-        snprintf(why, wlen, "more than one Content-Length header");
-        return 400;
-    }
-    if (f.cl_bad) {
-        snprintf(why, wlen, "Content-Length must be a decimal number of bytes");
-        return 400;
-    }
-    if (f.transfer_encoding && f.content_length) {
-        snprintf(why, wlen, "Content-Length together with Transfer-Encoding");
-        return 400;
-    }
-    if (f.transfer_encoding) {
-        if (!http11) {
-            snprintf(why, wlen, "Transfer-Encoding in an HTTP/1.0 request");
-            return 400;
-        }
-        const char *t = f.te;
-        while (*t == ' ' || *t == '\t') t++;
-        size_t n = strlen(t);
-        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
-        if (f.transfer_encoding > 1 || n != 7 || strncasecmp(t, "chunked", 7) != 0) {
-            snprintf(why, wlen, "transfer coding '%.60s' is not implemented (only chunked)", f.te);
-            return 501;
-        }
-    }
-    if (http11 && f.host != 1) {
-        snprintf(why, wlen, f.host ? "more than one Host header" : "an HTTP/1.1 request needs a Host header");
-        return 400;
-    }
-    return 0;
+    framing_init(&f);
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, framing_line, &f);
+    return framing_verdict(&f, version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0, why, wlen);
 }
 
 /* The URI-log callback: the raw request target, before unescaping. Returns
@@ -674,29 +578,16 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
     r->conn = conn;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     r->slot = ci ? ci->socket_context : NULL;
-    const char *q = strchr(uri, '?');
-    size_t plen = q ? (size_t)(q - uri) : strlen(uri);
-    for (size_t i = 0; i + 3 <= plen; i++)
-        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0') {
-            snprintf(r->raw_fault, sizeof r->raw_fault, "the path contains an encoded NUL (%%00)");
-            break;
-        }
-    if (q && !r->raw_fault[0]) {
-        unsigned args = 1;
-        for (const char *p = q + 1; *p; p++) args += *p == '&';
-        if (args > HTTP_MAX_ARGS) {
-            snprintf(r->raw_fault, sizeof r->raw_fault, "%u query arguments; at most %u are allowed", args,
-                     HTTP_MAX_ARGS);
-            /* libmicrohttpd parses the arguments right after this callback
-             * into its per-connection pool, and a query of many short
-             * arguments exhausts the pool before any handler runs; it then
-             * fails to send its own 431 and the connection hangs until its
-             * timeout. `uri` is the connection's read buffer, which
-             * libmicrohttpd rewrites in place next (it cuts the query at the
-             * '?'): ending the query string right after the '?' leaves
-             * nothing to parse, and the handler answers 400 from raw_fault. */
-            ((char *)q)[1] = '\0';
-        }
+    if (framing_target(uri, HTTP_MAX_ARGS, r->raw_fault, sizeof r->raw_fault) == FRAMING_TARGET_ARGS) {
+        /* libmicrohttpd parses the arguments right after this callback into
+         * its per-connection pool, and a query of many short arguments
+         * exhausts the pool before any handler runs; it then fails to send
+         * its own 431 and the connection hangs until its timeout. `uri` is
+         * the connection's read buffer, which libmicrohttpd rewrites in place
+         * next (it cuts the query at the '?'): ending the query string right
+         * after the '?' leaves nothing to parse, and the handler answers 400
+         * from raw_fault. */
+        strchr(uri, '?')[1] = '\0';
     }
     return r;
 }
@@ -1045,9 +936,10 @@ static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min,
     snprintf(ra, sizeof ra, "%u", retry ? retry : 1);
     http_req_add_header(r, "Retry-After", ra);
     json_t *x = json_object();
-    if (x) json_object_set_new(x, "retry_after_s", json_integer(retry ? retry : 1));
-    http_reply_error_ex(r, 429, NULL, x, "rate limit: at most %u %s a minute per address; retry in %s s", per_min, what,
-                        ra);
+    int bad = 0;
+    jsonout_put(x, "retry_after_s", json_integer(retry ? retry : 1), &bad);
+    http_reply_error_ex(r, 429, NULL, x, bad, "rate limit: at most %u %s a minute per address; retry in %s s", per_min,
+                        what, ra);
     return 0;
 }
 

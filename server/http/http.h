@@ -185,14 +185,17 @@ void http_reply_take(struct http_req *r, int status, const char *content_type, c
 /* Replies with the JSON value `v` (reference stolen), compact, plus newline. */
 void http_reply_json(struct http_req *r, int status, json_t *v);
 /* Replies {"error": {"status", "field" (null when NULL/""), "reason"}} merged
- * with the members of `extra` (stolen, may be NULL). */
-void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra,
+ * with the members of `extra` (stolen, may be NULL). `extra_bad` is the flag
+ * `extra` was built with (jsonout_put): when it is set, or when the error
+ * document itself cannot be built, the reply is 500 "out of memory" rather
+ * than an error with members missing. */
+void http_reply_error_ex(struct http_req *r, int status, const char *field, json_t *extra, int extra_bad,
                          const char *fmt, ...)
 #ifdef __GNUC__
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
-#define http_reply_error(r, status, field, ...) http_reply_error_ex((r), (status), (field), NULL, __VA_ARGS__)
+#define http_reply_error(r, status, field, ...) http_reply_error_ex((r), (status), (field), NULL, 0, __VA_ARGS__)
 /* Replies with the file open on `fd` (`size` bytes; the fd is taken). */
 void http_reply_fd(struct http_req *r, int status, const char *content_type, int fd, size_t size);
 

@@ -4,11 +4,13 @@
  * and a total, under the one metrics mutex; buckets are stored
  * non-cumulative and summed when written. Routes get a histogram each on
  * first sight (their labels come from the route table, so the set is small
- * and fixed). Process metrics follow the Prometheus client conventions
- * (process_cpu_seconds_total, process_resident_memory_bytes, ...) and are
- * read from /proc/self at each scrape.
+ * and fixed). Process metrics carry the names every Prometheus exporter
+ * gives them (process_cpu_seconds_total, process_resident_memory_bytes,
+ * ...), so dashboards and alerts written for any process read them without
+ * a mapping; they are read from /proc/self at each scrape.
  */
 #define _GNU_SOURCE
+#include "server/core/jsonout.h"
 #include "server/http/metrics.h"
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"
@@ -188,7 +190,7 @@ static void put_evidence(FILE *f, struct metrics *m) {
           "# TYPE dv_evidence_last_success_timestamp_seconds gauge\n",
           f);
     char *text = m->index ? m->index(m->index_ctx) : NULL;
-    json_t *idx = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *idx = text ? jsonout_loads(text, 0, NULL) : NULL;
     free(text);
     json_t *gpus = json_object_get(idx, "gpus");
     if (json_array_size(gpus) > 0) {

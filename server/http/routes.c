@@ -15,9 +15,10 @@
  * `done`/`failed` events. Both are woken by the queue's watchers (jobq_watch)
  * and read the state afresh each time.
  *
- * Every JSON document is built with put(), which remembers any allocation
- * failure: a document that could not be built whole is answered 500 "out of
- * memory", never sent with members missing.
+ * Every JSON document is built with jsonout_put() (server/core/jsonout.h),
+ * which remembers any allocation failure: a document that could not be
+ * built whole is answered 500 "out of memory", never sent with members
+ * missing.
  */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
@@ -50,11 +51,6 @@
 #define ROUTES_INLINE_COST 16384.0
 #define SSE_IDLE_MS 15000
 
-/* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
-static void put(json_t *obj, const char *key, json_t *v, int *bad) {
-    if (json_object_set_new(obj, key, v) != 0) *bad = 1; /* v is released either way */
-}
-
 /* Replies `o` (stolen) unless building it failed. */
 static void reply_built(struct http_req *r, int status, json_t *o, int bad) {
     if (bad || !o) {
@@ -65,24 +61,17 @@ static void reply_built(struct http_req *r, int status, json_t *o, int bad) {
     http_reply_json(r, status, o);
 }
 
-void service_utc(double t, char *out, size_t len) { timeutil_utc((time_t)t, out, len); }
-
 /* 400 for a request_parse() failure, with the position details it has. */
 static void reply_request_error(struct http_req *r, const struct request_error *e) {
     json_t *x = json_object();
     int bad = 0;
     if (e->line > 0) {
-        put(x, "line", json_integer(e->line), &bad);
-        put(x, "column", json_integer(e->column), &bad);
+        jsonout_put(x, "line", json_integer(e->line), &bad);
+        jsonout_put(x, "column", json_integer(e->column), &bad);
     }
-    if (e->expr_column > 0) put(x, "expr_column", json_integer(e->expr_column), &bad);
-    if (e->caret[0]) put(x, "caret", json_string(e->caret), &bad);
-    if (bad) {
-        json_decref(x);
-        http_reply_error(r, 500, NULL, "out of memory");
-        return;
-    }
-    http_reply_error_ex(r, e->status >= 400 && e->status < 600 ? e->status : 400, e->field, x, "%s", e->reason);
+    if (e->expr_column > 0) jsonout_put(x, "expr_column", json_integer(e->expr_column), &bad);
+    if (e->caret[0]) jsonout_put(x, "caret", jsonout_str(e->caret), &bad);
+    http_reply_error_ex(r, e->status >= 400 && e->status < 600 ? e->status : 400, e->field, x, bad, "%s", e->reason);
 }
 
 /* Parses and validates a measure/analyze body into `o`. Returns 0, or -1
@@ -94,7 +83,15 @@ static int parse_body(struct http_req *r, struct dv_options *o) {
     memset(o, 0, sizeof *o);
     memset(&e, 0, sizeof e);
     if (len == 0) body = "{}", len = 2; /* no body: the lesson's defaults */
-    if (request_parse(body, len, o, &e) < 0) {
+    /* request_parse() uses jansson on its own: a failed allocation inside
+     * may cut a string short, which only the count shows. */
+    unsigned long failures = jsonout_failures();
+    int rc = request_parse(body, len, o, &e);
+    if (jsonout_failures() != failures) {
+        http_reply_error(r, 500, NULL, "out of memory");
+        return -1;
+    }
+    if (rc < 0) {
         reply_request_error(r, &e);
         return -1;
     }
@@ -136,24 +133,29 @@ double routes_analysis_cost(const struct dv_options *o) {
     return cost;
 }
 
+/* Answers `status` with `reason` and, beside it, the two numbers it
+ * compares: {`cost_key`: cost, `limit_key`: limit}. */
+static void reply_over_limit(struct http_req *r, int status, const char *field, const char *cost_key, double cost,
+                             const char *limit_key, double limit, const char *reason) {
+    json_t *x = json_object();
+    int bad = 0;
+    jsonout_put(x, cost_key, json_real(cost), &bad);
+    jsonout_put(x, limit_key, json_real(limit), &bad);
+    http_reply_error_ex(r, status, field, x, bad, "%s", reason);
+}
+
 /* 400 when the analysis would cost more than the cap. Returns -1 after
  * answering. */
 static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
-    double cost = routes_analysis_cost(o);
-    if (s->cfg.max_analysis_cost <= 0 || cost <= s->cfg.max_analysis_cost) return 0;
-    json_t *x = json_object();
-    int bad = 0;
-    put(x, "analysis_cost", json_real(cost), &bad);
-    put(x, "limit", json_real(s->cfg.max_analysis_cost), &bad);
-    if (bad) {
-        json_decref(x);
-        x = NULL;
-    }
-    http_reply_error_ex(r, 400, NULL, x,
-                        "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; "
-                        "predicates that read blockIdx.x are evaluated for every thread of the grid: lower "
-                        "blocks, threads_per_block or the number of such predicates",
-                        cost, s->cfg.max_analysis_cost);
+    double cost = routes_analysis_cost(o), limit = s->cfg.max_analysis_cost;
+    if (limit <= 0 || cost <= limit) return 0;
+    char why[ERR_LEN];
+    snprintf(why, sizeof why,
+             "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; predicates that "
+             "read blockIdx.x are evaluated for every thread of the grid: lower blocks, threads_per_block or the "
+             "number of such predicates",
+             cost, limit);
+    reply_over_limit(r, 400, NULL, "analysis_cost", cost, "limit", limit, why);
     return -1;
 }
 
@@ -282,33 +284,24 @@ static void measure(struct http_req *r, void *ctx) {
     struct dv_options o;
     if (parse_body(r, &o) < 0) return;
     double cost = options_cost(&o);
+    char why[ERR_LEN];
     if (cost > s->cfg.max_cost) {
-        json_t *x = json_object();
-        int bad = 0;
-        put(x, "cost", json_real(cost), &bad);
-        put(x, "limit", json_real(s->cfg.max_cost), &bad);
-        if (bad) {
-            json_decref(x);
-            x = NULL;
-        }
-        http_reply_error_ex(r, 400, NULL, x,
-                            "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the "
-                            "per-job limit %.3g; lower blocks, threads_per_block, iterations or the "
-                            "number of predicates",
-                            cost, s->cfg.max_cost);
+        snprintf(why, sizeof why,
+                 "estimated GPU cost %.3g (threads x iterations x rows x samples) exceeds the per-job limit %.3g; "
+                 "lower blocks, threads_per_block, iterations or the number of predicates",
+                 cost, s->cfg.max_cost);
+        reply_over_limit(r, 400, NULL, "cost", cost, "limit", s->cfg.max_cost, why);
         return;
     }
     /* With a token set, a page may still measure what a lesson measures
      * (up to cfg.open_cost, under the per-address limit); more needs it. */
     if (!http_req_authorized(r) && cost > s->cfg.open_cost) {
-        json_t *x = json_object();
-        json_object_set_new(x, "cost", json_real(cost));
-        json_object_set_new(x, "open_limit", json_real(s->cfg.open_cost));
+        snprintf(why, sizeof why,
+                 "a bearer token is required: this measurement (estimated cost %.3g) is larger than the %.3g this "
+                 "server measures without a token",
+                 cost, s->cfg.open_cost);
         http_req_add_header(r, "WWW-Authenticate", "Bearer realm=\"divergence\"");
-        http_reply_error_ex(r, 401, "Authorization", x,
-                            "a bearer token is required: this measurement (estimated cost %.3g) is larger "
-                            "than the %.3g this server measures without a token",
-                            cost, s->cfg.open_cost);
+        reply_over_limit(r, 401, "Authorization", "cost", cost, "open_limit", s->cfg.open_cost, why);
         return;
     }
     double budget = o.budget_ms * tables_of(&o);
@@ -340,15 +333,15 @@ static void measure_done(struct http_req *r, void *ctx) {
     char loc[64];
     if (jobq_cache_lookup(s->q, key, &doc, &age, id)) {
         json_error_t je;
-        json_t *d = json_loads(doc, 0, &je);
+        json_t *d = jsonout_loads(doc, 0, &je);
         json_t *o2 = json_object();
         snprintf(loc, sizeof loc, "/jobs/%s", id);
-        put(o2, "id", json_string(id), &bad);
-        put(o2, "state", json_string("done"), &bad);
-        put(o2, "cached", json_true(), &bad);
-        put(o2, "age_s", json_real(floor(age * 1000) / 1000), &bad);
-        put(o2, "document", d, &bad); /* a document the cache holds always parses */
-        put(o2, "location", json_string(loc), &bad);
+        jsonout_put(o2, "id", jsonout_str(id), &bad);
+        jsonout_put(o2, "state", jsonout_str("done"), &bad);
+        jsonout_put(o2, "cached", json_true(), &bad);
+        jsonout_put(o2, "age_s", json_real(floor(age * 1000) / 1000), &bad);
+        jsonout_put(o2, "document", d, &bad); /* a document the cache holds always parses */
+        jsonout_put(o2, "location", jsonout_str(loc), &bad);
         reply_built(r, 200, o2, bad);
         goto cleanup;
     }
@@ -382,12 +375,9 @@ static void measure_done(struct http_req *r, void *ctx) {
         snprintf(ra, sizeof ra, "%u", retry);
         http_req_add_header(r, "Retry-After", ra);
         json_t *x = json_object();
-        put(x, "retry_after_s", json_integer(retry), &bad);
-        if (bad) {
-            json_decref(x);
-            x = NULL;
-        }
-        http_reply_error_ex(r, 429, NULL, x, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue, retry);
+        jsonout_put(x, "retry_after_s", json_integer(retry), &bad);
+        http_reply_error_ex(r, 429, NULL, x, bad, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue,
+                            retry);
         goto cleanup;
     }
     if (rc == DV_ECLOSED) {
@@ -401,11 +391,11 @@ static void measure_done(struct http_req *r, void *ctx) {
     snprintf(loc, sizeof loc, "/jobs/%s", id);
     http_req_add_header(r, "Location", loc);
     json_t *out = json_object();
-    put(out, "id", json_string(id), &bad);
-    put(out, "state", json_string(pos ? "queued" : "running"), &bad);
-    put(out, "position", json_integer(pos), &bad);
-    put(out, "location", json_string(loc), &bad);
-    if (joined) put(out, "joined", json_true(), &bad);
+    jsonout_put(out, "id", jsonout_str(id), &bad);
+    jsonout_put(out, "state", jsonout_str(pos ? "queued" : "running"), &bad);
+    jsonout_put(out, "position", json_integer(pos), &bad);
+    jsonout_put(out, "location", jsonout_str(loc), &bad);
+    if (joined) jsonout_put(out, "joined", json_true(), &bad);
     reply_built(r, 202, out, bad);
 cleanup:
     free(key);
@@ -428,46 +418,46 @@ json_t *routes_job_json(const struct job_view *v) {
     char t[32];
     int bad = 0;
     json_t *o = json_object();
-    put(o, "id", json_string(v->id), &bad);
-    put(o, "state", json_string(jobq_state_name(v->state)), &bad);
-    if (v->state == JOB_QUEUED) put(o, "position", json_integer(v->position), &bad);
-    service_utc(v->created, t, sizeof t);
-    put(o, "created_utc", json_string(t), &bad);
+    jsonout_put(o, "id", jsonout_str(v->id), &bad);
+    jsonout_put(o, "state", jsonout_str(jobq_state_name(v->state)), &bad);
+    if (v->state == JOB_QUEUED) jsonout_put(o, "position", json_integer(v->position), &bad);
+    timeutil_utc((time_t)v->created, t, sizeof t);
+    jsonout_put(o, "created_utc", jsonout_str(t), &bad);
     if (v->started > 0) {
-        service_utc(v->started, t, sizeof t);
-        put(o, "started_utc", json_string(t), &bad);
+        timeutil_utc((time_t)v->started, t, sizeof t);
+        jsonout_put(o, "started_utc", jsonout_str(t), &bad);
     }
     if (v->finished > 0) {
-        service_utc(v->finished, t, sizeof t);
-        put(o, "finished_utc", json_string(t), &bad);
-        if (v->started > 0) put(o, "run_s", json_real(round((v->finished - v->started) * 1000) / 1000), &bad);
+        timeutil_utc((time_t)v->finished, t, sizeof t);
+        jsonout_put(o, "finished_utc", jsonout_str(t), &bad);
+        if (v->started > 0) jsonout_put(o, "run_s", json_real(round((v->finished - v->started) * 1000) / 1000), &bad);
     }
     /* Microseconds: finer than CUDA event timing, and short in the text. */
-    if (v->state == JOB_DONE) put(o, "gpu_time_ms", json_real(ms3(v->gpu_time_ms)), &bad);
+    if (v->state == JOB_DONE) jsonout_put(o, "gpu_time_ms", json_real(ms3(v->gpu_time_ms)), &bad);
     /* Where the time went: waiting for the GPU, timed GPU work, and the
      * rest of the run (worker set-up, checks, transfer). */
     json_t *tm = json_object();
-    if (v->started > 0) put(tm, "queue_wait_ms", json_real(ms3((v->started - v->created) * 1000)), &bad);
+    if (v->started > 0) jsonout_put(tm, "queue_wait_ms", json_real(ms3((v->started - v->created) * 1000)), &bad);
     if (v->started > 0 && v->finished > 0) {
         double run = (v->finished - v->started) * 1000;
-        put(tm, "run_ms", json_real(ms3(run)), &bad);
+        jsonout_put(tm, "run_ms", json_real(ms3(run)), &bad);
         if (v->state == JOB_DONE) {
-            put(tm, "gpu_ms", json_real(ms3(v->gpu_time_ms)), &bad);
-            put(tm, "overhead_ms", json_real(ms3(run > v->gpu_time_ms ? run - v->gpu_time_ms : 0)), &bad);
+            jsonout_put(tm, "gpu_ms", json_real(ms3(v->gpu_time_ms)), &bad);
+            jsonout_put(tm, "overhead_ms", json_real(ms3(run > v->gpu_time_ms ? run - v->gpu_time_ms : 0)), &bad);
         }
     }
-    put(o, "timing", tm, &bad);
+    jsonout_put(o, "timing", tm, &bad);
     if (v->state == JOB_FAILED) {
         json_t *e = json_object();
-        put(e, "kind", json_string(v->kind), &bad);
-        put(e, "code", json_integer(v->code), &bad);
-        put(e, "reason", json_string(v->error), &bad);
-        put(o, "error", e, &bad);
+        jsonout_put(e, "kind", jsonout_str(v->kind), &bad);
+        jsonout_put(e, "code", json_integer(v->code), &bad);
+        jsonout_put(e, "reason", jsonout_str(v->error), &bad);
+        jsonout_put(o, "error", e, &bad);
     }
     if (v->document) {
         json_error_t je;
-        json_t *d = json_loads(v->document, 0, &je);
-        put(o, "document", d, &bad); /* the worker's document was checked when stored */
+        json_t *d = jsonout_loads(v->document, 0, &je);
+        jsonout_put(o, "document", d, &bad); /* the worker's document was checked when stored */
     }
     if (bad) {
         json_decref(o);
@@ -476,18 +466,16 @@ json_t *routes_job_json(const struct job_view *v) {
     return o;
 }
 
-/* Looks the job up and replies its document. Returns the state, or -1
- * after a 404. */
-static int reply_job(struct http_req *r, struct service *s, const char *id) {
+/* Looks the job up and replies its document, or 404. */
+static void reply_job(struct http_req *r, struct service *s, const char *id) {
     struct job_view v;
     if (!valid_id(id) || jobq_status(s->q, id, &v) < 0) {
         http_reply_error(r, 404, "id", "no job %s (unknown, or finished long enough ago to be forgotten)", id);
-        return -1;
+        return;
     }
     json_t *o = routes_job_json(&v);
     free(v.document);
     reply_built(r, 200, o, !o);
-    return (int)v.state;
 }
 
 static void wake_request(void *ctx) { http_req_wake(ctx); }
@@ -499,8 +487,10 @@ struct job_wait {
     struct jobq_watch *w;
     char id[JOBQ_ID_LEN];
     double until_ms; /* long-poll: monotonic end of the wait      */
-    /* event stream */
-    int last_state, last_pos, ended;
+    /* event stream: what the last event said (none sent while !sent) */
+    int sent, ended;
+    enum job_state last_state;
+    unsigned last_pos;
     double last_sent_ms;
     char *pending; /* event text not yet handed to the stream  */
     size_t plen, poff;
@@ -547,7 +537,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
     if (jobq_status(jw->s->q, jw->id, &v) < 0) {
         jw->ended = 1;
         jw->pending = strdup("event: gone\ndata: {}\n\n");
-    } else if ((int)v.state != jw->last_state || (v.state == JOB_QUEUED && (int)v.position != jw->last_pos)) {
+    } else if (!jw->sent || v.state != jw->last_state || (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
         json_t *o = routes_job_json(&v);
         char *data = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
         json_decref(o);
@@ -559,8 +549,9 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
             free(v.document);
             return -1; /* out of memory: end the stream; the client can GET */
         }
-        jw->last_state = (int)v.state;
-        jw->last_pos = (int)v.position;
+        jw->sent = 1;
+        jw->last_state = v.state;
+        jw->last_pos = v.position;
         if (v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
     } else if (now - jw->last_sent_ms >= SSE_IDLE_MS) {
         jw->pending = strdup(": waiting\n\n"); /* a comment keeps proxies from timing out */
@@ -619,7 +610,6 @@ static void job_get(struct http_req *r, void *ctx) {
     }
     jw->s = s;
     jw->r = r;
-    jw->last_state = jw->last_pos = -1;
     memcpy(jw->id, id, JOBQ_ID_LEN);
     jw->until_ms = timeutil_now_ms() + wait_s * 1000;
     http_req_on_cleanup(r, job_wait_free, jw); /* unwatches before `r` is freed */
@@ -681,26 +671,25 @@ char *routes_predicates_doc(char *err) {
     int bad = 0;
     json_t *root = json_object();
     json_t *arr = json_array();
-    if (!arr) bad = 1;
-    put(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS), &bad);
-    put(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)), &bad);
-    put(root, "baseline", json_string(o.baseline), &bad);
+    jsonout_put(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS), &bad);
+    jsonout_put(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)), &bad);
+    jsonout_put(root, "baseline", jsonout_str(o.baseline), &bad);
     const struct dv_table *t = rep->ntables ? &rep->tables[0] : NULL;
     for (size_t i = 0; i < n && arr; i++) {
         json_t *p = json_object();
-        put(p, "name", json_string(b[i].name), &bad);
-        put(p, "label", json_string(b[i].label), &bad);
-        put(p, "expr", json_string(b[i].expr), &bad);
-        put(p, "mode", json_integer(b[i].mode), &bad);
+        jsonout_put(p, "name", jsonout_str(b[i].name), &bad);
+        jsonout_put(p, "label", jsonout_str(b[i].label), &bad);
+        jsonout_put(p, "expr", jsonout_str(b[i].expr), &bad);
+        jsonout_put(p, "mode", json_integer(b[i].mode), &bad);
         for (unsigned k = 0; t && k < t->nrows; k++) {
             if (strcmp(t->rows[k].name, b[i].name) != 0) continue;
             /* The very row the divergence.v1 document writes. */
-            put(p, "analysis", report_row_json(&t->rows[k], 0), &bad);
+            jsonout_put(p, "analysis", report_row_json(&t->rows[k], 0), &bad);
             break;
         }
-        if (!p || json_array_append_new(arr, p) != 0) bad = 1;
+        jsonout_append(arr, p, &bad);
     }
-    put(root, "predicates", arr, &bad);
+    jsonout_put(root, "predicates", arr, &bad);
     char *doc = bad ? NULL : jsonout_dumps(root, JSON_COMPACT);
     json_decref(root);
     experiment_report_free(rep);
@@ -728,20 +717,22 @@ static void device(struct http_req *r, void *ctx) {
     worker_get_snapshot(s->w, &ws);
     int bad = 0;
     json_t *o = json_object();
-    json_t *d = ws.device_json ? json_loads(ws.device_json, 0, NULL) : NULL;
-    if (!d) {
+    json_t *d;
+    if (ws.device_json) {
+        d = jsonout_loads(ws.device_json, 0, NULL); /* checked when it came: NULL is no memory */
+    } else {
         d = json_object();
-        put(d, "present", json_false(), &bad);
-        put(d, "reason", json_string(ws.reason), &bad);
+        jsonout_put(d, "present", json_false(), &bad);
+        jsonout_put(d, "reason", jsonout_str(ws.reason), &bad);
     }
-    put(o, "device", d, &bad);
+    jsonout_put(o, "device", d, &bad);
     json_t *w = json_object();
-    put(w, "state", json_string(worker_state_name(ws.state)), &bad);
-    put(w, "pid", json_integer(ws.pid), &bad);
-    put(w, "restarts", json_integer((json_int_t)ws.restarts), &bad);
-    put(w, "jobs", json_integer((json_int_t)ws.jobs), &bad);
-    if (ws.reason[0]) put(w, "reason", json_string(ws.reason), &bad);
-    put(o, "worker", w, &bad);
+    jsonout_put(w, "state", jsonout_str(worker_state_name(ws.state)), &bad);
+    jsonout_put(w, "pid", json_integer(ws.pid), &bad);
+    jsonout_put(w, "restarts", json_integer((json_int_t)ws.restarts), &bad);
+    jsonout_put(w, "jobs", json_integer((json_int_t)ws.jobs), &bad);
+    if (ws.reason[0]) jsonout_put(w, "reason", jsonout_str(ws.reason), &bad);
+    jsonout_put(o, "worker", w, &bad);
     free(ws.device_json);
     reply_built(r, 200, o, bad);
 }
@@ -750,15 +741,15 @@ static void healthz(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     int bad = 0;
     json_t *o = json_object();
-    put(o, "status", json_string("ok"), &bad);
-    put(o, "version", json_string(buildinfo_version()), &bad);
-    put(o, "git_revision", json_string(buildinfo_git_revision()), &bad);
-    put(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000), &bad);
+    jsonout_put(o, "status", jsonout_str("ok"), &bad);
+    jsonout_put(o, "version", jsonout_str(buildinfo_version()), &bad);
+    jsonout_put(o, "git_revision", jsonout_str(buildinfo_git_revision()), &bad);
+    jsonout_put(o, "uptime_s", json_real(floor(((timeutil_now_ms() / 1e3) - s->started) * 1000) / 1000), &bad);
     /* What a page may do here without credentials (the widget reads it). */
     json_t *m = json_object();
-    put(m, "token_required", json_boolean(s->cfg.token != NULL), &bad);
-    put(m, "open_max_cost", json_real(s->cfg.token ? s->cfg.open_cost : s->cfg.max_cost), &bad);
-    put(o, "measure", m, &bad);
+    jsonout_put(m, "token_required", json_boolean(s->cfg.http.token != NULL), &bad);
+    jsonout_put(m, "open_max_cost", json_real(s->cfg.http.token ? s->cfg.open_cost : s->cfg.max_cost), &bad);
+    jsonout_put(o, "measure", m, &bad);
     reply_built(r, 200, o, bad);
 }
 
@@ -782,8 +773,8 @@ static void readyz(struct http_req *r, void *ctx) {
     log_latch_update(&ready_latch, LOG_NOTICE, "readiness", "ready");
     int bad = 0;
     json_t *o = json_object();
-    put(o, "ready", json_true(), &bad);
-    put(o, "worker_pid", json_integer(ws.pid), &bad);
+    jsonout_put(o, "ready", json_true(), &bad);
+    jsonout_put(o, "worker_pid", json_integer(ws.pid), &bad);
     reply_built(r, 200, o, bad);
 }
 

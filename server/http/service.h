@@ -13,35 +13,24 @@
 #include "server/jobs/jobq.h"
 #include "server/jobs/worker.h"
 
-#define SERVICE_MAX_CORS HTTP_MAX_CORS
-
+/* What `divergence serve` runs with: the HTTP front's own configuration,
+ * passed to http_create() as it is, and the service's. */
 struct service_config {
-    const char *bind;
-    unsigned port;
+    struct http_config http;    /* bind, port, token, CORS, proxies, limits,
+                                   timeouts, the analysis pool, the drain  */
     unsigned queue;             /* waiting jobs                         */
-    unsigned rate_per_min;      /* POST /measure and refreshes          */
     unsigned deadline_ms;       /* per job                              */
     double cache_ttl_s;
     unsigned keep_jobs;         /* finished jobs (and cache entries)    */
-    size_t body_limit;
-    unsigned threads, conn_timeout_s, conn_limit, per_ip_limit;
     double max_cost;            /* options_cost() limit per job         */
     double open_cost;           /* with a token set, POST /measure up to
                                    this cost needs none (lesson pages)  */
-    const char *token;          /* NULL: no auth                        */
-    const char *cors[SERVICE_MAX_CORS + 1];
     const char *static_dir;     /* NULL: search (serve.c)               */
     const char *openapi;        /* NULL: search                         */
     const char *evidence_dir;
     const char *worker_cmd;     /* NULL: this binary + " worker"        */
     unsigned worker_start_timeout_ms;
-    int trust_forwarded;
-    const char *trusted_proxies[HTTP_MAX_PROXIES + 1];
     double max_analysis_cost;   /* routes_analysis_cost() limit; 0: none */
-    unsigned analyze_rate_per_min; /* POST /analyze a minute per address */
-    unsigned header_timeout_s, body_timeout_s;
-    unsigned cpu_threads, cpu_queue; /* the analysis pool            */
-    unsigned drain_ms;          /* shutdown: answers' time to be written */
 };
 
 struct service {
@@ -80,8 +69,5 @@ json_t *routes_job_json(const struct job_view *v);
 
 /* The GET /predicates document (malloc()ed), or NULL with `err`. */
 char *routes_predicates_doc(char *err);
-
-/* Unix seconds as "2026-01-02T03:04:05Z" into `out` (32 bytes). */
-void service_utc(double t, char *out, size_t len);
 
 #endif /* DV_SERVICE_H */

@@ -1,9 +1,11 @@
 /* jobq.h -- the bounded FIFO of GPU jobs, the finished-job table and the
  * result cache.
  *
- * One mutex and one condition variable guard everything, as in redis' bio.c:
- * HTTP threads push and look up, the worker supervisor (worker.h) pops one
- * job at a time and finishes it. A job is one allocation owned by the queue
+ * One mutex and one condition variable guard everything: what a holder does
+ * is a walk of short lists (the queue, the finished jobs, the cache, all
+ * bounded), so no one waits long, and with a single lock there is no order
+ * between locks to get wrong. HTTP threads push and look up, the worker
+ * supervisor (worker.h) pops one job at a time and finishes it. A job is one allocation owned by the queue
  * from jobq_submit() until it is evicted from the finished table; the
  * supervisor may read the immutable fields of the job it popped (id, request,
  * deadline_ms) without the lock, and reports the outcome with jobq_finish().

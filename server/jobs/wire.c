@@ -5,6 +5,7 @@
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
+#include "server/core/jsonout.h"
 #include "server/jobs/wire.h"
 #include "api/report.h"
 
@@ -46,7 +47,7 @@ int wire_write(int fd, const char *msg, size_t len, char *err) {
 /* Reads exactly `len` bytes before `deadline` (ms, -1 none). Returns WIRE_OK,
  * WIRE_EOF when nothing at all was read and the peer closed, WIRE_TIMEOUT or
  * WIRE_ERROR. */
-static int read_exact(int fd, void *buf, size_t len, long long deadline, int *got_any, char *err) {
+static enum wire_status read_exact(int fd, void *buf, size_t len, long long deadline, int *got_any, char *err) {
     char *p = buf;
     size_t done = 0;
     while (done < len) {
@@ -81,13 +82,13 @@ static int read_exact(int fd, void *buf, size_t len, long long deadline, int *go
     return WIRE_OK;
 }
 
-int wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err) {
+enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err) {
     long long deadline = timeout_ms < 0 ? -1 : ((long long)timeutil_now_ms()) + timeout_ms;
     unsigned char hdr[4];
     int got_any = 0;
     *msg = NULL;
     *len = 0;
-    int rc = read_exact(fd, hdr, 4, deadline, &got_any, err);
+    enum wire_status rc = read_exact(fd, hdr, 4, deadline, &got_any, err);
     if (rc != WIRE_OK) return rc;
     size_t n = ((size_t)hdr[0] << 24) | ((size_t)hdr[1] << 16) | ((size_t)hdr[2] << 8) | hdr[3];
     if (n > WIRE_MAX_MESSAGE) {
@@ -116,6 +117,13 @@ int wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err) {
 
 char *wire_device_json(const struct dv_device *d) {
     /* One writer for the device block: the same fields and formats as the
-     * divergence.v1 document's `device`. */
-    return report_device_json(d);
+     * divergence.v1 document's `device`. It uses jansson on its own, where
+     * a failed allocation may cut the text short: only the count shows. */
+    unsigned long failures = jsonout_failures();
+    char *text = report_device_json(d);
+    if (text && jsonout_failures() != failures) {
+        free(text);
+        text = NULL;
+    }
+    return text;
 }

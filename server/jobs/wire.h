@@ -33,7 +33,7 @@ int wire_write(int fd, const char *msg, size_t len, char *err);
  * `*len` bytes. Waits at most `timeout_ms` in total (-1: forever). Returns
  * WIRE_OK, WIRE_EOF (peer closed before a frame began), WIRE_TIMEOUT, or
  * WIRE_ERROR with `err` (short frame, oversized frame, read error). */
-int wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err);
+enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err);
 
 /* The device identity as a JSON object text (malloc()ed, NULL on OOM). The
  * same names GET /device shows. */

@@ -205,7 +205,7 @@ static int child_start(struct worker *w, char *err) {
     char *msg = NULL;
     size_t len = 0;
     char how[128];
-    int rc = wire_read(w->from_child, &msg, &len, (int)w->hello_timeout_ms, err);
+    enum wire_status rc = wire_read(w->from_child, &msg, &len, (int)w->hello_timeout_ms, err);
     if (rc != WIRE_OK) {
         if (rc == WIRE_TIMEOUT) {
             child_reap(w, 0, how, sizeof how);
@@ -218,7 +218,7 @@ static int child_start(struct worker *w, char *err) {
         return -1;
     }
     json_error_t je;
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     free(msg);
     json_t *dev = root ? json_object_get(root, "device") : NULL;
     if (!json_is_object(dev)) {
@@ -296,15 +296,14 @@ static void run_job(struct worker *w, struct job *j) {
     }
     snprintf(out, mlen, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, req);
     double t0 = (timeutil_now_ms() / 1e3);
-    int rc = wire_write(w->to_child, out, strlen(out), err);
+    int sent = wire_write(w->to_child, out, strlen(out), err);
     free(out);
     pthread_mutex_lock(&w->lock);
     w->jobs++;
     pthread_mutex_unlock(&w->lock);
     char *msg = NULL;
     size_t len = 0;
-    if (rc == 0) rc = wire_read(w->from_child, &msg, &len, (int)deadline, err);
-    else rc = WIRE_ERROR;
+    enum wire_status rc = sent == 0 ? wire_read(w->from_child, &msg, &len, (int)deadline, err) : WIRE_ERROR;
     double took = (timeutil_now_ms() / 1e3) - t0;
     pthread_mutex_lock(&w->lock);
     w->busy_s += took;
@@ -327,7 +326,7 @@ static void run_job(struct worker *w, struct job *j) {
         return;
     }
     json_error_t je;
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     free(msg);
     const char *rid = root ? json_string_value(json_object_get(root, "id")) : NULL;
     json_t *okv = root ? json_object_get(root, "ok") : NULL;

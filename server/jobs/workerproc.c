@@ -23,20 +23,19 @@
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 
-/* Sends {"id", "ok": false, "code", "error"[, "document"]}. */
+/* Sends {"id", "ok": false, "code", "error"[, "document"]}. Returns -1
+ * (nothing sent) when the reply cannot be built whole. */
 static int reply_error(const char *id, int code, const char *error, const char *document) {
-    json_t *o = json_object();
     char err[ERR_LEN];
-    if (!o) return -1;
-    json_object_set_new(o, "id", json_string(id));
-    json_object_set_new(o, "ok", json_false());
-    json_object_set_new(o, "code", json_integer(code));
-    json_object_set_new(o, "error", json_string(error));
-    if (document) {
-        json_t *d = json_loads(document, 0, NULL);
-        if (d) json_object_set_new(o, "document", d);
-    }
-    char *s = jsonout_dumps(o, JSON_COMPACT);
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "id", jsonout_str(id), &bad);
+    jsonout_put(o, "ok", json_false(), &bad);
+    jsonout_put(o, "code", json_integer(code), &bad);
+    jsonout_put(o, "error", jsonout_str(error), &bad);
+    /* report_json() output: it parses, unless there is no memory */
+    if (document) jsonout_put(o, "document", jsonout_loads(document, 0, NULL), &bad);
+    char *s = bad ? NULL : jsonout_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s) return -1;
     int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
@@ -77,12 +76,12 @@ static int send_hello(const struct dv_device *d) {
  * -1 on a pipe error. */
 static int handle(struct session *sess, const char *msg, size_t len, const struct dv_device *dev) {
     json_error_t je;
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
     json_t *req = root ? json_object_get(root, "request") : NULL;
     char idbuf[64] = "";
     if (id) snprintf(idbuf, sizeof idbuf, "%s", id);
-    char *reqtext = req ? json_dumps(req, JSON_COMPACT) : NULL;
+    char *reqtext = req ? jsonout_dumps(req, JSON_COMPACT) : NULL;
     json_decref(root);
     if (!reqtext) {
         free(reqtext);
@@ -96,7 +95,15 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     struct request_error re;
     memset(&o, 0, sizeof o);
     memset(&re, 0, sizeof re);
-    if (request_parse(reqtext, strlen(reqtext), &o, &re) < 0) {
+    /* request_parse() and report_json() use jansson on their own: a failed
+     * allocation inside may cut a string short, which only the count shows. */
+    unsigned long failures = jsonout_failures();
+    int parsed = request_parse(reqtext, strlen(reqtext), &o, &re);
+    if (jsonout_failures() != failures) {
+        free(reqtext);
+        return reply_error(idbuf, DV_ERR, "worker: out of memory reading the request", NULL);
+    }
+    if (parsed < 0) {
         char e[ERR_LEN + 80];
         snprintf(e, sizeof e, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
         free(reqtext);
@@ -108,7 +115,12 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL);
     char err[ERR_LEN] = "";
     int rc = measure_run_session(sess, &o, r, err);
+    failures = jsonout_failures();
     char *doc = (rc == 0 || rc == DV_EGATE) ? report_json(r, 0) : NULL;
+    if (doc && jsonout_failures() != failures) { /* as if report_json() had said out of memory */
+        free(doc);
+        doc = NULL;
+    }
     int out;
     if (rc == 0 && doc)
         out = reply_ok(idbuf, doc, r->gpu_time_ms);
@@ -161,7 +173,7 @@ int workerproc_main(int argc, char **argv) {
     while (status == 0) {
         char *msg = NULL;
         size_t len = 0;
-        int wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
+        enum wire_status wr = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
         if (wr == WIRE_EOF) break;
         if (wr != WIRE_OK) {
             LOG(LOG_ERR, "%s", err);

@@ -22,9 +22,11 @@
 #include <unistd.h>
 
 #include "kernels/base/buildinfo.h"
+#include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "tests/support/evidence_fixture.h"
 #include "server/evidence/suites.h"
+#include "tests/support/failing_alloc.h"
 
 #define GPU "nvidia-h200"
 
@@ -183,7 +185,7 @@ static int count_tmp(const char *d) {
     if (!dd) return 0;
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(dd)) != NULL) n += strncmp(e->d_name, EVIDENCE_TMP_PREFIX, 5) == 0;
+    while ((e = readdir(dd)) != NULL) n += strncmp(e->d_name, DURABLE_TMP_PREFIX, strlen(DURABLE_TMP_PREFIX)) == 0;
     closedir(dd);
     return n;
 }
@@ -889,4 +891,130 @@ Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, 
     json_t *j = latest_of(NULL, "day22-part1");
     cr_expect_str_eq(js(j, "date"), "2024-07-01");
     json_decref(j);
+}
+
+/* ---- allocation failures: a document is whole or not built ----------- */
+
+/* A blob's bytes as a new string; NULL for a failed read (which must then
+ * say it was the store's failure, not a missing record). */
+static char *blob_text(int rc, struct evidence_blob *b, const struct evidence_error *e, long k) {
+    if (rc != 0) {
+        cr_assert_eq(e->code, EVIDENCE_EIO, "an allocation failed (%ld) and the read said %d: %s", k, e->code,
+                     e->reason);
+        return NULL;
+    }
+    char *s = strdup(b->data);
+    evidence_blob_release(b);
+    return s;
+}
+
+/* A good record with its document, filed with the k-th allocation failing:
+ * evidence_write() returns -1 and files nothing, or files exactly the bytes
+ * a normal write files; and the latest view then serves those bytes. */
+Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, .init = setup, .fini = teardown,
+     .timeout = 600) {
+    char *doc = fixture_document(0, 10.0, 0.001, 1, "NVIDIA H200");
+    cr_assert_not_null(doc);
+    struct evidence_record rec = {.suite = "day22-part1",
+                                  .gpu = GPU,
+                                  .gpu_name = "NVIDIA H200",
+                                  .date = "2024-03-01",
+                                  .ok = 1,
+                                  .request_json = "{\"part\": 1, \"blocks\": 8}",
+                                  .queued_utc = "2024-03-01T00:00:00Z",
+                                  .started_utc = "2024-03-01T00:00:01Z",
+                                  .finished_utc = "2024-03-01T00:00:09Z",
+                                  .document_json = doc};
+    char path[700], tpath[700], err[ERR_LEN];
+    snprintf(path, sizeof path, "%s/" GPU "/2024-03-01/day22-part1.json", dir);
+    snprintf(tpath, sizeof tpath, "%s/" GPU "/2024-03-01/day22-part1.txt", dir);
+    cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err);
+    size_t wlen = 0, len = 0;
+    char *want = slurp(path, &wlen);
+    cr_assert_not_null(want);
+    unsigned failed = 0;
+    long k;
+    for (k = 0; k < 200000; k++) {
+        cr_assert_eq(unlink(path), 0);
+        unlink(tpath);
+        failing_alloc_at(k);
+        int rc = evidence_write(ev, &rec, err);
+        long made = failing_alloc_stop();
+        char *got = slurp(path, &len);
+        if (rc != 0) {
+            failed++;
+            cr_assert_null(got, "allocation %ld failed: -1 (%s), yet a record was filed", k, err);
+            cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err); /* for the next unlink */
+            continue;
+        }
+        cr_assert_not_null(got, "allocation %ld failed: 0, and no record was filed", k);
+        cr_assert_str_eq(got, want, "allocation %ld failed and a partial record was filed", k);
+        free(got);
+        struct evidence_blob *b = NULL;
+        struct evidence_error e;
+        int vrc = evidence_get_latest(ev, GPU, NULL, "day22-part1", EVIDENCE_JSON, &b, &e);
+        char *view = blob_text(vrc, b, &e, k);
+        cr_assert_not_null(view, "allocation %ld failed and the latest view lost the record", k);
+        cr_assert_str_eq(view, want, "allocation %ld failed and the latest view is not the record", k);
+        free(view);
+        if (made <= k) break;
+    }
+    cr_assert_lt(k, 200000);
+    cr_assert_geq(failed, 100, "only %u writes met a failure", failed);
+    free(want);
+    free(doc);
+}
+
+/* Every store document that is built (the index, one GPU's index, a
+ * history page) with the k-th allocation failing: an EIO error or the very
+ * bytes a normal build gives. A fresh handle each time, so nothing cached
+ * answers for the build. */
+enum built { BUILT_INDEX, BUILT_GPU_INDEX, BUILT_HISTORY };
+
+static char *build_doc(void *what) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    int rc;
+    if (*(enum built *)what == BUILT_INDEX) rc = evidence_get_index(ev, GPU, &b, &e);
+    else if (*(enum built *)what == BUILT_GPU_INDEX) rc = evidence_get_gpu_index(ev, GPU, &b, &e);
+    else rc = evidence_get_history(ev, GPU, NULL, "day22-part1", 30, NULL, &b, &e);
+    return blob_text(rc, b, &e, -1);
+}
+
+static void reopen(void *what) {
+    (void)what;
+    char err[ERR_LEN];
+    evidence_close(ev);
+    ev = evidence_open(dir, err);
+    cr_assert_not_null(ev, "%s", err);
+}
+
+static void check_built(enum built what) {
+    put("day22-part1", "2024-04-01", 1, 10.0, NULL, "2024-04-01T01:00:00Z");
+    put("day22-part1", "2024-04-02", 0, 0, "the worker \xff died", "2024-04-02T01:00:00Z");
+    put("day22-part1", "2024-04-03", 1, 11.0, NULL, "2024-04-03T01:00:00Z");
+    put("day22-part2", "2024-04-03", 1, 12.0, NULL, "2024-04-03T01:00:00Z");
+    put_on(ev, "other-gpu", "Other GPU", "day22-part2", "2024-04-03", 1, 13.0, NULL, "2024-04-03T02:00:00Z");
+    reopen(NULL);
+    char *want = build_doc(&what);
+    cr_assert_not_null(want);
+    unsigned failed =
+        failing_alloc_each(&(struct failing_case){.build = build_doc, .ctx = &what, .want = want, .prepare = reopen});
+    cr_assert_geq(failed, 20, "document %d: only %u builds met a failure", what, failed);
+    free(want);
+}
+
+Test(evidence, the_index_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
+     .timeout = 300) {
+    check_built(BUILT_INDEX);
+}
+
+Test(evidence, a_gpu_index_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
+     .timeout = 300) {
+    check_built(BUILT_GPU_INDEX);
+}
+
+Test(evidence, a_history_page_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
+     .timeout = 300) {
+    check_built(BUILT_HISTORY);
 }

@@ -12,6 +12,7 @@
 #include "server/evidence/refresh.h"
 #include "api/request.h"
 #include "server/evidence/suites.h"
+#include "tests/support/failing_alloc.h"
 
 #define MAXQ 16
 
@@ -86,8 +87,9 @@ static void teardown(void) {
 }
 
 static json_t *status_of(const char *id) {
-    char *s = refresh_status_json(reg, id);
-    cr_assert_not_null(s, "refresh %s unknown", id);
+    int found = 0;
+    char *s = refresh_status_json(reg, id, &found);
+    cr_assert_not_null(s, "refresh %s %s", id, found ? "known, but its status was not built" : "unknown");
     json_error_t je;
     json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &je);
     cr_assert_not_null(j, "%s", je.text);
@@ -266,10 +268,10 @@ Test(refresh, a_full_queue_refuses_the_refresh_and_files_nothing, .init = setup,
     q.fail_all = 1;
     q.fail_code = DV_EFULL;
     cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), DV_EFULL);
-    cr_expect_null(refresh_status_json(reg, id), "the refused refresh is still known");
+    cr_expect_null(refresh_status_json(reg, id, NULL), "the refused refresh is still known");
     q.fail_code = DV_ECLOSED;
     cr_expect_eq(refresh_start(reg, GPU, NULL, id, &joined, err), DV_ECLOSED);
-    cr_expect_null(refresh_status_json(reg, id));
+    cr_expect_null(refresh_status_json(reg, id, NULL));
     expect_nothing_filed();
     /* Once refusals stop, a refresh starts as usual (no slot left taken). */
     q.fail_all = 0;
@@ -298,8 +300,12 @@ Test(refresh, a_job_answered_inside_enqueue_does_not_deadlock, .init = setup, .f
 }
 
 Test(refresh, unknown_and_repeated_reports_are_ignored, .init = setup, .fini = teardown) {
-    cr_expect_null(refresh_status_json(reg, "r0000000000000000"));
-    cr_expect_null(refresh_status_json(reg, NULL));
+    int found = 1;
+    cr_expect_null(refresh_status_json(reg, "r0000000000000000", &found));
+    cr_expect_eq(found, 0);
+    found = 1;
+    cr_expect_null(refresh_status_json(reg, NULL, &found));
+    cr_expect_eq(found, 0);
     char *id = start(NULL);
     refresh_job_done(reg, "r0000000000000000", 0, 0, NULL, "nobody asked");
     refresh_job_done(reg, id, 99, 0, NULL, "no such suite");
@@ -350,4 +356,28 @@ Test(refresh, gate_names_the_row_and_the_rule) {
     cr_expect_eq(refresh_gate(0, "{}", why), -1);
     cr_expect_eq(refresh_gate(0, NULL, why), -1);
     cr_expect_eq(refresh_gate(99, "{}", why), -1);
+}
+
+/* GET /evidence/refresh/{id}'s body with the k-th allocation failing: NULL
+ * (and the refresh still known, so the route answers 500, not 404) or the
+ * very text a normal build gives. */
+static char *status_text(void *id) {
+    int found = 0;
+    char *s = refresh_status_json(reg, id, &found);
+    cr_assert_eq(found, 1, "the refresh was reported unknown");
+    return s;
+}
+
+Test(refresh, status_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown) {
+    char *id = start(NULL);
+    finish(id, 0, 0.001, 1);
+    refresh_job_started(reg, id, 1);
+    refresh_job_done(reg, id, 1, 0, NULL, "worker: the GPU \xff fell off the bus");
+    refresh_job_started(reg, id, 2);
+    char *want = status_text(id);
+    cr_assert_not_null(want);
+    cr_assert(strstr(want, "the GPU ? fell off the bus"), "the reason is missing: %s", want);
+    unsigned failed = failing_alloc_each(&(struct failing_case){.build = status_text, .ctx = id, .want = want});
+    cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
+    free(want);
 }

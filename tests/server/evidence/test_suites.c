@@ -7,6 +7,7 @@
 #include "api/request.h"
 #include "kernels/model/scenario.h"
 #include "server/evidence/suites.h"
+#include "tests/support/failing_alloc.h"
 
 static const struct suite *must_find(const char *name) {
     const struct suite *s = suites_find(name);
@@ -124,4 +125,23 @@ Test(suites, json_lists_every_suite_with_a_request_measure_accepts) {
     }
     json_decref(j);
     free(body);
+}
+
+/* GET /suites' body with the k-th allocation failing: an error or the very
+ * text a normal build gives, never one with a suite or a member missing. */
+static char *suites_text(void *err) {
+    ((char *)err)[0] = '\0';
+    return suites_json(err);
+}
+
+static void suites_failed(void *err, long k) { cr_assert(((char *)err)[0], "allocation %ld failed, silently", k); }
+
+Test(suites, json_is_whole_or_absent_under_failing_allocations) {
+    char err[ERR_LEN] = "";
+    char *want = suites_json(err);
+    cr_assert_not_null(want, "%s", err);
+    unsigned failed = failing_alloc_each(
+        &(struct failing_case){.build = suites_text, .ctx = err, .want = want, .failed = suites_failed});
+    cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
+    free(want);
 }

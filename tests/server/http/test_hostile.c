@@ -341,7 +341,7 @@ Test(hostile, analyze_is_rate_limited, .fini = stop) {
 static int post_from(unsigned host, const char *path, const char *extra_headers, const char *body) {
     int fd = dial(host);
     if (fd < 0) return -1;
-    char req[4096];
+    char req[8192];
     int n = snprintf(req, sizeof req,
                      "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
                      "%sContent-Length: %zu\r\n\r\n%s",
@@ -389,6 +389,29 @@ Test(hostile, forwarded_addresses_only_from_trusted_proxies, .fini = stop) {
     /* Another client behind the same proxy has its own budget. */
     int other = post_from(9, "/measure", "X-Forwarded-For: 10.1.1.2\r\n", "{\"part\": 1}");
     cr_assert(other == 202 || other == 200, "%d", other);
+}
+
+/* A client that writes a long X-Forwarded-For to the left of the proxy's
+ * hop is still counted on that hop (the rightmost hops are the ones kept),
+ * not on the proxy's own address, where its requests would use up the
+ * budget of everything else that comes through the proxy. */
+Test(hostile, a_long_forwarded_for_still_counts_the_proxys_hop, .fini = stop) {
+    static const char *const args[] = {"--rate-limit", "3", "--trusted-proxy", "127.0.0.9", NULL};
+    start(args);
+    char h[3200];
+    int n = snprintf(h, sizeof h, "X-Forwarded-For: ");
+    while (n < 2400) n += snprintf(h + n, sizeof h - (size_t)n, "198.51.100.%d, ", n % 250);
+    size_t left = (size_t)n;
+    snprintf(h + left, sizeof h - left, "10.1.1.1\r\n");
+    int st[4];
+    for (int i = 0; i < 4; i++) st[i] = post_from(9, "/measure", h, "{\"part\": 1}");
+    cr_assert(st[2] == 202 || st[2] == 200, "%d", st[2]);
+    cr_assert_eq(st[3], 429, "the hop after a long X-Forwarded-For was not counted: %d", st[3]);
+    snprintf(h + left, sizeof h - left, "10.1.1.2\r\n");
+    int other = post_from(9, "/measure", h, "{\"part\": 1}");
+    cr_assert(other == 202 || other == 200, "another client behind the proxy: %d", other);
+    int proxy = post_from(9, "/measure", NULL, "{\"part\": 1}");
+    cr_assert(proxy == 202 || proxy == 200, "the proxy's own address was charged: %d", proxy);
 }
 
 /* ---- validation ---------------------------------------------------------------- */

@@ -315,6 +315,28 @@ Test(http, unknown_job_is_404) {
     helper_response_free(&r);
 }
 
+/* A path whose bytes are not UTF-8 once unescaped is still an unknown path
+ * or job, named in the reason with '?' for each such byte: the error
+ * document is built, not swapped for a 500 "out of memory". */
+Test(http, paths_that_are_not_utf8_get_their_own_answer) {
+    start(NOLIMIT, NULL, 200);
+    struct helper_response r;
+    json_t *j;
+    cr_assert_eq(req("GET", "/jobs/%FF", NULL, NULL, &r, &j), 404);
+    cr_assert_str_eq(err_field(j), "id");
+    cr_assert(strstr(err_reason(j), "no job ?"), "%s", err_reason(j));
+    json_decref(j);
+    helper_response_free(&r);
+    cr_assert_eq(req("GET", "/nope%C3%28", NULL, NULL, &r, &j), 404);
+    cr_assert(strstr(err_reason(j), "/nope?("), "%s", err_reason(j));
+    json_decref(j);
+    helper_response_free(&r);
+    cr_assert_eq(req("GET", "/evidence/refresh/%FF%FE", NULL, NULL, &r, &j), 404);
+    cr_assert(strstr(err_reason(j), "no refresh ??"), "%s", err_reason(j));
+    json_decref(j);
+    helper_response_free(&r);
+}
+
 Test(http, finished_jobs_are_forgotten_past_the_bound) {
     const char *args[] = {"--rate-limit", "0", "--keep-jobs", "1", NULL};
     start(args, NULL, 200);

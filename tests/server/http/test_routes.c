@@ -1,31 +1,16 @@
 /* test_routes.c -- the documents the core routes build, with jansson's
  * allocator failing: a document is either whole or not built at all (the
  * route then answers 500), never sent with members missing. The allocator
- * fails the k-th allocation for every k until the build succeeds. */
+ * fails the k-th allocation for every k until the build succeeds
+ * (tests/support/failing_alloc.h). */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/core/jsonout.h"
 #include "server/http/service.h"
-
-static long fail_at = -1, calls = 0;
-
-static void *failing_malloc(size_t n) {
-    if (fail_at >= 0 && calls++ == fail_at) return NULL;
-    return malloc(n);
-}
-
-static void use_failing(long k) {
-    fail_at = k;
-    calls = 0;
-    json_set_alloc_funcs(failing_malloc, free);
-}
-
-static void use_normal(void) {
-    fail_at = -1;
-    json_set_alloc_funcs(malloc, free);
-}
+#include "tests/support/failing_alloc.h"
 
 static struct job_view done_view(void) {
     struct job_view v;
@@ -40,32 +25,20 @@ static struct job_view done_view(void) {
     return v;
 }
 
+static char *job_text(void *ctx) {
+    json_t *o = routes_job_json(ctx);
+    char *s = o ? jsonout_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return s;
+}
+
 Test(routes, job_document_is_whole_or_absent_under_failing_allocations) {
     struct job_view v = done_view();
-    json_t *want = routes_job_json(&v);
+    char *want = job_text(&v);
     cr_assert_not_null(want);
-    char *want_s = json_dumps(want, JSON_SORT_KEYS);
-    json_decref(want);
-    long k;
-    unsigned failed = 0;
-    for (k = 0; k < 10000; k++) {
-        use_failing(k);
-        json_t *got = routes_job_json(&v);
-        long made = calls;
-        use_normal();
-        if (!got) {
-            failed++;
-            continue;
-        }
-        char *s = json_dumps(got, JSON_SORT_KEYS);
-        json_decref(got);
-        cr_assert_str_eq(s, want_s, "allocation %ld failed and a partial document was built", k);
-        free(s);
-        if (made <= k) break; /* no allocation left to fail */
-    }
-    cr_assert_lt(k, 10000);
+    unsigned failed = failing_alloc_each(&(struct failing_case){.build = job_text, .ctx = &v, .want = want});
     cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
-    free(want_s);
+    free(want);
 }
 
 Test(routes, job_document_splits_queue_gpu_and_overhead) {
@@ -79,28 +52,18 @@ Test(routes, job_document_splits_queue_gpu_and_overhead) {
     json_decref(o);
 }
 
+static char *predicates_text(void *err) { return routes_predicates_doc(err); }
+
+static void predicates_failed(void *err, long k) {
+    cr_assert_str_eq(err, "out of memory", "allocation %ld failed and the error says: %s", k, (char *)err);
+}
+
 Test(routes, predicates_document_is_whole_or_absent_under_failing_allocations) {
     char err[ERR_LEN];
     char *want = routes_predicates_doc(err);
     cr_assert_not_null(want, "%s", err);
-    unsigned failed = 0;
-    for (long k = 0; k < 100000; k++) {
-        use_failing(k);
-        char *got = routes_predicates_doc(err);
-        long made = calls;
-        use_normal();
-        if (!got) {
-            failed++;
-            cr_assert_str_eq(err, "out of memory");
-            continue;
-        }
-        size_t at = 0;
-        while (got[at] && got[at] == want[at]) at++;
-        cr_assert_str_eq(got, want, "allocation %ld failed and a partial document was built: at %zu: %.80s", k, at,
-                         got + (at > 20 ? at - 20 : 0));
-        free(got);
-        if (made <= k) break;
-    }
+    unsigned failed = failing_alloc_each(
+        &(struct failing_case){.build = predicates_text, .ctx = err, .want = want, .failed = predicates_failed});
     cr_assert_geq(failed, 50, "only %u builds met a failure", failed);
     free(want);
 }

@@ -1,0 +1,100 @@
+/* test_clientaddr.c -- who a request is counted as (server/http/clientaddr.h):
+ * the peer unless it is a trusted proxy, else the rightmost X-Forwarded-For
+ * hop that is not one, over every line of the header, and still the
+ * rightmost hops when the header is longer than the room kept for it. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "server/http/clientaddr.h"
+
+static const char *const PROXIES[] = {"127.0.0.1", "::1", "10.0.0.5", NULL};
+
+/* The address counted for `peer` with X-Forwarded-For lines `lines`. */
+static const char *counted(const char *peer, const char *const *lines) {
+    static char out[CLIENTADDR_LEN];
+    struct clientaddr_xff x = {.n = 0};
+    x.buf[0] = '\0';
+    for (size_t i = 0; lines && lines[i]; i++) clientaddr_xff_add(&x, lines[i]);
+    clientaddr_forwarded(peer, PROXIES, 3, &x, out, sizeof out);
+    return out;
+}
+
+Test(clientaddr, only_a_trusted_peer_is_looked_behind) {
+    cr_expect_str_eq(counted("192.0.2.9", (const char *[]){"10.1.1.1", NULL}), "192.0.2.9");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"10.1.1.1", NULL}), "10.1.1.1");
+    cr_expect_str_eq(counted("::1", (const char *[]){"2001:db8::7", NULL}), "2001:db8::7");
+    cr_expect_str_eq(counted("127.0.0.1", NULL), "127.0.0.1", "no header: the proxy itself");
+    char out[CLIENTADDR_LEN];
+    clientaddr_forwarded("127.0.0.1", PROXIES, 0, NULL, out, sizeof out);
+    cr_expect_str_eq(out, "127.0.0.1", "no proxies configured");
+}
+
+Test(clientaddr, the_rightmost_hop_that_is_not_a_proxy_counts) {
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"192.0.2.1, 10.1.1.1", NULL}), "10.1.1.1",
+                     "what the client wrote to the left is not believed");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"203.0.113.7, 10.0.0.5", NULL}), "203.0.113.7",
+                     "a chain of trusted proxies is looked through");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"10.0.0.5, 127.0.0.1", NULL}), "127.0.0.1",
+                     "every hop a proxy: the peer");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"203.0.113.1", "198.51.100.2", NULL}), "198.51.100.2",
+                     "several lines are one list, in order");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){" , \t198.51.100.3 ,  ", NULL}), "198.51.100.3",
+                     "blanks and empty hops are passed over");
+}
+
+Test(clientaddr, a_hop_is_cut_to_63_characters) {
+    char hop[200];
+    memset(hop, 'a', sizeof hop - 1);
+    hop[sizeof hop - 1] = '\0';
+    const char *got = counted("127.0.0.1", (const char *[]){hop, NULL});
+    cr_expect_eq(strlen(got), 63);
+}
+
+Test(clientaddr, a_header_longer_than_the_room_keeps_its_rightmost_hops) {
+    static char longline[6000];
+    size_t n = 0;
+    while (n < 5000) n += (size_t)snprintf(longline + n, sizeof longline - n, "198.51.100.%zu, ", n % 250);
+    snprintf(longline + n, sizeof longline - n, "10.1.1.1");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){longline, NULL}), "10.1.1.1", "one long line");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){longline, "10.1.1.2", NULL}), "10.1.1.2",
+                     "a line after a long one");
+    cr_expect_str_eq(counted("127.0.0.1", (const char *[]){"10.1.1.3", longline, NULL}), "10.1.1.1",
+                     "a long line after a short one");
+    /* Many lines of moderate length: the newest kept, none kept half. */
+    const char *many[40];
+    static char lines[39][200];
+    for (int i = 0; i < 39; i++) {
+        snprintf(lines[i], sizeof lines[i], "192.0.2.%d, 192.0.2.%d, 192.0.2.%d, 192.0.2.%d, 192.0.2.%d, 192.0.2.%d", i,
+                 i, i, i, i, i + 100);
+        many[i] = lines[i];
+    }
+    many[39] = NULL;
+    cr_expect_str_eq(counted("127.0.0.1", many), "192.0.2.138");
+    struct clientaddr_xff x = {.n = 0};
+    for (int i = 0; i < 39; i++) clientaddr_xff_add(&x, lines[i]);
+    cr_expect_leq(x.n, sizeof x.buf - 1);
+    cr_expect_eq(strlen(x.buf), x.n);
+    const char *first = x.buf + strspn(x.buf, " ");
+    cr_expect_eq(strncmp(first, "192.0.2.", 8), 0, "the oldest hop kept is whole: %.20s", x.buf);
+}
+
+Test(clientaddr, the_peer_as_text) {
+    char out[CLIENTADDR_LEN];
+    struct sockaddr_in a4 = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "192.0.2.44", &a4.sin_addr);
+    clientaddr_of((struct sockaddr *)&a4, out, sizeof out);
+    cr_expect_str_eq(out, "192.0.2.44");
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, "2001:db8::1", &a6.sin6_addr);
+    clientaddr_of((struct sockaddr *)&a6, out, sizeof out);
+    cr_expect_str_eq(out, "2001:db8::1");
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    clientaddr_of((struct sockaddr *)&un, out, sizeof out);
+    cr_expect_str_eq(out, "unknown");
+    clientaddr_of(NULL, out, sizeof out);
+    cr_expect_str_eq(out, "unknown");
+}
