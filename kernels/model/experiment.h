@@ -19,6 +19,8 @@
 #define DV_EXPERIMENT_H
 
 #include <stdint.h>
+#include <string.h>
+
 #include "kernels/base/status.h"
 #include "kernels/model/predicate.h"
 
@@ -92,6 +94,28 @@ struct dv_check {
     float expected, got;           /* at first_mismatch                    */
 };
 
+/* An empty check: nothing compared, no mismatch. */
+static inline void dv_check_init(struct dv_check *c) {
+    memset(c, 0, sizeof(*c));
+    c->first_mismatch = -1;
+}
+
+/* Compares element `i`: bitwise, so NaN (the poison an unwritten output
+ * keeps) never matches, and a wrong path's value cannot pass by rounding.
+ * The first mismatch keeps its index and both values. `ok` is the caller's
+ * verdict once every element is in. */
+static inline void dv_check_add(struct dv_check *c, unsigned long long i, float expected, float got) {
+    c->checked++;
+    if (memcmp(&expected, &got, sizeof(float)) != 0) {
+        if (c->mismatches == 0) {
+            c->first_mismatch = (long long)i;
+            c->expected = expected;
+            c->got = got;
+        }
+        c->mismatches++;
+    }
+}
+
 /* Min / max over the blocks of the grid, the grid total, and the mean per
  * block (total / blocks), which is what the *_per_block JSON fields carry. */
 struct dv_count {
@@ -99,6 +123,21 @@ struct dv_count {
     unsigned long long total;
     double per_block;
 };
+
+/* Adds one block's value to `c` (zeroed before the first block): `first`
+ * (the grid's first block) sets min and max outright. A value past what
+ * min and max hold is counted as UINT_MAX. */
+static inline void dv_count_add(struct dv_count *c, unsigned long long value, int first) {
+    const unsigned v = value > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)value;
+    if (first || v < c->min) c->min = v;
+    if (first || v > c->max) c->max = v;
+    c->total += v;
+}
+
+/* Sets per_block once every one of `blocks` blocks is in (0 for none). */
+static inline void dv_count_finish(struct dv_count *c, unsigned blocks) {
+    c->per_block = blocks ? (double)c->total / blocks : 0.0;
+}
 
 /* The active-lane witness of a row (model/testimony.h): what the GPU saw at
  * the top of each path, one untimed launch of the witness instantiation.

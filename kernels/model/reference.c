@@ -37,24 +37,6 @@ int reference_chains(unsigned iterations, float *a, float *b, char *err) {
     return 0;
 }
 
-static void check_init(struct dv_check *c) {
-    memset(c, 0, sizeof(*c));
-    c->first_mismatch = -1;
-}
-
-static void check_one(struct dv_check *c, unsigned long long i, float expected, float got) {
-    c->checked++;
-    /* Bitwise: NaN (the poison) never matches, and -0/+0 cannot occur. */
-    if (memcmp(&expected, &got, sizeof(float)) != 0) {
-        if (c->mismatches == 0) {
-            c->first_mismatch = (long long)i;
-            c->expected = expected;
-            c->got = got;
-        }
-        c->mismatches++;
-    }
-}
-
 /* Per-iteration rows: classes of choice sequences. */
 struct periter_class {
     uint64_t pattern;
@@ -97,7 +79,7 @@ static float *periter_values(struct periter_class *c, int mode, unsigned tid, un
 
 int reference_check(const struct dv_row *row, const struct dv_geometry *g, const uint32_t *mask, const float *a,
                     const float *b, unsigned iterations, const float *out, struct dv_check *check, char *err) {
-    check_init(check);
+    dv_check_init(check);
     const unsigned tpb = g->block_x * g->block_y;
     const unsigned long long n = analysis_threads(g);
 
@@ -105,10 +87,10 @@ int reference_check(const struct dv_row *row, const struct dv_geometry *g, const
         for (unsigned long long i = 0; i < n; i++) {
             unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
             int on_a = (int)((mask[i >> 5] >> (i & 31)) & 1u);
-            check_one(check, i, on_a ? a[v] : b[v], out[i]);
+            dv_check_add(check, i, on_a ? a[v] : b[v], out[i]);
         }
     } else if (row->kernel == DV_KERNEL_NOBRANCH) {
-        for (unsigned long long i = 0; i < n; i++) check_one(check, i, a[i % DV_INPUT_DISTINCT], out[i]);
+        for (unsigned long long i = 0; i < n; i++) dv_check_add(check, i, a[i % DV_INPUT_DISTINCT], out[i]);
     } else if (row->kernel == DV_KERNEL_PERITER) {
         struct periter_class classes[MAX_CLASSES];
         unsigned nclasses = 0;
@@ -144,7 +126,7 @@ int reference_check(const struct dv_row *row, const struct dv_geometry *g, const
             const unsigned long long base = (unsigned long long)blk * tpb;
             for (unsigned t = 0; t < tpb; t++) {
                 unsigned long long i = base + t;
-                check_one(check, i, cls[t][i % DV_INPUT_DISTINCT], out[i]);
+                dv_check_add(check, i, cls[t][i % DV_INPUT_DISTINCT], out[i]);
             }
         }
         rc = 0;

@@ -12,6 +12,8 @@
  */
 #include "kernels/model/scenario.h"
 
+#include "kernels/model/analysis.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,7 +191,7 @@ int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
         for (unsigned long long b = 0; b < blocks; b++)
             for (unsigned w = 0; w < wpb; w++) {
                 unsigned long long first = b * threads_per_block + w * 32ull;
-                unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+                const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
                 uint8_t *p = work + first;
                 unsigned v;
                 int split = 0;
@@ -289,12 +291,6 @@ static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes
     }
 }
 
-static void count_add(struct dv_count *c, unsigned v, int first) {
-    if (first || v < c->min) c->min = v;
-    if (first || v > c->max) c->max = v;
-    c->total += v;
-}
-
 static unsigned heaviest_value(const struct scenario *s) {
     unsigned best = s->lane_work[0];
     for (unsigned l = 1; l < 32; l++) {
@@ -322,7 +318,7 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
         unsigned split_b = 0, on_a = 0;
         for (unsigned w = 0; w < wpb; w++) {
             unsigned long long first = (unsigned long long)b * threads_per_block + w * 32ull;
-            unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+            const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
             const uint8_t *p = work + first;
             struct warp_cost c;
             warp_cost(s, p, lanes, unit_fmas, short_iters, &c);
@@ -338,15 +334,13 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
                 on_a += p[l] == heavy;
             }
         }
-        count_add(&row->warps_split, split_b, b == 0);
-        count_add(&row->threads_on_a, on_a, b == 0);
-        count_add(&row->path_runs, issued_b > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)issued_b, b == 0);
+        dv_count_add(&row->warps_split, split_b, b == 0);
+        dv_count_add(&row->threads_on_a, on_a, b == 0);
+        dv_count_add(&row->path_runs, issued_b, b == 0);
     }
-    if (blocks) {
-        row->warps_split.per_block = (double)row->warps_split.total / blocks;
-        row->threads_on_a.per_block = (double)row->threads_on_a.total / blocks;
-        row->path_runs.per_block = (double)row->path_runs.total / blocks;
-    }
+    dv_count_finish(&row->warps_split, blocks);
+    dv_count_finish(&row->threads_on_a, blocks);
+    dv_count_finish(&row->path_runs, blocks);
     if (s->kind == SCENARIO_LOOP)
         m->efficiency = m->issued_lanes ? (double)m->useful_lanes / (double)m->issued_lanes : NAN;
     else
@@ -399,21 +393,12 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
         return -1;
     }
     for (size_t i = 0; i < (size_t)DV_INPUT_DISTINCT * 256u; i++) cache[i] = NAN;
-    memset(c, 0, sizeof *c);
-    c->first_mismatch = -1;
+    dv_check_init(c);
     for (unsigned long long i = 0; i < threads; i++) {
         size_t slot = (size_t)(i % DV_INPUT_DISTINCT) * 256u + work[i];
         if (isnan(cache[slot]))
             cache[slot] = scenario_reference(s, dv_input_value(i), work[i], unit_fmas, short_iters);
-        c->checked++;
-        if (memcmp(&cache[slot], &got[i], sizeof(float)) != 0) {
-            if (c->mismatches == 0) {
-                c->first_mismatch = (long long)i;
-                c->expected = cache[slot];
-                c->got = got[i];
-            }
-            c->mismatches++;
-        }
+        dv_check_add(c, i, cache[slot], got[i]);
     }
     c->ok = c->mismatches == 0 && c->checked == threads;
     free(cache);
