@@ -137,20 +137,15 @@ int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigne
     return 0;
 }
 
-void analysis_compare(struct dv_table *t) {
+void analysis_compare(struct dv_table *t, int same_work) {
     if (t->nrows == 0) return;
     const struct dv_row *base = &t->rows[t->baseline_row];
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *r = &t->rows[i];
-        if (r->kernel == DV_KERNEL_SCENARIO) continue; /* scenario.c models its own rows */
         r->predicted_ratio = base->path_runs.total ? (double)r->path_runs.total / (double)base->path_runs.total : 0.0;
         r->comparable_reason[0] = '\0';
-        if (r->kernel == DV_KERNEL_NOBRANCH || r->kernel == DV_KERNEL_PERITER) {
-            /* One multiply-add per iteration on whichever side: every Part 2
-             * row runs the same number of FMAs per thread. */
-            r->comparable = 1;
-        } else if (r->threads_on_a.total == base->threads_on_a.total &&
-                   r->threads_per_block == base->threads_per_block) {
+        if (same_work || (r->threads_on_a.total == base->threads_on_a.total &&
+                          r->threads_per_block == base->threads_per_block)) {
             r->comparable = 1;
         } else {
             r->comparable = 0;

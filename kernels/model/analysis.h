@@ -62,9 +62,12 @@ int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigne
                  char *err);
 
 /* Fills predicted_ratio and comparable (+ reason) of every row of `t` against
- * its baseline row. Part 1 rows are comparable when they put the same number
- * of threads on path A as the baseline. */
-void analysis_compare(struct dv_table *t);
+ * its baseline row. With `same_work` every row is comparable (the table's
+ * rows run the same multiply-adds whatever their split: Part 2, one per
+ * iteration on either side); otherwise (Part 1) a row is comparable when it
+ * puts the same number of threads on path A as the baseline. The planner,
+ * which defines the table's rows, says which. */
+void analysis_compare(struct dv_table *t, int same_work);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,12 @@
  * so compared rows always run the same instructions. Part 2 is the lesson's
  * second table: no branch, and the branch inside the loop for lane parity and
  * warp parity, against the no-branch baseline.
+ *
+ * What a planned row runs is decided here once, from the row's kernel, mode
+ * and name (experiment_row_predicate() and its two companions): the planner's
+ * own analysis, the CPU reference, the testimony and the GPU side all ask
+ * those functions, so no reader can disagree with another about which
+ * predicate a row evaluates, whether it reads blockIdx.x or how often.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,19 +87,61 @@ void experiment_warn(struct dv_report *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-const char *experiment_kernel_name(int kernel) {
-    static const char *names[DV_NUM_KERNELS] = {"branch", "mask", "no-branch", "per-iteration", "scenario"};
-    return (kernel >= 0 && kernel < DV_NUM_KERNELS) ? names[kernel] : "unknown";
+/* What each kernel is: its stable name, whether its path bit comes from a
+ * device mask, whether its branch sits inside the loop. */
+static const struct {
+    const char *name;
+    int reads_mask;
+    int per_iteration;
+} kernels[DV_NUM_KERNELS] = {
+    [DV_KERNEL_BRANCH] = {"branch", 0, 0},
+    [DV_KERNEL_MASK] = {"mask", 1, 0},
+    [DV_KERNEL_NOBRANCH] = {"no-branch", 0, 0},
+    [DV_KERNEL_PERITER] = {"per-iteration", 0, 1},
+    [DV_KERNEL_SCENARIO] = {"scenario", 0, 0},
+};
+
+static int known_kernel(int kernel) { return kernel >= 0 && kernel < DV_NUM_KERNELS; }
+
+const char *experiment_kernel_name(int kernel) { return known_kernel(kernel) ? kernels[kernel].name : "unknown"; }
+
+int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err) {
+    char why[ERR_LEN];
+    int rc;
+    switch (row->kernel) {
+    case DV_KERNEL_BRANCH:
+    case DV_KERNEL_PERITER: rc = predicate_of_mode(row->mode, p, why); break;
+    case DV_KERNEL_NOBRANCH: rc = predicate_of_mode(DV_ALWAYS_A, p, why); break;
+    case DV_KERNEL_MASK: rc = predicate_resolve(row->name, p, why); break;
+    default:
+        memset(p, 0, sizeof(*p));
+        p->mode = -1;
+        snprintf(why, sizeof why, "the %s kernel evaluates no predicate", experiment_kernel_name(row->kernel));
+        rc = -1;
+        break;
+    }
+    if (rc != 0) dv_seterr(err, "row '%s': %s", row->name, why);
+    return rc;
 }
 
-/* Analysis of `p` at phase 0 into `row`. */
-static int analyze_row(const struct predicate *p, const struct dv_geometry *g, struct dv_row *row, char *err) {
+unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations) {
+    return known_kernel(row->kernel) && kernels[row->kernel].per_iteration ? iterations : 1u;
+}
+
+int experiment_row_reads_mask(const struct dv_row *row) {
+    return known_kernel(row->kernel) && kernels[row->kernel].reads_mask;
+}
+
+/* Analysis of `row` (kernel, mode and name set) at phase 0: of the predicate
+ * its kernel evaluates, as every other reader sees it. */
+static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *err) {
     char why[ERR_LEN];
-    if (analysis_row(p, g, 0, row, why) != 0) {
-        dv_seterr(err, "predicate '%s': %s", p->name, why);
-        return -1;
-    }
-    return 0;
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return -1;
+    int rc = analysis_row(&p, g, 0, row, why);
+    if (rc != 0) dv_seterr(err, "predicate '%s': %s", p.name, why);
+    predicate_cleanup(&p);
+    return rc;
 }
 
 static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
@@ -132,7 +180,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
         row->mode = any_expr ? -1 : preds[i].mode;
-        if (analyze_row(&preds[i], g, row, err) != 0) goto cleanup;
+        if (analyze_row(g, row, err) != 0) goto cleanup;
         if (t->baseline_row < 0 && strcmp(preds[i].name, base.name) == 0) t->baseline_row = (int)i;
     }
     if (t->baseline_row < 0) {
@@ -141,7 +189,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
     }
     snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
     snprintf(t->kernel, sizeof(t->kernel), "%s", experiment_kernel_name(t->rows[0].kernel));
-    analysis_compare(t);
+    analysis_compare(t, 0);
     rc = 0;
 cleanup:
     for (unsigned i = 0; i < n; i++) predicate_cleanup(&preds[i]);
@@ -166,18 +214,18 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
     t->nrows = sizeof(rows) / sizeof(rows[0]);
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
-        struct predicate p = {.mode = rows[i].mode};
-        snprintf(p.name, sizeof(p.name), "%s", rows[i].name);
         snprintf(row->name, sizeof(row->name), "%s", rows[i].name);
         snprintf(row->label, sizeof(row->label), "%s", rows[i].label);
         row->kernel = rows[i].kernel;
         row->mode = rows[i].mode;
-        if (analyze_row(&p, g, row, err) != 0) return -1;
+        if (analyze_row(g, row, err) != 0) return -1;
     }
     snprintf(t->rows[0].note, sizeof(t->rows[0].note), "the chain with no branch at all");
     snprintf(t->rows[1].note, sizeof(t->rows[1].note), "the branch evaluated every iteration, splitting every warp");
     snprintf(t->rows[2].note, sizeof(t->rows[2].note), "the branch evaluated every iteration, warp-uniform");
-    analysis_compare(t);
+    /* One multiply-add per iteration on whichever side: every row runs the
+     * baseline's work, whatever its split. */
+    analysis_compare(t, 1);
     return 0;
 }
 

@@ -336,6 +336,28 @@ int experiment_gate(struct dv_report *r, double max_noise, char *err);
 /* Stable lower-case name of a kernel: "branch", "mask", ... */
 const char *experiment_kernel_name(int kernel);
 
+/* What a Part 1 / Part 2 row runs, decided here once from what the planner
+ * set (row->kernel, row->mode, row->name). The analysis, the CPU reference,
+ * the testimony and the GPU side ask these instead of branching on
+ * row->kernel or row->mode for themselves.
+ *
+ * experiment_row_predicate(): the predicate the row's kernel evaluates, into
+ * `p` (predicate_cleanup() it): the built-in `mode` the branch and
+ * per-iteration kernels take as their argument, always-a for the no-branch
+ * kernel, the row's name or expression for the mask kernel. p->uses says
+ * what it reads (PREDICATE_USES_BLOCK: blockIdx.x), and nothing else second-
+ * guesses it. Returns 0, or -1 with `err` (a scenario row has no predicate;
+ * a name that does not resolve). */
+int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err);
+
+/* How often a thread of the row evaluates its branch over `iterations`:
+ * every iteration for the per-iteration kernel (phase k at iteration k),
+ * else once (phase 0; the no-branch kernel as always-a). */
+unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations);
+
+/* 1 when the row's kernel reads its path from a device mask (the mask kernel). */
+int experiment_row_reads_mask(const struct dv_row *row);
+
 #ifdef __cplusplus
 }
 #endif

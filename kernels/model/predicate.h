@@ -108,6 +108,10 @@ const struct predicate_builtin *predicate_find(const char *name);
 int predicate_resolve(const char *text, struct predicate *p, char *err);
 void predicate_cleanup(struct predicate *p);
 
+/* Built-in `mode` (DV_*) into `p`, exactly as predicate_resolve() of its
+ * name. Returns 0, or -1 with `err` for a mode that is not a built-in. */
+int predicate_of_mode(int mode, struct predicate *p, char *err);
+
 /* Evaluates `p` for one thread at `phase`: 1 for path A, 0 for path B, -1 on
  * an evaluation error (division by zero for this thread...) with `err`. */
 int predicate_eval(const struct predicate *p, const struct predicate_thread *t,

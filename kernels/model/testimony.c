@@ -39,35 +39,35 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     }
 }
 
-int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
                             struct dv_witness_block *exp, char *err) {
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return -1;
     memset(exp, 0, sizeof(*exp) * g->blocks);
-    if (kernel == DV_KERNEL_NOBRANCH) {
-        const unsigned tpb = g->block_x * g->block_y;
-        for (unsigned b = 0; b < g->blocks; b++)
-            for (unsigned w = 0; w < (tpb + 31u) / 32u; w++)
-                add_run(&exp[b], 0, analysis_warp_lanes(tpb, w), analysis_warp_lanes(tpb, w), 1);
-        return 0;
-    }
-    /* Phase k of a per-iteration row: the built-in modes repeat every 32
-     * phases, so phase k's mask is phase (k % 32)'s, counted once per
-     * iteration that has it. */
-    const unsigned phases = kernel == DV_KERNEL_PERITER ? (iterations < 32u ? iterations : 32u) : 1u;
+    /* A row evaluating its branch every iteration: the built-in modes repeat
+     * every 32 phases, so phase k's mask is phase (k % 32)'s, counted once
+     * per iteration that has it. A one-branch row is phase 0, once. */
+    const unsigned evaluations = experiment_row_evaluations(row, iterations);
+    const unsigned phases = evaluations < 32u ? evaluations : 32u;
     /* A predicate that does not read blockIdx.x gives every block block 0's
-     * record: build one and copy it (a built-in reads it only as block
-     * parity, whatever its `uses` says for the mask kernel). */
-    const int per_block = p->expr ? (p->uses & PREDICATE_USES_BLOCK) != 0 : p->mode == DV_BLOCK_PARITY;
+     * record: build one and copy it. */
+    const int per_block = (p.uses & PREDICATE_USES_BLOCK) != 0;
     const struct dv_geometry one = {1, g->block_x, g->block_y};
     const struct dv_geometry *eg = per_block ? g : &one;
-    for (unsigned ph = 0; ph < phases; ph++) {
-        unsigned long long times = kernel == DV_KERNEL_PERITER ? iterations / 32u + (ph < iterations % 32u) : 1u;
-        uint32_t *mask = analysis_mask_build(p, eg, ph, err);
-        if (!mask) return -1;
+    int rc = 0;
+    for (unsigned ph = 0; ph < phases && rc == 0; ph++) {
+        const unsigned long long times = evaluations / 32u + (ph < evaluations % 32u);
+        uint32_t *mask = analysis_mask_build(&p, eg, ph, err);
+        if (!mask) {
+            rc = -1;
+            break;
+        }
         testimony_expect_mask(mask, eg, times, exp);
         free(mask);
     }
-    for (unsigned b = 1; !per_block && b < g->blocks; b++) exp[b] = exp[0];
-    return 0;
+    predicate_cleanup(&p);
+    for (unsigned b = 1; rc == 0 && !per_block && b < g->blocks; b++) exp[b] = exp[0];
+    return rc;
 }
 
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
