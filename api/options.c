@@ -86,15 +86,6 @@ static const char *range_text(enum field_id id, enum options_style style, char *
     return buf;
 }
 
-/* JSON names of the predicate entries, so `*field` can point at static text. */
-static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
-    "predicates[0]", "predicates[1]", "predicates[2]", "predicates[3]",
-    "predicates[4]", "predicates[5]", "predicates[6]", "predicates[7]",
-    "predicates[8]", "predicates[9]", "predicates[10]", "predicates[11]",
-    "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
-    "predicates[16]",
-};
-
 /* Fills err with "<name>: <why>; <range>" and *field with the JSON name. */
 static int fail(enum field_id id, enum options_style style, const char **field, char *err,
                 const char *why) {
@@ -109,7 +100,7 @@ static int fail(enum field_id id, enum options_style style, const char **field, 
 /* Predicate entry `i` failed: the name carries the index (JSON) or the text (CLI). */
 static int fail_predicate(unsigned i, enum options_style style, const char **field, char *err,
                           const char *text, const char *why) {
-    if (field) *field = predicate_fields[i <= DV_MAX_ROWS ? i : DV_MAX_ROWS];
+    if (field) *field = experiment_predicate_field(i);
     if (style == OPTIONS_CLI)
         dv_seterr(err, "--predicates: \"%.300s\": %s", text, why);
     else

@@ -90,7 +90,7 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     }
     char reason[sizeof(r->config.blocks_reason)];
     memcpy(reason, r->config.blocks_reason, sizeof(reason));
-    if (experiment_plan(&o, r, err) != 0) {
+    if (experiment_plan(&o, r, NULL, err) != 0) {
         rc = DV_ERR;
         goto done;
     }

@@ -132,6 +132,22 @@ int experiment_row_reads_mask(const struct dv_row *row) {
     return known_kernel(row->kernel) && kernels[row->kernel].reads_mask;
 }
 
+const char *experiment_predicate_field(unsigned i) {
+    static const char *const names[DV_MAX_ROWS] = {
+        "predicates[0]",  "predicates[1]",  "predicates[2]",  "predicates[3]",
+        "predicates[4]",  "predicates[5]",  "predicates[6]",  "predicates[7]",
+        "predicates[8]",  "predicates[9]",  "predicates[10]", "predicates[11]",
+        "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
+    };
+    return i < DV_MAX_ROWS ? names[i] : "predicates";
+}
+
+/* Names the field a failure is about: `*field` (when asked for) = `name`. */
+static int fail_at(const char **field, const char *name) {
+    if (field) *field = name;
+    return -1;
+}
+
 /* Analysis of `row` (kernel, mode and name set) at phase 0: of the predicate
  * its kernel evaluates, as every other reader sees it. */
 static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *err) {
@@ -144,7 +160,8 @@ static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *er
     return rc;
 }
 
-static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
+                      char *err) {
     struct predicate preds[DV_MAX_ROWS];
     unsigned n = 0;
     int any_expr = 0, rc = -1;
@@ -153,12 +170,13 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
 
     if (o->npredicates == 0 || o->npredicates > DV_MAX_ROWS) {
         dv_seterr(err, "predicates: need 1 to %u rows, got %u", DV_MAX_ROWS, o->npredicates);
-        return -1;
+        return fail_at(field, "predicates");
     }
     for (; n < o->npredicates; n++) {
         char why[ERR_LEN];
         if (predicate_resolve(o->predicates[n], &preds[n], why) != 0) {
             dv_seterr(err, "predicates[%u]: %s", n, why);
+            fail_at(field, experiment_predicate_field(n));
             goto cleanup;
         }
         if (preds[n].expr) any_expr = 1;
@@ -166,6 +184,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
     char why[ERR_LEN];
     if (predicate_resolve(o->baseline[0] ? o->baseline : DV_DEFAULT_BASELINE, &base, why) != 0) {
         dv_seterr(err, "baseline: %s", why);
+        fail_at(field, "baseline");
         goto cleanup;
     }
     have_base = 1;
@@ -180,11 +199,15 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
         row->mode = any_expr ? -1 : preds[i].mode;
-        if (analyze_row(g, row, err) != 0) goto cleanup;
+        if (analyze_row(g, row, err) != 0) {
+            fail_at(field, experiment_predicate_field(i));
+            goto cleanup;
+        }
         if (t->baseline_row < 0 && strcmp(preds[i].name, base.name) == 0) t->baseline_row = (int)i;
     }
     if (t->baseline_row < 0) {
         dv_seterr(err, "baseline: '%s' is not one of the Part 1 predicates", base.name);
+        fail_at(field, "baseline");
         goto cleanup;
     }
     snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
@@ -197,7 +220,8 @@ cleanup:
     return rc;
 }
 
-static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
+                      char *err) {
     static const struct {
         const char *name, *label;
         int kernel, mode;
@@ -218,7 +242,7 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->label, sizeof(row->label), "%s", rows[i].label);
         row->kernel = rows[i].kernel;
         row->mode = rows[i].mode;
-        if (analyze_row(g, row, err) != 0) return -1;
+        if (analyze_row(g, row, err) != 0) return fail_at(field, ""); /* built-ins fail only out of memory */
     }
     snprintf(t->rows[0].note, sizeof(t->rows[0].note), "the chain with no branch at all");
     snprintf(t->rows[1].note, sizeof(t->rows[1].note), "the branch evaluated every iteration, splitting every warp");
@@ -229,24 +253,25 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
     return 0;
 }
 
-int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
     struct dv_config *c = &r->config;
+    if (field) *field = "";
     const unsigned by = o->block_y ? o->block_y : 1;
     const unsigned tpb = o->block_x * by;
     if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK) {
         dv_seterr(err, "threads_per_block: %u x %u = %u threads, allowed 1..%u", o->block_x, by, tpb,
                   DV_MAX_THREADS_PER_BLOCK);
-        return -1;
+        return fail_at(field, "threads_per_block");
     }
     if (o->iterations == 0 || o->iterations > DV_MAX_ITERATIONS) {
         dv_seterr(err, "iterations: %u, allowed 1..%u", o->iterations, DV_MAX_ITERATIONS);
-        return -1;
+        return fail_at(field, "iterations");
     }
     const unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
     if ((unsigned long long)blocks * tpb > DV_MAX_GRID_THREADS) {
         dv_seterr(err, "blocks: %u blocks x %u threads = %llu threads, the limit is %llu", blocks, tpb,
                   (unsigned long long)blocks * tpb, (unsigned long long)DV_MAX_GRID_THREADS);
-        return -1;
+        return fail_at(field, "blocks");
     }
 
     snprintf(r->build.nvcc_version, sizeof(r->build.nvcc_version), "%s", buildinfo_nvcc_version());
@@ -275,7 +300,7 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) 
     c->max_samples = o->max_samples;
 
     if (o->scenario[0]) {
-        return scenario_plan(o, r, err);
+        return scenario_plan(o, r, field, err);
     }
 
     struct dv_geometry g = {blocks, o->block_x, by};
@@ -284,14 +309,14 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) 
         struct dv_table *t = &r->tables[r->ntables];
         memset(t, 0, sizeof(*t));
         t->noise_limit = o->max_noise;
-        if (plan_part1(o, &g, t, err) != 0) return -1;
+        if (plan_part1(o, &g, t, field, err) != 0) return -1;
         r->ntables++;
     }
     if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
         struct dv_table *t = &r->tables[r->ntables];
         memset(t, 0, sizeof(*t));
         t->noise_limit = o->max_noise;
-        if (plan_part2(o, &g, t, err) != 0) return -1;
+        if (plan_part2(o, &g, t, field, err) != 0) return -1;
         r->ntables++;
     }
     return 0;

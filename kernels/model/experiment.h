@@ -311,8 +311,16 @@ void experiment_report_free(struct dv_report *r);
  * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
  * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
  * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
- * evaluate for some thread names the row). */
-int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err);
+ * evaluate for some thread names the row) and `*field` (may be NULL) the
+ * request field the error is about, as api/options.h spells it:
+ * "threads_per_block", "iterations", "blocks", "predicates",
+ * "predicates[i]", "baseline", "scenario", or "" when it is about none (out
+ * of memory). The text is static. */
+int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
+
+/* "predicates[i]" for entry `i` of dv_options.predicates, as static text
+ * ("predicates" past DV_MAX_ROWS). */
+const char *experiment_predicate_field(unsigned i);
 
 /* Adds a warning line to `r` (dropped past DV_MAX_WARNINGS). */
 void experiment_warn(struct dv_report *r, const char *fmt, ...)

@@ -420,7 +420,7 @@ const char *scenario_kernel_name(const struct scenario *s) {
 }
 
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
-                         uint8_t **works, char *err) {
+                         uint8_t **works, const char **field, char *err) {
     unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
     unsigned by = o->block_y ? o->block_y : 1u;
     unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
@@ -431,8 +431,10 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
     uint8_t *work = NULL;
     int rc = -1;
 
+    if (field) *field = "";
     if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK || blocks > DV_MAX_BLOCKS) {
         dv_seterr(err, "scenario %s: bad geometry %u blocks of %u x %u", s->name, blocks, bx, by);
+        if (field) *field = blocks > DV_MAX_BLOCKS ? "blocks" : "threads_per_block";
         return -1;
     }
     m = calloc(s->nrows, sizeof *m);
@@ -516,7 +518,7 @@ cleanup:
     return rc;
 }
 
-int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
     const char *want = o->scenario[0] ? o->scenario : "all";
     int all = strcmp(want, "all") == 0;
     const struct scenario *one = all ? NULL : scenario_find(want);
@@ -524,18 +526,21 @@ int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err) {
     unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
     unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, by = o->block_y ? o->block_y : 1u;
 
+    if (field) *field = "";
     if (!all && !one) {
         dv_seterr(err, "scenario: unknown name '%s' (try 'all')", want);
+        if (field) *field = "scenario";
         return -1;
     }
     if (r->ntables + count > DV_MAX_TABLES) {
         dv_seterr(err, "scenario: %zu tables do not fit (%u of %d used)", count, r->ntables,
                   DV_MAX_TABLES);
+        if (field) *field = "scenario";
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
         const struct scenario *s = all ? &scenarios[i] : one;
-        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, err) != 0) return -1;
+        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
         r->ntables++;
     }
     if (!r->config.experiment[0]) {

@@ -208,14 +208,18 @@ const char *scenario_kernel_name(const struct scenario *s);
 /* Builds the table of `s` for options `o` into `t` (cleared first): every
  * row's arrangement, analysis and model (measured fields NaN). When `works`
  * is not NULL, works[row] receives each row's assignment (malloc'd, one byte
- * per thread; the caller frees them). Returns 0, or -1 with `err`. */
+ * per thread; the caller frees them). Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "blocks" or
+ * "threads_per_block" for a bad geometry, "" otherwise. */
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
-                         uint8_t **works, char *err);
+                         uint8_t **works, const char **field, char *err);
 
 /* Plans o->scenario (a name or "all") into `r`: one table per scenario with
- * every row's analysis and model, no GPU. Returns 0, or -1 with `err` for an
- * unknown name, a bad geometry or out of memory. */
-int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err);
+ * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "scenario" for an unknown
+ * name or too many tables, "blocks" / "threads_per_block" for a bad
+ * geometry, "" out of memory. */
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ static struct dv_report *plan(const struct dv_options *o) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN] = "";
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
     return r;
 }
 
@@ -106,4 +106,70 @@ Test(experiment, a_scenario_row_has_no_predicate) {
     cr_expect(strstr(err, "row 'lanes'") && strstr(err, "scenario kernel evaluates no predicate"), "%s", err);
     predicate_cleanup(&p);
     experiment_report_free(r);
+}
+
+/* A plan's error carries the request field it is about as a value: each kind
+ * of field, including a predicate whose text the planner trims. */
+Test(experiment, plan_errors_carry_their_field) {
+    static const struct {
+        const char *what, *field, *prefix;
+    } cases[] = {
+        {"tpb", "threads_per_block", "threads_per_block: "},
+        {"iterations", "iterations", "iterations: "},
+        {"grid", "blocks", "blocks: "},
+        {"no predicates", "predicates", "predicates: "},
+        {"bad name", "predicates[2]", "predicates[2]: "},
+        {"fails for a thread", "predicates[1]", "predicate '1 << 64': "},
+        {"bad baseline", "baseline", "baseline: "},
+        {"baseline not a row", "baseline", "baseline: 'warp-parity' is not"},
+        {"scenario name", "scenario", "scenario: unknown name"},
+        {"scenario grid", "blocks", "scenario even-2way: bad geometry"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct dv_options o;
+        experiment_defaults(&o);
+        o.part = DV_PART_1;
+        o.npredicates = 3;
+        snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "lane-parity");
+        snprintf(o.predicates[1], PREDICATE_TEXT_LEN, "lane-half");
+        snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "warp-parity");
+        const char *w = cases[i].what;
+        if (!strcmp(w, "tpb")) o.block_x = 2048;
+        else if (!strcmp(w, "iterations")) o.iterations = 0;
+        else if (!strcmp(w, "grid")) o.blocks = 70000, o.block_x = 1024;
+        else if (!strcmp(w, "no predicates")) o.npredicates = 0;
+        else if (!strcmp(w, "bad name")) snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "no-such(");
+        else if (!strcmp(w, "fails for a thread")) snprintf(o.predicates[1], PREDICATE_TEXT_LEN, " 1 << 64");
+        else if (!strcmp(w, "bad baseline")) snprintf(o.baseline, PREDICATE_TEXT_LEN, "no-such(");
+        else if (!strcmp(w, "baseline not a row")) snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "first-16");
+        else if (!strcmp(w, "scenario name")) snprintf(o.scenario, sizeof o.scenario, "no-such-scenario");
+        else if (!strcmp(w, "scenario grid"))
+            snprintf(o.scenario, sizeof o.scenario, "even-2way"), o.blocks = DV_MAX_BLOCKS + 1, o.block_x = 1;
+        struct dv_report *r = experiment_report_create();
+        cr_assert_not_null(r);
+        const char *field = "unset";
+        char err[ERR_LEN] = "";
+        cr_expect_eq(experiment_plan(&o, r, &field, err), -1, "%s", w);
+        cr_expect_str_eq(field, cases[i].field, "%s: %s", w, err);
+        cr_expect(strncmp(err, cases[i].prefix, strlen(cases[i].prefix)) == 0, "%s: %s", w, err);
+        experiment_report_free(r);
+    }
+}
+
+Test(experiment, a_plan_that_succeeds_blames_no_field) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    struct dv_report *r = experiment_report_create();
+    const char *field = "unset";
+    char err[ERR_LEN] = "";
+    cr_assert_eq(experiment_plan(&o, r, &field, err), 0, "%s", err);
+    cr_expect_str_eq(field, "");
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    experiment_report_free(r);
+}
+
+Test(experiment, predicate_fields_are_static_names) {
+    cr_expect_str_eq(experiment_predicate_field(0), "predicates[0]");
+    cr_expect_str_eq(experiment_predicate_field(DV_MAX_ROWS - 1), "predicates[15]");
+    cr_expect_str_eq(experiment_predicate_field(DV_MAX_ROWS), "predicates");
 }
