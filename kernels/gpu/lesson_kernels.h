@@ -1,8 +1,9 @@
 /* lesson_kernels.h -- C-ABI launchers of the divergence kernels (lesson_kernels.cu).
  *
  * Each launcher enqueues one launch on the default stream and checks
- * cudaGetLastError() right after it; a failure becomes a DV_* code (base/status.h)
- * and "what: cudaGetErrorString" in `err`.
+ * cudaGetLastError() right after it; a failure becomes a DV_* code
+ * (base/status.h) and, in `err`, the launch's kernel and line with CUDA's
+ * words (gpu/cuda_call.h).
  */
 #ifndef DV_LESSON_KERNELS_H
 #define DV_LESSON_KERNELS_H

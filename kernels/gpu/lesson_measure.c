@@ -142,6 +142,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     struct table_ctx c;
     const uint32_t *masks[DV_MAX_ROWS] = {0};
     float *h_out[DV_MAX_ROWS] = {0};
+    cudaEvent_t landed[DV_MAX_ROWS]; /* row i's output is on the host */
     struct dv_stats stats[DV_MAX_ROWS];
     struct check_job jobs[DV_MAX_ROWS];
     memset(&c, 0, sizeof(c));
@@ -164,19 +165,17 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
      * launches; row r is checked on a CPU thread while row r+1 downloads, and
      * the checks go on while the testimony passes use the GPU. */
     for (unsigned i = 0; i < t->nrows; i++) {
-        cudaEvent_t ev = session_event(s, i, &rc, err);
-        if (!ev ||
-            (rc = cuda_call(cudaMemcpyAsync(h_out[i], c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost, 0),
-                            "cudaMemcpy(out)", err)) != 0 ||
-            (rc = cuda_call(cudaEventRecord(ev, 0), "cudaEventRecord", err)) != 0)
+        if (!(landed[i] = session_event(s, i, &rc, err)) ||
+            (rc = DV_CUDA_CALL(cudaMemcpyAsync(h_out[i], c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost, 0),
+                               err)) != 0 ||
+            (rc = DV_CUDA_CALL(cudaEventRecord(landed[i], 0), err)) != 0)
             goto cleanup;
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
         row->time_ms = stats[i];
         row->measured = 1;
-        if ((rc = cuda_call(cudaEventSynchronize(session_event(s, i, &rc, err)), "cudaMemcpy(out)", err)) != 0)
-            goto cleanup;
+        if ((rc = DV_CUDA_CALL(cudaEventSynchronize(landed[i]), err)) != 0) goto cleanup;
         jobs[i] = (struct check_job){row, &g, masks[i], ref_a, ref_b, h_out[i], r->config.iterations, &row->check,
                                      0, 0, (pthread_t)0, ""};
         check_start(&jobs[i]);

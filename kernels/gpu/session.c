@@ -116,8 +116,8 @@ const float *session_input(struct session *s, unsigned long long n, int *rc, cha
         return NULL;
     }
     reference_input(h, n);
-    if ((*rc = cuda_call(cudaMalloc((void **)&d, sizeof(float) * n), "cudaMalloc(in)", err)) != 0 ||
-        (*rc = cuda_call(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice), "cudaMemcpy(in)", err)) != 0) {
+    if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&d, sizeof(float) * n), err)) != 0 ||
+        (*rc = DV_CUDA_CALL(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice), err)) != 0) {
         if (d) cudaFree(d);
         free(h);
         return NULL;
@@ -140,16 +140,15 @@ float *session_output(struct session *s, unsigned slot, unsigned long long n, fl
         if (s->h_out[slot]) cudaFreeHost(s->h_out[slot]);
         s->d_out[slot] = s->h_out[slot] = NULL;
         s->out_n[slot] = 0;
-        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_out[slot], sizeof(float) * n), "cudaMalloc(out)", err)) != 0 ||
-            (*rc = cuda_call(cudaMallocHost((void **)&s->h_out[slot], sizeof(float) * n), "cudaMallocHost(out)",
-                             err)) != 0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_out[slot], sizeof(float) * n), err)) != 0 ||
+            (*rc = DV_CUDA_CALL(cudaMallocHost((void **)&s->h_out[slot], sizeof(float) * n), err)) != 0) {
             if (s->d_out[slot]) cudaFree(s->d_out[slot]);
             s->d_out[slot] = s->h_out[slot] = NULL;
             return NULL;
         }
         s->out_n[slot] = n;
     }
-    if ((*rc = cuda_call(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), "cudaMemset(poison)", err)) != 0)
+    if ((*rc = DV_CUDA_CALL(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), err)) != 0)
         return NULL;
     *host = s->h_out[slot];
     return s->d_out[slot];
@@ -201,11 +200,11 @@ const uint32_t *session_mask(struct session *s, const struct dv_row *row, const 
     }
     if (device && !m->device) {
         const size_t bytes = sizeof(uint32_t) * analysis_mask_words(g);
-        if ((*rc = cuda_call(cudaMalloc((void **)&m->device, bytes), "cudaMalloc(mask)", err)) != 0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&m->device, bytes), err)) != 0) {
             m->device = NULL;
             return NULL;
         }
-        if ((*rc = cuda_call(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(mask)", err)) !=
+        if ((*rc = DV_CUDA_CALL(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), err)) !=
             0) {
             cudaFree(m->device);
             m->device = NULL;
@@ -237,7 +236,7 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
         if (s->d_spin) cudaFree(s->d_spin);
         s->d_spin = NULL;
         s->spin_n = 0;
-        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), "cudaMalloc(clock)", err)) !=
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), err)) !=
             0) {
             s->d_spin = NULL;
             return NULL;
@@ -253,8 +252,8 @@ cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) 
         *rc = DV_ERR;
         return NULL;
     }
-    if (!s->events[slot] && (*rc = cuda_call(cudaEventCreateWithFlags(&s->events[slot], cudaEventDisableTiming),
-                                             "cudaEventCreate", err)) != 0) {
+    if (!s->events[slot] &&
+        (*rc = DV_CUDA_CALL(cudaEventCreateWithFlags(&s->events[slot], cudaEventDisableTiming), err)) != 0) {
         s->events[slot] = NULL;
         return NULL;
     }

@@ -29,16 +29,16 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
         goto cleanup;
     }
     for (size_t e = 0; e < nev; e++) {
-        if ((rc = cuda_call(cudaEventCreate(&start[e]), "cudaEventCreate", err)) != 0 ||
-            (rc = cuda_call(cudaEventCreate(&stop[e]), "cudaEventCreate", err)) != 0)
+        if ((rc = DV_CUDA_CALL(cudaEventCreate(&start[e]), err)) != 0 ||
+            (rc = DV_CUDA_CALL(cudaEventCreate(&stop[e]), err)) != 0)
             goto cleanup;
     }
     for (unsigned e = 0; clk && e < 3; e++)
-        if ((rc = cuda_call(cudaEventCreate(&spin[e]), "cudaEventCreate", err)) != 0) goto cleanup;
+        if ((rc = DV_CUDA_CALL(cudaEventCreate(&spin[e]), err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
-    if ((rc = cuda_call(cudaDeviceSynchronize(), "warm-up", err)) != 0) goto cleanup;
+    if ((rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) != 0) goto cleanup;
 
     unsigned taken = 0;
     for (;;) {
@@ -51,28 +51,28 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
         /* The clock: in the first batch, then once at least
          * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
         const int sample_clock = clk && (taken == 0 || *gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
-        if (sample_clock && ((rc = cuda_call(cudaEventRecord(spin[0], 0), "cudaEventRecord", err)) != 0 ||
+        if (sample_clock && ((rc = DV_CUDA_CALL(cudaEventRecord(spin[0], 0), err)) != 0 ||
                              (rc = dv_run_clock_spin(TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
-                             (rc = cuda_call(cudaEventRecord(spin[1], 0), "cudaEventRecord", err)) != 0 ||
+                             (rc = DV_CUDA_CALL(cudaEventRecord(spin[1], 0), err)) != 0 ||
                              (rc = dv_run_clock_spin(2 * TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
-                             (rc = cuda_call(cudaEventRecord(spin[2], 0), "cudaEventRecord", err)) != 0))
+                             (rc = DV_CUDA_CALL(cudaEventRecord(spin[2], 0), err)) != 0))
             goto cleanup;
         const double batch_start_ms = *gpu_ms;
         for (unsigned b = 0; b < rounds; b++) {
             for (unsigned r = 0; r < nrows; r++) {
                 const size_t e = (size_t)b * nrows + r;
-                if ((rc = cuda_call(cudaEventRecord(start[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
+                if ((rc = DV_CUDA_CALL(cudaEventRecord(start[e], 0), err)) != 0) goto cleanup;
                 if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
-                if ((rc = cuda_call(cudaEventRecord(stop[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
+                if ((rc = DV_CUDA_CALL(cudaEventRecord(stop[e], 0), err)) != 0) goto cleanup;
             }
         }
-        if ((rc = cuda_call(cudaEventSynchronize(stop[(size_t)rounds * nrows - 1]), "timed launches", err)) != 0)
+        if ((rc = DV_CUDA_CALL(cudaEventSynchronize(stop[(size_t)rounds * nrows - 1]), err)) != 0)
             goto cleanup;
         for (unsigned b = 0; b < rounds; b++) {
             for (unsigned r = 0; r < nrows; r++) {
                 const size_t e = (size_t)b * nrows + r;
                 float ms = 0;
-                if ((rc = cuda_call(cudaEventElapsedTime(&ms, start[e], stop[e]), "cudaEventElapsedTime", err)) != 0)
+                if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&ms, start[e], stop[e]), err)) != 0)
                     goto cleanup;
                 samples[(size_t)r * max_s + taken + b] = ms;
                 *gpu_ms += ms;
@@ -80,8 +80,8 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
         }
         if (sample_clock) {
             float one = 0, two = 0;
-            if ((rc = cuda_call(cudaEventElapsedTime(&one, spin[0], spin[1]), "cudaEventElapsedTime", err)) != 0 ||
-                (rc = cuda_call(cudaEventElapsedTime(&two, spin[1], spin[2]), "cudaEventElapsedTime", err)) != 0)
+            if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&one, spin[0], spin[1]), err)) != 0 ||
+                (rc = DV_CUDA_CALL(cudaEventElapsedTime(&two, spin[1], spin[2]), err)) != 0)
                 goto cleanup;
             if (one <= 0 || two <= 0) {
                 dv_seterr(err, "clock: spins of %lld and %lld cycles timed at %.6f and %.6f ms", TIMING_SPIN_CYCLES,
