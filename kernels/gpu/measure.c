@@ -27,14 +27,6 @@ static unsigned long long input_threads(const struct dv_options *o, const struct
     return n;
 }
 
-static measure_progress_fn progress_fn;
-static void *progress_ctx;
-
-void measure_set_progress(measure_progress_fn fn, void *ctx) {
-    progress_fn = fn;
-    progress_ctx = ctx;
-}
-
 static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
                           struct timing_clock *clk, struct counters **cnt, char *err) {
     int rc = 0;
@@ -50,13 +42,13 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
-        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 0);
+        session_progress(s, i, r->ntables, t, 0);
         rc = experiment_table_is_scenario(t)
                  ? scenario_measure_table(o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, d_in, ref_a, ref_b, clk, &r->testimony, cnt, err);
         if (rc != 0) return rc;
         r->gpu_time_ms += t->gpu_time_ms;
-        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 1);
+        session_progress(s, i, r->ntables, t, 1);
     }
     return 0;
 }

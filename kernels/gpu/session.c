@@ -49,6 +49,8 @@ struct session {
     unsigned next_chain;
     struct session_mask_entry masks[SESSION_MASKS];
     unsigned next_mask;
+    session_progress_fn progress; /* NULL: no hook */
+    void *progress_ctx;
 };
 
 struct session *session_create(void) {
@@ -244,6 +246,15 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
         s->spin_n = sms;
     }
     return s->d_spin;
+}
+
+void session_set_progress(struct session *s, session_progress_fn fn, void *ctx) {
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
+void session_progress(const struct session *s, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    if (s->progress) s->progress(s->progress_ctx, table, ntables, t, done);
 }
 
 cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) {

@@ -16,6 +16,7 @@
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
 
 Test(device, without_a_gpu_measure_says_what_cuda_reported) {
     char why[ERR_LEN];
@@ -89,4 +90,28 @@ Test(device, checker_classifies_what_the_caller_must_do) {
     cr_assert_eq(cuda_classify(cudaErrorInvalidValue), DV_ERR);
     /* A path from outside the tree is shown as it is. */
     cr_assert_str_eq(cuda_source_path("/elsewhere/x.c"), "/elsewhere/x.c");
+}
+
+/* The progress hook is a session's state: setting one session's leaves
+ * another's silent, and a session without one calls nothing. No CUDA. */
+static void count_call(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    (void)table, (void)ntables, (void)t, (void)done;
+    ++*(int *)ctx;
+}
+
+Test(session, progress_hook_is_the_sessions_own) {
+    struct session *a = session_create(), *b = session_create();
+    cr_assert(a && b);
+    int calls = 0;
+    struct dv_table t;
+    memset(&t, 0, sizeof t);
+    session_set_progress(a, count_call, &calls);
+    session_progress(a, 0, 1, &t, 0);
+    session_progress(b, 0, 1, &t, 0);
+    cr_expect_eq(calls, 1);
+    session_set_progress(a, NULL, NULL);
+    session_progress(a, 0, 1, &t, 1);
+    cr_expect_eq(calls, 1);
+    session_free(a);
+    session_free(b);
 }

@@ -127,3 +127,47 @@ Test(gpu_session, auto_grid_plans_with_the_clock_of_the_last_job) {
     experiment_report_free(b);
     session_free(s);
 }
+
+/* The session's progress hook hears each table start and end, in order, with
+ * the table's samples in at its end; a session without a hook measures the
+ * same way (the hook is the session's, not the process's). */
+struct progress_log {
+    unsigned calls, table[8], ntables[8], samples[8];
+    int done[8];
+};
+
+static void log_progress(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    struct progress_log *p = ctx;
+    if (p->calls >= 8) return;
+    p->table[p->calls] = table;
+    p->ntables[p->calls] = ntables;
+    p->done[p->calls] = done;
+    p->samples[p->calls] = t->nrows ? t->rows[0].time_ms.samples : 0;
+    p->calls++;
+}
+
+Test(gpu_session, progress_is_the_sessions_hook) {
+    HELPER_REQUIRE_GPU();
+    struct dv_options o = small(264, 4096);
+    o.part = DV_PART_ALL;
+    struct progress_log log;
+    memset(&log, 0, sizeof log);
+    struct session *s = session_create(), *quiet = session_create();
+    cr_assert(s && quiet);
+    session_set_progress(s, log_progress, &log);
+    struct dv_report *r = run(quiet, &o);
+    cr_expect_eq(log.calls, 0, "another session's job called this hook");
+    experiment_report_free(r);
+    r = run(s, &o);
+    cr_assert_eq(log.calls, 4);
+    for (unsigned k = 0; k < 4; k++) {
+        cr_expect_eq(log.table[k], k / 2);
+        cr_expect_eq(log.ntables[k], 2);
+        cr_expect_eq(log.done[k], (int)(k % 2));
+    }
+    cr_expect_eq(log.samples[0], 0, "no samples before the table");
+    cr_expect(log.samples[1] >= 5, "the table's samples at its end: %u", log.samples[1]);
+    experiment_report_free(r);
+    session_free(quiet);
+    session_free(s);
+}
