@@ -74,7 +74,7 @@ static int set_part(struct dv_options *o, const json_t *v, struct request_error 
         return 0;
     }
     if (json_is_integer(v) && (json_integer_value(v) == 1 || json_integer_value(v) == 2)) {
-        o->part = (int)json_integer_value(v);
+        o->part = json_integer_value(v) == 1 ? DV_PART_1 : DV_PART_2;
         return 0;
     }
     if (json_is_integer(v) || json_is_string(v))

@@ -286,7 +286,7 @@ extern "C" const char *dv_kernel_iterations_name(unsigned iterations) {
 
 /* One checked launch of `kernel`'s <ITERS, WITNESS> instantiation. */
 template <unsigned ITERS, bool WITNESS>
-static int launch_instance(int kernel, const struct dv_launch *l, char *err) {
+static int launch_instance(enum dv_kernel kernel, const struct dv_launch *l, char *err) {
     const dim3 grid(l->blocks), block(l->block_x, l->block_y);
     switch (kernel) {
     case DV_KERNEL_BRANCH:
@@ -302,12 +302,12 @@ static int launch_instance(int kernel, const struct dv_launch *l, char *err) {
         return DV_CUDA_LAUNCH((mixBranchPerIteration<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->mode,
                               l->iterations, l->witness);
     default:
-        dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", kernel);
+        dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", (int)kernel);
         return DV_ERR;
     }
 }
 
-extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
+extern "C" int dv_run_kernel(enum dv_kernel kernel, const struct dv_launch *l, char *err) {
     const bool compiled = dv_kernel_compiled(l->iterations);
     if (l->witness && compiled) return launch_instance<DV_COMPILED_ITERATIONS, true>(kernel, l, err);
     if (l->witness) return launch_instance<0, true>(kernel, l, err);
@@ -317,7 +317,7 @@ extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
 
 /* The timed <ITERS> instantiation of `kernel`, for the occupancy query. */
 template <unsigned ITERS>
-static const void *timed_kernel(int kernel) {
+static const void *timed_kernel(enum dv_kernel kernel) {
     switch (kernel) {
     case DV_KERNEL_BRANCH: return (const void *)mixOneBranch<ITERS, false>;
     case DV_KERNEL_MASK: return (const void *)mixMaskBranch<ITERS, false>;
@@ -327,11 +327,12 @@ static const void *timed_kernel(int kernel) {
     }
 }
 
-extern "C" int dv_occupancy(int kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err) {
+extern "C" int dv_occupancy(enum dv_kernel kernel, unsigned iterations, unsigned threads, int *blocks_per_sm,
+                            char *err) {
     const void *fn =
         dv_kernel_compiled(iterations) ? timed_kernel<DV_COMPILED_ITERATIONS>(kernel) : timed_kernel<0>(kernel);
     if (!fn) {
-        dv_seterr(err, "occupancy: kernel %d unknown", kernel);
+        dv_seterr(err, "occupancy: kernel %d unknown", (int)kernel);
         return DV_ERR;
     }
     return DV_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0), err);

@@ -27,7 +27,9 @@ struct session_chain {
 };
 
 struct session_mask_entry {
-    int used, kernel, mode;
+    int used;
+    enum dv_kernel kernel;
+    enum dv_mode mode;
     char name[PREDICATE_TEXT_LEN];
     struct dv_geometry g;
     uint32_t *host;

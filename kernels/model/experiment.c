@@ -115,7 +115,7 @@ int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char
     case DV_KERNEL_MASK: rc = predicate_resolve(row->name, p, why); break;
     default:
         memset(p, 0, sizeof(*p));
-        p->mode = -1;
+        p->mode = DV_MODE_NONE;
         snprintf(why, sizeof why, "the %s kernel evaluates no predicate", experiment_kernel_name(row->kernel));
         rc = -1;
         break;
@@ -198,7 +198,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->name, sizeof(row->name), "%.256s", preds[i].name);
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
-        row->mode = any_expr ? -1 : preds[i].mode;
+        row->mode = any_expr ? DV_MODE_NONE : preds[i].mode;
         if (analyze_row(g, row, err) != 0) {
             fail_at(field, experiment_predicate_field(i));
             goto cleanup;
@@ -224,7 +224,8 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
                       char *err) {
     static const struct {
         const char *name, *label;
-        int kernel, mode;
+        enum dv_kernel kernel;
+        enum dv_mode mode;
     } rows[] = {
         {"no-branch", "no branch", DV_KERNEL_NOBRANCH, DV_ALWAYS_A},
         {"per-iteration-lane-parity", "per-iteration, lane parity", DV_KERNEL_PERITER, DV_LANE_PARITY},

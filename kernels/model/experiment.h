@@ -64,7 +64,7 @@ enum dv_kernel {
 
 /* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
 struct dv_options {
-    int part;                                           /* enum dv_part         */
+    enum dv_part part;
     unsigned npredicates;                               /* Part 1 rows          */
     char predicates[DV_MAX_ROWS][PREDICATE_TEXT_LEN];   /* names or expressions */
     char baseline[PREDICATE_TEXT_LEN];                  /* one of predicates    */
@@ -184,8 +184,8 @@ struct dv_counters {
 struct dv_row {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
     char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
-    int kernel;                     /* enum dv_kernel                            */
-    int mode;                       /* built-in mode for BRANCH / PERITER, or -1 */
+    enum dv_kernel kernel;
+    enum dv_mode mode;              /* the BRANCH / PERITER kernel's argument    */
 
     /* Analysis: no GPU. */
     unsigned warps_per_block, threads_per_block;

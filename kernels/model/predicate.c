@@ -34,7 +34,7 @@ const struct predicate_builtin *predicate_find(const char *name) {
 
 /* What a built-in reads: only block parity reads blockIdx.x; every built-in
  * reads threadIdx.x alone (the kernels pass it as `tid`). */
-static unsigned uses_of_mode(int mode) { return mode == DV_BLOCK_PARITY ? PREDICATE_USES_BLOCK : 0u; }
+static unsigned uses_of_mode(enum dv_mode mode) { return mode == DV_BLOCK_PARITY ? PREDICATE_USES_BLOCK : 0u; }
 
 static void set_builtin(const struct predicate_builtin *b, struct predicate *p) {
     snprintf(p->name, sizeof(p->name), "%s", b->name);
@@ -43,11 +43,11 @@ static void set_builtin(const struct predicate_builtin *b, struct predicate *p) 
     p->uses = uses_of_mode(b->mode);
 }
 
-int predicate_of_mode(int mode, struct predicate *p, char *err) {
+int predicate_of_mode(enum dv_mode mode, struct predicate *p, char *err) {
     memset(p, 0, sizeof(*p));
-    p->mode = -1;
+    p->mode = DV_MODE_NONE;
     if (mode < 0 || mode >= DV_NUM_MODES) {
-        dv_seterr(err, "predicate: mode %d is not a built-in", mode);
+        dv_seterr(err, "predicate: mode %d is not a built-in", (int)mode);
         return -1;
     }
     set_builtin(&builtins[mode], p);
@@ -63,7 +63,7 @@ static unsigned uses_of_expr(const struct expr *e) {
 
 int predicate_resolve(const char *text, struct predicate *p, char *err) {
     memset(p, 0, sizeof(*p));
-    p->mode = -1;
+    p->mode = DV_MODE_NONE;
     if (!text) {
         dv_seterr(err, "predicate is missing");
         return -1;

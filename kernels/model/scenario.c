@@ -215,7 +215,7 @@ static unsigned longest_path(const struct scenario *s, const uint8_t *lanes, uns
     return best;
 }
 
-int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks,
                     unsigned threads_per_block, uint8_t *work, char *err) {
     unsigned long long n = (unsigned long long)blocks * threads_per_block;
     unsigned wpb = (threads_per_block + 31u) / 32u;
@@ -257,7 +257,7 @@ int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
         }
         return 0;
     default:
-        dv_seterr(err, "scenario %s: unknown layout %d", s->name, layout);
+        dv_seterr(err, "scenario %s: unknown layout %d", s->name, (int)layout);
         return -1;
     }
 }
@@ -444,7 +444,7 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
 
 /* ---- planning ---------------------------------------------------------- */
 
-static const char *kind_name(int kind) {
+static const char *kind_name(enum scenario_kind kind) {
     switch (kind) {
     case SCENARIO_KWAY: return "kway";
     case SCENARIO_LOOP: return "loop";
@@ -499,7 +499,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
         snprintf(row->name, sizeof row->name, "%s", s->rows[r].name);
         snprintf(row->label, sizeof row->label, "%s", s->rows[r].label);
         row->kernel = DV_KERNEL_SCENARIO;
-        row->mode = -1;
+        row->mode = DV_MODE_NONE;
         scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
         row->predicted_efficiency = m[r].efficiency;
         row->measured_efficiency = NAN;

@@ -123,14 +123,14 @@ enum scenario_layout {
 struct scenario_row_def {
     const char *name;   /* stable row name: "lanes", "sorted", ...      */
     const char *label;  /* how the row assigns work, in the lesson's words */
-    int layout;         /* enum scenario_layout                         */
+    enum scenario_layout layout;
 };
 
 struct scenario {
     const char *name;   /* stable id: "even-2way"                       */
     const char *title;
     const char *cell;   /* the worked case: "C1" ...                   */
-    int kind;           /* enum scenario_kind                           */
+    enum scenario_kind kind;
     unsigned npaths;    /* k-way paths / short sides                    */
     unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
     uint8_t lane_work[32];/* path id, trip count or side bit per lane   */
@@ -171,7 +171,7 @@ unsigned scenario_short_iterations(const struct dv_options *o);
  * (threads = blocks * block_x * block_y, linear ids, warps of 32 consecutive
  * linear ids per block). Values are path ids, trip counts or side bits.
  * Returns 0, or -1 with `err` for an unknown layout. */
-int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks,
                     unsigned threads_per_block, uint8_t *work, char *err);
 
 /* The model of assignment `work` (from scenario_assign) into `m`, and the
