@@ -539,14 +539,9 @@ static int expr_eval_fail(int *col, char *err, int c, const char *why, long long
     return -1;
 }
 
-int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col,
-              char *err) {
-    if (!e || !env || !out) {
-        if (col) *col = 0;
-        dv_seterr(err, "expr_eval: missing argument");
-        return -1;
-    }
-    long long vars[EXPR_NUM_VARS];
+/* The variables `e` can read for one thread, by enum expr_var; lane and
+ * warp only when it reads them (they cost a multiply and two divisions). */
+static inline void expr_load_vars(const struct expr *e, const struct expr_env *env, long long vars[EXPR_NUM_VARS]) {
     vars[EXPR_THREAD_X] = env->thread_x;
     vars[EXPR_THREAD_Y] = env->thread_y;
     vars[EXPR_BLOCK_X] = env->block_x;
@@ -555,11 +550,21 @@ int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, 
     vars[EXPR_WARPSIZE] = 32;
     if (e->uses & ((1u << EXPR_LANE) | (1u << EXPR_WARP))) {
         long long linear = to_signed((unsigned long long)env->thread_x +
-                                     (unsigned long long)env->thread_y *
-                                         (unsigned long long)env->blockdim_x);
+                                     (unsigned long long)env->thread_y * (unsigned long long)env->blockdim_x);
         vars[EXPR_LANE] = linear % 32;
         vars[EXPR_WARP] = linear / 32;
     }
+}
+
+int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col,
+              char *err) {
+    if (!e || !env || !out) {
+        if (col) *col = 0;
+        dv_seterr(err, "expr_eval: missing argument");
+        return -1;
+    }
+    long long vars[EXPR_NUM_VARS];
+    expr_load_vars(e, env, vars);
 
     long long st[EXPR_STACK];
     long long *sp = st; /* next free slot */

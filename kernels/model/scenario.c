@@ -456,6 +456,45 @@ const char *scenario_kernel_name(const struct scenario *s) {
     return kind_name(s->kind);
 }
 
+/* Each row of `t` against the baseline row's model (`m`, one per row):
+ * the predicted ratio, whether it does the same work and why, and its note. */
+static void compare_rows(const struct scenario *s, const struct scenario_model *m, unsigned blocks, unsigned unit,
+                         struct dv_table *t) {
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        const struct scenario_model *b = &m[s->baseline];
+        row->predicted_ratio = b->issued ? (double)m[r].issued / (double)b->issued : NAN;
+        row->comparable = memcmp(m[r].hist, b->hist, sizeof b->hist) == 0;
+        if (s->kind == SCENARIO_SHORT)
+            row->predicted_efficiency = m[r].issued ? (double)b->issued / (double)m[r].issued : NAN;
+        if (r == s->baseline)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason, "the baseline");
+        else if (row->comparable)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "same multiset of per-thread work as %s", s->rows[s->baseline].name);
+        else if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "more work: every lane runs its warp's longest path");
+        else
+            snprintf(row->comparable_reason, sizeof row->comparable_reason,
+                     "different work: this grid does not split into whole warps the same way");
+        if (r == 0)
+            snprintf(row->note, sizeof row->note,
+                     "%s; issued %.4g vs %.4g per block (%s): model ratio %.3f, lane use %.1f%%",
+                     s->note, (double)m[r].issued / blocks, (double)b->issued / blocks,
+                     s->kind == SCENARIO_KWAY ? "units"
+                     : s->kind == SCENARIO_LOOP ? "warp-iterations" : "side FMAs",
+                     row->predicted_ratio,
+                     m[r].issued_lanes ? 100.0 * m[r].useful_lanes / m[r].issued_lanes : 0.0);
+        else if (r == s->baseline)
+            snprintf(row->note, sizeof row->note,
+                     "the warp-uniform version of the same work (unit = %u FMAs)", unit);
+        else
+            snprintf(row->note, sizeof row->note, "model ratio %.3f against %s",
+                     row->predicted_ratio, s->rows[s->baseline].name);
+    }
+}
+
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
                          uint8_t **works, const char **field, char *err) {
     unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
@@ -510,39 +549,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
         else free(work);
         work = NULL;
     }
-    for (unsigned r = 0; r < s->nrows; r++) {
-        struct dv_row *row = &t->rows[r];
-        const struct scenario_model *b = &m[s->baseline];
-        row->predicted_ratio = b->issued ? (double)m[r].issued / (double)b->issued : NAN;
-        row->comparable = memcmp(m[r].hist, b->hist, sizeof b->hist) == 0;
-        if (s->kind == SCENARIO_SHORT)
-            row->predicted_efficiency = m[r].issued ? (double)b->issued / (double)m[r].issued : NAN;
-        if (r == s->baseline)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason, "the baseline");
-        else if (row->comparable)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "same multiset of per-thread work as %s", s->rows[s->baseline].name);
-        else if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "more work: every lane runs its warp's longest path");
-        else
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "different work: this grid does not split into whole warps the same way");
-        if (r == 0)
-            snprintf(row->note, sizeof row->note,
-                     "%s; issued %.4g vs %.4g per block (%s): model ratio %.3f, lane use %.1f%%",
-                     s->note, (double)m[r].issued / blocks, (double)b->issued / blocks,
-                     s->kind == SCENARIO_KWAY ? "units"
-                     : s->kind == SCENARIO_LOOP ? "warp-iterations" : "side FMAs",
-                     row->predicted_ratio,
-                     m[r].issued_lanes ? 100.0 * m[r].useful_lanes / m[r].issued_lanes : 0.0);
-        else if (r == s->baseline)
-            snprintf(row->note, sizeof row->note,
-                     "the warp-uniform version of the same work (unit = %u FMAs)", unit);
-        else
-            snprintf(row->note, sizeof row->note, "model ratio %.3f against %s",
-                     row->predicted_ratio, s->rows[s->baseline].name);
-    }
+    compare_rows(s, m, blocks, unit, t);
     rc = 0;
 cleanup:
     free(work);
