@@ -1,7 +1,9 @@
 /* lesson_kernels.cu -- the divergence kernels and their C-ABI launchers.
  *
- * Three sections, as in llm.c: compile-time checks of the shared predicate
- * (the lesson's static_asserts), the kernels, and the launchers.
+ * Three sections, so that what is proved at compile time, what runs on the
+ * GPU and what the host calls can each be read alone: compile-time checks of
+ * the shared predicate (the lesson's static_asserts), the kernels, and the
+ * launchers.
  *
  * mixOneBranch is the lesson's Part 1 kernel: the predicate mode is a runtime
  * argument, uniform over the grid, so every row runs the same instructions
