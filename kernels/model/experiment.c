@@ -304,20 +304,18 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
         return scenario_plan(o, r, field, err);
     }
 
+    static const struct {
+        enum dv_part part;
+        int (*plan)(const struct dv_options *, const struct dv_geometry *, struct dv_table *, const char **, char *);
+    } parts[] = {{DV_PART_1, plan_part1}, {DV_PART_2, plan_part2}};
     struct dv_geometry g = {blocks, o->block_x, by};
     r->ntables = 0;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (o->part != DV_PART_ALL && o->part != parts[i].part) continue;
         struct dv_table *t = &r->tables[r->ntables];
         memset(t, 0, sizeof(*t));
         t->noise_limit = o->max_noise;
-        if (plan_part1(o, &g, t, field, err) != 0) return -1;
-        r->ntables++;
-    }
-    if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
-        struct dv_table *t = &r->tables[r->ntables];
-        memset(t, 0, sizeof(*t));
-        t->noise_limit = o->max_noise;
-        if (plan_part2(o, &g, t, field, err) != 0) return -1;
+        if (parts[i].plan(o, &g, t, field, err) != 0) return -1;
         r->ntables++;
     }
     return 0;

@@ -31,26 +31,13 @@ static struct dv_options small(unsigned blocks, unsigned iterations) {
     return o;
 }
 
-static void assert_all_checked(const struct dv_report *r) {
-    for (unsigned i = 0; i < r->ntables; i++) {
-        const struct dv_table *t = &r->tables[i];
-        for (unsigned j = 0; j < t->nrows; j++) {
-            const struct dv_row *row = &t->rows[j];
-            cr_expect(row->check.ok, "%s/%s: %llu mismatches, first thread %lld", t->id, row->name,
-                      row->check.mismatches, row->check.first_mismatch);
-            cr_expect_eq(row->check.checked, r->config.threads, "%s/%s checked %llu of %llu", t->id, row->name,
-                         row->check.checked, r->config.threads);
-        }
-    }
-}
-
 static struct dv_report *run(struct session *s, struct dv_options *o) {
     char err[ERR_LEN] = "";
     cr_assert_eq(options_validate(o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
     cr_assert_eq(measure_run_session(s, o, r, err), 0, "%s", err);
-    assert_all_checked(r);
+    helper_expect_all_checked(r);
     cr_expect(r->device.measured_sm_clock_mhz > 0);
     cr_expect(r->device.measured_sm_clock_min_mhz <= r->device.measured_sm_clock_mhz);
     return r;
