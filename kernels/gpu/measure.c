@@ -14,14 +14,14 @@
 #include "kernels/gpu/scenario_measure.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
+#include "kernels/model/scenario.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;
     for (unsigned i = 0; i < r->ntables; i++) {
         if (!experiment_table_is_scenario(&r->tables[i])) continue;
-        unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-        unsigned tpb = (o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X) * (o->block_y ? o->block_y : 1u);
-        unsigned long long s = (unsigned long long)blocks * tpb;
+        const struct dv_geometry g = scenario_grid(o);
+        const unsigned long long s = (unsigned long long)g.blocks * (g.block_x * g.block_y);
         if (s > n) n = s;
     }
     return n;

@@ -125,10 +125,11 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
 static int table_setup(struct table_ctx *c, const struct scenario *s, const struct dv_options *o, const float *in_dev,
                        uint8_t *work, char *err) {
     int rc;
+    const struct dv_geometry g = scenario_grid(o);
     c->s = s;
-    c->blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    c->block_x = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
-    c->block_y = o->block_y ? o->block_y : 1u;
+    c->blocks = g.blocks;
+    c->block_x = g.block_x;
+    c->block_y = g.block_y;
     c->unit = scenario_unit_fmas(o);
     c->iters = scenario_short_iterations(o);
     c->in = in_dev;
@@ -214,8 +215,8 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
         return DV_ERR;
     }
     memset(stats, 0, sizeof stats);
-    const unsigned long long n = (unsigned long long)(o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) *
-                                 (o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X) * (o->block_y ? o->block_y : 1u);
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned long long n = (unsigned long long)g.blocks * (g.block_x * g.block_y);
     work = malloc((size_t)n);
     host_out = malloc((size_t)n * sizeof *host_out);
     if (!work || !host_out) {

@@ -192,6 +192,12 @@ const struct scenario *scenario_find(const char *name) {
     return NULL;
 }
 
+struct dv_geometry scenario_grid(const struct dv_options *o) {
+    const struct dv_geometry g = {o->blocks ? o->blocks : DV_DEFAULT_BLOCKS,
+                                  o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, o->block_y ? o->block_y : 1u};
+    return g;
+}
+
 unsigned scenario_unit_fmas(const struct dv_options *o) {
     unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
     unsigned u = it / SCENARIO_UNIT_DIVISOR / SCENARIO_CHUNK * SCENARIO_CHUNK;
@@ -497,9 +503,8 @@ static void compare_rows(const struct scenario *s, const struct scenario_model *
 
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
                          uint8_t **works, const char **field, char *err) {
-    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    unsigned by = o->block_y ? o->block_y : 1u;
-    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
     unsigned tpb = bx * by;
     unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(o);
     unsigned long long n = (unsigned long long)blocks * tpb;
@@ -567,8 +572,8 @@ int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **
     int all = strcmp(want, "all") == 0;
     const struct scenario *one = all ? NULL : scenario_find(want);
     size_t count = all ? NSCENARIOS : 1;
-    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, by = o->block_y ? o->block_y : 1u;
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
 
     if (field) *field = "";
     if (!all && !one) {

@@ -49,6 +49,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernels/model/analysis.h"   /* struct dv_geometry */
 #include "kernels/model/chain.h"      /* dv_input_value: the input every table reads */
 #include "kernels/model/experiment.h"
 
@@ -158,6 +159,11 @@ const char *const *scenario_names(size_t *n);
 
 /* The scenario called `name`, or NULL. */
 const struct scenario *scenario_find(const char *name);
+
+/* The grid every scenario table of `o` runs: o's, with blocks 0 ("auto") as
+ * the lesson's DV_DEFAULT_BLOCKS (scenarios choose no grid on the GPU),
+ * block_x 0 as DV_DEFAULT_BLOCK_X and block_y 0 as 1. */
+struct dv_geometry scenario_grid(const struct dv_options *o);
 
 /* FMAs per unit for options `o`: iterations / 8, rounded down to a multiple
  * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
