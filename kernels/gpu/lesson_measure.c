@@ -148,7 +148,8 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     memset(&c, 0, sizeof(c));
     memset(jobs, 0, sizeof(jobs));
     c.t = t;
-    c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL, NULL};
+    c.base = (struct dv_launch){.in = d_in, .n = n, .blocks = g.blocks, .block_x = g.block_x, .block_y = g.block_y,
+                                .iterations = r->config.iterations};
     for (unsigned i = 0; i < t->nrows; i++) {
         const uint32_t *dmask = NULL;
         if (!(masks[i] = session_mask(s, &t->rows[i], &g, row_mask,
@@ -176,8 +177,8 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         row->time_ms = stats[i];
         row->measured = 1;
         if ((rc = DV_CUDA_CALL(cudaEventSynchronize(landed[i]), err)) != 0) goto cleanup;
-        jobs[i] = (struct check_job){row, &g, masks[i], ref_a, ref_b, h_out[i], r->config.iterations, &row->check,
-                                     0, 0, (pthread_t)0, ""};
+        jobs[i] = (struct check_job){.row = row, .g = &g, .mask = masks[i], .a = ref_a, .b = ref_b, .out = h_out[i],
+                                     .iterations = r->config.iterations, .check = &row->check};
         check_start(&jobs[i]);
     }
     const double base = t->rows[t->baseline_row].time_ms.median;

@@ -80,8 +80,8 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
                 break;
             }
             testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
-            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block,
-                              c->s->kind == SCENARIO_SHORT ? c->iters : 1u, &t->rows[r].observed);
+            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, scenario_evaluations(c->s, o),
+                              &t->rows[r].observed);
         }
         free(seen);
         free(exp);
@@ -90,7 +90,7 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
     }
     if (*cnt) {
         unsigned evaluations[SCENARIO_MAX_ROWS];
-        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = c->s->kind == SCENARIO_SHORT ? c->iters : 1u;
+        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
         return counters_table(cnt, t, launch_row, c, c->blocks, evaluations, tm, err);
     }
     return 0;

@@ -360,7 +360,8 @@ int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char
 
 /* How often a thread of the row evaluates its branch over `iterations`:
  * every iteration for the per-iteration kernel (phase k at iteration k),
- * else once (phase 0; the no-branch kernel as always-a). */
+ * else once (phase 0; the no-branch kernel as always-a). A scenario row's
+ * is its scenario's (scenario_evaluations(), model/scenario.h). */
 unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations);
 
 /* 1 when the row's kernel reads its path from a device mask (the mask kernel). */

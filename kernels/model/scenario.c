@@ -209,6 +209,10 @@ unsigned scenario_short_iterations(const struct dv_options *o) {
     return (it + 31u) / 32u * 32u;
 }
 
+unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o) {
+    return s->kind == SCENARIO_SHORT ? scenario_short_iterations(o) : 1u;
+}
+
 /* ---- arrangements ------------------------------------------------------ */
 
 /* The longest path (k-way) present in a warp's lanes, lowest id on a tie. */

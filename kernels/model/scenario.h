@@ -173,6 +173,12 @@ unsigned scenario_unit_fmas(const struct dv_options *o);
  * multiple of 32 (each thread's pattern word covers 32 iterations). */
 unsigned scenario_short_iterations(const struct dv_options *o);
 
+/* How often a thread of a row of `s` evaluates its branch under `o`: every
+ * iteration of the short if/else kernel, once for the k-way switch and the
+ * loop (whose trips the witness counts as runs). What the testimony divides
+ * its per-block figures by. */
+unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o);
+
 /* Fills work[0..threads) for row layout `layout` of `s` on grid `g`
  * (threads = blocks * block_x * block_y, linear ids, warps of 32 consecutive
  * linear ids per block). Values are path ids, trip counts or side bits.

@@ -436,3 +436,15 @@ Test(scenario, experiment_plan_hands_scenarios_over) {
     cr_expect(fabs(r->tables[0].rows[0].predicted_efficiency - 0.375) < 1e-12);
     experiment_report_free(r);
 }
+
+/* A short if/else row evaluates its branch every iteration (rounded up to
+ * whole pattern words); the switch and the loop once. */
+Test(scenario, evaluations_per_thread_follow_the_kind) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    cr_expect_eq(scenario_evaluations(scenario_find("short-branch"), &o), 4096u);
+    cr_expect_eq(scenario_evaluations(scenario_find("even-2way"), &o), 1u);
+    cr_expect_eq(scenario_evaluations(scenario_find("loop-divergence"), &o), 1u);
+    o.iterations = 100;
+    cr_expect_eq(scenario_evaluations(scenario_find("short-predicated"), &o), 128u);
+}
