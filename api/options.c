@@ -298,9 +298,7 @@ static int cli_part(struct dv_options *o, const char *value, char *err) {
     return 0;
 }
 
-static int cli_predicates(struct dv_options *o, const char *value, char *err) {
-    return set_predicates(o, value, err);
-}
+static int cli_predicates(struct dv_options *o, const char *value, char *err) { return set_predicates(o, value, err); }
 
 static int cli_baseline(struct dv_options *o, const char *value, char *err) {
     size_t len = strlen(value);

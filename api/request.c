@@ -313,8 +313,9 @@ char *request_dump(const struct dv_options *o) {
     if (o->no_witness) bad |= json_object_set_new(root, "witness", json_false());
     if (o->no_counters) bad |= json_object_set_new(root, "counters", json_false());
     if (!bad)
-        out = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(
-                                   realfmt_exact15(o->max_noise) && realfmt_exact15(o->budget_ms) ? 15 : 17));
+        out = json_dumps(
+            root, JSON_COMPACT |
+                      JSON_REAL_PRECISION(realfmt_exact15(o->max_noise) && realfmt_exact15(o->budget_ms) ? 15 : 17));
 
 cleanup:
     json_decref(preds);

@@ -57,10 +57,9 @@ const char *cuda_source_path(const char *file);
  * arguments that follow, then checks cudaGetLastError(): an expression with
  * the checker's value, the error reading "launch mixOneBranch<ITERS,
  * WITNESS> at <file>:<line>: ...". */
-#define DV_CUDA_LAUNCH(kernel, grid, block, err, ...)                                                  \
-    (DV_CUDA_UNPAREN kernel<<<(grid), (block)>>>(__VA_ARGS__),                                         \
-     cuda_check(cudaGetLastError(), "launch " DV_CUDA_TEXT(DV_CUDA_UNPAREN kernel), __FILE__, __LINE__, \
-                (err)))
+#define DV_CUDA_LAUNCH(kernel, grid, block, err, ...)                                                                  \
+    (DV_CUDA_UNPAREN kernel<<<(grid), (block)>>>(__VA_ARGS__),                                                         \
+     cuda_check(cudaGetLastError(), "launch " DV_CUDA_TEXT(DV_CUDA_UNPAREN kernel), __FILE__, __LINE__, (err)))
 #endif
 
 #endif /* DV_CUDA_CALL_H */

@@ -303,9 +303,7 @@ static int launch_instance(enum dv_kernel kernel, const struct dv_launch *l, cha
     case DV_KERNEL_PERITER:
         return DV_CUDA_LAUNCH((mixBranchPerIteration<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->mode,
                               l->iterations, l->witness);
-    default:
-        dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", (int)kernel);
-        return DV_ERR;
+    default: dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", (int)kernel); return DV_ERR;
     }
 }
 
@@ -318,8 +316,7 @@ extern "C" int dv_run_kernel(enum dv_kernel kernel, const struct dv_launch *l, c
 }
 
 /* The timed <ITERS> instantiation of `kernel`, for the occupancy query. */
-template <unsigned ITERS>
-static const void *timed_kernel(enum dv_kernel kernel) {
+template <unsigned ITERS> static const void *timed_kernel(enum dv_kernel kernel) {
     switch (kernel) {
     case DV_KERNEL_BRANCH: return (const void *)mixOneBranch<ITERS, false>;
     case DV_KERNEL_MASK: return (const void *)mixMaskBranch<ITERS, false>;

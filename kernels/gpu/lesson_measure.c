@@ -148,7 +148,11 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     memset(&c, 0, sizeof(c));
     memset(jobs, 0, sizeof(jobs));
     c.t = t;
-    c.base = (struct dv_launch){.in = d_in, .n = n, .blocks = g.blocks, .block_x = g.block_x, .block_y = g.block_y,
+    c.base = (struct dv_launch){.in = d_in,
+                                .n = n,
+                                .blocks = g.blocks,
+                                .block_x = g.block_x,
+                                .block_y = g.block_y,
                                 .iterations = r->config.iterations};
     for (unsigned i = 0; i < t->nrows; i++) {
         const uint32_t *dmask = NULL;
@@ -177,8 +181,14 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         row->time_ms = stats[i];
         row->measured = 1;
         if ((rc = DV_CUDA_CALL(cudaEventSynchronize(landed[i]), err)) != 0) goto cleanup;
-        jobs[i] = (struct check_job){.row = row, .g = &g, .mask = masks[i], .a = ref_a, .b = ref_b, .out = h_out[i],
-                                     .iterations = r->config.iterations, .check = &row->check};
+        jobs[i] = (struct check_job){.row = row,
+                                     .g = &g,
+                                     .mask = masks[i],
+                                     .a = ref_a,
+                                     .b = ref_b,
+                                     .out = h_out[i],
+                                     .iterations = r->config.iterations,
+                                     .check = &row->check};
         check_start(&jobs[i]);
     }
     const double base = t->rows[t->baseline_row].time_ms.median;

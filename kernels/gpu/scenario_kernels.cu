@@ -189,8 +189,8 @@ extern "C" int scenario_launch_kway(const float *in, float *out, const uint8_t *
     const bool compiled = chunks == SCENARIO_COMPILED_CHUNKS;
     const dim3 block(block_x, block_y);
     if (compiled && witness)
-        return DV_CUDA_LAUNCH((scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, true>), blocks, block, err, in, out,
-                              path, n, *lengths, chunks, witness);
+        return DV_CUDA_LAUNCH((scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, true>), blocks, block, err, in, out, path,
+                              n, *lengths, chunks, witness);
     if (compiled)
         return DV_CUDA_LAUNCH((scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, false>), blocks, block, err, in, out,
                               path, n, *lengths, chunks, NULL);

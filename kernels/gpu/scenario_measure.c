@@ -151,8 +151,8 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
  * `stats[r]`, and its floor fraction: the row's own FMAs at `mhz` on every
  * FP32 lane of `dev`, over its median. `work` and `host_out` are scratch of
  * one row (a byte and a float per thread). Returns 0 or a DV_* code. */
-static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz,
-                      const struct dv_stats *stats, struct dv_table *t, uint8_t *work, float *host_out, char *err) {
+static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz, const struct dv_stats *stats,
+                      struct dv_table *t, uint8_t *work, float *host_out, char *err) {
     const struct scenario *s = c->s;
     const unsigned tpb = c->block_x * c->block_y;
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
@@ -188,12 +188,10 @@ static void derive_ratios(const struct scenario *s, struct dv_table *t) {
         double med = row->time_ms.median;
         row->ratio = base->median > 0 ? med / base->median : NAN;
         row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
-        if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
-            row->measured_efficiency = NAN; /* the reference itself */
+        if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) row->measured_efficiency = NAN; /* the reference itself */
         else if (s->kind == SCENARIO_KWAY && s->rows[r].layout == SCENARIO_LAYOUT_LANES && ideal >= 0)
             row->measured_efficiency = med > 0 ? t->rows[ideal].time_ms.median / med : NAN;
-        else
-            row->measured_efficiency = med > 0 ? base->median / med : NAN;
+        else row->measured_efficiency = med > 0 ? base->median / med : NAN;
     }
 }
 

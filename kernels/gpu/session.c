@@ -152,8 +152,7 @@ float *session_output(struct session *s, unsigned slot, unsigned long long n, fl
         }
         s->out_n[slot] = n;
     }
-    if ((*rc = DV_CUDA_CALL(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), err)) != 0)
-        return NULL;
+    if ((*rc = DV_CUDA_CALL(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), err)) != 0) return NULL;
     *host = s->h_out[slot];
     return s->d_out[slot];
 }
@@ -208,8 +207,7 @@ const uint32_t *session_mask(struct session *s, const struct dv_row *row, const 
             m->device = NULL;
             return NULL;
         }
-        if ((*rc = DV_CUDA_CALL(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), err)) !=
-            0) {
+        if ((*rc = DV_CUDA_CALL(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), err)) != 0) {
             cudaFree(m->device);
             m->device = NULL;
             return NULL;
@@ -240,8 +238,7 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
         if (s->d_spin) cudaFree(s->d_spin);
         s->d_spin = NULL;
         s->spin_n = 0;
-        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), err)) !=
-            0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), err)) != 0) {
             s->d_spin = NULL;
             return NULL;
         }

@@ -14,8 +14,7 @@ int smclock_measure(double *mhz, char *err) {
     if ((rc = DV_CUDA_CALL(cudaGetDevice(&dev), err)) != 0 ||
         (rc = DV_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err)) != 0 ||
         (rc = DV_CUDA_CALL(cudaMalloc((void **)&d_out, sizeof(long long) * (size_t)sms), err)) != 0 ||
-        (rc = DV_CUDA_CALL(cudaEventCreate(&start), err)) != 0 ||
-        (rc = DV_CUDA_CALL(cudaEventCreate(&stop), err)) != 0)
+        (rc = DV_CUDA_CALL(cudaEventCreate(&start), err)) != 0 || (rc = DV_CUDA_CALL(cudaEventCreate(&stop), err)) != 0)
         goto cleanup;
     /* One short spin first: the clock ramps up from idle. */
     if ((rc = dv_run_clock_spin(CLOCK_SPIN_CYCLES / 4, (unsigned)sms, d_out, err)) != 0) goto cleanup;

@@ -22,9 +22,9 @@
  * every row's samples (max_s each) with the scratch stats_compute() sorts in. */
 struct timing_run {
     unsigned nrows, max_s;
-    size_t nev;              /* nrows x TIMING_BATCH */
+    size_t nev; /* nrows x TIMING_BATCH */
     cudaEvent_t *start, *stop;
-    cudaEvent_t spin[3];     /* before, between and after the two spins */
+    cudaEvent_t spin[3]; /* before, between and after the two spins */
     double *samples, *scratch;
 };
 

@@ -11,8 +11,8 @@ int witness_run(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned r
     const size_t bytes = sizeof(struct dv_witness_block) * blocks;
     int rc;
     if ((rc = DV_CUDA_CALL(cudaMalloc((void **)&d, bytes), err)) != 0) return rc;
-    if ((rc = DV_CUDA_CALL(cudaMemset(d, 0, bytes), err)) == 0 &&
-        (rc = launch(ctx, row, d, err)) == 0 && (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) == 0)
+    if ((rc = DV_CUDA_CALL(cudaMemset(d, 0, bytes), err)) == 0 && (rc = launch(ctx, row, d, err)) == 0 &&
+        (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) == 0)
         rc = DV_CUDA_CALL(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost), err);
     cudaFree(d);
     return rc;

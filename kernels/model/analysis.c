@@ -144,8 +144,8 @@ void analysis_compare(struct dv_table *t, int same_work) {
         struct dv_row *r = &t->rows[i];
         r->predicted_ratio = base->path_runs.total ? (double)r->path_runs.total / (double)base->path_runs.total : 0.0;
         r->comparable_reason[0] = '\0';
-        if (same_work || (r->threads_on_a.total == base->threads_on_a.total &&
-                          r->threads_per_block == base->threads_per_block)) {
+        if (same_work ||
+            (r->threads_on_a.total == base->threads_on_a.total && r->threads_per_block == base->threads_per_block)) {
             r->comparable = 1;
         } else {
             r->comparable = 0;

@@ -94,10 +94,8 @@ static const struct {
     int reads_mask;
     int per_iteration;
 } kernels[DV_NUM_KERNELS] = {
-    [DV_KERNEL_BRANCH] = {"branch", 0, 0},
-    [DV_KERNEL_MASK] = {"mask", 1, 0},
-    [DV_KERNEL_NOBRANCH] = {"no-branch", 0, 0},
-    [DV_KERNEL_PERITER] = {"per-iteration", 0, 1},
+    [DV_KERNEL_BRANCH] = {"branch", 0, 0},      [DV_KERNEL_MASK] = {"mask", 1, 0},
+    [DV_KERNEL_NOBRANCH] = {"no-branch", 0, 0}, [DV_KERNEL_PERITER] = {"per-iteration", 0, 1},
     [DV_KERNEL_SCENARIO] = {"scenario", 0, 0},
 };
 
@@ -134,9 +132,8 @@ int experiment_row_reads_mask(const struct dv_row *row) {
 
 const char *experiment_predicate_field(unsigned i) {
     static const char *const names[DV_MAX_ROWS] = {
-        "predicates[0]",  "predicates[1]",  "predicates[2]",  "predicates[3]",
-        "predicates[4]",  "predicates[5]",  "predicates[6]",  "predicates[7]",
-        "predicates[8]",  "predicates[9]",  "predicates[10]", "predicates[11]",
+        "predicates[0]",  "predicates[1]",  "predicates[2]",  "predicates[3]",  "predicates[4]",  "predicates[5]",
+        "predicates[6]",  "predicates[7]",  "predicates[8]",  "predicates[9]",  "predicates[10]", "predicates[11]",
         "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
     };
     return i < DV_MAX_ROWS ? names[i] : "predicates";
@@ -300,9 +297,7 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
     c->min_samples = o->min_samples;
     c->max_samples = o->max_samples;
 
-    if (o->scenario[0]) {
-        return scenario_plan(o, r, field, err);
-    }
+    if (o->scenario[0]) { return scenario_plan(o, r, field, err); }
 
     static const struct {
         enum dv_part part;

@@ -185,7 +185,7 @@ struct dv_row {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
     char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
     enum dv_kernel kernel;
-    enum dv_mode mode;              /* the BRANCH / PERITER kernel's argument    */
+    enum dv_mode mode; /* the BRANCH / PERITER kernel's argument    */
 
     /* Analysis: no GPU. */
     unsigned warps_per_block, threads_per_block;

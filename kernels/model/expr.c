@@ -556,8 +556,7 @@ static inline void expr_load_vars(const struct expr *e, const struct expr_env *e
     }
 }
 
-int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col,
-              char *err) {
+int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col, char *err) {
     if (!e || !env || !out) {
         if (col) *col = 0;
         dv_seterr(err, "expr_eval: missing argument");

@@ -40,12 +40,12 @@
  * a scenario row). */
 enum dv_mode {
     DV_MODE_NONE = -1,
-    DV_LANE_PARITY = 0, /* threadIdx.x & 1: splits every warp             */
-    DV_LANE_HALF = 1,   /* (threadIdx.x & 31) < 16: splits every warp     */
-    DV_WARP_PARITY = 2, /* threadIdx.x / 32 & 1: warp-uniform              */
-    DV_BLOCK_PARITY = 3,/* blockIdx.x & 1: block-uniform                   */
-    DV_ALWAYS_A = 4,    /* no split                                        */
-    DV_FIRST_16 = 5,    /* threadIdx.x < 16: the exercise, splits warp 0   */
+    DV_LANE_PARITY = 0,  /* threadIdx.x & 1: splits every warp             */
+    DV_LANE_HALF = 1,    /* (threadIdx.x & 31) < 16: splits every warp     */
+    DV_WARP_PARITY = 2,  /* threadIdx.x / 32 & 1: warp-uniform              */
+    DV_BLOCK_PARITY = 3, /* blockIdx.x & 1: block-uniform                   */
+    DV_ALWAYS_A = 4,     /* no split                                        */
+    DV_FIRST_16 = 5,     /* threadIdx.x < 16: the exercise, splits warp 0   */
     DV_NUM_MODES = 6
 };
 

@@ -57,8 +57,7 @@ struct periter_class {
 };
 
 /* The first 64 choices of thread `t` as bits (bit k set: path A at phase k). */
-static int choice_pattern(const struct predicate *p, const struct predicate_thread *t, uint64_t *pattern,
-                          char *err) {
+static int choice_pattern(const struct predicate *p, const struct predicate_thread *t, uint64_t *pattern, char *err) {
     uint64_t bits = 0;
     for (unsigned k = 0; k < 64; k++) {
         int a = predicate_eval(p, t, k, err);

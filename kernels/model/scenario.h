@@ -183,8 +183,8 @@ unsigned scenario_evaluations(const struct scenario *s, const struct dv_options 
  * (threads = blocks * block_x * block_y, linear ids, warps of 32 consecutive
  * linear ids per block). Values are path ids, trip counts or side bits.
  * Returns 0, or -1 with `err` for an unknown layout. */
-int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks,
-                    unsigned threads_per_block, uint8_t *work, char *err);
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks, unsigned threads_per_block,
+                    uint8_t *work, char *err);
 
 /* The model of assignment `work` (from scenario_assign) into `m`, and the
  * analysis fields of `row` (warps_per_block, threads_per_block, warps_split,
@@ -223,8 +223,8 @@ const char *scenario_kernel_name(const struct scenario *s);
  * per thread; the caller frees them). Returns 0, or -1 with `err` and
  * `*field` (may be NULL; as experiment_plan()): "blocks" or
  * "threads_per_block" for a bad geometry, "" otherwise. */
-int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
-                         uint8_t **works, const char **field, char *err);
+int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t, uint8_t **works,
+                         const char **field, char *err);
 
 /* Plans o->scenario (a name or "all") into `r`: one table per scenario with
  * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and

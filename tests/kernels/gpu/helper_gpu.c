@@ -21,9 +21,8 @@ void helper_expect_all_checked(const struct dv_report *r) {
         for (unsigned j = 0; j < t->nrows; j++) {
             const struct dv_row *row = &t->rows[j];
             cr_expect(row->measured, "%s/%s not measured", t->id, row->name);
-            cr_expect(row->check.ok, "%s/%s: %llu mismatches, first thread %lld (want %.9g got %.9g)", t->id,
-                      row->name, row->check.mismatches, row->check.first_mismatch, row->check.expected,
-                      row->check.got);
+            cr_expect(row->check.ok, "%s/%s: %llu mismatches, first thread %lld (want %.9g got %.9g)", t->id, row->name,
+                      row->check.mismatches, row->check.first_mismatch, row->check.expected, row->check.got);
             cr_expect_eq(row->check.checked, r->config.threads, "%s/%s checked %llu of %llu", t->id, row->name,
                          row->check.checked, r->config.threads);
         }
