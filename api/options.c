@@ -6,7 +6,8 @@
  * range in words in range_text(), written from the constants the checks use;
  * messages are "<name>: <why>; <range>" with the name spelled per style.
  * options_set_cli() only turns text into numbers (strictly: digits
- * only, no sign, no overflow) and leaves the ranges to options_validate().
+ * only, no sign, no overflow), one setter per option in `cli_setters`, and
+ * leaves the ranges to options_validate().
  *
  * Predicates are checked by resolving them (predicate_resolve), which is the
  * same code the planner uses, so anything that validates also plans. The
@@ -86,15 +87,6 @@ static const char *range_text(enum field_id id, enum options_style style, char *
     return buf;
 }
 
-/* JSON names of the predicate entries, so `*field` can point at static text. */
-static const char *const predicate_fields[DV_MAX_ROWS + 1] = {
-    "predicates[0]", "predicates[1]", "predicates[2]", "predicates[3]",
-    "predicates[4]", "predicates[5]", "predicates[6]", "predicates[7]",
-    "predicates[8]", "predicates[9]", "predicates[10]", "predicates[11]",
-    "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
-    "predicates[16]",
-};
-
 /* Fills err with "<name>: <why>; <range>" and *field with the JSON name. */
 static int fail(enum field_id id, enum options_style style, const char **field, char *err,
                 const char *why) {
@@ -109,7 +101,7 @@ static int fail(enum field_id id, enum options_style style, const char **field, 
 /* Predicate entry `i` failed: the name carries the index (JSON) or the text (CLI). */
 static int fail_predicate(unsigned i, enum options_style style, const char **field, char *err,
                           const char *text, const char *why) {
-    if (field) *field = predicate_fields[i <= DV_MAX_ROWS ? i : DV_MAX_ROWS];
+    if (field) *field = experiment_predicate_field(i);
     if (style == OPTIONS_CLI)
         dv_seterr(err, "--predicates: \"%.300s\": %s", text, why);
     else
@@ -296,9 +288,136 @@ static int set_predicates(struct dv_options *o, const char *value, char *err) {
     return 0;
 }
 
-int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err) {
-    unsigned u, x, y;
+/* One setter per CLI option: the text of `value` into its field of `o`, or
+ * -1 with `err` naming the option and what it accepts. */
+static int cli_part(struct dv_options *o, const char *value, char *err) {
+    if (strcmp(value, "all") == 0) o->part = DV_PART_ALL;
+    else if (strcmp(value, "1") == 0) o->part = DV_PART_1;
+    else if (strcmp(value, "2") == 0) o->part = DV_PART_2;
+    else return cli_fail(F_PART, value, err, "a part");
+    return 0;
+}
+
+static int cli_predicates(struct dv_options *o, const char *value, char *err) { return set_predicates(o, value, err); }
+
+static int cli_baseline(struct dv_options *o, const char *value, char *err) {
+    size_t len = strlen(value);
+    if (len == 0 || len >= PREDICATE_TEXT_LEN) {
+        dv_seterr(err, "--baseline: must be 1..%d characters", PREDICATE_TEXT_LEN - 1);
+        return -1;
+    }
+    memcpy(o->baseline, value, len + 1);
+    return 0;
+}
+
+static int cli_blocks(struct dv_options *o, const char *value, char *err) {
+    unsigned u;
+    if (strcmp(value, "auto") == 0) o->blocks = 0;
+    else if (parse_unsigned(value, &u) == 0 && u > 0) o->blocks = u;
+    else return cli_fail(F_BLOCKS, value, err, "a block count");
+    return 0;
+}
+
+/* N, or XxY (32x8). */
+static int cli_threads_per_block(struct dv_options *o, const char *value, char *err) {
+    unsigned x, y = 1;
+    const char *sep = strchr(value, 'x');
+    if (!sep) {
+        if (parse_unsigned(value, &x) != 0) return cli_fail(F_TPB, value, err, "a block size");
+    } else {
+        char left[24];
+        size_t len = (size_t)(sep - value);
+        if (len == 0 || len >= sizeof left) return cli_fail(F_TPB, value, err, "a block size");
+        memcpy(left, value, len);
+        left[len] = '\0';
+        if (parse_unsigned(left, &x) != 0 || parse_unsigned(sep + 1, &y) != 0)
+            return cli_fail(F_TPB, value, err, "a block size");
+    }
+    o->block_x = x;
+    o->block_y = y;
+    return 0;
+}
+
+static int cli_whole(unsigned *dst, enum field_id id, const char *value, char *err) {
+    unsigned u;
+    if (parse_unsigned(value, &u) != 0) return cli_fail(id, value, err, "a whole number");
+    *dst = u;
+    return 0;
+}
+static int cli_iterations(struct dv_options *o, const char *value, char *err) {
+    return cli_whole(&o->iterations, F_ITERATIONS, value, err);
+}
+static int cli_min_samples(struct dv_options *o, const char *value, char *err) {
+    return cli_whole(&o->min_samples, F_MIN_SAMPLES, value, err);
+}
+static int cli_max_samples(struct dv_options *o, const char *value, char *err) {
+    return cli_whole(&o->max_samples, F_MAX_SAMPLES, value, err);
+}
+
+static int cli_device(struct dv_options *o, const char *value, char *err) {
+    unsigned u;
+    if (parse_unsigned(value, &u) != 0 || u > INT_MAX) return cli_fail(F_DEVICE, value, err, "a device ordinal");
+    o->device = (int)u;
+    return 0;
+}
+
+static int cli_number(double *dst, enum field_id id, const char *value, char *err) {
     double d;
+    if (parse_double(value, &d) != 0) return cli_fail(id, value, err, "a number");
+    *dst = d;
+    return 0;
+}
+static int cli_max_noise(struct dv_options *o, const char *value, char *err) {
+    return cli_number(&o->max_noise, F_MAX_NOISE, value, err);
+}
+static int cli_budget_ms(struct dv_options *o, const char *value, char *err) {
+    return cli_number(&o->budget_ms, F_BUDGET_MS, value, err);
+}
+
+/* on / off into a "skip this pass" flag. */
+static int cli_switch(int *off, const char *option, const char *value, char *err) {
+    if (strcmp(value, "on") == 0) *off = 0;
+    else if (strcmp(value, "off") == 0) *off = 1;
+    else {
+        dv_seterr(err, "%s: '%s' is not on or off", option, value);
+        return -1;
+    }
+    return 0;
+}
+static int cli_witness(struct dv_options *o, const char *value, char *err) {
+    return cli_switch(&o->no_witness, "--witness", value, err);
+}
+static int cli_counters(struct dv_options *o, const char *value, char *err) {
+    return cli_switch(&o->no_counters, "--counters", value, err);
+}
+
+static int cli_scenario(struct dv_options *o, const char *value, char *err) {
+    if (strlen(value) >= DV_SCENARIO_LEN) return cli_fail(F_SCENARIO, value, err, "a scenario name");
+    snprintf(o->scenario, sizeof o->scenario, "%s", value);
+    return 0;
+}
+
+static const struct {
+    const char *option;
+    int (*set)(struct dv_options *o, const char *value, char *err);
+} cli_setters[] = {
+    {"--part", cli_part},
+    {"--predicates", cli_predicates},
+    {"--baseline", cli_baseline},
+    {"--blocks", cli_blocks},
+    {"--threads-per-block", cli_threads_per_block},
+    {"--iterations", cli_iterations},
+    {"--min-samples", cli_min_samples},
+    {"--max-samples", cli_max_samples},
+    {"--device", cli_device},
+    {"--max-noise", cli_max_noise},
+    {"--budget-ms", cli_budget_ms},
+    {"--witness", cli_witness},
+    {"--counters", cli_counters},
+    {"--scenario", cli_scenario},
+};
+
+int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err) {
     if (!option) {
         dv_seterr(err, "option: missing");
         return -1;
@@ -307,94 +426,8 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
         dv_seterr(err, "%s: missing value", option);
         return -1;
     }
-    if (strcmp(option, "--part") == 0) {
-        if (strcmp(value, "all") == 0) o->part = DV_PART_ALL;
-        else if (strcmp(value, "1") == 0) o->part = DV_PART_1;
-        else if (strcmp(value, "2") == 0) o->part = DV_PART_2;
-        else return cli_fail(F_PART, value, err, "a part");
-        return 0;
-    }
-    if (strcmp(option, "--predicates") == 0) return set_predicates(o, value, err);
-    if (strcmp(option, "--baseline") == 0) {
-        size_t len = strlen(value);
-        if (len == 0 || len >= PREDICATE_TEXT_LEN) {
-            dv_seterr(err, "--baseline: must be 1..%d characters", PREDICATE_TEXT_LEN - 1);
-            return -1;
-        }
-        memcpy(o->baseline, value, len + 1);
-        return 0;
-    }
-    if (strcmp(option, "--blocks") == 0) {
-        if (strcmp(value, "auto") == 0) o->blocks = 0;
-        else if (parse_unsigned(value, &u) == 0 && u > 0) o->blocks = u;
-        else return cli_fail(F_BLOCKS, value, err, "a block count");
-        return 0;
-    }
-    if (strcmp(option, "--threads-per-block") == 0) {
-        const char *sep = strchr(value, 'x');
-        if (!sep) {
-            if (parse_unsigned(value, &x) != 0) return cli_fail(F_TPB, value, err, "a block size");
-            y = 1;
-        } else {
-            char left[24];
-            size_t len = (size_t)(sep - value);
-            if (len == 0 || len >= sizeof left) return cli_fail(F_TPB, value, err, "a block size");
-            memcpy(left, value, len);
-            left[len] = '\0';
-            if (parse_unsigned(left, &x) != 0 || parse_unsigned(sep + 1, &y) != 0)
-                return cli_fail(F_TPB, value, err, "a block size");
-        }
-        o->block_x = x;
-        o->block_y = y;
-        return 0;
-    }
-    struct {
-        const char *name;
-        enum field_id id;
-        unsigned *dst;
-    } uints[] = {
-        {"--iterations", F_ITERATIONS, &o->iterations},
-        {"--min-samples", F_MIN_SAMPLES, &o->min_samples},
-        {"--max-samples", F_MAX_SAMPLES, &o->max_samples},
-    };
-    for (size_t i = 0; i < sizeof uints / sizeof uints[0]; i++) {
-        if (strcmp(option, uints[i].name) != 0) continue;
-        if (parse_unsigned(value, &u) != 0) return cli_fail(uints[i].id, value, err, "a whole number");
-        *uints[i].dst = u;
-        return 0;
-    }
-    if (strcmp(option, "--device") == 0) {
-        if (parse_unsigned(value, &u) != 0 || u > INT_MAX)
-            return cli_fail(F_DEVICE, value, err, "a device ordinal");
-        o->device = (int)u;
-        return 0;
-    }
-    if (strcmp(option, "--max-noise") == 0) {
-        if (parse_double(value, &d) != 0) return cli_fail(F_MAX_NOISE, value, err, "a number");
-        o->max_noise = d;
-        return 0;
-    }
-    if (strcmp(option, "--budget-ms") == 0) {
-        if (parse_double(value, &d) != 0) return cli_fail(F_BUDGET_MS, value, err, "a number");
-        o->budget_ms = d;
-        return 0;
-    }
-    if (strcmp(option, "--witness") == 0 || strcmp(option, "--counters") == 0) {
-        int *off = option[2] == 'w' ? &o->no_witness : &o->no_counters;
-        if (strcmp(value, "on") == 0) *off = 0;
-        else if (strcmp(value, "off") == 0) *off = 1;
-        else {
-            dv_seterr(err, "%s: '%s' is not on or off", option, value);
-            return -1;
-        }
-        return 0;
-    }
-    if (strcmp(option, "--scenario") == 0) {
-        if (strlen(value) >= DV_SCENARIO_LEN)
-            return cli_fail(F_SCENARIO, value, err, "a scenario name");
-        snprintf(o->scenario, sizeof o->scenario, "%s", value);
-        return 0;
-    }
+    for (size_t i = 0; i < sizeof cli_setters / sizeof cli_setters[0]; i++)
+        if (strcmp(option, cli_setters[i].option) == 0) return cli_setters[i].set(o, value, err);
     dv_seterr(err, "%s: unknown option", option);
     return -1;
 }

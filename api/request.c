@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "api/options.h"
+#include "kernels/base/realfmt.h"
 
 static int set_error(struct request_error *e, const char *field, const char *fmt, ...)
 #ifdef __GNUC__
@@ -74,7 +75,7 @@ static int set_part(struct dv_options *o, const json_t *v, struct request_error 
         return 0;
     }
     if (json_is_integer(v) && (json_integer_value(v) == 1 || json_integer_value(v) == 2)) {
-        o->part = (int)json_integer_value(v);
+        o->part = json_integer_value(v) == 1 ? DV_PART_1 : DV_PART_2;
         return 0;
     }
     if (json_is_integer(v) || json_is_string(v))
@@ -284,14 +285,6 @@ cleanup:
     return rc;
 }
 
-/* Whether 15 significant digits give `v` back exactly: then the body says
- * 0.005 rather than 0.0050000000000000001, and still round-trips. */
-static int exact15(double v) {
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", v);
-    return strtod(buf, NULL) == v;
-}
-
 /* `device` is not part of the body: the server, not the client, picks the GPU,
  * and its worker is started for that device. */
 char *request_dump(const struct dv_options *o) {
@@ -320,8 +313,9 @@ char *request_dump(const struct dv_options *o) {
     if (o->no_witness) bad |= json_object_set_new(root, "witness", json_false());
     if (o->no_counters) bad |= json_object_set_new(root, "counters", json_false());
     if (!bad)
-        out = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(
-                                   exact15(o->max_noise) && exact15(o->budget_ms) ? 15 : 17));
+        out = json_dumps(
+            root, JSON_COMPACT |
+                      JSON_REAL_PRECISION(realfmt_exact15(o->max_noise) && realfmt_exact15(o->budget_ms) ? 15 : 17));
 
 cleanup:
     json_decref(preds);

@@ -2,8 +2,10 @@
  * the one family of return codes, so a value means the same thing whichever
  * module returned it (the queue's "full" is never the GPU's "no device").
  *
- * Errors follow redis' anet: functions return 0 / -1 (or NULL) and fill a
- * caller-supplied `char err[ERR_LEN]` with "what: why".
+ * Functions return 0 / -1 (or NULL) and fill a caller-supplied
+ * `char err[ERR_LEN]` with "what: why": the caller owns the buffer, so an
+ * error needs no allocation (it still reports out of memory) and no global
+ * state (any thread can fail at once).
  */
 #ifndef DV_STATUS_H
 #define DV_STATUS_H

@@ -1,8 +1,9 @@
 /* timeutil.h -- the one place that reads clocks and formats times.
  *
- * As in redis' monotonic.h, nothing else calls clock_gettime() or
- * strftime(): durations come from CLOCK_MONOTONIC, which never jumps, and
- * every timestamp the project writes is UTC in one of two ISO 8601 forms.
+ * Nothing else calls clock_gettime() or strftime(), so which clock a
+ * duration comes from is decided here once: durations come from
+ * CLOCK_MONOTONIC, which never jumps, and every timestamp the project writes
+ * is UTC in one of two ISO 8601 forms.
  */
 #ifndef DV_TIMEUTIL_H
 #define DV_TIMEUTIL_H

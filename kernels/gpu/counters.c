@@ -116,17 +116,23 @@ _Static_assert((int)CUPTI_ERROR_NOT_SUPPORTED == (int)COUNTERS_ERR_NOT_SUPPORTED
 _Static_assert((int)CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED == (int)COUNTERS_ERR_LEGACY_PROFILER, "cupti_result.h");
 _Static_assert((int)CUPTI_ERROR_NOT_COMPATIBLE == (int)COUNTERS_ERR_NOT_COMPATIBLE, "cupti_result.h");
 
-static void cupti_reason(const struct counters *c, CUptiResult r, const char *what, char *reason) {
+/* The reason for CUPTI call `call` (its text, as written at file:line)
+ * that returned `r`. */
+static void cupti_reason(const struct counters *c, CUptiResult r, const char *call, const char *file, int line,
+                         char *reason) {
     const char *s = NULL;
+    char what[ERR_LEN];
     if (c->p_cuptiGetResultString) c->p_cuptiGetResultString(r, &s);
+    snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
     counters_explain((int)r, s, what, reason);
 }
 
-#define CK(call, what)                                                                                                 \
+/* Checks a CUPTI call; the reason names the call as written and where. */
+#define CK(call)                                                                                                       \
     do {                                                                                                               \
         CUptiResult r_ = (call);                                                                                       \
         if (r_ != CUPTI_SUCCESS) {                                                                                     \
-            cupti_reason(c, r_, what, reason);                                                                         \
+            cupti_reason(c, r_, #call, __FILE__, __LINE__, reason);                                                    \
             goto fail;                                                                                                 \
         }                                                                                                              \
     } while (0)
@@ -239,12 +245,12 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
     }
 
     CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    CK(c->p_cuptiProfilerInitialize(&ip), "cuptiProfilerInitialize");
+    CK(c->p_cuptiProfilerInitialize(&ip));
     c->initialized = 1;
 
     CUpti_Device_GetChipName_Params cn = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     cn.deviceIndex = (size_t)device;
-    CK(c->p_cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
+    CK(c->p_cuptiDeviceGetChipName(&cn));
 
     CUcontext ctx = NULL;
     if (c->p_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
@@ -254,19 +260,19 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
     CUpti_Profiler_GetCounterAvailability_Params ca = {.structSize =
                                                            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.ctx = ctx;
-    CK(c->p_cuptiProfilerGetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability");
+    CK(c->p_cuptiProfilerGetCounterAvailability(&ca));
     if (!(c->avail = malloc(ca.counterAvailabilityImageSize ? ca.counterAvailabilityImageSize : 1))) {
         dv_seterr(reason, "counters: out of memory");
         goto fail;
     }
     ca.pCounterAvailabilityImage = c->avail;
-    CK(c->p_cuptiProfilerGetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability(image)");
+    CK(c->p_cuptiProfilerGetCounterAvailability(&ca));
 
     CUpti_Profiler_Host_Initialize_Params hi = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = cn.pChipName;
     hi.pCounterAvailabilityImage = c->avail;
-    CK(c->p_cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+    CK(c->p_cuptiProfilerHostInitialize(&hi));
     c->host = hi.pHostObject;
 
     CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
@@ -274,12 +280,12 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
     am.pHostObject = c->host;
     am.ppMetricNames = (const char **)metric_names;
     am.numMetrics = COUNTERS_NMETRICS;
-    CK(c->p_cuptiProfilerHostConfigAddMetrics(&am), "cuptiProfilerHostConfigAddMetrics");
+    CK(c->p_cuptiProfilerHostConfigAddMetrics(&am));
 
     CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
                                                             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     cs.pHostObject = c->host;
-    CK(c->p_cuptiProfilerHostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize");
+    CK(c->p_cuptiProfilerHostGetConfigImageSize(&cs));
     c->config_size = cs.configImageSize;
     if (!(c->config = malloc(c->config_size ? c->config_size : 1))) {
         dv_seterr(reason, "counters: out of memory");
@@ -290,7 +296,7 @@ struct counters *counters_create(int device, int cc_major, char *library, char *
     ci.pHostObject = c->host;
     ci.configImageSize = c->config_size;
     ci.pConfigImage = c->config;
-    CK(c->p_cuptiProfilerHostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage");
+    CK(c->p_cuptiProfilerHostGetConfigImage(&ci));
     return c;
 fail:
     counters_free(c);
@@ -327,7 +333,7 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     }
     CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     en.ctx = cu;
-    CK(c->p_cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+    CK(c->p_cuptiRangeProfilerEnable(&en));
     obj = en.pRangeProfilerObject;
 
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
@@ -337,7 +343,7 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     ds.numMetrics = COUNTERS_NMETRICS;
     ds.maxNumOfRanges = nrows;
     ds.maxNumRangeTreeNodes = nrows;
-    CK(c->p_cuptiRangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize");
+    CK(c->p_cuptiRangeProfilerGetCounterDataSize(&ds));
     if (!(data = calloc(1, ds.counterDataSize ? ds.counterDataSize : 1)) ||
         !(values = malloc(sizeof(double) * COUNTERS_NMETRICS))) {
         dv_seterr(reason, "counters: out of memory");
@@ -348,7 +354,7 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     di.pRangeProfilerObject = obj;
     di.counterDataSize = ds.counterDataSize;
     di.pCounterData = data;
-    CK(c->p_cuptiRangeProfilerCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize");
+    CK(c->p_cuptiRangeProfilerCounterDataImageInitialize(&di));
 
     CUpti_RangeProfiler_SetConfig_Params sc = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sc.pRangeProfilerObject = obj;
@@ -363,34 +369,34 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
-    CK(c->p_cuptiRangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig");
+    CK(c->p_cuptiRangeProfilerSetConfig(&sc));
 
     /* Kernel replay submits every pass of a launch by itself; the loop is
      * the API's contract for the other replay modes, bounded. */
     for (int pass = 0; pass < 16; pass++) {
         CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         st.pRangeProfilerObject = obj;
-        CK(c->p_cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+        CK(c->p_cuptiRangeProfilerStart(&st));
         for (unsigned r = 0; r < nrows && launch_rc == 0; r++) launch_rc = launch(ctx, r, reason);
-        if (launch_rc == 0) launch_rc = cuda_call(cudaDeviceSynchronize(), "profiled launches", reason);
+        if (launch_rc == 0) launch_rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
         CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         sp.pRangeProfilerObject = obj;
-        CUptiResult stop = c->p_cuptiRangeProfilerStop(&sp);
         if (launch_rc != 0) {
+            c->p_cuptiRangeProfilerStop(&sp); /* ends the range; the launch's error is the one to report */
             rc = launch_rc;
             goto done;
         }
-        CK(stop, "cuptiRangeProfilerStop");
+        CK(c->p_cuptiRangeProfilerStop(&sp));
         if (sp.isAllPassSubmitted) break;
     }
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = obj;
-    CK(c->p_cuptiRangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData");
+    CK(c->p_cuptiRangeProfilerDecodeData(&dd));
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
     gi.pCounterDataImage = data;
     gi.counterDataImageSize = ds.counterDataSize;
-    CK(c->p_cuptiRangeProfilerGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo");
+    CK(c->p_cuptiRangeProfilerGetCounterDataInfo(&gi));
     if (gi.numTotalRanges != nrows) {
         dv_seterr(reason, "CUPTI: %zu ranges recorded for %u launches (%zu dropped)", gi.numTotalRanges, nrows,
                   dd.numOfRangeDropped);
@@ -406,7 +412,7 @@ int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch
         ev.ppMetricNames = (const char **)metric_names;
         ev.numMetrics = COUNTERS_NMETRICS;
         ev.pMetricValues = values;
-        CK(c->p_cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+        CK(c->p_cuptiProfilerHostEvaluateToGpuValues(&ev));
         struct dv_counters *o = &out[r];
         memset(o, 0, sizeof *o);
         o->present = 1;

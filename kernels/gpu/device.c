@@ -54,9 +54,7 @@ int device_query(int ordinal, struct dv_device *d, char *err) {
     memset(d, 0, sizeof(*d));
     d->ordinal = ordinal;
     int rc = 0, count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        rc = cuda_call(e, "cudaGetDeviceCount", err);
+    if ((rc = DV_CUDA_CALL(cudaGetDeviceCount(&count), err)) != 0) {
         if (rc != DV_ESTICKY) rc = DV_ENOGPU;
         snprintf(d->reason, sizeof(d->reason), "%s", err);
         return rc;
@@ -74,12 +72,11 @@ int device_query(int ordinal, struct dv_device *d, char *err) {
     }
     struct cudaDeviceProp p;
     int clock_khz = 0;
-    if ((rc = cuda_call(cudaSetDevice(ordinal), "cudaSetDevice", err)) != 0 ||
-        (rc = cuda_call(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties", err)) != 0 ||
-        (rc = cuda_call(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal),
-                        "cudaDeviceGetAttribute(ClockRate)", err)) != 0 ||
-        (rc = cuda_call(cudaDriverGetVersion(&d->driver_version), "cudaDriverGetVersion", err)) != 0 ||
-        (rc = cuda_call(cudaRuntimeGetVersion(&d->runtime_version), "cudaRuntimeGetVersion", err)) != 0) {
+    if ((rc = DV_CUDA_CALL(cudaSetDevice(ordinal), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaGetDeviceProperties(&p, ordinal), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ordinal), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaDriverGetVersion(&d->driver_version), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaRuntimeGetVersion(&d->runtime_version), err)) != 0) {
         snprintf(d->reason, sizeof(d->reason), "%s", err);
         return rc;
     }

@@ -5,7 +5,7 @@
 
 int devmem_alloc(void **p, size_t bytes, char *err) {
     *p = NULL;
-    int rc = cuda_call(cudaMalloc(p, bytes ? bytes : 1), "cudaMalloc", err);
+    int rc = DV_CUDA_CALL(cudaMalloc(p, bytes ? bytes : 1), err);
     if (rc != 0) *p = NULL;
     return rc;
 }
@@ -15,9 +15,9 @@ void devmem_free(void *p) {
 }
 
 int devmem_upload(void *dst, const void *src, size_t bytes, char *err) {
-    return cuda_call(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to device", err);
+    return DV_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), err);
 }
 
 int devmem_download(void *dst, const void *src, size_t bytes, char *err) {
-    return cuda_call(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to host", err);
+    return DV_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), err);
 }

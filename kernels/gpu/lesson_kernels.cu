@@ -1,7 +1,9 @@
 /* lesson_kernels.cu -- the divergence kernels and their C-ABI launchers.
  *
- * Three sections, as in llm.c: compile-time checks of the shared predicate
- * (the lesson's static_asserts), the kernels, and the launchers.
+ * Three sections, so that what is proved at compile time, what runs on the
+ * GPU and what the host calls can each be read alone: compile-time checks of
+ * the shared predicate (the lesson's static_asserts), the kernels, and the
+ * launchers.
  *
  * mixOneBranch is the lesson's Part 1 kernel: the predicate mode is a runtime
  * argument, uniform over the grid, so every row runs the same instructions
@@ -256,11 +258,21 @@ __global__ void clockSpin(long long cycles, long long *out) {
 }
 
 /* ---------------------------------------------------------------------------
- * Launchers. */
+ * Launchers.
+ *
+ * Which kernel a launch runs is three choices, each made in one place:
+ *   the row's kernel (enum dv_kernel)     which of the four kernels:
+ *                                         the switch in launch_instance();
+ *   dv_kernel_compiled(l->iterations)     ITERS = DV_COMPILED_ITERATIONS
+ *                                         (the lesson's loops) or 0 (runtime);
+ *   l->witness set                        WITNESS = true (the untimed witness)
+ *                                         or false (the timed kernel).
+ * dv_run_kernel() makes the last two, one line per instantiation, so the
+ * library holds 4 kernels x 2 x 2 instantiations; the occupancy query asks
+ * about the timed ones (timed_kernel<ITERS>). Every launch is checked by
+ * DV_CUDA_LAUNCH (cuda_call.h), whose error names the kernel it launched. */
 
 static_assert(DV_COMPILED_ITERATIONS == DV_DEFAULT_ITERATIONS, "the lesson's kIters is the default");
-
-static int after_launch(const char *what, char *err) { return cuda_launched(what, err); }
 
 extern "C" int dv_kernel_compiled(unsigned iterations) { return iterations == DV_COMPILED_ITERATIONS; }
 
@@ -274,38 +286,37 @@ extern "C" const char *dv_kernel_iterations_name(unsigned iterations) {
 #undef DV_STR2
 }
 
+/* One checked launch of `kernel`'s <ITERS, WITNESS> instantiation. */
 template <unsigned ITERS, bool WITNESS>
-static int launch_as(int kernel, const struct dv_launch *l, char *err) {
+static int launch_instance(enum dv_kernel kernel, const struct dv_launch *l, char *err) {
     const dim3 grid(l->blocks), block(l->block_x, l->block_y);
     switch (kernel) {
     case DV_KERNEL_BRANCH:
-        mixOneBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
-        return after_launch("launch mixOneBranch", err);
+        return DV_CUDA_LAUNCH((mixOneBranch<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->mode,
+                              l->iterations, l->witness);
     case DV_KERNEL_MASK:
-        mixMaskBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->mask, l->iterations, l->witness);
-        return after_launch("launch mixMaskBranch", err);
+        return DV_CUDA_LAUNCH((mixMaskBranch<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->mask,
+                              l->iterations, l->witness);
     case DV_KERNEL_NOBRANCH:
-        mixNoBranch<ITERS, WITNESS><<<grid, block>>>(l->in, l->out, l->n, l->iterations, l->witness);
-        return after_launch("launch mixNoBranch", err);
+        return DV_CUDA_LAUNCH((mixNoBranch<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->iterations,
+                              l->witness);
     case DV_KERNEL_PERITER:
-        mixBranchPerIteration<ITERS, WITNESS>
-            <<<grid, block>>>(l->in, l->out, l->n, l->mode, l->iterations, l->witness);
-        return after_launch("launch mixBranchPerIteration", err);
-    default:
-        dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", kernel);
-        return DV_ERR;
+        return DV_CUDA_LAUNCH((mixBranchPerIteration<ITERS, WITNESS>), grid, block, err, l->in, l->out, l->n, l->mode,
+                              l->iterations, l->witness);
+    default: dv_seterr(err, "launch: kernel %d is not a Part 1/2 kernel", (int)kernel); return DV_ERR;
     }
 }
 
-extern "C" int dv_run_kernel(int kernel, const struct dv_launch *l, char *err) {
-    const int compiled = dv_kernel_compiled(l->iterations);
-    if (l->witness)
-        return compiled ? launch_as<DV_COMPILED_ITERATIONS, true>(kernel, l, err) : launch_as<0, true>(kernel, l, err);
-    return compiled ? launch_as<DV_COMPILED_ITERATIONS, false>(kernel, l, err) : launch_as<0, false>(kernel, l, err);
+extern "C" int dv_run_kernel(enum dv_kernel kernel, const struct dv_launch *l, char *err) {
+    const bool compiled = dv_kernel_compiled(l->iterations);
+    if (l->witness && compiled) return launch_instance<DV_COMPILED_ITERATIONS, true>(kernel, l, err);
+    if (l->witness) return launch_instance<0, true>(kernel, l, err);
+    if (compiled) return launch_instance<DV_COMPILED_ITERATIONS, false>(kernel, l, err);
+    return launch_instance<0, false>(kernel, l, err);
 }
 
-template <unsigned ITERS>
-static const void *kernel_fn(int kernel) {
+/* The timed <ITERS> instantiation of `kernel`, for the occupancy query. */
+template <unsigned ITERS> static const void *timed_kernel(enum dv_kernel kernel) {
     switch (kernel) {
     case DV_KERNEL_BRANCH: return (const void *)mixOneBranch<ITERS, false>;
     case DV_KERNEL_MASK: return (const void *)mixMaskBranch<ITERS, false>;
@@ -315,17 +326,17 @@ static const void *kernel_fn(int kernel) {
     }
 }
 
-extern "C" int dv_occupancy(int kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err) {
-    const void *fn = dv_kernel_compiled(iterations) ? kernel_fn<DV_COMPILED_ITERATIONS>(kernel) : kernel_fn<0>(kernel);
+extern "C" int dv_occupancy(enum dv_kernel kernel, unsigned iterations, unsigned threads, int *blocks_per_sm,
+                            char *err) {
+    const void *fn =
+        dv_kernel_compiled(iterations) ? timed_kernel<DV_COMPILED_ITERATIONS>(kernel) : timed_kernel<0>(kernel);
     if (!fn) {
-        dv_seterr(err, "occupancy: kernel %d unknown", kernel);
+        dv_seterr(err, "occupancy: kernel %d unknown", (int)kernel);
         return DV_ERR;
     }
-    return cuda_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0),
-                     "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err);
+    return DV_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0), err);
 }
 
 extern "C" int dv_run_clock_spin(long long cycles, unsigned blocks, long long *d_out, char *err) {
-    clockSpin<<<blocks, 32>>>(cycles, d_out);
-    return after_launch("launch clockSpin", err);
+    return DV_CUDA_LAUNCH((clockSpin), blocks, 32, err, cycles, d_out);
 }

@@ -35,45 +35,28 @@ struct table_ctx {
     uint32_t *d_mask[DV_MAX_ROWS];
 };
 
-static int launch_row(void *vctx, unsigned row, char *err) {
-    struct table_ctx *c = vctx;
+/* Row `row`'s launch: the timed kernel, or with `witness` set its witness
+ * instantiation writing there. */
+static int launch(const struct table_ctx *c, unsigned row, struct dv_witness_block *witness, char *err) {
     struct dv_launch l = c->base;
     l.out = c->out[row];
     l.mode = c->t->rows[row].mode;
     l.mask = c->d_mask[row];
+    l.witness = witness;
     return dv_run_kernel(c->t->rows[row].kernel, &l, err);
 }
+
+static int launch_row(void *vctx, unsigned row, char *err) { return launch(vctx, row, NULL, err); }
 
 static int launch_witness(void *vctx, unsigned row, struct dv_witness_block *d_rec, char *err) {
-    struct table_ctx *c = vctx;
-    struct dv_launch l = c->base;
-    l.out = c->out[row];
-    l.mode = c->t->rows[row].mode;
-    l.mask = c->d_mask[row];
-    l.witness = d_rec;
-    return dv_run_kernel(c->t->rows[row].kernel, &l, err);
+    return launch(vctx, row, d_rec, err);
 }
 
-/* The predicate a row's kernel evaluates (into `p`; predicate_cleanup it). */
-static int row_predicate(const struct dv_row *row, struct predicate *p, char *err) {
-    char why[ERR_LEN];
-    memset(p, 0, sizeof(*p));
-    if (row->kernel == DV_KERNEL_NOBRANCH) {
-        p->mode = DV_ALWAYS_A;
-    } else if (row->kernel == DV_KERNEL_PERITER) {
-        p->mode = row->mode;
-        p->uses = PREDICATE_USES_BLOCK;
-    } else if (predicate_resolve(row->name, p, why) != 0) {
-        dv_seterr(err, "row '%s': %s", row->name, why);
-        return -1;
-    }
-    return 0;
-}
-
-/* The host mask of a row at phase 0 (what the check and the mask kernel read). */
+/* The host mask of a row at phase 0, of the predicate its kernel evaluates
+ * (what the check and the mask kernel read). */
 static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
     struct predicate p;
-    if (row_predicate(row, &p, err) != 0) return NULL;
+    if (experiment_row_predicate(row, &p, err) != 0) return NULL;
     uint32_t *m = analysis_mask_build(&p, g, 0, err);
     predicate_cleanup(&p);
     return m;
@@ -93,20 +76,13 @@ static int witness_table(const struct dv_report *r, struct dv_table *t, struct t
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
-        struct predicate p;
         if ((rc = witness_run(g->blocks, launch_witness, c, i, seen, err)) != 0) goto cleanup;
-        if (row_predicate(row, &p, err) != 0) {
-            rc = DV_ERR;
-            goto cleanup;
-        }
-        int e = testimony_expect_lesson(&p, row->kernel, g, r->config.iterations, exp, err);
-        predicate_cleanup(&p);
-        if (e != 0) {
+        if (testimony_expect_lesson(row, g, r->config.iterations, exp, err) != 0) {
             rc = DV_ERR;
             goto cleanup;
         }
         testimony_observe(seen, exp, g->blocks, row->warps_per_block,
-                          row->kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u, &row->observed);
+                          experiment_row_evaluations(row, r->config.iterations), &row->observed);
     }
 cleanup:
     free(seen);
@@ -157,10 +133,6 @@ static int check_join(struct check_job *jobs, unsigned n, char *err) {
     return rc;
 }
 
-static uint32_t *build_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
-    return row_mask(row, g, err);
-}
-
 int lesson_measure_table(struct session *s, const struct dv_options *o, const struct dv_report *r,
                          struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
                          struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err) {
@@ -170,16 +142,22 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     struct table_ctx c;
     const uint32_t *masks[DV_MAX_ROWS] = {0};
     float *h_out[DV_MAX_ROWS] = {0};
+    cudaEvent_t landed[DV_MAX_ROWS]; /* row i's output is on the host */
     struct dv_stats stats[DV_MAX_ROWS];
     struct check_job jobs[DV_MAX_ROWS];
     memset(&c, 0, sizeof(c));
     memset(jobs, 0, sizeof(jobs));
     c.t = t;
-    c.base = (struct dv_launch){d_in, NULL, n, g.blocks, g.block_x, g.block_y, r->config.iterations, 0, NULL, NULL};
+    c.base = (struct dv_launch){.in = d_in,
+                                .n = n,
+                                .blocks = g.blocks,
+                                .block_x = g.block_x,
+                                .block_y = g.block_y,
+                                .iterations = r->config.iterations};
     for (unsigned i = 0; i < t->nrows; i++) {
-        const int needs_device = t->rows[i].kernel == DV_KERNEL_MASK;
         const uint32_t *dmask = NULL;
-        if (!(masks[i] = session_mask(s, &t->rows[i], &g, build_mask, needs_device ? &dmask : NULL, &rc, err)))
+        if (!(masks[i] = session_mask(s, &t->rows[i], &g, row_mask,
+                                      experiment_row_reads_mask(&t->rows[i]) ? &dmask : NULL, &rc, err)))
             goto cleanup;
         c.d_mask[i] = (uint32_t *)dmask;
         if (!(c.out[i] = session_output(s, i, n, &h_out[i], &rc, err))) goto cleanup;
@@ -192,21 +170,25 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
      * launches; row r is checked on a CPU thread while row r+1 downloads, and
      * the checks go on while the testimony passes use the GPU. */
     for (unsigned i = 0; i < t->nrows; i++) {
-        cudaEvent_t ev = session_event(s, i, &rc, err);
-        if (!ev ||
-            (rc = cuda_call(cudaMemcpyAsync(h_out[i], c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost, 0),
-                            "cudaMemcpy(out)", err)) != 0 ||
-            (rc = cuda_call(cudaEventRecord(ev, 0), "cudaEventRecord", err)) != 0)
+        if (!(landed[i] = session_event(s, i, &rc, err)) ||
+            (rc = DV_CUDA_CALL(cudaMemcpyAsync(h_out[i], c.out[i], sizeof(float) * n, cudaMemcpyDeviceToHost, 0),
+                               err)) != 0 ||
+            (rc = DV_CUDA_CALL(cudaEventRecord(landed[i], 0), err)) != 0)
             goto cleanup;
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
         row->time_ms = stats[i];
         row->measured = 1;
-        if ((rc = cuda_call(cudaEventSynchronize(session_event(s, i, &rc, err)), "cudaMemcpy(out)", err)) != 0)
-            goto cleanup;
-        jobs[i] = (struct check_job){row, &g, masks[i], ref_a, ref_b, h_out[i], r->config.iterations, &row->check,
-                                     0, 0, (pthread_t)0, ""};
+        if ((rc = DV_CUDA_CALL(cudaEventSynchronize(landed[i]), err)) != 0) goto cleanup;
+        jobs[i] = (struct check_job){.row = row,
+                                     .g = &g,
+                                     .mask = masks[i],
+                                     .a = ref_a,
+                                     .b = ref_b,
+                                     .out = h_out[i],
+                                     .iterations = r->config.iterations,
+                                     .check = &row->check};
         check_start(&jobs[i]);
     }
     const double base = t->rows[t->baseline_row].time_ms.median;
@@ -266,7 +248,7 @@ static int lesson_testimony(const struct dv_options *o, const struct dv_report *
     if (*cnt) {
         unsigned evaluations[DV_MAX_ROWS];
         for (unsigned i = 0; i < t->nrows; i++)
-            evaluations[i] = t->rows[i].kernel == DV_KERNEL_PERITER ? r->config.iterations : 1u;
+            evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
         return counters_table(cnt, t, launch_row, c, g->blocks, evaluations, tm, err);
     }
     return 0;

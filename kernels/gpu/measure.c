@@ -14,25 +14,17 @@
 #include "kernels/gpu/scenario_measure.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
+#include "kernels/model/scenario.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;
     for (unsigned i = 0; i < r->ntables; i++) {
         if (!experiment_table_is_scenario(&r->tables[i])) continue;
-        unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-        unsigned tpb = (o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X) * (o->block_y ? o->block_y : 1u);
-        unsigned long long s = (unsigned long long)blocks * tpb;
+        const struct dv_geometry g = scenario_grid(o);
+        const unsigned long long s = (unsigned long long)g.blocks * (g.block_x * g.block_y);
         if (s > n) n = s;
     }
     return n;
-}
-
-static measure_progress_fn progress_fn;
-static void *progress_ctx;
-
-void measure_set_progress(measure_progress_fn fn, void *ctx) {
-    progress_fn = fn;
-    progress_ctx = ctx;
 }
 
 static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
@@ -50,13 +42,13 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
-        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 0);
+        session_progress(s, i, r->ntables, t, 0);
         rc = experiment_table_is_scenario(t)
                  ? scenario_measure_table(o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, d_in, ref_a, ref_b, clk, &r->testimony, cnt, err);
         if (rc != 0) return rc;
         r->gpu_time_ms += t->gpu_time_ms;
-        if (progress_fn) progress_fn(progress_ctx, i, r->ntables, t, 1);
+        session_progress(s, i, r->ntables, t, 1);
     }
     return 0;
 }
@@ -90,7 +82,7 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     }
     char reason[sizeof(r->config.blocks_reason)];
     memcpy(reason, r->config.blocks_reason, sizeof(reason));
-    if (experiment_plan(&o, r, err) != 0) {
+    if (experiment_plan(&o, r, NULL, err) != 0) {
         rc = DV_ERR;
         goto done;
     }

@@ -11,7 +11,7 @@
  * against the CPU reference. The SM clock is sampled by a short spin in
  * every batch of timed rounds (timing.h); the FMA floor uses the mean of
  * this job's samples and the throttle warning their minimum. measure_run()
- * is the same in a one-shot session (the CLI's measure command).
+ * is the same in a one-shot session.
  *
  * The correctness gate is applied here, once, whatever the table kind: a row
  * whose output differs from the reference leaves the report complete (every
@@ -41,16 +41,10 @@ struct session; /* gpu/session.h */
 int measure_run(const struct dv_options *o, struct dv_report *r, char *err);
 
 /* Measures `o` into `r` with what session `s` keeps between jobs (the
- * device, buffers, masks, reference chains, the clock to plan with). After
- * DV_ESTICKY the session must only be freed. */
+ * device, buffers, masks, reference chains, the clock to plan with), telling
+ * the session's progress hook (session_set_progress()) as each table starts
+ * and ends. After DV_ESTICKY the session must only be freed. */
 int measure_run_session(struct session *s, const struct dv_options *o, struct dv_report *r, char *err);
-
-/* An optional progress hook for a terminal (the CLI's `measure`): called
- * before table `table` (0-based, of `ntables`) with `done` 0, and after it
- * with `done` 1 and `t` holding its rows' samples and GPU time. Process-wide;
- * NULL (the default) turns it off. The worker never sets it. */
-typedef void (*measure_progress_fn)(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done);
-void measure_set_progress(measure_progress_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -154,7 +154,12 @@ __global__ void scenario_short_kernel(const float *__restrict__ in, float *__res
     witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
 }
 
-/* ---- launchers --------------------------------------------------------- */
+/* ---- launchers ---------------------------------------------------------
+ *
+ * Each launcher checks its arguments, then picks one instantiation, one line
+ * each: the suites' compile-time size (the lesson's 4096 iterations) or the
+ * runtime one, times the timed kernel or the witness. DV_CUDA_LAUNCH
+ * (cuda_call.h) checks every launch and names the kernel it launched. */
 
 static int check_geometry(unsigned blocks, unsigned bx, unsigned by, const char *what, char *err) {
     if (blocks == 0 || bx == 0 || by == 0 || bx * by > 1024u) {
@@ -164,53 +169,76 @@ static int check_geometry(unsigned blocks, unsigned bx, unsigned by, const char 
     return 0;
 }
 
-static int after_launch(const char *what, char *err) { return cuda_launched(what, err); }
+/* A unit is whole chunks of SCENARIO_CHUNK FMAs. */
+static int check_unit(unsigned unit_fmas, const char *what, char *err) {
+    if (unit_fmas == 0 || unit_fmas % SCENARIO_CHUNK) {
+        dv_seterr(err, "%s: unit %u is not a multiple of %u", what, unit_fmas, SCENARIO_CHUNK);
+        return DV_ERR;
+    }
+    return 0;
+}
 
 extern "C" int scenario_launch_kway(const float *in, float *out, const uint8_t *path,
                                     unsigned blocks, unsigned block_x, unsigned block_y,
                                     const struct scenario_lengths *lengths, unsigned unit_fmas,
                                     struct dv_witness_block *witness, char *err) {
     if (check_geometry(blocks, block_x, block_y, "scenario_launch_kway", err)) return DV_ERR;
-    if (unit_fmas == 0 || unit_fmas % SCENARIO_CHUNK) {
-        dv_seterr(err, "scenario_launch_kway: unit %u is not a multiple of %u", unit_fmas,
-                  SCENARIO_CHUNK);
-        return DV_ERR;
-    }
+    if (check_unit(unit_fmas, "scenario_launch_kway", err)) return DV_ERR;
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
     const unsigned chunks = unit_fmas / SCENARIO_CHUNK;
+    const bool compiled = chunks == SCENARIO_COMPILED_CHUNKS;
     const dim3 block(block_x, block_y);
-    if (chunks == SCENARIO_COMPILED_CHUNKS && witness)
-        scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, true><<<blocks, block>>>(in, out, path, n, *lengths, chunks, witness);
-    else if (chunks == SCENARIO_COMPILED_CHUNKS)
-        scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, false><<<blocks, block>>>(in, out, path, n, *lengths, chunks, NULL);
-    else if (witness)
-        scenario_kway_kernel<0, true><<<blocks, block>>>(in, out, path, n, *lengths, chunks, witness);
-    else
-        scenario_kway_kernel<0, false><<<blocks, block>>>(in, out, path, n, *lengths, chunks, NULL);
-    return after_launch("scenario_kway_kernel", err);
+    if (compiled && witness)
+        return DV_CUDA_LAUNCH((scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, true>), blocks, block, err, in, out, path,
+                              n, *lengths, chunks, witness);
+    if (compiled)
+        return DV_CUDA_LAUNCH((scenario_kway_kernel<SCENARIO_COMPILED_CHUNKS, false>), blocks, block, err, in, out,
+                              path, n, *lengths, chunks, NULL);
+    if (witness)
+        return DV_CUDA_LAUNCH((scenario_kway_kernel<0, true>), blocks, block, err, in, out, path, n, *lengths, chunks,
+                              witness);
+    return DV_CUDA_LAUNCH((scenario_kway_kernel<0, false>), blocks, block, err, in, out, path, n, *lengths, chunks,
+                          NULL);
 }
 
 extern "C" int scenario_launch_loop(const float *in, float *out, const uint32_t *trips,
                                     unsigned blocks, unsigned block_x, unsigned block_y,
                                     unsigned unit_fmas, struct dv_witness_block *witness, char *err) {
     if (check_geometry(blocks, block_x, block_y, "scenario_launch_loop", err)) return DV_ERR;
-    if (unit_fmas == 0 || unit_fmas % SCENARIO_CHUNK) {
-        dv_seterr(err, "scenario_launch_loop: unit %u is not a multiple of %u", unit_fmas,
-                  SCENARIO_CHUNK);
-        return DV_ERR;
-    }
+    if (check_unit(unit_fmas, "scenario_launch_loop", err)) return DV_ERR;
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
     const unsigned chunks = unit_fmas / SCENARIO_CHUNK;
+    const bool compiled = chunks == SCENARIO_COMPILED_CHUNKS;
     const dim3 block(block_x, block_y);
-    if (chunks == SCENARIO_COMPILED_CHUNKS && witness)
-        scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, true><<<blocks, block>>>(in, out, trips, n, chunks, witness);
-    else if (chunks == SCENARIO_COMPILED_CHUNKS)
-        scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, false><<<blocks, block>>>(in, out, trips, n, chunks, NULL);
-    else if (witness)
-        scenario_loop_kernel<0, true><<<blocks, block>>>(in, out, trips, n, chunks, witness);
-    else
-        scenario_loop_kernel<0, false><<<blocks, block>>>(in, out, trips, n, chunks, NULL);
-    return after_launch("scenario_loop_kernel", err);
+    if (compiled && witness)
+        return DV_CUDA_LAUNCH((scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, true>), blocks, block, err, in, out,
+                              trips, n, chunks, witness);
+    if (compiled)
+        return DV_CUDA_LAUNCH((scenario_loop_kernel<SCENARIO_COMPILED_CHUNKS, false>), blocks, block, err, in, out,
+                              trips, n, chunks, NULL);
+    if (witness)
+        return DV_CUDA_LAUNCH((scenario_loop_kernel<0, true>), blocks, block, err, in, out, trips, n, chunks, witness);
+    return DV_CUDA_LAUNCH((scenario_loop_kernel<0, false>), blocks, block, err, in, out, trips, n, chunks, NULL);
+}
+
+/* The short kernel with sides of L0 and L1 FMAs (template constants: the
+ * compiler sees the sides' sizes, which is what decides whether it
+ * predicates them). */
+template <unsigned L0, unsigned L1>
+static int launch_short(const float *in, float *out, const uint32_t *pattern, unsigned blocks, dim3 block,
+                        unsigned long long n, unsigned rounds, struct dv_witness_block *witness, char *err) {
+    const bool compiled = rounds == SCENARIO_COMPILED_ROUNDS;
+    if (compiled && witness)
+        return DV_CUDA_LAUNCH((scenario_short_kernel<L0, L1, SCENARIO_COMPILED_ROUNDS, true>), blocks, block, err, in,
+                              out, pattern, n, rounds, witness);
+    if (compiled)
+        return DV_CUDA_LAUNCH((scenario_short_kernel<L0, L1, SCENARIO_COMPILED_ROUNDS, false>), blocks, block, err, in,
+                              out, pattern, n, rounds, NULL);
+    if (witness)
+        return DV_CUDA_LAUNCH((scenario_short_kernel<L0, L1, 0, true>), blocks, block, err, in, out, pattern, n, rounds,
+                              witness);
+    return DV_CUDA_LAUNCH((scenario_short_kernel<L0, L1, 0, false>), blocks, block, err, in, out, pattern, n, rounds,
+                          NULL);
 }
 
 extern "C" int scenario_launch_short(const float *in, float *out, const uint32_t *pattern,
@@ -224,29 +252,10 @@ extern "C" int scenario_launch_short(const float *in, float *out, const uint32_t
     unsigned long long n = (unsigned long long)blocks * block_x * block_y;
     dim3 block(block_x, block_y);
     const unsigned rounds = iterations / 32u;
-    const bool compiled = rounds == SCENARIO_COMPILED_ROUNDS;
-#define SHORT_LAUNCH(A, B)                                                                                     \
-    do {                                                                                                     \
-        if (compiled && witness)                                                                             \
-            scenario_short_kernel<A, B, SCENARIO_COMPILED_ROUNDS, true><<<blocks, block>>>(in, out, pattern, n, rounds, witness); \
-        else if (compiled)                                                                                   \
-            scenario_short_kernel<A, B, SCENARIO_COMPILED_ROUNDS, false><<<blocks, block>>>(in, out, pattern, n, rounds, NULL); \
-        else if (witness)                                                                                    \
-            scenario_short_kernel<A, B, 0, true><<<blocks, block>>>(in, out, pattern, n, rounds, witness);   \
-        else                                                                                                 \
-            scenario_short_kernel<A, B, 0, false><<<blocks, block>>>(in, out, pattern, n, rounds, NULL);     \
-    } while (0)
-    if (len0 == 1u && len1 == 2u)
-        SHORT_LAUNCH(1u, 2u);
-    else if (len0 == 3u && len1 == 4u)
-        SHORT_LAUNCH(3u, 4u);
-    else {
-        dv_seterr(err, "scenario_launch_short: no kernel for sides of %u and %u FMAs (1|2, 3|4)",
-                  len0, len1);
-        return DV_ERR;
-    }
-#undef SHORT_LAUNCH
-    return after_launch("scenario_short_kernel", err);
+    if (len0 == 1u && len1 == 2u) return launch_short<1u, 2u>(in, out, pattern, blocks, block, n, rounds, witness, err);
+    if (len0 == 3u && len1 == 4u) return launch_short<3u, 4u>(in, out, pattern, blocks, block, n, rounds, witness, err);
+    dv_seterr(err, "scenario_launch_short: no kernel for sides of %u and %u FMAs (1|2, 3|4)", len0, len1);
+    return DV_ERR;
 }
 
 extern "C" int scenario_kernel_compiled(unsigned unit_fmas, unsigned iterations) {

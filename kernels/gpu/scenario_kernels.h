@@ -5,7 +5,7 @@
  * element per thread (linear id = threadIdx.x + threadIdx.y * block_x), and
  * is followed by a cudaGetLastError() check. Return codes: 0, or the
  * cuda_call.h classification (DV_ERR, DV_ENOGPU, DV_ESTICKY) with
- * `err` filled as "what: <cudaGetErrorString>". `witness` NULL runs the timed
+ * `err` naming the launch and CUDA's words. `witness` NULL runs the timed
  * kernel; a device array of one dv_witness_block per block runs the witness.
  */
 #ifndef DV_SCENARIO_KERNELS_H

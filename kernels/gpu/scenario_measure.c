@@ -80,8 +80,8 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
                 break;
             }
             testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
-            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block,
-                              c->s->kind == SCENARIO_SHORT ? c->iters : 1u, &t->rows[r].observed);
+            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, scenario_evaluations(c->s, o),
+                              &t->rows[r].observed);
         }
         free(seen);
         free(exp);
@@ -90,7 +90,7 @@ static int scenario_testimony(const struct dv_options *o, struct dv_table *t, st
     }
     if (*cnt) {
         unsigned evaluations[SCENARIO_MAX_ROWS];
-        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = c->s->kind == SCENARIO_SHORT ? c->iters : 1u;
+        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
         return counters_table(cnt, t, launch_row, c, c->blocks, evaluations, tm, err);
     }
     return 0;
@@ -116,6 +116,85 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
     return rc;
 }
 
+/* The launch state of scenario table `s` for options `o` over device input
+ * `in_dev`: the grid, the unit and short-kernel iterations, the path
+ * lengths, and per row its assignment (uploaded in the element type its
+ * kernel reads) and its output buffer. `work` (one byte per thread) is the
+ * scratch the assignments are built in. Returns 0 or a DV_* code; the
+ * caller frees c->work[] and c->out[] either way. */
+static int table_setup(struct table_ctx *c, const struct scenario *s, const struct dv_options *o, const float *in_dev,
+                       uint8_t *work, char *err) {
+    int rc;
+    const struct dv_geometry g = scenario_grid(o);
+    c->s = s;
+    c->blocks = g.blocks;
+    c->block_x = g.block_x;
+    c->block_y = g.block_y;
+    c->unit = scenario_unit_fmas(o);
+    c->iters = scenario_short_iterations(o);
+    c->in = in_dev;
+    for (unsigned p = 0; p < SCENARIO_MAX_PATHS; p++) c->lengths.len[p] = s->lengths[p];
+    const unsigned tpb = c->block_x * c->block_y;
+    const unsigned long long n = (unsigned long long)c->blocks * tpb;
+    for (unsigned r = 0; r < s->nrows; r++) {
+        if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0) return DV_ERR;
+        if ((rc = upload_work(s, work, n, &c->work[r], err)) != 0) return rc;
+        void *out = NULL;
+        rc = devmem_alloc(&out, (size_t)n * sizeof(float), err);
+        c->out[r] = out;
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+/* Each row's last timed output against the CPU reference, its times
+ * `stats[r]`, and its floor fraction: the row's own FMAs at `mhz` on every
+ * FP32 lane of `dev`, over its median. `work` and `host_out` are scratch of
+ * one row (a byte and a float per thread). Returns 0 or a DV_* code. */
+static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz, const struct dv_stats *stats,
+                      struct dv_table *t, uint8_t *work, float *host_out, char *err) {
+    const struct scenario *s = c->s;
+    const unsigned tpb = c->block_x * c->block_y;
+    const unsigned long long n = (unsigned long long)c->blocks * tpb;
+    int rc;
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        struct scenario_model m;
+        struct dv_row scratch;
+        if ((rc = devmem_download(host_out, c->out[r], (size_t)n * sizeof(float), err)) != 0) return rc;
+        if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0 ||
+            scenario_check(s, work, n, c->unit, c->iters, host_out, &row->check, err) != 0)
+            return DV_ERR;
+        row->measured = 1;
+        row->time_ms = stats[r];
+        memset(&scratch, 0, sizeof scratch);
+        scenario_model(s, work, c->blocks, tpb, c->unit, c->iters, &m, &scratch);
+        int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm : device_fp32_lanes(dev->cc_major, dev->cc_minor);
+        double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
+        row->floor_fraction = rate > 0 && stats[r].median > 0 ? (double)m.thread_fmas / rate / stats[r].median : NAN;
+    }
+    return 0;
+}
+
+/* Ratio, agreement and measured efficiency of every measured row (see the
+ * top of this file for what each is against). */
+static void derive_ratios(const struct scenario *s, struct dv_table *t) {
+    const struct dv_stats *base = &t->rows[s->baseline].time_ms;
+    int ideal = -1;
+    for (unsigned r = 0; r < s->nrows; r++)
+        if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) ideal = (int)r;
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        double med = row->time_ms.median;
+        row->ratio = base->median > 0 ? med / base->median : NAN;
+        row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
+        if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) row->measured_efficiency = NAN; /* the reference itself */
+        else if (s->kind == SCENARIO_KWAY && s->rows[r].layout == SCENARIO_LAYOUT_LANES && ideal >= 0)
+            row->measured_efficiency = med > 0 ? t->rows[ideal].time_ms.median / med : NAN;
+        else row->measured_efficiency = med > 0 ? base->median / med : NAN;
+    }
+}
+
 int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
                            struct timing_clock *clk, struct dv_table *t, const float *in_dev,
                            struct dv_testimony *tm, struct counters **cnt, char *err) {
@@ -126,8 +205,6 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
     uint8_t *work = NULL;
     float *host_out = NULL;
     double gpu_ms = 0.0;
-    unsigned tpb;
-    unsigned long long n;
     int rc = DV_ERR;
 
     memset(&c, 0, sizeof c);
@@ -136,81 +213,25 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
         return DV_ERR;
     }
     memset(stats, 0, sizeof stats);
-    c.s = s;
-    c.blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    c.block_x = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
-    c.block_y = o->block_y ? o->block_y : 1u;
-    c.unit = scenario_unit_fmas(o);
-    c.iters = scenario_short_iterations(o);
-    c.in = in_dev;
-    for (unsigned p = 0; p < SCENARIO_MAX_PATHS; p++) c.lengths.len[p] = s->lengths[p];
-    tpb = c.block_x * c.block_y;
-    n = (unsigned long long)c.blocks * tpb;
-
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned long long n = (unsigned long long)g.blocks * (g.block_x * g.block_y);
     work = malloc((size_t)n);
     host_out = malloc((size_t)n * sizeof *host_out);
     if (!work || !host_out) {
         dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
         goto cleanup;
     }
-    for (unsigned r = 0; r < s->nrows; r++) {
-        if (scenario_assign(s, s->rows[r].layout, c.blocks, tpb, work, err) != 0) goto cleanup;
-        if ((rc = upload_work(s, work, n, &c.work[r], err)) != 0) goto cleanup;
-        void *out = NULL;
-        rc = devmem_alloc(&out, (size_t)n * sizeof(float), err);
-        c.out[r] = out;
-        if (rc != 0) goto cleanup;
-    }
+    if ((rc = table_setup(&c, s, o, in_dev, work, err)) != 0) goto cleanup;
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
     const double clk_sum0 = clk ? clk->sum_mhz : 0;
     const unsigned clk_n0 = clk ? clk->n : 0;
-    rc = timing_rows(s->nrows, launch_row, &c, o, clk, stats, &gpu_ms, err);
-    if (rc != 0) goto cleanup;
+    if ((rc = timing_rows(s->nrows, launch_row, &c, o, clk, stats, &gpu_ms, err)) != 0) goto cleanup;
     /* The floor at the clock sampled between this table's rounds. */
     if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
-
     t->gpu_time_ms = gpu_ms;
-    for (unsigned r = 0; r < s->nrows; r++) {
-        struct dv_row *row = &t->rows[r];
-        struct scenario_model m;
-        struct dv_row scratch;
-        if ((rc = devmem_download(host_out, c.out[r], (size_t)n * sizeof(float), err)) != 0)
-            goto cleanup;
-        if (scenario_assign(s, s->rows[r].layout, c.blocks, tpb, work, err) != 0 ||
-            scenario_check(s, work, n, c.unit, c.iters, host_out, &row->check, err) != 0) {
-            rc = DV_ERR;
-            goto cleanup;
-        }
-        row->measured = 1;
-        row->time_ms = stats[r];
-        memset(&scratch, 0, sizeof scratch);
-        scenario_model(s, work, c.blocks, tpb, c.unit, c.iters, &m, &scratch);
-        int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm
-                                           : device_fp32_lanes(dev->cc_major, dev->cc_minor);
-        double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
-        row->floor_fraction = rate > 0 && stats[r].median > 0
-                                  ? (double)m.thread_fmas / rate / stats[r].median : NAN;
-    }
-    {
-        const struct dv_stats *base = &t->rows[s->baseline].time_ms;
-        int ideal = -1;
-        for (unsigned r = 0; r < s->nrows; r++)
-            if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) ideal = (int)r;
-        for (unsigned r = 0; r < s->nrows; r++) {
-            struct dv_row *row = &t->rows[r];
-            double med = row->time_ms.median;
-            row->ratio = base->median > 0 ? med / base->median : NAN;
-            row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
-            if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
-                row->measured_efficiency = NAN; /* the reference itself */
-            else if (s->kind == SCENARIO_KWAY && s->rows[r].layout == SCENARIO_LAYOUT_LANES &&
-                     ideal >= 0)
-                row->measured_efficiency = med > 0 ? t->rows[ideal].time_ms.median / med : NAN;
-            else
-                row->measured_efficiency = med > 0 ? base->median / med : NAN;
-        }
-    }
+    if ((rc = check_rows(&c, dev, mhz, stats, t, work, host_out, err)) != 0) goto cleanup;
+    derive_ratios(s, t);
     if ((rc = scenario_testimony(o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
     rc = 0;
 cleanup:
@@ -222,4 +243,3 @@ cleanup:
     free(host_out);
     return rc;
 }
-

@@ -27,7 +27,9 @@ struct session_chain {
 };
 
 struct session_mask_entry {
-    int used, kernel, mode;
+    int used;
+    enum dv_kernel kernel;
+    enum dv_mode mode;
     char name[PREDICATE_TEXT_LEN];
     struct dv_geometry g;
     uint32_t *host;
@@ -49,6 +51,8 @@ struct session {
     unsigned next_chain;
     struct session_mask_entry masks[SESSION_MASKS];
     unsigned next_mask;
+    session_progress_fn progress; /* NULL: no hook */
+    void *progress_ctx;
 };
 
 struct session *session_create(void) {
@@ -116,8 +120,8 @@ const float *session_input(struct session *s, unsigned long long n, int *rc, cha
         return NULL;
     }
     reference_input(h, n);
-    if ((*rc = cuda_call(cudaMalloc((void **)&d, sizeof(float) * n), "cudaMalloc(in)", err)) != 0 ||
-        (*rc = cuda_call(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice), "cudaMemcpy(in)", err)) != 0) {
+    if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&d, sizeof(float) * n), err)) != 0 ||
+        (*rc = DV_CUDA_CALL(cudaMemcpy(d, h, sizeof(float) * n, cudaMemcpyHostToDevice), err)) != 0) {
         if (d) cudaFree(d);
         free(h);
         return NULL;
@@ -140,17 +144,15 @@ float *session_output(struct session *s, unsigned slot, unsigned long long n, fl
         if (s->h_out[slot]) cudaFreeHost(s->h_out[slot]);
         s->d_out[slot] = s->h_out[slot] = NULL;
         s->out_n[slot] = 0;
-        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_out[slot], sizeof(float) * n), "cudaMalloc(out)", err)) != 0 ||
-            (*rc = cuda_call(cudaMallocHost((void **)&s->h_out[slot], sizeof(float) * n), "cudaMallocHost(out)",
-                             err)) != 0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_out[slot], sizeof(float) * n), err)) != 0 ||
+            (*rc = DV_CUDA_CALL(cudaMallocHost((void **)&s->h_out[slot], sizeof(float) * n), err)) != 0) {
             if (s->d_out[slot]) cudaFree(s->d_out[slot]);
             s->d_out[slot] = s->h_out[slot] = NULL;
             return NULL;
         }
         s->out_n[slot] = n;
     }
-    if ((*rc = cuda_call(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), "cudaMemset(poison)", err)) != 0)
-        return NULL;
+    if ((*rc = DV_CUDA_CALL(cudaMemsetAsync(s->d_out[slot], 0xff, sizeof(float) * n, 0), err)) != 0) return NULL;
     *host = s->h_out[slot];
     return s->d_out[slot];
 }
@@ -201,12 +203,11 @@ const uint32_t *session_mask(struct session *s, const struct dv_row *row, const 
     }
     if (device && !m->device) {
         const size_t bytes = sizeof(uint32_t) * analysis_mask_words(g);
-        if ((*rc = cuda_call(cudaMalloc((void **)&m->device, bytes), "cudaMalloc(mask)", err)) != 0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&m->device, bytes), err)) != 0) {
             m->device = NULL;
             return NULL;
         }
-        if ((*rc = cuda_call(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(mask)", err)) !=
-            0) {
+        if ((*rc = DV_CUDA_CALL(cudaMemcpy(m->device, m->host, bytes, cudaMemcpyHostToDevice), err)) != 0) {
             cudaFree(m->device);
             m->device = NULL;
             return NULL;
@@ -237,8 +238,7 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
         if (s->d_spin) cudaFree(s->d_spin);
         s->d_spin = NULL;
         s->spin_n = 0;
-        if ((*rc = cuda_call(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), "cudaMalloc(clock)", err)) !=
-            0) {
+        if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_spin, sizeof(long long) * sms), err)) != 0) {
             s->d_spin = NULL;
             return NULL;
         }
@@ -247,14 +247,23 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
     return s->d_spin;
 }
 
+void session_set_progress(struct session *s, session_progress_fn fn, void *ctx) {
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
+void session_progress(const struct session *s, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    if (s->progress) s->progress(s->progress_ctx, table, ntables, t, done);
+}
+
 cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) {
     if (slot >= DV_MAX_ROWS) {
         dv_seterr(err, "session: event slot %u out of range", slot);
         *rc = DV_ERR;
         return NULL;
     }
-    if (!s->events[slot] && (*rc = cuda_call(cudaEventCreateWithFlags(&s->events[slot], cudaEventDisableTiming),
-                                             "cudaEventCreate", err)) != 0) {
+    if (!s->events[slot] &&
+        (*rc = DV_CUDA_CALL(cudaEventCreateWithFlags(&s->events[slot], cudaEventDisableTiming), err)) != 0) {
         s->events[slot] = NULL;
         return NULL;
     }

@@ -84,6 +84,17 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
 /* A reusable event (no timing) for row slot `slot`, or NULL with *rc. */
 cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err);
 
+/* An optional progress hook (a terminal's: the CLI's `measure`), the
+ * session's own: measure_run_session() calls it on the session's thread
+ * before table `table` (0-based, of `ntables`) with `done` 0, and after it
+ * with `done` 1 and `t` holding its rows' samples and GPU time. NULL (the
+ * default) turns it off; the worker never sets one. */
+typedef void (*session_progress_fn)(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done);
+void session_set_progress(struct session *s, session_progress_fn fn, void *ctx);
+
+/* Calls the session's progress hook, when it has one. */
+void session_progress(const struct session *s, unsigned table, unsigned ntables, const struct dv_table *t, int done);
+
 #ifdef __cplusplus
 }
 #endif

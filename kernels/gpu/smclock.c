@@ -11,20 +11,18 @@ int smclock_measure(double *mhz, char *err) {
     long long *d_out = NULL;
     cudaEvent_t start = NULL, stop = NULL;
     float ms = 0;
-    if ((rc = cuda_call(cudaGetDevice(&dev), "cudaGetDevice", err)) != 0 ||
-        (rc = cuda_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
-                        "cudaDeviceGetAttribute(MultiProcessorCount)", err)) != 0 ||
-        (rc = cuda_call(cudaMalloc((void **)&d_out, sizeof(long long) * (size_t)sms), "cudaMalloc(clock)", err)) != 0 ||
-        (rc = cuda_call(cudaEventCreate(&start), "cudaEventCreate", err)) != 0 ||
-        (rc = cuda_call(cudaEventCreate(&stop), "cudaEventCreate", err)) != 0)
+    if ((rc = DV_CUDA_CALL(cudaGetDevice(&dev), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaMalloc((void **)&d_out, sizeof(long long) * (size_t)sms), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventCreate(&start), err)) != 0 || (rc = DV_CUDA_CALL(cudaEventCreate(&stop), err)) != 0)
         goto cleanup;
     /* One short spin first: the clock ramps up from idle. */
     if ((rc = dv_run_clock_spin(CLOCK_SPIN_CYCLES / 4, (unsigned)sms, d_out, err)) != 0) goto cleanup;
-    if ((rc = cuda_call(cudaEventRecord(start, 0), "cudaEventRecord", err)) != 0) goto cleanup;
+    if ((rc = DV_CUDA_CALL(cudaEventRecord(start, 0), err)) != 0) goto cleanup;
     if ((rc = dv_run_clock_spin(CLOCK_SPIN_CYCLES, (unsigned)sms, d_out, err)) != 0) goto cleanup;
-    if ((rc = cuda_call(cudaEventRecord(stop, 0), "cudaEventRecord", err)) != 0 ||
-        (rc = cuda_call(cudaEventSynchronize(stop), "clock spin", err)) != 0 ||
-        (rc = cuda_call(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime", err)) != 0)
+    if ((rc = DV_CUDA_CALL(cudaEventRecord(stop, 0), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventSynchronize(stop), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventElapsedTime(&ms, start, stop), err)) != 0)
         goto cleanup;
     if (ms <= 0) {
         dv_seterr(err, "clock: spin kernel timed at %.6f ms", ms);

@@ -1,8 +1,15 @@
-/* timing.c -- warm-up, interleaved event-timed samples, stdrel stop, the
- * clock sampled once per batch (timing.h). */
+/* timing.c -- warm-up, interleaved event-timed samples, the stopping rule,
+ * the clock sampled once per batch (timing.h).
+ *
+ * timing_rows() is the loop: a batch queues an untimed lead-in launch, the
+ * clock spins when a sample is due (queue_clock), the rounds (queue_rounds),
+ * then waits for them and files the samples (read_rounds, read_clock), until
+ * model/stats.h says stop. The helpers below it each do one of those steps
+ * on the events and buffers of one call (struct timing_run). */
 #include "kernels/gpu/timing.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/lesson_kernels.h"
@@ -10,35 +17,137 @@
 
 #define TIMING_BATCH 8 /* rounds queued per synchronisation */
 
+/* What one call of timing_rows() holds: per row and round of a batch a pair
+ * of events around the launch, the three events around the clock spins, and
+ * every row's samples (max_s each) with the scratch stats_compute() sorts in. */
+struct timing_run {
+    unsigned nrows, max_s;
+    size_t nev; /* nrows x TIMING_BATCH */
+    cudaEvent_t *start, *stop;
+    cudaEvent_t spin[3]; /* before, between and after the two spins */
+    double *samples, *scratch;
+};
+
+static void run_cleanup(struct timing_run *t) {
+    for (size_t e = 0; t->start && t->stop && e < t->nev; e++) {
+        if (t->start[e]) cudaEventDestroy(t->start[e]);
+        if (t->stop[e]) cudaEventDestroy(t->stop[e]);
+    }
+    for (unsigned e = 0; e < 3; e++)
+        if (t->spin[e]) cudaEventDestroy(t->spin[e]);
+    free(t->start);
+    free(t->stop);
+    free(t->samples);
+    free(t->scratch);
+}
+
+/* The buffers and events (the spins' only with `clock`). Returns 0 or a DV_*
+ * code; run_cleanup() releases what was made either way. */
+static int run_init(struct timing_run *t, unsigned nrows, unsigned max_s, int clock, char *err) {
+    int rc;
+    memset(t, 0, sizeof(*t));
+    t->nrows = nrows;
+    t->max_s = max_s;
+    t->nev = (size_t)nrows * TIMING_BATCH;
+    t->start = calloc(t->nev ? t->nev : 1, sizeof(*t->start));
+    t->stop = calloc(t->nev ? t->nev : 1, sizeof(*t->stop));
+    t->samples = malloc(sizeof(double) * (size_t)(nrows ? nrows : 1) * max_s);
+    t->scratch = malloc(sizeof(double) * max_s);
+    if (nrows == 0 || !t->start || !t->stop || !t->samples || !t->scratch) {
+        dv_seterr(err, "timing: out of memory for %u rows x %u samples", nrows, max_s);
+        return DV_ERR;
+    }
+    for (size_t e = 0; e < t->nev; e++) {
+        if ((rc = DV_CUDA_CALL(cudaEventCreate(&t->start[e]), err)) != 0 ||
+            (rc = DV_CUDA_CALL(cudaEventCreate(&t->stop[e]), err)) != 0)
+            return rc;
+    }
+    for (unsigned e = 0; clock && e < 3; e++)
+        if ((rc = DV_CUDA_CALL(cudaEventCreate(&t->spin[e]), err)) != 0) return rc;
+    return 0;
+}
+
+/* Queues the two clock spins, of TIMING_SPIN_CYCLES and twice that, between
+ * the three spin events. */
+static int queue_clock(struct timing_run *t, const struct timing_clock *clk, char *err) {
+    int rc;
+    if ((rc = DV_CUDA_CALL(cudaEventRecord(t->spin[0], 0), err)) != 0 ||
+        (rc = dv_run_clock_spin(TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventRecord(t->spin[1], 0), err)) != 0 ||
+        (rc = dv_run_clock_spin(2 * TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventRecord(t->spin[2], 0), err)) != 0)
+        return rc;
+    return 0;
+}
+
+/* Queues `rounds` rounds, every row once per round in row order, each
+ * launch between its own pair of events. */
+static int queue_rounds(struct timing_run *t, unsigned rounds, timing_launch_fn launch, void *ctx, char *err) {
+    int rc;
+    for (unsigned b = 0; b < rounds; b++) {
+        for (unsigned r = 0; r < t->nrows; r++) {
+            const size_t e = (size_t)b * t->nrows + r;
+            if ((rc = DV_CUDA_CALL(cudaEventRecord(t->start[e], 0), err)) != 0) return rc;
+            if ((rc = launch(ctx, r, err)) != 0) return rc;
+            if ((rc = DV_CUDA_CALL(cudaEventRecord(t->stop[e], 0), err)) != 0) return rc;
+        }
+    }
+    return 0;
+}
+
+/* Waits for the batch's last launch and files its `rounds` rounds as samples
+ * taken .. taken + rounds - 1 of each row, adding them to *gpu_ms. */
+static int read_rounds(struct timing_run *t, unsigned rounds, unsigned taken, double *gpu_ms, char *err) {
+    int rc;
+    if ((rc = DV_CUDA_CALL(cudaEventSynchronize(t->stop[(size_t)rounds * t->nrows - 1]), err)) != 0) return rc;
+    for (unsigned b = 0; b < rounds; b++) {
+        for (unsigned r = 0; r < t->nrows; r++) {
+            const size_t e = (size_t)b * t->nrows + r;
+            float ms = 0;
+            if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&ms, t->start[e], t->stop[e]), err)) != 0) return rc;
+            t->samples[(size_t)r * t->max_s + taken + b] = ms;
+            *gpu_ms += ms;
+        }
+    }
+    return 0;
+}
+
+/* The SM clock of the batch's spins, in MHz, into *mhz. */
+static int read_clock(struct timing_run *t, double *mhz, char *err) {
+    int rc;
+    float one = 0, two = 0;
+    if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&one, t->spin[0], t->spin[1]), err)) != 0 ||
+        (rc = DV_CUDA_CALL(cudaEventElapsedTime(&two, t->spin[1], t->spin[2]), err)) != 0)
+        return rc;
+    if (one <= 0 || two <= 0) {
+        dv_seterr(err, "clock: spins of %lld and %lld cycles timed at %.6f and %.6f ms", TIMING_SPIN_CYCLES,
+                  2 * TIMING_SPIN_CYCLES, one, two);
+        return DV_ERR;
+    }
+    /* Twice the cycles in twice the time (within 5%): the clock held, and
+     * the difference cancels the launch cost. Otherwise the clock moved
+     * between the spins (a GPU ramping up from idle runs the first spin
+     * slow): the rounds that follow run at the second spin's clock, so that
+     * is the sample. */
+    const double ratio = (double)two / (double)one;
+    *mhz = ratio >= 1.9 && ratio <= 2.1 ? (double)TIMING_SPIN_CYCLES / ((double)(two - one) * 1e3)
+                                        : 2.0 * (double)TIMING_SPIN_CYCLES / ((double)two * 1e3);
+    return 0;
+}
+
 int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
                 struct timing_clock *clk, struct dv_stats *stats, double *gpu_ms, char *err) {
-    int rc = 0;
-    cudaEvent_t spin[3] = {NULL, NULL, NULL};
+    struct timing_run t;
     double clocked_ms = 0; /* *gpu_ms when the clock was last sampled */
     unsigned min_s, max_s;
     stats_sample_bounds(o, &min_s, &max_s);
-    const size_t nev = (size_t)nrows * TIMING_BATCH;
-    cudaEvent_t *start = calloc(nev ? nev : 1, sizeof(*start));
-    cudaEvent_t *stop = calloc(nev ? nev : 1, sizeof(*stop));
-    double *samples = malloc(sizeof(double) * (size_t)(nrows ? nrows : 1) * max_s);
-    double *scratch = malloc(sizeof(double) * max_s);
     *gpu_ms = 0;
-    if (nrows == 0 || !start || !stop || !samples || !scratch) {
-        dv_seterr(err, "timing: out of memory for %u rows x %u samples", nrows, max_s);
-        rc = DV_ERR;
-        goto cleanup;
-    }
-    for (size_t e = 0; e < nev; e++) {
-        if ((rc = cuda_call(cudaEventCreate(&start[e]), "cudaEventCreate", err)) != 0 ||
-            (rc = cuda_call(cudaEventCreate(&stop[e]), "cudaEventCreate", err)) != 0)
-            goto cleanup;
-    }
-    for (unsigned e = 0; clk && e < 3; e++)
-        if ((rc = cuda_call(cudaEventCreate(&spin[e]), "cudaEventCreate", err)) != 0) goto cleanup;
+    int rc = run_init(&t, nrows, max_s, clk != NULL, err);
+    if (rc != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
-    if ((rc = cuda_call(cudaDeviceSynchronize(), "warm-up", err)) != 0) goto cleanup;
+    if ((rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) != 0) goto cleanup;
 
     unsigned taken = 0;
     for (;;) {
@@ -51,71 +160,24 @@ int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct
         /* The clock: in the first batch, then once at least
          * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
         const int sample_clock = clk && (taken == 0 || *gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
-        if (sample_clock && ((rc = cuda_call(cudaEventRecord(spin[0], 0), "cudaEventRecord", err)) != 0 ||
-                             (rc = dv_run_clock_spin(TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
-                             (rc = cuda_call(cudaEventRecord(spin[1], 0), "cudaEventRecord", err)) != 0 ||
-                             (rc = dv_run_clock_spin(2 * TIMING_SPIN_CYCLES, clk->sms, clk->d_spin, err)) != 0 ||
-                             (rc = cuda_call(cudaEventRecord(spin[2], 0), "cudaEventRecord", err)) != 0))
-            goto cleanup;
+        if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
         const double batch_start_ms = *gpu_ms;
-        for (unsigned b = 0; b < rounds; b++) {
-            for (unsigned r = 0; r < nrows; r++) {
-                const size_t e = (size_t)b * nrows + r;
-                if ((rc = cuda_call(cudaEventRecord(start[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
-                if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
-                if ((rc = cuda_call(cudaEventRecord(stop[e], 0), "cudaEventRecord", err)) != 0) goto cleanup;
-            }
-        }
-        if ((rc = cuda_call(cudaEventSynchronize(stop[(size_t)rounds * nrows - 1]), "timed launches", err)) != 0)
+        if ((rc = queue_rounds(&t, rounds, launch, ctx, err)) != 0 ||
+            (rc = read_rounds(&t, rounds, taken, gpu_ms, err)) != 0)
             goto cleanup;
-        for (unsigned b = 0; b < rounds; b++) {
-            for (unsigned r = 0; r < nrows; r++) {
-                const size_t e = (size_t)b * nrows + r;
-                float ms = 0;
-                if ((rc = cuda_call(cudaEventElapsedTime(&ms, start[e], stop[e]), "cudaEventElapsedTime", err)) != 0)
-                    goto cleanup;
-                samples[(size_t)r * max_s + taken + b] = ms;
-                *gpu_ms += ms;
-            }
-        }
         if (sample_clock) {
-            float one = 0, two = 0;
-            if ((rc = cuda_call(cudaEventElapsedTime(&one, spin[0], spin[1]), "cudaEventElapsedTime", err)) != 0 ||
-                (rc = cuda_call(cudaEventElapsedTime(&two, spin[1], spin[2]), "cudaEventElapsedTime", err)) != 0)
-                goto cleanup;
-            if (one <= 0 || two <= 0) {
-                dv_seterr(err, "clock: spins of %lld and %lld cycles timed at %.6f and %.6f ms", TIMING_SPIN_CYCLES,
-                          2 * TIMING_SPIN_CYCLES, one, two);
-                rc = DV_ERR;
-                goto cleanup;
-            }
-            /* Twice the cycles in twice the time (within 5%): the clock held,
-             * and the difference cancels the launch cost. Otherwise the
-             * clock moved between the spins (a GPU ramping up from idle
-             * runs the first spin slow): the rounds that follow run at the
-             * second spin's clock, so that is the sample. */
-            const double ratio = (double)two / (double)one;
-            const double mhz = ratio >= 1.9 && ratio <= 2.1 ? (double)TIMING_SPIN_CYCLES / ((double)(two - one) * 1e3)
-                                                            : 2.0 * (double)TIMING_SPIN_CYCLES / ((double)two * 1e3);
+            double mhz;
+            if ((rc = read_clock(&t, &mhz, err)) != 0) goto cleanup;
             clocked_ms = batch_start_ms;
             clk->sum_mhz += mhz;
             if (clk->n == 0 || mhz < clk->min_mhz) clk->min_mhz = mhz;
             clk->n++;
         }
         taken += rounds;
-        for (unsigned r = 0; r < nrows; r++) stats_compute(samples + (size_t)r * max_s, taken, scratch, &stats[r]);
+        for (unsigned r = 0; r < nrows; r++) stats_compute(t.samples + (size_t)r * max_s, taken, t.scratch, &stats[r]);
         if (stats_should_stop(o, stats, nrows, taken, *gpu_ms)) break;
     }
 cleanup:
-    for (size_t e = 0; start && stop && e < nev; e++) {
-        if (start[e]) cudaEventDestroy(start[e]);
-        if (stop[e]) cudaEventDestroy(stop[e]);
-    }
-    for (unsigned e = 0; e < 3; e++)
-        if (spin[e]) cudaEventDestroy(spin[e]);
-    free(start);
-    free(stop);
-    free(samples);
-    free(scratch);
+    run_cleanup(&t);
     return rc;
 }

@@ -10,10 +10,10 @@ int witness_run(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned r
     struct dv_witness_block *d = NULL;
     const size_t bytes = sizeof(struct dv_witness_block) * blocks;
     int rc;
-    if ((rc = cuda_call(cudaMalloc((void **)&d, bytes), "cudaMalloc(witness)", err)) != 0) return rc;
-    if ((rc = cuda_call(cudaMemset(d, 0, bytes), "cudaMemset(witness)", err)) == 0 &&
-        (rc = launch(ctx, row, d, err)) == 0 && (rc = cuda_call(cudaDeviceSynchronize(), "witness launch", err)) == 0)
-        rc = cuda_call(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(witness)", err);
+    if ((rc = DV_CUDA_CALL(cudaMalloc((void **)&d, bytes), err)) != 0) return rc;
+    if ((rc = DV_CUDA_CALL(cudaMemset(d, 0, bytes), err)) == 0 && (rc = launch(ctx, row, d, err)) == 0 &&
+        (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) == 0)
+        rc = DV_CUDA_CALL(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost), err);
     cudaFree(d);
     return rc;
 }

@@ -83,36 +83,19 @@ static uint32_t mask_bits(const uint32_t *mask, size_t words, unsigned long long
     return (uint32_t)(count >= 32 ? window : window & ((1ull << count) - 1));
 }
 
-static void count_init(struct dv_count *c) {
-    c->min = ~0u;
-    c->max = 0;
-    c->total = 0;
-}
-
-static void count_add(struct dv_count *c, unsigned v) {
-    if (v < c->min) c->min = v;
-    if (v > c->max) c->max = v;
-    c->total += v;
-}
-
-static void count_finish(struct dv_count *c, unsigned blocks) {
-    if (blocks == 0) c->min = 0;
-    c->per_block = blocks ? (double)c->total / blocks : 0.0;
-}
-
 void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row) {
     const unsigned tpb = g->block_x * g->block_y;
     const unsigned wpb = (tpb + 31) / 32;
     const size_t words = analysis_mask_words(g);
     row->threads_per_block = tpb;
     row->warps_per_block = wpb;
-    count_init(&row->warps_split);
-    count_init(&row->threads_on_a);
-    count_init(&row->path_runs);
+    memset(&row->warps_split, 0, sizeof row->warps_split);
+    memset(&row->threads_on_a, 0, sizeof row->threads_on_a);
+    memset(&row->path_runs, 0, sizeof row->path_runs);
     for (unsigned b = 0; b < g->blocks; b++) {
         unsigned split = 0, on_a = 0, runs = 0;
         for (unsigned w = 0; w < wpb; w++) {
-            unsigned lanes = tpb - w * 32 < 32 ? tpb - w * 32 : 32;
+            const unsigned lanes = analysis_warp_lanes(tpb, w);
             uint32_t bits = mask_bits(mask, words, (unsigned long long)b * tpb + w * 32ull, lanes);
             unsigned n = (unsigned)__builtin_popcount(bits);
             on_a += n;
@@ -123,19 +106,19 @@ void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv
                 runs += 1; /* a warp whose lanes agree runs one */
             }
         }
-        count_add(&row->warps_split, split);
-        count_add(&row->threads_on_a, on_a);
-        count_add(&row->path_runs, runs);
+        dv_count_add(&row->warps_split, split, b == 0);
+        dv_count_add(&row->threads_on_a, on_a, b == 0);
+        dv_count_add(&row->path_runs, runs, b == 0);
     }
-    count_finish(&row->warps_split, g->blocks);
-    count_finish(&row->threads_on_a, g->blocks);
-    count_finish(&row->path_runs, g->blocks);
+    dv_count_finish(&row->warps_split, g->blocks);
+    dv_count_finish(&row->threads_on_a, g->blocks);
+    dv_count_finish(&row->path_runs, g->blocks);
 }
 
 /* A one-block count `c` as the count over `blocks` identical blocks. */
 static void count_scale(struct dv_count *c, unsigned blocks) {
     c->total = (unsigned long long)c->min * blocks;
-    count_finish(c, blocks);
+    dv_count_finish(c, blocks);
 }
 
 int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
@@ -154,20 +137,15 @@ int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigne
     return 0;
 }
 
-void analysis_compare(struct dv_table *t) {
+void analysis_compare(struct dv_table *t, int same_work) {
     if (t->nrows == 0) return;
     const struct dv_row *base = &t->rows[t->baseline_row];
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *r = &t->rows[i];
-        if (r->kernel == DV_KERNEL_SCENARIO) continue; /* scenario.c models its own rows */
         r->predicted_ratio = base->path_runs.total ? (double)r->path_runs.total / (double)base->path_runs.total : 0.0;
         r->comparable_reason[0] = '\0';
-        if (r->kernel == DV_KERNEL_NOBRANCH || r->kernel == DV_KERNEL_PERITER) {
-            /* One multiply-add per iteration on whichever side: every Part 2
-             * row runs the same number of FMAs per thread. */
-            r->comparable = 1;
-        } else if (r->threads_on_a.total == base->threads_on_a.total &&
-                   r->threads_per_block == base->threads_per_block) {
+        if (same_work ||
+            (r->threads_on_a.total == base->threads_on_a.total && r->threads_per_block == base->threads_per_block)) {
             r->comparable = 1;
         } else {
             r->comparable = 0;

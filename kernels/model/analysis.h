@@ -32,6 +32,12 @@ static inline unsigned long long analysis_threads(const struct dv_geometry *g) {
     return (unsigned long long)g->blocks * g->block_x * g->block_y;
 }
 
+/* Lanes of warp `w` of a block of `tpb` threads: 32, or fewer for a
+ * partial last warp (its missing lanes do not exist). */
+static inline unsigned analysis_warp_lanes(unsigned tpb, unsigned w) {
+    return tpb - w * 32u < 32u ? tpb - w * 32u : 32u;
+}
+
 /* Words (uint32_t) a mask for `g` needs. */
 size_t analysis_mask_words(const struct dv_geometry *g);
 
@@ -56,9 +62,12 @@ int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigne
                  char *err);
 
 /* Fills predicted_ratio and comparable (+ reason) of every row of `t` against
- * its baseline row. Part 1 rows are comparable when they put the same number
- * of threads on path A as the baseline. */
-void analysis_compare(struct dv_table *t);
+ * its baseline row. With `same_work` every row is comparable (the table's
+ * rows run the same multiply-adds whatever their split: Part 2, one per
+ * iteration on either side); otherwise (Part 1) a row is comparable when it
+ * puts the same number of threads on path A as the baseline. The planner,
+ * which defines the table's rows, says which. */
+void analysis_compare(struct dv_table *t, int same_work);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,12 @@
  * so compared rows always run the same instructions. Part 2 is the lesson's
  * second table: no branch, and the branch inside the loop for lane parity and
  * warp parity, against the no-branch baseline.
+ *
+ * What a planned row runs is decided here once, from the row's kernel, mode
+ * and name (experiment_row_predicate() and its two companions): the planner's
+ * own analysis, the CPU reference, the testimony and the GPU side all ask
+ * those functions, so no reader can disagree with another about which
+ * predicate a row evaluates, whether it reads blockIdx.x or how often.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,22 +87,78 @@ void experiment_warn(struct dv_report *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-const char *experiment_kernel_name(int kernel) {
-    static const char *names[DV_NUM_KERNELS] = {"branch", "mask", "no-branch", "per-iteration", "scenario"};
-    return (kernel >= 0 && kernel < DV_NUM_KERNELS) ? names[kernel] : "unknown";
-}
+/* What each kernel is: its stable name, whether its path bit comes from a
+ * device mask, whether its branch sits inside the loop. */
+static const struct {
+    const char *name;
+    int reads_mask;
+    int per_iteration;
+} kernels[DV_NUM_KERNELS] = {
+    [DV_KERNEL_BRANCH] = {"branch", 0, 0},      [DV_KERNEL_MASK] = {"mask", 1, 0},
+    [DV_KERNEL_NOBRANCH] = {"no-branch", 0, 0}, [DV_KERNEL_PERITER] = {"per-iteration", 0, 1},
+    [DV_KERNEL_SCENARIO] = {"scenario", 0, 0},
+};
 
-/* Analysis of `p` at phase 0 into `row`. */
-static int analyze_row(const struct predicate *p, const struct dv_geometry *g, struct dv_row *row, char *err) {
+static int known_kernel(int kernel) { return kernel >= 0 && kernel < DV_NUM_KERNELS; }
+
+const char *experiment_kernel_name(int kernel) { return known_kernel(kernel) ? kernels[kernel].name : "unknown"; }
+
+int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err) {
     char why[ERR_LEN];
-    if (analysis_row(p, g, 0, row, why) != 0) {
-        dv_seterr(err, "predicate '%s': %s", p->name, why);
-        return -1;
+    int rc;
+    switch (row->kernel) {
+    case DV_KERNEL_BRANCH:
+    case DV_KERNEL_PERITER: rc = predicate_of_mode(row->mode, p, why); break;
+    case DV_KERNEL_NOBRANCH: rc = predicate_of_mode(DV_ALWAYS_A, p, why); break;
+    case DV_KERNEL_MASK: rc = predicate_resolve(row->name, p, why); break;
+    default:
+        memset(p, 0, sizeof(*p));
+        p->mode = DV_MODE_NONE;
+        snprintf(why, sizeof why, "the %s kernel evaluates no predicate", experiment_kernel_name(row->kernel));
+        rc = -1;
+        break;
     }
-    return 0;
+    if (rc != 0) dv_seterr(err, "row '%s': %s", row->name, why);
+    return rc;
 }
 
-static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations) {
+    return known_kernel(row->kernel) && kernels[row->kernel].per_iteration ? iterations : 1u;
+}
+
+int experiment_row_reads_mask(const struct dv_row *row) {
+    return known_kernel(row->kernel) && kernels[row->kernel].reads_mask;
+}
+
+const char *experiment_predicate_field(unsigned i) {
+    static const char *const names[DV_MAX_ROWS] = {
+        "predicates[0]",  "predicates[1]",  "predicates[2]",  "predicates[3]",  "predicates[4]",  "predicates[5]",
+        "predicates[6]",  "predicates[7]",  "predicates[8]",  "predicates[9]",  "predicates[10]", "predicates[11]",
+        "predicates[12]", "predicates[13]", "predicates[14]", "predicates[15]",
+    };
+    return i < DV_MAX_ROWS ? names[i] : "predicates";
+}
+
+/* Names the field a failure is about: `*field` (when asked for) = `name`. */
+static int fail_at(const char **field, const char *name) {
+    if (field) *field = name;
+    return -1;
+}
+
+/* Analysis of `row` (kernel, mode and name set) at phase 0: of the predicate
+ * its kernel evaluates, as every other reader sees it. */
+static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *err) {
+    char why[ERR_LEN];
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return -1;
+    int rc = analysis_row(&p, g, 0, row, why);
+    if (rc != 0) dv_seterr(err, "predicate '%s': %s", p.name, why);
+    predicate_cleanup(&p);
+    return rc;
+}
+
+static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
+                      char *err) {
     struct predicate preds[DV_MAX_ROWS];
     unsigned n = 0;
     int any_expr = 0, rc = -1;
@@ -105,12 +167,13 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
 
     if (o->npredicates == 0 || o->npredicates > DV_MAX_ROWS) {
         dv_seterr(err, "predicates: need 1 to %u rows, got %u", DV_MAX_ROWS, o->npredicates);
-        return -1;
+        return fail_at(field, "predicates");
     }
     for (; n < o->npredicates; n++) {
         char why[ERR_LEN];
         if (predicate_resolve(o->predicates[n], &preds[n], why) != 0) {
             dv_seterr(err, "predicates[%u]: %s", n, why);
+            fail_at(field, experiment_predicate_field(n));
             goto cleanup;
         }
         if (preds[n].expr) any_expr = 1;
@@ -118,6 +181,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
     char why[ERR_LEN];
     if (predicate_resolve(o->baseline[0] ? o->baseline : DV_DEFAULT_BASELINE, &base, why) != 0) {
         dv_seterr(err, "baseline: %s", why);
+        fail_at(field, "baseline");
         goto cleanup;
     }
     have_base = 1;
@@ -131,17 +195,21 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->name, sizeof(row->name), "%.256s", preds[i].name);
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
-        row->mode = any_expr ? -1 : preds[i].mode;
-        if (analyze_row(&preds[i], g, row, err) != 0) goto cleanup;
+        row->mode = any_expr ? DV_MODE_NONE : preds[i].mode;
+        if (analyze_row(g, row, err) != 0) {
+            fail_at(field, experiment_predicate_field(i));
+            goto cleanup;
+        }
         if (t->baseline_row < 0 && strcmp(preds[i].name, base.name) == 0) t->baseline_row = (int)i;
     }
     if (t->baseline_row < 0) {
         dv_seterr(err, "baseline: '%s' is not one of the Part 1 predicates", base.name);
+        fail_at(field, "baseline");
         goto cleanup;
     }
     snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
     snprintf(t->kernel, sizeof(t->kernel), "%s", experiment_kernel_name(t->rows[0].kernel));
-    analysis_compare(t);
+    analysis_compare(t, 0);
     rc = 0;
 cleanup:
     for (unsigned i = 0; i < n; i++) predicate_cleanup(&preds[i]);
@@ -149,10 +217,12 @@ cleanup:
     return rc;
 }
 
-static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, char *err) {
+static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
+                      char *err) {
     static const struct {
         const char *name, *label;
-        int kernel, mode;
+        enum dv_kernel kernel;
+        enum dv_mode mode;
     } rows[] = {
         {"no-branch", "no branch", DV_KERNEL_NOBRANCH, DV_ALWAYS_A},
         {"per-iteration-lane-parity", "per-iteration, lane parity", DV_KERNEL_PERITER, DV_LANE_PARITY},
@@ -166,39 +236,40 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
     t->nrows = sizeof(rows) / sizeof(rows[0]);
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
-        struct predicate p = {.mode = rows[i].mode};
-        snprintf(p.name, sizeof(p.name), "%s", rows[i].name);
         snprintf(row->name, sizeof(row->name), "%s", rows[i].name);
         snprintf(row->label, sizeof(row->label), "%s", rows[i].label);
         row->kernel = rows[i].kernel;
         row->mode = rows[i].mode;
-        if (analyze_row(&p, g, row, err) != 0) return -1;
+        if (analyze_row(g, row, err) != 0) return fail_at(field, ""); /* built-ins fail only out of memory */
     }
     snprintf(t->rows[0].note, sizeof(t->rows[0].note), "the chain with no branch at all");
     snprintf(t->rows[1].note, sizeof(t->rows[1].note), "the branch evaluated every iteration, splitting every warp");
     snprintf(t->rows[2].note, sizeof(t->rows[2].note), "the branch evaluated every iteration, warp-uniform");
-    analysis_compare(t);
+    /* One multiply-add per iteration on whichever side: every row runs the
+     * baseline's work, whatever its split. */
+    analysis_compare(t, 1);
     return 0;
 }
 
-int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
     struct dv_config *c = &r->config;
+    if (field) *field = "";
     const unsigned by = o->block_y ? o->block_y : 1;
     const unsigned tpb = o->block_x * by;
     if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK) {
         dv_seterr(err, "threads_per_block: %u x %u = %u threads, allowed 1..%u", o->block_x, by, tpb,
                   DV_MAX_THREADS_PER_BLOCK);
-        return -1;
+        return fail_at(field, "threads_per_block");
     }
     if (o->iterations == 0 || o->iterations > DV_MAX_ITERATIONS) {
         dv_seterr(err, "iterations: %u, allowed 1..%u", o->iterations, DV_MAX_ITERATIONS);
-        return -1;
+        return fail_at(field, "iterations");
     }
     const unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
     if ((unsigned long long)blocks * tpb > DV_MAX_GRID_THREADS) {
         dv_seterr(err, "blocks: %u blocks x %u threads = %llu threads, the limit is %llu", blocks, tpb,
                   (unsigned long long)blocks * tpb, (unsigned long long)DV_MAX_GRID_THREADS);
-        return -1;
+        return fail_at(field, "blocks");
     }
 
     snprintf(r->build.nvcc_version, sizeof(r->build.nvcc_version), "%s", buildinfo_nvcc_version());
@@ -226,24 +297,20 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err) 
     c->min_samples = o->min_samples;
     c->max_samples = o->max_samples;
 
-    if (o->scenario[0]) {
-        return scenario_plan(o, r, err);
-    }
+    if (o->scenario[0]) { return scenario_plan(o, r, field, err); }
 
+    static const struct {
+        enum dv_part part;
+        int (*plan)(const struct dv_options *, const struct dv_geometry *, struct dv_table *, const char **, char *);
+    } parts[] = {{DV_PART_1, plan_part1}, {DV_PART_2, plan_part2}};
     struct dv_geometry g = {blocks, o->block_x, by};
     r->ntables = 0;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (o->part != DV_PART_ALL && o->part != parts[i].part) continue;
         struct dv_table *t = &r->tables[r->ntables];
         memset(t, 0, sizeof(*t));
         t->noise_limit = o->max_noise;
-        if (plan_part1(o, &g, t, err) != 0) return -1;
-        r->ntables++;
-    }
-    if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
-        struct dv_table *t = &r->tables[r->ntables];
-        memset(t, 0, sizeof(*t));
-        t->noise_limit = o->max_noise;
-        if (plan_part2(o, &g, t, err) != 0) return -1;
+        if (parts[i].plan(o, &g, t, field, err) != 0) return -1;
         r->ntables++;
     }
     return 0;

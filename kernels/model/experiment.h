@@ -19,6 +19,8 @@
 #define DV_EXPERIMENT_H
 
 #include <stdint.h>
+#include <string.h>
+
 #include "kernels/base/status.h"
 #include "kernels/model/predicate.h"
 
@@ -62,7 +64,7 @@ enum dv_kernel {
 
 /* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
 struct dv_options {
-    int part;                                           /* enum dv_part         */
+    enum dv_part part;
     unsigned npredicates;                               /* Part 1 rows          */
     char predicates[DV_MAX_ROWS][PREDICATE_TEXT_LEN];   /* names or expressions */
     char baseline[PREDICATE_TEXT_LEN];                  /* one of predicates    */
@@ -92,6 +94,28 @@ struct dv_check {
     float expected, got;           /* at first_mismatch                    */
 };
 
+/* An empty check: nothing compared, no mismatch. */
+static inline void dv_check_init(struct dv_check *c) {
+    memset(c, 0, sizeof(*c));
+    c->first_mismatch = -1;
+}
+
+/* Compares element `i`: bitwise, so NaN (the poison an unwritten output
+ * keeps) never matches, and a wrong path's value cannot pass by rounding.
+ * The first mismatch keeps its index and both values. `ok` is the caller's
+ * verdict once every element is in. */
+static inline void dv_check_add(struct dv_check *c, unsigned long long i, float expected, float got) {
+    c->checked++;
+    if (memcmp(&expected, &got, sizeof(float)) != 0) {
+        if (c->mismatches == 0) {
+            c->first_mismatch = (long long)i;
+            c->expected = expected;
+            c->got = got;
+        }
+        c->mismatches++;
+    }
+}
+
 /* Min / max over the blocks of the grid, the grid total, and the mean per
  * block (total / blocks), which is what the *_per_block JSON fields carry. */
 struct dv_count {
@@ -99,6 +123,21 @@ struct dv_count {
     unsigned long long total;
     double per_block;
 };
+
+/* Adds one block's value to `c` (zeroed before the first block): `first`
+ * (the grid's first block) sets min and max outright. A value past what
+ * min and max hold is counted as UINT_MAX. */
+static inline void dv_count_add(struct dv_count *c, unsigned long long value, int first) {
+    const unsigned v = value > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)value;
+    if (first || v < c->min) c->min = v;
+    if (first || v > c->max) c->max = v;
+    c->total += v;
+}
+
+/* Sets per_block once every one of `blocks` blocks is in (0 for none). */
+static inline void dv_count_finish(struct dv_count *c, unsigned blocks) {
+    c->per_block = blocks ? (double)c->total / blocks : 0.0;
+}
 
 /* The active-lane witness of a row (model/testimony.h): what the GPU saw at
  * the top of each path, one untimed launch of the witness instantiation.
@@ -145,8 +184,8 @@ struct dv_counters {
 struct dv_row {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
     char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
-    int kernel;                     /* enum dv_kernel                            */
-    int mode;                       /* built-in mode for BRANCH / PERITER, or -1 */
+    enum dv_kernel kernel;
+    enum dv_mode mode; /* the BRANCH / PERITER kernel's argument    */
 
     /* Analysis: no GPU. */
     unsigned warps_per_block, threads_per_block;
@@ -272,8 +311,16 @@ void experiment_report_free(struct dv_report *r);
  * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
  * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
  * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
- * evaluate for some thread names the row). */
-int experiment_plan(const struct dv_options *o, struct dv_report *r, char *err);
+ * evaluate for some thread names the row) and `*field` (may be NULL) the
+ * request field the error is about, as api/options.h spells it:
+ * "threads_per_block", "iterations", "blocks", "predicates",
+ * "predicates[i]", "baseline", "scenario", or "" when it is about none (out
+ * of memory). The text is static. */
+int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
+
+/* "predicates[i]" for entry `i` of dv_options.predicates, as static text
+ * ("predicates" past DV_MAX_ROWS). */
+const char *experiment_predicate_field(unsigned i);
 
 /* Adds a warning line to `r` (dropped past DV_MAX_WARNINGS). */
 void experiment_warn(struct dv_report *r, const char *fmt, ...)
@@ -296,6 +343,29 @@ int experiment_gate(struct dv_report *r, double max_noise, char *err);
 
 /* Stable lower-case name of a kernel: "branch", "mask", ... */
 const char *experiment_kernel_name(int kernel);
+
+/* What a Part 1 / Part 2 row runs, decided here once from what the planner
+ * set (row->kernel, row->mode, row->name). The analysis, the CPU reference,
+ * the testimony and the GPU side ask these instead of branching on
+ * row->kernel or row->mode for themselves.
+ *
+ * experiment_row_predicate(): the predicate the row's kernel evaluates, into
+ * `p` (predicate_cleanup() it): the built-in `mode` the branch and
+ * per-iteration kernels take as their argument, always-a for the no-branch
+ * kernel, the row's name or expression for the mask kernel. p->uses says
+ * what it reads (PREDICATE_USES_BLOCK: blockIdx.x), and nothing else second-
+ * guesses it. Returns 0, or -1 with `err` (a scenario row has no predicate;
+ * a name that does not resolve). */
+int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err);
+
+/* How often a thread of the row evaluates its branch over `iterations`:
+ * every iteration for the per-iteration kernel (phase k at iteration k),
+ * else once (phase 0; the no-branch kernel as always-a). A scenario row's
+ * is its scenario's (scenario_evaluations(), model/scenario.h). */
+unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations);
+
+/* 1 when the row's kernel reads its path from a device mask (the mask kernel). */
+int experiment_row_reads_mask(const struct dv_row *row);
 
 #ifdef __cplusplus
 }

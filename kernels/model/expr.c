@@ -74,7 +74,7 @@ enum expr_op {
 };
 
 struct expr_insn {
-    int op;        /* enum expr_op */
+    enum expr_op op;
     int col;       /* 1-based column of the source token */
     long long k;   /* constant, variable index or jump target */
 };
@@ -90,7 +90,7 @@ struct expr {
 
 static const struct {
     const char *name;
-    int var;
+    enum expr_var var;
 } expr_names[] = {
     {"threadIdx.x", EXPR_THREAD_X}, {"threadIdx.y", EXPR_THREAD_Y},
     {"blockIdx.x", EXPR_BLOCK_X},   {"blockDim.x", EXPR_BLOCKDIM_X},
@@ -120,8 +120,8 @@ enum expr_tok {
 };
 
 struct expr_token {
-    int kind;      /* enum expr_tok */
-    int op;        /* TOK_OP: the binary enum expr_op (OP_SUB for '-') */
+    enum expr_tok kind;
+    enum expr_op op; /* TOK_OP: the binary operator (OP_SUB for '-') */
     int col;       /* 1-based */
     int len;       /* characters in the source */
     long long val; /* TOK_NUM: the value; TOK_NAME: the variable */
@@ -312,7 +312,7 @@ static int expr_next(struct expr_parser *p) {
 /* ---- code generation ------------------------------------------------ */
 
 /* Appends one instruction; `dsp` is its effect on the stack height. */
-static int expr_emit(struct expr_parser *p, int op, int col, long long k, int dsp) {
+static int expr_emit(struct expr_parser *p, enum expr_op op, int col, long long k, int dsp) {
     if (p->ncode >= EXPR_CODE_CAP || p->sp + dsp > EXPR_STACK)
         return expr_fail(p, col, "expression too complex");
     p->code[p->ncode].op = op;
@@ -333,7 +333,7 @@ static void expr_patch(struct expr_parser *p, int at) {
 
 /* Binary precedence of a TOK_OP token, 0 if it is not a binary operator.
  * Higher binds tighter; the ladder is C's. */
-static int expr_prec(int op) {
+static int expr_prec(enum expr_op op) {
     switch (op) {
     case OP_MUL: case OP_DIV: case OP_MOD: return 10;
     case OP_ADD: case OP_SUB: return 9;
@@ -539,14 +539,9 @@ static int expr_eval_fail(int *col, char *err, int c, const char *why, long long
     return -1;
 }
 
-int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col,
-              char *err) {
-    if (!e || !env || !out) {
-        if (col) *col = 0;
-        dv_seterr(err, "expr_eval: missing argument");
-        return -1;
-    }
-    long long vars[EXPR_NUM_VARS];
+/* The variables `e` can read for one thread, by enum expr_var; lane and
+ * warp only when it reads them (they cost a multiply and two divisions). */
+static inline void expr_load_vars(const struct expr *e, const struct expr_env *env, long long vars[EXPR_NUM_VARS]) {
     vars[EXPR_THREAD_X] = env->thread_x;
     vars[EXPR_THREAD_Y] = env->thread_y;
     vars[EXPR_BLOCK_X] = env->block_x;
@@ -555,11 +550,20 @@ int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, 
     vars[EXPR_WARPSIZE] = 32;
     if (e->uses & ((1u << EXPR_LANE) | (1u << EXPR_WARP))) {
         long long linear = to_signed((unsigned long long)env->thread_x +
-                                     (unsigned long long)env->thread_y *
-                                         (unsigned long long)env->blockdim_x);
+                                     (unsigned long long)env->thread_y * (unsigned long long)env->blockdim_x);
         vars[EXPR_LANE] = linear % 32;
         vars[EXPR_WARP] = linear / 32;
     }
+}
+
+int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, int *col, char *err) {
+    if (!e || !env || !out) {
+        if (col) *col = 0;
+        dv_seterr(err, "expr_eval: missing argument");
+        return -1;
+    }
+    long long vars[EXPR_NUM_VARS];
+    expr_load_vars(e, env, vars);
 
     long long st[EXPR_STACK];
     long long *sp = st; /* next free slot */

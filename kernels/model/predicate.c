@@ -32,6 +32,28 @@ const struct predicate_builtin *predicate_find(const char *name) {
     return NULL;
 }
 
+/* What a built-in reads: only block parity reads blockIdx.x; every built-in
+ * reads threadIdx.x alone (the kernels pass it as `tid`). */
+static unsigned uses_of_mode(enum dv_mode mode) { return mode == DV_BLOCK_PARITY ? PREDICATE_USES_BLOCK : 0u; }
+
+static void set_builtin(const struct predicate_builtin *b, struct predicate *p) {
+    snprintf(p->name, sizeof(p->name), "%s", b->name);
+    snprintf(p->label, sizeof(p->label), "%s", b->label);
+    p->mode = b->mode;
+    p->uses = uses_of_mode(b->mode);
+}
+
+int predicate_of_mode(enum dv_mode mode, struct predicate *p, char *err) {
+    memset(p, 0, sizeof(*p));
+    p->mode = DV_MODE_NONE;
+    if (mode < 0 || mode >= DV_NUM_MODES) {
+        dv_seterr(err, "predicate: mode %d is not a built-in", (int)mode);
+        return -1;
+    }
+    set_builtin(&builtins[mode], p);
+    return 0;
+}
+
 static unsigned uses_of_expr(const struct expr *e) {
     unsigned u = expr_uses(e), out = 0;
     if (u & (1u << EXPR_BLOCK_X)) out |= PREDICATE_USES_BLOCK;
@@ -41,7 +63,7 @@ static unsigned uses_of_expr(const struct expr *e) {
 
 int predicate_resolve(const char *text, struct predicate *p, char *err) {
     memset(p, 0, sizeof(*p));
-    p->mode = -1;
+    p->mode = DV_MODE_NONE;
     if (!text) {
         dv_seterr(err, "predicate is missing");
         return -1;
@@ -64,10 +86,7 @@ int predicate_resolve(const char *text, struct predicate *p, char *err) {
 
     const struct predicate_builtin *b = predicate_find(buf);
     if (b) {
-        snprintf(p->name, sizeof(p->name), "%s", b->name);
-        snprintf(p->label, sizeof(p->label), "%s", b->label);
-        p->mode = b->mode;
-        p->uses = (b->mode == DV_BLOCK_PARITY) ? PREDICATE_USES_BLOCK : 0;
+        set_builtin(b, p);
         return 0;
     }
 

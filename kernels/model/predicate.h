@@ -35,14 +35,17 @@
 
 #define DV_WARP_SIZE 32u
 
-/* Built-in modes; the numbering is part of the kernel ABI. */
-enum {
-    DV_LANE_PARITY = 0, /* threadIdx.x & 1: splits every warp             */
-    DV_LANE_HALF = 1,   /* (threadIdx.x & 31) < 16: splits every warp     */
-    DV_WARP_PARITY = 2, /* threadIdx.x / 32 & 1: warp-uniform              */
-    DV_BLOCK_PARITY = 3,/* blockIdx.x & 1: block-uniform                   */
-    DV_ALWAYS_A = 4,    /* no split                                        */
-    DV_FIRST_16 = 5,    /* threadIdx.x < 16: the exercise, splits warp 0   */
+/* Built-in modes; the numbering is part of the kernel ABI (the kernels take
+ * the mode as an int argument). DV_MODE_NONE: not a built-in (an expression,
+ * a scenario row). */
+enum dv_mode {
+    DV_MODE_NONE = -1,
+    DV_LANE_PARITY = 0,  /* threadIdx.x & 1: splits every warp             */
+    DV_LANE_HALF = 1,    /* (threadIdx.x & 31) < 16: splits every warp     */
+    DV_WARP_PARITY = 2,  /* threadIdx.x / 32 & 1: warp-uniform              */
+    DV_BLOCK_PARITY = 3, /* blockIdx.x & 1: block-uniform                   */
+    DV_ALWAYS_A = 4,     /* no split                                        */
+    DV_FIRST_16 = 5,     /* threadIdx.x < 16: the exercise, splits warp 0   */
     DV_NUM_MODES = 6
 };
 
@@ -73,16 +76,16 @@ struct predicate_builtin {
     const char *name;  /* stable id: "lane-parity" */
     const char *label; /* the lesson's label: "threadIdx.x & 1" */
     const char *expr;  /* "(threadIdx.x & 1) == 0" */
-    int mode;          /* DV_* */
+    enum dv_mode mode;
 };
 
 /* A resolved predicate: a built-in (mode >= 0, expr NULL) or an expression
- * (mode < 0, expr owned). Initialise with predicate_resolve(), release with
+ * (mode DV_MODE_NONE, expr owned). Initialise with predicate_resolve(), release with
  * predicate_cleanup(). */
 struct predicate {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, or the expression text */
     char label[PREDICATE_TEXT_LEN]; /* the lesson's label, or the expression */
-    int mode;
+    enum dv_mode mode;
     struct expr *expr;
     unsigned uses; /* PREDICATE_USES_* bits: which inputs it reads */
 };
@@ -107,6 +110,10 @@ const struct predicate_builtin *predicate_find(const char *name);
  * "column N: why" followed by the source line and a caret line. */
 int predicate_resolve(const char *text, struct predicate *p, char *err);
 void predicate_cleanup(struct predicate *p);
+
+/* Built-in `mode` (DV_*) into `p`, exactly as predicate_resolve() of its
+ * name. Returns 0, or -1 with `err` for a mode that is not a built-in. */
+int predicate_of_mode(enum dv_mode mode, struct predicate *p, char *err);
 
 /* Evaluates `p` for one thread at `phase`: 1 for path A, 0 for path B, -1 on
  * an evaluation error (division by zero for this thread...) with `err`. */

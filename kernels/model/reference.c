@@ -37,21 +37,16 @@ int reference_chains(unsigned iterations, float *a, float *b, char *err) {
     return 0;
 }
 
-static void check_init(struct dv_check *c) {
-    memset(c, 0, sizeof(*c));
-    c->first_mismatch = -1;
-}
-
-static void check_one(struct dv_check *c, unsigned long long i, float expected, float got) {
-    c->checked++;
-    /* Bitwise: NaN (the poison) never matches, and -0/+0 cannot occur. */
-    if (memcmp(&expected, &got, sizeof(float)) != 0) {
-        if (c->mismatches == 0) {
-            c->first_mismatch = (long long)i;
-            c->expected = expected;
-            c->got = got;
-        }
-        c->mismatches++;
+/* A row that evaluates its branch once (phase 0): the path mask says which
+ * chain each thread ran (all of path A for the no-branch kernel, whose
+ * predicate is always-a). */
+static void check_by_mask(const struct dv_geometry *g, const uint32_t *mask, const float *a, const float *b,
+                          const float *out, struct dv_check *check) {
+    const unsigned long long n = analysis_threads(g);
+    for (unsigned long long i = 0; i < n; i++) {
+        unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
+        int on_a = (int)((mask[i >> 5] >> (i & 31)) & 1u);
+        dv_check_add(check, i, on_a ? a[v] : b[v], out[i]);
     }
 }
 
@@ -61,21 +56,28 @@ struct periter_class {
     float *values; /* DV_INPUT_DISTINCT results, computed on first use */
 };
 
-static uint64_t choice_pattern(int mode, unsigned tid, unsigned block) {
-    uint64_t p = 0;
-    for (unsigned k = 0; k < 64; k++)
-        if (dv_takes_path_a(mode, tid, block, k)) p |= 1ull << k;
-    return p;
+/* The first 64 choices of thread `t` as bits (bit k set: path A at phase k). */
+static int choice_pattern(const struct predicate *p, const struct predicate_thread *t, uint64_t *pattern, char *err) {
+    uint64_t bits = 0;
+    for (unsigned k = 0; k < 64; k++) {
+        int a = predicate_eval(p, t, k, err);
+        if (a < 0) return -1;
+        if (a) bits |= 1ull << k;
+    }
+    *pattern = bits;
+    return 0;
 }
 
-static float *periter_values(struct periter_class *c, int mode, unsigned tid, unsigned block, unsigned iterations,
-                             char *err) {
+static float *periter_values(struct periter_class *c, const struct predicate *p, const struct predicate_thread *t,
+                             unsigned iterations, char *err) {
     if (c->values) return c->values;
     /* Confirm the 64-phase pattern really repeats for this thread. */
     for (unsigned k = 64; k < iterations && k < 256; k++) {
         int want = (int)((c->pattern >> (k & 63)) & 1u);
-        if ((int)dv_takes_path_a(mode, tid, block, k) != want) {
-            dv_seterr(err, "reference: mode %d is not periodic in 64 phases", mode);
+        int got = predicate_eval(p, t, k, err);
+        if (got < 0) return NULL;
+        if (got != want) {
+            dv_seterr(err, "reference: predicate '%s' is not periodic in 64 phases", p->name);
             return NULL;
         }
     }
@@ -95,67 +97,70 @@ static float *periter_values(struct periter_class *c, int mode, unsigned tid, un
 
 #define MAX_CLASSES 64
 
-int reference_check(const struct dv_row *row, const struct dv_geometry *g, const uint32_t *mask, const float *a,
-                    const float *b, unsigned iterations, const float *out, struct dv_check *check, char *err) {
-    check_init(check);
+/* A row that evaluates predicate `p` every iteration (phase k): each thread's
+ * result is that of its class of choice sequences, computed once per class.
+ * A predicate that does not read blockIdx.x gives every block block 0's
+ * classes. */
+static int check_per_iteration(const struct predicate *p, const struct dv_geometry *g, unsigned iterations,
+                               const float *out, struct dv_check *check, char *err) {
+    struct periter_class classes[MAX_CLASSES];
+    unsigned nclasses = 0;
+    int rc = -1;
     const unsigned tpb = g->block_x * g->block_y;
-    const unsigned long long n = analysis_threads(g);
-
-    if (row->kernel == DV_KERNEL_BRANCH || row->kernel == DV_KERNEL_MASK) {
-        for (unsigned long long i = 0; i < n; i++) {
-            unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
-            int on_a = (int)((mask[i >> 5] >> (i & 31)) & 1u);
-            check_one(check, i, on_a ? a[v] : b[v], out[i]);
-        }
-    } else if (row->kernel == DV_KERNEL_NOBRANCH) {
-        for (unsigned long long i = 0; i < n; i++) check_one(check, i, a[i % DV_INPUT_DISTINCT], out[i]);
-    } else if (row->kernel == DV_KERNEL_PERITER) {
-        struct periter_class classes[MAX_CLASSES];
-        unsigned nclasses = 0;
-        int rc = -1;
-        /* Class of each thread of a block. Only block parity reads blockIdx.x:
-         * for every other mode the classes of block 0 hold for all blocks. */
-        const int per_block = row->mode == DV_BLOCK_PARITY;
-        const float **cls = malloc(sizeof(*cls) * tpb);
-        if (!cls) {
-            dv_seterr(err, "reference: out of memory");
-            return -1;
-        }
-        for (unsigned blk = 0; blk < g->blocks; blk++) {
-            if (blk == 0 || per_block) {
-                for (unsigned t = 0; t < tpb; t++) {
-                    unsigned tx = t % g->block_x; /* the kernel passes threadIdx.x */
-                    uint64_t p = choice_pattern(row->mode, tx, blk);
-                    unsigned c = 0;
-                    while (c < nclasses && classes[c].pattern != p) c++;
-                    if (c == nclasses) {
-                        if (nclasses == MAX_CLASSES) {
-                            dv_seterr(err, "reference: more than %d choice patterns", MAX_CLASSES);
-                            goto periter_done;
-                        }
-                        classes[nclasses].pattern = p;
-                        classes[nclasses].values = NULL;
-                        nclasses++;
-                    }
-                    if (!(cls[t] = periter_values(&classes[c], row->mode, tx, blk, iterations, err)))
-                        goto periter_done;
-                }
-            }
-            const unsigned long long base = (unsigned long long)blk * tpb;
-            for (unsigned t = 0; t < tpb; t++) {
-                unsigned long long i = base + t;
-                check_one(check, i, cls[t][i % DV_INPUT_DISTINCT], out[i]);
-            }
-        }
-        rc = 0;
-    periter_done:
-        free(cls);
-        for (unsigned c = 0; c < nclasses; c++) free(classes[c].values);
-        if (rc != 0) return -1;
-    } else {
-        dv_seterr(err, "reference: kernel %d has no reference here", row->kernel);
+    const int per_block = (p->uses & PREDICATE_USES_BLOCK) != 0;
+    const float **cls = malloc(sizeof(*cls) * tpb);
+    if (!cls) {
+        dv_seterr(err, "reference: out of memory");
         return -1;
     }
-    check->ok = check->mismatches == 0 && check->checked == n;
+    for (unsigned blk = 0; blk < g->blocks; blk++) {
+        for (unsigned t = 0; (blk == 0 || per_block) && t < tpb; t++) {
+            const struct predicate_thread th = {t % g->block_x, t / g->block_x, blk, g->block_x, g->block_y};
+            uint64_t pattern;
+            if (choice_pattern(p, &th, &pattern, err) != 0) goto cleanup;
+            unsigned c = 0;
+            while (c < nclasses && classes[c].pattern != pattern) c++;
+            if (c == nclasses) {
+                if (nclasses == MAX_CLASSES) {
+                    dv_seterr(err, "reference: more than %d choice patterns", MAX_CLASSES);
+                    goto cleanup;
+                }
+                classes[nclasses].pattern = pattern;
+                classes[nclasses].values = NULL;
+                nclasses++;
+            }
+            if (!(cls[t] = periter_values(&classes[c], p, &th, iterations, err))) goto cleanup;
+        }
+        const unsigned long long base = (unsigned long long)blk * tpb;
+        for (unsigned t = 0; t < tpb; t++) {
+            unsigned long long i = base + t;
+            dv_check_add(check, i, cls[t][i % DV_INPUT_DISTINCT], out[i]);
+        }
+    }
+    rc = 0;
+cleanup:
+    free(cls);
+    for (unsigned c = 0; c < nclasses; c++) free(classes[c].values);
+    return rc;
+}
+
+int reference_check(const struct dv_row *row, const struct dv_geometry *g, const uint32_t *mask, const float *a,
+                    const float *b, unsigned iterations, const float *out, struct dv_check *check, char *err) {
+    dv_check_init(check);
+    int rc = 0;
+    if (experiment_row_evaluations(row, iterations) == 1) {
+        if (!mask) {
+            dv_seterr(err, "reference: row '%s' needs its path mask", row->name);
+            return -1;
+        }
+        check_by_mask(g, mask, a, b, out, check);
+    } else {
+        struct predicate p;
+        if (experiment_row_predicate(row, &p, err) != 0) return -1;
+        rc = check_per_iteration(&p, g, iterations, out, check, err);
+        predicate_cleanup(&p);
+        if (rc != 0) return -1;
+    }
+    check->ok = check->mismatches == 0 && check->checked == analysis_threads(g);
     return 0;
 }

@@ -24,12 +24,15 @@ void reference_input(float *in, unsigned long long n);
  * same value on both paths (the gate could not tell the paths apart). */
 int reference_chains(unsigned iterations, float *a, float *b, char *err);
 
-/* Checks one row's output `out[0..n)` against the reference:
- * BRANCH / MASK rows by the path mask (bit set = path A), NOBRANCH rows by
- * path A everywhere, PERITER rows by re-running the per-iteration choice of
- * dv_takes_path_a(mode, tid, block, k) (memoised by the thread's sequence of
- * choices, which is periodic for the built-ins). `a`, `b` from
- * reference_chains(). Fills `check`. Returns 0, -1 on OOM with err. */
+/* Checks one row's output `out[0..n)` against the reference. A row that
+ * evaluates its branch once (experiment_row_evaluations(): the branch, mask
+ * and no-branch kernels) by its phase-0 path `mask` (bit set = path A; the
+ * no-branch row's is all ones); a row that evaluates it every iteration by
+ * re-running the choice of its predicate (experiment_row_predicate()) at
+ * every phase, memoised by the thread's sequence of choices, which is
+ * periodic for the built-ins. `a`, `b` from reference_chains(). Fills
+ * `check`. Returns 0, or -1 with err (out of memory, no mask, a predicate
+ * that is not periodic). */
 int reference_check(const struct dv_row *row, const struct dv_geometry *g, const uint32_t *mask,
                     const float *a, const float *b, unsigned iterations, const float *out,
                     struct dv_check *check, char *err);

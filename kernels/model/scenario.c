@@ -12,126 +12,165 @@
  */
 #include "kernels/model/scenario.h"
 
+#include "kernels/model/analysis.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- definitions ------------------------------------------------------- */
 
-#define ROW_LANES(label) { "lanes", label, SCENARIO_LAYOUT_LANES }
-#define ROW_SORTED { "sorted", "same work sorted by path over the grid: one path per warp", \
-                     SCENARIO_LAYOUT_SORTED }
-#define ROW_IDEAL { "ideal", "every lane on its warp's longest path (the worked examples' ideal time)", \
-                    SCENARIO_LAYOUT_IDEAL }
+/* The table is laid out by hand (clang-format off): each lane pattern as
+ * two rows of 16 lanes, the fields that belong together on one line. */
+/* clang-format off */
+
+/* A row: its stable name, how it assigns work in the lesson's words, its layout. */
+#define ROW(id, text, how) {.name = (id), .label = (text), .layout = (how)}
+#define ROW_LANES(text) ROW("lanes", text, SCENARIO_LAYOUT_LANES)
+#define ROW_SORTED ROW("sorted", "same work sorted by path over the grid: one path per warp", SCENARIO_LAYOUT_SORTED)
+#define ROW_IDEAL \
+    ROW("ideal", "every lane on its warp's longest path (the worked examples' ideal time)", SCENARIO_LAYOUT_IDEAL)
 
 static const struct scenario scenarios[] = {
     {
-        "even-2way", "Even 2-way split, unequal paths (12 vs 9 units)", "C1", SCENARIO_KWAY,
-        2, {12, 9},
-        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        3, {ROW_LANES("path = lane & 1: 16 lanes on A (12 units), 16 on B (9)"), ROW_SORTED, ROW_IDEAL},
-        1, 0, "a split warp issues 12 + 9 = 21 units; max/sum = 12/21 = 57.1%, not 50%",
+        .name = "even-2way", .cell = "C1", .kind = SCENARIO_KWAY,
+        .title = "Even 2-way split, unequal paths (12 vs 9 units)",
+        .npaths = 2, .lengths = {12, 9},
+        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        .nrows = 3,
+        .rows = {ROW_LANES("path = lane & 1: 16 lanes on A (12 units), 16 on B (9)"), ROW_SORTED, ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "a split warp issues 12 + 9 = 21 units; max/sum = 12/21 = 57.1%, not 50%",
     },
     {
-        "uneven-1v31", "Uneven split: 1 lane on 100 units, 31 on 50", "C2", SCENARIO_KWAY,
-        2, {100, 50},
-        {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        3, {ROW_LANES("lane 0 on A (100 units), lanes 1-31 on B (50)"), ROW_SORTED, ROW_IDEAL},
-        1, 0, "one lane still costs its whole path: 100 + 50 = 150 units, 66.7%",
+        .name = "uneven-1v31", .cell = "C2", .kind = SCENARIO_KWAY,
+        .title = "Uneven split: 1 lane on 100 units, 31 on 50",
+        .npaths = 2, .lengths = {100, 50},
+        .lane_work = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        .nrows = 3,
+        .rows = {ROW_LANES("lane 0 on A (100 units), lanes 1-31 on B (50)"), ROW_SORTED, ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "one lane still costs its whole path: 100 + 50 = 150 units, 66.7%",
     },
     {
-        "zero-divergence", "Zero divergence: every lane on B (9 units), A (12) untaken", "C3",
-        SCENARIO_KWAY, 2, {12, 9},
-        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        2, {ROW_LANES("every lane on B (9 units); path A is in the code, never taken"), ROW_SORTED},
-        1, 0, "an untaken path is free: 9/9 = 100%; both rows are the same arrangement",
+        .name = "zero-divergence", .cell = "C3", .kind = SCENARIO_KWAY,
+        .title = "Zero divergence: every lane on B (9 units), A (12) untaken",
+        .npaths = 2, .lengths = {12, 9},
+        .lane_work = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        .nrows = 2,
+        .rows = {ROW_LANES("every lane on B (9 units); path A is in the code, never taken"), ROW_SORTED},
+        .baseline = 1, .predicated = 0,
+        .note = "an untaken path is free: 9/9 = 100%; both rows are the same arrangement",
     },
     {
-        "full-divergence", "Full divergence: 32 distinct paths of 7 units", "C4", SCENARIO_KWAY,
-        32, {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
-             7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
-        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-         16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
-        3, {ROW_LANES("path = lane: every lane its own 7-unit path"), ROW_SORTED, ROW_IDEAL},
-        1, 0, "32 serial paths: 7/224 = 1/32 = 3.125%, the floor for a warp",
+        .name = "full-divergence", .cell = "C4", .kind = SCENARIO_KWAY,
+        .title = "Full divergence: 32 distinct paths of 7 units",
+        .npaths = 32, .lengths = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+                                  7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
+        .lane_work = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+        .nrows = 3,
+        .rows = {ROW_LANES("path = lane: every lane its own 7-unit path"), ROW_SORTED, ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "32 serial paths: 7/224 = 1/32 = 3.125%, the floor for a warp",
     },
     {
-        "elseif-4way", "4-way else-if chain: 20, 30, 25, 5 units over 8, 10, 8, 6 lanes", "C5",
-        SCENARIO_KWAY, 4, {20, 30, 25, 5},
-        {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-         1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3},
-        3, {ROW_LANES("lanes 0-7 on 20 units, 8-17 on 30, 18-25 on 25, 26-31 on 5"), ROW_SORTED,
-            ROW_IDEAL},
-        1, 0, "four live paths: 30/80 = 37.5%",
+        .name = "elseif-4way", .cell = "C5", .kind = SCENARIO_KWAY,
+        .title = "4-way else-if chain: 20, 30, 25, 5 units over 8, 10, 8, 6 lanes",
+        .npaths = 4, .lengths = {20, 30, 25, 5},
+        .lane_work = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                      1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3},
+        .nrows = 3,
+        .rows = {ROW_LANES("lanes 0-7 on 20 units, 8-17 on 30, 18-25 on 25, 26-31 on 5"), ROW_SORTED, ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "four live paths: 30/80 = 37.5%",
     },
     {
-        "loop-divergence", "Loop divergence: trip counts summing to 240, max 20 per warp", "C6",
-        SCENARIO_LOOP, 0, {0},
-        {20, 7, 6, 8, 3, 7, 10, 6, 7, 9, 6, 7, 12, 7, 8, 6,
-         7, 3, 7, 10, 6, 8, 7, 6, 9, 7, 8, 7, 6, 7, 6, 7},
-        2, {ROW_LANES("per-lane trip counts (sum 240, max 20, two lanes at 3)"),
-            {"sorted", "same trip counts sorted over the grid: one count per warp",
-             SCENARIO_LAYOUT_SORTED}},
-        1, 0, "the warp loops max = 20 times: 240 / (32 * 20) = 37.5% lane utilization",
+        .name = "loop-divergence", .cell = "C6", .kind = SCENARIO_LOOP,
+        .title = "Loop divergence: trip counts summing to 240, max 20 per warp",
+        .npaths = 0, .lengths = {0},
+        .lane_work = {20, 7, 6, 8, 3, 7, 10, 6, 7, 9, 6, 7, 12, 7, 8, 6,
+                      7, 3, 7, 10, 6, 8, 7, 6, 9, 7, 8, 7, 6, 7, 6, 7},
+        .nrows = 2,
+        .rows = {ROW_LANES("per-lane trip counts (sum 240, max 20, two lanes at 3)"),
+                 ROW("sorted", "same trip counts sorted over the grid: one count per warp", SCENARIO_LAYOUT_SORTED)},
+        .baseline = 1, .predicated = 0,
+        .note = "the warp loops max = 20 times: 240 / (32 * 20) = 37.5% lane utilization",
     },
     {
-        "nested-ifs", "Nested ifs: 4 orthogonal paths of 6, 8, 5, 7 units", "C8", SCENARIO_KWAY,
-        4, {6, 8, 5, 7},
+        .name = "nested-ifs", .cell = "C8", .kind = SCENARIO_KWAY,
+        .title = "Nested ifs: 4 orthogonal paths of 6, 8, 5, 7 units",
+        .npaths = 4, .lengths = {6, 8, 5, 7},
         /* path = 2 * (lane & 1) + ((lane >> 1) & 1): outer test on bit 0, inner on bit 1 */
-        {0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3,
-         0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3},
-        3, {ROW_LANES("outer if on lane & 1, inner if on lane & 2: 8 lanes per path"), ROW_SORTED,
-            ROW_IDEAL},
-        1, 0, "nesting multiplies paths: 8/26 = 30.8%",
+        .lane_work = {0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3,
+                      0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3},
+        .nrows = 3,
+        .rows = {ROW_LANES("outer if on lane & 1, inner if on lane & 2: 8 lanes per path"), ROW_SORTED, ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "nesting multiplies paths: 8/26 = 30.8%",
     },
     {
-        "ray-materials", "Ray-tracing materials: diffuse 12, metal 40, glass 60, emissive 4", "C9",
-        SCENARIO_KWAY, 4, {12, 40, 60, 4},
-        {0, 1, 3, 0, 2, 1, 0, 3, 1, 0, 2, 3, 0, 1, 0, 3,
-         2, 0, 1, 3, 0, 2, 1, 3, 0, 1, 2, 3, 0, 1, 2, 3},
-        3, {ROW_LANES("unsorted hits: 10 diffuse, 8 metal, 6 glass, 8 emissive per warp"),
-            {"sorted", "hits sorted by material: one material per warp", SCENARIO_LAYOUT_SORTED},
-            ROW_IDEAL},
-        1, 0, "unsorted 60/116 = 51.7%; sorted by material every warp is 100%",
+        .name = "ray-materials", .cell = "C9", .kind = SCENARIO_KWAY,
+        .title = "Ray-tracing materials: diffuse 12, metal 40, glass 60, emissive 4",
+        .npaths = 4, .lengths = {12, 40, 60, 4},
+        .lane_work = {0, 1, 3, 0, 2, 1, 0, 3, 1, 0, 2, 3, 0, 1, 0, 3,
+                      2, 0, 1, 3, 0, 2, 1, 3, 0, 1, 2, 3, 0, 1, 2, 3},
+        .nrows = 3,
+        .rows = {ROW_LANES("unsorted hits: 10 diffuse, 8 metal, 6 glass, 8 emissive per warp"),
+                 ROW("sorted", "hits sorted by material: one material per warp", SCENARIO_LAYOUT_SORTED),
+                 ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "unsorted 60/116 = 51.7%; sorted by material every warp is 100%",
     },
     {
-        "warp-realign", "Warp-boundary re-alignment: idx % 2 against (idx / 32) % 2", "C10",
-        SCENARIO_KWAY, 2, {10, 14},
-        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        3, {ROW_LANES("idx % 2: X (10 units) on even lanes, Y (14) on odd"),
-            {"warps", "(idx / 32) % 2: whole warps on X or on Y", SCENARIO_LAYOUT_WARPS},
-            ROW_IDEAL},
-        1, 0, "idx % 2 gives 14/24 = 58.3%; (idx / 32) % 2 gives 100%",
+        .name = "warp-realign", .cell = "C10", .kind = SCENARIO_KWAY,
+        .title = "Warp-boundary re-alignment: idx % 2 against (idx / 32) % 2",
+        .npaths = 2, .lengths = {10, 14},
+        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        .nrows = 3,
+        .rows = {ROW_LANES("idx % 2: X (10 units) on even lanes, Y (14) on odd"),
+                 ROW("warps", "(idx / 32) % 2: whole warps on X or on Y", SCENARIO_LAYOUT_WARPS),
+                 ROW_IDEAL},
+        .baseline = 1, .predicated = 0,
+        .note = "idx % 2 gives 14/24 = 58.3%; (idx / 32) % 2 gives 100%",
     },
     {
-        "short-predicated", "Short if/else (2 vs 1 FMAs) that the compiler predicates", "C7",
-        SCENARIO_SHORT, 2, {1, 2},
-        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        2, {{"lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp",
-             SCENARIO_LAYOUT_LANES},
-            {"warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS}},
-        1, 1,
-        "SASS: @P/@!P FFMA, no BSSY/BSYNC: predicated, every warp issues both sides (ratio 1.0; "
-        "as a branch it would be 2.0)",
+        .name = "short-predicated", .cell = "C7", .kind = SCENARIO_SHORT,
+        .title = "Short if/else (2 vs 1 FMAs) that the compiler predicates",
+        .npaths = 2, .lengths = {1, 2},
+        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        .nrows = 2,
+        .rows = {ROW("lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp", SCENARIO_LAYOUT_LANES),
+                 ROW("warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS)},
+        .baseline = 1, .predicated = 1,
+        .note = "SASS: @P/@!P FFMA, no BSSY/BSYNC: predicated, every warp issues both sides (ratio 1.0; "
+                "as a branch it would be 2.0)",
     },
     {
-        "short-branch", "Short if/else (4 vs 3 FMAs) that stays a branch", "C7",
-        SCENARIO_SHORT, 2, {3, 4},
-        {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-         0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        2, {{"lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp",
-             SCENARIO_LAYOUT_LANES},
-            {"warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS}},
-        1, 0,
-        "SASS: BSSY / @P BRA / BSYNC per if/else: a real branch, a split warp issues 4 + 3, a "
-        "uniform one 4 or 3 (ratio 2.0)",
+        .name = "short-branch", .cell = "C7", .kind = SCENARIO_SHORT,
+        .title = "Short if/else (4 vs 3 FMAs) that stays a branch",
+        .npaths = 2, .lengths = {3, 4},
+        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+        .nrows = 2,
+        .rows = {ROW("lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp", SCENARIO_LAYOUT_LANES),
+                 ROW("warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS)},
+        .baseline = 1, .predicated = 0,
+        .note = "SASS: BSSY / @P BRA / BSYNC per if/else: a real branch, a split warp issues 4 + 3, a "
+                "uniform one 4 or 3 (ratio 2.0)",
     },
 };
+
+/* clang-format on */
+#undef ROW_IDEAL
+#undef ROW_SORTED
+#undef ROW_LANES
+#undef ROW
 
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -153,6 +192,12 @@ const struct scenario *scenario_find(const char *name) {
     return NULL;
 }
 
+struct dv_geometry scenario_grid(const struct dv_options *o) {
+    const struct dv_geometry g = {o->blocks ? o->blocks : DV_DEFAULT_BLOCKS,
+                                  o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, o->block_y ? o->block_y : 1u};
+    return g;
+}
+
 unsigned scenario_unit_fmas(const struct dv_options *o) {
     unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
     unsigned u = it / SCENARIO_UNIT_DIVISOR / SCENARIO_CHUNK * SCENARIO_CHUNK;
@@ -162,6 +207,10 @@ unsigned scenario_unit_fmas(const struct dv_options *o) {
 unsigned scenario_short_iterations(const struct dv_options *o) {
     unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
     return (it + 31u) / 32u * 32u;
+}
+
+unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o) {
+    return s->kind == SCENARIO_SHORT ? scenario_short_iterations(o) : 1u;
 }
 
 /* ---- arrangements ------------------------------------------------------ */
@@ -176,7 +225,7 @@ static unsigned longest_path(const struct scenario *s, const uint8_t *lanes, uns
     return best;
 }
 
-int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks,
                     unsigned threads_per_block, uint8_t *work, char *err) {
     unsigned long long n = (unsigned long long)blocks * threads_per_block;
     unsigned wpb = (threads_per_block + 31u) / 32u;
@@ -189,7 +238,7 @@ int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
         for (unsigned long long b = 0; b < blocks; b++)
             for (unsigned w = 0; w < wpb; w++) {
                 unsigned long long first = b * threads_per_block + w * 32ull;
-                unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+                const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
                 uint8_t *p = work + first;
                 unsigned v;
                 int split = 0;
@@ -218,7 +267,7 @@ int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
         }
         return 0;
     default:
-        dv_seterr(err, "scenario %s: unknown layout %d", s->name, layout);
+        dv_seterr(err, "scenario %s: unknown layout %d", s->name, (int)layout);
         return -1;
     }
 }
@@ -289,12 +338,6 @@ static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes
     }
 }
 
-static void count_add(struct dv_count *c, unsigned v, int first) {
-    if (first || v < c->min) c->min = v;
-    if (first || v > c->max) c->max = v;
-    c->total += v;
-}
-
 static unsigned heaviest_value(const struct scenario *s) {
     unsigned best = s->lane_work[0];
     for (unsigned l = 1; l < 32; l++) {
@@ -322,7 +365,7 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
         unsigned split_b = 0, on_a = 0;
         for (unsigned w = 0; w < wpb; w++) {
             unsigned long long first = (unsigned long long)b * threads_per_block + w * 32ull;
-            unsigned lanes = threads_per_block - w * 32u < 32u ? threads_per_block - w * 32u : 32u;
+            const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
             const uint8_t *p = work + first;
             struct warp_cost c;
             warp_cost(s, p, lanes, unit_fmas, short_iters, &c);
@@ -338,15 +381,13 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
                 on_a += p[l] == heavy;
             }
         }
-        count_add(&row->warps_split, split_b, b == 0);
-        count_add(&row->threads_on_a, on_a, b == 0);
-        count_add(&row->path_runs, issued_b > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)issued_b, b == 0);
+        dv_count_add(&row->warps_split, split_b, b == 0);
+        dv_count_add(&row->threads_on_a, on_a, b == 0);
+        dv_count_add(&row->path_runs, issued_b, b == 0);
     }
-    if (blocks) {
-        row->warps_split.per_block = (double)row->warps_split.total / blocks;
-        row->threads_on_a.per_block = (double)row->threads_on_a.total / blocks;
-        row->path_runs.per_block = (double)row->path_runs.total / blocks;
-    }
+    dv_count_finish(&row->warps_split, blocks);
+    dv_count_finish(&row->threads_on_a, blocks);
+    dv_count_finish(&row->path_runs, blocks);
     if (s->kind == SCENARIO_LOOP)
         m->efficiency = m->issued_lanes ? (double)m->useful_lanes / (double)m->issued_lanes : NAN;
     else
@@ -399,21 +440,12 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
         return -1;
     }
     for (size_t i = 0; i < (size_t)DV_INPUT_DISTINCT * 256u; i++) cache[i] = NAN;
-    memset(c, 0, sizeof *c);
-    c->first_mismatch = -1;
+    dv_check_init(c);
     for (unsigned long long i = 0; i < threads; i++) {
         size_t slot = (size_t)(i % DV_INPUT_DISTINCT) * 256u + work[i];
         if (isnan(cache[slot]))
             cache[slot] = scenario_reference(s, dv_input_value(i), work[i], unit_fmas, short_iters);
-        c->checked++;
-        if (memcmp(&cache[slot], &got[i], sizeof(float)) != 0) {
-            if (c->mismatches == 0) {
-                c->first_mismatch = (long long)i;
-                c->expected = cache[slot];
-                c->got = got[i];
-            }
-            c->mismatches++;
-        }
+        dv_check_add(c, i, cache[slot], got[i]);
     }
     c->ok = c->mismatches == 0 && c->checked == threads;
     free(cache);
@@ -422,7 +454,7 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
 
 /* ---- planning ---------------------------------------------------------- */
 
-static const char *kind_name(int kind) {
+static const char *kind_name(enum scenario_kind kind) {
     switch (kind) {
     case SCENARIO_KWAY: return "kway";
     case SCENARIO_LOOP: return "loop";
@@ -434,58 +466,10 @@ const char *scenario_kernel_name(const struct scenario *s) {
     return kind_name(s->kind);
 }
 
-int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
-                         uint8_t **works, char *err) {
-    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    unsigned by = o->block_y ? o->block_y : 1u;
-    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X;
-    unsigned tpb = bx * by;
-    unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(o);
-    unsigned long long n = (unsigned long long)blocks * tpb;
-    struct scenario_model *m = NULL;
-    uint8_t *work = NULL;
-    int rc = -1;
-
-    if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK || blocks > DV_MAX_BLOCKS) {
-        dv_seterr(err, "scenario %s: bad geometry %u blocks of %u x %u", s->name, blocks, bx, by);
-        return -1;
-    }
-    m = calloc(s->nrows, sizeof *m);
-    if (!m) {
-        dv_seterr(err, "scenario %s: out of memory", s->name);
-        goto cleanup;
-    }
-    memset(t, 0, sizeof *t);
-    snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
-    snprintf(t->title, sizeof t->title, "%s (worked case %s)", s->title, s->cell);
-    snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
-    snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
-    t->baseline_row = (int)s->baseline;
-    t->nrows = s->nrows;
-    t->noise_limit = o->max_noise;
-
-    for (unsigned r = 0; r < s->nrows; r++) {
-        struct dv_row *row = &t->rows[r];
-        work = malloc(n ? n : 1);
-        if (!work) {
-            dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
-            goto cleanup;
-        }
-        if (scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err) != 0) goto cleanup;
-        snprintf(row->name, sizeof row->name, "%s", s->rows[r].name);
-        snprintf(row->label, sizeof row->label, "%s", s->rows[r].label);
-        row->kernel = DV_KERNEL_SCENARIO;
-        row->mode = -1;
-        scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
-        row->predicted_efficiency = m[r].efficiency;
-        row->measured_efficiency = NAN;
-        row->agreement = NAN;
-        row->ratio = NAN;
-        row->floor_fraction = NAN;
-        if (works) works[r] = work;
-        else free(work);
-        work = NULL;
-    }
+/* Each row of `t` against the baseline row's model (`m`, one per row):
+ * the predicted ratio, whether it does the same work and why, and its note. */
+static void compare_rows(const struct scenario *s, const struct scenario_model *m, unsigned blocks, unsigned unit,
+                         struct dv_table *t) {
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];
         const struct scenario_model *b = &m[s->baseline];
@@ -519,6 +503,62 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
             snprintf(row->note, sizeof row->note, "model ratio %.3f against %s",
                      row->predicted_ratio, s->rows[s->baseline].name);
     }
+}
+
+int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
+                         uint8_t **works, const char **field, char *err) {
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
+    unsigned tpb = bx * by;
+    unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(o);
+    unsigned long long n = (unsigned long long)blocks * tpb;
+    struct scenario_model *m = NULL;
+    uint8_t *work = NULL;
+    int rc = -1;
+
+    if (field) *field = "";
+    if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK || blocks > DV_MAX_BLOCKS) {
+        dv_seterr(err, "scenario %s: bad geometry %u blocks of %u x %u", s->name, blocks, bx, by);
+        if (field) *field = blocks > DV_MAX_BLOCKS ? "blocks" : "threads_per_block";
+        return -1;
+    }
+    m = calloc(s->nrows, sizeof *m);
+    if (!m) {
+        dv_seterr(err, "scenario %s: out of memory", s->name);
+        goto cleanup;
+    }
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
+    snprintf(t->title, sizeof t->title, "%s (worked case %s)", s->title, s->cell);
+    snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
+    snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
+    t->baseline_row = (int)s->baseline;
+    t->nrows = s->nrows;
+    t->noise_limit = o->max_noise;
+
+    for (unsigned r = 0; r < s->nrows; r++) {
+        struct dv_row *row = &t->rows[r];
+        work = malloc(n ? n : 1);
+        if (!work) {
+            dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
+            goto cleanup;
+        }
+        if (scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err) != 0) goto cleanup;
+        snprintf(row->name, sizeof row->name, "%s", s->rows[r].name);
+        snprintf(row->label, sizeof row->label, "%s", s->rows[r].label);
+        row->kernel = DV_KERNEL_SCENARIO;
+        row->mode = DV_MODE_NONE;
+        scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
+        row->predicted_efficiency = m[r].efficiency;
+        row->measured_efficiency = NAN;
+        row->agreement = NAN;
+        row->ratio = NAN;
+        row->floor_fraction = NAN;
+        if (works) works[r] = work;
+        else free(work);
+        work = NULL;
+    }
+    compare_rows(s, m, blocks, unit, t);
     rc = 0;
 cleanup:
     free(work);
@@ -531,26 +571,29 @@ cleanup:
     return rc;
 }
 
-int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err) {
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
     const char *want = o->scenario[0] ? o->scenario : "all";
     int all = strcmp(want, "all") == 0;
     const struct scenario *one = all ? NULL : scenario_find(want);
     size_t count = all ? NSCENARIOS : 1;
-    unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
-    unsigned bx = o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, by = o->block_y ? o->block_y : 1u;
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
 
+    if (field) *field = "";
     if (!all && !one) {
         dv_seterr(err, "scenario: unknown name '%s' (try 'all')", want);
+        if (field) *field = "scenario";
         return -1;
     }
     if (r->ntables + count > DV_MAX_TABLES) {
         dv_seterr(err, "scenario: %zu tables do not fit (%u of %d used)", count, r->ntables,
                   DV_MAX_TABLES);
+        if (field) *field = "scenario";
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
         const struct scenario *s = all ? &scenarios[i] : one;
-        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, err) != 0) return -1;
+        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
         r->ntables++;
     }
     if (!r->config.experiment[0]) {

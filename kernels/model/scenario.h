@@ -49,6 +49,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernels/model/analysis.h"   /* struct dv_geometry */
 #include "kernels/model/chain.h"      /* dv_input_value: the input every table reads */
 #include "kernels/model/experiment.h"
 
@@ -123,14 +124,14 @@ enum scenario_layout {
 struct scenario_row_def {
     const char *name;   /* stable row name: "lanes", "sorted", ...      */
     const char *label;  /* how the row assigns work, in the lesson's words */
-    int layout;         /* enum scenario_layout                         */
+    enum scenario_layout layout;
 };
 
 struct scenario {
     const char *name;   /* stable id: "even-2way"                       */
     const char *title;
     const char *cell;   /* the worked case: "C1" ...                   */
-    int kind;           /* enum scenario_kind                           */
+    enum scenario_kind kind;
     unsigned npaths;    /* k-way paths / short sides                    */
     unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
     uint8_t lane_work[32];/* path id, trip count or side bit per lane   */
@@ -159,6 +160,11 @@ const char *const *scenario_names(size_t *n);
 /* The scenario called `name`, or NULL. */
 const struct scenario *scenario_find(const char *name);
 
+/* The grid every scenario table of `o` runs: o's, with blocks 0 ("auto") as
+ * the lesson's DV_DEFAULT_BLOCKS (scenarios choose no grid on the GPU),
+ * block_x 0 as DV_DEFAULT_BLOCK_X and block_y 0 as 1. */
+struct dv_geometry scenario_grid(const struct dv_options *o);
+
 /* FMAs per unit for options `o`: iterations / 8, rounded down to a multiple
  * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
 unsigned scenario_unit_fmas(const struct dv_options *o);
@@ -167,12 +173,18 @@ unsigned scenario_unit_fmas(const struct dv_options *o);
  * multiple of 32 (each thread's pattern word covers 32 iterations). */
 unsigned scenario_short_iterations(const struct dv_options *o);
 
+/* How often a thread of a row of `s` evaluates its branch under `o`: every
+ * iteration of the short if/else kernel, once for the k-way switch and the
+ * loop (whose trips the witness counts as runs). What the testimony divides
+ * its per-block figures by. */
+unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o);
+
 /* Fills work[0..threads) for row layout `layout` of `s` on grid `g`
  * (threads = blocks * block_x * block_y, linear ids, warps of 32 consecutive
  * linear ids per block). Values are path ids, trip counts or side bits.
  * Returns 0, or -1 with `err` for an unknown layout. */
-int scenario_assign(const struct scenario *s, int layout, unsigned blocks,
-                    unsigned threads_per_block, uint8_t *work, char *err);
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks, unsigned threads_per_block,
+                    uint8_t *work, char *err);
 
 /* The model of assignment `work` (from scenario_assign) into `m`, and the
  * analysis fields of `row` (warps_per_block, threads_per_block, warps_split,
@@ -208,14 +220,18 @@ const char *scenario_kernel_name(const struct scenario *s);
 /* Builds the table of `s` for options `o` into `t` (cleared first): every
  * row's arrangement, analysis and model (measured fields NaN). When `works`
  * is not NULL, works[row] receives each row's assignment (malloc'd, one byte
- * per thread; the caller frees them). Returns 0, or -1 with `err`. */
-int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
-                         uint8_t **works, char *err);
+ * per thread; the caller frees them). Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "blocks" or
+ * "threads_per_block" for a bad geometry, "" otherwise. */
+int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t, uint8_t **works,
+                         const char **field, char *err);
 
 /* Plans o->scenario (a name or "all") into `r`: one table per scenario with
- * every row's analysis and model, no GPU. Returns 0, or -1 with `err` for an
- * unknown name, a bad geometry or out of memory. */
-int scenario_plan(const struct dv_options *o, struct dv_report *r, char *err);
+ * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "scenario" for an unknown
+ * name or too many tables, "blocks" / "threads_per_block" for a bad
+ * geometry, "" out of memory. */
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
 
 #ifdef __cplusplus
 }

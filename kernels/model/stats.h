@@ -1,7 +1,7 @@
 /* stats.h -- summary statistics of timed samples and the stopping rule.
  *
- * The stopping rule is its own unit, as nvbench's stdrel criterion: a table
- * keeps sampling until every row has its minimum samples and a relative
+ * The stopping rule is its own unit, so that it can be read, changed and
+ * tested apart from the GPU loop that obeys it: a table keeps sampling until every row has its minimum samples and a relative
  * standard deviation (stdev / mean) at or under the target, or its GPU-time
  * budget or sample cap is spent. Host-only, so it is tested without a GPU.
  */

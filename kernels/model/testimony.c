@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned warp_width(unsigned tpb, unsigned w) {
-    unsigned first = w * 32u;
-    return tpb - first < 32u ? tpb - first : 32u;
-}
-
 static void add_run(struct dv_witness_block *b, unsigned path, unsigned active, unsigned width,
                     unsigned long long times) {
     if (active == 0) return;
@@ -32,7 +27,7 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     const unsigned wpb = (tpb + 31u) / 32u;
     for (unsigned b = 0; b < g->blocks; b++) {
         for (unsigned w = 0; w < wpb; w++) {
-            const unsigned width = warp_width(tpb, w);
+            const unsigned width = analysis_warp_lanes(tpb, w);
             unsigned on_a = 0;
             for (unsigned l = 0; l < width; l++) {
                 unsigned long long i = (unsigned long long)b * tpb + w * 32ull + l;
@@ -44,35 +39,35 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     }
 }
 
-int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
                             struct dv_witness_block *exp, char *err) {
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return -1;
     memset(exp, 0, sizeof(*exp) * g->blocks);
-    if (kernel == DV_KERNEL_NOBRANCH) {
-        const unsigned tpb = g->block_x * g->block_y;
-        for (unsigned b = 0; b < g->blocks; b++)
-            for (unsigned w = 0; w < (tpb + 31u) / 32u; w++)
-                add_run(&exp[b], 0, warp_width(tpb, w), warp_width(tpb, w), 1);
-        return 0;
-    }
-    /* Phase k of a per-iteration row: the built-in modes repeat every 32
-     * phases, so phase k's mask is phase (k % 32)'s, counted once per
-     * iteration that has it. */
-    const unsigned phases = kernel == DV_KERNEL_PERITER ? (iterations < 32u ? iterations : 32u) : 1u;
+    /* A row evaluating its branch every iteration: the built-in modes repeat
+     * every 32 phases, so phase k's mask is phase (k % 32)'s, counted once
+     * per iteration that has it. A one-branch row is phase 0, once. */
+    const unsigned evaluations = experiment_row_evaluations(row, iterations);
+    const unsigned phases = evaluations < 32u ? evaluations : 32u;
     /* A predicate that does not read blockIdx.x gives every block block 0's
-     * record: build one and copy it (a built-in reads it only as block
-     * parity, whatever its `uses` says for the mask kernel). */
-    const int per_block = p->expr ? (p->uses & PREDICATE_USES_BLOCK) != 0 : p->mode == DV_BLOCK_PARITY;
+     * record: build one and copy it. */
+    const int per_block = (p.uses & PREDICATE_USES_BLOCK) != 0;
     const struct dv_geometry one = {1, g->block_x, g->block_y};
     const struct dv_geometry *eg = per_block ? g : &one;
-    for (unsigned ph = 0; ph < phases; ph++) {
-        unsigned long long times = kernel == DV_KERNEL_PERITER ? iterations / 32u + (ph < iterations % 32u) : 1u;
-        uint32_t *mask = analysis_mask_build(p, eg, ph, err);
-        if (!mask) return -1;
+    int rc = 0;
+    for (unsigned ph = 0; ph < phases && rc == 0; ph++) {
+        const unsigned long long times = evaluations / 32u + (ph < evaluations % 32u);
+        uint32_t *mask = analysis_mask_build(&p, eg, ph, err);
+        if (!mask) {
+            rc = -1;
+            break;
+        }
         testimony_expect_mask(mask, eg, times, exp);
         free(mask);
     }
-    for (unsigned b = 1; !per_block && b < g->blocks; b++) exp[b] = exp[0];
-    return 0;
+    predicate_cleanup(&p);
+    for (unsigned b = 1; rc == 0 && !per_block && b < g->blocks; b++) exp[b] = exp[0];
+    return rc;
 }
 
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
@@ -82,7 +77,7 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
     memset(exp, 0, sizeof(*exp) * blocks);
     for (unsigned b = 0; b < blocks; b++) {
         for (unsigned w = 0; w < wpb; w++) {
-            const unsigned width = warp_width(tpb, w);
+            const unsigned width = analysis_warp_lanes(tpb, w);
             const uint8_t *p = work + (unsigned long long)b * tpb + w * 32ull;
             if (s->kind == SCENARIO_KWAY) {
                 unsigned count[SCENARIO_MAX_PATHS] = {0};
@@ -110,14 +105,6 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
     }
 }
 
-static void count_add(struct dv_count *c, unsigned v, int first) {
-    if (first || v < c->min) c->min = v;
-    if (first || v > c->max) c->max = v;
-    c->total += v;
-}
-
-static unsigned clamp_u(unsigned long long v) { return v > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)v; }
-
 void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
                        unsigned warps_per_block, unsigned per, struct dv_observed *o) {
     memset(o, 0, sizeof *o);
@@ -135,17 +122,15 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
             for (unsigned k = 0; k < DV_WITNESS_BINS; k++) o->hist[p][k] += s->hist[p][k];
             exp_runs += exp ? exp[b].runs[p] : 0;
         }
-        count_add(&o->path_runs, clamp_u((s->runs[0] + s->runs[1]) / o->per), b == 0);
-        count_add(&o->split_warps, clamp_u((s->split[0] > s->split[1] ? s->split[0] : s->split[1]) / o->per), b == 0);
+        dv_count_add(&o->path_runs, (s->runs[0] + s->runs[1]) / o->per, b == 0);
+        dv_count_add(&o->split_warps, (s->split[0] > s->split[1] ? s->split[0] : s->split[1]) / o->per, b == 0);
         if (s->split[0] || s->split[1] || s->runs[0] != s->runs[1] ||
             s->runs[0] != (unsigned long long)warps_per_block * o->per)
             every_warp_both_full = 0;
         if (exp && o->first_difference < 0 && memcmp(s, &exp[b], sizeof *s) != 0) o->first_difference = b;
     }
-    if (blocks) {
-        o->path_runs.per_block = (double)o->path_runs.total / blocks;
-        o->split_warps.per_block = (double)o->split_warps.total / blocks;
-    }
+    dv_count_finish(&o->path_runs, blocks);
+    dv_count_finish(&o->split_warps, blocks);
     for (unsigned p = 0; p < DV_WITNESS_PATHS; p++)
         o->lanes_per_run[p] = o->runs[p] ? (double)o->lanes[p] / (double)o->runs[p] : NAN;
     o->agrees = exp != NULL && o->first_difference < 0;

@@ -36,12 +36,13 @@ extern "C" {
 void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, unsigned long long times,
                            struct dv_witness_block *exp);
 
-/* The model's record of a Part 1 / Part 2 row over `iterations` into `exp`
- * (zeroed here): phase 0 once for the one-branch kernels, every phase for the
- * per-iteration kernel (built-in modes repeat every 32 phases, so 32 masks
- * suffice), path A only for the no-branch kernel. `p` is the row's predicate
- * (ignored for the no-branch kernel). Returns 0, or -1 with `err`. */
-int testimony_expect_lesson(const struct predicate *p, int kernel, const struct dv_geometry *g, unsigned iterations,
+/* The model's record of Part 1 / Part 2 row `row` over `iterations` into
+ * `exp` (zeroed here, g->blocks records), from the row's predicate and its
+ * evaluations (experiment.h): phase 0 once for the one-branch kernels (path A
+ * only for the no-branch kernel, whose predicate is always-a), every phase
+ * for the per-iteration kernel (built-in modes repeat every 32 phases, so 32
+ * masks suffice). Returns 0, or -1 with `err`. */
+int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
                             struct dv_witness_block *exp, char *err);
 
 /* The model's record of scenario `s` under assignment `work` (scenario.h)

@@ -137,7 +137,7 @@ int cli_analyze(int argc, char **argv) {
         return CLI_EXIT_FAILED;
     }
     rc = CLI_EXIT_OK;
-    if (experiment_plan(&o, r, err) != 0) {
+    if (experiment_plan(&o, r, NULL, err) != 0) {
         fprintf(stderr, "divergence analyze: %s\n", err);
         rc = CLI_EXIT_USAGE;
     } else if (emit(r, json) != 0) {

@@ -12,10 +12,11 @@
 #include "server/core/jsonout.h"
 #include "server/cmd/cli.h"
 #include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
 #include "server/jobs/workerproc.h"
 
 /* Progress on a terminal: one line per table as it starts and ends, with
- * the samples taken and the GPU time spent (gpu/measure.h's hook). */
+ * the samples taken and the GPU time spent (gpu/session.h's hook). */
 static void progress(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
     (void)ctx;
     if (!done) {
@@ -34,12 +35,16 @@ static int measure_main(int argc, char **argv) {
     char err[ERR_LEN] = "";
     if ((rc = cli_parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
     struct dv_report *r = experiment_report_create();
-    if (!r) {
+    struct session *s = session_create();
+    if (!r || !s) {
         fprintf(stderr, "divergence measure: out of memory\n");
+        experiment_report_free(r);
+        session_free(s);
         return CLI_EXIT_FAILED;
     }
-    if (!json && isatty(STDERR_FILENO)) measure_set_progress(progress, NULL);
-    rc = cli_finish_measure(measure_run(&o, r, err), err, r, json);
+    if (!json && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
+    rc = cli_finish_measure(measure_run_session(s, &o, r, err), err, r, json);
+    session_free(s);
     experiment_report_free(r);
     return rc;
 }

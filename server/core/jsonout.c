@@ -118,12 +118,7 @@ json_t *jsonout_str_or_null(const char *s) { return s ? jsonout_str(s) : json_nu
 
 json_t *jsonout_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-/* 1 when %.15g of `d` parses back to `d`. */
-static int exact15(double d) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.15g", d);
-    return strtod(buf, NULL) == d;
-}
+#include "kernels/base/realfmt.h"
 
 static int all_exact15(const json_t *v) {
     const char *key;
@@ -131,7 +126,7 @@ static int all_exact15(const json_t *v) {
     size_t i;
     switch (json_typeof(v)) {
     case JSON_REAL:
-        return exact15(json_real_value(v));
+        return realfmt_exact15(json_real_value(v));
     case JSON_OBJECT:
         json_object_foreach((json_t *)v, key, x)
             if (!all_exact15(x)) return 0;

@@ -159,49 +159,13 @@ static int check_analysis_cost(struct http_req *r, const struct service *s, cons
     return -1;
 }
 
-/* The request field a planning error is about, from the error's own prefix
- * ("blocks: ...", "predicates[2]: ...", "predicate 'x': ...", "scenario
- * ..."), so the reply blames what the client must change. */
-void routes_plan_field(const struct dv_options *o, const char *err, char *field, size_t len) {
-    static const char *const plain[] = {"threads_per_block", "iterations", "blocks", "baseline", "predicates"};
-    field[0] = '\0';
-    if (strncmp(err, "predicate '", 11) == 0) {
-        const char *name = err + 11, *q = strstr(name, "': ");
-        if (!q) return;
-        size_t n = (size_t)(q - name);
-        for (unsigned i = 0; i < o->npredicates; i++)
-            if (strlen(o->predicates[i]) == n && strncmp(o->predicates[i], name, n) == 0) {
-                snprintf(field, len, "predicates[%u]", i);
-                return;
-            }
-        if (strlen(o->baseline) == n && strncmp(o->baseline, name, n) == 0) snprintf(field, len, "baseline");
-        else snprintf(field, len, "predicates");
-        return;
-    }
-    if (strncmp(err, "predicates[", 11) == 0) {
-        const char *e = strchr(err, ']');
-        if (e) snprintf(field, len, "%.*s", (int)(e - err + 1), err);
-        return;
-    }
-    if (strncmp(err, "scenario", 8) == 0 && (err[8] == ' ' || err[8] == ':')) {
-        snprintf(field, len, "scenario");
-        return;
-    }
-    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
-        size_t n = strlen(plain[i]);
-        if (strncmp(err, plain[i], n) == 0 && err[n] == ':') {
-            snprintf(field, len, "%s", plain[i]);
-            return;
-        }
-    }
-}
-
 /* One analysis, run on the CPU pool. */
 struct plan_task {
     struct service *s;
     struct dv_options o;
     int for_measure;
     int rc;
+    const char *field; /* the request field a failed plan is about (static text) */
     char err[ERR_LEN];
     char *doc; /* analyze: the document */
 };
@@ -214,7 +178,7 @@ static void plan_work(void *ctx) {
         snprintf(t->err, sizeof t->err, "out of memory");
         return;
     }
-    t->rc = experiment_plan(&t->o, rep, t->err) < 0 ? -1 : 0;
+    t->rc = experiment_plan(&t->o, rep, &t->field, t->err) < 0 ? -1 : 0;
     if (t->rc == 0 && !t->for_measure && !(t->doc = report_json(rep, 0))) {
         t->rc = -2;
         snprintf(t->err, sizeof t->err, "out of memory");
@@ -240,9 +204,7 @@ static int plan_failed(struct http_req *r, struct plan_task *t) {
         return 1;
     }
     if (t->rc < 0) {
-        char field[64];
-        routes_plan_field(&t->o, t->err, field, sizeof field);
-        http_reply_error(r, 400, field, "%s", t->err);
+        http_reply_error(r, 400, t->field, "%s", t->err);
         return 1;
     }
     return 0;
@@ -663,7 +625,7 @@ char *routes_predicates_doc(char *err) {
         snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "%s", b[i].name);
     const char *field = NULL;
     struct dv_report *rep = experiment_report_create();
-    if (!rep || options_validate(&o, OPTIONS_JSON, &field, err) < 0 || experiment_plan(&o, rep, err) < 0) {
+    if (!rep || options_validate(&o, OPTIONS_JSON, &field, err) < 0 || experiment_plan(&o, rep, NULL, err) < 0) {
         if (!rep) dv_seterr(err, "out of memory");
         experiment_report_free(rep);
         return NULL;

@@ -59,10 +59,6 @@ void routes_static_file(struct http_req *r, const char *dir, const char *rel);
  * --max-analysis-cost applies to it on /analyze and /measure alike. */
 double routes_analysis_cost(const struct dv_options *o);
 
-/* The request field an experiment_plan() error `err` is about ("blocks",
- * "predicates[2]", "baseline", "scenario", ...), or "" when none. */
-void routes_plan_field(const struct dv_options *o, const char *err, char *field, size_t len);
-
 /* The GET /jobs/{id} document for `v`: a new reference, or NULL when any
  * allocation failed (never a partial document). */
 json_t *routes_job_json(const struct job_view *v);

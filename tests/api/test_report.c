@@ -564,7 +564,7 @@ Test(report, planned_report_round_trips_and_reads) {
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
     expect_round_trip(r);
     char *t = report_text(r);
     cr_assert_not_null(t);
@@ -583,7 +583,7 @@ Test(report, planned_report_round_trips_and_reads) {
     snprintf(o.baseline, PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     memset(r, 0, sizeof *r);
-    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
     expect_round_trip(r);
     char *j = report_json(r, 0);
     cr_assert_not_null(j);
@@ -756,7 +756,7 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
     cr_assert_gt(r->ntables, 1);
     char *s = report_text(r);
     cr_assert_not_null(s);

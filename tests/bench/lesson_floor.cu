@@ -117,7 +117,7 @@ static void die(const char* what, cudaError_t e) {
         if (e_ != cudaSuccess) die(#call, e_); \
     } while (0)
 
-static void launch(int k, unsigned blocks, const float* in, float* out, int mode) {
+static void launch(int k, unsigned blocks, const float* in, float* out, enum dv_mode mode) {
     const unsigned long long n = (unsigned long long)blocks * 256u;
     if (k == K_SERVICE) {
         struct dv_launch l = {in, out, n, blocks, 256u, 1u, DV_COMPILED_ITERATIONS, mode, NULL, NULL};
@@ -190,13 +190,13 @@ int main(int argc, char** argv) {
     std::printf("%-8s %-10s %-28s %10s %8s %9s %10s\n", "blocks", "mode", "kernel", "median ms", "floor", "clock MHz",
                 "vs lesson");
 
-    const int modes[2] = {DV_ALWAYS_A, DV_LANE_PARITY};
+    const enum dv_mode modes[2] = {DV_ALWAYS_A, DV_LANE_PARITY};
     const char* const mode_names[2] = {"uniform", "divergent"};
     for (int gi = 0; gi < 2; gi++) {
         const unsigned blocks = grids[gi];
         const unsigned long long n = (unsigned long long)blocks * 256u;
         for (int mi = 0; mi < 2; mi++) {
-            const int mode = modes[mi];
+            const enum dv_mode mode = modes[mi];
             std::vector<double> samples[K_COUNT];
             double mhz_a = 0, mhz_b = 0;
             for (int k = 0; k < K_COUNT; k++) launch(k, blocks, d_in, d_out[k], mode); /* warm-up */

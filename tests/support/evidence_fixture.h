@@ -51,7 +51,7 @@ static inline char *fixture_document(size_t suite_index, double base_ms, double 
     }
     struct dv_report *r = experiment_report_create();
     if (!r) return NULL;
-    if (experiment_plan(&o, r, err) != 0) {
+    if (experiment_plan(&o, r, NULL, err) != 0) {
         fprintf(stderr, "fixture: %s\n", err);
         experiment_report_free(r);
         return NULL;

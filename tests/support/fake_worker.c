@@ -52,7 +52,7 @@ static int reply_fail(const char *id, int code, const char *why, const char *doc
 static char *fake_document(const struct dv_options *o, double *gpu_ms) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN];
-    if (!r || experiment_plan(o, r, err) < 0) {
+    if (!r || experiment_plan(o, r, NULL, err) < 0) {
         experiment_report_free(r);
         return NULL;
     }

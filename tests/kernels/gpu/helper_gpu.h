@@ -19,4 +19,10 @@ int helper_gpu_available(char *why);
         }                                                                       \
     } while (0)
 
+/* Expects every row of measured report `r` measured and its check passed
+ * over every thread of the grid (r->config.threads), naming the first wrong
+ * thread with the expected and the observed value when not. */
+struct dv_report;
+void helper_expect_all_checked(const struct dv_report *r);
+
 #endif

@@ -1,6 +1,8 @@
 /* test_device.c -- what the measurement entry does where there is no GPU,
- * and the pure parts of the device module (FP32 lanes per compute
- * capability, the driver release).
+ * the pure parts of the device module (FP32 lanes per compute capability,
+ * the driver release), and the CUDA call checker: a failing call's error
+ * names that call's own text and its file and line (the checks here fail on
+ * any machine, with a GPU or without).
  *
  * On a machine without a GPU (CI), measuring must fail cleanly with DV_ENOGPU
  * and CUDA's own words; on a GPU machine that test is skipped (the gpu suite
@@ -10,8 +12,11 @@
 #include <string.h>
 
 #include "tests/kernels/gpu/helper_gpu.h"
+#include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/device.h"
+#include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
 
 Test(device, without_a_gpu_measure_says_what_cuda_reported) {
     char why[ERR_LEN];
@@ -45,4 +50,68 @@ Test(device, driver_release_from_the_proc_version_line) {
     cr_assert_str_eq(out, "535.104.05");
     cr_assert_eq(device_driver_release("something else 1.2\n", out, sizeof(out)), -1);
     cr_assert_str_eq(out, "");
+}
+
+/* The error of a failed call starts with the call as written here, then
+ * where: this file (from the repository's top) and this line. */
+Test(device, a_failing_call_names_its_own_text_and_line) {
+    char err[ERR_LEN] = "", where[128];
+    const int line = __LINE__ + 1;
+    const int rc = DV_CUDA_CALL(cudaSetDevice(-1), err);
+    cr_assert_neq(rc, 0, "cudaSetDevice(-1) succeeded");
+    cr_assert(rc == DV_ERR || rc == DV_ENOGPU, "%d: %s", rc, err);
+    snprintf(where, sizeof where, "cudaSetDevice(-1) at tests/kernels/gpu/test_device.c:%d: ", line);
+    cr_assert(strncmp(err, where, strlen(where)) == 0, "'%s' does not start with '%s'", err, where);
+    cr_assert(strstr(err, "(cuda") != NULL, "CUDA's name of the error: %s", err);
+}
+
+/* A launch's check names the kernel it launched and the launch's line (a
+ * grid of no blocks fails at the launch, with a GPU or without). */
+Test(device, a_failing_launch_names_its_kernel) {
+    char err[ERR_LEN] = "";
+    const char *want = "launch clockSpin at kernels/gpu/lesson_kernels.cu:";
+    cr_assert_neq(dv_run_clock_spin(1, 0, NULL, err), 0);
+    cr_assert(strncmp(err, want, strlen(want)) == 0, "%s", err);
+}
+
+/* The classification the callers act on: sticky (restart the worker), no
+ * device, or an error that leaves the device usable. */
+Test(device, checker_classifies_what_the_caller_must_do) {
+    char err[ERR_LEN] = "";
+    cr_assert_eq(cuda_check(cudaSuccess, "x()", __FILE__, 1, err), 0);
+    cr_assert_str_eq(err, "");
+    cr_assert_eq(cuda_check(cudaErrorIllegalAddress, "k()", __FILE__, 7, err), DV_ESTICKY);
+    cr_assert(strncmp(err, "k() at tests/kernels/gpu/test_device.c:7: ", 42) == 0, "%s", err);
+    cr_assert(strstr(err, "(cudaErrorIllegalAddress)") != NULL, "%s", err);
+    cr_assert_eq(cuda_check(cudaErrorNoDevice, "c()", __FILE__, 8, err), DV_ENOGPU);
+    cr_assert_eq(cuda_check(cudaErrorMemoryAllocation, "m()", __FILE__, 9, err), DV_ERR);
+    cr_assert_eq(cuda_classify(cudaErrorLaunchFailure), DV_ESTICKY);
+    cr_assert_eq(cuda_classify(cudaErrorInsufficientDriver), DV_ENOGPU);
+    cr_assert_eq(cuda_classify(cudaErrorInvalidValue), DV_ERR);
+    /* A path from outside the tree is shown as it is. */
+    cr_assert_str_eq(cuda_source_path("/elsewhere/x.c"), "/elsewhere/x.c");
+}
+
+/* The progress hook is a session's state: setting one session's leaves
+ * another's silent, and a session without one calls nothing. No CUDA. */
+static void count_call(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    (void)table, (void)ntables, (void)t, (void)done;
+    ++*(int *)ctx;
+}
+
+Test(session, progress_hook_is_the_sessions_own) {
+    struct session *a = session_create(), *b = session_create();
+    cr_assert(a && b);
+    int calls = 0;
+    struct dv_table t;
+    memset(&t, 0, sizeof t);
+    session_set_progress(a, count_call, &calls);
+    session_progress(a, 0, 1, &t, 0);
+    session_progress(b, 0, 1, &t, 0);
+    cr_expect_eq(calls, 1);
+    session_set_progress(a, NULL, NULL);
+    session_progress(a, 0, 1, &t, 1);
+    cr_expect_eq(calls, 1);
+    session_free(a);
+    session_free(b);
 }

@@ -31,26 +31,13 @@ static struct dv_options small(unsigned blocks, unsigned iterations) {
     return o;
 }
 
-static void assert_all_checked(const struct dv_report *r) {
-    for (unsigned i = 0; i < r->ntables; i++) {
-        const struct dv_table *t = &r->tables[i];
-        for (unsigned j = 0; j < t->nrows; j++) {
-            const struct dv_row *row = &t->rows[j];
-            cr_expect(row->check.ok, "%s/%s: %llu mismatches, first thread %lld", t->id, row->name,
-                      row->check.mismatches, row->check.first_mismatch);
-            cr_expect_eq(row->check.checked, r->config.threads, "%s/%s checked %llu of %llu", t->id, row->name,
-                         row->check.checked, r->config.threads);
-        }
-    }
-}
-
 static struct dv_report *run(struct session *s, struct dv_options *o) {
     char err[ERR_LEN] = "";
     cr_assert_eq(options_validate(o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
     cr_assert_eq(measure_run_session(s, o, r, err), 0, "%s", err);
-    assert_all_checked(r);
+    helper_expect_all_checked(r);
     cr_expect(r->device.measured_sm_clock_mhz > 0);
     cr_expect(r->device.measured_sm_clock_min_mhz <= r->device.measured_sm_clock_mhz);
     return r;
@@ -125,5 +112,49 @@ Test(gpu_session, auto_grid_plans_with_the_clock_of_the_last_job) {
     cr_expect_eq(b->config.blocks % (unsigned)b->device.sm_count, 0);
     experiment_report_free(a);
     experiment_report_free(b);
+    session_free(s);
+}
+
+/* The session's progress hook hears each table start and end, in order, with
+ * the table's samples in at its end; a session without a hook measures the
+ * same way (the hook is the session's, not the process's). */
+struct progress_log {
+    unsigned calls, table[8], ntables[8], samples[8];
+    int done[8];
+};
+
+static void log_progress(void *ctx, unsigned table, unsigned ntables, const struct dv_table *t, int done) {
+    struct progress_log *p = ctx;
+    if (p->calls >= 8) return;
+    p->table[p->calls] = table;
+    p->ntables[p->calls] = ntables;
+    p->done[p->calls] = done;
+    p->samples[p->calls] = t->nrows ? t->rows[0].time_ms.samples : 0;
+    p->calls++;
+}
+
+Test(gpu_session, progress_is_the_sessions_hook) {
+    HELPER_REQUIRE_GPU();
+    struct dv_options o = small(264, 4096);
+    o.part = DV_PART_ALL;
+    struct progress_log log;
+    memset(&log, 0, sizeof log);
+    struct session *s = session_create(), *quiet = session_create();
+    cr_assert(s && quiet);
+    session_set_progress(s, log_progress, &log);
+    struct dv_report *r = run(quiet, &o);
+    cr_expect_eq(log.calls, 0, "another session's job called this hook");
+    experiment_report_free(r);
+    r = run(s, &o);
+    cr_assert_eq(log.calls, 4);
+    for (unsigned k = 0; k < 4; k++) {
+        cr_expect_eq(log.table[k], k / 2);
+        cr_expect_eq(log.ntables[k], 2);
+        cr_expect_eq(log.done[k], (int)(k % 2));
+    }
+    cr_expect_eq(log.samples[0], 0, "no samples before the table");
+    cr_expect(log.samples[1] >= 5, "the table's samples at its end: %u", log.samples[1]);
+    experiment_report_free(r);
+    session_free(quiet);
     session_free(s);
 }

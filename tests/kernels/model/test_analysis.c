@@ -194,7 +194,7 @@ static struct dv_report *plan(struct dv_options *o) {
     char err[ERR_LEN];
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
     return r;
 }
 
@@ -253,7 +253,7 @@ Test(analysis, plan_rejects_a_grid_over_the_limit) {
     o.blocks = DV_MAX_BLOCKS;
     o.block_x = 1024;
     struct dv_report *r = experiment_report_create();
-    cr_assert_eq(experiment_plan(&o, r, err), -1);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), -1);
     cr_assert(strstr(err, "blocks:") == err, "%s", err);
     experiment_report_free(r);
 }

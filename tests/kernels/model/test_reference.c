@@ -123,3 +123,38 @@ Test(reference, per_iteration_block_parity_follows_the_block) {
     cr_assert_eq(c.first_mismatch, 32);
     free(out);
 }
+
+/* The no-branch row is checked by the mask of its predicate (always-a): path
+ * A everywhere, and a thread that ran path B is caught. */
+Test(reference, no_branch_rows_are_path_a_everywhere) {
+    char err[ERR_LEN];
+    const unsigned iters = 16;
+    cr_assert_eq(reference_chains(iters, ra, rb, err), 0, "%s", err);
+    struct dv_geometry g = {3, 40, 1};
+    struct dv_row row;
+    memset(&row, 0, sizeof(row));
+    snprintf(row.name, sizeof row.name, "no-branch");
+    row.kernel = DV_KERNEL_NOBRANCH;
+    row.mode = DV_ALWAYS_A;
+    struct predicate p;
+    cr_assert_eq(experiment_row_predicate(&row, &p, err), 0, "%s", err);
+    uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
+    predicate_cleanup(&p);
+    cr_assert_not_null(mask, "%s", err);
+    const unsigned long long n = analysis_threads(&g);
+    float *out = malloc(sizeof(float) * n);
+    for (unsigned long long i = 0; i < n; i++) out[i] = ra[i % DV_INPUT_DISTINCT];
+    struct dv_check c;
+    cr_assert_eq(reference_check(&row, &g, mask, ra, rb, iters, out, &c, err), 0, "%s", err);
+    cr_assert(c.ok);
+    cr_assert_eq(c.checked, n);
+    out[41] = rb[41 % DV_INPUT_DISTINCT];
+    cr_assert_eq(reference_check(&row, &g, mask, ra, rb, iters, out, &c, err), 0);
+    cr_assert_not(c.ok);
+    cr_assert_eq(c.first_mismatch, 41);
+    /* Without its mask a one-branch row is an error, not a crash. */
+    cr_assert_eq(reference_check(&row, &g, NULL, ra, rb, iters, out, &c, err), -1);
+    cr_assert(strstr(err, "needs its path mask") != NULL, "%s", err);
+    free(out);
+    free(mask);
+}

@@ -148,7 +148,7 @@ Test(scenario, ray_materials_go_from_51_7_to_100_percent) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "ray-materials");
-    cr_assert_eq(scenario_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(scenario_plan(&o, r, NULL, err), 0, "%s", err);
     const struct dv_table *t = table_of(r, "ray-materials");
     expect_eff(row_of(t, "lanes")->predicted_efficiency, 60.0 / 116.0, 51.7, "unsorted grid");
     expect_eff(row_of(t, "sorted")->predicted_efficiency, 1.0, 100.0, "sorted grid");
@@ -169,7 +169,7 @@ Test(scenario, warp_realign_goes_from_58_3_to_100_percent) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "warp-realign");
-    cr_assert_eq(scenario_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(scenario_plan(&o, r, NULL, err), 0, "%s", err);
     const struct dv_table *t = table_of(r, "warp-realign");
     const struct dv_row *warps = row_of(t, "warps");
     expect_eff(row_of(t, "lanes")->predicted_efficiency, 14.0 / 24.0, 58.3, "idx % 2 grid");
@@ -195,7 +195,7 @@ Test(scenario, every_table_plans_with_the_worked_examples_figures) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "all");
-    cr_assert_eq(scenario_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(scenario_plan(&o, r, NULL, err), 0, "%s", err);
     cr_assert_eq(r->ntables, 11);
     cr_expect_str_eq(r->config.experiment, "scenario");
     cr_expect_eq(r->config.blocks, DV_DEFAULT_BLOCKS);
@@ -276,7 +276,7 @@ Test(scenario, comparable_is_computed_not_assumed) {
     o.blocks = 3;
     o.block_x = 32;
     snprintf(o.scenario, sizeof o.scenario, "warp-realign");
-    cr_assert_eq(scenario_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(scenario_plan(&o, r, NULL, err), 0, "%s", err);
     const struct dv_table *t = table_of(r, "warp-realign");
     cr_expect_not(row_of(t, "lanes")->comparable);
     cr_expect(strstr(row_of(t, "lanes")->comparable_reason, "different work") != NULL, "%s",
@@ -293,7 +293,7 @@ Test(scenario, partial_warps_are_counted_per_lane) {
     o.blocks = 2;
     o.block_x = 48; /* a full warp and a 16-lane one per block */
     snprintf(o.scenario, sizeof o.scenario, "uneven-1v31");
-    cr_assert_eq(scenario_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(scenario_plan(&o, r, NULL, err), 0, "%s", err);
     const struct dv_row *lanes = row_of(table_of(r, "uneven-1v31"), "lanes");
     cr_expect_eq(lanes->warps_per_block, 2);
     cr_expect_eq(lanes->warps_split.per_block, 2.0, "lane 0 of each warp is on A");
@@ -308,12 +308,12 @@ Test(scenario, rejects_unknown_names_and_full_reports) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "bogus");
-    cr_expect_eq(scenario_plan(&o, r, err), -1);
+    cr_expect_eq(scenario_plan(&o, r, NULL, err), -1);
     cr_expect(strstr(err, "bogus") != NULL, "%s", err);
     snprintf(o.scenario, sizeof o.scenario, "all");
     r->ntables = DV_MAX_TABLES - 2;
     err[0] = '\0';
-    cr_expect_eq(scenario_plan(&o, r, err), -1);
+    cr_expect_eq(scenario_plan(&o, r, NULL, err), -1);
     cr_expect(strstr(err, "do not fit") != NULL, "%s", err);
     free(r);
 }
@@ -429,10 +429,22 @@ Test(scenario, experiment_plan_hands_scenarios_over) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "loop-divergence");
-    cr_assert_eq(experiment_plan(&o, r, err), 0, "%s", err);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
     cr_assert_eq(r->ntables, 1);
     cr_expect_str_eq(r->tables[0].id, "scenario:loop-divergence");
     cr_expect_str_eq(r->config.experiment, "scenario");
     cr_expect(fabs(r->tables[0].rows[0].predicted_efficiency - 0.375) < 1e-12);
     experiment_report_free(r);
+}
+
+/* A short if/else row evaluates its branch every iteration (rounded up to
+ * whole pattern words); the switch and the loop once. */
+Test(scenario, evaluations_per_thread_follow_the_kind) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    cr_expect_eq(scenario_evaluations(scenario_find("short-branch"), &o), 4096u);
+    cr_expect_eq(scenario_evaluations(scenario_find("even-2way"), &o), 1u);
+    cr_expect_eq(scenario_evaluations(scenario_find("loop-divergence"), &o), 1u);
+    o.iterations = 100;
+    cr_expect_eq(scenario_evaluations(scenario_find("short-predicated"), &o), 128u);
 }

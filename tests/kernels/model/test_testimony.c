@@ -10,17 +10,23 @@
 
 #include "kernels/model/testimony.h"
 
-static struct dv_witness_block *expect_builtin(const char *name, int kernel, unsigned blocks, unsigned bx, unsigned by,
-                                               unsigned iterations) {
-    struct predicate p;
+/* The model's record of a row of `kernel` running `name`, planned as the
+ * planner plans it: a built-in's mode is the branch and per-iteration
+ * kernels' argument, the mask kernel reads the name (built-in or expression). */
+static struct dv_witness_block *expect_builtin(const char *name, enum dv_kernel kernel, unsigned blocks, unsigned bx,
+                                               unsigned by, unsigned iterations) {
+    const struct predicate_builtin *b = predicate_find(name);
+    cr_assert(b || kernel == DV_KERNEL_MASK, "%s", name);
+    struct dv_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.name, sizeof row.name, "%s", name);
+    row.kernel = kernel;
+    row.mode = kernel == DV_KERNEL_MASK ? -1 : b->mode;
     char err[ERR_LEN];
-    cr_assert_eq(predicate_resolve(name, &p, err), 0, "%s", err);
-    if (kernel == DV_KERNEL_PERITER) p.uses = PREDICATE_USES_BLOCK;
     struct dv_geometry g = {blocks, bx, by};
     struct dv_witness_block *e = calloc(blocks, sizeof(*e));
     cr_assert_not_null(e);
-    cr_assert_eq(testimony_expect_lesson(&p, kernel, &g, iterations, e, err), 0, "%s", err);
-    predicate_cleanup(&p);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, iterations, e, err), 0, "%s", err);
     return e;
 }
 
@@ -101,13 +107,29 @@ Test(testimony, per_iteration_rows_count_every_iteration) {
     free(w37);
 }
 
+Test(testimony, per_iteration_block_parity_differs_by_block) {
+    /* Block parity reads blockIdx.x: per iteration, block 0 starts on A and
+     * block 1 on B, so over 3 iterations block 0 runs A twice and B once per
+     * warp and block 1 the other way round (2 warps of 32, never partial). */
+    struct dv_witness_block *e = expect_builtin("block-parity", DV_KERNEL_PERITER, 2, 64, 1, 3);
+    cr_expect_eq(e[0].runs[0], 4);
+    cr_expect_eq(e[0].runs[1], 2);
+    cr_expect_eq(e[1].runs[0], 2);
+    cr_expect_eq(e[1].runs[1], 4);
+    cr_expect_eq(e[0].split[0] + e[0].split[1] + e[1].split[0] + e[1].split[1], 0);
+    free(e);
+}
+
 Test(testimony, no_branch_kernel_runs_path_a_only) {
-    struct predicate p;
-    memset(&p, 0, sizeof(p));
+    struct dv_row row;
+    memset(&row, 0, sizeof(row));
+    snprintf(row.name, sizeof row.name, "no-branch");
+    row.kernel = DV_KERNEL_NOBRANCH;
+    row.mode = DV_ALWAYS_A;
     struct dv_geometry g = {2, 40, 1};
     struct dv_witness_block e[2];
     char err[ERR_LEN];
-    cr_assert_eq(testimony_expect_lesson(&p, DV_KERNEL_NOBRANCH, &g, 4096, e, err), 0);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, e, err), 0, "%s", err);
     /* 40 threads: a warp of 32 and one of 8, both full. */
     cr_expect_eq(e[1].runs[0], 2);
     cr_expect_eq(e[1].runs[1], 0);

@@ -18,7 +18,7 @@ static const struct suite *must_find(const char *name) {
 static void plan(const struct suite *s, struct dv_options *o, struct dv_report *r) {
     char err[ERR_LEN] = "";
     cr_assert_eq(suites_options(s, o, err), 0, "%s: %s", s->name, err);
-    cr_assert_eq(experiment_plan(o, r, err), 0, "%s: %s", s->name, err);
+    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s: %s", s->name, err);
 }
 
 Test(suites, day22_part1_is_the_lessons_four_rows) {

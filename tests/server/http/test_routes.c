@@ -86,29 +86,6 @@ Test(routes, predicates_rows_match_the_document_writer) {
     json_decref(j);
 }
 
-Test(routes, plan_errors_name_their_field) {
-    struct dv_options o;
-    memset(&o, 0, sizeof o);
-    o.npredicates = 2;
-    strcpy(o.predicates[0], "lane-parity");
-    strcpy(o.predicates[1], "1 << 64");
-    strcpy(o.baseline, "lane-parity");
-    char f[64];
-    routes_plan_field(&o, "predicate '1 << 64': predicate fails for thread (0, 0) of block 0: column 3: shift", f,
-                      sizeof f);
-    cr_assert_str_eq(f, "predicates[1]");
-    routes_plan_field(&o, "blocks: 70000 blocks x 1024 threads = 71680000 threads, the limit is 67108864", f, sizeof f);
-    cr_assert_str_eq(f, "blocks");
-    routes_plan_field(&o, "scenario: unknown name 'x' (try 'all')", f, sizeof f);
-    cr_assert_str_eq(f, "scenario");
-    routes_plan_field(&o, "baseline: 'warp-parity' is not one of the Part 1 predicates", f, sizeof f);
-    cr_assert_str_eq(f, "baseline");
-    routes_plan_field(&o, "predicates[3]: unknown predicate", f, sizeof f);
-    cr_assert_str_eq(f, "predicates[3]");
-    routes_plan_field(&o, "out of memory", f, sizeof f);
-    cr_assert_str_eq(f, "");
-}
-
 /* The cost the cap compares: blockIdx.x-free predicates cost one block. */
 Test(routes, analysis_cost_counts_blockidx_predicates_per_thread) {
     struct dv_options o;
