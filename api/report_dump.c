@@ -1,9 +1,11 @@
 /* report_dump.c -- struct dv_report as the divergence.v1 document.
  *
- * report_json() builds the document with jansson's `_new` setters, one
- * builder per level (device, build, config, table, row); any NULL along the
- * way makes the setter fail, which is remembered and turns into a NULL
- * result, so out of memory never yields half a document. Non-finite numbers
+ * report_json() builds the document the project's one way (api/jsonout.h:
+ * jsonout_put / jsonout_append), one builder per level (device, build,
+ * config, table, row); any NULL along the way sets the one `bad` flag, which
+ * turns into a NULL result, and the text is written by jsonout_dumpf(), which
+ * refuses a dump during which an allocation failed, so out of memory never
+ * yields half a document. Non-finite numbers
  * are written as null (JSON has no NaN); quantities that are unknown when 0
  * (clocks, the FMA floor, CUDA versions, the compute capability) are null too.
  * Reals are written with 15 significant digits: enough for any timing, and a
@@ -17,6 +19,7 @@
  * what ties them together.
  */
 #include "api/report.h"
+#include "api/jsonout.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -61,9 +64,14 @@ static json_t *text(const char *s, size_t size) {
 }
 #define TEXT(field) text((field), sizeof(field))
 
-/* Sets `key` on `obj` to `v` (stolen); remembers a failure in *bad. */
-static void put(json_t *obj, const char *key, json_t *v, int *bad) {
-    if (json_object_set_new(obj, key, v) != 0) *bad = 1;
+#define put jsonout_put /* sets `key` to `v` (stolen); a failure sets *bad */
+
+/* [a, b] (both stolen); a failure sets *bad. */
+static json_t *pair(json_t *a, json_t *b, int *bad) {
+    json_t *arr = json_array();
+    jsonout_append(arr, a, bad);
+    jsonout_append(arr, b, bad);
+    return arr;
 }
 
 /* `o` when it and everything put under it were built, else NULL (and `o`
@@ -120,7 +128,7 @@ static json_t *config_json(const struct dv_config *c, int *bad) {
     put(o, "blocks_auto", json_boolean(c->blocks_auto), bad);
     put(o, "blocks_reason", TEXT(c->blocks_reason), bad);
     put(o, "threads_per_block", integer(c->threads_per_block), bad);
-    put(o, "block", json_pack("[II]", (json_int_t)c->block_x, (json_int_t)c->block_y), bad);
+    put(o, "block", pair(integer(c->block_x), integer(c->block_y), bad), bad);
     put(o, "threads", integer((long long)c->threads), bad);
     put(o, "iterations", integer(c->iterations), bad);
     put(o, "fmas_per_launch", integer((long long)c->fmas_per_launch), bad);
@@ -133,13 +141,16 @@ static json_t *config_json(const struct dv_config *c, int *bad) {
     return o;
 }
 
-static json_t *count_json(const struct dv_count *c) {
-    return json_pack("{sIsIsI}", "min", (json_int_t)c->min, "max", (json_int_t)c->max, "total",
-                     (json_int_t)c->total);
+static json_t *count_json(const struct dv_count *c, int *bad) {
+    json_t *o = json_object();
+    put(o, "min", integer((long long)c->min), bad);
+    put(o, "max", integer((long long)c->max), bad);
+    put(o, "total", integer((long long)c->total), bad);
+    return o;
 }
 
-static json_t *pair_ull(const unsigned long long v[2]) {
-    return json_pack("[II]", (json_int_t)v[0], (json_int_t)v[1]);
+static json_t *pair_ull(const unsigned long long v[2], int *bad) {
+    return pair(integer((long long)v[0]), integer((long long)v[1]), bad);
 }
 
 /* The witness of a row (struct dv_observed), or null when not taken. */
@@ -148,20 +159,19 @@ static json_t *observed_json(const struct dv_observed *w, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
     put(o, "split_warps_per_block", num(w->split_warps.per_block), bad);
-    put(o, "split_warps", count_json(&w->split_warps), bad);
+    put(o, "split_warps", count_json(&w->split_warps, bad), bad);
     put(o, "path_runs_per_block", num(w->path_runs.per_block), bad);
-    put(o, "path_runs", count_json(&w->path_runs), bad);
+    put(o, "path_runs", count_json(&w->path_runs, bad), bad);
     put(o, "iterations", integer(w->per), bad);
-    put(o, "runs", pair_ull(w->runs), bad);
-    put(o, "partial_runs", pair_ull(w->split), bad);
-    put(o, "lanes", pair_ull(w->lanes), bad);
-    put(o, "lanes_per_run", json_pack("[oo]", num(w->lanes_per_run[0]), num(w->lanes_per_run[1])), bad);
+    put(o, "runs", pair_ull(w->runs, bad), bad);
+    put(o, "partial_runs", pair_ull(w->split, bad), bad);
+    put(o, "lanes", pair_ull(w->lanes, bad), bad);
+    put(o, "lanes_per_run", pair(num(w->lanes_per_run[0]), num(w->lanes_per_run[1]), bad), bad);
     json_t *hist = json_array();
     for (unsigned p = 0; hist && p < 2; p++) {
         json_t *bins = json_array();
-        for (unsigned k = 0; bins && k < 33; k++)
-            if (json_array_append_new(bins, json_integer((json_int_t)w->hist[p][k])) != 0) *bad = 1;
-        if (json_array_append_new(hist, bins) != 0) *bad = 1;
+        for (unsigned k = 0; bins && k < 33; k++) jsonout_append(bins, integer((long long)w->hist[p][k]), bad);
+        jsonout_append(hist, bins, bad);
     }
     put(o, "lanes_histogram", hist, bad);
     put(o, "agrees", json_boolean(w->agrees), bad);
@@ -195,16 +205,19 @@ static json_t *counters_json(const struct dv_counters *c, int *bad) {
 static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
-    put(o, "witness",
-        json_pack("{sbsbsoso}", "requested", t->witness_requested, "taken", t->witness_taken, "reason",
-                  t->witness_taken ? json_null() : TEXT(t->witness_reason), "host_ms", num(t->witness_ms)),
-        bad);
-    put(o, "counters",
-        json_pack("{sbsbsososo}", "requested", t->counters_requested, "taken", t->counters_taken, "reason",
-                  t->counters_taken ? json_null() : TEXT(t->counters_reason), "library",
-                  t->counters_library[0] ? TEXT(t->counters_library) : json_null(), "host_ms",
-                  num(t->counters_ms)),
-        bad);
+    json_t *w = json_object();
+    put(w, "requested", json_boolean(t->witness_requested), bad);
+    put(w, "taken", json_boolean(t->witness_taken), bad);
+    put(w, "reason", t->witness_taken ? json_null() : TEXT(t->witness_reason), bad);
+    put(w, "host_ms", num(t->witness_ms), bad);
+    put(o, "witness", w, bad);
+    json_t *c = json_object();
+    put(c, "requested", json_boolean(t->counters_requested), bad);
+    put(c, "taken", json_boolean(t->counters_taken), bad);
+    put(c, "reason", t->counters_taken ? json_null() : TEXT(t->counters_reason), bad);
+    put(c, "library", t->counters_library[0] ? TEXT(t->counters_library) : json_null(), bad);
+    put(c, "host_ms", num(t->counters_ms), bad);
+    put(o, "counters", c, bad);
     return o;
 }
 
@@ -217,12 +230,12 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "mode", integer(w->mode), bad);
     put(o, "warps_per_block", integer(w->warps_per_block), bad);
     put(o, "warps_split_per_block", num(w->warps_split.per_block), bad);
-    put(o, "warps_split", count_json(&w->warps_split), bad);
+    put(o, "warps_split", count_json(&w->warps_split, bad), bad);
     put(o, "threads_per_block", integer(w->threads_per_block), bad);
     put(o, "threads_on_a_per_block", num(w->threads_on_a.per_block), bad);
-    put(o, "threads_on_a", count_json(&w->threads_on_a), bad);
+    put(o, "threads_on_a", count_json(&w->threads_on_a, bad), bad);
     put(o, "path_runs_per_block", num(w->path_runs.per_block), bad);
-    put(o, "path_runs", count_json(&w->path_runs), bad);
+    put(o, "path_runs", count_json(&w->path_runs, bad), bad);
     put(o, "predicted_ratio", num(w->predicted_ratio), bad);
     put(o, "comparable", json_boolean(w->comparable), bad);
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
@@ -235,11 +248,13 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
         put(o, "agreement", num(w->agreement), bad);
     }
 
-    put(o, "time_ms",
-        json_pack("{sososososo}", "median", num(w->time_ms.median), "min", num(w->time_ms.min),
-                  "max", num(w->time_ms.max), "mean", num(w->time_ms.mean), "stdev",
-                  num(w->time_ms.stdev)),
-        bad);
+    json_t *tm = json_object();
+    put(tm, "median", num(w->time_ms.median), bad);
+    put(tm, "min", num(w->time_ms.min), bad);
+    put(tm, "max", num(w->time_ms.max), bad);
+    put(tm, "mean", num(w->time_ms.mean), bad);
+    put(tm, "stdev", num(w->time_ms.stdev), bad);
+    put(o, "time_ms", tm, bad);
     put(o, "samples", integer(w->time_ms.samples), bad);
     put(o, "noise", num(w->time_ms.noise), bad);
     put(o, "ratio", num(w->ratio), bad);
@@ -287,7 +302,7 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         if (t->kernel_iterations[0]) put(o, "kernel_iterations", TEXT(t->kernel_iterations), bad);
     }
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
-        if (json_array_append_new(rows, row_json(&t->rows[i], measured, bad)) != 0) *bad = 1;
+        jsonout_append(rows, row_json(&t->rows[i], measured, bad), bad);
     put(o, "rows", rows, bad);
     return o;
 }
@@ -296,7 +311,7 @@ char *report_device_json(const struct dv_device *d) {
     int bad = 0;
     json_t *o = device_json(d, &bad);
     if (!(o = built(o, bad))) return NULL;
-    char *out = json_dumps(o, JSON_COMPACT);
+    char *out = jsonout_dumps(o, JSON_COMPACT);
     json_decref(o);
     return out;
 }
@@ -316,11 +331,10 @@ char *report_json(const struct dv_report *r, int pretty) {
     put(doc, "build", build_json(&r->build, &bad), &bad);
     put(doc, "config", config_json(&r->config, &bad), &bad);
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++)
-        if (json_array_append_new(tables, table_json(&r->tables[i], r->measured, &bad)) != 0)
-            bad = 1;
+        jsonout_append(tables, table_json(&r->tables[i], r->measured, &bad), &bad);
     put(doc, "tables", tables, &bad);
     for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++)
-        if (json_array_append_new(warnings, TEXT(r->warnings[i])) != 0) bad = 1;
+        jsonout_append(warnings, TEXT(r->warnings[i]), &bad);
     put(doc, "warnings", warnings, &bad);
     put(doc, "measured", json_boolean(r->measured), &bad);
     if (r->measured) put(doc, "gpu_time_ms", num(r->gpu_time_ms), &bad);
@@ -328,7 +342,7 @@ char *report_json(const struct dv_report *r, int pretty) {
     put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
     put(doc, "started_utc", TEXT(r->started_utc), &bad);
     put(doc, "finished_utc", TEXT(r->finished_utc), &bad);
-    if (!bad) out = json_dumps(doc, REPORT_JSON_FLAGS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+    if (!bad) out = jsonout_dumpf(doc, REPORT_JSON_FLAGS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
 
 cleanup:
     json_decref(doc);

@@ -7,6 +7,7 @@
  * strings with the path of the field.
  */
 #include "api/report.h"
+#include "api/jsonout.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -385,7 +386,7 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
 int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {
     json_error_t jerr;
     struct rd rd = {err, 0};
-    json_t *doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *doc = jsonout_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
     const json_t *v;
 
     memset(r, 0, sizeof *r);

@@ -14,6 +14,7 @@
  * out of the message predicate_resolve() wrote.
  */
 #include "api/request.h"
+#include "api/jsonout.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -24,7 +25,6 @@
 #include <jansson.h>
 
 #include "api/options.h"
-#include "kernels/base/realfmt.h"
 
 static int set_error(struct request_error *e, const char *field, const char *fmt, ...)
 #ifdef __GNUC__
@@ -242,7 +242,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
     while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) i++;
     if (i == len) return set_error(e, "", "empty body: expected a JSON object ({} for the defaults)");
 
-    root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    root = jsonout_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         e->line = jerr.line > 0 ? jerr.line : 0;
         e->column = jerr.column > 0 ? jerr.column : 0;
@@ -292,33 +292,33 @@ char *request_dump(const struct dv_options *o) {
     char *out = NULL;
     int bad = !root || !preds;
 
-    if (bad) goto cleanup;
-    if (o->part == DV_PART_ALL) bad |= json_object_set_new(root, "part", json_string("all"));
-    else bad |= json_object_set_new(root, "part", json_integer(o->part));
+    if (bad) {
+        json_decref(preds);
+        goto cleanup;
+    }
+    jsonout_put(root, "part", o->part == DV_PART_ALL ? jsonout_str("all") : json_integer(o->part), &bad);
     for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++)
-        bad |= json_array_append_new(preds, json_string(o->predicates[i]));
-    bad |= json_object_set(root, "predicates", preds);
-    bad |= json_object_set_new(root, "baseline", json_string(o->baseline));
-    bad |= json_object_set_new(root, "blocks",
-                               o->blocks ? json_integer(o->blocks) : json_string("auto"));
+        jsonout_append(preds, jsonout_str(o->predicates[i]), &bad);
+    jsonout_put(root, "predicates", preds, &bad);
+    jsonout_put(root, "baseline", jsonout_str(o->baseline), &bad);
+    jsonout_put(root, "blocks", o->blocks ? json_integer(o->blocks) : jsonout_str("auto"), &bad);
     if (o->block_y == 1) tpb = json_integer(o->block_x);
-    else tpb = json_pack("[II]", (json_int_t)o->block_x, (json_int_t)o->block_y);
-    bad |= json_object_set_new(root, "threads_per_block", tpb);
-    bad |= json_object_set_new(root, "iterations", json_integer(o->iterations));
-    bad |= json_object_set_new(root, "max_noise", json_real(o->max_noise));
-    bad |= json_object_set_new(root, "budget_ms", json_real(o->budget_ms));
-    bad |= json_object_set_new(root, "min_samples", json_integer(o->min_samples));
-    bad |= json_object_set_new(root, "max_samples", json_integer(o->max_samples));
-    bad |= json_object_set_new(root, "scenario", json_string(o->scenario));
-    if (o->no_witness) bad |= json_object_set_new(root, "witness", json_false());
-    if (o->no_counters) bad |= json_object_set_new(root, "counters", json_false());
-    if (!bad)
-        out = json_dumps(
-            root, JSON_COMPACT |
-                      JSON_REAL_PRECISION(realfmt_exact15(o->max_noise) && realfmt_exact15(o->budget_ms) ? 15 : 17));
+    else if ((tpb = json_array())) {
+        jsonout_append(tpb, json_integer(o->block_x), &bad);
+        jsonout_append(tpb, json_integer(o->block_y), &bad);
+    }
+    jsonout_put(root, "threads_per_block", tpb, &bad);
+    jsonout_put(root, "iterations", json_integer(o->iterations), &bad);
+    jsonout_put(root, "max_noise", json_real(o->max_noise), &bad);
+    jsonout_put(root, "budget_ms", json_real(o->budget_ms), &bad);
+    jsonout_put(root, "min_samples", json_integer(o->min_samples), &bad);
+    jsonout_put(root, "max_samples", json_integer(o->max_samples), &bad);
+    jsonout_put(root, "scenario", jsonout_str(o->scenario), &bad);
+    if (o->no_witness) jsonout_put(root, "witness", json_false(), &bad);
+    if (o->no_counters) jsonout_put(root, "counters", json_false(), &bad);
+    if (!bad) out = jsonout_dumps(root, JSON_COMPACT);
 
 cleanup:
-    json_decref(preds);
     json_decref(root);
     return out;
 }

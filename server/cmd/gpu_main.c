@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/cmd/cli.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/cmd/cli.h"
 #include "server/cmd/refresh_cmd.h"
 #include "server/cmd/serve.h"

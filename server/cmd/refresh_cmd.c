@@ -20,7 +20,7 @@
 #include "kernels/base/status.h"
 #include "kernels/base/timeutil.h"
 #include "server/core/httpclient.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 
 #define REFRESH_CMD_ID_LEN 64
 #define REFRESH_CMD_POLL_MISSES 5 /* failed polls in a row before giving up */

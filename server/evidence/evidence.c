@@ -61,7 +61,7 @@
 #include "api/report.h"
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/suites.h"

@@ -26,7 +26,7 @@
 
 #include "kernels/base/ids.h"
 #include "kernels/base/timeutil.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/evidence/refresh.h"
 #include "api/report.h"

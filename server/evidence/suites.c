@@ -11,7 +11,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/evidence/suites.h"
 #include "api/options.h"
 #include "api/request.h"

@@ -34,7 +34,7 @@
 #include <jansson.h>
 
 #include "kernels/base/timeutil.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/refresh.h"

@@ -39,7 +39,7 @@
  */
 #define _GNU_SOURCE
 #include "server/http/http.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/http/clientaddr.h"
 #include "server/http/framing.h"

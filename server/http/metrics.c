@@ -10,7 +10,7 @@
  * a mapping; they are read from /proc/self at each scrape.
  */
 #define _GNU_SOURCE
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/http/metrics.h"
 #include "kernels/base/buildinfo.h"
 #include "kernels/base/timeutil.h"

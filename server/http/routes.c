@@ -24,7 +24,7 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/base/buildinfo.h"
 #include "server/http/service.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 
 #include <ctype.h>

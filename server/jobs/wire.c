@@ -5,7 +5,7 @@
  * supervisor treats it like a crash. */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/jobs/wire.h"
 #include "api/report.h"
 

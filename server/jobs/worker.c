@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
 #include "server/jobs/worker.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/jobs/wire.h"
 

@@ -5,7 +5,7 @@
  * one job are there for the next. */
 #define _GNU_SOURCE
 #include "server/jobs/workerproc.h"
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/jobs/wire.h"
 

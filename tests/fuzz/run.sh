@@ -39,7 +39,7 @@ model=("$src"/kernels/model/*.c "$src"/kernels/base/timeutil.c "$src"/kernels/ba
 for h in "${harnesses[@]}"; do
   case $h in
     expr) files=("$here/fuzz_expr.c" "${model[@]}"); libs=(-lm) ;;
-    request) files=("$here/fuzz_request.c" "$src"/api/options.c "$src"/api/request.c "${model[@]}")
+    request) files=("$here/fuzz_request.c" "$src"/api/jsonout.c "$src"/api/options.c "$src"/api/request.c "${model[@]}")
              libs=($(pkg-config --libs jansson) -lm) ;;
     *) echo "run.sh: unknown harness $h" >&2; exit 2 ;;
   esac

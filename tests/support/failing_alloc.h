@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 
 static long failing_alloc_k = -1, failing_alloc_calls;
 

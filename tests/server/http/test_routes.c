@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "server/http/service.h"
 #include "tests/support/failing_alloc.h"
 

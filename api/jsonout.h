@@ -1,5 +1,6 @@
-/* jsonout.h -- the one way the server builds JSON documents, and their text
- * with numbers as short as they can be without changing them.
+/* jsonout.h -- the one way the project builds, parses and writes JSON (the
+ * wire format of api/ and every document of server/), and the text with
+ * numbers as short as they can be without changing them.
  *
  * Building. Every member is set with jsonout_put() and every array item
  * added with jsonout_append(). Both take the value (its reference is stolen,
@@ -78,6 +79,12 @@ int jsonout_oom(const json_error_t *je);
  * layer's parser or writer, which may hide a failure in what it returns): a
  * change means the call met one, and its result is not to be trusted. */
 unsigned long jsonout_failures(void);
+
+/* json_dumps(`v`, `flags`) exactly as asked (the caller's precision), NULL
+ * on OOM (any allocation that failed while it ran) or when `v` is NULL: for
+ * a document whose precision is part of its format (divergence.v1 writes 15
+ * digits). */
+char *jsonout_dumpf(const json_t *v, size_t flags);
 
 /* json_dumps(`v`, `flags`) with JSON_REAL_PRECISION(15) when every real in
  * `v` reads back identical from 15 significant digits (a value parsed from a

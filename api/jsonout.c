@@ -14,7 +14,7 @@
  * One walk over the tree decides the precision for the whole text: mixing
  * precisions inside one dump is not something jansson offers, and 15 digits
  * everywhere is only safe when it is exact. */
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -142,8 +142,12 @@ static int all_exact15(const json_t *v) {
 
 char *jsonout_dumps(const json_t *v, size_t flags) {
     if (!v) return NULL;
+    return jsonout_dumpf(v, flags | JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17));
+}
+
+char *jsonout_dumpf(const json_t *v, size_t flags) {
+    if (!v) return NULL;
     unsigned long before = jsonout_failed;
-    flags |= JSON_REAL_PRECISION(all_exact15(v) ? 15 : 17);
     /* Not json_dumps(): it grows its buffer as it writes, and jansson 2.14
      * ignores a failed append of an object's key (dump.c drops
      * dump_string()'s result), so under memory pressure it can return a

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/core/jsonout.h"
+#include "api/jsonout.h"
 #include "tests/support/failing_alloc.h"
 
 static char *dump_one(double d) {
