@@ -198,6 +198,25 @@ td[data-k=pad]{display:none}
   }
   const svg = (tag, attrs, ...kids) => el('svg:' + tag, attrs, ...kids);
 
+  // `text` cut at spaces into lines of at most `max` characters (a word
+  // longer than that gets a line of its own, cut): SVG text does not wrap.
+  // LABEL_CHARS fits a chart's 380-unit width at 15px bold.
+  const LABEL_CHARS = 40;
+  function wrapText(text, max) {
+    const out = [];
+    let line = '';
+    for (const w of String(text).split(/\s+/).filter(Boolean)) {
+      for (let word = w; word;) {
+        const room = line ? max - line.length - 1 : max;
+        if (word.length <= room) { line = line ? `${line} ${word}` : word; word = ''; }
+        else if (line) { out.push(line); line = ''; }
+        else { out.push(word.slice(0, max)); word = word.slice(max); }
+      }
+    }
+    if (line || !out.length) out.push(line);
+    return out;
+  }
+
   // "8 of 8", or "0-256 (mean 128) of 256" when blocks differ (blockIdx.x
   // predicates): `mean` a row's *_per_block figure, `c` its Count over the
   // blocks ({min, max, total}), `of` what it counts out of.
@@ -660,8 +679,16 @@ td[data-k=pad]{display:none}
       const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio, gpu(r)]).concat(readings.flatMap((g) => [g.ratio, g.predicted])).filter(fin);
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
-      const RT = TOP + rows.length * RH + (readings.length ? GH : 0);
-      const H = RT + readings.length * QH + 20;
+      // Labels wrap (SVG text does not): rows grow by a line per extra line.
+      const LH = 18, labels = rows.map((r) => wrapText(r.label + (r.comparable === false ? ' (not comparable)' : ''), LABEL_CHARS));
+      const rlab = readings.map((rd) => [...wrapText(this.rowLabel(t, rd.row), LABEL_CHARS), ...wrapText(`against ${this.rowLabel(t, rd.against)}`, LABEL_CHARS)]);
+      const ys = [], rys = [];
+      let yy = TOP;
+      for (const l of labels) { ys.push(yy); yy += RH + (l.length - 1) * LH; }
+      const RT = yy + (readings.length ? GH : 0);
+      yy = RT;
+      for (const l of rlab) { rys.push(yy); yy += QH + (l.length - 2) * LH; }
+      const H = yy + 20;
       const desc = rows.map((r) => `${r.label}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
         (counted ? `, GPU instruction count ${fx(gpu(r), 2)}x` : '') +
         (r.comparable === false ? ' (not comparable)' : '')).join('; ') +
@@ -673,19 +700,18 @@ td[data-k=pad]{display:none}
         svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
       ];
       const g = rows.map((r, i) => {
-        const y = TOP + i * RH;
+        const y = ys[i], b = y + (labels[i].length - 1) * LH;
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label + (r.comparable === false ? ' (not comparable)' : '')),
-          bar(r.ratio, y + 20, 'bm', 'measured'), bar(r.predicted_ratio, y + 40, 'bp', 'predicted'),
-          counted ? bar(gpu(r), y + 60, 'bg', 'GPU instructions') : null);
+          labels[i].map((l, k) => svg('text', { x: X0, y: y + 14 + k * LH, 'font-weight': 600 }, l)),
+          bar(r.ratio, b + 20, 'bm', 'measured'), bar(r.predicted_ratio, b + 40, 'bp', 'predicted'),
+          counted ? bar(gpu(r), b + 60, 'bg', 'GPU instructions') : null);
       });
       const rg = readings.length ? [svg('text', { x: X0, y: RT - 8, 'font-weight': 600, class: 'rhead' }, 'Read both ways (one row against another)'),
         ...readings.map((rd, i) => {
-          const y = RT + i * QH;
+          const y = rys[i], b = y + (rlab[i].length - 2) * LH;
           return svg('g', { class: 'reading', 'data-reading': rd.kind },
-            svg('text', { x: X0, y: y + 14 }, this.rowLabel(t, rd.row)),
-            svg('text', { x: X0, y: y + 32 }, `against ${this.rowLabel(t, rd.against)}`),
-            bar(rd.ratio, y + 40, 'bm', 'measured'), bar(rd.predicted, y + 60, 'bp', 'predicted'));
+            rlab[i].map((l, k) => svg('text', { x: X0, y: y + 14 + k * LH }, l)),
+            bar(rd.ratio, b + 40, 'bm', 'measured'), bar(rd.predicted, b + 60, 'bp', 'predicted'));
         })] : [];
       const one = x(1);
       return el('figure', {},

@@ -1099,6 +1099,10 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
     for (const [i, r] of t.rows.entries()) assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `${t.id} row ${i}`);
   }
   assert.match(await p.locator(`${S} .prov`).first().innerText(), /^Measured just now on /);
+  // The worked cases' long row labels wrap inside their charts rather than run off the edge.
+  const cut = await p.locator(`${S} .tables svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
+    .filter((t) => { const b = t.getBBox(); return b.x + b.width > s.viewBox.baseVal.width + 0.5; }).map((t) => t.textContent)));
+  assert.deepEqual(cut, [], 'chart text that runs past the chart\'s edge');
   await shotsLD(p, 'scenarios-measured-top', null, { at: `${S} .prov` });
   await shotsLD(p, 'scenarios-measured-done', null, { at: `${S} .msg` });
   await closePage(p);
