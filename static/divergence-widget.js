@@ -11,11 +11,25 @@
  * good evidence it says what is missing, and why the last attempt failed when
  * one did (GET /evidence/latest). "Measure now" posts the suite's request (GET
  * /suites, else rebuilt from the document) to POST /measure and follows GET
- * /jobs/{id} (its event stream, else long polls with ?wait=); errors (401, 429, 503, a failed job) go to an aria-live region
- * and never clear the last good table. "Try your own predicate" asks POST
- * /analyze 250 ms after the last keystroke and shows the analysis or the
- * error with its column; "Measure this" measures it below the box.
- * Attributes: server ("" = same origin), suite, gpu (a GPU model's slug,
+ * /jobs/{id} (its event stream, else long polls with ?wait=); errors (401,
+ * 429, 503, a failed job) go to an aria-live region and never clear the last
+ * good table; a field an error names is said in the reader's words
+ * ("predicate 2 (lane-half)", "the block shape"). A server of another origin
+ * that does not allow this page (CORS) is told apart from one that is down
+ * (a no-cors fetch gets an opaque answer from a server that is up): the
+ * widget names the refusal and `divergence serve --cors-origin`, and
+ * disables its buttons. Part 2's tables are read both ways (Table
+ * `readings`: split against uniform, uniform against no branch, each with
+ * its sentence) under their rows and in their charts. "Try your own
+ * predicate" (a predicate and a block shape) asks POST /analyze 250 ms after
+ * the last keystroke and shows the analysis beside the lane map of block 0
+ * (Row `lanes_block0`: drawn from the analysis, so it needs no GPU and no
+ * copy of the predicate here), or the error, wrapped, with a caret under the
+ * column it names; the page's URL keeps the predicate and the block shape
+ * (`?try=...&block=32x8`), so a link reproduces them. "Measure this"
+ * measures it below the box.
+ * Attributes: server ("" = same origin), suite, id (prefixes the URL's keys,
+ * `<id>.try`, for a page with two try boxes), gpu (a GPU model's slug,
  * e.g. nvidia-h200: show that GPU's evidence; default the server's own), no-try,
  * no-measure (no measure buttons at all). Where the store holds evidence of
  * the suite from several GPU models (GET /evidence/latest lists them in
@@ -43,7 +57,7 @@
   const HOW = 'a server with a GPU records one with divergence refresh (its nightly timer runs it)';
 
   const CSS = `
-:host{display:block;--dw-m:#1d4ed8;--dw-p:#7e22ce;--dw-line:#8889;max-width:100%;container-type:inline-size}
+:host{display:block;--dw-m:#1d4ed8;--dw-p:#7e22ce;--dw-line:#8889;--dw-err:#b91c1c;max-width:100%;container-type:inline-size}
 *{box-sizing:border-box}
 .prov{margin:.2rem 0 .8rem;font-size:.95em}
 .scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem;border:1px solid var(--dw-line)}
@@ -81,6 +95,31 @@ dl{margin:.5rem 0}
 dl div{display:flex;flex-wrap:wrap;gap:0 .8rem;margin:.15rem 0}
 dt{font-weight:600;min-width:17rem}dd{margin:0;overflow-wrap:anywhere}
 pre{overflow-x:auto;padding:.4rem .6rem;border:1px solid var(--dw-line);margin:.3rem 0}
+.err{margin:.4rem 0;padding:.3rem .6rem;border-left:4px solid var(--dw-err);overflow-wrap:anywhere;min-width:0}
+.err p{margin:.15rem 0}
+.expr{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;word-break:break-all;line-height:2.3;margin:0}
+.at{position:relative;background:#fde68a;color:#111;border-radius:2px}
+.cr{position:absolute;left:50%;top:.9em;transform:translateX(-50%);line-height:1;font-size:1.25em;font-weight:700;color:var(--dw-err)}
+.shape{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:end;margin:.5rem 0 .2rem}
+.shape label{margin:0;font-size:.92em}
+.shape input{width:6.5rem;display:block}
+.an-wrap{display:flex;flex-wrap:wrap;gap:.2rem 1.5rem;align-items:flex-start}
+.an-wrap dl{flex:1 1 20rem;min-width:0}
+.an-wrap dt{min-width:15rem}
+.lanes{flex:0 1 23rem;min-width:0;margin:.5rem 0}
+.lanes svg{max-width:100%}
+.lanes svg text{font-size:14px}
+.lanes .la{fill:var(--dw-m)}
+.lanes .lb{fill:var(--dw-p);fill-opacity:.35}
+.lanes .lbh{stroke:var(--dw-p);stroke-width:1.6}
+.lanes .ln{fill:none;stroke:var(--dw-line)}
+.lanes .sp{fill:var(--dw-err);font-weight:700}
+.lanes details{font-size:.9em}
+.lanes ul{margin:.2rem 0;padding-left:1.2rem}
+.perma{font-size:.9em;overflow-wrap:anywhere}
+.perma:empty{display:none}
+tbody.readings th[scope=rowgroup]{text-align:left;font-weight:600;padding-top:.7rem}
+tbody.readings td[data-k=sentence]{white-space:normal;text-align:left}
 .why{font-size:.92em;margin:0}
 .picker:empty,.cmp:empty{display:none}
 .picker select{font:inherit;padding:.3rem}
@@ -104,9 +143,12 @@ tr{border:1px solid var(--dw-line);margin:.5rem 0;padding:.35rem .5rem;display:g
 tbody th{grid-column:1/-1;border:0;padding:.1rem 0;font-weight:600}
 td{border:0;padding:.1rem 0;text-align:left;white-space:normal;min-width:0!important}
 td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
+tbody.readings th[scope=rowgroup]{grid-column:1/-1}
+td[data-k=sentence]{grid-column:1/-1}
+td[data-k=pad]{display:none}
 .dl{display:block;font-size:.8em;font-weight:normal;opacity:.85}
 }
-@media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff}}`;
+@media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff;--dw-err:#f87171}}`;
 
   // Number formatting: see the top of the file. toFixed() rounds the exact
   // value of the double; only an exact tie differs from printf, and a double
@@ -156,6 +198,25 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
   }
   const svg = (tag, attrs, ...kids) => el('svg:' + tag, attrs, ...kids);
 
+  // `text` cut at spaces into lines of at most `max` characters (a word
+  // longer than that gets a line of its own, cut): SVG text does not wrap.
+  // LABEL_CHARS fits a chart's 380-unit width at 15px bold.
+  const LABEL_CHARS = 40;
+  function wrapText(text, max) {
+    const out = [];
+    let line = '';
+    for (const w of String(text).split(/\s+/).filter(Boolean)) {
+      for (let word = w; word;) {
+        const room = line ? max - line.length - 1 : max;
+        if (word.length <= room) { line = line ? `${line} ${word}` : word; word = ''; }
+        else if (line) { out.push(line); line = ''; }
+        else { out.push(word.slice(0, max)); word = word.slice(max); }
+      }
+    }
+    if (line || !out.length) out.push(line);
+    return out;
+  }
+
   // "8 of 8", or "0-256 (mean 128) of 256" when blocks differ (blockIdx.x
   // predicates): `mean` a row's *_per_block figure, `c` its Count over the
   // blocks ({min, max, total}), `of` what it counts out of.
@@ -186,6 +247,82 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
   const errOf = (j) => (j && j.error) || {};
   // Whether a Job (or QueuedJob) has ended.
   const ended = (j) => j.state === 'done' || j.state === 'failed';
+
+  // A request field an Error names (`field`, the JSON name) in a reader's
+  // words. `req` is the request the error answers: predicates[i] becomes
+  // "predicate i+1 (its text)"; `mine`, in the try box, says which entry is
+  // the reader's own predicate ("your predicate") and which the baseline.
+  const FIELD_WORDS = {
+    part: 'the part', predicates: 'the predicates', baseline: 'the baseline', blocks: 'the number of blocks',
+    threads_per_block: 'the block shape (threads per block)', iterations: 'the iterations per thread',
+    max_noise: 'the noise limit', budget_ms: 'the time budget', min_samples: 'the fewest samples',
+    max_samples: 'the most samples', scenario: 'the scenario', witness: 'the witness switch', counters: 'the counters switch',
+  };
+  function fieldWords(field, req, mine) {
+    if (!field) return '';
+    const m = /^predicates\[(\d+)\]$/.exec(field);
+    const list = (req && Array.isArray(req.predicates)) ? req.predicates : [];
+    if (m) {
+      const i = Number(m[1]), text = list[i];
+      if (mine && i === 0) return 'your predicate';
+      if (mine && i === 1) return `the baseline predicate (${text})`;
+      return text != null ? `predicate ${i + 1} (${text})` : `predicate ${i + 1}`;
+    }
+    return FIELD_WORDS[field] || `the field ${field}`;
+  }
+  // The text an Error's `field` names, when it is a predicate of `req`.
+  function fieldText(field, req) {
+    const m = /^predicates\[(\d+)\]$/.exec(field || '');
+    if (m && req && Array.isArray(req.predicates)) return req.predicates[Number(m[1])];
+    if (field === 'baseline' && req) return req.baseline;
+    return undefined;
+  }
+  const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+
+  // A predicate's text with a caret under the character an Error's
+  // `expr_column` names (1-based; one past the end for "unexpected end of
+  // input"). The text wraps at any width and the caret stays under its
+  // character, being drawn below the marked character rather than on a
+  // second line of its own. The column counts bytes, which is the character
+  // index here: the parser stops at the first byte that is not ASCII.
+  function caretView(text, col) {
+    const i = Math.min(Math.max(0, col - 1), text.length);
+    const at = text.slice(i, i + 1) || '\u00a0';
+    return el('p', { class: 'expr' }, el('code', {}, text.slice(0, i),
+      el('mark', { class: 'at' }, at, el('span', { class: 'cr', 'aria-hidden': 'true' }, '^')), text.slice(i + 1)));
+  }
+
+  // A warp's string of a lane map (Row `lanes_block0`: A, B or - per lane)
+  // in words: "lanes 0-15 on A, 16-31 on B"; "all 32 lanes on B"; a warp
+  // that repeats a shorter pattern says the pattern once ("lane 0 on B, 1 on
+  // A, repeating every 2 lanes"); one of more than four runs otherwise lists
+  // each path's lanes; a partial warp says which lanes it lacks.
+  function laneWords(w) {
+    const present = w.replace(/-+$/, ''), n = present.length;
+    const runsOf = (str) => {
+      const out = [];
+      for (let i = 0; i < str.length;) {
+        let j = i;
+        while (j + 1 < str.length && str[j + 1] === str[i]) j++;
+        out.push({ p: str[i], a: i, b: j });
+        i = j + 1;
+      }
+      return out;
+    };
+    const span = (r) => (r.a === r.b ? String(r.a) : `${r.a}-${r.b}`);
+    const list = (rs) => (rs[0].a === rs[0].b ? 'lane ' : 'lanes ') + rs.map((r) => `${span(r)} on ${r.p}`).join(', ');
+    const runs = runsOf(present);
+    let period = 0;
+    for (let q = 2; q <= n / 2 && !period; q++) if (n % q === 0 && present === present.slice(0, q).repeat(n / q)) period = q;
+    let s;
+    if (runs.length === 1) s = `all ${n} lanes on ${runs[0].p}`;
+    else if (runs.length <= 4) s = list(runs);
+    else if (period && runsOf(present.slice(0, period)).length <= 4) s = `${list(runsOf(present.slice(0, period)))}, repeating every ${period} lanes`;
+    else s = ['A', 'B'].map((p) => { const on = runs.filter((r) => r.p === p); return `${on.reduce((k, r) => k + r.b - r.a + 1, 0)} lanes on ${p} (${on.map(span).join(', ')})`; }).join(', ');
+    if (n < w.length) s += `; lanes ${n}-${w.length - 1} absent (a partial warp)`;
+    return s;
+  }
+  const isSplit = (w) => w.includes('A') && w.includes('B');
 
   class DivergenceWidget extends HTMLElement {
     connectedCallback() {
@@ -218,7 +355,9 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     get base() { return (this.getAttribute('server') || '').replace(/\/+$/, ''); }
     get suite() { return this.getAttribute('suite') || 'day22-part1'; }
 
-    // fetch() that never throws: {status, json, headers}; status 0 on a network error.
+    // fetch() that never throws: {status, json, headers}; status 0 when no
+    // answer could be read, with `refused` true when the server did answer
+    // but the browser kept the answer from this page (CORS).
     async call(method, path, body, signal) {
       try {
         const res = await fetch(this.base + path, {
@@ -230,8 +369,34 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
         return { status: res.status, json, headers: res.headers };
       } catch (e) {
         if (e.name === 'AbortError') throw e;
-        return { status: 0, json: { error: { reason: 'the server could not be reached' } }, headers: new Headers() };
+        const refused = await this.corsRefused();
+        const reason = refused ? this.corsWords() : `the server${this.cross ? ` at ${this.serverOrigin}` : ''} could not be reached`;
+        return { status: 0, refused, json: { error: { reason } }, headers: new Headers() };
       }
+    }
+
+    // The server's origin, and whether it is not this page's (only then can
+    // CORS refuse an answer).
+    get serverOrigin() { try { return new URL(this.base || location.href, location.href).origin; } catch (_) { return this.base; } }
+    get cross() { return this.serverOrigin !== location.origin; }
+
+    // After a failed fetch: did the server answer? A fetch in no-cors mode
+    // needs no permission and resolves (to an opaque answer) whenever the
+    // server answers, and fails as the first did when nothing does. A
+    // server that answers but whose answers the page may not read has not
+    // allowed this page's origin (divergence serve --cors-origin).
+    async corsRefused() {
+      if (!this.cross) return false;
+      try { await fetch(this.base + '/healthz', { mode: 'no-cors', cache: 'no-store' }); return true; } catch (_) { return false; }
+    }
+
+    // The refusal in words: in full (the provenance line, the first thing
+    // a reader sees), or `short` where the full words are already on show.
+    corsWords(short) {
+      const fix = `divergence serve --cors-origin ${location.origin}`;
+      return short ? `the server does not let this page\u2019s origin read its answers (a CORS refusal; ${fix} allows it)`
+        : `the server at ${this.serverOrigin} answers, but does not let pages of this origin (${location.origin}) read its answers ` +
+        `(a CORS refusal); its operator can allow this page with ${fix}`;
     }
 
     say(text) { this.msg.textContent = text; }
@@ -240,6 +405,8 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     // What this server lets a page do: a GPU to measure on, and no token needed.
     async probe() {
       const [h, d] = await Promise.all([this.call('GET', '/healthz'), this.call('GET', '/device')]);
+      // Refused by CORS, this page can neither read nor measure: say so, once.
+      if (h.refused) { this.block(`Measuring is off: ${this.corsWords(true)}.`); return; }
       const m = h.status === 200 && h.json && h.json.measure;
       let dev = d.status === 200 && d.json ? d.json.device : null;
       // A worker still starting (or restarting) has not said yet whether
@@ -468,7 +635,31 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       return el('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': t.title + ' (scrolls sideways)' },
         el('table', {}, el('caption', {}, el('span', {}, cap)),
           el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
-          el('tbody', {}, body)));
+          el('tbody', {}, body), this.readingRows(t, cols)));
+    }
+
+    // Part 2 read both ways (Table `readings`): under the rows, each reading
+    // as a row of its own, the row read against the other, its sentence, the
+    // measured and the predicted ratio in the table's ratio columns.
+    readingRows(t, cols) {
+      const list = Array.isArray(t.readings) ? t.readings : [];
+      if (!list.length) return null;
+      const n = cols.length, ratioAt = cols.indexOf('Ratio vs baseline');
+      const cell = (k, head, v, span) => el('td', { 'data-k': k, colspan: span > 1 ? span : null },
+        head ? el('span', { class: 'dl', 'aria-hidden': 'true' }, head) : null, el('span', { class: 'v' }, v));
+      return el('tbody', { class: 'readings' },
+        el('tr', {}, el('th', { scope: 'rowgroup', colspan: n }, 'Read both ways: each ratio below is one row\u2019s time over another\u2019s, not over the baseline')),
+        list.map((g) => el('tr', { 'data-reading': g.kind },
+          el('th', { scope: 'row' }, el('code', {}, this.rowLabel(t, g.row)), ' against ', el('code', {}, this.rowLabel(t, g.against))),
+          cell('sentence', null, g.sentence, ratioAt - 1),
+          cell('ratio', 'Ratio (measured)', fx(g.ratio, 2)), cell('predicted', 'Predicted ratio', fx(g.predicted, 2)),
+          n - ratioAt - 2 > 0 ? el('td', { 'data-k': 'pad', colspan: n - ratioAt - 2 > 1 ? n - ratioAt - 2 : null }) : null)));
+    }
+
+    // The label of the row of `t` named `name` (a reading names rows by name).
+    rowLabel(t, name) {
+      const r = (t.rows || []).find((x) => x.name === name);
+      return r ? r.label : name;
     }
 
     // Horizontal bars: per row a solid bar (measured ratio) above a hatched bar
@@ -481,30 +672,52 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       const counted = rows.some((r) => fin(gpu(r)));
       // 380 wide with 15px text: at phone width (about 340px) text stays >= 13px.
       const W = 380, X0 = 8, XMAX = 250, TOP = counted ? 58 : 38, RH = counted ? 84 : 64;
-      const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio, gpu(r)]).filter(fin);
+      // Part 2's readings (one row against another) below the rows, each
+      // a measured/predicted pair under a two-line label.
+      const readings = Array.isArray(t.readings) ? t.readings : [];
+      const GH = 30, QH = 84;
+      const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio, gpu(r)]).concat(readings.flatMap((g) => [g.ratio, g.predicted])).filter(fin);
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
-      const H = TOP + rows.length * RH + 20;
+      // Labels wrap (SVG text does not): rows grow by a line per extra line.
+      const LH = 18, labels = rows.map((r) => wrapText(r.label + (r.comparable === false ? ' (not comparable)' : ''), LABEL_CHARS));
+      const rlab = readings.map((rd) => [...wrapText(this.rowLabel(t, rd.row), LABEL_CHARS), ...wrapText(`against ${this.rowLabel(t, rd.against)}`, LABEL_CHARS)]);
+      const ys = [], rys = [];
+      let yy = TOP;
+      for (const l of labels) { ys.push(yy); yy += RH + (l.length - 1) * LH; }
+      const RT = yy + (readings.length ? GH : 0);
+      yy = RT;
+      for (const l of rlab) { rys.push(yy); yy += QH + (l.length - 2) * LH; }
+      const H = yy + 20;
       const desc = rows.map((r) => `${r.label}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
         (counted ? `, GPU instruction count ${fx(gpu(r), 2)}x` : '') +
-        (r.comparable === false ? ' (not comparable)' : '')).join('; ');
+        (r.comparable === false ? ' (not comparable)' : '')).join('; ') +
+        (readings.length ? '. Read both ways: ' + readings.map((g) => `${this.rowLabel(t, g.row)} against ${this.rowLabel(t, g.against)}: ` +
+          `measured ${fx(g.ratio, 2)}x, predicted ${fx(g.predicted, 2)}x`).join('; ') : '');
       const title = `${t.title}: measured ratio beside predicted ratio, per row`;
+      const bar = (v, yy, cls, word) => [
+        svg('rect', { class: cls, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: 16, ...(cls === 'bp' ? { fill: `url(#${id}-h)` } : {}) }),
+        svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
+      ];
       const g = rows.map((r, i) => {
-        const y = TOP + i * RH;
-        const bar = (v, yy, cls, word) => [
-          svg('rect', { class: cls, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: 16, ...(cls === 'bp' ? { fill: `url(#${id}-h)` } : {}) }),
-          svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
-        ];
+        const y = ys[i], b = y + (labels[i].length - 1) * LH;
         return svg('g', { class: 'pair', 'data-row': i },
-          svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, r.label + (r.comparable === false ? ' (not comparable)' : '')),
-          bar(r.ratio, y + 20, 'bm', 'measured'), bar(r.predicted_ratio, y + 40, 'bp', 'predicted'),
-          counted ? bar(gpu(r), y + 60, 'bg', 'GPU instructions') : null);
+          labels[i].map((l, k) => svg('text', { x: X0, y: y + 14 + k * LH, 'font-weight': 600 }, l)),
+          bar(r.ratio, b + 20, 'bm', 'measured'), bar(r.predicted_ratio, b + 40, 'bp', 'predicted'),
+          counted ? bar(gpu(r), b + 60, 'bg', 'GPU instructions') : null);
       });
+      const rg = readings.length ? [svg('text', { x: X0, y: RT - 8, 'font-weight': 600, class: 'rhead' }, 'Read both ways (one row against another)'),
+        ...readings.map((rd, i) => {
+          const y = rys[i], b = y + (rlab[i].length - 2) * LH;
+          return svg('g', { class: 'reading', 'data-reading': rd.kind },
+            rlab[i].map((l, k) => svg('text', { x: X0, y: y + 14 + k * LH }, l)),
+            bar(rd.ratio, b + 40, 'bm', 'measured'), bar(rd.predicted, b + 60, 'bp', 'predicted'));
+        })] : [];
       const one = x(1);
       return el('figure', {},
         el('figcaption', {}, `Chart: solid bars are the measured ratio, hatched bars the model's prediction` +
           (counted ? `, outlined bars the GPU's own count of warp instructions against the baseline row's` : '') +
-          `; the dashed line is 1.00, the baseline.`),
+          `; the dashed line is 1.00, the baseline` + (readings.length ? ' (for the readings, the row read against)' : '') + '.'),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
           svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc),
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
@@ -514,7 +727,7 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
             svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 120, y: 6, width: 18, height: 14 }), svg('text', { x: 144, y: 19 }, 'predicted (model)'),
             counted ? svg('rect', { class: 'bg', x: X0, y: 28, width: 18, height: 14 }) : null,
             counted ? svg('text', { x: X0 + 24, y: 41 }, 'GPU count (instructions vs baseline)') : null),
-          g,
+          g, rg,
           svg('line', { class: 'ref', x1: one, x2: one, y1: TOP - 4, y2: H - 16 }),
             svg('text', { x: one, y: H - 3, 'text-anchor': one < 70 ? 'start' : 'middle' }, '1.00 = baseline')));
     }
@@ -536,14 +749,15 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
     }
 
     // One measurement at a time from this widget: both buttons wait for it.
-    async run(req, asking, done) {
+    // `mine`: the request is the try box's (errors name "your predicate").
+    async run(req, asking, done, mine) {
       if (this.busy) return;
       if (this.blocked) { this.say(this.blocked); return; }
       this.busy = true;
       this.setButtons(false);
       this.say(asking);
       try {
-        const got = await this.measure(await req());
+        const got = await this.measure(await req(), mine);
         if (got) done(got.doc, got);
       } finally {
         this.prog.hidden = true;
@@ -559,14 +773,15 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       });
     }
 
-    // POST /measure, then poll the job. Returns {doc, age_s}, or null after saying why.
-    async measure(req) {
+    // POST /measure, then poll the job. Returns {doc, age_s}, or null after
+    // saying why (`mine`: the request's first predicate is the reader's own).
+    async measure(req, mine) {
       let r = await this.call('POST', '/measure', req);
       if (r.status === 200 && r.json && r.json.document) {
         const age = fin(r.json.age_s) ? r.json.age_s : 0;
         return { doc: r.json.document, age_s: age, finished_utc: new Date(Date.now() - age * 1000).toISOString().replace(/\.\d+Z$/, 'Z') };
       }
-      if (r.status !== 202) return this.fail(r);
+      if (r.status !== 202) return this.fail(r, req, mine);
       if (!r.json || !r.json.id) return this.fail({ status: 202, json: { error: { reason: 'the server gave no job id' } } });
       const path = `/jobs/${encodeURIComponent(r.json.id)}`;
       this.prog.hidden = false;
@@ -624,7 +839,10 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       });
     }
 
-    fail(r) {
+    // Says why a measurement ended without numbers; `req` is the request the
+    // answer is about (its fields are named in the reader's words), `mine`
+    // whether its first predicate is the reader's own.
+    fail(r, req, mine) {
       const e = errOf(r.json), why = e.reason || '';
       const retry = r.headers && r.headers.get('Retry-After') || e.retry_after_s;
       let m;
@@ -633,24 +851,36 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       else if (r.status === 401) m = 'This measurement needs an access token on this server, which a page cannot send' +
         (fin(e.open_limit) && e.open_limit > 0 ? ': it is larger than what the server measures for anyone (the lesson\u2019s own tables are within that).' : '.');
       else if (r.status === 0) m = `Could not measure: ${why}.`;
-      else m = `The server refused the measurement (HTTP ${r.status})${e.field ? ` in ${e.field}` : ''}: ${why || 'no reason given'}.`;
+      else {
+        const what = fieldWords(e.field, req, mine);
+        m = `The server refused the measurement (HTTP ${r.status})${what ? `, about ${what}` : ''}: ${why || 'no reason given'}.`;
+      }
       this.say(m + this.keep);
       return null;
     }
 
     tryBox(uid, measure) {
       this.inp = el('input', { id: uid + '-x', type: 'text', spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off',
-        placeholder: 'threadIdx.x < 16', 'aria-describedby': uid + '-hint', oninput: () => this.queueAnalyze() });
+        placeholder: 'threadIdx.x < 16', 'aria-describedby': uid + '-hint', oninput: () => this.edited() });
+      const dim = (k, v, text) => el('label', { for: `${uid}-${k}` }, text,
+        el('input', { id: `${uid}-${k}`, type: 'number', min: 1, max: 1024, step: 1, value: v, inputmode: 'numeric', oninput: () => this.edited() }));
+      this.bx = dim('bx', 256, 'Block width (blockDim.x)');
+      this.by = dim('by', 1, 'Block height (blockDim.y)');
+      [this.bx, this.by] = [this.bx.querySelector('input'), this.by.querySelector('input')];
       this.out = el('div', { class: 'out', 'aria-live': 'polite' });
+      this.perma = el('p', { class: 'perma' });
       this.mbtn = measure ? el('button', { type: 'button', onclick: () => this.measureMine(), 'aria-describedby': uid + '-why' }, 'Measure this') : null;
       this.mine = el('div', { class: 'mine' });
-      return el('fieldset', { class: 'try' }, el('legend', {}, 'Try your own predicate'),
+      const box = el('fieldset', { class: 'try' }, el('legend', {}, 'Try your own predicate'),
         el('label', { for: uid + '-x' }, 'Predicate (C expression; nonzero sends the thread down path A)'),
         this.inp,
+        el('div', { class: 'shape', role: 'group', 'aria-label': 'Block shape' }, this.bx.parentNode, this.by.parentNode),
         el('p', { class: 'hint', id: uid + '-hint' },
           'Names: threadIdx.x/.y, blockIdx.x, blockDim.x/.y, warpSize, lane, warp. Checked as you type' +
           (measure ? '; the GPU runs it only on Measure this.' : '.')),
-        this.out, measure ? el('div', { class: 'bar' }, this.mbtn) : null, this.mine);
+        this.out, this.perma, measure ? el('div', { class: 'bar' }, this.mbtn) : null, this.mine);
+      this.restore();
+      return box;
     }
 
     baseline() {
@@ -658,47 +888,145 @@ td[data-k=ratio],td[data-k=predicted]{font-size:1.15em;font-weight:600}
       return (t && t.baseline) || 'warp-parity';
     }
 
+    // The block shape of the try box as a request's threads_per_block (x, or
+    // [x, y] when y > 1), or null when a box holds no whole number.
+    shape() {
+      const x = Number(this.bx.value), y = Number(this.by.value);
+      if (!Number.isInteger(x) || !Number.isInteger(y) || this.bx.value === '' || this.by.value === '') return null;
+      return y === 1 ? x : [x, y];
+    }
+
+    // The try box's request: the reader's predicate against the baseline, in its block shape.
+    tryRequest(expr) {
+      const base = this.baseline();
+      return { part: 1, predicates: [expr, base], baseline: base, threads_per_block: this.shape() };
+    }
+
+    // The permalink: the URL's query keeps the tried predicate (`try`) and
+    // the block shape (`block`, "256" or "32x8"), so a link reproduces what
+    // the reader tried; a widget with an id uses `<id>.try` and `<id>.block`,
+    // so two try boxes on one page keep apart. Read once when the box is
+    // made, rewritten (history.replaceState, no new history entry per
+    // keystroke) as the reader types.
+    key(k) { return this.id ? `${this.id}.${k}` : k; }
+
+    restore() {
+      const q = new URLSearchParams(location.search);
+      const m = /^(\d+)(?:x(\d+))?$/.exec(q.get(this.key('block')) || '');
+      if (m) { this.bx.value = m[1]; this.by.value = m[2] || '1'; }
+      const expr = q.get(this.key('try'));
+      if (expr) { this.inp.value = expr; this.remember(); this.queueAnalyze(); }
+    }
+
+    remember() {
+      const u = new URL(location.href), expr = this.inp.value.trim(), sh = this.shape();
+      if (expr) u.searchParams.set(this.key('try'), expr); else u.searchParams.delete(this.key('try'));
+      if (expr && sh != null) u.searchParams.set(this.key('block'), Array.isArray(sh) ? sh.join('x') : String(sh));
+      else u.searchParams.delete(this.key('block'));
+      if (u.href !== location.href) history.replaceState(history.state, '', u.href);
+      this.perma.replaceChildren(...(expr ? [el('a', { href: u.href }, 'Link to this predicate'), ' (this page with the predicate and block shape filled in)'] : []));
+    }
+
+    edited() {
+      this.remember();
+      this.queueAnalyze();
+    }
+
     queueAnalyze() {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.analyze(), DEBOUNCE_MS);
+    }
+
+    // An Error answer of the try box: what is at fault in the reader's
+    // words, the server's reason, and the predicate with a caret under the
+    // column the error names.
+    tryError(r, req) {
+      const e = errOf(r.json);
+      const what = fieldWords(e.field, req, true);
+      const text = fieldText(e.field, req);
+      const col = fin(e.expr_column) && e.expr_column > 0 && typeof text === 'string' ? e.expr_column : 0;
+      if (r.refused) return el('div', { class: 'err' }, el('p', {}, `Could not check the predicate: ${this.corsWords(true)}.`));
+      const head = r.status === 0 ? 'Could not check the predicate:'
+        : what ? `${capital(what)} is not valid:` : `The server refused the analysis (HTTP ${r.status}):`;
+      return el('div', { class: 'err' }, el('p', {}, `${head} ${e.reason || `HTTP ${r.status}`}${/[.!?]$/.test(e.reason || '') ? '' : '.'}`),
+        col ? caretView(text, col) : null);
     }
 
     async analyze() {
       const expr = this.inp.value.trim();
       if (this.ctl) this.ctl.abort();
       if (!expr) { this.out.replaceChildren(); return; }
+      if (this.shape() == null) { this.out.replaceChildren(el('div', { class: 'err' }, el('p', {}, 'The block shape needs a whole number of threads in each box.'))); return; }
       const ctl = this.ctl = new AbortController();
-      const base = this.baseline();
+      const req = this.tryRequest(expr), base = req.baseline;
       let r;
-      try { r = await this.call('POST', '/analyze', { part: 1, predicates: [expr, base], baseline: base }, ctl.signal); } catch (_) { return; }
+      try { r = await this.call('POST', '/analyze', req, ctl.signal); } catch (_) { return; }
       if (ctl !== this.ctl) return;
-      if (r.status !== 200) {
-        const e = errOf(r.json);
-        const where = [e.field, e.expr_column ? `column ${e.expr_column}` : ''].filter(Boolean).join(', ');
-        this.out.replaceChildren(el('p', { class: 'err' }, `Not a valid predicate${where ? ` (${where})` : ''}:`),
-          el('pre', { class: 'caret' }, [e.reason || `HTTP ${r.status}`, e.caret].filter(Boolean).join('\n')));
-        return;
-      }
+      if (r.status !== 200) { this.out.replaceChildren(this.tryError(r, req)); return; }
       const doc = r.json || {}; // POST /analyze answers the divergence.v1 document itself
       const t = (doc.tables || [])[0] || {};
       const row = (t.rows || []).find((x) => x.name === expr) || (t.rows || [])[0];
       if (!row) { this.out.replaceChildren(el('p', {}, 'The server returned no analysis for this predicate.')); return; }
       const item = (k, v) => el('div', {}, el('dt', {}, k), el('dd', {}, v));
-      this.out.replaceChildren(el('dl', { class: 'an' },
+      const dl = el('dl', { class: 'an' },
         item('Warps split per block', count(row.warps_split_per_block, row.warps_split, row.warps_per_block)),
         item('Threads on path A per block', count(row.threads_on_a_per_block, row.threads_on_a, row.threads_per_block)),
         item('Path-runs per block', count(row.path_runs_per_block, row.path_runs)),
         item(`Predicted ratio vs ${t.baseline || base}`, fx(row.predicted_ratio, 2)),
-        item('Comparable', row.comparable === false ? `no \u2014 ${ncReason(row)}` : 'yes: same work as the baseline')));
+        item('Comparable', row.comparable === false ? `no \u2014 ${ncReason(row)}` : 'yes: same work as the baseline'));
+      this.out.replaceChildren(el('div', { class: 'an-wrap' }, dl, Array.isArray(row.lanes_block0) ? this.laneMap(row.lanes_block0, row) : null));
+    }
+
+    // The lane map of block 0 (Row `lanes_block0`, from the server's
+    // analysis: no GPU, and no second copy of the predicate here): one row
+    // per warp, one cell per lane, path A solid in the chart's measured
+    // colour, path B hatched in its predicted colour, a missing lane of a
+    // partial warp outlined; split warps marked. The same in words, for
+    // screen readers (the SVG's description) and for anyone (the details).
+    laneMap(lanes, row) {
+      const id = `${this.uid}-lanes`, CW = 9, CH = 14, LX = 60, GAP = 4, W = LX + 32 * CW + 44;
+      const H = lanes.length * (CH + GAP) + 4;
+      const split = lanes.map(isSplit), nSplit = split.filter(Boolean).length;
+      // Words per warp, with runs of identical warps said once ("warps 1-7: ...").
+      const words = [];
+      for (let i = 0; i < lanes.length;) {
+        let j = i;
+        while (j + 1 < lanes.length && lanes[j + 1] === lanes[i]) j++;
+        words.push(`${i === j ? `warp ${i}` : `warps ${i}-${j}`}${split[i] ? ', split' : ''}: ${laneWords(lanes[i])}`);
+        i = j + 1;
+      }
+      const cells = lanes.map((w, k) => {
+        const y = 2 + k * (CH + GAP);
+        return svg('g', { class: 'warp', 'data-warp': k, 'data-split': split[k] ? 'true' : 'false' },
+          svg('text', { x: 0, y: y + CH - 2, 'font-weight': split[k] ? 700 : 400 }, `warp ${k}`),
+          [...w].map((c, i) => svg('rect', {
+            class: c === 'A' ? 'la' : c === 'B' ? 'lb' : 'ln', 'data-lane': i, 'data-path': c,
+            x: LX + i * CW + 0.5, y, width: CW - 1.5, height: CH, ...(c === 'B' ? { fill: `url(#${id}-h)` } : {}),
+          })),
+          split[k] ? svg('text', { class: 'sp', x: LX + 32 * CW + 6, y: y + CH - 2 }, 'split') : null);
+      });
+      const summary = `Block 0, lane by lane: ${nSplit} of ${lanes.length} warp${lanes.length === 1 ? '' : 's'} split.`;
+      return el('figure', { class: 'lanes' },
+        el('figcaption', {}, summary + ' Solid cells take path A, hatched cells path B' +
+          (lanes.some((w) => w.includes('-')) ? ', outlined cells are lanes the last warp lacks' : '') + '.'),
+        svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
+          svg('title', { id: `${id}-t` }, `Lane map of block 0 for ${row.label}`),
+          svg('desc', { id: `${id}-d` }, words.join('; ') + '.'),
+          svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 3, height: 3, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+            svg('rect', { class: 'lb', width: 3, height: 3 }), svg('line', { class: 'lbh', x1: 0, y1: 0, x2: 0, y2: 3 }))),
+          cells),
+        el('details', {}, el('summary', {}, 'The lane map in words'), el('ul', {}, words.map((w) => el('li', {}, w)))));
     }
 
     measureMine() {
-      const expr = this.inp.value.trim(), base = this.baseline();
+      const expr = this.inp.value.trim();
       if (!expr) { this.say('Type a predicate first.'); this.inp.focus(); return; }
-      this.run(async () => ({ part: 1, predicates: [expr, base], baseline: base }), `Asking the server to measure ${expr}\u2026`, (doc, got) => {
+      if (this.shape() == null) { this.say('The block shape needs a whole number of threads in each box.'); return; }
+      const req = this.tryRequest(expr), base = req.baseline;
+      this.run(async () => req, `Asking the server to measure ${expr}\u2026`, (doc, got) => {
         this.mine.replaceChildren(el('p', { class: 'prov' }, ...this.provenance(doc, { finished_utc: got.finished_utc }, got)), ...this.renderDoc(doc, 'mine'));
         this.say(`Done: ${expr} measured against ${base}.`);
-      });
+      }, true);
     }
   }
 

@@ -22,6 +22,23 @@
 //   selector and the side-by-side table and chart;
 // - the answers that end a measurement without numbers (a crashed job, no
 //   GPU, a token needed) said in plain words;
+// - errors in the reader's words ("your predicate", "predicate 2 (...)",
+//   "the block shape"), wrapped at 1280 and 390 px, with a caret under the
+//   column a parse or an evaluation error names;
+// - the lane map of block 0 beside the analysis (lanes_fixture.json: the
+//   lanes of a few predicates and block shapes, a partial warp among them),
+//   drawn per lane, split warps marked, and in words;
+// - the permalink: the tried predicate and block shape in the URL
+//   (replaceState), restored from a link;
+// - a page of another origin: a CORS refusal named with the flag that fixes
+//   it and the buttons disabled; the flag given, the page works; a server
+//   that is down is not called a refusal;
+// - Part 2 read both ways: the readings in the table and the chart;
+// - the scenarios suite measured from a page against the fake worker;
+// - fields the server does not send yet (api/openapi.yaml's x-proposed
+//   ones, an evaluation error's column) stood in by the test where the
+//   answer lacks them and checked against the same expectation where it has
+//   them (`standIn`);
 // - the contract (STYLE.md rule 21): every property the widget reads on a
 //   parsed answer of the server is recorded in the page (a Proxy around what
 //   Response.json() and the job stream's JSON.parse() return) and must be
@@ -30,7 +47,8 @@
 //   cannot be recorded, so the widget's source is also parsed (acorn) and
 //   no `a.x || a.y` / `a.x ?? a.y` guess between two fields of one object may
 //   stand in it.
-// Screenshots (desktop and phone) of each go to DV_TEST_OUTPUT.
+// Screenshots (desktop and phone; the new items at 1280 and 390 px, light
+// and dark) of each go to DV_TEST_OUTPUT.
 //
 // Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
 // (default <dir of DV_BINARY>/tests/fake_worker), DV_EVIDENCE_DIR (default
@@ -40,6 +58,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +79,8 @@ const outDir = env.DV_TEST_OUTPUT || path.join(os.tmpdir(), 'dv-browser-output')
 const browserPath = env.DV_CHROMIUM || '/usr/bin/chromium';
 const SUITE = 'day22-part1';
 const W = `divergence-widget[suite="${SUITE}"]`; // playwright's CSS engine pierces open shadow roots
+const W2 = 'divergence-widget[suite="day22-part2"]';
+const PHONE = 390; // a phone's CSS width
 
 // The same formatting as the widget, the CLI and the lesson page: printf's
 // rounding (an exact tie goes to the even digit), written independently of
@@ -297,7 +319,7 @@ async function shots(p, name) {
   await p.setViewportSize({ width: 1280, height: 900 });
   await p.waitForTimeout(150);
   await p.screenshot({ path: path.join(outDir, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: 375, height: 812 });
+  await p.setViewportSize({ width: PHONE, height: 844 });
   await p.waitForTimeout(150);
   await p.screenshot({ path: path.join(outDir, `${name}-phone.png`), fullPage: true });
   // One phone screen from the top of the first widget: what a reader scrolls to.
@@ -306,15 +328,114 @@ async function shots(p, name) {
   await p.setViewportSize({ width: 1280, height: 900 });
 }
 
+// Screenshots of what `sel` selects (the whole page when null; with `at`,
+// the screen scrolled to what `at` selects) at 1280 and PHONE px wide, light
+// and dark (prefers-color-scheme), as <name>-<width>-<light|dark>.png; the
+// page is left light at 1280.
+async function shotsLD(p, name, sel, { at } = {}) {
+  for (const scheme of ['light', 'dark']) {
+    await p.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, PHONE]) {
+      await p.setViewportSize({ width, height: width === PHONE ? 844 : 900 });
+      await p.waitForTimeout(150);
+      const file = path.join(outDir, `${name}-${width}-${scheme}.png`);
+      if (at) { await p.locator(at).first().evaluate((e) => e.scrollIntoView({ block: 'center' })); await p.screenshot({ path: file }); }
+      else if (sel) await p.locator(sel).first().screenshot({ path: file });
+      else await p.screenshot({ path: file, fullPage: true });
+    }
+  }
+  await p.emulateMedia({ colorScheme: 'light' });
+  await p.setViewportSize({ width: 1280, height: 900 });
+}
+
+// Nothing inside the element `sel` selects is wider than its box (no text
+// cut off or scrolled away), and the element lies inside the viewport:
+// the tags of what overflows, and the element's box.
+async function overflowIn(p, sel) {
+  const loc = p.locator(sel).first();
+  // Visually hidden parts (the table's head where rows become cards) are clipped on purpose.
+  const wide = await loc.evaluate((e) => [e, ...e.querySelectorAll('*')]
+    .filter((x) => { for (let a = x; a && a !== e.parentNode; a = a.parentElement) if (getComputedStyle(a).clipPath !== 'none') return false; return true; })
+    .filter((x) => getComputedStyle(x).display !== 'inline' && x.scrollWidth > x.clientWidth + 1)
+    .map((x) => `${x.tagName.toLowerCase()}.${x.className || ''} ${x.scrollWidth} > ${x.clientWidth}`));
+  const b = await loc.boundingBox();
+  const vw = p.viewportSize().width;
+  if (b.x < 0 || b.x + b.width > vw + 0.5) wide.push(`box ${b.x}..${b.x + b.width} outside 0..${vw}`);
+  return wide;
+}
+
 const shadowText = (p, sel, inner) => p.evaluate(([s, i]) => document.querySelector(s)?.shadowRoot.querySelector(i)?.textContent || '', [sel, inner]);
 
-async function openPage(url, sel = W) {
+// Opens `url` + `at` (default "/") in a new page once `setup(p)` (routes)
+// has run, and waits for the widget `sel` to have loaded.
+async function openPage(url, sel = W, { setup, at = '/' } = {}) {
   const p = await ctx.newPage();
   await p.setViewportSize({ width: 1280, height: 900 });
   p.on('pageerror', (e) => pageErrors.push(String(e)));
-  await p.goto(url + '/');
+  if (setup) await setup(p);
+  await p.goto(url + at);
   await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') !== 'loading'; }, sel);
   return p;
+}
+
+// Stand-ins for fields api/openapi.yaml names that the server does not send
+// yet (the proposals marked x-proposed, and the column of an evaluation
+// error). Each stands in only where the server's answer lacks the field, and
+// checks the server's own value against the same expectation where it has
+// it, so neither a missing nor a wrong value can pass unseen. `used` says
+// which stood in (printed at the end), `wrong` what the server got wrong.
+const standIn = { used: new Set(), wrong: [] };
+const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
+
+// Routes POST /analyze of page `p` through `edit(request, status, body)`,
+// which changes the parsed answer in place.
+async function editAnalyze(p, edit) {
+  await p.route('**/analyze', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    edit(route.request().postDataJSON(), res.status(), body);
+    await route.fulfill({ response: res, json: body });
+  });
+}
+
+// Row.lanes_block0 of the reader's predicate, from lanes_fixture.json.
+function lanesStandIn(req, status, body) {
+  if (status !== 200) return;
+  const c = lanesFixture.find((x) => x.predicate === req.predicates[0] && JSON.stringify(x.threads_per_block) === JSON.stringify(req.threads_per_block));
+  const row = c && body.tables[0].rows.find((r) => r.name === req.predicates[0]);
+  if (!row) return;
+  if (row.lanes_block0 === undefined) { row.lanes_block0 = c.lanes_block0; standIn.used.add('tables[].rows[].lanes_block0 (POST /analyze)'); }
+  else if (JSON.stringify(row.lanes_block0) !== JSON.stringify(c.lanes_block0)) standIn.wrong.push(`lanes_block0 of ${c.predicate}: ${JSON.stringify(row.lanes_block0)}`);
+}
+
+// Error.expr_column of an evaluation error, where `columns` knows the
+// predicate: the column its reason names.
+const evalColumnStandIn = (columns) => (req, status, body) => {
+  const e = status === 400 && body.error;
+  const want = e && e.field === 'predicates[0]' ? columns[req.predicates[0]] : undefined;
+  if (want === undefined) return;
+  if (e.expr_column === undefined) { e.expr_column = want; standIn.used.add('error.expr_column of an evaluation error (POST /analyze)'); }
+  else if (e.expr_column !== want) standIn.wrong.push(`expr_column of ${req.predicates[0]}: ${e.expr_column}, not ${want}`);
+};
+
+// Table.readings of Part 2 (split: the lane-parity per-iteration row against
+// the warp-parity one; question: the warp-parity one against no branch), as
+// the contract defines them, from the rows' own ratios.
+function readingsStandIn(body) {
+  for (const t of body.document.tables) {
+    const by = (n) => t.rows.find((r) => r.name === n);
+    const split = by('per-iteration-lane-parity'), uni = by('per-iteration-warp-parity'), none = by('no-branch');
+    if (!split || !uni || !none) continue;
+    if (t.readings !== undefined) continue; // the server's own: the test reads whatever it says
+    const q = (a, b) => (typeof a === 'number' && typeof b === 'number' && b ? a / b : null);
+    t.readings = [
+      { kind: 'split', row: split.name, against: uni.name, ratio: q(split.ratio, uni.ratio), predicted: q(split.predicted_ratio, uni.predicted_ratio),
+        sentence: 'Stand-in sentence: the split row against the warp-uniform one, the cost of splitting a warp.' },
+      { kind: 'question', row: uni.name, against: none.name, ratio: q(uni.ratio, none.ratio), predicted: q(uni.predicted_ratio, none.predicted_ratio),
+        sentence: 'Stand-in sentence: the warp-uniform row against no branch, the cost of asking the question in the loop.' },
+    ];
+    standIn.used.add('tables[].readings (GET /evidence/latest/day22-part2)');
+  }
 }
 
 test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded measurement', async () => {
@@ -360,24 +481,76 @@ test('the chart has one measured/predicted bar pair per row, labelled', async ()
   }
 });
 
-test('a bad predicate shows its error with the column and caret', async () => {
-  const input = page.getByLabel(/^Predicate/).first();
-  const expr = 'threadIdx.x + $ 1';
-  const res = page.waitForResponse((r) => r.url().endsWith('/analyze') && r.request().postDataJSON().predicates[0] === expr);
-  await input.fill(expr);
-  const r = await res;
-  assert.equal(r.status(), 400);
-  const e = (await r.json()).error;
-  assert.equal(e.expr_column, expr.indexOf('$') + 1, 'the server points at the bad character');
-  const out = page.locator(`${W} .out`);
-  await out.locator('pre').waitFor();
-  const text = await out.innerText();
-  assert.ok(text.includes(`column ${e.expr_column}`), `column shown: ${text}`);
-  assert.ok(text.includes(e.reason), `reason shown: ${text}`);
-  const caret = await out.locator('pre').innerText();
-  const lines = caret.split('\n');
-  const at = lines.findIndex((l) => /^\s*\^/.test(l));
-  assert.ok(at > 0 && lines[at].indexOf('^') === lines[at - 1].indexOf('$'), `caret under the bad character:\n${caret}`);
+test('errors are said in the reader\'s words, wrap at every width, and put a caret under the column', async () => {
+  // The columns evaluation errors name (the fault: the divisor's operator).
+  const evalExpr = 'threadIdx.x / (lane - lane)', endExpr = 'threadIdx.x <', badExpr = 'threadIdx.x + $ 1';
+  const p = await openPage(base, W, { setup: (q) => editAnalyze(q, evalColumnStandIn({ [evalExpr]: evalExpr.indexOf('/') + 1 })) });
+  const input = p.getByLabel(/^Predicate/).first();
+  const out = `${W} .out`;
+  // Types `expr`; resolves to the Error of the answer once the page shows its reason.
+  const tryExpr = async (expr) => {
+    const res = p.waitForResponse((r) => r.url().endsWith('/analyze') && r.request().postDataJSON().predicates[0] === expr);
+    await input.fill(expr);
+    const r = await res;
+    assert.equal(r.status(), 400, expr);
+    const e = (await r.json()).error;
+    await p.waitForFunction(([s, why]) => document.querySelector(s).shadowRoot.querySelector('.out').textContent.includes(why), [W, e.reason]);
+    return e;
+  };
+  // The caret: under the character at `col` (one past the end: a blank), below the line.
+  const caretAt = async (expr, col) => {
+    const mark = p.locator(`${out} .expr mark.at`);
+    assert.equal(await mark.count(), 1, 'one marked character');
+    const [marked, shown] = await mark.evaluate((m) => [m.firstChild.textContent, m.closest('.expr').textContent]);
+    assert.equal(marked, expr[col - 1] ?? '\u00a0', `the marked character is column ${col} of ${expr}`);
+    assert.equal(shown.replace('^', '').replace(/\u00a0$/, ''), expr, 'the predicate is shown whole');
+    const mb = await mark.boundingBox(), cb = await mark.locator('.cr').boundingBox();
+    assert.ok(cb.y >= mb.y + mb.height * 0.6, `the caret is below its character: ${JSON.stringify([mb, cb])}`);
+    assert.ok(Math.abs(cb.x + cb.width / 2 - (mb.x + mb.width / 2)) < 1.5, `the caret is centred under it: ${JSON.stringify([mb, cb])}`);
+  };
+  // A parse error: the server's column, in the reader's words.
+  const e1 = await tryExpr(badExpr);
+  assert.equal(e1.field, 'predicates[0]');
+  assert.equal(e1.expr_column, badExpr.indexOf('$') + 1, 'the server points at the bad character');
+  let text = await p.locator(out).innerText();
+  assert.ok(text.startsWith(`Your predicate is not valid: ${e1.reason}`), text);
+  assert.doesNotMatch(text, /predicates\[/, 'no wire name');
+  await caretAt(badExpr, e1.expr_column);
+  // An evaluation error: long, it wraps at 1280 px, with its caret too.
+  const e2 = await tryExpr(evalExpr);
+  assert.match(e2.reason, /column 13: division by zero$/);
+  text = await p.locator(out).innerText();
+  assert.ok(text.includes('Your predicate is not valid: ') && text.includes('division by zero'), text);
+  assert.deepEqual(await overflowIn(p, `${out} .err`), [], 'the error box wraps at 1280 px');
+  await caretAt(evalExpr, e2.expr_column);
+  await shotsLD(p, 'error-evaluation', `${W} fieldset.try`);
+  // At phone width: the end of the input, the caret one past the last character.
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  const e3 = await tryExpr(endExpr);
+  assert.match(e3.reason, /unexpected end of input/);
+  assert.deepEqual(await overflowIn(p, `${out} .err`), [], `the error box wraps at ${PHONE} px`);
+  assert.deepEqual(await overflowIn(p, `${W} fieldset.try`), [], `the try box fits at ${PHONE} px`);
+  await caretAt(endExpr, e3.expr_column);
+  await shotsLD(p, 'error-phone', `${W} fieldset.try`);
+  // The block shape the server refuses, in words.
+  await input.fill('lane');
+  const shape = p.waitForResponse((r) => r.url().endsWith('/analyze') && JSON.stringify(r.request().postDataJSON().threads_per_block) === '[64,32]');
+  await p.getByLabel('Block width (blockDim.x)').fill('64');
+  await p.getByLabel('Block height (blockDim.y)').fill('32');
+  const e4 = (await (await shape).json()).error;
+  assert.equal(e4.field, 'threads_per_block');
+  await p.waitForFunction(([s, why]) => document.querySelector(s).shadowRoot.querySelector('.out').textContent.includes(why), [W, e4.reason]);
+  text = await p.locator(out).innerText();
+  assert.ok(text.startsWith(`The block shape (threads per block) is not valid: ${e4.reason}`), text);
+  assert.doesNotMatch(text, /threads_per_block/);
+  // A measurement's refusal names the predicate by its place and text, or as the reader's own.
+  const say = () => p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.msg').textContent, W);
+  await p.evaluate((sel) => document.querySelector(sel).measure({ part: 1, predicates: ['lane-parity', 'threadIdx.x % 0'] }), W);
+  assert.match(await say(), /^The server refused the measurement \(HTTP 400\), about predicate 2 \(threadIdx\.x % 0\): .*modulo by zero\./);
+  await p.evaluate((sel) => document.querySelector(sel).measure({ part: 1, predicates: ['threadIdx.x % 0', 'warp-parity'] }, true), W);
+  assert.match(await say(), /^The server refused the measurement \(HTTP 400\), about your predicate: /);
+  assert.doesNotMatch(await say(), /predicates\[/);
+  await closePage(p);
 });
 
 test('a good predicate shows its analysis live, rounded as the CLI rounds it', async () => {
@@ -692,6 +865,250 @@ test('a crashed job, a server without a GPU and a token the page lacks are said 
   await closePage(q);
 });
 
+test('as the reader types, the block\'s lane map from the analysis: a row per warp, split warps marked, in words too', async () => {
+  // The demo server: no GPU. Each case types a predicate and a block shape.
+  const p = await openPage(base, W, { setup: (q) => editAnalyze(q, lanesStandIn) });
+  const input = p.getByLabel(/^Predicate/).first();
+  const map = `${W} .out figure.lanes`;
+  for (const c of lanesFixture) {
+    const [bx, by] = Array.isArray(c.threads_per_block) ? c.threads_per_block : [c.threads_per_block, 1];
+    await p.getByLabel('Block width (blockDim.x)').fill(String(bx));
+    await p.getByLabel('Block height (blockDim.y)').fill(String(by));
+    const res = p.waitForResponse((r) => r.url().endsWith('/analyze') && r.request().postDataJSON().predicates[0] === c.predicate &&
+      JSON.stringify(r.request().postDataJSON().threads_per_block) === JSON.stringify(c.threads_per_block));
+    await input.fill(c.predicate);
+    assert.equal((await res).status(), 200, c.predicate);
+    await p.waitForFunction(([s, n]) => { const f = document.querySelector(s).shadowRoot.querySelector('.out figure.lanes'); return f && f.querySelectorAll('g.warp').length === n; },
+      [W, c.lanes_block0.length]);
+    // One row per warp, 32 cells, each the path its lane takes.
+    const warps = await p.locator(`${map} g.warp`).evaluateAll((gs) => gs.map((g) => ({
+      paths: [...g.querySelectorAll('rect')].map((r) => r.dataset.path).join(''),
+      classes: [...g.querySelectorAll('rect')].map((r) => r.getAttribute('class')).join(' '),
+      split: g.dataset.split === 'true', marked: g.textContent.includes('split'),
+    })));
+    assert.deepEqual(warps.map((w) => w.paths), c.lanes_block0, `${c.predicate}: the lanes, warp by warp`);
+    for (const [k, w] of warps.entries()) {
+      assert.equal(w.classes, [...c.lanes_block0[k]].map((ch) => ({ A: 'la', B: 'lb', '-': 'ln' })[ch]).join(' '), `${c.predicate}: warp ${k}'s cells drawn by path`);
+    }
+    assert.deepEqual(warps.flatMap((w, k) => (w.split ? [k] : [])), c.split_warps, `${c.predicate}: the split warps`);
+    assert.deepEqual(warps.flatMap((w, k) => (w.marked ? [k] : [])), c.split_warps, `${c.predicate}: the split warps are marked`);
+    // Path A, path B and a missing lane look different (the chart's colours; B hatched).
+    const fills = await p.locator(`${map} svg`).evaluate((svg) => Object.fromEntries(['la', 'lb', 'ln'].map((k) => {
+      const r = svg.querySelector(`rect.${k}`);
+      return [k, r ? `${getComputedStyle(r).fill} ${getComputedStyle(r).stroke}` : null];
+    })));
+    const used = new Set([...c.lanes_block0.join('')].map((ch) => ({ A: 'la', B: 'lb', '-': 'ln' })[ch]));
+    const seen = [...used].map((k) => fills[k]);
+    assert.equal(new Set(seen).size, seen.length, `each path drawn its own way: ${JSON.stringify(fills)}`);
+    // The text alternative: the SVG's description and the details list.
+    const desc = await p.locator(`${map} svg desc`).textContent();
+    assert.equal(desc, c.words, `${c.predicate}: the map in words`);
+    assert.equal((await p.locator(`${map} details li`).allTextContents()).join('; ') + '.', c.words);
+    const named = await p.locator(`${map} svg`).evaluate((s) => s.getAttribute('aria-labelledby').split(' ').map((id) => s.getRootNode().getElementById(id)?.tagName));
+    assert.deepEqual(named, ['title', 'desc']);
+    assert.match(await p.locator(`${map} figcaption`).innerText(), new RegExp(`^Block 0, lane by lane: ${c.split_warps.length} of ${c.lanes_block0.length} warps? split\\.`));
+    if (c.predicate === 'threadIdx.x < 16') {
+      // Beside the numbers at 1280 px, under them at phone width, inside the screen at both.
+      const dl = await p.locator(`${W} .out dl`).boundingBox(), fig = await p.locator(map).boundingBox();
+      assert.ok(fig.x > dl.x + 100 && fig.y < dl.y + dl.height, `beside the numbers: ${JSON.stringify([dl, fig])}`);
+      await shotsLD(p, 'lane-map', `${W} fieldset.try`);
+      await p.setViewportSize({ width: PHONE, height: 844 });
+      await p.waitForTimeout(100);
+      const dl2 = await p.locator(`${W} .out dl`).boundingBox(), fig2 = await p.locator(map).boundingBox();
+      assert.ok(fig2.y >= dl2.y + dl2.height - 1, `under the numbers at ${PHONE} px: ${JSON.stringify([dl2, fig2])}`);
+      assert.deepEqual(await overflowIn(p, map), [], `the map fits at ${PHONE} px`);
+      await p.setViewportSize({ width: 1280, height: 900 });
+    }
+    if (c.predicate === 'threadIdx.x < 40') await shotsLD(p, 'lane-map-partial', `${W} fieldset.try`);
+  }
+  assert.deepEqual(standIn.wrong, [], 'the server\'s own lane maps agree with the fixture');
+  await closePage(p);
+});
+
+test('the tried predicate and block shape are in the page\'s URL, and a link to it reproduces them', async () => {
+  const p = await openPage(base);
+  const input = p.getByLabel(/^Predicate/).first();
+  const expr = '(threadIdx.y & 1) == 0';
+  const entries = await p.evaluate(() => history.length);
+  await p.getByLabel('Block width (blockDim.x)').fill('32');
+  await p.getByLabel('Block height (blockDim.y)').fill('8');
+  await input.fill(expr);
+  await p.waitForFunction((want) => new URL(location.href).searchParams.get('try') === want, expr);
+  const url = new URL(p.url());
+  assert.equal(url.searchParams.get('block'), '32x8');
+  assert.equal(await p.evaluate(() => history.length), entries, 'no history entry per keystroke (replaceState)');
+  assert.equal(await p.locator(`${W} .perma a`).getAttribute('href'), p.url(), 'the link on the page is the URL');
+  await p.locator(`${W} .out dl`).waitFor();
+  const analysed = await p.locator(`${W} .out dl`).innerText();
+  await shotsLD(p, 'permalink', `${W} fieldset.try`);
+  // A new page from the link: the same predicate, block shape and analysis, at once.
+  const asked = [];
+  const q = await openPage(base, W, { at: url.pathname + url.search, setup: (x) => x.on('request', (r) => { if (r.url().endsWith('/analyze')) asked.push(r.postDataJSON()); }) });
+  assert.equal(await q.getByLabel(/^Predicate/).first().inputValue(), expr);
+  assert.equal(await q.getByLabel('Block width (blockDim.x)').inputValue(), '32');
+  assert.equal(await q.getByLabel('Block height (blockDim.y)').inputValue(), '8');
+  await q.waitForFunction((s) => /Threads on path A/.test(document.querySelector(s).shadowRoot.querySelector('.out').textContent), W);
+  assert.equal(await q.locator(`${W} .out dl`).innerText(), analysed, 'the same analysis');
+  assert.match(analysed, /Warps split per block\s+0 of 8/);
+  assert.deepEqual(asked[0].predicates[0], expr);
+  assert.deepEqual(asked[0].threads_per_block, [32, 8]);
+  // Clearing the predicate takes it out of the URL.
+  await q.getByLabel(/^Predicate/).first().fill('');
+  await q.waitForFunction(() => !new URL(location.href).searchParams.has('try') && !new URL(location.href).searchParams.has('block'));
+  await closePage(q);
+  // A widget with an id keeps its own keys, so two try boxes on a page keep apart.
+  const r = await openPage(base, W, { at: '/?second.try=lane%20%3C%208&second.block=64' });
+  await r.evaluate(() => {
+    const w = document.createElement('divergence-widget');
+    w.id = 'second';
+    w.setAttribute('suite', 'day22-exercise');
+    document.querySelector('main').append(w);
+  });
+  const second = 'divergence-widget#second';
+  await r.waitForFunction((s) => document.querySelector(s).getAttribute('state') !== 'loading', second);
+  assert.equal(await r.locator(`${second} input[type=text]`).inputValue(), 'lane < 8');
+  assert.equal(await r.locator(`${second} input[type=number]`).first().inputValue(), '64');
+  assert.equal(await r.locator(`${W} input[type=text]`).inputValue(), '', 'the first widget has no predicate in the URL');
+  await closePage(r);
+  await closePage(p);
+});
+
+test('embedded on another origin: a CORS refusal is named with the flag that fixes it, a server that is down is not', async () => {
+  // A page of another origin (another port) that embeds the widget, as a course site would.
+  const js = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
+  const site = http.createServer((q, r) => {
+    const u = new URL(q.url, 'http://x');
+    if (u.pathname === '/divergence-widget.js') { r.setHeader('Content-Type', 'text/javascript'); r.end(js); return; }
+    r.setHeader('Content-Type', 'text/html; charset=utf-8');
+    r.end(`<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">` +
+      `<title>Course page</title><body style="font:17px/1.5 system-ui;margin:1rem"><h1>A course page</h1>` +
+      `<divergence-widget server="${u.searchParams.get('server')}" suite="${SUITE}"></divergence-widget><script src="/divergence-widget.js"></script>`);
+  });
+  await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${site.address().port}`;
+  try {
+    const why = (p) => p.evaluate((s) => document.querySelector(s).shadowRoot.querySelector('.why').textContent, W);
+    // Refused: the demo server allows no other origin.
+    const p = await openPage(origin, W, { at: `/?server=${encodeURIComponent(base)}` });
+    await p.waitForFunction((s) => document.querySelector(s).shadowRoot.querySelector('.why').textContent.length > 0, W);
+    const flag = `divergence serve --cors-origin ${origin}`;
+    const prov = await p.locator(`${W} .prov`).innerText();
+    assert.match(prov, /CORS/, prov);
+    assert.ok(prov.includes(flag), `the flag that fixes it: ${prov}`);
+    assert.doesNotMatch(prov, /could not be reached/);
+    assert.ok((await why(p)).startsWith('Measuring is off: ') && (await why(p)).includes(flag), await why(p));
+    assert.equal(await p.locator(`${W} button`, { hasText: 'Measure now' }).isDisabled(), true);
+    assert.equal(await p.locator(`${W} button`, { hasText: 'Measure this' }).isDisabled(), true);
+    await p.getByLabel(/^Predicate/).first().fill('lane < 8');
+    await p.waitForFunction((s) => /CORS/.test(document.querySelector(s).shadowRoot.querySelector('.out').textContent), W);
+    assert.equal(await p.locator(`${W} .out`).innerText(), `Could not check the predicate: the server does not let this page\u2019s origin read its answers (a CORS refusal; ${flag} allows it).`);
+    await shotsLD(p, 'cors-refused', null);
+    await closePage(p);
+    // Allowed with that flag: the same page works.
+    const allowed = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--cors-origin', origin, '--rate-limit', '0']);
+    const q = await openPage(origin, W, { at: `/?server=${encodeURIComponent(allowed)}` });
+    await q.locator(`${W} tbody tr`).first().waitFor();
+    await q.waitForFunction((s) => { const b = document.querySelector(s).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
+    assert.equal(await why(q), '');
+    await q.getByLabel(/^Predicate/).first().fill('lane < 8');
+    await q.locator(`${W} .out dl`).waitFor();
+    assert.doesNotMatch(await q.locator(W).innerText(), /CORS/);
+    await closePage(q);
+    // Down: nothing listens there. Not a CORS refusal.
+    const port = await new Promise((ok) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const n = s.address().port; s.close(() => ok(n)); }); });
+    const d = await openPage(origin, W, { at: `/?server=${encodeURIComponent(`http://127.0.0.1:${port}`)}` });
+    const down = await d.locator(`${W} .prov`).innerText();
+    assert.match(down, new RegExp(`could not be reached`), down);
+    assert.doesNotMatch(down, /CORS|--cors-origin/);
+    await closePage(d);
+  } finally {
+    site.close();
+  }
+});
+
+test('Part 2 read both ways: both readings with their sentences in the table and the chart', async () => {
+  const p = await openPage(base, W2, {
+    setup: (q) => q.route('**/evidence/latest/day22-part2', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (res.status() === 200) readingsStandIn(body);
+      await route.fulfill({ response: res, json: body });
+    }),
+  });
+  const got = await (await fetch(`${base}/evidence/latest/day22-part2`)).json();
+  readingsStandIn(got); // the same document as the page's (a no-op once the server sends readings)
+  const t = got.document.tables.find((x) => Array.isArray(x.readings));
+  assert.ok(t, 'a table with readings');
+  assert.deepEqual(t.readings.map((g) => g.kind).sort(), ['question', 'split']);
+  const ti = got.document.tables.indexOf(t);
+  const table = p.locator(`${W2} .tables table`).nth(ti);
+  const label = (n) => t.rows.find((r) => r.name === n).label;
+  assert.match(await table.locator('tbody.readings th[scope=rowgroup]').innerText(), /^Read both ways/);
+  for (const g of t.readings) {
+    const tr = table.locator(`tbody.readings tr[data-reading="${g.kind}"]`);
+    assert.equal(await tr.locator('th').innerText(), `${label(g.row)} against ${label(g.against)}`);
+    assert.equal(await tr.locator('td[data-k="sentence"]').innerText(), g.sentence);
+    assert.equal(await tr.locator('td[data-k="ratio"] .v').innerText(), fx(g.ratio, 2), `${g.kind}: measured`);
+    assert.equal(await tr.locator('td[data-k="predicted"] .v').innerText(), fx(g.predicted, 2), `${g.kind}: predicted`);
+    const bars = p.locator(`${W2} .tables svg[role=img]`).nth(ti).locator(`g.reading[data-reading="${g.kind}"]`);
+    const text = await bars.textContent();
+    assert.ok(text.includes(label(g.row)) && text.includes(`against ${label(g.against)}`), text);
+    assert.ok(text.includes(`${fx(g.ratio, 2)}\u00d7 measured`) && text.includes(`${fx(g.predicted, 2)}\u00d7 predicted`), text);
+    assert.equal(await bars.locator('rect.bm').count(), 1);
+    assert.equal(await bars.locator('rect.bp').count(), 1);
+    const desc = await p.locator(`${W2} .tables svg[role=img]`).nth(ti).locator('desc').textContent();
+    assert.ok(desc.includes(`${label(g.row)} against ${label(g.against)}: measured ${fx(g.ratio, 2)}x, predicted ${fx(g.predicted, 2)}x`), desc);
+  }
+  // The table's columns still line up: a reading row spans the table's columns.
+  const spans = await table.locator('tbody.readings tr[data-reading]').first().evaluate((tr) => [...tr.children].reduce((n, c) => n + (c.colSpan || 1), 0));
+  assert.equal(spans, await table.locator('thead th').count());
+  await p.evaluate((s) => document.querySelector(s).scrollIntoView(), W2);
+  await shotsLD(p, 'part2-readings', W2);
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  assert.deepEqual(await overflowIn(p, `${W2} .tables`), [], `the readings fit at ${PHONE} px`);
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await closePage(p);
+});
+
+test('the scenarios suite measured from the page against the stand-in GPU worker', async () => {
+  // The suite's request is over the default analysis cap until the cost
+  // rule counts what a request evaluates; the cap is raised so this test
+  // is about the page.
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0', '--max-analysis-cost', '1e9']);
+  const p = await openPage(url);
+  const S = 'divergence-widget[suite="scenarios"]';
+  await p.evaluate(() => {
+    const w = document.createElement('divergence-widget');
+    w.setAttribute('suite', 'scenarios');
+    w.setAttribute('no-try', '');
+    document.querySelector('main').append(w);
+  });
+  await p.waitForFunction((s) => { const w = document.querySelector(s); return w.getAttribute('state') === 'shown' && !w.shadowRoot.querySelector('button').disabled; }, S, { timeout: 15000 });
+  const accepted = p.waitForResponse((r) => r.url().endsWith('/measure'));
+  await p.locator(`${S} button`, { hasText: 'Measure now' }).click();
+  const a = await accepted;
+  assert.equal(a.status(), 202, `the scenarios request is accepted: ${await a.text()}`);
+  assert.equal(a.request().postDataJSON().scenario, 'all');
+  await p.waitForFunction((s) => /^Done:/.test(document.querySelector(s).shadowRoot.querySelector('.msg').textContent), S, { timeout: 60000 });
+  const fresh = (await (await fetch(`${url}/jobs/${(await a.json()).id}`)).json()).document;
+  const tables = p.locator(`${S} .tables table`);
+  assert.equal(await tables.count(), fresh.tables.length);
+  for (const [ti, t] of fresh.tables.entries()) {
+    const rows = tables.nth(ti).locator('tbody:not(.readings) tr');
+    assert.equal(await rows.count(), t.rows.length, t.id);
+    for (const [i, r] of t.rows.entries()) assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `${t.id} row ${i}`);
+  }
+  assert.match(await p.locator(`${S} .prov`).first().innerText(), /^Measured just now on /);
+  // The worked cases' long row labels wrap inside their charts rather than run off the edge.
+  const cut = await p.locator(`${S} .tables svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
+    .filter((t) => { const b = t.getBBox(); return b.x + b.width > s.viewBox.baseVal.width + 0.5; }).map((t) => t.textContent)));
+  assert.deepEqual(cut, [], 'chart text that runs past the chart\'s edge');
+  await shotsLD(p, 'scenarios-measured-top', null, { at: `${S} .prov` });
+  await shotsLD(p, 'scenarios-measured-done', null, { at: `${S} .msg` });
+  await closePage(p);
+  assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
+});
+
 test('no guess between two fields of one object stands in the widget (a planted one is found)', () => {
   const src = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
   assert.deepEqual(fieldGuesses(src), []);
@@ -734,4 +1151,5 @@ test('the widget reads only fields api/openapi.yaml defines for each answer', as
     'listSuites', 'measure', 'getJob', 'analyze'];
   assert.deepEqual(want.filter((o) => !ops.has(o)), [], `operations read from: ${[...ops].sort().join(', ')}`);
   console.log(`${reads.length} distinct reads on answers of ${ops.size} operations, each defined by api/openapi.yaml`);
+  console.log(`stood in for fields the server does not send yet: ${[...standIn.used].sort().join('; ') || 'none'}`);
 });

@@ -99,6 +99,28 @@ export function definedPaths(schema, segs = [], out = new Set(), depth = 0) {
   return out;
 }
 
+// The property paths of `schema` at or under a property marked
+// `x-proposed: true`: fields the document names for a reader before the
+// writer writes them (report_schema.test.mjs holds them to "not written
+// yet", so the mark goes when the writer starts writing the field).
+export function proposedPaths(schema) {
+  const out = new Set();
+  const mark = (s, segs, depth, under) => {
+    if (depth > 16) return;
+    for (const a of alternatives(s)) {
+      for (const [k, v] of Object.entries(a.properties || {})) {
+        const p = [...segs, k];
+        const here = under || alternatives(v).some((x) => x['x-proposed'] === true);
+        if (here) out.add(show(p));
+        mark(v, p, depth + 1, here);
+      }
+      if (a.items) mark(a.items, [...segs, '[]'], depth + 1, under);
+    }
+  };
+  mark(schema, [], 0, false);
+  return out;
+}
+
 // Every property path a JSON value holds, as printable strings.
 export function valuePaths(v, segs = [], out = new Set()) {
   if (Array.isArray(v)) {
