@@ -136,6 +136,8 @@ struct counters {
     int ready;       /* everything below is built for (device, ctx)       */
     int broken;      /* a pass failed: rebuild before the next use        */
     int lost;        /* a sticky CUDA error: no CUPTI call again          */
+    int cold;        /* enabled, not started since: the next Start is slow */
+    double start_ms; /* that Start's host time, until taken               */
     int device;
     void *ctx;
     uint8_t *avail, *config, *data;
@@ -319,13 +321,26 @@ static int build_images(struct counters *c, int device, char *reason) {
     return CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason) ? -1 : 0;
 }
 
+/* Enables (`on`) or disables the range profiler on the context. */
+static int enable_set(struct counters *c, int on, char *reason) {
+    if (on) {
+        CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        en.ctx = (CUcontext)c->ctx;
+        if (CUPTI_CALL(api.cuptiRangeProfilerEnable(&en), reason)) return -1;
+        c->obj = en.pRangeProfilerObject;
+        return 0;
+    }
+    CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = c->obj;
+    c->obj = NULL;
+    return CUPTI_CALL(api.cuptiRangeProfilerDisable(&d), reason) ? -1 : 0;
+}
+
 /* The range profiler enabled on the context, and a counter data image for
  * COUNTERS_MAX_RANGES ranges. */
 static int build_target(struct counters *c, char *reason) {
-    CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = (CUcontext)c->ctx;
-    if (CUPTI_CALL(api.cuptiRangeProfilerEnable(&en), reason)) return -1;
-    c->obj = en.pRangeProfilerObject;
+    if (enable_set(c, 1, reason) != 0) return -1;
+    c->cold = c->replay != REPLAY_KERNEL;
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = c->obj;
@@ -335,7 +350,10 @@ static int build_target(struct counters *c, char *reason) {
     ds.maxNumRangeTreeNodes = COUNTERS_MAX_RANGES;
     if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
     c->data_size = ds.counterDataSize;
-    return (c->data = buffer(c->data_size, "counter data image", reason)) ? 0 : -1;
+    if (!(c->data = buffer(c->data_size, "counter data image", reason))) return -1;
+    /* The pass before enabled the range profiler for each table's session
+     * and disabled it after; its replay is kept as it was. */
+    return c->replay == REPLAY_KERNEL ? enable_set(c, 0, reason) : 0;
 }
 
 /* Undoes whatever build() did, in reverse; after a sticky error only the
@@ -377,6 +395,13 @@ void counters_invalidate(struct counters *c) {
 }
 
 int counters_lost(const struct counters *c) { return c && c->lost; }
+
+double counters_take_start_ms(struct counters *c) {
+    if (!c) return 0;
+    const double ms = c->start_ms;
+    c->start_ms = 0;
+    return ms;
+}
 
 int counters_prepare(struct counters *c, int device, int cc_major, void *cu_ctx, char *library, char *reason) {
     library[0] = '\0';
@@ -488,7 +513,10 @@ static int pass_run(struct counters *c, const struct range *rg, unsigned n, cons
                     char *reason) {
     CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     st.pRangeProfilerObject = c->obj;
+    const double t0 = timeutil_now_ms();
     if (CUPTI_CALL(api.cuptiRangeProfilerStart(&st), reason)) return COUNTERS_REFUSED;
+    if (c->cold) c->start_ms += timeutil_now_ms() - t0;
+    c->cold = 0;
     int rc = pass_launches(c, rg, n, l, reason);
     CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     sp.pRangeProfilerObject = c->obj;
@@ -584,6 +612,10 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
         return COUNTERS_REFUSED;
     }
     if ((rc = plan_ranges(c, nrows, grids, ranges, &nranges, reason)) != 0) return rc;
+    if (c->replay == REPLAY_KERNEL && enable_set(c, 1, reason) != 0) {
+        c->broken = 1;
+        return COUNTERS_REFUSED;
+    }
     rc = session_begin(c, nranges, reason);
     for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++)
         rc = pass_run(c, ranges, nranges, l, &all, reason);
@@ -593,6 +625,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
     }
     if (rc == 0) rc = collect(c, nranges, values, reason);
     if (rc == 0) combine(ranges, nranges, values, nrows, out);
+    if (c->replay == REPLAY_KERNEL && rc != DV_ESTICKY && enable_set(c, 0, rc ? NULL : reason) != 0 && rc == 0)
+        rc = COUNTERS_REFUSED;
     if (rc == DV_ESTICKY) c->lost = 1;
     if (rc != 0) c->broken = 1;
     return rc;
@@ -611,6 +645,11 @@ void counters_free(struct counters *c) { free(c); }
 void counters_invalidate(struct counters *c) { (void)c; }
 
 int counters_lost(const struct counters *c) {
+    (void)c;
+    return 0;
+}
+
+double counters_take_start_ms(struct counters *c) {
     (void)c;
     return 0;
 }
@@ -641,7 +680,9 @@ void counters_table(struct counters **c, struct dv_table *t, const struct testim
     memset(out, 0, sizeof(out));
     const double t0 = timeutil_now_ms();
     int rc = counters_profile(*c, t->nrows, grids, l, out, why);
-    tm->counters_ms += timeutil_now_ms() - t0;
+    const double start = counters_take_start_ms(*c);
+    tm->counters_ms += timeutil_now_ms() - t0 - start;
+    tm->counters_setup_ms += start;
     if (rc != 0) {
         /* A launch's own error is CUDA's; say it was the counter pass's. */
         if (rc == COUNTERS_REFUSED) snprintf(tm->counters_reason, sizeof tm->counters_reason, "%s", why);

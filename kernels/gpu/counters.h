@@ -84,6 +84,13 @@ void counters_invalidate(struct counters *c);
  * (counters_prepare() refuses) and the process must not touch CUDA. */
 int counters_lost(const struct counters *c);
 
+/* The host time of the range profiler's first Start after it was enabled,
+ * when a pass since the last call made it (0 otherwise), then 0: starting
+ * the profiler's hardware for the first time (a hundred milliseconds and
+ * more where the later Starts take one or two) belongs to setting the
+ * profiler up, not to the table whose pass happened to be first. */
+double counters_take_start_ms(struct counters *c);
+
 /* How the pass launches a table's rows: launch(ctx, row, blocks, err)
  * enqueues row `row`'s timed kernel on the first `blocks` blocks of its grid
  * (the same launch each pass: same inputs, same output buffer); wait(ctx,
@@ -107,7 +114,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
                      const struct counters_launch *l, struct dv_counters *out, char *reason);
 
 /* The counter pass of measured table `t`: counters_profile() over its rows,
- * timed on the host into tm->counters_ms, then each row's figures derived
+ * timed on the host into tm->counters_ms (the first Start's share into
+ * tm->counters_setup_ms, see counters_take_start_ms()), then each row's figures derived
  * (model/testimony.h) against its whole grid and evaluations[row]
  * evaluations of its branch per thread, and compared across the table. A
  * pass that fails leaves its reason in tm->counters_reason, marks *c for a

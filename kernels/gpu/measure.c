@@ -60,7 +60,7 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
 }
 
 /* The counter pass of the job: the session's profiler (built on the first
- * job that asks, kept for the next), its preparation timed as the pass's. */
+ * job that asks, kept for the next), its preparation timed as setup. */
 static struct counters *counters_for_job(struct session *s, const struct dv_options *o, struct dv_report *r) {
     struct dv_testimony *tm = &r->testimony;
     if (o->no_counters) {
@@ -69,7 +69,7 @@ static struct counters *counters_for_job(struct session *s, const struct dv_opti
     }
     const double t0 = timeutil_now_ms();
     struct counters *c = session_counters(s, &r->device, tm->counters_library, tm->counters_reason);
-    tm->counters_ms += timeutil_now_ms() - t0;
+    tm->counters_setup_ms += timeutil_now_ms() - t0;
     return c;
 }
 

@@ -132,7 +132,7 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
         free(doc);
         doc = NULL;
     }
-    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms;
+    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms;
     int out;
     if (rc == 0 && doc)
         out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));

@@ -15,6 +15,7 @@
  *   CUPTI_STANDIN_PASSES=N             the passes before "all submitted" (2)
  *   CUPTI_STANDIN_VALUE=X              the value every metric evaluates to
  *                                      (NaN when unset)
+ *   CUPTI_STANDIN_START_MS=N           how long each Start takes
  * Unless told otherwise the metric values it evaluates are NaN: a pass
  * through the stand-in yields no counters, and one told a value yields that
  * number for every metric, which no GPU would: no test can mistake it for a
@@ -29,6 +30,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +178,9 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 
 CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p) {
     (void)p;
+    const unsigned long ms = env_number("CUPTI_STANDIN_START_MS", 0);
+    const struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    if (ms) nanosleep(&ts, NULL);
     return standin_call(__func__);
 }
 

@@ -238,6 +238,7 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         setenv("DV_COUNTERS_GRID", modes[m].grid, 1);
         struct counters *c = prepared();
         const unsigned long push0 = calls("cuptiRangeProfilerPushRange"), stop0 = calls("cuptiRangeProfilerStop");
+        const unsigned long enable0 = calls("cuptiRangeProfilerEnable"), disable0 = calls("cuptiRangeProfilerDisable");
         struct testimony_grid g[2];
         two_rows(g);
         struct fake f = {.fail_row = -1};
@@ -257,6 +258,10 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         }
         cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, modes[m].ranges * modes[m].passes);
         cr_expect_eq(calls("cuptiRangeProfilerStop") - stop0, modes[m].passes);
+        /* The pass before enabled the profiler for each session only. */
+        const int per_session = strcmp(modes[m].replay, "kernel") == 0;
+        cr_expect_eq(calls("cuptiRangeProfilerEnable") - enable0, per_session ? 1u : 0u, "%s", modes[m].replay);
+        cr_expect_eq(calls("cuptiRangeProfilerDisable") - disable0, per_session ? 1u : 0u, "%s", modes[m].replay);
         int range = -1, replay = -1;
         configured(&range, &replay);
         cr_expect_eq(range, modes[m].range_mode, "%s", modes[m].replay);
@@ -401,6 +406,41 @@ Test(counters, a_table_whose_pass_fails_keeps_the_reason_and_drops_the_profiler)
     cr_expect(strstr(tm.counters_reason, "counter pass of part1: launch mixOneBranch") == tm.counters_reason, "%s",
               tm.counters_reason);
     counters_free(held);
+}
+
+/* The first Start after the profiler is enabled is set apart as its
+ * start-up; the later ones are the pass's. */
+Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
+    standin(NULL, 0);
+    setenv("CUPTI_STANDIN_START_MS", "40", 1);
+    struct counters *c = prepared();
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_counters out[2];
+    char reason[ERR_LEN], library[256];
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* NaN values */
+    const double first = counters_take_start_ms(c);
+    cr_expect(first >= 39 && first < 80, "%.1f ms: one Start of the two passes", first);
+    cr_expect_eq(counters_take_start_ms(c), 0);
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason); /* rebuilt: cold again */
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+    cr_expect(counters_take_start_ms(c) >= 39);
+    unsetenv("CUPTI_STANDIN_VALUE");
+    setenv("CUPTI_STANDIN_VALUE", "3", 1); /* a pass that succeeds keeps the profiler warm */
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
+    cr_expect(counters_take_start_ms(c) >= 39);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
+    cr_expect_eq(counters_take_start_ms(c), 0);
+    /* Sums scale by the parts' weights; a one-part row's ratios are CUPTI's. */
+    cr_expect_float_eq(out[0].inst_executed, 3.0 * 4096, 0);
+    cr_expect_float_eq(out[1].inst_executed, 3.0 * 333 + 3.0, 0);
+    cr_expect_float_eq(out[0].threads_per_inst, 3.0, 0);
+    cr_expect_float_eq(out[1].threads_per_inst, 1.0, 1e-15); /* the scaled sums' quotient */
+    cr_expect_float_eq(out[1].branch_uniform_pct, 100.0, 1e-12);
+    counters_free(c);
 }
 
 #else
