@@ -624,9 +624,9 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
         rc = COUNTERS_REFUSED;
     }
     if (rc == 0) rc = collect(c, nranges, values, reason);
-    if (rc == 0) combine(ranges, nranges, values, nrows, out);
     if (c->replay == REPLAY_KERNEL && rc != DV_ESTICKY && enable_set(c, 0, rc ? NULL : reason) != 0 && rc == 0)
         rc = COUNTERS_REFUSED;
+    if (rc == 0) combine(ranges, nranges, values, nrows, out);
     if (rc == DV_ESTICKY) c->lost = 1;
     if (rc != 0) c->broken = 1;
     return rc;

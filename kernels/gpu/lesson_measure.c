@@ -76,13 +76,13 @@ static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g,
  * back once into the session's buffer while the CPU builds the model's,
  * then compared with it block by block. */
 static int witness_table(struct session *s, const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
-                         const struct dv_geometry *g, char *err) {
+                         const struct dv_geometry *g, const uint32_t *const *masks, char *err) {
     struct dv_witness_block *d_rec, *seen, *exp;
     int rc = session_witness(s, g->blocks, &d_rec, &seen, &exp, err);
     for (unsigned i = 0; rc == 0 && i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
         if ((rc = witness_enqueue(g->blocks, launch_witness, c, i, d_rec, seen, err)) != 0) break;
-        if (testimony_expect_lesson(row, g, r->config.iterations, exp, err) != 0) {
+        if (testimony_expect_lesson(row, g, r->config.iterations, masks[i], exp, err) != 0) {
             if (witness_wait(err) == DV_ESTICKY) return DV_ESTICKY;
             return DV_ERR;
         }
@@ -244,7 +244,7 @@ static int lesson_testimony(struct session *s, const struct dv_options *o, const
                             const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
     if (!o->no_witness) {
         double t0 = timeutil_now_ms();
-        int rc = witness_table(s, r, t, c, g, err);
+        int rc = witness_table(s, r, t, c, g, masks, err);
         tm->witness_ms += timeutil_now_ms() - t0;
         if (rc != 0) return rc;
     }

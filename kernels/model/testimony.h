@@ -52,9 +52,11 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
  * evaluations (experiment.h): phase 0 once for the one-branch kernels (path A
  * only for the no-branch kernel, whose predicate is always-a), every phase
  * for the per-iteration kernel (built-in modes repeat every 32 phases, so 32
- * masks suffice). Returns 0, or -1 with `err`. */
+ * masks suffice). `mask0`, when not NULL, is the row's phase-0 path mask over
+ * `g` (the one its check reads), used instead of building it again for a
+ * one-branch row that reads blockIdx.x. Returns 0, or -1 with `err`. */
 int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
-                            struct dv_witness_block *exp, char *err);
+                            const uint32_t *mask0, struct dv_witness_block *exp, char *err);
 
 /* The model's record of scenario `s` under assignment `work` (scenario.h)
  * into `exp` (zeroed here): k-way, one run per distinct path in a warp (all on

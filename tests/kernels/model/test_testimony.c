@@ -26,7 +26,7 @@ static struct dv_witness_block *expect_builtin(const char *name, enum dv_kernel 
     struct dv_geometry g = {blocks, bx, by};
     struct dv_witness_block *e = calloc(blocks, sizeof(*e));
     cr_assert_not_null(e);
-    cr_assert_eq(testimony_expect_lesson(&row, &g, iterations, e, err), 0, "%s", err);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, iterations, NULL, e, err), 0, "%s", err);
     return e;
 }
 
@@ -129,7 +129,7 @@ Test(testimony, no_branch_kernel_runs_path_a_only) {
     struct dv_geometry g = {2, 40, 1};
     struct dv_witness_block e[2];
     char err[ERR_LEN];
-    cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, e, err), 0, "%s", err);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, NULL, e, err), 0, "%s", err);
     /* 40 threads: a warp of 32 and one of 8, both full. */
     cr_expect_eq(e[1].runs[0], 2);
     cr_expect_eq(e[1].runs[1], 0);
@@ -469,4 +469,31 @@ Test(testimony, lesson_grid_follows_what_the_predicate_reads) {
     free(m);
     struct dv_row sc = row_of("lanes", DV_KERNEL_SCENARIO);
     cr_expect_eq(testimony_lesson_grid(&sc, &g, 4096, NULL, &out, err), -1);
+}
+
+Test(testimony, a_given_mask_gives_the_record_the_built_one_gives) {
+    static const struct {
+        const char *pred;
+        enum dv_kernel kernel;
+        unsigned bx, by;
+    } cases[] = {
+        {"block-parity", DV_KERNEL_BRANCH, 256, 1},
+        {"threadIdx.x < blockIdx.x % 64", DV_KERNEL_MASK, 256, 1},
+        {"(blockIdx.x * 7 + warp) % 3 == 0", DV_KERNEL_MASK, 48, 1}, /* warps that straddle words */
+        {"threadIdx.y < blockIdx.x % 5", DV_KERNEL_MASK, 24, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct dv_geometry g = {77, cases[i].bx, cases[i].by};
+        struct dv_row row = row_of(cases[i].pred, cases[i].kernel);
+        uint32_t *m = mask_of(cases[i].pred, &g);
+        struct dv_witness_block *built = calloc(g.blocks, sizeof *built), *given = calloc(g.blocks, sizeof *given);
+        char err[ERR_LEN];
+        cr_assert(built && given);
+        cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, NULL, built, err), 0, "%s", err);
+        cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, m, given, err), 0, "%s", err);
+        cr_expect_eq(memcmp(built, given, sizeof *built * g.blocks), 0, "%s", cases[i].pred);
+        free(m);
+        free(built);
+        free(given);
+    }
 }
