@@ -382,7 +382,9 @@ static void teardown(struct counters *c) {
     c->initialized = c->ready = c->broken = 0;
 }
 
-struct counters *counters_create(void) { return calloc(1, sizeof(struct counters)); }
+struct counters *counters_create(void) {
+    return calloc(1, sizeof(struct counters));
+}
 
 void counters_free(struct counters *c) {
     if (!c) return;
@@ -454,8 +456,8 @@ static int plan_ranges(const struct counters *c, unsigned nrows, const struct te
         const struct testimony_grid *g = &grids[r];
         const unsigned parts = c->full_grid ? 1u : g->nparts;
         for (unsigned k = 0; k < parts && k < TESTIMONY_GRID_PARTS; k++)
-            ranges[n++] = (struct range){r, k, c->full_grid ? g->blocks : g->part_blocks[k],
-                                         c->full_grid ? 1.0 : g->weight[k]};
+            ranges[n++] =
+                (struct range){r, k, c->full_grid ? g->blocks : g->part_blocks[k], c->full_grid ? 1.0 : g->weight[k]};
     }
     *nranges = n;
     return 0;
@@ -638,7 +640,9 @@ struct counters {
     int unused;
 };
 
-struct counters *counters_create(void) { return calloc(1, sizeof(struct counters)); }
+struct counters *counters_create(void) {
+    return calloc(1, sizeof(struct counters));
+}
 
 void counters_free(struct counters *c) { free(c); }
 

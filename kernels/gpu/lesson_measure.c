@@ -254,8 +254,7 @@ static int lesson_testimony(struct session *s, const struct dv_options *o, const
     const double t0 = timeutil_now_ms();
     for (unsigned i = 0; i < t->nrows; i++) {
         evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
-        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0)
-            return DV_ERR;
+        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0) return DV_ERR;
     }
     tm->counters_ms += timeutil_now_ms() - t0;
     const struct counters_launch l = {.launch = launch_counted, .ctx = c};

@@ -47,11 +47,10 @@ static int launch_any(struct table_ctx *c, unsigned row, unsigned blocks, struct
         return scenario_launch_kway(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, &c->lengths,
                                     c->unit, w, err);
     case SCENARIO_LOOP:
-        return scenario_launch_loop(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->unit, w,
-                                    err);
+        return scenario_launch_loop(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->unit, w, err);
     default:
-        return scenario_launch_short(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y,
-                                     c->s->lengths[0], c->s->lengths[1], c->iters, w, err);
+        return scenario_launch_short(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->s->lengths[0],
+                                     c->s->lengths[1], c->iters, w, err);
     }
 }
 
@@ -213,8 +212,8 @@ static void derive_ratios(const struct scenario *s, struct dv_table *t) {
 }
 
 int scenario_measure_table(struct session *sess, const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct timing_clock *clk, struct dv_table *t, const float *in_dev,
-                           struct dv_testimony *tm, struct counters **cnt, char *err) {
+                           struct timing_clock *clk, struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
+                           struct counters **cnt, char *err) {
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;

@@ -23,8 +23,8 @@ extern "C" {
  * the testimony (`observed`, `counters`) as lesson_measure_table() does,
  * with the witness buffers of session `s`. Returns 0 or a DV_* code. */
 int scenario_measure_table(struct session *s, const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct timing_clock *clk, struct dv_table *t, const float *in_dev,
-                           struct dv_testimony *tm, struct counters **cnt, char *err);
+                           struct timing_clock *clk, struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
+                           struct counters **cnt, char *err);
 
 #ifdef __cplusplus
 }

@@ -288,8 +288,8 @@ cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) 
     return s->events[slot];
 }
 
-int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev,
-                    struct dv_witness_block **seen, struct dv_witness_block **expected, char *err) {
+int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+                    struct dv_witness_block **expected, char *err) {
     if (blocks > s->witness_n) {
         if (s->d_witness) cudaFree(s->d_witness);
         if (s->h_witness) cudaFreeHost(s->h_witness);

@@ -92,8 +92,8 @@ cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err);
  * block into *dev, and two host arrays of as many records, *seen (pinned,
  * what witness_enqueue() copies back into) and *expected (the model's).
  * Their contents are not kept between calls. Returns 0 or a DV_* code. */
-int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev,
-                    struct dv_witness_block **seen, struct dv_witness_block **expected, char *err);
+int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+                    struct dv_witness_block **expected, char *err);
 
 struct counters; /* gpu/counters.h */
 

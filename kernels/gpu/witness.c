@@ -5,8 +5,8 @@
 
 #include "kernels/gpu/cuda_call.h"
 
-int witness_enqueue(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row,
-                    struct dv_witness_block *d_rec, struct dv_witness_block *host, char *err) {
+int witness_enqueue(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row, struct dv_witness_block *d_rec,
+                    struct dv_witness_block *host, char *err) {
     const size_t bytes = sizeof(struct dv_witness_block) * blocks;
     int rc;
     /* Zeroed first: a block that never wrote its record reads as one that

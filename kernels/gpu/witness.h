@@ -23,8 +23,8 @@ extern "C" {
 typedef int (*witness_launch_fn)(void *ctx, unsigned row, struct dv_witness_block *d_rec, char *err);
 
 /* Returns 0 or the DV_* code of the failed zeroing, launch or copy. */
-int witness_enqueue(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row,
-                    struct dv_witness_block *d_rec, struct dv_witness_block *host, char *err);
+int witness_enqueue(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row, struct dv_witness_block *d_rec,
+                    struct dv_witness_block *host, char *err);
 
 /* Waits for everything witness_enqueue() queued. Returns 0 or a DV_* code
  * (an error of the launch surfaces here). */

@@ -239,9 +239,9 @@ void testimony_counter_grid(unsigned blocks, unsigned period, struct testimony_g
 /* The per-thread values of a grid, read 64 bits at a time per block: a
  * path mask (one bit a thread) or an assignment (one byte a thread). */
 struct period_reader {
-    const uint32_t *mask;  /* bits, or NULL */
-    size_t words;          /* of mask */
-    const uint8_t *bytes;  /* bytes, or NULL */
+    const uint32_t *mask; /* bits, or NULL */
+    size_t words;         /* of mask */
+    const uint8_t *bytes; /* bytes, or NULL */
     unsigned tpb;
 };
 

@@ -94,8 +94,8 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
  * per-block sum is sum(weight[k] x count of part k). */
 #define TESTIMONY_GRID_PARTS 2
 struct testimony_grid {
-    unsigned blocks;                        /* the row's whole grid        */
-    unsigned nparts;                        /* 1 or 2                      */
+    unsigned blocks; /* the row's whole grid        */
+    unsigned nparts; /* 1 or 2                      */
     unsigned part_blocks[TESTIMONY_GRID_PARTS];
     double weight[TESTIMONY_GRID_PARTS];
 };

@@ -177,9 +177,10 @@ static void put_process(FILE *f) {
 /* The GPU worker's resident memory, from /proc/<pid>/statm (its child: the
  * same pid namespace), when there is a worker to read. */
 static void put_worker_memory(FILE *f, pid_t pid) {
-    fputs("# HELP dv_worker_resident_memory_bytes Resident memory of the GPU worker process.\n"
-          "# TYPE dv_worker_resident_memory_bytes gauge\n",
-          f);
+    fputs(
+        "# HELP dv_worker_resident_memory_bytes Resident memory of the GPU worker process.\n"
+        "# TYPE dv_worker_resident_memory_bytes gauge\n",
+        f);
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
     FILE *st = pid > 0 ? fopen(path, "re") : NULL;
@@ -271,9 +272,10 @@ char *metrics_text(struct metrics *m) {
           f);
     put_hist(f, "dv_job_run_seconds", "outcome=\"done\"", &m->run_ok, run_bounds, NB(run_bounds));
     put_hist(f, "dv_job_run_seconds", "outcome=\"failed\"", &m->run_failed, run_bounds, NB(run_bounds));
-    fputs("# HELP dv_testimony_seconds Host time of a job's witness and counter passes on the GPU worker.\n"
-          "# TYPE dv_testimony_seconds histogram\n",
-          f);
+    fputs(
+        "# HELP dv_testimony_seconds Host time of a job's witness and counter passes on the GPU worker.\n"
+        "# TYPE dv_testimony_seconds histogram\n",
+        f);
     put_hist(f, "dv_testimony_seconds", "", &m->testimony, testimony_bounds, NB(testimony_bounds));
     pthread_mutex_unlock(&m->lock);
     put_worker_memory(f, ws.pid);

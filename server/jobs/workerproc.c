@@ -59,8 +59,7 @@ static int reply_ok(const char *id, const char *document, double gpu_ms, double 
     char *s = malloc(len);
     if (!s) return -1;
     /* %.17g never prints NaN here: both are sums of measured times. */
-    snprintf(s, len,
-             "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"testimony_ms\":%.17g,%s\"document\":%s}", id,
+    snprintf(s, len, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"testimony_ms\":%.17g,%s\"document\":%s}", id,
              gpu_ms == gpu_ms ? gpu_ms : 0.0, testimony_ms == testimony_ms ? testimony_ms : 0.0,
              exiting ? "\"exiting\":true," : "", document);
     int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
@@ -134,12 +133,9 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     }
     const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms;
     int out;
-    if (rc == 0 && doc)
-        out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
-    else if (rc == 0)
-        out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);
-    else
-        out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
+    if (rc == 0 && doc) out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
+    else if (rc == 0) out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);
+    else out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
     free(doc);
     experiment_report_free(r);
     if (out < 0) return -1;

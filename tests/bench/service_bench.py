@@ -174,6 +174,7 @@ def one_job(base, use_wait, budget_ms):
     doc = j.get("document") or {}
     return {"post_to_done_ms": (t1 - t0) * 1e3, "gpu_time_ms": doc.get("gpu_time_ms"),
             "wall_time_ms": doc.get("wall_time_ms"), "job": {k: v for k, v in j.items() if k != "document"},
+            "testimony": doc.get("testimony"),
             "ratios": [r.get("ratio") for t in doc.get("tables", []) for r in t.get("rows", [])]}
 
 
@@ -368,6 +369,12 @@ def main():
             how = "?wait=" if use_wait else "polling 5 ms"
             print(f"{'Part 1 job: POST to done, ' + how + ' (ms)':44} {job['post_to_done_ms']:12.2f} "
                   f"{job['post_to_done_ms'] / gpu:10.2f}  GPU time")
+            tm = job.get("testimony") or {}
+            for part, key in (("witness", "host_ms"), ("counters", "host_ms"), ("counters", "setup_ms")):
+                v = (tm.get(part) or {}).get(key)
+                if isinstance(v, (int, float)):
+                    label = f"Part 1 job: testimony.{part}.{key}"
+                    print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
             for k, v in sorted((job["job"].get("timing") or {}).items()):
                 label = "Part 1 job: timing." + k
                 print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")

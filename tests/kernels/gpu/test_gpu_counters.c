@@ -112,14 +112,19 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
     cr_assert(before && after);
     for (unsigned ti = 0; ti < r->ntables; ti++) {
         struct dv_table *t = &r->tables[ti];
-        struct replay_ctx x = {.t = t, .base = {.in = in, .n = n, .blocks = g.blocks, .block_x = g.block_x,
-                                                .block_y = g.block_y, .iterations = r->config.iterations}};
+        struct replay_ctx x = {.t = t,
+                               .base = {.in = in,
+                                        .n = n,
+                                        .blocks = g.blocks,
+                                        .block_x = g.block_x,
+                                        .block_y = g.block_y,
+                                        .iterations = r->config.iterations}};
         const uint32_t *masks[DV_MAX_ROWS];
         struct testimony_grid grids[DV_MAX_ROWS];
         float *host[DV_MAX_ROWS];
         for (unsigned i = 0; i < t->nrows; i++) {
-            masks[i] = session_mask(s, &t->rows[i], &g, row_mask, experiment_row_reads_mask(&t->rows[i]) ? &x.d_mask[i] : NULL,
-                                    &rc, err);
+            masks[i] = session_mask(s, &t->rows[i], &g, row_mask,
+                                    experiment_row_reads_mask(&t->rows[i]) ? &x.d_mask[i] : NULL, &rc, err);
             cr_assert_not_null(masks[i], "%s", err);
             cr_assert_not_null(x.out[i] = session_output(s, i, n, &host[i], &rc, err), "%s", err);
             cr_assert_eq(testimony_lesson_grid(&t->rows[i], &g, r->config.iterations, masks[i], &grids[i], err), 0);
@@ -144,8 +149,8 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
                          t->rows[i].name);
             cr_assert_eq(reference_check(&t->rows[i], &g, masks[i], a, b, r->config.iterations, after, &check, err), 0,
                          "%s", err);
-            cr_expect(check.ok && check.checked == n, "%s/%s after the pass: %llu mismatches, first thread %lld",
-                      t->id, t->rows[i].name, check.mismatches, check.first_mismatch);
+            cr_expect(check.ok && check.checked == n, "%s/%s after the pass: %llu mismatches, first thread %lld", t->id,
+                      t->rows[i].name, check.mismatches, check.first_mismatch);
             cr_expect(out[i].present, "%s/%s: no counters", t->id, t->rows[i].name);
             printf("%s %-32s counted on %u block(s) x %.0f%s: %.0f warp instructions, outputs unchanged\n", t->id,
                    t->rows[i].name, grids[i].part_blocks[0], grids[i].weight[0], grids[i].nparts > 1 ? " + rest" : "",
@@ -193,10 +198,10 @@ static void expect_no_counters(const struct dv_report *r, const char *what) {
 
 Test(gpu_counters, a_cupti_call_failing_mid_job_never_fails_the_job_and_the_next_job_rebuilds) {
     HELPER_REQUIRE_GPU();
-    static const char *const calls[] = {"cuptiRangeProfilerSetConfig", "cuptiRangeProfilerStart",
-                                        "cuptiRangeProfilerPushRange", "cuptiRangeProfilerPopRange",
-                                        "cuptiRangeProfilerStop",      "cuptiRangeProfilerDecodeData",
-                                        "cuptiProfilerHostEvaluateToGpuValues"};
+    static const char *const calls[] = {
+        "cuptiRangeProfilerSetConfig",         "cuptiRangeProfilerStart", "cuptiRangeProfilerPushRange",
+        "cuptiRangeProfilerPopRange",          "cuptiRangeProfilerStop",  "cuptiRangeProfilerDecodeData",
+        "cuptiProfilerHostEvaluateToGpuValues"};
     setenv("DV_CUPTI_LIBRARY", DV_CUPTI_STANDIN, 1);
     struct session *s = session_create();
     cr_assert_not_null(s);
@@ -253,8 +258,12 @@ Test(gpu_counters, a_sticky_error_inside_the_pass_is_its_reason_and_ends_the_pro
     cr_assert_not_null(in, "%s", err);
     /* The timed kernel writing where no buffer is: an illegal address. */
     struct replay_ctx x = {.t = &r->tables[0],
-                           .base = {.in = in, .n = n, .blocks = r->config.blocks, .block_x = r->config.block_x,
-                                    .block_y = r->config.block_y, .iterations = r->config.iterations}};
+                           .base = {.in = in,
+                                    .n = n,
+                                    .blocks = r->config.blocks,
+                                    .block_x = r->config.block_x,
+                                    .block_y = r->config.block_y,
+                                    .iterations = r->config.iterations}};
     for (unsigned i = 0; i < DV_MAX_ROWS; i++) x.out[i] = (float *)(uintptr_t)0x100;
     struct testimony_grid grids[DV_MAX_ROWS];
     for (unsigned i = 0; i < r->tables[0].nrows; i++) testimony_counter_grid(r->config.blocks, 0, &grids[i]);
@@ -288,15 +297,35 @@ struct compare_case {
 };
 
 static const struct compare_case compare_cases[] = {
-    {"built-ins, Part 1 and Part 2", DV_PART_ALL, NULL, 0, 0, 0,
+    {"built-ins, Part 1 and Part 2",
+     DV_PART_ALL,
+     NULL,
+     0,
+     0,
+     0,
      {"lane-parity", "lane-half", "warp-parity", "block-parity", "first-16", NULL}},
     {"scenario suite", DV_PART_ALL, "all", 0, 0, 0, {NULL}},
-    {"custom 32x8", DV_PART_1, NULL, 1000, 32, 8,
+    {"custom 32x8",
+     DV_PART_1,
+     NULL,
+     1000,
+     32,
+     8,
      {"threadIdx.y & 1", "threadIdx.x < 16", "(threadIdx.x + threadIdx.y) & 1", "lane < 1", "blockIdx.x & 2",
       "(blockIdx.x * 7 + warp) % 3 == 0", NULL}},
-    {"custom 48x1", DV_PART_1, NULL, 1000, 48, 1,
+    {"custom 48x1",
+     DV_PART_1,
+     NULL,
+     1000,
+     48,
+     1,
      {"threadIdx.x < 40", "warp == 1", "lane < 16", "threadIdx.x < blockIdx.x % 64", NULL}},
-    {"custom 24x3", DV_PART_1, NULL, 1000, 24, 3,
+    {"custom 24x3",
+     DV_PART_1,
+     NULL,
+     1000,
+     24,
+     3,
      {"threadIdx.y == 2", "threadIdx.x & 1", "blockIdx.x % 5 == 0 && lane < 7", "blockIdx.x == 999", NULL}},
 };
 #define NCASES (sizeof compare_cases / sizeof compare_cases[0])
@@ -482,12 +511,13 @@ Test(gpu_counters, the_pass_now_counts_what_the_pass_before_counted, .timeout = 
                 figures += 2;
                 rows++;
                 differ += !same;
-                cr_expect(same, "%s %s/%s: before %.17g %.17g %.17g %.17g %.17g %.17g '%s', now %.17g %.17g %.17g %.17g "
+                cr_expect(same,
+                          "%s %s/%s: before %.17g %.17g %.17g %.17g %.17g %.17g '%s', now %.17g %.17g %.17g %.17g "
                           "%.17g %.17g '%s'",
-                          compare_cases[k].name, tn->id, tn->rows[j].name, a->branch_targets_divergent, a->branch_targets,
-                          a->inst_executed, a->ffma_threads, a->branch_uniform_pct, a->threads_per_inst, a->verdict,
-                          b->branch_targets_divergent, b->branch_targets, b->inst_executed, b->ffma_threads,
-                          b->branch_uniform_pct, b->threads_per_inst, b->verdict);
+                          compare_cases[k].name, tn->id, tn->rows[j].name, a->branch_targets_divergent,
+                          a->branch_targets, a->inst_executed, a->ffma_threads, a->branch_uniform_pct,
+                          a->threads_per_inst, a->verdict, b->branch_targets_divergent, b->branch_targets,
+                          b->inst_executed, b->ffma_threads, b->branch_uniform_pct, b->threads_per_inst, b->verdict);
                 for (unsigned w = 0; w < 2; w++)
                     if (outs[w])
                         fprintf(outs[w],
@@ -505,8 +535,9 @@ Test(gpu_counters, the_pass_now_counts_what_the_pass_before_counted, .timeout = 
         if (outs[w]) {
             fprintf(outs[w], "\n%u rows, %u counts and %u derived figures and verdicts compared: %u rows differ\n\n",
                     rows, counts, figures, differ);
-            fprintf(outs[w], "| case | counter pass host ms before | now | witness host ms before | now |\n"
-                             "|---|---|---|---|---|\n");
+            fprintf(outs[w],
+                    "| case | counter pass host ms before | now | witness host ms before | now |\n"
+                    "|---|---|---|---|---|\n");
             for (size_t k = 0; k < NCASES; k++)
                 fprintf(outs[w], "| %s | %.1f | %.1f | %.1f | %.1f |\n", compare_cases[k].name,
                         before[k]->testimony.counters_ms, now[k]->testimony.counters_ms,

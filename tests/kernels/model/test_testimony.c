@@ -407,10 +407,10 @@ Test(testimony, period_of_a_mask_is_the_blocks_between_repeats) {
         {"block-parity", 300, 256, 1, 2},
         {"blockIdx.x & 2", 300, 256, 1, 4},
         {"(blockIdx.x * 7 + warp) % 3 == 0", 1000, 48, 1, 3},
-        {"threadIdx.x < blockIdx.x % 64", 1000, 20, 1, 64},      /* blocks 20..63 alike, but 64 repeats 0 */
+        {"threadIdx.x < blockIdx.x % 64", 1000, 20, 1, 64}, /* blocks 20..63 alike, but 64 repeats 0 */
         {"threadIdx.x < blockIdx.x % 64", 1000, 72, 1, 64},
-        {"threadIdx.y < blockIdx.x % 5", 700, 24, 3, 5},         /* 72 threads: not a whole number of words */
-        {"blockIdx.x == 999", 1000, 32, 1, 1000},                /* the last block differs: no period */
+        {"threadIdx.y < blockIdx.x % 5", 700, 24, 3, 5}, /* 72 threads: not a whole number of words */
+        {"blockIdx.x == 999", 1000, 32, 1, 1000},        /* the last block differs: no period */
         {"blockIdx.x < 500", 1000, 32, 1, 1000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
