@@ -90,6 +90,24 @@ static const unsigned char metric_is_sum[COUNTERS_NMETRICS] = {
     [M_DIVERGENT] = 1, [M_TARGETS] = 1, [M_UNIFORM] = 1, [M_FFMA] = 1, [M_INST] = 1, [M_THREAD_INST] = 1,
 };
 
+/* The metrics a pass collects, by their slot above: all of them, or for
+ * the pass before (kernel replay, whole grids, ratios straight from CUPTI)
+ * the six it collected, in its order. */
+struct metric_set {
+    unsigned n;
+    unsigned slot[COUNTERS_NMETRICS];
+    const char *names[COUNTERS_NMETRICS];
+};
+
+static void metric_set_of(int kernel_replay, struct metric_set *s) {
+    static const unsigned before[] = {M_DIVERGENT, M_TARGETS, M_UNIFORM_PCT, M_THREADS_PER_INST, M_INST, M_FFMA};
+    s->n = kernel_replay ? sizeof before / sizeof before[0] : COUNTERS_NMETRICS;
+    for (unsigned k = 0; k < s->n; k++) {
+        s->slot[k] = kernel_replay ? before[k] : k;
+        s->names[k] = metric_names[s->slot[k]];
+    }
+}
+
 #define COUNTERS_MAX_RANGES (TESTIMONY_GRID_PARTS * DV_MAX_ROWS)
 #define COUNTERS_MAX_PASSES 8 /* the set takes two; more says CUPTI misbehaves */
 
@@ -132,6 +150,7 @@ enum counters_replay { REPLAY_USER, REPLAY_USER_AUTO, REPLAY_KERNEL };
 struct counters {
     enum counters_replay replay;
     int full_grid;
+    struct metric_set set;
     int initialized; /* cuptiProfilerInitialize succeeded, not yet undone */
     int ready;       /* everything below is built for (device, ctx)       */
     int broken;      /* a pass failed: rebuild before the next use        */
@@ -265,12 +284,13 @@ static int read_env(struct counters *c, char *reason) {
         dv_seterr(reason, "counters: DV_COUNTERS_REPLAY=%.64s is not user, user-auto or kernel", r);
         return -1;
     }
-    if (!g || !g[0] || strcmp(g, "reduced") == 0) c->full_grid = 0;
+    if (!g || !g[0] || strcmp(g, "reduced") == 0) c->full_grid = c->replay == REPLAY_KERNEL;
     else if (strcmp(g, "full") == 0) c->full_grid = 1;
     else {
         dv_seterr(reason, "counters: DV_COUNTERS_GRID=%.64s is not reduced or full", g);
         return -1;
     }
+    metric_set_of(c->replay == REPLAY_KERNEL, &c->set);
     return 0;
 }
 
@@ -304,8 +324,8 @@ static int build_images(struct counters *c, int device, char *reason) {
     CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
                                                           CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     am.pHostObject = c->host;
-    am.ppMetricNames = (const char **)metric_names;
-    am.numMetrics = COUNTERS_NMETRICS;
+    am.ppMetricNames = c->set.names;
+    am.numMetrics = c->set.n;
     if (CUPTI_CALL(api.cuptiProfilerHostConfigAddMetrics(&am), reason)) return -1;
     CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
                                                             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
@@ -336,24 +356,30 @@ static int enable_set(struct counters *c, int on, char *reason) {
     return CUPTI_CALL(api.cuptiRangeProfilerDisable(&d), reason) ? -1 : 0;
 }
 
-/* The range profiler enabled on the context, and a counter data image for
- * COUNTERS_MAX_RANGES ranges. */
-static int build_target(struct counters *c, char *reason) {
-    if (enable_set(c, 1, reason) != 0) return -1;
-    c->cold = c->replay != REPLAY_KERNEL;
+/* A counter data image for `ranges` ranges of the enabled profiler. */
+static int size_data(struct counters *c, size_t ranges, char *reason) {
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = c->obj;
-    ds.pMetricNames = (const char **)metric_names;
-    ds.numMetrics = COUNTERS_NMETRICS;
-    ds.maxNumOfRanges = COUNTERS_MAX_RANGES;
-    ds.maxNumRangeTreeNodes = COUNTERS_MAX_RANGES;
+    ds.pMetricNames = c->set.names;
+    ds.numMetrics = c->set.n;
+    ds.maxNumOfRanges = ranges;
+    ds.maxNumRangeTreeNodes = (uint32_t)ranges;
     if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
+    free(c->data);
     c->data_size = ds.counterDataSize;
-    if (!(c->data = buffer(c->data_size, "counter data image", reason))) return -1;
-    /* The pass before enabled the range profiler for each table's session
-     * and disabled it after; its replay is kept as it was. */
-    return c->replay == REPLAY_KERNEL ? enable_set(c, 0, reason) : 0;
+    return (c->data = buffer(c->data_size, "counter data image", reason)) ? 0 : -1;
+}
+
+/* The range profiler enabled on the context, and a counter data image for
+ * COUNTERS_MAX_RANGES ranges. The pass before enabled it for each table's
+ * session, sized the image there and disabled it after (counters_profile()
+ * does the same for it): nothing is built here for it. */
+static int build_target(struct counters *c, char *reason) {
+    if (c->replay == REPLAY_KERNEL) return 0;
+    if (enable_set(c, 1, reason) != 0) return -1;
+    c->cold = 1;
+    return size_data(c, COUNTERS_MAX_RANGES, reason);
 }
 
 /* Undoes whatever build() did, in reverse; after a sticky error only the
@@ -538,6 +564,7 @@ static int pass_run(struct counters *c, const struct range *rg, unsigned n, cons
 /* Decodes the session and evaluates every range into values[range]; a sum
  * CUPTI has no value for is a failure (a pass it did not collect). */
 static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMETRICS], char *reason) {
+    struct metric_set *set = &c->set;
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = c->obj;
     if (CUPTI_CALL(api.cuptiRangeProfilerDecodeData(&dd), reason)) return COUNTERS_REFUSED;
@@ -557,17 +584,21 @@ static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMET
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
+        double got[COUNTERS_NMETRICS];
         ev.rangeIndex = i;
-        ev.ppMetricNames = (const char **)metric_names;
-        ev.numMetrics = COUNTERS_NMETRICS;
-        ev.pMetricValues = values[i];
+        ev.ppMetricNames = set->names;
+        ev.numMetrics = set->n;
+        ev.pMetricValues = got;
         if (CUPTI_CALL(api.cuptiProfilerHostEvaluateToGpuValues(&ev), reason)) return COUNTERS_REFUSED;
-        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++)
-            if (metric_is_sum[m] && !(isfinite(values[i][m]) && values[i][m] >= 0)) {
-                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", metric_names[m], i, n,
-                          values[i][m]);
+        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) values[i][m] = NAN; /* a slot the set has not */
+        for (unsigned k = 0; k < set->n; k++) {
+            const unsigned m = set->slot[k];
+            values[i][m] = got[k];
+            if (metric_is_sum[m] && !(isfinite(got[k]) && got[k] >= 0)) {
+                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", metric_names[m], i, n, got[k]);
                 return COUNTERS_REFUSED;
             }
+        }
     }
     return 0;
 }
@@ -614,7 +645,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
         return COUNTERS_REFUSED;
     }
     if ((rc = plan_ranges(c, nrows, grids, ranges, &nranges, reason)) != 0) return rc;
-    if (c->replay == REPLAY_KERNEL && enable_set(c, 1, reason) != 0) {
+    if (c->replay == REPLAY_KERNEL && (enable_set(c, 1, reason) != 0 || size_data(c, nranges, reason) != 0)) {
+        if (c->obj) enable_set(c, 0, NULL);
         c->broken = 1;
         return COUNTERS_REFUSED;
     }

@@ -42,10 +42,12 @@
  *
  * Two environment variables select another pass, to compare with (they are
  * read at each rebuild): DV_COUNTERS_REPLAY=kernel is the pass this service
- * used before (CUPTI replays each launch itself, one automatic range per
- * launch), =user-auto user replay with automatic ranges, =user the default;
- * DV_COUNTERS_GRID=full launches every row on its whole grid (=reduced the
- * default).
+ * used before, as it ran: the six metrics the document names, the range
+ * profiler enabled for each table's session (the counter data image sized
+ * there) and disabled after, CUPTI replaying each launch itself with one
+ * automatic range per launch, every row on its whole grid; =user-auto is
+ * user replay with automatic ranges, =user the default. DV_COUNTERS_GRID=full
+ * launches every row on its whole grid (=reduced the default).
  *
  * One thread uses a struct counters; the CUDA context it was prepared on
  * must be current whenever it is used.
