@@ -217,6 +217,7 @@ static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
     put(c, "reason", t->counters_taken ? json_null() : TEXT(t->counters_reason), bad);
     put(c, "library", t->counters_library[0] ? TEXT(t->counters_library) : json_null(), bad);
     put(c, "host_ms", num(t->counters_ms), bad);
+    put(c, "setup_ms", num(t->counters_setup_ms), bad);
     put(o, "counters", c, bad);
     return o;
 }

@@ -298,6 +298,7 @@ static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony 
         GET_STR(rd, c, sub, "reason", t->counters_reason);
         GET_STR(rd, c, sub, "library", t->counters_library);
         get_num(rd, c, sub, "host_ms", &t->counters_ms, NAN);
+        get_num(rd, c, sub, "setup_ms", &t->counters_setup_ms, NAN);
     }
 }
 

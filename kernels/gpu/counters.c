@@ -1,11 +1,16 @@
-/* counters.c -- CUPTI range profiler, dlopen()ed (counters.h).
+/* counters.c -- CUPTI's range profiler, dlopen()ed, one per process
+ * (counters.h).
  *
- * The sequence follows cupti_range_profiler.h: cuptiProfilerInitialize; the
- * chip name and the counter availability image; a host object with the
- * metrics and its config image; per table, cuptiRangeProfilerEnable on the
- * current context, a counter data image for one range per row, SetConfig
- * (auto range, kernel replay), Start, the launches, Stop, DecodeData, then
- * cuptiProfilerHostEvaluateToGpuValues per range, and Disable.
+ * Built once (counters_prepare): cuptiProfilerInitialize; the chip name and
+ * the counter availability image; a host object with the metrics and its
+ * config image; cuptiRangeProfilerEnable on the context, left enabled
+ * between tables and jobs (its first Start costs a few hundred milliseconds,
+ * the later ones about one and a half); the counter data image for the most
+ * ranges a table can have. Per table (counters_profile): the counter data
+ * image re-initialised, SetConfig (user ranges, user replay), then each pass
+ * (Start, per launch PushRange / launch / PopRange, the wait, Stop) until
+ * CUPTI says every pass is submitted, DecodeData, and
+ * cuptiProfilerHostEvaluateToGpuValues per range.
  *
  * Every entry point is resolved with dlsym from the loaded library, so the
  * binary has no link-time dependency on CUPTI; a build without the headers
@@ -14,6 +19,7 @@
 #define _GNU_SOURCE
 #include "kernels/gpu/counters.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +27,6 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/model/testimony.h"
-
-#define COUNTERS_NMETRICS 6
 
 void counters_explain(int result, const char *text, const char *what, char *reason) {
     const char *hint = "";
@@ -51,7 +55,6 @@ void counters_explain(int result, const char *text, const char *what, char *reas
 
 #ifdef DV_HAVE_CUPTI
 
-#include <cuda.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -60,14 +63,53 @@ void counters_explain(int result, const char *text, const char *what, char *reas
 #include <dlfcn.h>
 #include <unistd.h>
 
-static const char *const metric_names[COUNTERS_NMETRICS] = {
-    "smsp__sass_branch_targets_threads_divergent.sum",
-    "smsp__sass_branch_targets.sum",
-    "smsp__sass_average_branch_targets_threads_uniform.pct",
-    "smsp__thread_inst_executed_per_inst_executed.ratio",
-    "smsp__inst_executed.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+/* The metric set, in the order CUPTI evaluates it. */
+enum {
+    M_DIVERGENT,
+    M_TARGETS,
+    M_UNIFORM,
+    M_UNIFORM_PCT,
+    M_FFMA,
+    M_INST,
+    M_THREAD_INST,
+    M_THREADS_PER_INST,
+    COUNTERS_NMETRICS
 };
+static const char *const metric_names[COUNTERS_NMETRICS] = {
+    [M_DIVERGENT] = "smsp__sass_branch_targets_threads_divergent.sum",
+    [M_TARGETS] = "smsp__sass_branch_targets.sum",
+    [M_UNIFORM] = "smsp__sass_branch_targets_threads_uniform.sum",
+    [M_UNIFORM_PCT] = "smsp__sass_average_branch_targets_threads_uniform.pct",
+    [M_FFMA] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    [M_INST] = "smsp__inst_executed.sum",
+    [M_THREAD_INST] = "smsp__thread_inst_executed.sum",
+    [M_THREADS_PER_INST] = "smsp__thread_inst_executed_per_inst_executed.ratio",
+};
+/* A per-block sum (scaled by a part's weight), or a ratio (not). */
+static const unsigned char metric_is_sum[COUNTERS_NMETRICS] = {
+    [M_DIVERGENT] = 1, [M_TARGETS] = 1, [M_UNIFORM] = 1, [M_FFMA] = 1, [M_INST] = 1, [M_THREAD_INST] = 1,
+};
+
+/* The metrics a pass collects, by their slot above: all of them, or for
+ * the pass before (kernel replay, whole grids, ratios straight from CUPTI)
+ * the six it collected, in its order. */
+struct metric_set {
+    unsigned n;
+    unsigned slot[COUNTERS_NMETRICS];
+    const char *names[COUNTERS_NMETRICS];
+};
+
+static void metric_set_of(int kernel_replay, struct metric_set *s) {
+    static const unsigned before[] = {M_DIVERGENT, M_TARGETS, M_UNIFORM_PCT, M_THREADS_PER_INST, M_INST, M_FFMA};
+    s->n = kernel_replay ? sizeof before / sizeof before[0] : COUNTERS_NMETRICS;
+    for (unsigned k = 0; k < s->n; k++) {
+        s->slot[k] = kernel_replay ? before[k] : k;
+        s->names[k] = metric_names[s->slot[k]];
+    }
+}
+
+#define COUNTERS_MAX_RANGES (TESTIMONY_GRID_PARTS * DV_MAX_ROWS)
+#define COUNTERS_MAX_PASSES 8 /* the set takes two; more says CUPTI misbehaves */
 
 #define CUPTI_FNS(X)                                                                                                   \
     X(cuptiGetResultString)                                                                                            \
@@ -88,20 +130,45 @@ static const char *const metric_names[COUNTERS_NMETRICS] = {
     X(cuptiRangeProfilerSetConfig)                                                                                     \
     X(cuptiRangeProfilerStart)                                                                                         \
     X(cuptiRangeProfilerStop)                                                                                          \
+    X(cuptiRangeProfilerPushRange)                                                                                     \
+    X(cuptiRangeProfilerPopRange)                                                                                      \
     X(cuptiRangeProfilerDecodeData)                                                                                    \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
-struct counters {
-    void *lib, *host_lib, *target_lib;
-#define DECLARE(fn) __typeof__(&fn) p_##fn;
+/* The library, loaded once per process and never unloaded (CUPTI keeps
+ * callbacks registered with the driver), and its entry points. */
+static struct {
+    void *lib;
+    char library[256];
+#define DECLARE(fn) __typeof__(&fn) fn;
     CUPTI_FNS(DECLARE)
 #undef DECLARE
-    CUresult (*p_cuCtxGetCurrent)(CUcontext *);
-    int initialized;
+} api;
+
+enum counters_replay { REPLAY_USER, REPLAY_USER_AUTO, REPLAY_KERNEL };
+
+struct counters {
+    enum counters_replay replay;
+    int full_grid;
+    struct metric_set set;
+    int initialized; /* cuptiProfilerInitialize succeeded, not yet undone */
+    int ready;       /* everything below is built for (device, ctx)       */
+    int broken;      /* a pass failed: rebuild before the next use        */
+    int lost;        /* a sticky CUDA error: no CUPTI call again          */
+    int cold;        /* enabled, not started since: the next Start is slow */
+    double start_ms; /* that Start's host time, until taken               */
+    int device;
+    void *ctx;
+    uint8_t *avail, *config, *data;
+    size_t config_size, data_size;
     CUpti_Profiler_Host_Object *host;
-    uint8_t *config;
-    size_t config_size;
-    uint8_t *avail;
+    CUpti_RangeProfiler_Object *obj;
+};
+
+/* One launch of the pass: part `part` of row `row`. */
+struct range {
+    unsigned row, part, blocks;
+    double weight;
 };
 
 /* The CUPTI result codes counters_explain() has advice for, checked against
@@ -116,77 +183,52 @@ _Static_assert((int)CUPTI_ERROR_NOT_SUPPORTED == (int)COUNTERS_ERR_NOT_SUPPORTED
 _Static_assert((int)CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED == (int)COUNTERS_ERR_LEGACY_PROFILER, "cupti_result.h");
 _Static_assert((int)CUPTI_ERROR_NOT_COMPATIBLE == (int)COUNTERS_ERR_NOT_COMPATIBLE, "cupti_result.h");
 
-/* The reason for CUPTI call `call` (its text, as written at file:line)
- * that returned `r`. */
-static void cupti_reason(const struct counters *c, CUptiResult r, const char *call, const char *file, int line,
-                         char *reason) {
+/* 0 when `r` is CUPTI_SUCCESS, else COUNTERS_REFUSED with `reason` naming
+ * the call as written and where. Use CUPTI_CALL(), which passes them. */
+static int cupti_check(CUptiResult r, const char *call, const char *file, int line, char *reason) {
+    if (r == CUPTI_SUCCESS) return 0;
     const char *s = NULL;
     char what[ERR_LEN];
-    if (c->p_cuptiGetResultString) c->p_cuptiGetResultString(r, &s);
+    if (api.cuptiGetResultString) api.cuptiGetResultString(r, &s);
     snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
     counters_explain((int)r, s, what, reason);
+    return COUNTERS_REFUSED;
 }
 
-/* Checks a CUPTI call; the reason names the call as written and where. */
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        CUptiResult r_ = (call);                                                                                       \
-        if (r_ != CUPTI_SUCCESS) {                                                                                     \
-            cupti_reason(c, r_, #call, __FILE__, __LINE__, reason);                                                    \
-            goto fail;                                                                                                 \
-        }                                                                                                              \
-    } while (0)
+#define CUPTI_CALL(call, reason) cupti_check((call), #call, __FILE__, __LINE__, (reason))
 
-static int load_search(struct counters *c, char *library, char *reason);
+/* ---- the library ------------------------------------------------------- */
 
-static int load_from(struct counters *c, const char *dir, const char *cupti, char *library) {
-    char path[1024];
+/* `dir`/`name` (the loader's search for `name` when `dir` is NULL). CUPTI
+ * opens libnvperf_host and libnvperf_target by name; from a folder they are
+ * loaded first, globally, so that it finds the ones beside it. */
+static int load_from(const char *dir, const char *name) {
+    char path[1280];
     if (dir) {
-        snprintf(path, sizeof path, "%s/libnvperf_host.so", dir);
-        c->host_lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-        snprintf(path, sizeof path, "%s/libnvperf_target.so", dir);
-        c->target_lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-        snprintf(path, sizeof path, "%s/%s", dir, cupti);
-    } else {
-        snprintf(path, sizeof path, "%s", cupti);
+        static const char *const perf[] = {"libnvperf_host.so", "libnvperf_target.so"};
+        for (size_t i = 0; i < sizeof perf / sizeof perf[0]; i++) {
+            int n = snprintf(path, sizeof path, "%s/%s", dir, perf[i]);
+            if (n > 0 && (size_t)n < sizeof path) dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* absent: CUPTI says */
+        }
     }
-    c->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (c->lib) snprintf(library, 256, "%.255s", path);
-    return c->lib != NULL;
+    int n = dir ? snprintf(path, sizeof path, "%s/%s", dir, name) : snprintf(path, sizeof path, "%s", name);
+    if (n < 0 || (size_t)n >= sizeof path) return 0; /* no such file can be named */
+    api.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (api.lib) snprintf(api.library, sizeof api.library, "%.255s", path);
+    return api.lib != NULL;
 }
 
-/* The library stays loaded for the life of the process (CUPTI keeps
- * callbacks registered with the driver), so a worker that measures many jobs
- * loads it once: the first success is remembered with the path it came from. */
-static struct {
-    void *lib;
-    char library[256];
-} loaded;
+/* libcupti.so.13, then libcupti.so, in `dir` (NULL: the loader's search). */
+static int load_dir(const char *dir) { return load_from(dir, "libcupti.so.13") || load_from(dir, "libcupti.so"); }
 
-static int load_library(struct counters *c, char *library, char *reason) {
-    if (loaded.lib) {
-        c->lib = loaded.lib;
-        snprintf(library, 256, "%s", loaded.library);
-        return 0;
-    }
-    if (load_search(c, library, reason) != 0) return -1;
-    loaded.lib = c->lib;
-    snprintf(loaded.library, sizeof loaded.library, "%s", library);
-    return 0;
-}
-
-static int load_search(struct counters *c, char *library, char *reason) {
+static int load_search(char *reason) {
     const char *exact = getenv("DV_CUPTI_LIBRARY");
     if (exact && exact[0]) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s", exact);
         char *slash = strrchr(dir, '/');
-        if (slash) {
-            *slash = '\0';
-            if (load_from(c, dir, slash + 1, library)) return 0;
-        } else if (load_from(c, NULL, exact, library)) {
-            return 0;
-        }
+        if (slash) *slash = '\0';
+        if (load_from(slash ? dir : NULL, slash ? slash + 1 : exact)) return 0;
         const char *e = dlerror();
         dv_seterr(reason, "CUPTI: DV_CUPTI_LIBRARY=%s cannot be loaded: %s", exact, e ? e : "not found");
         return -1;
@@ -201,15 +243,13 @@ static int load_search(struct counters *c, char *library, char *reason) {
         static const char *const rel[] = {"/lib", "/../lib"};
         for (size_t i = 0; slash && i < sizeof rel / sizeof rel[0]; i++) {
             snprintf(slash, sizeof self - (size_t)(slash - self), "%s", rel[i]);
-            if (load_from(c, self, "libcupti.so.13", library) || load_from(c, self, "libcupti.so", library)) return 0;
+            if (load_dir(self)) return 0;
         }
     }
 #ifdef DV_CUPTI_BUILD_DIR
-    if (load_from(c, DV_CUPTI_BUILD_DIR, "libcupti.so.13", library) ||
-        load_from(c, DV_CUPTI_BUILD_DIR, "libcupti.so", library))
-        return 0;
+    if (load_dir(DV_CUPTI_BUILD_DIR)) return 0;
 #endif
-    if (load_from(c, NULL, "libcupti.so.13", library) || load_from(c, NULL, "libcupti.so", library)) return 0;
+    if (load_dir(NULL)) return 0;
     const char *e = dlerror();
     dv_seterr(reason,
               "CUPTI: libcupti.so not found (beside the binary in lib/, in the toolkit, or on the "
@@ -218,225 +258,411 @@ static int load_search(struct counters *c, char *library, char *reason) {
     return -1;
 }
 
-struct counters *counters_create(int device, int cc_major, char *library, char *reason) {
-    struct counters *c = calloc(1, sizeof *c);
-    library[0] = '\0';
-    if (!c) {
-        dv_seterr(reason, "counters: out of memory");
-        return NULL;
-    }
-    if (cc_major < 7) {
-        dv_seterr(reason, "CUPTI: compute capability %d.x is too old for the range profiler (Volta, 7.0, or newer)",
-                  cc_major);
-        goto fail;
-    }
-    if (load_library(c, library, reason) != 0) goto fail;
+/* Loads the library and resolves every entry point, once per process. */
+static int load_api(char *reason) {
+    if (api.cuptiRangeProfilerGetCounterDataInfo) return 0;
+    if (!api.lib && load_search(reason) != 0) return -1;
 #define RESOLVE(fn)                                                                                                    \
-    if (!(c->p_##fn = (__typeof__(&fn))dlsym(c->lib, #fn))) {                                                          \
-        dv_seterr(reason, "CUPTI: %s has no %s (CUDA 12.6 or newer is needed)", library, #fn);                         \
-        goto fail;                                                                                                     \
+    if (!(api.fn = (__typeof__(&fn))dlsym(api.lib, #fn))) {                                                            \
+        dv_seterr(reason, "CUPTI: %s has no %s (CUDA 12.6 or newer is needed)", api.library, #fn);                     \
+        return -1;                                                                                                     \
     }
     CUPTI_FNS(RESOLVE)
 #undef RESOLVE
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!cuda || !(c->p_cuCtxGetCurrent = (CUresult(*)(CUcontext *))dlsym(cuda, "cuCtxGetCurrent"))) {
-        dv_seterr(reason, "CUPTI: the CUDA driver library is not loaded");
-        goto fail;
+    return 0;
+}
+
+/* ---- build and tear down ---------------------------------------------- */
+
+/* The pass the environment asks for (counters.h). */
+static int read_env(struct counters *c, char *reason) {
+    const char *r = getenv("DV_COUNTERS_REPLAY"), *g = getenv("DV_COUNTERS_GRID");
+    if (!r || !r[0] || strcmp(r, "user") == 0) c->replay = REPLAY_USER;
+    else if (strcmp(r, "user-auto") == 0) c->replay = REPLAY_USER_AUTO;
+    else if (strcmp(r, "kernel") == 0) c->replay = REPLAY_KERNEL;
+    else {
+        dv_seterr(reason, "counters: DV_COUNTERS_REPLAY=%.64s is not user, user-auto or kernel", r);
+        return -1;
     }
+    if (!g || !g[0] || strcmp(g, "reduced") == 0) c->full_grid = c->replay == REPLAY_KERNEL;
+    else if (strcmp(g, "full") == 0) c->full_grid = 1;
+    else {
+        dv_seterr(reason, "counters: DV_COUNTERS_GRID=%.64s is not reduced or full", g);
+        return -1;
+    }
+    metric_set_of(c->replay == REPLAY_KERNEL, &c->set);
+    return 0;
+}
 
-    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    CK(c->p_cuptiProfilerInitialize(&ip));
-    c->initialized = 1;
+/* A zeroed buffer of `n` bytes (at least one), or NULL with `reason`. */
+static uint8_t *buffer(size_t n, const char *what, char *reason) {
+    uint8_t *p = calloc(1, n ? n : 1);
+    if (!p) dv_seterr(reason, "counters: out of memory for the %s (%zu bytes)", what, n);
+    return p;
+}
 
+/* The availability image of `ctx`, the host object with the metric set and
+ * its config image. */
+static int build_images(struct counters *c, int device, char *reason) {
     CUpti_Device_GetChipName_Params cn = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     cn.deviceIndex = (size_t)device;
-    CK(c->p_cuptiDeviceGetChipName(&cn));
-
-    CUcontext ctx = NULL;
-    if (c->p_cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
-        dv_seterr(reason, "CUPTI: no current CUDA context");
-        goto fail;
-    }
+    if (CUPTI_CALL(api.cuptiDeviceGetChipName(&cn), reason)) return -1;
     CUpti_Profiler_GetCounterAvailability_Params ca = {.structSize =
                                                            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-    ca.ctx = ctx;
-    CK(c->p_cuptiProfilerGetCounterAvailability(&ca));
-    if (!(c->avail = malloc(ca.counterAvailabilityImageSize ? ca.counterAvailabilityImageSize : 1))) {
-        dv_seterr(reason, "counters: out of memory");
-        goto fail;
-    }
+    ca.ctx = (CUcontext)c->ctx;
+    if (CUPTI_CALL(api.cuptiProfilerGetCounterAvailability(&ca), reason)) return -1;
+    if (!(c->avail = buffer(ca.counterAvailabilityImageSize, "counter availability image", reason))) return -1;
     ca.pCounterAvailabilityImage = c->avail;
-    CK(c->p_cuptiProfilerGetCounterAvailability(&ca));
+    if (CUPTI_CALL(api.cuptiProfilerGetCounterAvailability(&ca), reason)) return -1;
 
     CUpti_Profiler_Host_Initialize_Params hi = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = cn.pChipName;
     hi.pCounterAvailabilityImage = c->avail;
-    CK(c->p_cuptiProfilerHostInitialize(&hi));
+    if (CUPTI_CALL(api.cuptiProfilerHostInitialize(&hi), reason)) return -1;
     c->host = hi.pHostObject;
-
     CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
                                                           CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     am.pHostObject = c->host;
-    am.ppMetricNames = (const char **)metric_names;
-    am.numMetrics = COUNTERS_NMETRICS;
-    CK(c->p_cuptiProfilerHostConfigAddMetrics(&am));
-
+    am.ppMetricNames = c->set.names;
+    am.numMetrics = c->set.n;
+    if (CUPTI_CALL(api.cuptiProfilerHostConfigAddMetrics(&am), reason)) return -1;
     CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
                                                             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     cs.pHostObject = c->host;
-    CK(c->p_cuptiProfilerHostGetConfigImageSize(&cs));
+    if (CUPTI_CALL(api.cuptiProfilerHostGetConfigImageSize(&cs), reason)) return -1;
     c->config_size = cs.configImageSize;
-    if (!(c->config = malloc(c->config_size ? c->config_size : 1))) {
-        dv_seterr(reason, "counters: out of memory");
-        goto fail;
-    }
+    if (!(c->config = buffer(c->config_size, "config image", reason))) return -1;
     CUpti_Profiler_Host_GetConfigImage_Params ci = {.structSize =
                                                         CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     ci.pHostObject = c->host;
     ci.configImageSize = c->config_size;
     ci.pConfigImage = c->config;
-    CK(c->p_cuptiProfilerHostGetConfigImage(&ci));
-    return c;
-fail:
-    counters_free(c);
-    return NULL;
+    return CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason) ? -1 : 0;
+}
+
+/* Enables (`on`) or disables the range profiler on the context. */
+static int enable_set(struct counters *c, int on, char *reason) {
+    if (on) {
+        CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        en.ctx = (CUcontext)c->ctx;
+        if (CUPTI_CALL(api.cuptiRangeProfilerEnable(&en), reason)) return -1;
+        c->obj = en.pRangeProfilerObject;
+        return 0;
+    }
+    CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = c->obj;
+    c->obj = NULL;
+    return CUPTI_CALL(api.cuptiRangeProfilerDisable(&d), reason) ? -1 : 0;
+}
+
+/* A counter data image for `ranges` ranges of the enabled profiler. */
+static int size_data(struct counters *c, size_t ranges, char *reason) {
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
+                                                            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pRangeProfilerObject = c->obj;
+    ds.pMetricNames = c->set.names;
+    ds.numMetrics = c->set.n;
+    ds.maxNumOfRanges = ranges;
+    ds.maxNumRangeTreeNodes = (uint32_t)ranges;
+    if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
+    free(c->data);
+    c->data_size = ds.counterDataSize;
+    return (c->data = buffer(c->data_size, "counter data image", reason)) ? 0 : -1;
+}
+
+/* The range profiler enabled on the context, and a counter data image for
+ * COUNTERS_MAX_RANGES ranges. The pass before enabled it for each table's
+ * session, sized the image there and disabled it after (counters_profile()
+ * does the same for it): nothing is built here for it. */
+static int build_target(struct counters *c, char *reason) {
+    if (c->replay == REPLAY_KERNEL) return 0;
+    if (enable_set(c, 1, reason) != 0) return -1;
+    c->cold = 1;
+    return size_data(c, COUNTERS_MAX_RANGES, reason);
+}
+
+/* Undoes whatever build() did, in reverse; after a sticky error only the
+ * host memory (CUPTI would touch the poisoned context). */
+static void teardown(struct counters *c) {
+    if (!c->lost && c->obj) {
+        CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        d.pRangeProfilerObject = c->obj;
+        api.cuptiRangeProfilerDisable(&d);
+    }
+    if (!c->lost && c->host) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = c->host;
+        api.cuptiProfilerHostDeinitialize(&d);
+    }
+    if (!c->lost && c->initialized) {
+        CUpti_Profiler_DeInitialize_Params d = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        api.cuptiProfilerDeInitialize(&d);
+    }
+    free(c->avail);
+    free(c->config);
+    free(c->data);
+    c->avail = c->config = c->data = NULL;
+    c->host = NULL;
+    c->obj = NULL;
+    c->initialized = c->ready = c->broken = 0;
+}
+
+struct counters *counters_create(void) {
+    return calloc(1, sizeof(struct counters));
 }
 
 void counters_free(struct counters *c) {
     if (!c) return;
-    if (c->host) {
-        CUpti_Profiler_Host_Deinitialize_Params d = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-        d.pHostObject = c->host;
-        c->p_cuptiProfilerHostDeinitialize(&d);
-    }
-    if (c->initialized) {
-        CUpti_Profiler_DeInitialize_Params d = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-        c->p_cuptiProfilerDeInitialize(&d);
-    }
-    free(c->config);
-    free(c->avail);
-    /* The library stays loaded (see `loaded`). */
+    teardown(c);
     free(c);
 }
 
-int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
-                     char *reason) {
-    int rc = 1, launch_rc = 0;
-    uint8_t *data = NULL;
-    double *values = NULL;
-    CUpti_RangeProfiler_Object *obj = NULL;
-    CUcontext cu = NULL;
-    if (c->p_cuCtxGetCurrent(&cu) != CUDA_SUCCESS || !cu) {
-        dv_seterr(reason, "CUPTI: no current CUDA context");
-        return 1;
-    }
-    CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    en.ctx = cu;
-    CK(c->p_cuptiRangeProfilerEnable(&en));
-    obj = en.pRangeProfilerObject;
+void counters_invalidate(struct counters *c) {
+    if (c) c->broken = 1;
+}
 
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
-                                                            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    ds.pRangeProfilerObject = obj;
-    ds.pMetricNames = (const char **)metric_names;
-    ds.numMetrics = COUNTERS_NMETRICS;
-    ds.maxNumOfRanges = nrows;
-    ds.maxNumRangeTreeNodes = nrows;
-    CK(c->p_cuptiRangeProfilerGetCounterDataSize(&ds));
-    if (!(data = calloc(1, ds.counterDataSize ? ds.counterDataSize : 1)) ||
-        !(values = malloc(sizeof(double) * COUNTERS_NMETRICS))) {
-        dv_seterr(reason, "counters: out of memory");
-        goto fail;
+int counters_lost(const struct counters *c) { return c && c->lost; }
+
+double counters_take_start_ms(struct counters *c) {
+    if (!c) return 0;
+    const double ms = c->start_ms;
+    c->start_ms = 0;
+    return ms;
+}
+
+int counters_prepare(struct counters *c, int device, int cc_major, void *cu_ctx, char *library, char *reason) {
+    library[0] = '\0';
+    if (c->lost) {
+        dv_seterr(reason, "CUPTI: a sticky CUDA error ended an earlier counter pass; the process must restart");
+        return -1;
     }
+    if (c->ready && !c->broken && c->device == device && c->ctx == cu_ctx) {
+        snprintf(library, 256, "%s", api.library);
+        return 0;
+    }
+    teardown(c);
+    if (read_env(c, reason) != 0) return -1;
+    if (cc_major < 7) {
+        dv_seterr(reason, "CUPTI: compute capability %d.x is too old for the range profiler (Volta, 7.0, or newer)",
+                  cc_major);
+        return -1;
+    }
+    if (!cu_ctx) {
+        dv_seterr(reason, "CUPTI: no current CUDA context");
+        return -1;
+    }
+    if (load_api(reason) != 0) return -1;
+    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    if (CUPTI_CALL(api.cuptiProfilerInitialize(&ip), reason)) return -1;
+    c->initialized = 1;
+    c->device = device;
+    c->ctx = cu_ctx;
+    if (build_images(c, device, reason) != 0 || build_target(c, reason) != 0) {
+        teardown(c);
+        return -1;
+    }
+    c->ready = 1;
+    snprintf(library, 256, "%s", api.library);
+    return 0;
+}
+
+/* ---- one session ------------------------------------------------------ */
+
+/* The launches of rows 0..nrows-1: every part of each row's grid, or each
+ * whole grid once when DV_COUNTERS_GRID=full. */
+static int plan_ranges(const struct counters *c, unsigned nrows, const struct testimony_grid *grids,
+                       struct range *ranges, unsigned *nranges, char *reason) {
+    unsigned n = 0;
+    if (nrows > DV_MAX_ROWS) {
+        dv_seterr(reason, "counters: %u rows, at most %d", nrows, DV_MAX_ROWS);
+        return COUNTERS_REFUSED;
+    }
+    for (unsigned r = 0; r < nrows; r++) {
+        const struct testimony_grid *g = &grids[r];
+        const unsigned parts = c->full_grid ? 1u : g->nparts;
+        for (unsigned k = 0; k < parts && k < TESTIMONY_GRID_PARTS; k++)
+            ranges[n++] =
+                (struct range){r, k, c->full_grid ? g->blocks : g->part_blocks[k], c->full_grid ? 1.0 : g->weight[k]};
+    }
+    *nranges = n;
+    return 0;
+}
+
+/* Counter data image initialised for a new session, and SetConfig. */
+static int session_begin(struct counters *c, unsigned nranges, char *reason) {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params di = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    di.pRangeProfilerObject = obj;
-    di.counterDataSize = ds.counterDataSize;
-    di.pCounterData = data;
-    CK(c->p_cuptiRangeProfilerCounterDataImageInitialize(&di));
-
+    di.pRangeProfilerObject = c->obj;
+    di.counterDataSize = c->data_size;
+    di.pCounterData = c->data;
+    if (CUPTI_CALL(api.cuptiRangeProfilerCounterDataImageInitialize(&di), reason)) return COUNTERS_REFUSED;
     CUpti_RangeProfiler_SetConfig_Params sc = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-    sc.pRangeProfilerObject = obj;
+    sc.pRangeProfilerObject = c->obj;
     sc.configSize = c->config_size;
     sc.pConfig = c->config;
-    sc.counterDataImageSize = ds.counterDataSize;
-    sc.pCounterDataImage = data;
-    sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_KernelReplay;
-    sc.maxRangesPerPass = nrows;
+    sc.counterDataImageSize = c->data_size;
+    sc.pCounterDataImage = c->data;
+    sc.range = c->replay == REPLAY_USER ? CUPTI_UserRange : CUPTI_AutoRange;
+    sc.replayMode = c->replay == REPLAY_KERNEL ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    sc.maxRangesPerPass = nranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
-    CK(c->p_cuptiRangeProfilerSetConfig(&sc));
+    return CUPTI_CALL(api.cuptiRangeProfilerSetConfig(&sc), reason);
+}
 
-    /* Kernel replay submits every pass of a launch by itself; the loop is
-     * the API's contract for the other replay modes, bounded. */
-    for (int pass = 0; pass < 16; pass++) {
-        CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        st.pRangeProfilerObject = obj;
-        CK(c->p_cuptiRangeProfilerStart(&st));
-        for (unsigned r = 0; r < nrows && launch_rc == 0; r++) launch_rc = launch(ctx, r, reason);
-        if (launch_rc == 0) launch_rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
-        CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        sp.pRangeProfilerObject = obj;
-        if (launch_rc != 0) {
-            c->p_cuptiRangeProfilerStop(&sp); /* ends the range; the launch's error is the one to report */
-            rc = launch_rc;
-            goto done;
-        }
-        CK(c->p_cuptiRangeProfilerStop(&sp));
-        if (sp.isAllPassSubmitted) break;
+/* The launches of one pass, each in its own range with user ranges. */
+static int pass_launches(struct counters *c, const struct range *rg, unsigned n, const struct counters_launch *l,
+                         char *reason) {
+    for (unsigned i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "row %u part %u", rg[i].row, rg[i].part);
+        CUpti_RangeProfiler_PushRange_Params pr = {.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        pr.pRangeProfilerObject = c->obj;
+        pr.pRangeName = name;
+        if (c->replay == REPLAY_USER && CUPTI_CALL(api.cuptiRangeProfilerPushRange(&pr), reason))
+            return COUNTERS_REFUSED;
+        int rc = l->launch(l->ctx, rg[i].row, rg[i].blocks, reason);
+        if (rc != 0) return rc;
+        CUpti_RangeProfiler_PopRange_Params pp = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        pp.pRangeProfilerObject = c->obj;
+        if (c->replay == REPLAY_USER && CUPTI_CALL(api.cuptiRangeProfilerPopRange(&pp), reason))
+            return COUNTERS_REFUSED;
     }
+    return l->wait ? l->wait(l->ctx, reason) : DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
+}
+
+/* One pass: Start, the launches, Stop; *all when CUPTI has every pass. A
+ * pass that fails after Start still stops (its result unread: the first
+ * failure is the one to report), except after a sticky CUDA error. */
+static int pass_run(struct counters *c, const struct range *rg, unsigned n, const struct counters_launch *l, int *all,
+                    char *reason) {
+    CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    st.pRangeProfilerObject = c->obj;
+    const double t0 = timeutil_now_ms();
+    if (CUPTI_CALL(api.cuptiRangeProfilerStart(&st), reason)) return COUNTERS_REFUSED;
+    if (c->cold) c->start_ms += timeutil_now_ms() - t0;
+    c->cold = 0;
+    int rc = pass_launches(c, rg, n, l, reason);
+    CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    sp.pRangeProfilerObject = c->obj;
+    if (rc == DV_ESTICKY) return rc;
+    if (rc != 0) {
+        char ignored[ERR_LEN];
+        if ((l->wait ? l->wait(l->ctx, ignored) : DV_CUDA_CALL(cudaDeviceSynchronize(), ignored)) == DV_ESTICKY)
+            return DV_ESTICKY;
+        api.cuptiRangeProfilerStop(&sp);
+        return rc;
+    }
+    if (CUPTI_CALL(api.cuptiRangeProfilerStop(&sp), reason)) return COUNTERS_REFUSED;
+    *all = sp.isAllPassSubmitted != 0;
+    return 0;
+}
+
+/* Decodes the session and evaluates every range into values[range]; a sum
+ * CUPTI has no value for is a failure (a pass it did not collect). */
+static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMETRICS], char *reason) {
+    struct metric_set *set = &c->set;
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-    dd.pRangeProfilerObject = obj;
-    CK(c->p_cuptiRangeProfilerDecodeData(&dd));
+    dd.pRangeProfilerObject = c->obj;
+    if (CUPTI_CALL(api.cuptiRangeProfilerDecodeData(&dd), reason)) return COUNTERS_REFUSED;
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    gi.pCounterDataImage = data;
-    gi.counterDataImageSize = ds.counterDataSize;
-    CK(c->p_cuptiRangeProfilerGetCounterDataInfo(&gi));
-    if (gi.numTotalRanges != nrows) {
-        dv_seterr(reason, "CUPTI: %zu ranges recorded for %u launches (%zu dropped)", gi.numTotalRanges, nrows,
+    gi.pCounterDataImage = c->data;
+    gi.counterDataImageSize = c->data_size;
+    if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataInfo(&gi), reason)) return COUNTERS_REFUSED;
+    if (gi.numTotalRanges != n) {
+        dv_seterr(reason, "CUPTI: %zu ranges recorded for %u launches (%zu dropped)", gi.numTotalRanges, n,
                   dd.numOfRangeDropped);
-        goto fail;
+        return COUNTERS_REFUSED;
     }
-    for (unsigned r = 0; r < nrows; r++) {
+    for (unsigned i = 0; i < n; i++) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
             .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
         ev.pHostObject = c->host;
-        ev.pCounterDataImage = data;
-        ev.counterDataImageSize = ds.counterDataSize;
-        ev.rangeIndex = r;
-        ev.ppMetricNames = (const char **)metric_names;
-        ev.numMetrics = COUNTERS_NMETRICS;
-        ev.pMetricValues = values;
-        CK(c->p_cuptiProfilerHostEvaluateToGpuValues(&ev));
+        ev.pCounterDataImage = c->data;
+        ev.counterDataImageSize = c->data_size;
+        double got[COUNTERS_NMETRICS];
+        ev.rangeIndex = i;
+        ev.ppMetricNames = set->names;
+        ev.numMetrics = set->n;
+        ev.pMetricValues = got;
+        if (CUPTI_CALL(api.cuptiProfilerHostEvaluateToGpuValues(&ev), reason)) return COUNTERS_REFUSED;
+        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) values[i][m] = NAN; /* a slot the set has not */
+        for (unsigned k = 0; k < set->n; k++) {
+            const unsigned m = set->slot[k];
+            values[i][m] = got[k];
+            if (metric_is_sum[m] && !(isfinite(got[k]) && got[k] >= 0)) {
+                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", metric_names[m], i, n, got[k]);
+                return COUNTERS_REFUSED;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Each row's counters from its ranges: sums scaled by the parts' weights;
+ * the ratios CUPTI's own for a one-range row, else from the scaled sums. */
+static void combine(const struct range *rg, unsigned n, double values[][COUNTERS_NMETRICS], unsigned nrows,
+                    struct dv_counters *out) {
+    for (unsigned r = 0; r < nrows; r++) {
+        double sum[COUNTERS_NMETRICS] = {0};
+        unsigned parts = 0, last = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (rg[i].row != r) continue;
+            for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) sum[m] += rg[i].weight * values[i][m];
+            parts++;
+            last = i;
+        }
         struct dv_counters *o = &out[r];
         memset(o, 0, sizeof *o);
         o->present = 1;
-        o->branch_targets_divergent = values[0];
-        o->branch_targets = values[1];
-        o->branch_uniform_pct = values[2];
-        o->threads_per_inst = values[3];
-        o->inst_executed = values[4];
-        o->ffma_threads = values[5];
+        o->branch_targets_divergent = sum[M_DIVERGENT];
+        o->branch_targets = sum[M_TARGETS];
+        o->ffma_threads = sum[M_FFMA];
+        o->inst_executed = sum[M_INST];
+        if (parts == 1) {
+            o->branch_uniform_pct = values[last][M_UNIFORM_PCT];
+            o->threads_per_inst = values[last][M_THREADS_PER_INST];
+        } else {
+            o->branch_uniform_pct = sum[M_TARGETS] > 0 ? 100.0 * sum[M_UNIFORM] / sum[M_TARGETS] : NAN;
+            o->threads_per_inst = sum[M_INST] > 0 ? sum[M_THREAD_INST] / sum[M_INST] : NAN;
+        }
     }
-    rc = 0;
-    goto done;
-fail:
-    rc = 1;
-done:
-    if (obj) {
-        CUpti_RangeProfiler_Disable_Params dis = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-        dis.pRangeProfilerObject = obj;
-        c->p_cuptiRangeProfilerDisable(&dis);
+}
+
+int counters_profile(struct counters *c, unsigned nrows, const struct testimony_grid *grids,
+                     const struct counters_launch *l, struct dv_counters *out, char *reason) {
+    struct range ranges[COUNTERS_MAX_RANGES];
+    double values[COUNTERS_MAX_RANGES][COUNTERS_NMETRICS];
+    unsigned nranges = 0;
+    int all = 0, rc;
+    for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) out[r].present = 0;
+    if (!c || !c->ready || c->broken || c->lost) {
+        dv_seterr(reason, "counters: the profiler is not prepared");
+        return COUNTERS_REFUSED;
     }
-    if (rc == 1)
-        for (unsigned r = 0; r < nrows; r++) out[r].present = 0;
-    free(data);
-    free(values);
+    if ((rc = plan_ranges(c, nrows, grids, ranges, &nranges, reason)) != 0) return rc;
+    if (c->replay == REPLAY_KERNEL && (enable_set(c, 1, reason) != 0 || size_data(c, nranges, reason) != 0)) {
+        if (c->obj) enable_set(c, 0, NULL);
+        c->broken = 1;
+        return COUNTERS_REFUSED;
+    }
+    rc = session_begin(c, nranges, reason);
+    for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++)
+        rc = pass_run(c, ranges, nranges, l, &all, reason);
+    if (rc == 0 && !all) {
+        dv_seterr(reason, "CUPTI: %d passes did not collect the metric set", COUNTERS_MAX_PASSES);
+        rc = COUNTERS_REFUSED;
+    }
+    if (rc == 0) rc = collect(c, nranges, values, reason);
+    if (c->replay == REPLAY_KERNEL && rc != DV_ESTICKY && enable_set(c, 0, rc ? NULL : reason) != 0 && rc == 0)
+        rc = COUNTERS_REFUSED;
+    if (rc == 0) combine(ranges, nranges, values, nrows, out);
+    if (rc == DV_ESTICKY) c->lost = 1;
+    if (rc != 0) c->broken = 1;
     return rc;
 }
 
@@ -446,44 +672,66 @@ struct counters {
     int unused;
 };
 
-struct counters *counters_create(int device, int cc_major, char *library, char *reason) {
-    library[0] = '\0';
-    dv_seterr(reason,
-              "CUPTI: this build has no CUPTI headers (configure with the CUDA toolkit's CUPTI to read "
-              "hardware counters)");
-    return NULL;
+struct counters *counters_create(void) {
+    return calloc(1, sizeof(struct counters));
 }
 
 void counters_free(struct counters *c) { free(c); }
 
-int counters_profile(struct counters *c, unsigned nrows, timing_launch_fn launch, void *ctx, struct dv_counters *out,
-                     char *reason) {
+void counters_invalidate(struct counters *c) { (void)c; }
+
+int counters_lost(const struct counters *c) {
+    (void)c;
+    return 0;
+}
+
+double counters_take_start_ms(struct counters *c) {
+    (void)c;
+    return 0;
+}
+
+int counters_prepare(struct counters *c, int device, int cc_major, void *cu_ctx, char *library, char *reason) {
+    (void)c, (void)device, (void)cc_major, (void)cu_ctx;
+    library[0] = '\0';
+    dv_seterr(reason,
+              "CUPTI: this build has no CUPTI headers (configure with the CUDA toolkit's CUPTI to read "
+              "hardware counters)");
+    return -1;
+}
+
+int counters_profile(struct counters *c, unsigned nrows, const struct testimony_grid *grids,
+                     const struct counters_launch *l, struct dv_counters *out, char *reason) {
+    (void)c, (void)grids, (void)l;
+    for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) out[r].present = 0;
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
-    return 1;
+    return COUNTERS_REFUSED;
 }
 
 #endif
 
-int counters_table(struct counters **c, struct dv_table *t, timing_launch_fn launch, void *ctx, unsigned blocks,
-                   const unsigned *evaluations, struct dv_testimony *tm, char *err) {
+void counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
+                    const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm) {
     struct dv_counters out[DV_MAX_ROWS];
+    char why[ERR_LEN] = "";
     memset(out, 0, sizeof(out));
     const double t0 = timeutil_now_ms();
-    int rc = counters_profile(*c, t->nrows, launch, ctx, out, tm->counters_reason);
-    tm->counters_ms += timeutil_now_ms() - t0;
-    if (rc < 0) {
-        dv_seterr(err, "%s", tm->counters_reason);
-        return rc;
-    }
-    if (rc == 1) {
-        counters_free(*c);
+    int rc = counters_profile(*c, t->nrows, grids, l, out, why);
+    const double start = counters_take_start_ms(*c);
+    tm->counters_ms += timeutil_now_ms() - t0 - start;
+    tm->counters_setup_ms += start;
+    if (rc != 0) {
+        /* A launch's own error is CUDA's; say it was the counter pass's. */
+        if (rc == COUNTERS_REFUSED) snprintf(tm->counters_reason, sizeof tm->counters_reason, "%s", why);
+        else dv_seterr(tm->counters_reason, "counter pass of %s: %s", t->id, why);
+        counters_invalidate(*c);
         *c = NULL;
-        return 0;
+        for (unsigned i = 0; i < t->nrows; i++) t->rows[i].counters.present = 0;
+        return;
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         t->rows[i].counters = out[i];
-        testimony_counters_derive(&t->rows[i].counters, blocks, t->rows[i].warps_split.per_block, evaluations[i]);
+        testimony_counters_derive(&t->rows[i].counters, grids[i].blocks, t->rows[i].warps_split.per_block,
+                                  evaluations[i]);
     }
     testimony_counters_compare(t);
-    return 0;
 }

@@ -35,21 +35,31 @@ struct table_ctx {
     uint32_t *d_mask[DV_MAX_ROWS];
 };
 
-/* Row `row`'s launch: the timed kernel, or with `witness` set its witness
- * instantiation writing there. */
-static int launch(const struct table_ctx *c, unsigned row, struct dv_witness_block *witness, char *err) {
+/* Row `row`'s launch on the first `blocks` blocks of its grid: the timed
+ * kernel, or with `witness` set its witness instantiation writing there. */
+static int launch(const struct table_ctx *c, unsigned row, unsigned blocks, struct dv_witness_block *witness,
+                  char *err) {
     struct dv_launch l = c->base;
     l.out = c->out[row];
     l.mode = c->t->rows[row].mode;
     l.mask = c->d_mask[row];
     l.witness = witness;
+    l.blocks = blocks;
     return dv_run_kernel(c->t->rows[row].kernel, &l, err);
 }
 
-static int launch_row(void *vctx, unsigned row, char *err) { return launch(vctx, row, NULL, err); }
+static int launch_row(void *vctx, unsigned row, char *err) {
+    const struct table_ctx *c = vctx;
+    return launch(c, row, c->base.blocks, NULL, err);
+}
+
+static int launch_counted(void *vctx, unsigned row, unsigned blocks, char *err) {
+    return launch(vctx, row, blocks, NULL, err);
+}
 
 static int launch_witness(void *vctx, unsigned row, struct dv_witness_block *d_rec, char *err) {
-    return launch(vctx, row, d_rec, err);
+    const struct table_ctx *c = vctx;
+    return launch(c, row, c->base.blocks, d_rec, err);
 }
 
 /* The host mask of a row at phase 0, of the predicate its kernel evaluates
@@ -62,37 +72,30 @@ static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g,
     return m;
 }
 
-/* The witness pass: one untimed witness launch per row, compared with the
- * model's record block by block. */
-static int witness_table(const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
-                         const struct dv_geometry *g, char *err) {
-    int rc = 0;
-    struct dv_witness_block *seen = calloc(g->blocks, sizeof(*seen));
-    struct dv_witness_block *exp = calloc(g->blocks, sizeof(*exp));
-    if (!seen || !exp) {
-        dv_seterr(err, "witness: out of memory for %u blocks", g->blocks);
-        rc = DV_ERR;
-        goto cleanup;
-    }
-    for (unsigned i = 0; i < t->nrows; i++) {
+/* The witness pass: one untimed witness launch per row, its record copied
+ * back once into the session's buffer while the CPU builds the model's,
+ * then compared with it block by block. */
+static int witness_table(struct session *s, const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
+                         const struct dv_geometry *g, const uint32_t *const *masks, char *err) {
+    struct dv_witness_block *d_rec, *seen, *exp;
+    int rc = session_witness(s, g->blocks, &d_rec, &seen, &exp, err);
+    for (unsigned i = 0; rc == 0 && i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
-        if ((rc = witness_run(g->blocks, launch_witness, c, i, seen, err)) != 0) goto cleanup;
-        if (testimony_expect_lesson(row, g, r->config.iterations, exp, err) != 0) {
-            rc = DV_ERR;
-            goto cleanup;
+        if ((rc = witness_enqueue(g->blocks, launch_witness, c, i, d_rec, seen, err)) != 0) break;
+        if (testimony_expect_lesson(row, g, r->config.iterations, masks[i], exp, err) != 0) {
+            if (witness_wait(err) == DV_ESTICKY) return DV_ESTICKY;
+            return DV_ERR;
         }
+        if ((rc = witness_wait(err)) != 0) break;
         testimony_observe(seen, exp, g->blocks, row->warps_per_block,
                           experiment_row_evaluations(row, r->config.iterations), &row->observed);
     }
-cleanup:
-    free(seen);
-    free(exp);
     return rc;
 }
 
-static int lesson_testimony(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                     struct table_ctx *c, const struct dv_geometry *g, struct dv_testimony *tm,
-                     struct counters **cnt, char *err);
+static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
+                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err);
 
 /* One row's check on a CPU thread, while the main thread drives the GPU. */
 struct check_job {
@@ -196,7 +199,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         struct dv_row *row = &t->rows[i];
         row->ratio = base > 0 ? row->time_ms.median / base : NAN;
     }
-    rc = lesson_testimony(o, r, t, &c, &g, tm, cnt, err);
+    rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
 cleanup:;
     char cerr[ERR_LEN] = "";
     int crc = check_join(jobs, t->nrows, cerr);
@@ -232,24 +235,29 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
 }
 
 /* The testimony of a measured table, after its timed samples: the witness
- * pass and the counter pass, each timed on the host into `tm`. A counter
- * pass the profiler refuses records the reason and drops the session, so the
- * remaining tables do not ask again. */
-static int lesson_testimony(const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                     struct table_ctx *c, const struct dv_geometry *g, struct dv_testimony *tm,
-                     struct counters **cnt, char *err) {
-    int rc;
+ * pass and the counter pass, each timed on the host into `tm`. The counter
+ * pass counts each row on the blocks that stand for its grid (from the
+ * row's phase-0 mask `masks[row]`); one that fails leaves the reason and
+ * drops *cnt, so the remaining tables do not ask again. */
+static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
+                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
     if (!o->no_witness) {
         double t0 = timeutil_now_ms();
-        rc = witness_table(r, t, c, g, err);
+        int rc = witness_table(s, r, t, c, g, masks, err);
         tm->witness_ms += timeutil_now_ms() - t0;
         if (rc != 0) return rc;
     }
-    if (*cnt) {
-        unsigned evaluations[DV_MAX_ROWS];
-        for (unsigned i = 0; i < t->nrows; i++)
-            evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
-        return counters_table(cnt, t, launch_row, c, g->blocks, evaluations, tm, err);
+    if (!*cnt) return 0;
+    unsigned evaluations[DV_MAX_ROWS];
+    struct testimony_grid grids[DV_MAX_ROWS];
+    const double t0 = timeutil_now_ms();
+    for (unsigned i = 0; i < t->nrows; i++) {
+        evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
+        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0) return DV_ERR;
     }
+    tm->counters_ms += timeutil_now_ms() - t0;
+    const struct counters_launch l = {.launch = launch_counted, .ctx = c};
+    counters_table(cnt, t, grids, &l, evaluations, tm);
     return 0;
 }

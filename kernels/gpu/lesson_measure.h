@@ -28,8 +28,8 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
  * session `s`; ref_a / ref_b are the chains of reference_chains(); `clk`
  * collects the clock samples taken between the timed rounds (timing.h). Fills every row's time, ratio and check, the table's
  * kernel_iterations, then the testimony: unless o->no_witness each row's
- * `observed`, and when *cnt is a counter session each row's `counters` (a
- * refusal frees *cnt, sets it NULL and leaves the reason in `tm`); the
+ * `observed`, and when *cnt is a prepared profiler each row's `counters` (a
+ * pass that fails sets *cnt NULL and leaves the reason in `tm`); the
  * passes' host time accumulates in `tm`. Returns 0 or a DV_* code. */
 int lesson_measure_table(struct session *s, const struct dv_options *o, const struct dv_report *r,
                          struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,

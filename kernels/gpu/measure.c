@@ -44,13 +44,44 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         session_progress(s, i, r->ntables, t, 0);
         rc = experiment_table_is_scenario(t)
-                 ? scenario_measure_table(o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
+                 ? scenario_measure_table(s, o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, d_in, ref_a, ref_b, clk, &r->testimony, cnt, err);
         if (rc != 0) return rc;
         r->gpu_time_ms += t->gpu_time_ms;
         session_progress(s, i, r->ntables, t, 1);
+        /* A sticky CUDA error in this table's counter pass: its rows are
+         * measured and the job can end, but no other table can be. */
+        if (session_lost(s) && i + 1 < r->ntables) {
+            dv_seterr(err, "%s; the tables after %s were not measured", r->testimony.counters_reason, t->id);
+            return DV_ESTICKY;
+        }
     }
     return 0;
+}
+
+/* The counter pass of the job: the session's profiler (built on the first
+ * job that asks, kept for the next), its preparation timed as setup. */
+static struct counters *counters_for_job(struct session *s, const struct dv_options *o, struct dv_report *r) {
+    struct dv_testimony *tm = &r->testimony;
+    if (o->no_counters) {
+        snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
+        return NULL;
+    }
+    const double t0 = timeutil_now_ms();
+    struct counters *c = session_counters(s, &r->device, tm->counters_library, tm->counters_reason);
+    tm->counters_setup_ms += timeutil_now_ms() - t0;
+    return c;
+}
+
+/* A job whose counter pass failed for any table has no counters: the same
+ * null with the same reason for every row, and a warning. */
+static void counters_outcome(struct dv_report *r, int taken) {
+    struct dv_testimony *tm = &r->testimony;
+    tm->counters_taken = taken;
+    if (!tm->counters_requested || taken) return;
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++) r->tables[i].rows[j].counters.present = 0;
+    if (tm->counters_reason[0]) experiment_warn(r, "hardware counters: %s", tm->counters_reason);
 }
 
 int measure_run(const struct dv_options *o, struct dv_report *r, char *err) {
@@ -94,15 +125,10 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     tm->witness_requested = !o.no_witness;
     tm->counters_requested = !o.no_counters;
     if (o.no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
-    if (o.no_counters) snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
-    else cnt = counters_create(o.device, r->device.cc_major, tm->counters_library, tm->counters_reason);
+    cnt = counters_for_job(s, &o, r);
     rc = measure_tables(s, &o, r, mhz, &clk, &cnt, err);
     tm->witness_taken = !o.no_witness && rc == 0;
-    tm->counters_taken = cnt != NULL && rc == 0;
-    counters_free(cnt);
-    cnt = NULL;
-    if (tm->counters_requested && !tm->counters_taken && tm->counters_reason[0])
-        experiment_warn(r, "hardware counters: %s", tm->counters_reason);
+    counters_outcome(r, cnt != NULL && rc == 0);
     if (rc != 0) goto done;
 
     struct dv_device *d = &r->device;

@@ -37,61 +37,74 @@ struct table_ctx {
     const float *in;
     float *out[SCENARIO_MAX_ROWS];
     void *work[SCENARIO_MAX_ROWS];
+    struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* the counter pass's, from the assignments */
 };
 
-static int launch_any(struct table_ctx *c, unsigned row, struct dv_witness_block *w, char *err) {
+/* Row `row` on the first `blocks` blocks of the table's grid. */
+static int launch_any(struct table_ctx *c, unsigned row, unsigned blocks, struct dv_witness_block *w, char *err) {
     switch (c->s->kind) {
     case SCENARIO_KWAY:
-        return scenario_launch_kway(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                    c->block_y, &c->lengths, c->unit, w, err);
+        return scenario_launch_kway(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, &c->lengths,
+                                    c->unit, w, err);
     case SCENARIO_LOOP:
-        return scenario_launch_loop(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                    c->block_y, c->unit, w, err);
+        return scenario_launch_loop(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->unit, w, err);
     default:
-        return scenario_launch_short(c->in, c->out[row], c->work[row], c->blocks, c->block_x,
-                                     c->block_y, c->s->lengths[0], c->s->lengths[1], c->iters, w, err);
+        return scenario_launch_short(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->s->lengths[0],
+                                     c->s->lengths[1], c->iters, w, err);
     }
 }
 
-static int launch_row(void *p, unsigned row, char *err) { return launch_any(p, row, NULL, err); }
+static int launch_row(void *p, unsigned row, char *err) {
+    struct table_ctx *c = p;
+    return launch_any(c, row, c->blocks, NULL, err);
+}
+
+static int launch_counted(void *p, unsigned row, unsigned blocks, char *err) {
+    return launch_any(p, row, blocks, NULL, err);
+}
 
 static int launch_witness(void *p, unsigned row, struct dv_witness_block *w, char *err) {
-    return launch_any(p, row, w, err);
+    struct table_ctx *c = p;
+    return launch_any(c, row, c->blocks, w, err);
+}
+
+/* The witness pass (as lesson_measure.c): each row's record copied back
+ * into the session's buffer while the CPU builds the assignment and the
+ * model's record. `work` holds scratch for one row's assignment. */
+static int scenario_witness(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
+                            uint8_t *work, char *err) {
+    const unsigned tpb = c->block_x * c->block_y;
+    struct dv_witness_block *d_rec, *seen, *exp;
+    int rc = session_witness(s, c->blocks, &d_rec, &seen, &exp, err);
+    for (unsigned r = 0; rc == 0 && r < c->s->nrows; r++) {
+        if ((rc = witness_enqueue(c->blocks, launch_witness, c, r, d_rec, seen, err)) != 0) break;
+        if (scenario_assign(c->s, c->s->rows[r].layout, c->blocks, tpb, work, err) != 0) {
+            if (witness_wait(err) == DV_ESTICKY) return DV_ESTICKY;
+            return DV_ERR;
+        }
+        testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
+        if ((rc = witness_wait(err)) != 0) break;
+        testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, scenario_evaluations(c->s, o),
+                          &t->rows[r].observed);
+    }
+    return rc;
 }
 
 /* The testimony after the timed samples: witness, then counters (as
- * lesson_measure.c). `work` holds scratch for one row's assignment. */
-static int scenario_testimony(const struct dv_options *o, struct dv_table *t, struct table_ctx *c, uint8_t *work,
-                              struct dv_testimony *tm, struct counters **cnt, char *err) {
-    int rc = 0;
-    const unsigned tpb = c->block_x * c->block_y;
+ * lesson_measure.c). */
+static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
+                              uint8_t *work, struct dv_testimony *tm, struct counters **cnt, char *err) {
     if (!o->no_witness) {
         double t0 = timeutil_now_ms();
-        struct dv_witness_block *seen = calloc(c->blocks, sizeof(*seen));
-        struct dv_witness_block *exp = calloc(c->blocks, sizeof(*exp));
-        if (!seen || !exp) {
-            dv_seterr(err, "witness: out of memory for %u blocks", c->blocks);
-            rc = DV_ERR;
-        }
-        for (unsigned r = 0; rc == 0 && r < c->s->nrows; r++) {
-            if ((rc = witness_run(c->blocks, launch_witness, c, r, seen, err)) != 0) break;
-            if (scenario_assign(c->s, c->s->rows[r].layout, c->blocks, tpb, work, err) != 0) {
-                rc = DV_ERR;
-                break;
-            }
-            testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
-            testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, scenario_evaluations(c->s, o),
-                              &t->rows[r].observed);
-        }
-        free(seen);
-        free(exp);
+        int rc = scenario_witness(s, o, t, c, work, err);
         tm->witness_ms += timeutil_now_ms() - t0;
         if (rc != 0) return rc;
     }
     if (*cnt) {
         unsigned evaluations[SCENARIO_MAX_ROWS];
         for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
-        return counters_table(cnt, t, launch_row, c, c->blocks, evaluations, tm, err);
+        const struct counters_launch l = {.launch = launch_counted, .ctx = c};
+        counters_table(cnt, t, c->grids, &l, evaluations, tm);
     }
     return 0;
 }
@@ -138,6 +151,9 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
     for (unsigned r = 0; r < s->nrows; r++) {
         if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0) return DV_ERR;
+        /* A block runs what its threads' assignments say, and nothing else
+         * tells blocks apart: the counter pass counts one period of them. */
+        testimony_counter_grid(c->blocks, testimony_period_bytes(work, tpb, c->blocks), &c->grids[r]);
         if ((rc = upload_work(s, work, n, &c->work[r], err)) != 0) return rc;
         void *out = NULL;
         rc = devmem_alloc(&out, (size_t)n * sizeof(float), err);
@@ -195,9 +211,9 @@ static void derive_ratios(const struct scenario *s, struct dv_table *t) {
     }
 }
 
-int scenario_measure_table(const struct dv_options *o, const struct dv_device *dev, double mhz,
-                           struct timing_clock *clk, struct dv_table *t, const float *in_dev,
-                           struct dv_testimony *tm, struct counters **cnt, char *err) {
+int scenario_measure_table(struct session *sess, const struct dv_options *o, const struct dv_device *dev, double mhz,
+                           struct timing_clock *clk, struct dv_table *t, const float *in_dev, struct dv_testimony *tm,
+                           struct counters **cnt, char *err) {
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;
@@ -232,7 +248,7 @@ int scenario_measure_table(const struct dv_options *o, const struct dv_device *d
     t->gpu_time_ms = gpu_ms;
     if ((rc = check_rows(&c, dev, mhz, stats, t, work, host_out, err)) != 0) goto cleanup;
     derive_ratios(s, t);
-    if ((rc = scenario_testimony(o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
+    if ((rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
     rc = 0;
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {

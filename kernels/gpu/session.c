@@ -5,6 +5,12 @@
  * when one is full the oldest entry is replaced (a worker sees few distinct
  * predicates, grids and iteration counts). Device buffers belong to the
  * device they were made on: a job on another ordinal drops them all.
+ *
+ * The profiler is made on the first job that asks for counters and kept:
+ * counters_prepare() does nothing when it is ready for the device and the
+ * context, and rebuilds it otherwise (a new device, a failed pass). The
+ * context is the runtime's current one, asked of the driver through the
+ * runtime's entry-point query (the binary links no driver library).
  */
 #include "kernels/gpu/session.h"
 
@@ -12,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda.h>
+
+#include "kernels/gpu/counters.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/smclock.h"
@@ -53,6 +62,9 @@ struct session {
     unsigned next_mask;
     session_progress_fn progress; /* NULL: no hook */
     void *progress_ctx;
+    struct dv_witness_block *d_witness, *h_witness, *e_witness;
+    unsigned witness_n;
+    struct counters *counters; /* NULL until a job asks for counters */
 };
 
 struct session *session_create(void) {
@@ -81,6 +93,11 @@ static void drop_device(struct session *s) {
     if (s->d_spin) cudaFree(s->d_spin);
     s->d_spin = NULL;
     s->spin_n = 0;
+    if (s->d_witness) cudaFree(s->d_witness);
+    if (s->h_witness) cudaFreeHost(s->h_witness);
+    free(s->e_witness);
+    s->d_witness = s->h_witness = s->e_witness = NULL;
+    s->witness_n = 0;
     for (unsigned i = 0; i < SESSION_MASKS; i++) {
         if (s->masks[i].device) cudaFree(s->masks[i].device);
         s->masks[i].device = NULL;
@@ -90,6 +107,7 @@ static void drop_device(struct session *s) {
 
 void session_free(struct session *s) {
     if (!s) return;
+    counters_free(s->counters);
     drop_device(s);
     for (unsigned i = 0; i < SESSION_MASKS; i++) mask_drop(&s->masks[i]);
     free(s);
@@ -269,3 +287,66 @@ cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) 
     }
     return s->events[slot];
 }
+
+int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+                    struct dv_witness_block **expected, char *err) {
+    if (blocks > s->witness_n) {
+        if (s->d_witness) cudaFree(s->d_witness);
+        if (s->h_witness) cudaFreeHost(s->h_witness);
+        free(s->e_witness);
+        s->d_witness = s->h_witness = s->e_witness = NULL;
+        s->witness_n = 0;
+        const size_t bytes = sizeof(struct dv_witness_block) * blocks;
+        int rc;
+        if ((rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_witness, bytes), err)) != 0 ||
+            (rc = DV_CUDA_CALL(cudaMallocHost((void **)&s->h_witness, bytes), err)) != 0) {
+            if (s->d_witness) cudaFree(s->d_witness);
+            s->d_witness = s->h_witness = NULL;
+            return rc;
+        }
+        if (!(s->e_witness = malloc(bytes))) {
+            dv_seterr(err, "witness: out of memory for %u blocks", blocks);
+            cudaFree(s->d_witness);
+            cudaFreeHost(s->h_witness);
+            s->d_witness = s->h_witness = NULL;
+            return DV_ERR;
+        }
+        s->witness_n = blocks;
+    }
+    *dev = s->d_witness;
+    *seen = s->h_witness;
+    *expected = s->e_witness;
+    return 0;
+}
+
+/* The current CUcontext, from the driver's cuCtxGetCurrent. */
+static int current_context(void **ctx, char *reason) {
+    CUresult (*get)(CUcontext *) = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (DV_CUDA_CALL(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 12000, cudaEnableDefault, &q),
+                     reason) != 0)
+        return -1;
+    CUcontext c = NULL;
+    /* The runtime makes its context current on first use; make sure it has. */
+    if (DV_CUDA_CALL(cudaFree(0), reason) != 0) return -1;
+    if (q != cudaDriverEntryPointSuccess || !get || get(&c) != CUDA_SUCCESS || !c) {
+        dv_seterr(reason, "CUPTI: no current CUDA context (cuCtxGetCurrent: entry point %d)", (int)q);
+        return -1;
+    }
+    *ctx = c;
+    return 0;
+}
+
+struct counters *session_counters(struct session *s, const struct dv_device *d, char *library, char *reason) {
+    library[0] = '\0';
+    if (!s->counters && !(s->counters = counters_create())) {
+        dv_seterr(reason, "counters: out of memory");
+        return NULL;
+    }
+    void *ctx = NULL;
+    /* After a sticky error no CUDA call may follow, not even for the context. */
+    if (!counters_lost(s->counters) && current_context(&ctx, reason) != 0) return NULL;
+    return counters_prepare(s->counters, d->ordinal, d->cc_major, ctx, library, reason) == 0 ? s->counters : NULL;
+}
+
+int session_lost(const struct session *s) { return counters_lost(s->counters); }

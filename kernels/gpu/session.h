@@ -7,8 +7,11 @@
  * prefix is the shorter one), one device output and one pinned host output
  * per row slot (grown as needed, poisoned again for every table), the path
  * masks of the rows (host and device, per predicate and grid), the CPU
- * reference chains per iteration count, the clock spin's buffer and the
- * latest measured SM clock (what the auto grid is chosen with).
+ * reference chains per iteration count, the clock spin's buffer, the
+ * latest measured SM clock (what the auto grid is chosen with), the witness
+ * records' buffers (device and pinned host, grown as needed) and the
+ * hardware-counter profiler (gpu/counters.h: CUPTI loaded, initialised and
+ * enabled once, rebuilt after a pass that failed).
  *
  * Nothing measured is cached: every job still warms up, samples, stops on
  * its noise rule and checks every output element. A cached buffer's
@@ -28,6 +31,7 @@
 
 #include "kernels/model/analysis.h"
 #include "kernels/model/experiment.h"
+#include "kernels/model/witness_record.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +87,26 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
 
 /* A reusable event (no timing) for row slot `slot`, or NULL with *rc. */
 cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err);
+
+/* The witness buffers for a grid of `blocks` blocks: a device record per
+ * block into *dev, and two host arrays of as many records, *seen (pinned,
+ * what witness_enqueue() copies back into) and *expected (the model's).
+ * Their contents are not kept between calls. Returns 0 or a DV_* code. */
+int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+                    struct dv_witness_block **expected, char *err);
+
+struct counters; /* gpu/counters.h */
+
+/* The session's hardware-counter profiler, ready for device `d` (queried
+ * by session_device()) on the current context: built on the first call and
+ * after a pass that failed, kept otherwise. NULL with `reason` (and
+ * *library "") when counters cannot be read; *library (256 bytes) the
+ * CUPTI library loaded. */
+struct counters *session_counters(struct session *s, const struct dv_device *d, char *library, char *reason);
+
+/* 1 after a sticky CUDA error inside a counter pass (counters_lost()): the
+ * session must only be freed, and its process must not touch CUDA again. */
+int session_lost(const struct session *s);
 
 /* An optional progress hook (a terminal's: the CLI's `measure`), the
  * session's own: measure_run_session() calls it on the session's thread

@@ -5,15 +5,15 @@
 
 #include "kernels/gpu/cuda_call.h"
 
-int witness_run(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row, struct dv_witness_block *host,
-                char *err) {
-    struct dv_witness_block *d = NULL;
+int witness_enqueue(unsigned blocks, witness_launch_fn launch, void *ctx, unsigned row, struct dv_witness_block *d_rec,
+                    struct dv_witness_block *host, char *err) {
     const size_t bytes = sizeof(struct dv_witness_block) * blocks;
     int rc;
-    if ((rc = DV_CUDA_CALL(cudaMalloc((void **)&d, bytes), err)) != 0) return rc;
-    if ((rc = DV_CUDA_CALL(cudaMemset(d, 0, bytes), err)) == 0 && (rc = launch(ctx, row, d, err)) == 0 &&
-        (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) == 0)
-        rc = DV_CUDA_CALL(cudaMemcpy(host, d, bytes, cudaMemcpyDeviceToHost), err);
-    cudaFree(d);
-    return rc;
+    /* Zeroed first: a block that never wrote its record reads as one that
+     * saw nothing, not as the previous row's. */
+    if ((rc = DV_CUDA_CALL(cudaMemsetAsync(d_rec, 0, bytes, 0), err)) != 0) return rc;
+    if ((rc = launch(ctx, row, d_rec, err)) != 0) return rc;
+    return DV_CUDA_CALL(cudaMemcpyAsync(host, d_rec, bytes, cudaMemcpyDeviceToHost, 0), err);
 }
+
+int witness_wait(char *err) { return DV_CUDA_CALL(cudaStreamSynchronize(0), err); }

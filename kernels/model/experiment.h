@@ -281,6 +281,9 @@ struct dv_testimony {
     char counters_library[256];   /* the CUPTI library that was loaded         */
     double witness_ms;            /* host time of the witness passes           */
     double counters_ms;           /* host time of the counter passes           */
+    double counters_setup_ms;     /* host time of starting the profiler (CUPTI
+                                     loaded, initialised, enabled, first start)
+                                     when this job had to, else about 0       */
 };
 
 struct dv_report {

@@ -4,10 +4,17 @@
  * The model's record is built in exactly the shape the witness kernel writes
  * (one dv_witness_block per block), so agreement is a plain block-by-block
  * comparison and a disagreement can name its block.
+ *
+ * The period of a grid's per-thread values (which blocks the counter pass
+ * may leave out) is found on a 64-bit digest per block: the smallest period
+ * of the digest sequence (Knuth-Morris-Pratt's failure function, linear in
+ * the blocks), then confirmed value by value, so a digest collision can only
+ * cost a shorter grid, never give a wrong one.
  */
 #include "kernels/model/testimony.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +35,15 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     for (unsigned b = 0; b < g->blocks; b++) {
         for (unsigned w = 0; w < wpb; w++) {
             const unsigned width = analysis_warp_lanes(tpb, w);
+            const unsigned long long first = (unsigned long long)b * tpb + w * 32ull;
             unsigned on_a = 0;
-            for (unsigned l = 0; l < width; l++) {
-                unsigned long long i = (unsigned long long)b * tpb + w * 32ull + l;
-                on_a += (mask[i >> 5] >> (i & 31u)) & 1u;
+            if (width == 32u && (first & 31u) == 0) { /* the warp is one word of the mask */
+                on_a = (unsigned)__builtin_popcount(mask[first >> 5]);
+            } else {
+                for (unsigned l = 0; l < width; l++) {
+                    const unsigned long long i = first + l;
+                    on_a += (mask[i >> 5] >> (i & 31u)) & 1u;
+                }
             }
             add_run(&exp[b], 0, on_a, width, times);
             add_run(&exp[b], 1, width - on_a, width, times);
@@ -40,7 +52,7 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
 }
 
 int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
-                            struct dv_witness_block *exp, char *err) {
+                            const uint32_t *mask0, struct dv_witness_block *exp, char *err) {
     struct predicate p;
     if (experiment_row_predicate(row, &p, err) != 0) return -1;
     memset(exp, 0, sizeof(*exp) * g->blocks);
@@ -55,6 +67,11 @@ int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *
     const struct dv_geometry one = {1, g->block_x, g->block_y};
     const struct dv_geometry *eg = per_block ? g : &one;
     int rc = 0;
+    if (per_block && phases == 1 && mask0) { /* the caller's mask of the whole grid: nothing to build */
+        testimony_expect_mask(mask0, g, evaluations, exp);
+        predicate_cleanup(&p);
+        return 0;
+    }
     for (unsigned ph = 0; ph < phases && rc == 0; ph++) {
         const unsigned long long times = evaluations / 32u + (ph < evaluations % 32u);
         uint32_t *mask = analysis_mask_build(&p, eg, ph, err);
@@ -199,4 +216,115 @@ void testimony_counters_compare(struct dv_table *t) {
                                   ? c->inst_executed / base->inst_executed
                                   : NAN;
     }
+}
+
+void testimony_counter_grid(unsigned blocks, unsigned period, struct testimony_grid *out) {
+    memset(out, 0, sizeof *out);
+    out->blocks = blocks;
+    out->nparts = 1;
+    out->part_blocks[0] = blocks;
+    out->weight[0] = 1.0;
+    if (period == 0 || period >= blocks) return;
+    const unsigned q = blocks / period, rest = blocks % period;
+    if ((unsigned long long)period + rest >= blocks) return; /* as many blocks as the grid: no saving */
+    out->part_blocks[0] = period;
+    out->weight[0] = (double)q;
+    if (rest) {
+        out->nparts = 2;
+        out->part_blocks[1] = rest;
+        out->weight[1] = 1.0;
+    }
+}
+
+/* The per-thread values of a grid, read 64 bits at a time per block: a
+ * path mask (one bit a thread) or an assignment (one byte a thread). */
+struct period_reader {
+    const uint32_t *mask; /* bits, or NULL */
+    size_t words;         /* of mask */
+    const uint8_t *bytes; /* bytes, or NULL */
+    unsigned tpb;
+};
+
+static unsigned period_chunks(const struct period_reader *r) {
+    return r->mask ? (r->tpb + 63u) / 64u : (r->tpb + 7u) / 8u;
+}
+
+/* Chunk `k` of block `b`: 64 threads of a mask, 8 of an assignment. */
+static uint64_t period_chunk(const struct period_reader *r, unsigned b, unsigned k) {
+    uint64_t v = 0;
+    if (r->bytes) {
+        const unsigned first = k * 8u, n = r->tpb - first < 8u ? r->tpb - first : 8u;
+        memcpy(&v, r->bytes + (unsigned long long)b * r->tpb + first, n);
+        return v;
+    }
+    const unsigned long long off = (unsigned long long)b * r->tpb + 64ull * k;
+    const unsigned n = r->tpb - 64u * k < 64u ? r->tpb - 64u * k : 64u;
+    const size_t w = (size_t)(off >> 5);
+    const unsigned sh = (unsigned)(off & 31u);
+    uint64_t lo = w < r->words ? r->mask[w] : 0;
+    if (w + 1 < r->words) lo |= (uint64_t)r->mask[w + 1] << 32;
+    v = lo >> sh;
+    if (sh && w + 2 < r->words) v |= (uint64_t)r->mask[w + 2] << (64u - sh);
+    return n < 64u ? v & ((1ull << n) - 1ull) : v;
+}
+
+static unsigned period_find(const struct period_reader *r, unsigned blocks) {
+    if (blocks < 2) return blocks;
+    const unsigned nchunks = period_chunks(r);
+    uint64_t *digest = malloc(sizeof *digest * blocks);
+    unsigned *fail = malloc(sizeof *fail * blocks);
+    if (!digest || !fail) {
+        free(digest);
+        free(fail);
+        return blocks;
+    }
+    for (unsigned b = 0; b < blocks; b++) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (unsigned k = 0; k < nchunks; k++) {
+            h ^= period_chunk(r, b, k);
+            h *= 0x100000001b3ull;
+            h ^= h >> 29;
+        }
+        digest[b] = h;
+    }
+    fail[0] = 0;
+    for (unsigned i = 1; i < blocks; i++) {
+        unsigned k = fail[i - 1];
+        while (k > 0 && digest[i] != digest[k]) k = fail[k - 1];
+        fail[i] = k + (digest[i] == digest[k]);
+    }
+    unsigned period = blocks - fail[blocks - 1];
+    for (unsigned b = period; b < blocks && period < blocks; b++)
+        for (unsigned k = 0; k < nchunks; k++)
+            if (period_chunk(r, b, k) != period_chunk(r, b - period, k)) {
+                period = blocks;
+                break;
+            }
+    free(digest);
+    free(fail);
+    return period;
+}
+
+unsigned testimony_period_bits(const uint32_t *mask, unsigned threads_per_block, unsigned blocks) {
+    const struct dv_geometry g = {blocks, threads_per_block, 1};
+    const struct period_reader r = {.mask = mask, .words = analysis_mask_words(&g), .tpb = threads_per_block};
+    return threads_per_block ? period_find(&r, blocks) : blocks;
+}
+
+unsigned testimony_period_bytes(const uint8_t *values, unsigned threads_per_block, unsigned blocks) {
+    const struct period_reader r = {.bytes = values, .tpb = threads_per_block};
+    return threads_per_block ? period_find(&r, blocks) : blocks;
+}
+
+int testimony_lesson_grid(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
+                          const uint32_t *mask, struct testimony_grid *out, char *err) {
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return -1;
+    const int per_block = (p.uses & PREDICATE_USES_BLOCK) != 0;
+    predicate_cleanup(&p);
+    unsigned period = 1;
+    if (per_block && experiment_row_evaluations(row, iterations) > 1) period = g->blocks;
+    else if (per_block) period = testimony_period_bits(mask, g->block_x * g->block_y, g->blocks);
+    testimony_counter_grid(g->blocks, period, out);
+    return 0;
 }

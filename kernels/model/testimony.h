@@ -15,6 +15,17 @@
  * warp-wide FMA: 1.0 is a kernel that issues nothing but its FMAs; a split
  * two-path row issues about 2; instruction overhead (loop control, predicated
  * constant moves) shows up above the model's figure.
+ *
+ * testimony_counter_grid() and the period finders say where the counter pass
+ * may count a row on fewer blocks than its grid. Every count the pass reads
+ * is a sum over blocks of what each block's warps executed, and a block's
+ * instructions follow from the paths its threads take, so when block b takes
+ * exactly the paths of block b mod P for every b, the first P blocks counted
+ * blocks / P times, plus the first blocks % P blocks once, are the full
+ * grid's counts, to the instruction. A predicate that does not read
+ * blockIdx.x has P = 1 (experiment_row_predicate() says which read it); one
+ * that does is searched for its period in the path mask, and the full grid
+ * is counted when it has none shorter than the grid.
  */
 #ifndef DV_TESTIMONY_H
 #define DV_TESTIMONY_H
@@ -41,9 +52,11 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
  * evaluations (experiment.h): phase 0 once for the one-branch kernels (path A
  * only for the no-branch kernel, whose predicate is always-a), every phase
  * for the per-iteration kernel (built-in modes repeat every 32 phases, so 32
- * masks suffice). Returns 0, or -1 with `err`. */
+ * masks suffice). `mask0`, when not NULL, is the row's phase-0 path mask over
+ * `g` (the one its check reads), used instead of building it again for a
+ * one-branch row that reads blockIdx.x. Returns 0, or -1 with `err`. */
 int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
-                            struct dv_witness_block *exp, char *err);
+                            const uint32_t *mask0, struct dv_witness_block *exp, char *err);
 
 /* The model's record of scenario `s` under assignment `work` (scenario.h)
  * into `exp` (zeroed here): k-way, one run per distinct path in a warp (all on
@@ -71,6 +84,42 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
  * model splits whose timed kernel took no divergent branch with every lane
  * active is `predicated`: the compiler if-converted the branch. */
 void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per);
+
+/* The launches that stand for a grid of `blocks` blocks in the counter pass
+ * when block b takes the paths of block b mod `period`: part 0 is the first
+ * `period` blocks, weight blocks / period; part 1, when blocks % period is
+ * not 0, the first blocks % period blocks, weight 1. A period of 0 or of at
+ * least `blocks`, or parts that would launch as many blocks as the grid,
+ * give one part: the whole grid, weight 1. The full grid's count of any
+ * per-block sum is sum(weight[k] x count of part k). */
+#define TESTIMONY_GRID_PARTS 2
+struct testimony_grid {
+    unsigned blocks; /* the row's whole grid        */
+    unsigned nparts; /* 1 or 2                      */
+    unsigned part_blocks[TESTIMONY_GRID_PARTS];
+    double weight[TESTIMONY_GRID_PARTS];
+};
+void testimony_counter_grid(unsigned blocks, unsigned period, struct testimony_grid *out);
+
+/* The smallest period P, in blocks, of a grid's per-thread values: thread t
+ * of block b has the value of thread t of block b mod P for every block b <
+ * `blocks`. testimony_period_bits() reads one bit per thread (a path mask,
+ * analysis.h layout, `threads_per_block` bits per block from bit 0),
+ * testimony_period_bytes() one byte per thread (a scenario assignment).
+ * Returns `blocks` when there is no shorter period, and when the memory for
+ * the search (12 bytes a block) cannot be had: the whole grid is always a
+ * true answer. */
+unsigned testimony_period_bits(const uint32_t *mask, unsigned threads_per_block, unsigned blocks);
+unsigned testimony_period_bytes(const uint8_t *values, unsigned threads_per_block, unsigned blocks);
+
+/* The counter-pass grid of Part 1 / Part 2 row `row` over `g` into `out`:
+ * one block when its predicate does not read blockIdx.x; the period of its
+ * phase-0 path mask `mask` (over `g`) when it does and evaluates its branch
+ * once; the whole grid when it evaluates a block-dependent branch every
+ * iteration (one mask does not tell every phase). Returns 0, or -1 with
+ * `err` when the row has no predicate. */
+int testimony_lesson_grid(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations,
+                          const uint32_t *mask, struct testimony_grid *out, char *err);
 
 /* Sets every row's counters.inst_vs_baseline in `t`: its warp instructions
  * over the baseline row's (NaN where either has no counters). For rows with

@@ -30,6 +30,9 @@
 static const double request_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
 static const double wait_bounds[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
 static const double run_bounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120};
+/* From a Part 1 job's few milliseconds to a scenario suite's seconds, and
+ * the first job's CUPTI start-up. */
+static const double testimony_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10};
 #define NB(a) (sizeof a / sizeof a[0])
 
 struct histogram {
@@ -50,7 +53,7 @@ struct metrics {
     pthread_mutex_t lock;
     struct route_hist routes[MAX_ROUTES];
     unsigned nroutes;
-    struct histogram wait, run_ok, run_failed;
+    struct histogram wait, run_ok, run_failed, testimony;
     unsigned long long rejected;
 };
 
@@ -85,6 +88,13 @@ void metrics_observe_job(void *ctx, int ok, double wait_s, double run_s) {
     pthread_mutex_lock(&m->lock);
     if (wait_s >= 0) observe(&m->wait, wait_bounds, NB(wait_bounds), wait_s);
     if (run_s >= 0) observe(ok ? &m->run_ok : &m->run_failed, run_bounds, NB(run_bounds), run_s);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_observe_testimony(void *ctx, double seconds) {
+    struct metrics *m = ctx;
+    pthread_mutex_lock(&m->lock);
+    observe(&m->testimony, testimony_bounds, NB(testimony_bounds), seconds < 0 ? 0 : seconds);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -162,6 +172,22 @@ static void put_process(FILE *f) {
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         fprintf(f, "# HELP process_max_fds The limit on open file descriptors.\n"
                    "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+}
+
+/* The GPU worker's resident memory, from /proc/<pid>/statm (its child: the
+ * same pid namespace), when there is a worker to read. */
+static void put_worker_memory(FILE *f, pid_t pid) {
+    fputs(
+        "# HELP dv_worker_resident_memory_bytes Resident memory of the GPU worker process.\n"
+        "# TYPE dv_worker_resident_memory_bytes gauge\n",
+        f);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/statm", (long)pid);
+    FILE *st = pid > 0 ? fopen(path, "re") : NULL;
+    long long size = 0, resident = 0;
+    if (st && fscanf(st, "%lld %lld", &size, &resident) == 2)
+        fprintf(f, "dv_worker_resident_memory_bytes %lld\n", resident * (long long)sysconf(_SC_PAGESIZE));
+    if (st) fclose(st);
 }
 
 static void put_fresh(FILE *f, json_t *entries, const char *gpu) {
@@ -246,7 +272,13 @@ char *metrics_text(struct metrics *m) {
           f);
     put_hist(f, "dv_job_run_seconds", "outcome=\"done\"", &m->run_ok, run_bounds, NB(run_bounds));
     put_hist(f, "dv_job_run_seconds", "outcome=\"failed\"", &m->run_failed, run_bounds, NB(run_bounds));
+    fputs(
+        "# HELP dv_testimony_seconds Host time of a job's witness and counter passes on the GPU worker.\n"
+        "# TYPE dv_testimony_seconds histogram\n",
+        f);
+    put_hist(f, "dv_testimony_seconds", "", &m->testimony, testimony_bounds, NB(testimony_bounds));
     pthread_mutex_unlock(&m->lock);
+    put_worker_memory(f, ws.pid);
     fprintf(f,
             "# HELP dv_queue_depth Jobs waiting for the GPU.\n"
             "# TYPE dv_queue_depth gauge\n"
@@ -318,6 +350,7 @@ struct metrics *metrics_create(struct service *s, metrics_index_fn index, void *
     }
     http_set_observer(s->http, metrics_observe_request, m);
     jobq_set_observer(s->q, metrics_observe_job, m);
+    if (s->w) worker_set_testimony_observer(s->w, metrics_observe_testimony, m);
     return m;
 }
 

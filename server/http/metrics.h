@@ -5,6 +5,15 @@
  *   dv_http_request_duration_seconds{route}        histogram, headers to answer
  *   dv_job_queue_wait_seconds                      histogram, submit to start
  *   dv_job_run_seconds{outcome}                    histogram, start to end
+ *   dv_testimony_seconds                           histogram, host time of a
+ *                                                  job's witness and counter
+ *                                                  passes (the worker's
+ *                                                  "testimony_ms")
+ *   dv_worker_resident_memory_bytes                gauge, the GPU worker's
+ *                                                  resident memory (CUPTI's
+ *                                                  metric database and buffers
+ *                                                  once a job asked for
+ *                                                  counters), from /proc
  *   dv_jobs_total{outcome}                         done, failed, cached, joined,
  *                                                  rejected (every 429 a
  *                                                  measure route answered: a
@@ -42,6 +51,7 @@ void metrics_free(struct metrics *m);
 /* The observers (exported for tests). */
 void metrics_observe_request(void *m, const char *route, int status, double seconds);
 void metrics_observe_job(void *m, int ok, double wait_s, double run_s);
+void metrics_observe_testimony(void *m, double seconds);
 
 /* The whole exposition (malloc()ed), or NULL when out of memory. */
 char *metrics_text(struct metrics *m);

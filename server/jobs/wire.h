@@ -8,9 +8,13 @@
  * Messages (see worker.h for the sequence):
  *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...}}
  *   server -> worker  {"id": "...", "kind": "measure", "request": {...}}
- *   worker -> server  {"id", "ok": true, "document": {...}, "gpu_time_ms": x}
+ *   worker -> server  {"id", "ok": true, "document": {...}, "gpu_time_ms": x,
+ *                      "testimony_ms": y, "exiting": true (optional: the
+ *                      worker ends after this reply, see workerproc.c)}
  *                     {"id", "ok": false, "code": -3, "error": "...",
- *                      "document": {...} (optional)}
+ *                      "document": {...}, "testimony_ms": y (both optional)}
+ * testimony_ms is the host time of the job's witness and counter passes
+ * (the document's testimony.*.host_ms together), for /metrics.
  */
 #ifndef DV_WIRE_H
 #define DV_WIRE_H

@@ -48,6 +48,8 @@ struct worker {
     double busy_s, gpu_time_s;
     char *device_json;
     char reason[ERR_LEN];
+    worker_testimony_fn testimony_fn; /* under lock */
+    void *testimony_ctx;
 };
 
 const char *worker_state_name(enum worker_state s) {
@@ -341,12 +343,19 @@ static void run_job(struct worker *w, struct job *j) {
     json_t *doc = json_object_get(root, "document");
     char *doctext = json_is_object(doc) ? jsonout_dumps(doc, JSON_COMPACT) : NULL;
     double gpu_ms = json_number_value(json_object_get(root, "gpu_time_ms"));
+    json_t *tv = json_object_get(root, "testimony_ms");
     pthread_mutex_lock(&w->lock);
     w->gpu_time_s += gpu_ms / 1000.0;
+    if (w->testimony_fn && json_is_number(tv) && json_number_value(tv) >= 0)
+        w->testimony_fn(w->testimony_ctx, json_number_value(tv) / 1000.0);
     pthread_mutex_unlock(&w->lock);
     if (json_is_true(okv) && doctext) {
         w->failures = 0;
         jobq_finish(w->q, j, 1, doctext, gpu_ms, 0, NULL, NULL);
+        if (json_is_true(json_object_get(root, "exiting"))) { /* it ends after this job: start the next now */
+            child_reap(w, 2000, how, sizeof how);
+            child_lost(w, "worker: restarting after a sticky CUDA error in a counter pass");
+        }
     } else if (json_is_true(okv)) {
         jobq_finish(w->q, j, 0, NULL, gpu_ms, DV_ERR, "error", "worker replied ok without a document");
     } else {
@@ -488,5 +497,12 @@ void worker_get_snapshot(struct worker *w, struct worker_snapshot *s) {
     s->gpu_time_s = w->gpu_time_s;
     s->device_json = w->device_json ? strdup(w->device_json) : NULL;
     snprintf(s->reason, sizeof s->reason, "%s", w->reason);
+    pthread_mutex_unlock(&w->lock);
+}
+
+void worker_set_testimony_observer(struct worker *w, worker_testimony_fn fn, void *ctx) {
+    pthread_mutex_lock(&w->lock);
+    w->testimony_fn = fn;
+    w->testimony_ctx = ctx;
     pthread_mutex_unlock(&w->lock);
 }

@@ -13,7 +13,9 @@
  *                                   ("deadline exceeded ..."), restart;
  *     EOF, bad frame             -> reap the child, fail the job with its exit
  *                                   status or signal, restart;
- *     sticky CUDA error (DV_ESTICKY) -> fail the job, the child exits, restart.
+ *     sticky CUDA error (DV_ESTICKY) -> fail the job, the child exits, restart;
+ *     reply ok, "exiting"        -> finish the job, the child exits (a sticky
+ *                                   error in its counter pass), restart.
  *
  * Restarts back off (0, 100 ms, 200 ms ... 5 s) while they keep failing and
  * are counted for /metrics. With no GPU the child stays up and jobs fail at
@@ -51,6 +53,12 @@ struct worker_snapshot {
     char reason[ERR_LEN];         /* why not ready (no GPU, start failure)    */
 };
 
+/* Observes the host time the worker's testimony passes took for each job
+ * whose reply reports it ("testimony_ms", wire.h), in seconds; called on
+ * the supervisor thread: it must be quick and must not call into the
+ * worker. */
+typedef void (*worker_testimony_fn)(void *ctx, double seconds);
+
 /* A supervisor for `q` (not started). NULL with `err` on OOM / bad config. */
 struct worker *worker_create(const struct worker_config *cfg, struct jobq *q, char *err);
 
@@ -70,6 +78,9 @@ void worker_free(struct worker *w); /* stops first if needed; NULL ok */
 
 /* Copies the supervisor's state; free(s->device_json) after. */
 void worker_get_snapshot(struct worker *w, struct worker_snapshot *s);
+
+/* Sets (or with NULL clears) the testimony observer (metrics). */
+void worker_set_testimony_observer(struct worker *w, worker_testimony_fn fn, void *ctx);
 
 const char *worker_state_name(enum worker_state s);
 

@@ -1,8 +1,12 @@
 /* workerproc.c -- see workerproc.h. Only this process (and the CLI's direct
  * measure command) calls into kernels/gpu (measure_run_session), so only it
  * ever touches CUDA. One measurement session (gpu/session.h) lives as long
- * as the process: the device query, buffers, masks and reference chains of
- * one job are there for the next. */
+ * as the process: the device query, buffers, masks, reference chains and
+ * the hardware-counter profiler of one job are there for the next. Each
+ * reply carries the host time of the job's testimony passes for /metrics.
+ * `--testimony off` makes every job skip them (no CUPTI is ever loaded):
+ * a worker for a fleet that reads no counters, or the baseline of a
+ * benchmark. */
 #define _GNU_SOURCE
 #include "server/jobs/workerproc.h"
 #include "api/jsonout.h"
@@ -23,9 +27,10 @@
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 
-/* Sends {"id", "ok": false, "code", "error"[, "document"]}. Returns -1
- * (nothing sent) when the reply cannot be built whole. */
-static int reply_error(const char *id, int code, const char *error, const char *document) {
+/* Sends {"id", "ok": false, "code", "error"[, "document", "testimony_ms"]}
+ * (the testimony's time with a document, when `testimony_ms` >= 0).
+ * Returns -1 (nothing sent) when the reply cannot be built whole. */
+static int reply_error(const char *id, int code, const char *error, const char *document, double testimony_ms) {
     char err[ERR_LEN];
     int bad = 0;
     json_t *o = json_object();
@@ -35,6 +40,7 @@ static int reply_error(const char *id, int code, const char *error, const char *
     jsonout_put(o, "error", jsonout_str(error), &bad);
     /* report_json() output: it parses, unless there is no memory */
     if (document) jsonout_put(o, "document", jsonout_loads(document, 0, NULL), &bad);
+    if (document && testimony_ms >= 0) jsonout_put(o, "testimony_ms", json_real(testimony_ms), &bad);
     char *s = bad ? NULL : jsonout_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s) return -1;
@@ -43,16 +49,19 @@ static int reply_error(const char *id, int code, const char *error, const char *
     return rc;
 }
 
-/* Sends {"id", "ok": true, "gpu_time_ms", "document": <document>} without
- * re-parsing the document: it is report_json() output, valid JSON. */
-static int reply_ok(const char *id, const char *document, double gpu_ms) {
+/* Sends {"id", "ok": true, "gpu_time_ms", "testimony_ms"[, "exiting":
+ * true], "document": <document>} without re-parsing the document: it is
+ * report_json() output, valid JSON. `exiting`: this process ends after the
+ * reply (a sticky error in a counter pass that let the job finish). */
+static int reply_ok(const char *id, const char *document, double gpu_ms, double testimony_ms, int exiting) {
     char err[ERR_LEN];
-    size_t len = strlen(document) + strlen(id) + 128;
+    size_t len = strlen(document) + strlen(id) + 192;
     char *s = malloc(len);
     if (!s) return -1;
-    /* %.17g never prints NaN here: gpu_time_ms is a sum of event timings. */
-    snprintf(s, len, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"document\":%s}", id,
-             gpu_ms == gpu_ms ? gpu_ms : 0.0, document);
+    /* %.17g never prints NaN here: both are sums of measured times. */
+    snprintf(s, len, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"testimony_ms\":%.17g,%s\"document\":%s}", id,
+             gpu_ms == gpu_ms ? gpu_ms : 0.0, testimony_ms == testimony_ms ? testimony_ms : 0.0,
+             exiting ? "\"exiting\":true," : "", document);
     int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
     free(s);
     return rc;
@@ -74,7 +83,7 @@ static int send_hello(const struct dv_device *d) {
 
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
  * -1 on a pipe error. */
-static int handle(struct session *sess, const char *msg, size_t len, const struct dv_device *dev) {
+static int handle(struct session *sess, const char *msg, size_t len, const struct dv_device *dev, int testimony) {
     json_error_t je;
     json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
@@ -85,11 +94,11 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     json_decref(root);
     if (!reqtext) {
         free(reqtext);
-        return reply_error(idbuf, DV_ERR, "worker: the job message has no request", NULL);
+        return reply_error(idbuf, DV_ERR, "worker: the job message has no request", NULL, -1);
     }
     if (!dev->present) {
         free(reqtext);
-        return reply_error(idbuf, DV_ENOGPU, dev->reason, NULL);
+        return reply_error(idbuf, DV_ENOGPU, dev->reason, NULL, -1);
     }
     struct dv_options o;
     struct request_error re;
@@ -101,18 +110,19 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     int parsed = request_parse(reqtext, strlen(reqtext), &o, &re);
     if (jsonout_failures() != failures) {
         free(reqtext);
-        return reply_error(idbuf, DV_ERR, "worker: out of memory reading the request", NULL);
+        return reply_error(idbuf, DV_ERR, "worker: out of memory reading the request", NULL, -1);
     }
     if (parsed < 0) {
         char e[ERR_LEN + 80];
         snprintf(e, sizeof e, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
         free(reqtext);
-        return reply_error(idbuf, DV_ERR, e, NULL);
+        return reply_error(idbuf, DV_ERR, e, NULL, -1);
     }
     free(reqtext);
     o.device = dev->ordinal; /* this worker's GPU, whatever was asked */
+    if (!testimony) o.no_witness = o.no_counters = 1;
     struct dv_report *r = experiment_report_create();
-    if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL);
+    if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL, -1);
     char err[ERR_LEN] = "";
     int rc = measure_run_session(sess, &o, r, err);
     failures = jsonout_failures();
@@ -121,31 +131,50 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
         free(doc);
         doc = NULL;
     }
+    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms;
     int out;
-    if (rc == 0 && doc)
-        out = reply_ok(idbuf, doc, r->gpu_time_ms);
-    else if (rc == 0)
-        out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL);
-    else
-        out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc);
+    if (rc == 0 && doc) out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
+    else if (rc == 0) out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);
+    else out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
     free(doc);
     experiment_report_free(r);
     if (out < 0) return -1;
-    return rc == DV_ESTICKY ? 1 : 0;
+    /* A sticky error ends the process, also one inside a counter pass that
+     * still let the job finish. */
+    return rc == DV_ESTICKY || session_lost(sess) ? 1 : 0;
+}
+
+/* `--device N` (the CUDA ordinal this worker owns, 0 by default) and
+ * `--testimony on|off` (on by default). Returns 0, or -1 with `err`. */
+static int parse_args(int argc, char **argv, int *ordinal, int *testimony, char *err) {
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--device") == 0 && v) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!end || *end || end == v || n < 0 || n > 255) {
+                dv_seterr(err, "worker: --device %s: not an ordinal in 0..255", v);
+                return -1;
+            }
+            *ordinal = (int)n;
+        } else if (strcmp(argv[i], "--testimony") == 0 && v && (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)) {
+            *testimony = strcmp(v, "on") == 0;
+        } else {
+            dv_seterr(err, "worker: unexpected argument %s (only --device N, N in 0..255, and --testimony on|off)",
+                      argv[i]);
+            return -1;
+        }
+        i++;
+    }
+    return 0;
 }
 
 int workerproc_main(int argc, char **argv) {
-    /* `--device N`: the CUDA ordinal this worker owns (0 by default). */
-    int ordinal = 0;
-    for (int i = 1; i < argc; i++) {
-        char *end = NULL;
-        long v = i + 1 < argc && strcmp(argv[i], "--device") == 0 ? strtol(argv[i + 1], &end, 10) : -1;
-        if (!end || *end || v < 0 || v > 255) {
-            LOG(LOG_ERR, "worker: unexpected argument %s (only --device N, N in 0..255)", argv[i]);
-            return 2;
-        }
-        ordinal = (int)v;
-        i++;
+    int ordinal = 0, testimony = 1;
+    char perr[ERR_LEN];
+    if (parse_args(argc, argv, &ordinal, &testimony, perr) != 0) {
+        LOG(LOG_ERR, "%s", perr);
+        return 2;
     }
     if (fcntl(WIRE_FD_IN, F_GETFD) < 0 || fcntl(WIRE_FD_OUT, F_GETFD) < 0) {
         LOG(LOG_ERR, "worker: fds %d and %d are not open: this command is started by `divergence serve`",
@@ -180,7 +209,7 @@ int workerproc_main(int argc, char **argv) {
             status = 2;
             break;
         }
-        int h = handle(sess, msg, len, &dev);
+        int h = handle(sess, msg, len, &dev, testimony);
         free(msg);
         if (h < 0) status = 2;
         if (h > 0) {

@@ -184,6 +184,7 @@ static void report_full(struct dv_report *r) {
     snprintf(tm->counters_library, sizeof tm->counters_library, "libcupti.so.13");
     tm->witness_ms = 12.5;
     tm->counters_ms = 180.25;
+    tm->counters_setup_ms = 412.75;
     r->wall_time_ms = 4100.5;
     snprintf(r->started_utc, sizeof r->started_utc, "2026-08-30T10:00:00Z");
     snprintf(r->finished_utc, sizeof r->finished_utc, "2026-08-30T10:00:04Z");

@@ -33,6 +33,14 @@ Distinct jobs differ only in budget_ms (the cap on GPU time per table, far
 above what a table needs), so no job is answered from the result cache or
 joined to another, and every job measures the same thing.
 
+--medians N first measures, on the fresh worker, N Part 1 jobs that take no
+testimony (CUPTI not loaded), then one that takes it (the worker's profiler
+is built and stays enabled), then N more without it, and prints each row's
+timed median before and after with the spread of the N jobs: the timed
+samples with the profiler enabled against those with no profiler at all.
+After the jobs the script prints what /metrics says of the testimony (its
+time per job, dv_testimony_seconds) and of the worker's resident memory.
+
 Usage:
   service_bench.py --binary build/divergence [--port 18090] [--jobs 14]
                    [--addresses 32] [--loadgen build/tests/bench_loadgen]
@@ -89,11 +97,63 @@ def wait_job(base, job_id, use_wait):
 EXTRA = {}  # request fields every job carries (--testimony off: no witness, no counters)
 
 
-def post_job(base, budget_ms):
-    code, j = request("POST", f"{base}/measure", dict({"part": 1, "budget_ms": budget_ms}, **EXTRA))
+def post_job(base, budget_ms, extra=None):
+    body = dict({"part": 1, "budget_ms": budget_ms}, **(EXTRA if extra is None else extra))
+    code, j = request("POST", f"{base}/measure", body)
     if code not in (200, 202):
         raise SystemExit(f"POST /measure answered {code}: {j}")
     return j
+
+
+def done_doc(base, budget_ms, extra, use_wait):
+    j = post_job(base, budget_ms, extra)
+    if j.get("state") not in ("done", "failed"):
+        j = wait_job(base, j["id"], use_wait)
+    if j.get("state") != "done":
+        raise SystemExit(f"job failed: {j.get('error')}")
+    return j.get("document") or {}
+
+
+def medians(base, n, use_wait, first_budget):
+    """Each Part 1 row's timed medians over n jobs with no profiler loaded,
+    then (after one job that takes the testimony) over n with it enabled."""
+    off = {"witness": False, "counters": False}
+    sets = {"before": [], "after": []}
+    budget = first_budget
+    for phase in ("before", "after"):
+        if phase == "after":
+            doc = done_doc(base, budget, {}, use_wait)
+            budget += 1
+            taken = ((doc.get("testimony") or {}).get("counters") or {}).get("taken")
+            if not taken:
+                print("medians: the testimony job took no counters:",
+                      ((doc.get("testimony") or {}).get("counters") or {}).get("reason"), file=sys.stderr)
+        for _ in range(n):
+            doc = done_doc(base, budget, off, use_wait)
+            budget += 1
+            sets[phase].append({r["name"]: r["time_ms"]["median"] for r in doc["tables"][0]["rows"]})
+    rows = []
+    for name in sets["before"][0]:
+        b = [x[name] for x in sets["before"]]
+        a = [x[name] for x in sets["after"]]
+        mb, ma = sum(b) / len(b), sum(a) / len(a)
+        spread = max((max(b) - min(b)) / mb, (max(a) - min(a)) / ma)
+        rows.append({"row": name, "before_ms": mb, "after_ms": ma, "diff": ma / mb - 1, "spread": spread,
+                     "within_noise": abs(ma / mb - 1) <= spread})
+    return rows
+
+
+def metrics_lines(base):
+    """The /metrics samples of the testimony histogram and the worker's memory."""
+    req = urllib.request.Request(f"{base}/metrics")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            text = r.read().decode()
+    except (urllib.error.URLError, ConnectionError):
+        return []
+    keep = ("dv_testimony_seconds_sum", "dv_testimony_seconds_count", "dv_worker_resident_memory_bytes",
+            "dv_testimony_seconds_bucket")
+    return [ln for ln in text.splitlines() if ln.startswith(keep)]
 
 
 def server_holds_wait(base, job_id):
@@ -114,6 +174,7 @@ def one_job(base, use_wait, budget_ms):
     doc = j.get("document") or {}
     return {"post_to_done_ms": (t1 - t0) * 1e3, "gpu_time_ms": doc.get("gpu_time_ms"),
             "wall_time_ms": doc.get("wall_time_ms"), "job": {k: v for k, v in j.items() if k != "document"},
+            "testimony": doc.get("testimony"),
             "ratios": [r.get("ratio") for t in doc.get("tables", []) for r in t.get("rows", [])]}
 
 
@@ -243,6 +304,9 @@ def main():
                     help="off: jobs ask for no witness and no counter pass (timed work only)")
     ap.add_argument("--no-front", action="store_true", help="skip the wrk loads")
     ap.add_argument("--no-jobs", action="store_true", help="only the wrk loads")
+    ap.add_argument("--medians", type=int, default=0, metavar="N",
+                    help="first compare each row's timed median over N jobs with no profiler loaded and over N "
+                         "with it enabled (one testimony job between)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if args.testimony == "off":
@@ -261,10 +325,15 @@ def main():
             shutil.copytree(src, ev)
             proc, base = start_server(args, ev)
 
-        job, b, use_wait = None, None, False
+        job, b, use_wait, med = None, None, False, None
         if not args.no_jobs:
-            first = post_job(base, 2000)  # warms the worker (context, module load)
+            # warms the worker (context, module load); without testimony when
+            # the medians compare a worker that never loaded CUPTI
+            first = post_job(base, 2000, {"witness": False, "counters": False} if args.medians else None)
             use_wait = server_holds_wait(base, first["id"]) if first.get("state") not in ("done", "failed") else False
+            if args.medians:
+                med = medians(base, args.medians, use_wait, 5000)
+                done_doc(base, 1999, None, use_wait)  # the run's own warm-up, as the job requests it
             job = one_job(base, use_wait, 2001)
             b = burst(base, args.jobs, use_wait, 3000)
 
@@ -287,7 +356,9 @@ def main():
             print(f"no load generator ({plan['generator'] or 'bench_loadgen'} not found): front loads skipped",
                   file=sys.stderr)
 
-        res = {"long_poll": use_wait, "job": job, "burst": b, "front": front, "load": plan if front else None}
+        mlines = metrics_lines(base) if not args.no_jobs else []
+        res = {"long_poll": use_wait, "job": job, "burst": b, "front": front, "load": plan if front else None,
+               "medians": med, "metrics": mlines}
         print(f"{'figure':44} {'value':>12} {'ratio':>10}  against")
         if job:
             gpu = job["gpu_time_ms"] or float("nan")
@@ -298,12 +369,27 @@ def main():
             how = "?wait=" if use_wait else "polling 5 ms"
             print(f"{'Part 1 job: POST to done, ' + how + ' (ms)':44} {job['post_to_done_ms']:12.2f} "
                   f"{job['post_to_done_ms'] / gpu:10.2f}  GPU time")
+            tm = job.get("testimony") or {}
+            for part, key in (("witness", "host_ms"), ("counters", "host_ms"), ("counters", "setup_ms")):
+                v = (tm.get(part) or {}).get(key)
+                if isinstance(v, (int, float)):
+                    label = f"Part 1 job: testimony.{part}.{key}"
+                    print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
             for k, v in sorted((job["job"].get("timing") or {}).items()):
                 label = "Part 1 job: timing." + k
                 print(f"{label:44} {v:12.2f} {v / gpu:10.2f}  GPU time")
             label = "burst of %d jobs: jobs/s" % b["jobs"]
             print(f"{label:44} {b['jobs_per_s']:12.2f} {'':>10}  ({b['failed']} failed)")
             print(f"{'burst: GPU busy with timed work':44} {b['gpu_busy_fraction'] * 100:11.1f}% {'':>10}")
+        if med:
+            print(f"timed medians over {args.medians} jobs each: no profiler loaded / profiler enabled")
+            print(f"{'row':24} {'before ms':>12} {'after ms':>12} {'after/before':>13} {'spread':>8}  verdict")
+            for m in med:
+                print(f"{m['row']:24} {m['before_ms']:12.5f} {m['after_ms']:12.5f} {m['diff'] * 100:+12.2f}% "
+                      f"{m['spread'] * 100:7.2f}%  {'within the jobs spread' if m['within_noise'] else 'OUTSIDE'}")
+        for ln in mlines:
+            if not ln.startswith("dv_testimony_seconds_bucket"):
+                print(ln)
         if front:
             print(describe_plan(plan))
             h = front["healthz"]["rps"]

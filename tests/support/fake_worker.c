@@ -8,6 +8,9 @@
  *   3333  sleep 300 ms, then answer like any other job
  *   4444  answer a sticky CUDA error and exit (as the real worker does)
  *   5555  answer a failed correctness gate (DV_EGATE) with a document
+ *   6666  answer like any other job, saying it exits after the reply (as
+ *         the real worker does after a sticky error in a counter pass that
+ *         let the job finish), and exit
  *   other the experiment_plan() analysis with plausible timings and the
  *         warning "fake worker: no GPU was used"
  * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
@@ -170,14 +173,17 @@ int main(int argc, char **argv) {
         if (o.iterations == 5555) {
             rc = reply_fail(id, DV_EGATE, "row lane-parity: 3 mismatches against the CPU reference (fake)", doc);
         } else {
-            size_t n = strlen(doc) + 128;
+            size_t n = strlen(doc) + 160;
             char *s = malloc(n);
             if (!s) return 2;
-            snprintf(s, n, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.6f,\"document\":%s}", id, gpu_ms, doc);
+            /* testimony_ms: a witness and a counter pass, as the real worker reports them */
+            snprintf(s, n, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.6f,\"testimony_ms\":%.6f,%s\"document\":%s}",
+                     id, gpu_ms, gpu_ms * 0.5, o.iterations == 6666 ? "\"exiting\":true," : "", doc);
             rc = send_text(s);
             free(s);
         }
         free(doc);
         if (rc < 0) return 2;
+        if (o.iterations == 6666) return 3;
     }
 }

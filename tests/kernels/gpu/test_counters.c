@@ -1,12 +1,25 @@
-/* test_counters.c -- the reasons the document gives when CUPTI refuses, and
- * the answer when the library cannot be loaded. No GPU needed: the advice
- * is plain text, and the load happens before any CUDA call. */
+/* test_counters.c -- the counter pass's faults, no GPU needed.
+ *
+ * The reasons the document gives when CUPTI refuses are plain text; the
+ * library load, CUPTI's initialisation, the availability and config images
+ * and the range profiler's enable need no CUDA call of counters.c's own
+ * (the context is the caller's, here a placeholder), and the pass's
+ * launches are the caller's too: so every CUPTI call can be made to fail
+ * here, through the stand-in library (tests/support/cupti_standin.c, loaded
+ * with DV_CUPTI_LIBRARY) and launches that only record what they were asked
+ * to run. The stand-in never yields counters (its values are NaN), so
+ * these tests are about what happens when CUPTI fails, and nothing else.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/gpu/counters.h"
+
+#define FAKE_CTX ((void *)0x1) /* a context the stand-in never reads */
 
 Test(counters, insufficient_privileges_says_how_to_allow_profiling) {
     char reason[ERR_LEN];
@@ -33,8 +46,9 @@ Test(counters, another_profiler_and_old_gpus_have_their_own_advice) {
 Test(counters, a_missing_library_is_a_reason_not_a_failure) {
     setenv("DV_CUPTI_LIBRARY", "/nonexistent/libcupti.so", 1);
     char library[256] = "x", reason[ERR_LEN] = "";
-    struct counters *c = counters_create(0, 9, library, reason);
-    cr_expect_null(c);
+    struct counters *c = counters_create();
+    cr_assert_not_null(c);
+    cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
     cr_expect_str_eq(library, "");
     cr_expect(strstr(reason, "DV_CUPTI_LIBRARY=/nonexistent/libcupti.so cannot be loaded") != NULL ||
                   strstr(reason, "no CUPTI headers") != NULL,
@@ -44,6 +58,395 @@ Test(counters, a_missing_library_is_a_reason_not_a_failure) {
 
 Test(counters, gpus_before_volta_are_too_old) {
     char library[256], reason[ERR_LEN] = "";
-    cr_expect_null(counters_create(0, 6, library, reason));
+    struct counters *c = counters_create();
+    cr_expect_eq(counters_prepare(c, 0, 6, FAKE_CTX, library, reason), -1);
     cr_expect(strstr(reason, "6.x is too old") != NULL || strstr(reason, "no CUPTI headers") != NULL, "%s", reason);
+    counters_free(c);
 }
+
+#ifdef DV_CUPTI_STANDIN
+
+#include <cupti_profiler_target.h> /* CUpti_ProfilerRange, CUpti_ProfilerReplayMode */
+
+/* The stand-in's own accounting, from the copy counters.c loaded. */
+static unsigned long calls(const char *name) {
+    void *h = dlopen(DV_CUPTI_STANDIN, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h, "the stand-in is not loaded");
+    unsigned long (*f)(const char *) = (unsigned long (*)(const char *))dlsym(h, "cupti_standin_calls");
+    cr_assert_not_null(f);
+    unsigned long n = f(name);
+    dlclose(h);
+    return n;
+}
+
+static void configured(int *range, int *replay) {
+    void *h = dlopen(DV_CUPTI_STANDIN, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h);
+    void (*f)(int *, int *) = (void (*)(int *, int *))dlsym(h, "cupti_standin_config");
+    cr_assert_not_null(f);
+    f(range, replay);
+    dlclose(h);
+}
+
+static void standin(const char *fail, unsigned result) {
+    setenv("DV_CUPTI_LIBRARY", DV_CUPTI_STANDIN, 1);
+    if (fail) setenv("CUPTI_STANDIN_FAIL", fail, 1);
+    else unsetenv("CUPTI_STANDIN_FAIL");
+    char r[16];
+    snprintf(r, sizeof r, "%u", result);
+    setenv("CUPTI_STANDIN_RESULT", r, 1);
+}
+
+/* Launches that record what the pass asked for. */
+struct fake {
+    unsigned n;
+    unsigned row[64], blocks[64];
+    int fail_row, fail_rc;
+    unsigned waits;
+};
+
+static int fake_launch(void *ctx, unsigned row, unsigned blocks, char *err) {
+    struct fake *f = ctx;
+    if ((int)row == f->fail_row) {
+        snprintf(err, ERR_LEN, "launch mixOneBranch at kernels/gpu/lesson_kernels.cu:1: an injected failure");
+        return f->fail_rc;
+    }
+    if (f->n < 64) {
+        f->row[f->n] = row;
+        f->blocks[f->n] = blocks;
+    }
+    f->n++;
+    return 0;
+}
+
+static int fake_wait(void *ctx, char *err) {
+    (void)err;
+    ((struct fake *)ctx)->waits++;
+    return 0;
+}
+
+/* Two rows: one block standing for 4096, and 3 + 1 blocks for 1000. */
+static void two_rows(struct testimony_grid g[2]) {
+    testimony_counter_grid(4096, 1, &g[0]);
+    testimony_counter_grid(1000, 3, &g[1]);
+}
+
+static struct counters *prepared(void) {
+    char library[256], reason[ERR_LEN] = "";
+    struct counters *c = counters_create();
+    cr_assert_not_null(c);
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_str_eq(library, DV_CUPTI_STANDIN);
+    return c;
+}
+
+/* Each step of the build, failing: the reason names the call, the result
+ * and (where there is some) the advice; what was built is undone; the next
+ * prepare builds again from the start. */
+Test(counters, every_build_step_that_fails_names_its_call_and_the_next_prepare_rebuilds) {
+    static const struct {
+        const char *call;
+        unsigned result;
+        const char *advice;
+    } steps[] = {
+        {"cuptiProfilerInitialize", 35, "NVreg_RestrictProfilingToAdminUsers=0"},
+        {"cuptiDeviceGetChipName", 999, ""},
+        {"cuptiProfilerGetCounterAvailability", 35, "CAP_SYS_ADMIN"},
+        {"cuptiProfilerHostInitialize", 27, "Volta or newer"},
+        {"cuptiProfilerHostConfigAddMetrics", 999, ""},
+        {"cuptiProfilerHostGetConfigImageSize", 999, ""},
+        {"cuptiProfilerHostGetConfigImage", 999, ""},
+        {"cuptiRangeProfilerEnable", 39, "another profiler"},
+        {"cuptiRangeProfilerGetCounterDataSize", 999, ""},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        standin(steps[i].call, steps[i].result);
+        setenv("CUPTI_STANDIN_AFTER", "0", 1);
+        char library[256], reason[ERR_LEN] = "";
+        struct counters *c = counters_create();
+        const unsigned long init0 = i ? calls("cuptiProfilerInitialize") : 0;
+        const unsigned long deinit0 = i ? calls("cuptiProfilerDeInitialize") : 0;
+        cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1, "%s", steps[i].call);
+        cr_expect(strstr(reason, steps[i].call) != NULL, "%s: %s", steps[i].call, reason);
+        cr_expect(strstr(reason, "kernels/gpu/counters.c:") != NULL, "%s", reason);
+        char code[16];
+        snprintf(code, sizeof code, "(%u)", steps[i].result);
+        cr_expect(strstr(reason, code) != NULL, "%s", reason);
+        cr_expect(strstr(reason, steps[i].advice) != NULL, "%s: %s", steps[i].call, reason);
+        cr_expect_str_eq(library, "");
+        /* CUPTI initialised is CUPTI deinitialised again. */
+        const int init_failed = strcmp(steps[i].call, "cuptiProfilerInitialize") == 0;
+        cr_expect_eq(calls("cuptiProfilerDeInitialize"), deinit0 + (init_failed ? 0 : 1), "%s", steps[i].call);
+        unsetenv("CUPTI_STANDIN_FAIL");
+        cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s: %s", steps[i].call, reason);
+        cr_expect_eq(calls("cuptiProfilerInitialize"), init0 + 2, "%s", steps[i].call);
+        counters_free(c);
+    }
+}
+
+Test(counters, a_ready_profiler_is_kept_and_another_context_rebuilds_it) {
+    standin(NULL, 0);
+    struct counters *c = prepared();
+    char library[256], reason[ERR_LEN] = "";
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiProfilerInitialize"), 1);
+    cr_expect_eq(calls("cuptiProfilerGetCounterAvailability"), 2);
+    cr_expect_eq(calls("cuptiProfilerHostConfigAddMetrics"), 1);
+    cr_expect_eq(calls("cuptiRangeProfilerEnable"), 1);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 0);
+    cr_assert_eq(counters_prepare(c, 0, 9, (void *)0x2, library, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 1);
+    cr_expect_eq(calls("cuptiProfilerDeInitialize"), 1);
+    cr_expect_eq(calls("cuptiProfilerInitialize"), 2);
+    counters_free(c);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 2);
+    cr_expect_eq(calls("cuptiProfilerHostDeinitialize"), 2);
+    cr_expect_eq(calls("cuptiProfilerDeInitialize"), 2);
+}
+
+Test(counters, an_unknown_pass_in_the_environment_is_refused_by_name) {
+    standin(NULL, 0);
+    setenv("DV_COUNTERS_REPLAY", "sometimes", 1);
+    char library[256], reason[ERR_LEN] = "";
+    struct counters *c = counters_create();
+    cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
+    cr_expect(strstr(reason, "DV_COUNTERS_REPLAY=sometimes") != NULL, "%s", reason);
+    unsetenv("DV_COUNTERS_REPLAY");
+    setenv("DV_COUNTERS_GRID", "half", 1);
+    cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
+    cr_expect(strstr(reason, "DV_COUNTERS_GRID=half") != NULL, "%s", reason);
+    counters_free(c);
+}
+
+/* The pass launches each row's parts, every pass the same, one user range
+ * each; the whole grids with DV_COUNTERS_GRID=full; CUPTI's own replay and
+ * automatic ranges with DV_COUNTERS_REPLAY=kernel. */
+Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
+    static const struct {
+        const char *replay, *grid;
+        unsigned launches_per_pass, ranges, passes;
+        int range_mode, replay_mode;
+        unsigned blocks[3];
+    } modes[] = {
+        {"user", "reduced", 3, 3, 2, CUPTI_UserRange, CUPTI_UserReplay, {1, 3, 1}},
+        {"user-auto", "reduced", 3, 0, 2, CUPTI_AutoRange, CUPTI_UserReplay, {1, 3, 1}},
+        {"kernel", "full", 2, 0, 2, CUPTI_AutoRange, CUPTI_KernelReplay, {4096, 1000, 0}},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        standin(NULL, 0);
+        setenv("DV_COUNTERS_REPLAY", modes[m].replay, 1);
+        setenv("DV_COUNTERS_GRID", modes[m].grid, 1);
+        struct counters *c = prepared();
+        const unsigned long push0 = calls("cuptiRangeProfilerPushRange"), stop0 = calls("cuptiRangeProfilerStop");
+        const unsigned long enable0 = calls("cuptiRangeProfilerEnable"), disable0 = calls("cuptiRangeProfilerDisable");
+        struct testimony_grid g[2];
+        two_rows(g);
+        struct fake f = {.fail_row = -1};
+        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        struct dv_counters out[2];
+        char reason[ERR_LEN] = "";
+        /* The stand-in's values are NaN: the pass runs whole, then says so. */
+        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "%s", modes[m].replay);
+        cr_expect(strstr(reason, "no value for smsp__sass_branch_targets_threads_divergent.sum in range 0") != NULL,
+                  "%s", reason);
+        const unsigned per = modes[m].launches_per_pass;
+        cr_expect_eq(f.n, per * modes[m].passes, "%s: %u launches", modes[m].replay, f.n);
+        cr_expect_eq(f.waits, modes[m].passes);
+        for (unsigned i = 0; i < f.n && i < 64; i++) {
+            cr_expect_eq(f.blocks[i], modes[m].blocks[i % per], "%s launch %u", modes[m].replay, i);
+            cr_expect_eq(f.row[i], (i % per) == 0 ? 0u : 1u, "%s launch %u", modes[m].replay, i);
+        }
+        cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, modes[m].ranges * modes[m].passes);
+        cr_expect_eq(calls("cuptiRangeProfilerStop") - stop0, modes[m].passes);
+        /* The pass before enabled the profiler for each session only. */
+        const int per_session = strcmp(modes[m].replay, "kernel") == 0;
+        cr_expect_eq(calls("cuptiRangeProfilerEnable") - enable0, per_session ? 1u : 0u, "%s", modes[m].replay);
+        cr_expect_eq(calls("cuptiRangeProfilerDisable") - disable0, per_session ? 1u : 0u, "%s", modes[m].replay);
+        int range = -1, replay = -1;
+        configured(&range, &replay);
+        cr_expect_eq(range, modes[m].range_mode, "%s", modes[m].replay);
+        cr_expect_eq(replay, modes[m].replay_mode, "%s", modes[m].replay);
+        cr_expect_not(out[0].present);
+        cr_expect_not(out[1].present);
+        counters_free(c);
+    }
+    unsetenv("DV_COUNTERS_REPLAY");
+    unsetenv("DV_COUNTERS_GRID");
+}
+
+/* Each call of a pass, failing: refused with its name, no counters, the
+ * session stopped where it had started, and a rebuild at the next prepare. */
+Test(counters, every_call_of_the_pass_that_fails_leaves_no_counters_and_a_rebuild) {
+    static const struct {
+        const char *call;
+        int stops; /* Stop calls expected: a failure after Start still stops */
+    } calls_of_pass[] = {
+        {"cuptiRangeProfilerCounterDataImageInitialize", 0},
+        {"cuptiRangeProfilerSetConfig", 0},
+        {"cuptiRangeProfilerStart", 0},
+        {"cuptiRangeProfilerPushRange", 1},
+        {"cuptiRangeProfilerPopRange", 1},
+        {"cuptiRangeProfilerStop", 1},
+        {"cuptiRangeProfilerDecodeData", 2},
+        {"cuptiRangeProfilerGetCounterDataInfo", 2},
+        {"cuptiProfilerHostEvaluateToGpuValues", 2},
+    };
+    for (size_t i = 0; i < sizeof calls_of_pass / sizeof calls_of_pass[0]; i++) {
+        standin(NULL, 0);
+        struct counters *c = prepared();
+        standin(calls_of_pass[i].call, 999);
+        const unsigned long stop0 = calls("cuptiRangeProfilerStop"), init0 = calls("cuptiProfilerInitialize");
+        struct testimony_grid g[2];
+        two_rows(g);
+        struct fake f = {.fail_row = -1};
+        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        struct dv_counters out[2] = {{.present = 1}, {.present = 1}};
+        char reason[ERR_LEN] = "";
+        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "%s", calls_of_pass[i].call);
+        cr_expect(strstr(reason, calls_of_pass[i].call) != NULL, "%s: %s", calls_of_pass[i].call, reason);
+        cr_expect(strstr(reason, "CUPTI_ERROR_UNKNOWN (999)") != NULL, "%s", reason);
+        cr_expect_not(out[0].present);
+        cr_expect_not(out[1].present);
+        cr_expect_eq(calls("cuptiRangeProfilerStop") - stop0, (unsigned long)calls_of_pass[i].stops, "%s",
+                     calls_of_pass[i].call);
+        cr_expect_not(counters_lost(c));
+        /* Refused until prepared again, which rebuilds. */
+        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+        unsetenv("CUPTI_STANDIN_FAIL");
+        char library[256];
+        cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+        cr_expect_eq(calls("cuptiProfilerInitialize"), init0 + 1, "%s", calls_of_pass[i].call);
+        counters_free(c);
+    }
+}
+
+Test(counters, ranges_cupti_did_not_record_and_passes_that_never_end_are_refused) {
+    standin(NULL, 0);
+    struct counters *c = prepared();
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_counters out[2];
+    char reason[ERR_LEN] = "", library[256];
+    setenv("CUPTI_STANDIN_RANGES", "2", 1);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+    cr_expect(strstr(reason, "2 ranges recorded for 3 launches") != NULL, "%s", reason);
+    unsetenv("CUPTI_STANDIN_RANGES");
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    setenv("CUPTI_STANDIN_PASSES", "1000", 1);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+    cr_expect(strstr(reason, "8 passes did not collect the metric set") != NULL, "%s", reason);
+    unsetenv("CUPTI_STANDIN_PASSES");
+    counters_free(c);
+}
+
+/* A launch that fails inside the pass: its own error, the session stopped,
+ * a rebuild next time; a sticky one: nothing more is asked of CUPTI. */
+Test(counters, a_failed_launch_stops_the_pass_and_a_sticky_one_ends_the_profiler) {
+    standin(NULL, 0);
+    struct counters *c = prepared();
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct fake f = {.fail_row = 1, .fail_rc = DV_ERR};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_counters out[2];
+    char reason[ERR_LEN] = "", library[256];
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), DV_ERR);
+    cr_expect(strstr(reason, "an injected failure") != NULL, "%s", reason);
+    cr_expect_eq(calls("cuptiRangeProfilerStop"), 1);
+    cr_expect_eq(f.waits, 1); /* what was enqueued is waited for before the stop */
+    cr_expect_not(counters_lost(c));
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiProfilerInitialize"), 2);
+
+    f = (struct fake){.fail_row = 0, .fail_rc = DV_ESTICKY};
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), DV_ESTICKY);
+    cr_expect(counters_lost(c));
+    cr_expect_eq(calls("cuptiRangeProfilerStop"), 1, "no Stop after a sticky error");
+    cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
+    cr_expect(strstr(reason, "sticky CUDA error") != NULL, "%s", reason);
+    counters_free(c);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 1, "no CUPTI call after a sticky error");
+    cr_expect_eq(calls("cuptiProfilerDeInitialize"), 1);
+}
+
+/* The table's pass never fails the table: the reason, the time, no
+ * counters, and the profiler dropped for the rest of the job. */
+Test(counters, a_table_whose_pass_fails_keeps_the_reason_and_drops_the_profiler) {
+    standin(NULL, 0);
+    struct counters *c = prepared(), *held = c;
+    standin("cuptiRangeProfilerStart", 36);
+    struct dv_table t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "part1");
+    t.nrows = 2;
+    t.rows[0].counters.present = 1;
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_testimony tm;
+    memset(&tm, 0, sizeof tm);
+    const unsigned ev[2] = {1, 1};
+    counters_table(&c, &t, g, &l, ev, &tm);
+    cr_expect_null(c);
+    cr_expect(strstr(tm.counters_reason, "cuptiRangeProfilerStart") != NULL, "%s", tm.counters_reason);
+    cr_expect(strstr(tm.counters_reason, "another profiler") != NULL, "%s", tm.counters_reason);
+    cr_expect_not(t.rows[0].counters.present);
+    cr_expect(tm.counters_ms >= 0);
+    /* A launch's error says it was the counter pass's. */
+    c = held;
+    unsetenv("CUPTI_STANDIN_FAIL");
+    char library[256], reason[ERR_LEN];
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    f = (struct fake){.fail_row = 0, .fail_rc = DV_ERR};
+    counters_table(&c, &t, g, &l, ev, &tm);
+    cr_expect_null(c);
+    cr_expect(strstr(tm.counters_reason, "counter pass of part1: launch mixOneBranch") == tm.counters_reason, "%s",
+              tm.counters_reason);
+    counters_free(held);
+}
+
+/* The first Start after the profiler is enabled is set apart as its
+ * start-up; the later ones are the pass's. */
+Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
+    standin(NULL, 0);
+    setenv("CUPTI_STANDIN_START_MS", "40", 1);
+    struct counters *c = prepared();
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_counters out[2];
+    char reason[ERR_LEN], library[256];
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* NaN values */
+    const double first = counters_take_start_ms(c);
+    cr_expect(first >= 39 && first < 80, "%.1f ms: one Start of the two passes", first);
+    cr_expect_eq(counters_take_start_ms(c), 0);
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason); /* rebuilt: cold again */
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+    cr_expect(counters_take_start_ms(c) >= 39);
+    unsetenv("CUPTI_STANDIN_VALUE");
+    setenv("CUPTI_STANDIN_VALUE", "3", 1); /* a pass that succeeds keeps the profiler warm */
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
+    cr_expect(counters_take_start_ms(c) >= 39);
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
+    cr_expect_eq(counters_take_start_ms(c), 0);
+    /* Sums scale by the parts' weights; a one-part row's ratios are CUPTI's. */
+    cr_expect_float_eq(out[0].inst_executed, 3.0 * 4096, 0);
+    cr_expect_float_eq(out[1].inst_executed, 3.0 * 333 + 3.0, 0);
+    cr_expect_float_eq(out[0].threads_per_inst, 3.0, 0);
+    cr_expect_float_eq(out[1].threads_per_inst, 1.0, 1e-15); /* the scaled sums' quotient */
+    cr_expect_float_eq(out[1].branch_uniform_pct, 100.0, 1e-12);
+    counters_free(c);
+}
+
+#else
+
+Test(counters, stand_in_not_built) {
+    cr_skip_test("the build has no CUPTI headers: the stand-in CUPTI library and its tests are not built");
+}
+
+#endif

@@ -26,7 +26,7 @@ static struct dv_witness_block *expect_builtin(const char *name, enum dv_kernel 
     struct dv_geometry g = {blocks, bx, by};
     struct dv_witness_block *e = calloc(blocks, sizeof(*e));
     cr_assert_not_null(e);
-    cr_assert_eq(testimony_expect_lesson(&row, &g, iterations, e, err), 0, "%s", err);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, iterations, NULL, e, err), 0, "%s", err);
     return e;
 }
 
@@ -129,7 +129,7 @@ Test(testimony, no_branch_kernel_runs_path_a_only) {
     struct dv_geometry g = {2, 40, 1};
     struct dv_witness_block e[2];
     char err[ERR_LEN];
-    cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, e, err), 0, "%s", err);
+    cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, NULL, e, err), 0, "%s", err);
     /* 40 threads: a warp of 32 and one of 8, both full. */
     cr_expect_eq(e[1].runs[0], 2);
     cr_expect_eq(e[1].runs[1], 0);
@@ -347,4 +347,153 @@ Test(testimony, block_independent_rows_copy_block_0_and_block_rows_do_not) {
     free(lp);
     free(bp);
     free(ex);
+}
+
+/* The mask of `text` (built-in or expression) over `g` at phase 0. */
+static uint32_t *mask_of(const char *text, const struct dv_geometry *g) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve(text, &p, err), 0, "%s", err);
+    uint32_t *m = analysis_mask_build(&p, g, 0, err);
+    cr_assert_not_null(m, "%s", err);
+    predicate_cleanup(&p);
+    return m;
+}
+
+/* A row of `kernel` running `name` as the planner plans it. */
+static struct dv_row row_of(const char *name, enum dv_kernel kernel) {
+    struct dv_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.name, sizeof row.name, "%s", name);
+    row.kernel = kernel;
+    const struct predicate_builtin *b = predicate_find(name);
+    row.mode = kernel == DV_KERNEL_MASK || !b ? DV_MODE_NONE : b->mode;
+    return row;
+}
+
+Test(testimony, counter_grid_counts_one_period_and_the_rest) {
+    struct testimony_grid g;
+    testimony_counter_grid(4096, 1, &g); /* one block stands for all */
+    cr_expect_eq(g.blocks, 4096);
+    cr_expect_eq(g.nparts, 1);
+    cr_expect_eq(g.part_blocks[0], 1);
+    cr_expect_float_eq(g.weight[0], 4096.0, 0);
+    testimony_counter_grid(4096, 2, &g); /* block parity: 2 blocks x 2048 */
+    cr_expect_eq(g.nparts, 1);
+    cr_expect_eq(g.part_blocks[0], 2);
+    cr_expect_float_eq(g.weight[0], 2048.0, 0);
+    testimony_counter_grid(1000, 3, &g); /* 3 x 333 + 1 */
+    cr_expect_eq(g.nparts, 2);
+    cr_expect_eq(g.part_blocks[0], 3);
+    cr_expect_float_eq(g.weight[0], 333.0, 0);
+    cr_expect_eq(g.part_blocks[1], 1);
+    cr_expect_float_eq(g.weight[1], 1.0, 0);
+    /* No saving, no period, a period as long as the grid: the whole grid once. */
+    const unsigned cases[][2] = {{5, 3}, {1000, 0}, {1000, 1000}, {1000, 5000}, {1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        testimony_counter_grid(cases[i][0], cases[i][1], &g);
+        cr_expect_eq(g.nparts, 1, "%u/%u", cases[i][0], cases[i][1]);
+        cr_expect_eq(g.part_blocks[0], cases[i][0], "%u/%u", cases[i][0], cases[i][1]);
+        cr_expect_float_eq(g.weight[0], 1.0, 0, "%u/%u", cases[i][0], cases[i][1]);
+    }
+}
+
+Test(testimony, period_of_a_mask_is_the_blocks_between_repeats) {
+    static const struct {
+        const char *pred;
+        unsigned blocks, bx, by, period;
+    } cases[] = {
+        {"lane-parity", 300, 256, 1, 1},
+        {"block-parity", 300, 256, 1, 2},
+        {"blockIdx.x & 2", 300, 256, 1, 4},
+        {"(blockIdx.x * 7 + warp) % 3 == 0", 1000, 48, 1, 3},
+        {"threadIdx.x < blockIdx.x % 64", 1000, 20, 1, 64}, /* blocks 20..63 alike, but 64 repeats 0 */
+        {"threadIdx.x < blockIdx.x % 64", 1000, 72, 1, 64},
+        {"threadIdx.y < blockIdx.x % 5", 700, 24, 3, 5}, /* 72 threads: not a whole number of words */
+        {"blockIdx.x == 999", 1000, 32, 1, 1000},        /* the last block differs: no period */
+        {"blockIdx.x < 500", 1000, 32, 1, 1000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct dv_geometry g = {cases[i].blocks, cases[i].bx, cases[i].by};
+        uint32_t *m = mask_of(cases[i].pred, &g);
+        cr_expect_eq(testimony_period_bits(m, g.block_x * g.block_y, g.blocks), cases[i].period, "%s on %ux%u",
+                     cases[i].pred, g.block_x, g.block_y);
+        free(m);
+    }
+}
+
+Test(testimony, one_thread_that_differs_breaks_the_period) {
+    /* Blocks 0 and 1 differ in one thread only; block 2 repeats block 0 and
+     * block 3 repeats block 1 except its last thread: no period. */
+    enum { TPB = 72 };
+    uint8_t v[4 * TPB];
+    for (unsigned i = 0; i < sizeof v; i++) v[i] = (uint8_t)(i % TPB % 7);
+    v[1 * TPB + 5] = 9;
+    v[3 * TPB + 5] = 9;
+    cr_expect_eq(testimony_period_bytes(v, TPB, 4), 2);
+    v[3 * TPB + TPB - 1] = 100;
+    cr_expect_eq(testimony_period_bytes(v, TPB, 4), 4);
+    cr_expect_eq(testimony_period_bytes(v, TPB, 1), 1);
+    cr_expect_eq(testimony_period_bytes(v, TPB, 0), 0);
+}
+
+Test(testimony, lesson_grid_follows_what_the_predicate_reads) {
+    const struct dv_geometry g = {1000, 64, 1};
+    char err[ERR_LEN];
+    struct testimony_grid out;
+    struct dv_row lp = row_of("lane-parity", DV_KERNEL_BRANCH);
+    cr_assert_eq(testimony_lesson_grid(&lp, &g, 4096, NULL, &out, err), 0, "%s", err);
+    cr_expect_eq(out.part_blocks[0], 1);
+    cr_expect_float_eq(out.weight[0], 1000.0, 0);
+    struct dv_row nb = row_of("no-branch", DV_KERNEL_NOBRANCH);
+    cr_assert_eq(testimony_lesson_grid(&nb, &g, 4096, NULL, &out, err), 0, "%s", err);
+    cr_expect_eq(out.part_blocks[0], 1);
+    uint32_t *m = mask_of("block-parity", &g);
+    struct dv_row bp = row_of("block-parity", DV_KERNEL_BRANCH);
+    cr_assert_eq(testimony_lesson_grid(&bp, &g, 4096, m, &out, err), 0, "%s", err);
+    cr_expect_eq(out.part_blocks[0], 2);
+    cr_expect_float_eq(out.weight[0], 500.0, 0);
+    /* Every iteration's phase moves a block-dependent branch: one mask does not tell. */
+    struct dv_row pb = row_of("block-parity", DV_KERNEL_PERITER);
+    cr_assert_eq(testimony_lesson_grid(&pb, &g, 8, m, &out, err), 0, "%s", err);
+    cr_expect_eq(out.nparts, 1);
+    cr_expect_eq(out.part_blocks[0], 1000);
+    free(m);
+    m = mask_of("threadIdx.x < blockIdx.x % 64", &g);
+    struct dv_row ex = row_of("threadIdx.x < blockIdx.x % 64", DV_KERNEL_MASK);
+    cr_assert_eq(testimony_lesson_grid(&ex, &g, 4096, m, &out, err), 0, "%s", err);
+    cr_expect_eq(out.nparts, 2);
+    cr_expect_eq(out.part_blocks[0], 64);
+    cr_expect_float_eq(out.weight[0], 15.0, 0);
+    cr_expect_eq(out.part_blocks[1], 40);
+    free(m);
+    struct dv_row sc = row_of("lanes", DV_KERNEL_SCENARIO);
+    cr_expect_eq(testimony_lesson_grid(&sc, &g, 4096, NULL, &out, err), -1);
+}
+
+Test(testimony, a_given_mask_gives_the_record_the_built_one_gives) {
+    static const struct {
+        const char *pred;
+        enum dv_kernel kernel;
+        unsigned bx, by;
+    } cases[] = {
+        {"block-parity", DV_KERNEL_BRANCH, 256, 1},
+        {"threadIdx.x < blockIdx.x % 64", DV_KERNEL_MASK, 256, 1},
+        {"(blockIdx.x * 7 + warp) % 3 == 0", DV_KERNEL_MASK, 48, 1}, /* warps that straddle words */
+        {"threadIdx.y < blockIdx.x % 5", DV_KERNEL_MASK, 24, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct dv_geometry g = {77, cases[i].bx, cases[i].by};
+        struct dv_row row = row_of(cases[i].pred, cases[i].kernel);
+        uint32_t *m = mask_of(cases[i].pred, &g);
+        struct dv_witness_block *built = calloc(g.blocks, sizeof *built), *given = calloc(g.blocks, sizeof *given);
+        char err[ERR_LEN];
+        cr_assert(built && given);
+        cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, NULL, built, err), 0, "%s", err);
+        cr_assert_eq(testimony_expect_lesson(&row, &g, 4096, m, given, err), 0, "%s", err);
+        cr_expect_eq(memcmp(built, given, sizeof *built * g.blocks), 0, "%s", cases[i].pred);
+        free(m);
+        free(built);
+        free(given);
+    }
 }

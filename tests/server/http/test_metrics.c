@@ -120,3 +120,20 @@ Test(metrics, process_metrics_are_there) {
     cr_assert_not_null(strstr(t, "\nprocess_start_time_seconds "), "%s", t);
     free(t);
 }
+
+Test(metrics, testimony_time_per_job_and_the_workers_memory) {
+    metrics_observe_testimony(m, 0.0042);
+    metrics_observe_testimony(m, 0.018);
+    metrics_observe_testimony(m, 0.75);
+    char *t = metrics_text(m);
+    cr_assert(has_line(t, "# TYPE dv_testimony_seconds histogram"), "%s", t);
+    cr_assert(has_line(t, "dv_testimony_seconds_bucket{le=\"0.0025\"} 0"), "%s", t);
+    cr_assert(has_line(t, "dv_testimony_seconds_bucket{le=\"0.005\"} 1"), "%s", t);
+    cr_assert(has_line(t, "dv_testimony_seconds_bucket{le=\"0.02\"} 2"), "%s", t);
+    cr_assert(has_line(t, "dv_testimony_seconds_bucket{le=\"1\"} 3"), "%s", t);
+    cr_assert(has_line(t, "dv_testimony_seconds_count 3"), "%s", t);
+    /* No worker process here: the family is declared, with no sample. */
+    cr_assert(has_line(t, "# TYPE dv_worker_resident_memory_bytes gauge"), "%s", t);
+    cr_assert_null(strstr(t, "\ndv_worker_resident_memory_bytes "), "%s", t);
+    free(t);
+}

@@ -126,3 +126,42 @@ Test(worker, the_child_inherits_only_its_pipes) {
     close(77);
     close(stray);
 }
+
+static double testimony_seen_s;
+static int testimony_replies;
+
+static void on_testimony(void *ctx, double seconds) {
+    (void)ctx;
+    testimony_seen_s += seconds;
+    testimony_replies++;
+}
+
+/* A job that finished on a worker that ends after it (a sticky error in
+ * its counter pass): the job is done, the worker restarted at once, and
+ * the next job runs on the new one. Every reply's testimony time reaches
+ * the observer. */
+Test(worker, a_worker_that_exits_after_a_good_reply_is_restarted_before_the_next_job) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/tests/fake_worker", DV_TEST_BUILD_DIR);
+    make(cmd);
+    worker_set_testimony_observer(w, on_testimony, NULL);
+    cr_assert_eq(worker_wait_ready(w, 5000), 0);
+    char id[JOBQ_ID_LEN], err[ERR_LEN];
+    unsigned pos;
+    struct jobq_submit last = {.request = "{\"part\":1,\"iterations\":6666,\"budget_ms\":100}", .deadline_ms = 5000};
+    cr_assert_eq(jobq_submit(q, &last, id, &pos, NULL, err), 0);
+    struct job_view v = wait_done(id);
+    cr_assert_eq(v.state, JOB_DONE, "%s", v.error);
+    free(v.document);
+    struct jobq_submit next = {.request = "{\"part\":1,\"iterations\":64,\"budget_ms\":101}", .deadline_ms = 5000};
+    cr_assert_eq(jobq_submit(q, &next, id, &pos, NULL, err), 0);
+    v = wait_done(id);
+    cr_assert_eq(v.state, JOB_DONE, "%s", v.error);
+    free(v.document);
+    struct worker_snapshot s;
+    worker_get_snapshot(w, &s);
+    cr_assert_eq(s.restarts, 1);
+    free(s.device_json);
+    cr_assert_eq(testimony_replies, 2);
+    cr_assert_gt(testimony_seen_s, 0);
+}
