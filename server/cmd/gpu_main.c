@@ -1,16 +1,27 @@
 /* gpu_main.c -- the `divergence-gpu` binary: the commands that touch the GPU.
  *
- *   measure   measure the tables on the GPU (`divergence measure` execs this)
+ *   measure   measure the tables on the GPU (`divergence measure` execs this);
+ *             with --suite NAME|all --evidence-dir DIR it files each suite's
+ *             result in an evidence store as the nightly refresh would
+ *             (tests/fixtures/capture.sh makes the demo capture this way)
  *   worker    the GPU worker the server starts (jobs/workerproc.h)
  *
  * It is the only binary that links the CUDA runtime (kernels/gpu).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/jsonout.h"
+#include "api/report.h"
+#include "api/request.h"
+#include "kernels/base/timeutil.h"
 #include "server/cmd/cli.h"
+#include "server/evidence/evidence.h"
+#include "server/evidence/refresh.h"
+#include "server/evidence/suites.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "server/jobs/workerproc.h"
@@ -29,23 +40,97 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
             samples, t->nrows, t->gpu_time_ms, t->noise_ok ? "" : " (a row stayed over the noise target)");
 }
 
-static int measure_main(int argc, char **argv) {
-    struct dv_options o;
-    int json, rc;
-    char err[ERR_LEN] = "";
-    if ((rc = cli_parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+/* Files the measurement of suite `name` (document `doc`, made between
+ * `started` and now) in the evidence store `dir` as the nightly refresh
+ * does: gated by the suite's noise limit and the correctness check
+ * (refresh_gate), under the GPU the report names, dated today (UTC). Says
+ * what it filed, or why not, on stderr. Returns 0, or -1. */
+static int file_evidence(const char *dir, const char *name, const struct dv_options *o, const struct dv_report *r,
+                         const char *doc, const char *started) {
+    char err[ERR_LEN] = "", why[ERR_LEN] = "", slug[EVIDENCE_SLUG_LEN];
+    if (!r->device.name[0] || evidence_slug(r->device.name, slug, sizeof slug) != 0) {
+        fprintf(stderr, "divergence measure: %s: no GPU name in the report: nothing to file\n", name);
+        return -1;
+    }
+    char *request = request_dump(o);
+    struct evidence *ev = evidence_open(dir, err);
+    int ok = refresh_gate((size_t)suites_index(name), doc, why) == 0;
+    struct evidence_record rec = {
+        .suite = name,
+        .gpu = slug,
+        .gpu_name = r->device.name,
+        .ok = ok,
+        .reason = ok ? NULL : why,
+        .request_json = request,
+        .queued_utc = started,
+        .started_utc = started,
+        .document_json = doc,
+    };
+    int rc = ev && request ? evidence_write(ev, &rec, err) : -1;
+    if (rc == 0)
+        fprintf(stderr, "divergence measure: %s: filed in %s/%s (%s%s%s)\n", name, dir, slug, ok ? "ok" : "failed",
+                ok ? "" : ": ", ok ? "" : why);
+    else
+        fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, request ? err : "out of memory");
+    evidence_close(ev);
+    free(request);
+    return rc == 0 && ok ? 0 : -1;
+}
+
+/* One measurement of `o` printed in `a->format`, filed as suite `suite` in
+ * a->evidence_dir when both are given. Returns the exit status. */
+static int measure_one(struct session *s, const struct dv_options *o, const struct cli_args *a, const char *suite) {
+    char err[ERR_LEN] = "", started[32];
     struct dv_report *r = experiment_report_create();
-    struct session *s = session_create();
-    if (!r || !s) {
+    if (!r) {
         fprintf(stderr, "divergence measure: out of memory\n");
-        experiment_report_free(r);
-        session_free(s);
         return CLI_EXIT_FAILED;
     }
-    if (!json && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
-    rc = cli_finish_measure(measure_run_session(s, &o, r, err), err, r, json);
-    session_free(s);
+    timeutil_utc(time(NULL), started, sizeof started);
+    int mrc = measure_run_session(s, o, r, err);
+    int rc = cli_finish_measure(mrc, err, r, a->format);
+    if (a->evidence_dir && suite && (mrc == 0 || mrc == DV_EGATE)) {
+        char *doc = report_json(r, 0);
+        if (!doc || file_evidence(a->evidence_dir, suite, o, r, doc, started) != 0)
+            rc = rc == CLI_EXIT_OK ? CLI_EXIT_FAILED : rc;
+        free(doc);
+    }
     experiment_report_free(r);
+    return rc;
+}
+
+static int measure_main(int argc, char **argv) {
+    struct dv_options o;
+    struct cli_args a;
+    int rc;
+    if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+    struct session *s = session_create();
+    if (!s) {
+        fprintf(stderr, "divergence measure: out of memory\n");
+        return CLI_EXIT_FAILED;
+    }
+    if (a.format == CLI_FORMAT_TEXT && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
+    if (a.suite && strcmp(a.suite, "all") == 0) {
+        /* Every suite in turn, on one session: the worst status wins. */
+        rc = CLI_EXIT_OK;
+        for (size_t i = 0; i < suites_count(); i++) {
+            struct dv_options so;
+            char err[ERR_LEN];
+            const char *name = suites_get(i)->name;
+            if (cli_suite_options(name, &o, &so, err) != 0) {
+                fprintf(stderr, "divergence measure: %s\n", err);
+                rc = CLI_EXIT_USAGE;
+                break;
+            }
+            fprintf(stderr, "divergence measure: suite %s (%zu of %zu)\n", name, i + 1, suites_count());
+            int one = measure_one(s, &so, &a, name);
+            if (one > rc) rc = one;
+            if (one == CLI_EXIT_NOGPU || one == CLI_EXIT_CUDA) break;
+        }
+    } else {
+        rc = measure_one(s, &o, &a, a.suite);
+    }
+    session_free(s);
     return rc;
 }
 

@@ -6,7 +6,9 @@
  *   refresh   trigger the nightly evidence refresh and wait (cmd/refresh_cmd.c)
  *
  * This binary links no CUDA; `divergence-gpu`, installed beside it, is the
- * one that does (the GPU worker and `measure`).
+ * one that does (the GPU worker and `measure`). A build without nvcc has no
+ * `divergence-gpu`: there `worker` runs the stand-in that answers every job
+ * "measuring needs the CUDA toolkit" (jobs/nogpu.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "server/cmd/refresh_cmd.h"
 #include "server/cmd/serve.h"
 #include "server/cmd/sibling.h"
+#include "server/jobs/nogpu.h"
 #include "kernels/base/buildinfo.h"
 
 static void usage(FILE *f) {
@@ -44,6 +47,9 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "serve") == 0) return serve_main(argc, argv);
     if (strcmp(cmd, "worker") == 0) {
         char err[ERR_LEN];
+#if !DV_BUILT_WITH_CUDA
+        return nogpu_worker_main();
+#endif
         sibling_exec(SIBLING_GPU, argv, err);
         fprintf(stderr, "divergence worker: %s\n", err);
         return CLI_EXIT_CUDA;

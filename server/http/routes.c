@@ -636,12 +636,15 @@ char *routes_predicates_doc(char *err) {
     jsonout_put(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS), &bad);
     jsonout_put(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)), &bad);
     jsonout_put(root, "baseline", jsonout_str(o.baseline), &bad);
+    jsonout_put(root, "rule", jsonout_str(PREDICATE_RULE), &bad);
     const struct dv_table *t = rep->ntables ? &rep->tables[0] : NULL;
     for (size_t i = 0; i < n && arr; i++) {
         json_t *p = json_object();
         jsonout_put(p, "name", jsonout_str(b[i].name), &bad);
-        jsonout_put(p, "label", jsonout_str(b[i].label), &bad);
+        /* One source (model/predicate.c): the label is the definition. */
+        jsonout_put(p, "label", jsonout_str(b[i].expr), &bad);
         jsonout_put(p, "expr", jsonout_str(b[i].expr), &bad);
+        jsonout_put(p, "hint", jsonout_str(b[i].hint), &bad);
         jsonout_put(p, "mode", json_integer(b[i].mode), &bad);
         for (unsigned k = 0; t && k < t->nrows; k++) {
             if (strcmp(t->rows[k].name, b[i].name) != 0) continue;
