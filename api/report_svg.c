@@ -71,8 +71,11 @@ static int counted(const struct dv_table *t) {
 
 static int row_height(int gpu) { return 20 + (gpu ? 3 : 2) * STEP; }
 
+static unsigned readings_of(const struct dv_table *t, struct dv_reading *rd) { return experiment_readings(t, rd); }
+
 static int table_height(const struct dv_table *t) {
-    return 28 + (int)t->nrows * row_height(counted(t)) + 22;
+    struct dv_reading rd[DV_MAX_READINGS];
+    return 28 + (int)t->nrows * row_height(counted(t)) + 22 + 16 * (int)readings_of(t, rd);
 }
 
 /* The bar of value `v` (class `cls`) at `y`, and its value beside it. */
@@ -113,6 +116,20 @@ static int table_svg(struct strbuf *b, const struct dv_table *t, int y) {
     strbuf_printf(b, "<line class=\"r\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", one, top, one, bottom);
     strbuf_printf(b, "<text x=\"%d\" y=\"%d\"%s>1.00 = baseline</text>", one, bottom + 14,
                   one < 70 ? "" : " text-anchor=\"middle\"");
+    /* Part 2 read both ways, under its bars. */
+    struct dv_reading rd[DV_MAX_READINGS];
+    unsigned n = readings_of(t, rd);
+    for (unsigned k = 0; k < n; k++) {
+        strbuf_printf(b, "<text x=\"%d\" y=\"%d\">", X0, bottom + 32 + 16 * (int)k);
+        if (isfinite(rd[k].ratio)) strbuf_printf(b, "%.2f\xc3\x97", rd[k].ratio);
+        else strbuf_printf(b, "not measured");
+        strbuf_printf(b, " (model %.2f\xc3\x97): %s, ", rd[k].predicted,
+                      rd[k].kind == DV_READING_SPLIT ? "the cost of splitting a warp" : "the cost of the question in the loop");
+        put_xml(b, t->rows[rd[k].row].label);
+        strbuf_printf(b, " / ");
+        put_xml(b, t->rows[rd[k].against].label);
+        strbuf_printf(b, "</text>");
+    }
     return y + table_height(t);
 }
 
@@ -133,6 +150,13 @@ static void describe(struct strbuf *b, const struct dv_report *r) {
             if (isfinite(gpu_count(w))) strbuf_printf(b, ", GPU instructions %.2f", gpu_count(w));
             if (!w->comparable) strbuf_printf(b, " (not comparable)");
             strbuf_printf(b, "%s", j + 1 < t->nrows ? "; " : ". ");
+        }
+        struct dv_reading rd[DV_MAX_READINGS];
+        unsigned n = readings_of(t, rd);
+        for (unsigned k = 0; k < n; k++) {
+            put_xml(b, rd[k].sentence);
+            if (isfinite(rd[k].ratio)) strbuf_printf(b, ": %.2f, predicted %.2f. ", rd[k].ratio, rd[k].predicted);
+            else strbuf_printf(b, ": not measured, predicted %.2f. ", rd[k].predicted);
         }
     }
 }
