@@ -157,14 +157,6 @@ static void plan_work(void *ctx) {
         return;
     }
     t->rc = experiment_plan(&t->o, rep, &t->field, t->err) < 0 ? -1 : 0;
-    /* POST /analyze takes /measure's body (a page sends one body to both),
-     * so what only a measurement reads is not an error there; the document
-     * says it went unused rather than drop it in silence. */
-    const unsigned measure_only = t->for_measure ? 0 : t->o.given & DV_GIVEN_MEASURE_ONLY;
-    for (unsigned bit = 1; t->rc == 0 && measure_only && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
-        if (measure_only & bit)
-            experiment_warn(rep, "%s: not used: POST /analyze measures nothing (POST /measure takes it)",
-                            experiment_given_name(bit));
     if (t->rc == 0 && !t->for_measure && !(t->doc = report_json(rep, 0))) {
         t->rc = -2;
         snprintf(t->err, sizeof t->err, "out of memory");
