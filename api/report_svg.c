@@ -75,7 +75,7 @@ static unsigned readings_of(const struct dv_table *t, struct dv_reading *rd) { r
 
 static int table_height(const struct dv_table *t) {
     struct dv_reading rd[DV_MAX_READINGS];
-    return 28 + (int)t->nrows * row_height(counted(t)) + 22 + 16 * (int)readings_of(t, rd);
+    return 28 + (int)t->nrows * row_height(counted(t)) + 22 + 32 * (int)readings_of(t, rd);
 }
 
 /* The bar of value `v` (class `cls`) at `y`, and its value beside it. */
@@ -120,13 +120,16 @@ static int table_svg(struct strbuf *b, const struct dv_table *t, int y) {
     struct dv_reading rd[DV_MAX_READINGS];
     unsigned n = readings_of(t, rd);
     for (unsigned k = 0; k < n; k++) {
-        strbuf_printf(b, "<text x=\"%d\" y=\"%d\">", X0, bottom + 32 + 16 * (int)k);
+        /* Two lines: the figure and what it prices, then which rows. */
+        strbuf_printf(b, "<text class=\"h\" x=\"%d\" y=\"%d\">", X0, bottom + 34 + 32 * (int)k);
         if (isfinite(rd[k].ratio)) strbuf_printf(b, "%.2f\xc3\x97", rd[k].ratio);
         else strbuf_printf(b, "not measured");
-        strbuf_printf(b, " (model %.2f\xc3\x97): %s, ", rd[k].predicted,
-                      rd[k].kind == DV_READING_SPLIT ? "the cost of splitting a warp" : "the cost of the question in the loop");
+        strbuf_printf(b, " (model %.2f\xc3\x97): %s</text>", rd[k].predicted,
+                      rd[k].kind == DV_READING_SPLIT ? "the cost of splitting a warp"
+                                                     : "the cost of asking a question in a loop");
+        strbuf_printf(b, "<text x=\"%d\" y=\"%d\">", X0 + 12, bottom + 50 + 32 * (int)k);
         put_xml(b, t->rows[rd[k].row].label);
-        strbuf_printf(b, " / ");
+        strbuf_printf(b, " against ");
         put_xml(b, t->rows[rd[k].against].label);
         strbuf_printf(b, "</text>");
     }
