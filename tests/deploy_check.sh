@@ -147,7 +147,7 @@ else
 fi
 
 # ---- 3. scripts parse -------------------------------------------------------
-for s in deploy/bundle.sh deploy/install.sh deploy/deb.sh deploy/demo-evidence.sh tests/deploy_check.sh; do
+for s in deploy/bundle.sh deploy/install.sh deploy/deb.sh deploy/demo-evidence.sh deploy/capture-demo.sh tests/deploy_check.sh; do
   bash -n "$src/$s" && ok "bash -n $s" || bad "bash -n $s"
 done
 sh -n "$src/deploy/divergence.sh" && ok "sh -n deploy/divergence.sh" || bad "sh -n deploy/divergence.sh"

@@ -16,10 +16,8 @@
 
 #include "api/jsonout.h"
 #include "api/report.h"
-#include "api/request.h"
 #include "kernels/base/timeutil.h"
 #include "server/cmd/cli.h"
-#include "server/evidence/evidence.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
 #include "kernels/gpu/measure.h"
@@ -40,41 +38,20 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
             samples, t->nrows, t->gpu_time_ms, t->noise_ok ? "" : " (a row stayed over the noise target)");
 }
 
-/* Files the measurement of suite `name` (document `doc`, made between
- * `started` and now) in the evidence store `dir` as the nightly refresh
- * does: gated by the suite's noise limit and the correctness check
- * (refresh_gate), under the GPU the report names, dated today (UTC). Says
- * what it filed, or why not, on stderr. Returns 0, or -1. */
+/* Files the measurement of suite `name` in the evidence store `dir` as the
+ * nightly refresh does (refresh_file_measurement) and says what it filed,
+ * or why not, on stderr. Returns 0 when it was filed and passed the gates. */
 static int file_evidence(const char *dir, const char *name, const struct dv_options *o, const struct dv_report *r,
                          const char *doc, const char *started) {
-    char err[ERR_LEN] = "", why[ERR_LEN] = "", slug[EVIDENCE_SLUG_LEN];
-    if (!r->device.name[0] || evidence_slug(r->device.name, slug, sizeof slug) != 0) {
-        fprintf(stderr, "divergence measure: %s: no GPU name in the report: nothing to file\n", name);
+    char err[ERR_LEN] = "", why[ERR_LEN] = "";
+    int ok = 0;
+    if (refresh_file_measurement(dir, name, o, r, doc, started, &ok, why, err) != 0) {
+        fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, err);
         return -1;
     }
-    char *request = request_dump(o);
-    struct evidence *ev = evidence_open(dir, err);
-    int ok = refresh_gate((size_t)suites_index(name), doc, why) == 0;
-    struct evidence_record rec = {
-        .suite = name,
-        .gpu = slug,
-        .gpu_name = r->device.name,
-        .ok = ok,
-        .reason = ok ? NULL : why,
-        .request_json = request,
-        .queued_utc = started,
-        .started_utc = started,
-        .document_json = doc,
-    };
-    int rc = ev && request ? evidence_write(ev, &rec, err) : -1;
-    if (rc == 0)
-        fprintf(stderr, "divergence measure: %s: filed in %s/%s (%s%s%s)\n", name, dir, slug, ok ? "ok" : "failed",
-                ok ? "" : ": ", ok ? "" : why);
-    else
-        fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, request ? err : "out of memory");
-    evidence_close(ev);
-    free(request);
-    return rc == 0 && ok ? 0 : -1;
+    fprintf(stderr, "divergence measure: %s: filed in %s (%s%s%s)\n", name, dir, ok ? "ok" : "failed",
+            ok ? "" : ": ", ok ? "" : why);
+    return ok ? 0 : -1;
 }
 
 /* One measurement of `o` printed in `a->format`, filed as suite `suite` in
@@ -90,9 +67,10 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
     int mrc = measure_run_session(s, o, r, err);
     int rc = cli_finish_measure(mrc, err, r, a->format);
     if (a->evidence_dir && suite && (mrc == 0 || mrc == DV_EGATE)) {
+        /* Filed, the suite's own gates decide (its noise limit is the
+         * night's, not --max-noise's target), as they do for a refresh. */
         char *doc = report_json(r, 0);
-        if (!doc || file_evidence(a->evidence_dir, suite, o, r, doc, started) != 0)
-            rc = rc == CLI_EXIT_OK ? CLI_EXIT_FAILED : rc;
+        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
         free(doc);
     }
     experiment_report_free(r);

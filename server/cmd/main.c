@@ -4,6 +4,7 @@
  *   measure   measure them on the GPU (execs divergence-gpu, cmd/gpu_main.c)
  *   serve     the HTTP service (cmd/serve.c)
  *   refresh   trigger the nightly evidence refresh and wait (cmd/refresh_cmd.c)
+ *   suites    print the evidence suites and the scenario names (GET /suites)
  *
  * This binary links no CUDA; `divergence-gpu`, installed beside it, is the
  * one that does (the GPU worker and `measure`). A build without nvcc has no
@@ -11,6 +12,7 @@
  * "measuring needs the CUDA toolkit" (jobs/nogpu.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/jsonout.h"
@@ -18,6 +20,7 @@
 #include "server/cmd/refresh_cmd.h"
 #include "server/cmd/serve.h"
 #include "server/cmd/sibling.h"
+#include "server/evidence/suites.h"
 #include "server/jobs/nogpu.h"
 #include "kernels/base/buildinfo.h"
 
@@ -28,6 +31,7 @@ static void usage(FILE *f) {
           "  measure   measure the tables on the GPU\n"
           "  serve     run the HTTP service (divergence serve --help)\n"
           "  refresh   trigger an evidence refresh on a server and wait for it\n"
+          "  suites    print the evidence suites, their requests and the scenario names (as GET /suites)\n"
           "  version   print the version\n"
           "Each command has its own --help (usage, options, exit statuses).\n",
           f);
@@ -55,6 +59,17 @@ int main(int argc, char **argv) {
         return CLI_EXIT_CUDA;
     }
     if (strcmp(cmd, "refresh") == 0) return refresh_cmd_main(argc, argv);
+    if (strcmp(cmd, "suites") == 0) {
+        char err[ERR_LEN];
+        char *s = suites_json(err);
+        if (!s) {
+            fprintf(stderr, "divergence suites: %s\n", err);
+            return CLI_EXIT_FAILED;
+        }
+        puts(s);
+        free(s);
+        return 0;
+    }
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("divergence %s (%s)\n", buildinfo_version(), buildinfo_git_revision());
         return 0;
@@ -63,6 +78,6 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "divergence: unknown command '%s' (analyze, measure, serve, refresh, version; see divergence --help)\n", cmd);
+    fprintf(stderr, "divergence: unknown command '%s' (analyze, measure, serve, refresh, suites, version; see divergence --help)\n", cmd);
     return CLI_EXIT_USAGE;
 }

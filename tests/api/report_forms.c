@@ -22,6 +22,7 @@
 #include "api/report.h"
 #include "kernels/model/experiment.h"
 #include "tests/api/report_full.h"
+#include "tests/support/fake_measure.h"
 
 static int write_file(const char *dir, const char *name, const char *ext, const char *text) {
     char path[1024];
@@ -46,41 +47,6 @@ static int write_forms(const char *dir, const char *name, const struct dv_report
     return rc;
 }
 
-/* Timings and counters a GPU might have given: row k of each table at
- * its predicted ratio times (1 + 0.07 k), the counters close to it. */
-static void fake_measure(struct dv_report *r) {
-    r->measured = 1;
-    snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
-    r->device.present = 1;
-    r->device.cc_major = 9;
-    for (unsigned t = 0; t < r->ntables; t++) {
-        struct dv_table *tb = &r->tables[t];
-        tb->noise_ok = 1;
-        snprintf(tb->kernel_iterations, sizeof tb->kernel_iterations, "compile-time 4096");
-        for (unsigned i = 0; i < tb->nrows; i++) {
-            struct dv_row *w = &tb->rows[i];
-            double pr = isfinite(w->predicted_ratio) && w->predicted_ratio > 0 ? w->predicted_ratio : 1.0;
-            w->measured = 1;
-            w->ratio = (int)i == tb->baseline_row ? 1.0 : pr * (1.0 + 0.07 * i);
-            w->time_ms.median = w->time_ms.mean = 0.25 * w->ratio;
-            w->time_ms.samples = 50;
-            w->time_ms.noise = 0.002;
-            w->floor_fraction = 0.5;
-            w->check.ok = 1;
-            w->check.checked = 1048576;
-            w->check.first_mismatch = -1;
-            if (w->kernel == DV_KERNEL_SCENARIO) {
-                w->measured_efficiency = w->predicted_efficiency * 0.97;
-                w->agreement = w->ratio / pr;
-            }
-            w->counters.present = 1;
-            w->counters.inst_vs_baseline = (int)i == tb->baseline_row ? 1.0 : pr * (1.0 + 0.05 * i);
-            w->counters.inst_per_fma = 1.04;
-            snprintf(w->counters.verdict, sizeof w->counters.verdict, "agrees");
-        }
-    }
-}
-
 /* Plans `body`-like options given as CLI pairs, optionally fake-measured. */
 static int planned(const char *dir, const char *name, const char *const *cli, int measured) {
     struct dv_options o;
@@ -97,7 +63,7 @@ static int planned(const char *dir, const char *name, const char *const *cli, in
         experiment_report_free(r);
         return -1;
     }
-    if (measured) fake_measure(r);
+    if (measured) fake_measure(r, "NVIDIA H200");
     int rc = write_forms(dir, name, r);
     experiment_report_free(r);
     return rc;
