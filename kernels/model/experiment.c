@@ -425,8 +425,9 @@ double experiment_analysis_cost(const struct dv_options *o, const char **field) 
         /* A predicate that cannot read blockIdx.x is analysed on one block;
          * one that can (or that does not resolve: the plan then fails early,
          * at no cost) on every thread. The baseline is one of the rows
-         * (validation adds it); the empty-path note analyses two candidates
-         * on one block each at most. */
+         * (validation adds it). The empty-path note's two candidates (one
+         * block each, at most 2048 evaluations, and only where the note is
+         * written) are left out: a request at the cap stays at the cap. */
         for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
             struct predicate p;
             char why[ERR_LEN];
@@ -436,7 +437,6 @@ double experiment_analysis_cost(const struct dv_options *o, const char **field) 
             if (whole && !grid_field) grid_field = experiment_predicate_field(i);
             predicate_cleanup(&p);
         }
-        cost += 2 * tpb;
     }
     if (o->part == DV_PART_ALL || o->part == DV_PART_2) cost += 3 * tpb;
     if (field && grid_field) *field = grid_field;
