@@ -249,7 +249,8 @@ Test(cli, options_that_do_not_apply_are_errors_naming_them) {
     /* What does apply still passes. */
     cr_expect_eq(run_binary("analyze --part 2", out, sizeof out), 0, "%s", out);
     cr_expect_eq(run_binary("analyze --scenario C1 --blocks 64", out, sizeof out), 0, "%s", out);
-    cr_expect_eq(run_binary("analyze --suite scenarios", out, sizeof out), 0, "%s", out);
+    /* (Its eleven tables are more than `out` holds: not read.) */
+    cr_expect_eq(run_binary("analyze --suite scenarios > /dev/null", out, sizeof out), 0, "%s", out);
 }
 
 /* The scenario names, their worked cases and the suites are in --help, and
