@@ -42,15 +42,17 @@ fi
 
 
 if [ "$mode" = test ]; then
-  # The browser test drives Debian's chromium through playwright-core and
-  # parses the widget with acorn; the OpenAPI test lints with @redocly/cli
-  # and validates with Ajv.
+  # The browser tests drive Debian's chromium through playwright-core (the
+  # widget, the evidence charts) and parse the widget with acorn; the OpenAPI
+  # test lints with @redocly/cli and validates with Ajv.
   here=$(cd "$(dirname "$0")/.." && pwd)
   if [ -f "$here/tests/browser/package.json" ] && { [ ! -d "$here/tests/browser/node_modules/playwright-core" ] ||
        [ ! -d "$here/tests/browser/node_modules/acorn" ]; }; then
     (cd "$here/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
   fi
-  if [ -f "$here/tests/api/openapi/package.json" ] && [ ! -x "$here/tests/api/openapi/node_modules/.bin/redocly" ]; then
+  # markdown-it: tests/api/openapi/markdown_check.mjs reads the Markdown form.
+  if [ -f "$here/tests/api/openapi/package.json" ] && { [ ! -x "$here/tests/api/openapi/node_modules/.bin/redocly" ] ||
+       [ ! -d "$here/tests/api/openapi/node_modules/markdown-it" ]; }; then
     (cd "$here/tests/api/openapi" && npm ci --no-audit --no-fund --loglevel=error)
   fi
   if [ -f "$here/tests/deploy/k8s/package.json" ] && [ ! -d "$here/tests/deploy/k8s/node_modules/kubernetes-models" ]; then
