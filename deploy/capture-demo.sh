@@ -10,13 +10,11 @@
 #
 #   deploy/capture-demo.sh BUILD_DIR [OUT_DIR]
 #
-# BUILD_DIR is a build of this tree with nvcc (it needs divergence-gpu,
-# divergence and tests/report_rewrite: `cmake --build BUILD_DIR`, or carry a
-# build made elsewhere: the capture itself runs only divergence-gpu, which
-# needs the CUDA driver and libjansson, no server and no libmicrohttpd;
-# `divergence suites` and the check need libmicrohttpd and libcurl as the
-# server does, so where they are missing set LD_LIBRARY_PATH to a folder that
-# has them). OUT_DIR defaults to tests/fixtures/evidence of this tree: its
+# BUILD_DIR is a build of this tree with nvcc (it needs divergence-gpu and
+# tests/report_rewrite: `cmake --build BUILD_DIR`, or carry a build made
+# elsewhere). Both need only the CUDA driver, libjansson and python3: no
+# server, no libmicrohttpd, no libcurl (divergence-gpu measures, files and,
+# for the check, plans each suite). OUT_DIR defaults to tests/fixtures/evidence of this tree: its
 # date folders are replaced by the new night only once every suite passed.
 # The counters need CUPTI's range profiler (the toolkit's extras/CUPTI/lib64,
 # found as the build recorded it, or through LD_LIBRARY_PATH) and permission
@@ -33,7 +31,7 @@ build=${1:?usage: capture-demo.sh BUILD_DIR [OUT_DIR]}
 build=$(cd "$build" && pwd)
 out=${2:-$here/tests/fixtures/evidence}
 device=${DV_CAPTURE_DEVICE:-0}
-for f in divergence-gpu divergence tests/report_rewrite; do
+for f in divergence-gpu tests/report_rewrite; do
   [ -x "$build/$f" ] || { echo "capture-demo: $build/$f: not built (cmake --build $build; divergence-gpu needs nvcc)" >&2; exit 2; }
 done
 

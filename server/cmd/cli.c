@@ -345,3 +345,15 @@ int cli_measure(int argc, char **argv) {
     fprintf(stderr, "divergence measure: %s\n", err);
     return CLI_EXIT_CUDA;
 }
+
+int cli_suites(void) {
+    char err[ERR_LEN];
+    char *s = suites_json(err);
+    if (!s) {
+        fprintf(stderr, "divergence suites: %s\n", err);
+        return CLI_EXIT_FAILED;
+    }
+    puts(s);
+    free(s);
+    return CLI_EXIT_OK;
+}

@@ -12,6 +12,9 @@
 #define CLI_EXIT_NOGPU 3    /* no usable CUDA device                             */
 #define CLI_EXIT_CUDA 4     /* a CUDA error while measuring                      */
 
+/* `divergence suites`: what GET /suites serves, on stdout. */
+int cli_suites(void);
+
 /* `divergence analyze [options]`: the analysis, no GPU. */
 int cli_analyze(int argc, char **argv);
 

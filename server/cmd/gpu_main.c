@@ -117,12 +117,18 @@ int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
               "       divergence-gpu worker                      (started by `divergence serve`)\n"
+              "       divergence-gpu analyze [options] | suites    (as divergence's: no server linked)\n"
               "see divergence measure --help\n",
               argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "measure") == 0) return measure_main(argc - 1, argv + 1);
+    /* The capture's own check (tests/fixtures/capture_check.py) plans each
+     * suite with this binary where `divergence` cannot run (a GPU host
+     * without libmicrohttpd): the same code, no server linked. */
+    if (strcmp(argv[1], "analyze") == 0) return cli_analyze(argc - 1, argv + 1);
+    if (strcmp(argv[1], "suites") == 0) return cli_suites();
     if (strcmp(argv[1], "worker") == 0) return workerproc_main(argc - 1, argv + 1);
-    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker)\n", argv[1]);
+    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker, analyze, suites)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }

@@ -20,7 +20,6 @@
 #include "server/cmd/refresh_cmd.h"
 #include "server/cmd/serve.h"
 #include "server/cmd/sibling.h"
-#include "server/evidence/suites.h"
 #include "server/jobs/nogpu.h"
 #include "kernels/base/buildinfo.h"
 
@@ -59,17 +58,7 @@ int main(int argc, char **argv) {
         return CLI_EXIT_CUDA;
     }
     if (strcmp(cmd, "refresh") == 0) return refresh_cmd_main(argc, argv);
-    if (strcmp(cmd, "suites") == 0) {
-        char err[ERR_LEN];
-        char *s = suites_json(err);
-        if (!s) {
-            fprintf(stderr, "divergence suites: %s\n", err);
-            return CLI_EXIT_FAILED;
-        }
-        puts(s);
-        free(s);
-        return 0;
-    }
+    if (strcmp(cmd, "suites") == 0) return cli_suites();
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("divergence %s (%s)\n", buildinfo_version(), buildinfo_git_revision());
         return 0;
