@@ -42,10 +42,10 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
  * nightly refresh does (refresh_file_measurement) and says what it filed,
  * or why not, on stderr. Returns 0 when it was filed and passed the gates. */
 static int file_evidence(const char *dir, const char *name, const struct dv_options *o, const struct dv_report *r,
-                         const char *doc, const char *started) {
+                         const char *doc, const char *started, const char *night) {
     char err[ERR_LEN] = "", why[ERR_LEN] = "";
     int ok = 0;
-    if (refresh_file_measurement(dir, name, o, r, doc, started, &ok, why, err) != 0) {
+    if (refresh_file_measurement(dir, name, o, r, doc, started, night, &ok, why, err) != 0) {
         fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, err);
         return -1;
     }
@@ -55,8 +55,9 @@ static int file_evidence(const char *dir, const char *name, const struct dv_opti
 }
 
 /* One measurement of `o` printed in `a->format`, filed as suite `suite` in
- * a->evidence_dir when both are given. Returns the exit status. */
-static int measure_one(struct session *s, const struct dv_options *o, const struct cli_args *a, const char *suite) {
+ * a->evidence_dir under `night` when both are given. Returns the exit status. */
+static int measure_one(struct session *s, const struct dv_options *o, const struct cli_args *a, const char *suite,
+                       const char *night) {
     char err[ERR_LEN] = "", started[32];
     struct dv_report *r = experiment_report_create();
     if (!r) {
@@ -70,7 +71,8 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
         /* Filed, the suite's own gates decide (its noise limit is the
          * night's, not --max-noise's target), as they do for a refresh. */
         char *doc = report_json(r, 0);
-        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started, night) == 0 ? CLI_EXIT_OK
+                                                                                          : CLI_EXIT_FAILED;
         free(doc);
     }
     experiment_report_free(r);
@@ -88,6 +90,9 @@ static int measure_main(int argc, char **argv) {
         return CLI_EXIT_FAILED;
     }
     if (a.format == CLI_FORMAT_TEXT && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
+    /* Every suite of one run is filed under the night it started (UTC). */
+    char night[16];
+    timeutil_date(time(NULL), night, sizeof night);
     if (a.suite && strcmp(a.suite, "all") == 0) {
         /* Every suite in turn, on one session: the worst status wins. */
         rc = CLI_EXIT_OK;
@@ -101,12 +106,12 @@ static int measure_main(int argc, char **argv) {
                 break;
             }
             fprintf(stderr, "divergence measure: suite %s (%zu of %zu)\n", name, i + 1, suites_count());
-            int one = measure_one(s, &so, &a, name);
+            int one = measure_one(s, &so, &a, name, night);
             if (one > rc) rc = one;
             if (one == CLI_EXIT_NOGPU || one == CLI_EXIT_CUDA) break;
         }
     } else {
-        rc = measure_one(s, &o, &a, a.suite);
+        rc = measure_one(s, &o, &a, a.suite, night);
     }
     session_free(s);
     return rc;

@@ -490,8 +490,8 @@ char *refresh_status_json(struct refresh *r, const char *id, int *found) {
 }
 
 int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o,
-                             const struct dv_report *r, const char *doc, const char *started_utc, int *ok, char *why,
-                             char *err) {
+                             const struct dv_report *r, const char *doc, const char *started_utc, const char *night,
+                             int *ok, char *why, char *err) {
     char slug[EVIDENCE_SLUG_LEN], date[EVIDENCE_DATE_LEN];
     int idx = suites_index(suite);
     if (idx < 0) {
@@ -503,7 +503,7 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
         return -1;
     }
     /* The date a refresh files under: the day it started (UTC). */
-    snprintf(date, sizeof date, "%.10s", started_utc);
+    snprintf(date, sizeof date, "%.10s", night ? night : started_utc);
     char *request = request_dump(o);
     if (!request) {
         dv_seterr(err, "out of memory");
