@@ -45,9 +45,15 @@ mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 mount -t tmpfs shm "$root/dev/shm"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's trust store, for registries reached through a proxy with a
+# CA of its own (npm is told of it; apt in the root uses plain HTTP).
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
 git clone --quiet --branch "$branch" "file://$repo" "$root/root/divergence"
 echo "clone: $(git -C "$root/root/divergence" log -1 --format='%h %s')"
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+    NODE_EXTRA_CA_CERTS=/etc/host-ca.crt npm_config_cafile=/etc/host-ca.crt "$@"
+}
 
 # make run, until /healthz answers.
 in_root sh -c "cd /root/divergence && { make run ARGS='--port $port' > /tmp/run.log 2>&1 & }"
