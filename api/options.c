@@ -58,7 +58,7 @@ static const struct field {
 
 /* The CLI spelling of each DV_GIVEN_* bit (model/experiment.h), in bit order. */
 static const char *const given_cli[DV_GIVEN_NUM] = {
-    "--part",     "--predicates",  "--baseline",    "--blocks", "--threads-per-block", "--iterations", "--max-noise",
+    "--part",      "--predicates",  "--baseline",    "--blocks", "--threads-per-block", "--iterations", "--max-noise",
     "--budget-ms", "--min-samples", "--max-samples", "--device", "--scenario",          "--witness",    "--counters",
 };
 

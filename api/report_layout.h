@@ -12,10 +12,10 @@
 #define REPORT_LAYOUT_MAX_COLS 12
 
 struct report_layout {
-    const char *first_header;                 /* "predicate", "kernel", "row" */
+    const char *first_header; /* "predicate", "kernel", "row" */
     int ncols;
-    int col[REPORT_LAYOUT_MAX_COLS];          /* report_text.c's column kinds */
-    int numeric[REPORT_LAYOUT_MAX_COLS];      /* right-aligned figures        */
+    int col[REPORT_LAYOUT_MAX_COLS];     /* report_text.c's column kinds */
+    int numeric[REPORT_LAYOUT_MAX_COLS]; /* right-aligned figures        */
     char header[REPORT_LAYOUT_MAX_COLS][48];
 };
 

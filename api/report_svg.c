@@ -25,11 +25,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W 600     /* width of the picture                        */
-#define X0 8      /* left margin: labels and bars start here     */
-#define XMAX 450  /* a bar of the table's largest value ends here */
-#define BAR 14    /* bar height                                  */
-#define STEP 18   /* bar pitch                                   */
+#define W 600    /* width of the picture                        */
+#define X0 8     /* left margin: labels and bars start here     */
+#define XMAX 450 /* a bar of the table's largest value ends here */
+#define BAR 14   /* bar height                                  */
+#define STEP 18  /* bar pitch                                   */
 
 /* Text content: XML's special characters as entities, control characters
  * (which XML 1.0 cannot carry) and bytes that are not UTF-8 as '?'. */
@@ -59,9 +59,7 @@ static void put_xml(struct strbuf *b, const char *s) {
     }
 }
 
-static double gpu_count(const struct dv_row *w) {
-    return w->counters.present ? w->counters.inst_vs_baseline : NAN;
-}
+static double gpu_count(const struct dv_row *w) { return w->counters.present ? w->counters.inst_vs_baseline : NAN; }
 
 static int counted(const struct dv_table *t) {
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
@@ -138,8 +136,9 @@ static int table_svg(struct strbuf *b, const struct dv_table *t, int y) {
 
 /* Every figure in words, table by table. */
 static void describe(struct strbuf *b, const struct dv_report *r) {
-    strbuf_printf(b, "Per row: the measured ratio, the model's predicted ratio and, where the counters were read, "
-                     "the GPU's count of warp instructions, each against the table's baseline. ");
+    strbuf_printf(b,
+                  "Per row: the measured ratio, the model's predicted ratio and, where the counters were read, "
+                  "the GPU's count of warp instructions, each against the table's baseline. ");
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
         const struct dv_table *t = &r->tables[i];
         put_xml(b, t->title);
@@ -187,21 +186,24 @@ char *report_svg(const struct dv_report *r, const char *title) {
     }
     strbuf_printf(&b, "</title>\n<desc>");
     describe(&b, r);
-    strbuf_printf(&b, "</desc>\n"
-                      "<style type=\"text/css\">text{font:13px sans-serif;fill:#111}.h{font-weight:bold}"
-                      ".m{fill:#1d4ed8}.p{fill:url(#hatch);stroke:#b45309}.g{fill:none;stroke:#111}"
-                      ".r{stroke:#111;stroke-dasharray:3 3}</style>\n"
-                      "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-                      "patternTransform=\"rotate(45)\"><path d=\"M0 0V6\" stroke=\"#b45309\" stroke-width=\"2\"/>"
-                      "</pattern></defs>\n");
+    strbuf_printf(&b,
+                  "</desc>\n"
+                  "<style type=\"text/css\">text{font:13px sans-serif;fill:#111}.h{font-weight:bold}"
+                  ".m{fill:#1d4ed8}.p{fill:url(#hatch);stroke:#b45309}.g{fill:none;stroke:#111}"
+                  ".r{stroke:#111;stroke-dasharray:3 3}</style>\n"
+                  "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+                  "patternTransform=\"rotate(45)\"><path d=\"M0 0V6\" stroke=\"#b45309\" stroke-width=\"2\"/>"
+                  "</pattern></defs>\n");
     strbuf_printf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, height);
-    strbuf_printf(&b, "<rect class=\"m\" x=\"%d\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"%d\" y=\"21\">measured"
-                      "</text><rect class=\"p\" x=\"110\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"134\" "
-                      "y=\"21\">predicted (model)</text>",
+    strbuf_printf(&b,
+                  "<rect class=\"m\" x=\"%d\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"%d\" y=\"21\">measured"
+                  "</text><rect class=\"p\" x=\"110\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"134\" "
+                  "y=\"21\">predicted (model)</text>",
                   X0, X0 + 24);
     if (gpu)
-        strbuf_printf(&b, "<rect class=\"g\" x=\"270\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"294\" y=\"21\">"
-                          "GPU count (instructions vs baseline)</text>");
+        strbuf_printf(&b,
+                      "<rect class=\"g\" x=\"270\" y=\"10\" width=\"18\" height=\"12\"/><text x=\"294\" y=\"21\">"
+                      "GPU count (instructions vs baseline)</text>");
     strbuf_printf(&b, "\n");
     int y = 40;
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {

@@ -231,19 +231,21 @@ static void put_line(struct strbuf *b, const struct layout *l, const char *first
  * measured column is out of, and the agreement mark. */
 static void scenario_footer(struct strbuf *b, const struct dv_row *base, int measured) {
     if (base)
-        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
-                  base->label);
-    else
-        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path\n");
+        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n", base->label);
+    else strbuf_printf(b, "baseline: the same work grouped so each warp runs one path\n");
     if (measured) strbuf_printf(b, "vs baseline: each median over the baseline row's median\n");
     strbuf_printf(b, "model ratio: the issued path work over the baseline's\n");
-    strbuf_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
-                 " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
+    strbuf_printf(b,
+                  "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
+                  " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
     if (measured) {
-        strbuf_printf(b, "measured eff.: the same figure from times: the median of the row where every"
-                     " lane runs its warp's longest path (or of the baseline) over the row's\n");
-        strbuf_printf(b, "agreement: vs baseline / model ratio; * = model and measurement differ by"
-                     " more than %.0f%%\n", 100.0 * AGREEMENT_TOLERANCE);
+        strbuf_printf(b,
+                      "measured eff.: the same figure from times: the median of the row where every"
+                      " lane runs its warp's longest path (or of the baseline) over the row's\n");
+        strbuf_printf(b,
+                      "agreement: vs baseline / model ratio; * = model and measurement differ by"
+                      " more than %.0f%%\n",
+                      100.0 * AGREEMENT_TOLERANCE);
     }
 }
 
@@ -259,7 +261,7 @@ static void readings_text(struct strbuf *b, const struct dv_table *t) {
         fmt_fixed(ratio, sizeof ratio, rd[i].ratio, 2);
         fmt_fixed(predicted, sizeof predicted, rd[i].predicted, 2);
         strbuf_printf(b, "  %-8s  %5s (predicted %s)  %s\n", experiment_reading_kind_name(rd[i].kind), ratio, predicted,
-                  rd[i].sentence);
+                      rd[i].sentence);
     }
 }
 
@@ -311,13 +313,13 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
         for (unsigned r = 1; r < t->nrows && r < DV_MAX_ROWS; r++)
             same &= t->rows[r].warps_per_block == wpb && t->rows[r].threads_per_block == tpb;
         if (same && !is_kernel_table(t) && !scenario)
-            strbuf_printf(b, "warps split is out of the %u warps in a block, computed from the predicate\n",
-                      wpb);
-        else if (same)
-            strbuf_printf(b, "warps split is out of the %u warps in a block\n", wpb);
+            strbuf_printf(b, "warps split is out of the %u warps in a block, computed from the predicate\n", wpb);
+        else if (same) strbuf_printf(b, "warps split is out of the %u warps in a block\n", wpb);
         if (same && !scenario)
-            strbuf_printf(b, "threads on A is out of the %u threads in a block; a-b is the range over"
-                         " the blocks of the grid\n", tpb);
+            strbuf_printf(b,
+                          "threads on A is out of the %u threads in a block; a-b is the range over"
+                          " the blocks of the grid\n",
+                          tpb);
     }
     const struct dv_row *base = t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows
                                     ? &t->rows[t->baseline_row] : NULL;
@@ -325,23 +327,21 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
         scenario_footer(b, base, measured);
     else if (base && measured)
         strbuf_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
-                  l.ratio_header, base->label);
-    else if (base)
-        strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
+                      l.ratio_header, base->label);
+    else if (base) strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
     if (measured) {
-        strbuf_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n",
-                  100.0 * t->noise_limit, t->noise_ok ? "" : ", exceeded");
+        strbuf_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n", 100.0 * t->noise_limit,
+                      t->noise_ok ? "" : ", exceeded");
     }
     if (t->kernel[0] && t->kernel_iterations[0])
         strbuf_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
-    else if (t->kernel[0])
-        strbuf_printf(b, "kernel: %s\n", t->kernel);
+    else if (t->kernel[0]) strbuf_printf(b, "kernel: %s\n", t->kernel);
     notes = 0;
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
         if (!t->rows[r].comparable)
             strbuf_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
-                      t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
-                                                      : "different work from the baseline");
+                          t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
+                                                          : "different work from the baseline");
     if (t->note[0]) strbuf_printf(b, "note: %s\n", t->note);
     readings_text(b, t);
 }
@@ -360,13 +360,16 @@ static void testimony_text(struct strbuf *b, const struct dv_table *t) {
     }
     if (!any) return;
     strbuf_printf(b, "GPU's testimony (untimed: a witness launch and a profiled launch per row)\n");
-    strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw", "split warps",
-              "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split", "instr/FMA", "instr vs base");
+    strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw",
+                  "split warps", "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split",
+                  "instr/FMA", "instr vs base");
     char rule[PREDICATE_TEXT_LEN + 16];
     memset(rule, '-', (size_t)width);
     rule[width] = '\0';
-    strbuf_printf(b, "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
-                 "-----------   ---------   -------------\n", rule);
+    strbuf_printf(b,
+                  "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
+                  "-----------   ---------   -------------\n",
+                  rule);
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_row *w = &t->rows[r];
         const struct dv_observed *o = &w->observed;
@@ -392,7 +395,7 @@ static void testimony_text(struct strbuf *b, const struct dv_table *t) {
             fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
         }
         strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
-                  runs, lanes, verdict, lpi, div, model, ipf, ivb);
+                      runs, lanes, verdict, lpi, div, model, ipf, ivb);
     }
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_observed *o = &t->rows[r].observed;
@@ -405,15 +408,17 @@ static void testimony_text(struct strbuf *b, const struct dv_table *t) {
         if (c->present && (int)r != t->baseline_row && w->comparable && isfinite(w->ratio) &&
             w->predicted_ratio > 0 && fabs(w->ratio / w->predicted_ratio - 1) > AGREEMENT_TOLERANCE &&
             isfinite(c->inst_vs_baseline) && (unsigned)t->baseline_row < t->nrows)
-            strbuf_printf(b, "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
-                         "instructions (%.3f per FMA against %.3f)\n",
-                      w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
-                      t->rows[t->baseline_row].counters.inst_per_fma);
+            strbuf_printf(b,
+                          "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
+                          "instructions (%.3f per FMA against %.3f)\n",
+                          w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
+                          t->rows[t->baseline_row].counters.inst_per_fma);
     }
-    strbuf_printf(b, "split warps and path-runs are per block%s; divergent/block and model split per launch; "
-                 "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
-                 "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
-              is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
+    strbuf_printf(b,
+                  "split warps and path-runs are per block%s; divergent/block and model split per launch; "
+                  "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
+                  "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
+                  is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
 }
 
 /* ---- the layout for the other writers (report_layout.h) ------------------ */
@@ -451,26 +456,19 @@ char *report_text(const struct dv_report *r) {
         /* The kernel module release names the driver; the CUDA level beside
          * it says what that driver supports. */
         if (d->nvidia_driver_version[0]) {
-            strbuf_printf(&b, ", driver %.*s", (int)sizeof d->nvidia_driver_version,
-                      d->nvidia_driver_version);
+            strbuf_printf(&b, ", driver %.*s", (int)sizeof d->nvidia_driver_version, d->nvidia_driver_version);
             if (d->driver_version > 0)
                 strbuf_printf(&b, ", CUDA %d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
         }
         strbuf_printf(&b, "\n");
-    } else
-        strbuf_printf(&b, "GPU: none (%s)\n", d->reason[0] ? d->reason : "no device");
-    if (d->sm_count > 0)
-        strbuf_printf(&b, "%d SMs, warp size %d, ", d->sm_count, d->warp_size ? d->warp_size : 32);
-    else
-        strbuf_printf(&b, "warp size %d, ", d->warp_size ? d->warp_size : 32);
+    } else strbuf_printf(&b, "GPU: none (%s)\n", d->reason[0] ? d->reason : "no device");
+    if (d->sm_count > 0) strbuf_printf(&b, "%d SMs, warp size %d, ", d->sm_count, d->warp_size ? d->warp_size : 32);
+    else strbuf_printf(&b, "warp size %d, ", d->warp_size ? d->warp_size : 32);
     if (c->block_y > 1)
-        strbuf_printf(&b, "%u blocks x %u (%ux%u) threads = %llu threads\n", c->blocks,
-                  c->threads_per_block, c->block_x, c->block_y, c->threads);
-    else
-        strbuf_printf(&b, "%u blocks x %u threads = %llu threads\n", c->blocks, c->threads_per_block,
-                  c->threads);
-    strbuf_printf(&b, "%u multiply-adds per thread, %llu bytes moved per launch\n", c->iterations,
-              c->bytes_per_launch);
+        strbuf_printf(&b, "%u blocks x %u (%ux%u) threads = %llu threads\n", c->blocks, c->threads_per_block,
+                      c->block_x, c->block_y, c->threads);
+    else strbuf_printf(&b, "%u blocks x %u threads = %llu threads\n", c->blocks, c->threads_per_block, c->threads);
+    strbuf_printf(&b, "%u multiply-adds per thread, %llu bytes moved per launch\n", c->iterations, c->bytes_per_launch);
     if (c->blocks_auto)
         strbuf_printf(&b, "blocks: auto, %s\n", c->blocks_reason[0] ? c->blocks_reason : "chosen by the runner");
     if (isfinite(d->measured_sm_clock_mhz) && d->measured_sm_clock_mhz > 0) {
@@ -482,8 +480,8 @@ char *report_text(const struct dv_report *r) {
     if (isfinite(c->fma_floor_ms) && c->fma_floor_ms > 0) {
         strbuf_printf(&b, "FMA floor: %.3f ms per launch (%llu FMAs", c->fma_floor_ms, c->fmas_per_launch);
         if (d->sm_count > 0 && d->fp32_lanes_per_sm > 0 && d->measured_sm_clock_mhz > 0)
-            strbuf_printf(&b, " / (%d SMs x %d FP32 lanes x %.0f MHz)", d->sm_count,
-                      d->fp32_lanes_per_sm, d->measured_sm_clock_mhz);
+            strbuf_printf(&b, " / (%d SMs x %d FP32 lanes x %.0f MHz)", d->sm_count, d->fp32_lanes_per_sm,
+                          d->measured_sm_clock_mhz);
         strbuf_printf(&b, ")\n");
     }
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {

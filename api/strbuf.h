@@ -16,7 +16,8 @@ struct strbuf {
     int oom;
 };
 
-#define STRBUF_INIT {NULL, 0, 0, 0}
+#define STRBUF_INIT                                                                                                    \
+    { NULL, 0, 0, 0 }
 
 /* Appends printf-formatted text. */
 void strbuf_printf(struct strbuf *b, const char *fmt, ...)

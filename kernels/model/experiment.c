@@ -391,8 +391,8 @@ unsigned experiment_unused(const struct dv_options *o) {
 
 const char *experiment_given_name(unsigned bit) {
     static const char *const names[DV_GIVEN_NUM] = {
-        "part",        "predicates",  "baseline", "blocks", "threads_per_block", "iterations", "max_noise",
-        "budget_ms",   "min_samples", "max_samples", "device", "scenario", "witness", "counters",
+        "part",      "predicates",  "baseline",    "blocks", "threads_per_block", "iterations", "max_noise",
+        "budget_ms", "min_samples", "max_samples", "device", "scenario",          "witness",    "counters",
     };
     for (unsigned i = 0; i < DV_GIVEN_NUM; i++)
         if (bit == 1u << i) return names[i];
@@ -463,8 +463,7 @@ static double predicted_over(const struct dv_row *a, const struct dv_row *b) {
                : NAN;
 }
 
-static void reading(const struct dv_table *t, enum dv_reading_kind kind, int row, int against,
-                    struct dv_reading *out) {
+static void reading(const struct dv_table *t, enum dv_reading_kind kind, int row, int against, struct dv_reading *out) {
     const struct dv_row *a = &t->rows[row], *b = &t->rows[against];
     out->kind = kind;
     out->row = row;

@@ -83,8 +83,8 @@ enum dv_given {
     DV_GIVEN_NUM = 14
 };
 /* What only a measurement reads: an analysis ignores these. */
-#define DV_GIVEN_MEASURE_ONLY                                                                                     \
-    (DV_GIVEN_MAX_NOISE | DV_GIVEN_BUDGET_MS | DV_GIVEN_MIN_SAMPLES | DV_GIVEN_MAX_SAMPLES | DV_GIVEN_DEVICE |    \
+#define DV_GIVEN_MEASURE_ONLY                                                                                          \
+    (DV_GIVEN_MAX_NOISE | DV_GIVEN_BUDGET_MS | DV_GIVEN_MIN_SAMPLES | DV_GIVEN_MAX_SAMPLES | DV_GIVEN_DEVICE |         \
      DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS)
 
 /* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
@@ -403,8 +403,8 @@ unsigned experiment_readings(const struct dv_table *t, struct dv_reading *out);
 const char *experiment_reading_kind_name(enum dv_reading_kind k);
 
 /* The lesson's sentence that says how to read them. */
-#define DV_READINGS_LESSON                                                                                      \
-    "Read the two per-iteration rows against each other for the cost of splitting a warp, and both against "   \
+#define DV_READINGS_LESSON                                                                                             \
+    "Read the two per-iteration rows against each other for the cost of splitting a warp, and both against "           \
     "the baseline for the cost of asking a question in a loop."
 
 /* Adds a warning line to `r` (dropped past DV_MAX_WARNINGS). */

@@ -29,8 +29,7 @@ static const struct predicate_builtin builtins[DV_NUM_MODES] = {
      DV_BLOCK_PARITY},
     {"always-a", "1", "every thread on path A: the branch never splits anything", DV_ALWAYS_A},
     {"first-16", "threadIdx.x < 16",
-     "threads 0-15 on path A: only warp 0 splits, and 16 threads do A's work instead of half the block",
-     DV_FIRST_16},
+     "threads 0-15 on path A: only warp 0 splits, and 16 threads do A's work instead of half the block", DV_FIRST_16},
 };
 
 const struct predicate_builtin *predicate_builtins(size_t *count) {

@@ -22,17 +22,18 @@
 #include "server/evidence/suites.h"
 
 void cli_usage_options(void) {
-    fputs("options (analyze, measure):\n"
-          "  --part 1|2|all              which of the lesson's tables (default all)\n"
-          "  --predicates a,b,...        Part 1 rows: built-in names or expressions\n"
-          "                              (default lane-parity,lane-half,warp-parity,block-parity)\n"
-          "  --baseline NAME             the row ratios are against (default warp-parity)\n"
-          "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
-          "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
-          "  --iterations N              multiply-adds per thread (default 4096)\n"
-          "  --scenario NAME|CELL|all    the scenario suite's tables instead of Part 1 and 2\n"
-          "                              (--part, --predicates and --baseline do not apply)\n",
-          stdout);
+    fputs(
+        "options (analyze, measure):\n"
+        "  --part 1|2|all              which of the lesson's tables (default all)\n"
+        "  --predicates a,b,...        Part 1 rows: built-in names or expressions\n"
+        "                              (default lane-parity,lane-half,warp-parity,block-parity)\n"
+        "  --baseline NAME             the row ratios are against (default warp-parity)\n"
+        "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
+        "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
+        "  --iterations N              multiply-adds per thread (default 4096)\n"
+        "  --scenario NAME|CELL|all    the scenario suite's tables instead of Part 1 and 2\n"
+        "                              (--part, --predicates and --baseline do not apply)\n",
+        stdout);
     /* The names, wrapped under the option's text. */
     const char *indent = "                              ";
     int col = printf("%snames:", indent);
@@ -50,24 +51,26 @@ void cli_usage_options(void) {
     printf("\n%sa worked-case id (C1, ... C10) names its scenarios\n", indent);
     fputs("  --suite NAME                an evidence suite's whole request:\n                              ", stdout);
     for (size_t i = 0; i < suites_count(); i++) printf("%s%s", i ? ", " : "", suites_get(i)->name);
-    fputs(" (measure: or all)\n"
-          "options (measure only; analyze refuses them):\n"
-          "  --max-noise F               target relative stdev per row (default 0.005)\n"
-          "  --budget-ms MS              GPU time per table (default 2000)\n"
-          "  --min-samples N, --max-samples N\n"
-          "  --device N                  CUDA device ordinal (default 0)\n"
-          "  --witness on|off            the active-lane witness launch per row (default on)\n"
-          "  --counters on|off           CUPTI hardware counters per row (default on)\n"
-          "  --evidence-dir DIR          with --suite: file each suite's result in the evidence store DIR,\n"
-          "                              as the nightly refresh does (schema divergence.evidence.v1); the\n"
-          "                              exit status is then the suite's gates' (0: filed as good evidence)\n"
-          "output:\n"
-          "  --format text|json|md|csv|svg  the lesson's layout (default), the divergence.v1 document,\n"
-          "                              Markdown tables, CSV records or the SVG chart\n"
-          "  --json                      the same as --format json\n"
-          "predicates: " PREDICATE_RULE ";\n"
-          "  built-in names and the expression each is:",
-          stdout);
+    fputs(
+        " (measure: or all)\n"
+        "options (measure only; analyze refuses them):\n"
+        "  --max-noise F               target relative stdev per row (default 0.005)\n"
+        "  --budget-ms MS              GPU time per table (default 2000)\n"
+        "  --min-samples N, --max-samples N\n"
+        "  --device N                  CUDA device ordinal (default 0)\n"
+        "  --witness on|off            the active-lane witness launch per row (default on)\n"
+        "  --counters on|off           CUPTI hardware counters per row (default on)\n"
+        "  --evidence-dir DIR          with --suite: file each suite's result in the evidence store DIR,\n"
+        "                              as the nightly refresh does (schema divergence.evidence.v1); the\n"
+        "                              exit status is then the suite's gates' (0: filed as good evidence)\n"
+        "output:\n"
+        "  --format text|json|md|csv|svg  the lesson's layout (default), the divergence.v1 document,\n"
+        "                              Markdown tables, CSV records or the SVG chart\n"
+        "  --json                      the same as --format json\n"
+        "predicates: " PREDICATE_RULE
+        ";\n"
+        "  built-in names and the expression each is:",
+        stdout);
     size_t nb = 0;
     const struct predicate_builtin *b = predicate_builtins(&nb);
     for (size_t i = 0; i < nb; i++) printf("%s%s = %s", i % 2 ? ", " : (i ? ",\n  " : "\n  "), b[i].name, b[i].expr);
@@ -76,26 +79,29 @@ void cli_usage_options(void) {
 
 void cli_usage(const char *cmd) {
     if (strcmp(cmd, "measure") == 0)
-        fputs("usage: divergence measure [options] [--format F]\n"
-              "Measures the lesson's tables on the GPU and prints them in the lesson's layout\n"
-              "(or, with --json, the divergence.v1 document POST /measure returns). On a terminal,\n"
-              "progress goes to stderr; with --json or when stderr is not a terminal, only errors do.\n\n",
-              stdout);
+        fputs(
+            "usage: divergence measure [options] [--format F]\n"
+            "Measures the lesson's tables on the GPU and prints them in the lesson's layout\n"
+            "(or, with --json, the divergence.v1 document POST /measure returns). On a terminal,\n"
+            "progress goes to stderr; with --json or when stderr is not a terminal, only errors do.\n\n",
+            stdout);
     else
-        fputs("usage: divergence analyze [options] [--format F]\n"
-              "Prints what the model predicts for each row (warps split, threads on path A,\n"
-              "path-runs, predicted ratio) without a GPU, in the lesson's layout or, with --json,\n"
-              "as a divergence.v1 document (what POST /analyze returns).\n\n",
-              stdout);
+        fputs(
+            "usage: divergence analyze [options] [--format F]\n"
+            "Prints what the model predicts for each row (warps split, threads on path A,\n"
+            "path-runs, predicted ratio) without a GPU, in the lesson's layout or, with --json,\n"
+            "as a divergence.v1 document (what POST /analyze returns).\n\n",
+            stdout);
     cli_usage_options();
     if (strcmp(cmd, "measure") == 0)
-        fputs("\nexit status:\n"
-              "  0  measured, every check passed and every table met its noise target\n"
-              "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
-              "  2  bad option or value (the message names it)\n"
-              "  3  no usable GPU (CUDA's reason on stderr), or a build without the CUDA toolkit\n"
-              "  4  a CUDA error while measuring\n",
-              stdout);
+        fputs(
+            "\nexit status:\n"
+            "  0  measured, every check passed and every table met its noise target\n"
+            "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
+            "  2  bad option or value (the message names it)\n"
+            "  3  no usable GPU (CUDA's reason on stderr), or a build without the CUDA toolkit\n"
+            "  4  a CUDA error while measuring\n",
+            stdout);
     else
         fputs("\nexit status:\n"
               "  0  printed the analysis\n"
@@ -337,8 +343,9 @@ int cli_measure(int argc, char **argv) {
     struct cli_args a;
     int rc;
     if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
-    fprintf(stderr, "divergence measure: measuring needs the CUDA toolkit: this build has no divergence-gpu "
-                    "(it was configured without nvcc); `divergence analyze` takes the same options\n");
+    fprintf(stderr,
+            "divergence measure: measuring needs the CUDA toolkit: this build has no divergence-gpu "
+            "(it was configured without nvcc); `divergence analyze` takes the same options\n");
     return CLI_EXIT_NOGPU;
 #endif
     sibling_exec(SIBLING_GPU, argv, err);

@@ -49,8 +49,8 @@ static int file_evidence(const char *dir, const char *name, const struct dv_opti
         fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, err);
         return -1;
     }
-    fprintf(stderr, "divergence measure: %s: filed in %s (%s%s%s)\n", name, dir, ok ? "ok" : "failed",
-            ok ? "" : ": ", ok ? "" : why);
+    fprintf(stderr, "divergence measure: %s: filed in %s (%s%s%s)\n", name, dir, ok ? "ok" : "failed", ok ? "" : ": ",
+            ok ? "" : why);
     return ok ? 0 : -1;
 }
 
@@ -120,11 +120,12 @@ static int measure_main(int argc, char **argv) {
 int main(int argc, char **argv) {
     jsonout_use_malloc(NULL); /* before any thread: see jsonout.h */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
-              "       divergence-gpu worker                      (started by `divergence serve`)\n"
-              "       divergence-gpu analyze [options] | suites    (as divergence's: no server linked)\n"
-              "see divergence measure --help\n",
-              argc < 2 ? stderr : stdout);
+        fputs(
+            "usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
+            "       divergence-gpu worker                      (started by `divergence serve`)\n"
+            "       divergence-gpu analyze [options] | suites    (as divergence's: no server linked)\n"
+            "see divergence measure --help\n",
+            argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "measure") == 0) return measure_main(argc - 1, argv + 1);

@@ -24,16 +24,17 @@
 #include "kernels/base/buildinfo.h"
 
 static void usage(FILE *f) {
-    fputs("usage: divergence <command> [options]\n"
-          "commands:\n"
-          "  analyze   print the warp analysis of the tables (no GPU needed)\n"
-          "  measure   measure the tables on the GPU\n"
-          "  serve     run the HTTP service (divergence serve --help)\n"
-          "  refresh   trigger an evidence refresh on a server and wait for it\n"
-          "  suites    print the evidence suites, their requests and the scenario names (as GET /suites)\n"
-          "  version   print the version\n"
-          "Each command has its own --help (usage, options, exit statuses).\n",
-          f);
+    fputs(
+        "usage: divergence <command> [options]\n"
+        "commands:\n"
+        "  analyze   print the warp analysis of the tables (no GPU needed)\n"
+        "  measure   measure the tables on the GPU\n"
+        "  serve     run the HTTP service (divergence serve --help)\n"
+        "  refresh   trigger an evidence refresh on a server and wait for it\n"
+        "  suites    print the evidence suites, their requests and the scenario names (as GET /suites)\n"
+        "  version   print the version\n"
+        "Each command has its own --help (usage, options, exit statuses).\n",
+        f);
 }
 
 int main(int argc, char **argv) {
@@ -67,6 +68,9 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "divergence: unknown command '%s' (analyze, measure, serve, refresh, suites, version; see divergence --help)\n", cmd);
+    fprintf(
+        stderr,
+        "divergence: unknown command '%s' (analyze, measure, serve, refresh, suites, version; see divergence --help)\n",
+        cmd);
     return CLI_EXIT_USAGE;
 }

@@ -1220,7 +1220,9 @@ int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, c
     }
     struct gpu *g = gpu_find_locked(ev, slug);
     if (g && i < g->n)
-        *out = blob_ref(kind == EVIDENCE_TEXT ? g->text[i] : EVIDENCE_KIND_DRAWN(kind) ? g->drawn[kind][i] : g->json[i]);
+        *out = blob_ref(kind == EVIDENCE_TEXT       ? g->text[i]
+                        : EVIDENCE_KIND_DRAWN(kind) ? g->drawn[kind][i]
+                                                    : g->json[i]);
     if (!*out) {
         const char *why = g && i < g->n && g->l[i].attempt ? jstr(g->l[i].attempt, "reason") : NULL;
         if (gpu && !g) seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
@@ -1271,7 +1273,8 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
         int rc2 = draw(rec, s, date, kind, st.st_mtime, out);
         json_decref(rec);
         if (rc2 != 0) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
-        else if (!*out) seterror(e, EVIDENCE_ENOENT, "the evidence for %s on %s has no document to draw", s->name, date);
+        else if (!*out)
+            seterror(e, EVIDENCE_ENOENT, "the evidence for %s on %s has no document to draw", s->name, date);
         return *out ? 0 : -1;
     }
     if (kind == EVIDENCE_TEXT) {

@@ -489,9 +489,9 @@ char *refresh_status_json(struct refresh *r, const char *id, int *found) {
     return out;
 }
 
-int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o,
-                             const struct dv_report *r, const char *doc, const char *started_utc, const char *night,
-                             int *ok, char *why, char *err) {
+int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
+                             const char *doc, const char *started_utc, const char *night, int *ok, char *why,
+                             char *err) {
     char slug[EVIDENCE_SLUG_LEN], date[EVIDENCE_DATE_LEN];
     int idx = suites_index(suite);
     if (idx < 0) {

@@ -82,9 +82,8 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason);
  * gates, `why` (ERR_LEN) why not. It is filed under `date` (YYYY-MM-DD; NULL:
  * the day of `started_utc`), so the suites of one run share a night as a
  * refresh's do. Returns 0 when it was filed, or -1 with `err`. */
-int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o,
-                             const struct dv_report *r, const char *doc, const char *started_utc, const char *date,
-                             int *ok, char *why, char *err);
+int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
+                             const char *doc, const char *started_utc, const char *date, int *ok, char *why, char *err);
 
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",

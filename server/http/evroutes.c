@@ -407,8 +407,11 @@ static void suite_of(const char *seg, char *name, enum evidence_kind *kind) {
     static const struct {
         const char *ext;
         enum evidence_kind kind;
-    } exts[] = {{".json", EVIDENCE_JSON}, {".txt", EVIDENCE_TEXT}, {".svg", EVIDENCE_SVG},
-                {".md", EVIDENCE_MD},     {".csv", EVIDENCE_CSV}};
+    } exts[] = {{".json", EVIDENCE_JSON},
+                {".txt", EVIDENCE_TEXT},
+                {".svg", EVIDENCE_SVG},
+                {".md", EVIDENCE_MD},
+                {".csv", EVIDENCE_CSV}};
     size_t n = strlen(seg);
     *kind = EVIDENCE_JSON;
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {

@@ -13,7 +13,7 @@
 #define DV_NOGPU_H
 
 /* What the hello and every failed job say. */
-#define NOGPU_REASON \
+#define NOGPU_REASON                                                                                                   \
     "measuring needs the CUDA toolkit: this build has no divergence-gpu (it was configured without nvcc)"
 
 /* Runs the stand-in worker on fds WIRE_FD_IN / WIRE_FD_OUT until the server

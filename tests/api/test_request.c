@@ -221,10 +221,11 @@ Test(request, dump_is_readable) {
     experiment_defaults(&d);
     char *dump = request_dump(&d);
     cr_assert_not_null(dump);
-    cr_expect_str_eq(dump, "{\"part\":\"all\",\"predicates\":[\"lane-parity\",\"lane-half\","
-                           "\"warp-parity\",\"block-parity\"],\"baseline\":\"warp-parity\","
-                           "\"blocks\":4096,\"threads_per_block\":256,\"iterations\":4096,"
-                           "\"max_noise\":0.005,\"budget_ms\":2000.0,\"min_samples\":10,"
-                           "\"max_samples\":2000}");
+    cr_expect_str_eq(dump,
+                     "{\"part\":\"all\",\"predicates\":[\"lane-parity\",\"lane-half\","
+                     "\"warp-parity\",\"block-parity\"],\"baseline\":\"warp-parity\","
+                     "\"blocks\":4096,\"threads_per_block\":256,\"iterations\":4096,"
+                     "\"max_noise\":0.005,\"budget_ms\":2000.0,\"min_samples\":10,"
+                     "\"max_samples\":2000}");
     free(dump);
 }

@@ -20,8 +20,12 @@ static void fake_measure(struct dv_report *r, const char *gpu_name) {
     r->device.cc_major = 9;
     r->device.sm_count = 132;
     r->device.warp_size = 32;
-    r->testimony = (struct dv_testimony){.witness_requested = 1, .counters_requested = 1, .witness_taken = 1,
-                                         .counters_taken = 1, .witness_ms = 10.0, .counters_ms = 100.0};
+    r->testimony = (struct dv_testimony){.witness_requested = 1,
+                                         .counters_requested = 1,
+                                         .witness_taken = 1,
+                                         .counters_taken = 1,
+                                         .witness_ms = 10.0,
+                                         .counters_ms = 100.0};
     snprintf(r->testimony.counters_library, sizeof r->testimony.counters_library, "libcupti.so.13");
     snprintf(r->started_utc, sizeof r->started_utc, "2026-12-01T00:00:00Z");
     snprintf(r->finished_utc, sizeof r->finished_utc, "2026-12-01T00:00:05Z");

@@ -258,9 +258,14 @@ Test(cli, options_that_do_not_apply_are_errors_naming_them) {
 Test(cli, help_lists_the_scenario_names_and_worked_cases_are_names) {
     static char out[65536];
     cr_assert_eq(run_binary("analyze --help", out, sizeof out), 0);
-    const char *names[] = {"even-2way (C1)", "short-branch (C7)", "warp-realign (C10)", "day22-exercise",
-                           "--format text|json|md|csv|svg", "warp-parity = (threadIdx.x / 32 & 1) == 0"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) cr_expect(strstr(out, names[i]), "no %s:\n%s", names[i], out);
+    const char *names[] = {"even-2way (C1)",
+                           "short-branch (C7)",
+                           "warp-realign (C10)",
+                           "day22-exercise",
+                           "--format text|json|md|csv|svg",
+                           "warp-parity = (threadIdx.x / 32 & 1) == 0"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect(strstr(out, names[i]), "no %s:\n%s", names[i], out);
     cr_assert_eq(run_binary("analyze --scenario C1", out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "worked case C1"), "%s", out);
     cr_assert_eq(run_binary("analyze --scenario c7", out, sizeof out), 0, "%s", out);

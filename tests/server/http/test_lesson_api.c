@@ -26,7 +26,7 @@ static void start_with(const char *analysis_cost) {
     dir = fixture_tmpdir();
     cr_assert_not_null(dir);
     const char *args[] = {"--evidence-dir", dir, "--rate-limit", "0", "--queue", "16", "--max-analysis-cost",
-                          analysis_cost, NULL};
+                          analysis_cost,    NULL};
     cr_assert_eq(helper_server_start(&srv, args, NULL), 0);
     cr_assert_eq(helper_server_wait_ready(&srv, 200, 10000), 0, "the server did not get ready");
 }
@@ -41,8 +41,8 @@ static void stop(void) {
 
 static json_t *call(const char *method, const char *path, const char *body, int want) {
     struct helper_response r;
-    cr_assert_eq(helper_request(srv.port, method, path, NULL, body, body ? strlen(body) : 0, &r), 0, "%s %s",
-                 method, path);
+    cr_assert_eq(helper_request(srv.port, method, path, NULL, body, body ? strlen(body) : 0, &r), 0, "%s %s", method,
+                 path);
     cr_assert_eq(r.status, want, "%s %s %s: %d %s", method, path, body ? body : "", r.status, r.body);
     json_t *j = helper_json(&r);
     helper_response_free(&r);
@@ -251,8 +251,8 @@ Test(lesson_api, evidence_forms_are_served_with_validators, .init = start, .fini
         char type[128], etag[64], hdr[128];
         cr_assert_eq(helper_request(srv.port, "GET", forms[i].path, NULL, NULL, 0, &a), 0);
         cr_assert_eq(a.status, 200, "%s: %d %s", forms[i].path, a.status, a.body);
-        cr_expect(helper_header(&a, "Content-Type", type, sizeof type) && strncmp(type, forms[i].type,
-                                                                               strlen(forms[i].type)) == 0,
+        cr_expect(helper_header(&a, "Content-Type", type, sizeof type) &&
+                      strncmp(type, forms[i].type, strlen(forms[i].type)) == 0,
                   "%s: %s", forms[i].path, type);
         cr_assert_not_null(helper_header(&a, "ETag", etag, sizeof etag));
         cr_assert_eq(helper_request(srv.port, "GET", forms[i].path, NULL, NULL, 0, &b), 0);
