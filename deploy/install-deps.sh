@@ -43,7 +43,8 @@ fi
 
 if [ "$mode" = test ]; then
   # The browser tests drive Debian's chromium through playwright-core (the
-  # widget, the evidence charts) and parse the widget with acorn; the OpenAPI
+  # widget, the evidence charts; pinned to 1.61, the last release that runs
+  # on Debian 12's Node.js 18) and parse the widget with acorn; the OpenAPI
   # test lints with @redocly/cli and validates with Ajv.
   here=$(cd "$(dirname "$0")/.." && pwd)
   if [ -f "$here/tests/browser/package.json" ] && { [ ! -d "$here/tests/browser/node_modules/playwright-core" ] ||
