@@ -56,6 +56,18 @@ static const struct field {
     [F_SCENARIO] = {"scenario", "--scenario"},
 };
 
+/* The CLI spelling of each DV_GIVEN_* bit (model/experiment.h), in bit order. */
+static const char *const given_cli[DV_GIVEN_NUM] = {
+    "--part",      "--predicates",  "--baseline",    "--blocks", "--threads-per-block", "--iterations", "--max-noise",
+    "--budget-ms", "--min-samples", "--max-samples", "--device", "--scenario",          "--witness",    "--counters",
+};
+
+const char *options_cli_name(unsigned bit) {
+    for (unsigned i = 0; i < DV_GIVEN_NUM; i++)
+        if (bit == 1u << i) return given_cli[i];
+    return "";
+}
+
 /* The allowed values of field `id` in words, as the caller's style spells
  * them, written from the same constants options_validate() compares with, so
  * the text cannot drift from the rule (tests/api/test_options.c reads the
@@ -219,6 +231,27 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
     for (size_t i = 0; i < n; i++)
         if (!isgraph((unsigned char)o->scenario[i]))
             return fail(F_SCENARIO, style, field, err, "contains spaces or control characters");
+    if (n) {
+        /* The names and what they select: scenario_select() alone decides. */
+        const struct scenario *list[SCENARIO_MAX_SELECTED];
+        size_t count;
+        char why[ERR_LEN];
+        if (scenario_select(o->scenario, list, &count, why) != 0) {
+            if (field) *field = fields[F_SCENARIO].json;
+            dv_seterr(err, "%s: %s", style == OPTIONS_CLI ? fields[F_SCENARIO].cli : fields[F_SCENARIO].json, why);
+            return -1;
+        }
+    }
+    /* On the command line an option that does not apply is a mistake to
+     * say; a JSON body (what a page sends) gets a warning in the document
+     * instead (experiment_plan()). */
+    unsigned unused = style == OPTIONS_CLI ? experiment_unused(o) : 0;
+    for (unsigned bit = 1; unused && bit < (1u << DV_GIVEN_NUM); bit <<= 1) {
+        if (!(unused & bit)) continue;
+        if (field) *field = experiment_given_name(bit);
+        dv_seterr(err, "%s: does not apply: %s", options_cli_name(bit), experiment_unused_reason(o, bit));
+        return -1;
+    }
     return check_predicates(o, style, field, err);
 }
 
@@ -417,40 +450,64 @@ static const struct {
     {"--scenario", cli_scenario},
 };
 
+int options_cli_known(const char *option) {
+    for (size_t i = 0; option && i < sizeof cli_setters / sizeof cli_setters[0]; i++)
+        if (strcmp(option, cli_setters[i].option) == 0) return 1;
+    return 0;
+}
+
 int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err) {
     if (!option) {
         dv_seterr(err, "option: missing");
+        return -1;
+    }
+    if (!options_cli_known(option)) {
+        dv_seterr(err, "%s: unknown option", option);
         return -1;
     }
     if (!value) {
         dv_seterr(err, "%s: missing value", option);
         return -1;
     }
-    for (size_t i = 0; i < sizeof cli_setters / sizeof cli_setters[0]; i++)
-        if (strcmp(option, cli_setters[i].option) == 0) return cli_setters[i].set(o, value, err);
-    dv_seterr(err, "%s: unknown option", option);
+    for (size_t i = 0; i < sizeof cli_setters / sizeof cli_setters[0]; i++) {
+        if (strcmp(option, cli_setters[i].option) != 0) continue;
+        if (cli_setters[i].set(o, value, err) != 0) return -1;
+        for (unsigned b = 0; b < DV_GIVEN_NUM; b++)
+            if (strcmp(given_cli[b], option) == 0) o->given |= 1u << b;
+        return 0;
+    }
     return -1;
 }
 
 double options_cost(const struct dv_options *o) {
     double tpb = (double)o->block_x * (double)(o->block_y ? o->block_y : 1);
     double work;
-    if (o->blocks == 0) {
+    if (o->blocks == 0 && !o->scenario[0]) {
         work = (double)DV_DEFAULT_BLOCKS * tpb * o->iterations;
         if (work < OPTIONS_AUTO_FMA_BOUND) work = OPTIONS_AUTO_FMA_BOUND;
     } else {
-        work = (double)o->blocks * tpb * o->iterations;
+        /* Scenario tables run the lesson's blocks for "auto" (scenario_grid). */
+        work = (double)(o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) * tpb * o->iterations;
     }
     double rows = 0;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_2) rows += OPTIONS_PART2_ROWS;
     if (o->scenario[0]) {
-        /* Every scenario table has at most SCENARIO_MAX_ROWS rows. */
-        size_t n = 1;
-        if (strcmp(o->scenario, "all") == 0) scenario_names(&n);
-        rows += (double)n * SCENARIO_MAX_ROWS;
+        /* The scenario tables run instead of the Part tables: their rows. */
+        rows = scenario_rows(o->scenario);
+    } else {
+        if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
+        if (o->part == DV_PART_ALL || o->part == DV_PART_2) rows += OPTIONS_PART2_ROWS;
     }
     return work * rows * (double)o->max_samples;
+}
+
+unsigned options_tables(const struct dv_options *o) {
+    if (o->scenario[0]) {
+        const struct scenario *list[SCENARIO_MAX_SELECTED];
+        size_t n = 0;
+        char why[ERR_LEN];
+        return scenario_select(o->scenario, list, &n, why) == 0 ? (unsigned)n : 0;
+    }
+    return o->part == DV_PART_ALL ? 2 : 1;
 }
 
 /* Appends `s` quoted, with '"' and '\\' escaped, so no two option sets share a form. */
@@ -500,6 +557,9 @@ int options_canonical(const struct dv_options *o, char *buf, size_t len) {
      * when turned off, so the keys of documents with them stay as they were. */
     if (o->no_witness) PUT(" witness=off");
     if (o->no_counters) PUT(" counters=off");
+    /* A field that does not apply changes the document (its warning), not
+     * the timings: named only when there is one. */
+    if (experiment_unused(o)) PUT(" unused=%x", experiment_unused(o));
 #undef PUT
     return at < len ? 0 : -1;
 }

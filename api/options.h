@@ -18,19 +18,35 @@ enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 #define OPTIONS_MIN_BUDGET_MS 1.0
 
 /* Checks every field's range and that every predicate resolves (built-in name
- * or valid expression) and that the baseline is one of the Part 1 rows (it is
- * added as a row when missing). Returns 0, or -1 with `err` = "<field>: why"
+ * or valid expression), that a scenario name selects something, and that the
+ * baseline is one of the Part 1 rows (it is added as a row when missing). In
+ * OPTIONS_CLI style a given option that does not apply (experiment_unused())
+ * is an error too; a JSON body gets a warning in its document instead.
+ * Returns 0, or -1 with `err` = "<field>: why"
  * where <field> is spelled per `style` ("threads_per_block" or
  * "--threads-per-block"); `*field` (may be NULL) receives the JSON name. */
 int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err);
 
-/* Parses one CLI option value into `o` ("--blocks", "auto"). Returns 0, or -1
- * with `err` naming the option and the allowed range. */
+/* Parses one CLI option value into `o` ("--blocks", "auto") and marks it
+ * given (o->given). Returns 0, or -1 with `err` naming the option and the
+ * allowed range ("--bogus: unknown option" before anything else). */
 int options_set_cli(struct dv_options *o, const char *option, const char *value, char *err);
 
+/* 1 when `option` ("--blocks") is one options_set_cli() takes. */
+int options_cli_known(const char *option);
+
+/* The CLI spelling ("--budget-ms") of one DV_GIVEN_* bit, "" for none. */
+const char *options_cli_name(unsigned bit);
+
 /* Estimated GPU cost of `o` in FMA-lane operations: threads x iterations x rows
- * x max_samples (an upper bound the server compares with its per-job limit). */
+ * x max_samples (an upper bound the server compares with its per-job limit);
+ * the rows are the tables' own (a scenario request runs its scenario tables
+ * instead of Part 1 and 2). */
 double options_cost(const struct dv_options *o);
+
+/* Tables `o` plans: the scenario tables its name selects, else 1 or 2
+ * Part tables; 0 for a scenario name that selects none. */
+unsigned options_tables(const struct dv_options *o);
 
 /* A canonical one-line form of `o` (every field, fixed order), used as the
  * result-cache key and recorded in provenance. */

@@ -1,5 +1,5 @@
-/* report.h -- a struct dv_report as the divergence.v1 JSON document and as
- * the lesson's text layout.
+/* report.h -- a struct dv_report as the divergence.v1 JSON document, as the
+ * lesson's text layout, and as Markdown, CSV and an SVG chart.
  *
  * The JSON names are a contract the widget and the nightly evidence read: add
  * fields freely, rename none. NaN and infinity are written as null.
@@ -29,6 +29,21 @@ char *report_device_json(const struct dv_device *d);
 
 /* The lesson-layout transcript as a malloc()ed string, or NULL on OOM. */
 char *report_text(const struct dv_report *r);
+
+/* The tables as Markdown (report_md.c): a pipe table per table, with the
+ * transcript's columns, footnotes, notes and readings. malloc()ed, NULL on
+ * OOM. */
+char *report_markdown(const struct dv_report *r);
+
+/* The tables as CSV (report_csv.c): one header, one record per row and per
+ * reading. malloc()ed, NULL on OOM. */
+char *report_csv(const struct dv_report *r);
+
+/* The chart as an SVG 1.1 document (report_svg.c): per row the measured,
+ * predicted and (with counters) GPU-counted ratios; `title` (NULL: one made
+ * from the GPU) for its <title>. The same report gives the same bytes.
+ * malloc()ed, NULL on OOM. */
+char *report_svg(const struct dv_report *r, const char *title);
 
 /* Parses a divergence.v1 document back into `r` (the server reads what its
  * GPU worker wrote). Returns 0, or -1 with `err`. */

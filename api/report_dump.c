@@ -117,6 +117,7 @@ static json_t *build_json(const struct dv_build *b, int *bad) {
     put(o, "nvcc_version", TEXT(b->nvcc_version), bad);
     put(o, "cuda_architectures", TEXT(b->cuda_architectures), bad);
     put(o, "flags", TEXT(b->flags), bad);
+    put(o, "kernel_digest", TEXT(b->kernel_digest), bad);
     return o;
 }
 
@@ -284,6 +285,24 @@ json_t *report_row_json(const struct dv_row *row, int measured) {
     return built(o, bad);
 }
 
+/* Part 2 read both ways (model/experiment.h: experiment_readings), with the
+ * rows named as the document names them. */
+static json_t *readings_json(const struct dv_table *t, const struct dv_reading *rd, unsigned n, int measured,
+                             int *bad) {
+    json_t *arr = json_array();
+    for (unsigned i = 0; arr && i < n; i++) {
+        json_t *o = json_object();
+        put(o, "kind", json_string(experiment_reading_kind_name(rd[i].kind)), bad);
+        put(o, "row", TEXT(t->rows[rd[i].row].name), bad);
+        put(o, "against", TEXT(t->rows[rd[i].against].name), bad);
+        put(o, "ratio", measured ? num(rd[i].ratio) : json_null(), bad); /* timings left out: none */
+        put(o, "predicted", num(rd[i].predicted), bad);
+        put(o, "sentence", TEXT(rd[i].sentence), bad);
+        jsonout_append(arr, o, bad);
+    }
+    return arr;
+}
+
 static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     json_t *o = json_object(), *rows = json_array();
     if (!o || !rows) {
@@ -296,6 +315,8 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     put(o, "kernel", TEXT(t->kernel), bad);
     put(o, "baseline", TEXT(t->baseline), bad);
     put(o, "baseline_row", integer(t->baseline_row), bad);
+    if (t->note[0]) put(o, "note", TEXT(t->note), bad);
+    if (t->suggested_baseline[0]) put(o, "suggested_baseline", TEXT(t->suggested_baseline), bad);
     put(o, "noise_limit", num(t->noise_limit), bad);
     if (measured) {
         put(o, "noise_ok", json_boolean(t->noise_ok), bad);
@@ -305,6 +326,9 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
         jsonout_append(rows, row_json(&t->rows[i], measured, bad), bad);
     put(o, "rows", rows, bad);
+    struct dv_reading rd[DV_MAX_READINGS];
+    unsigned nrd = experiment_readings(t, rd);
+    if (nrd) put(o, "readings", readings_json(t, rd, nrd, measured, bad), bad);
     return o;
 }
 

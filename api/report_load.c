@@ -166,6 +166,7 @@ static void build_parse(struct rd *rd, const json_t *o, struct dv_build *b) {
     GET_STR(rd, o, "build", "nvcc_version", b->nvcc_version);
     GET_STR(rd, o, "build", "cuda_architectures", b->cuda_architectures);
     GET_STR(rd, o, "build", "flags", b->flags);
+    GET_STR(rd, o, "build", "kernel_digest", b->kernel_digest);
 }
 
 static void config_parse(struct rd *rd, const json_t *o, struct dv_config *c) {
@@ -367,6 +368,8 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     GET_STR(rd, o, p, "kernel", t->kernel);
     GET_STR(rd, o, p, "baseline", t->baseline);
     GET_INT(rd, o, p, "baseline_row", t->baseline_row, int);
+    GET_STR(rd, o, p, "note", t->note);
+    GET_STR(rd, o, p, "suggested_baseline", t->suggested_baseline);
     get_num(rd, o, p, "noise_limit", &t->noise_limit, NAN);
     get_bool(rd, o, p, "noise_ok", &t->noise_ok);
     get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);

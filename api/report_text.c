@@ -11,6 +11,8 @@
  * the longest label, so columns stay aligned.
  */
 #include "api/report.h"
+#include "api/report_layout.h"
+#include "api/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,43 +21,6 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------- text */
-
-/* A growing string; an allocation failure sticks and report_text() returns NULL. */
-struct sb {
-    char *s;
-    size_t len, cap;
-    int oom;
-};
-
-#ifdef __GNUC__
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sb_printf(struct sb *b, const char *fmt, ...) {
-    va_list ap;
-    if (b->oom) return;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + (size_t)n + 1) cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
 
 /* Cell text for a count: "8", or "0-8" when blocks differ. */
 static void fmt_count(char *buf, size_t len, const struct dv_count *c) {
@@ -247,7 +212,7 @@ static void col_cell(enum col c, const struct dv_row *w, char *buf, size_t len) 
 
 /* Writes one line: the label column, then each column right-aligned (the
  * check column, last and of any width, left-aligned); no trailing blanks. */
-static void put_line(struct sb *b, const struct layout *l, const char *first, char cells[][CELL_LEN]) {
+static void put_line(struct strbuf *b, const struct layout *l, const char *first, char cells[][CELL_LEN]) {
     char line[2048];
     int n = snprintf(line, sizeof line, "%-*s", l->first_width, first);
     for (int i = 0; i < l->ncols && n >= 0 && (size_t)n < sizeof line; i++) {
@@ -259,30 +224,48 @@ static void put_line(struct sb *b, const struct layout *l, const char *first, ch
     }
     size_t end = strlen(line);
     while (end && line[end - 1] == ' ') end--;
-    sb_printf(b, "%.*s\n", (int)end, line);
+    strbuf_printf(b, "%.*s\n", (int)end, line);
 }
 
 /* The footer of a scenario table: what the baseline is, what each model and
  * measured column is out of, and the agreement mark. */
-static void scenario_footer(struct sb *b, const struct dv_row *base, int measured) {
+static void scenario_footer(struct strbuf *b, const struct dv_row *base, int measured) {
     if (base)
-        sb_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
-                  base->label);
-    else
-        sb_printf(b, "baseline: the same work grouped so each warp runs one path\n");
-    if (measured) sb_printf(b, "vs baseline: each median over the baseline row's median\n");
-    sb_printf(b, "model ratio: the issued path work over the baseline's\n");
-    sb_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
-                 " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
+        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n", base->label);
+    else strbuf_printf(b, "baseline: the same work grouped so each warp runs one path\n");
+    if (measured) strbuf_printf(b, "vs baseline: each median over the baseline row's median\n");
+    strbuf_printf(b, "model ratio: the issued path work over the baseline's\n");
+    strbuf_printf(b,
+                  "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
+                  " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
     if (measured) {
-        sb_printf(b, "measured eff.: the same figure from times: the median of the row where every"
-                     " lane runs its warp's longest path (or of the baseline) over the row's\n");
-        sb_printf(b, "agreement: vs baseline / model ratio; * = model and measurement differ by"
-                     " more than %.0f%%\n", 100.0 * AGREEMENT_TOLERANCE);
+        strbuf_printf(b,
+                      "measured eff.: the same figure from times: the median of the row where every"
+                      " lane runs its warp's longest path (or of the baseline) over the row's\n");
+        strbuf_printf(b,
+                      "agreement: vs baseline / model ratio; * = model and measurement differ by"
+                      " more than %.0f%%\n",
+                      100.0 * AGREEMENT_TOLERANCE);
     }
 }
 
-static void table_text(struct sb *b, const struct dv_table *t, int measured) {
+/* Part 2 read both ways: the lesson's sentence, then one line per reading
+ * with its figure, the model's and what it prices. */
+static void readings_text(struct strbuf *b, const struct dv_table *t) {
+    struct dv_reading rd[DV_MAX_READINGS];
+    unsigned n = experiment_readings(t, rd);
+    if (!n) return;
+    strbuf_printf(b, "read both ways: %s\n", DV_READINGS_LESSON);
+    for (unsigned i = 0; i < n; i++) {
+        char ratio[32], predicted[32];
+        fmt_fixed(ratio, sizeof ratio, rd[i].ratio, 2);
+        fmt_fixed(predicted, sizeof predicted, rd[i].predicted, 2);
+        strbuf_printf(b, "  %-8s  %5s (predicted %s)  %s\n", experiment_reading_kind_name(rd[i].kind), ratio, predicted,
+                      rd[i].sentence);
+    }
+}
+
+static void table_text(struct strbuf *b, const struct dv_table *t, int measured) {
     struct layout l;
     char cells[MAX_COLS][CELL_LEN], label[PREDICATE_TEXT_LEN + 16];
     char rule[PREDICATE_TEXT_LEN + 16];
@@ -304,7 +287,7 @@ static void table_text(struct sb *b, const struct dv_table *t, int measured) {
         if ((int)strlen(h) > l.width[i] && l.cols[i] != C_CHECK) l.width[i] = (int)strlen(h);
         snprintf(cells[i], sizeof cells[i], "%s", h);
     }
-    sb_printf(b, "%s\n", t->title);
+    strbuf_printf(b, "%s\n", t->title);
     put_line(b, &l, l.first_header, cells);
     for (int i = 0; i < l.ncols; i++) {
         int w = l.cols[i] == C_CHECK ? (int)strlen("check") : l.width[i];
@@ -330,37 +313,37 @@ static void table_text(struct sb *b, const struct dv_table *t, int measured) {
         for (unsigned r = 1; r < t->nrows && r < DV_MAX_ROWS; r++)
             same &= t->rows[r].warps_per_block == wpb && t->rows[r].threads_per_block == tpb;
         if (same && !is_kernel_table(t) && !scenario)
-            sb_printf(b, "warps split is out of the %u warps in a block, computed from the predicate\n",
-                      wpb);
-        else if (same)
-            sb_printf(b, "warps split is out of the %u warps in a block\n", wpb);
+            strbuf_printf(b, "warps split is out of the %u warps in a block, computed from the predicate\n", wpb);
+        else if (same) strbuf_printf(b, "warps split is out of the %u warps in a block\n", wpb);
         if (same && !scenario)
-            sb_printf(b, "threads on A is out of the %u threads in a block; a-b is the range over"
-                         " the blocks of the grid\n", tpb);
+            strbuf_printf(b,
+                          "threads on A is out of the %u threads in a block; a-b is the range over"
+                          " the blocks of the grid\n",
+                          tpb);
     }
     const struct dv_row *base = t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows
                                     ? &t->rows[t->baseline_row] : NULL;
     if (scenario)
         scenario_footer(b, base, measured);
     else if (base && measured)
-        sb_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
-                  l.ratio_header, base->label);
-    else if (base)
-        sb_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
+        strbuf_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
+                      l.ratio_header, base->label);
+    else if (base) strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
     if (measured) {
-        sb_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n",
-                  100.0 * t->noise_limit, t->noise_ok ? "" : ", exceeded");
+        strbuf_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n", 100.0 * t->noise_limit,
+                      t->noise_ok ? "" : ", exceeded");
     }
     if (t->kernel[0] && t->kernel_iterations[0])
-        sb_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
-    else if (t->kernel[0])
-        sb_printf(b, "kernel: %s\n", t->kernel);
+        strbuf_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
+    else if (t->kernel[0]) strbuf_printf(b, "kernel: %s\n", t->kernel);
     notes = 0;
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
         if (!t->rows[r].comparable)
-            sb_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
-                      t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
-                                                      : "different work from the baseline");
+            strbuf_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
+                          t->rows[r].comparable_reason[0] ? t->rows[r].comparable_reason
+                                                          : "different work from the baseline");
+    if (t->note[0]) strbuf_printf(b, "note: %s\n", t->note);
+    readings_text(b, t);
 }
 
 /* The GPU's testimony beside a measured table: per row what the witness saw
@@ -368,7 +351,7 @@ static void table_text(struct sb *b, const struct dv_table *t, int measured) {
  * agreement with the model) and what the counters say (active lanes per
  * instruction, divergent branch targets per block beside the model's split
  * warps, warp instructions per warp-wide FMA). "-" where not taken. */
-static void testimony_text(struct sb *b, const struct dv_table *t) {
+static void testimony_text(struct strbuf *b, const struct dv_table *t) {
     int any = 0, width = (int)strlen("GPU saw");
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         any |= t->rows[r].observed.present || t->rows[r].counters.present;
@@ -376,14 +359,17 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
         if (len > width) width = len;
     }
     if (!any) return;
-    sb_printf(b, "GPU's testimony (untimed: a witness launch and a profiled launch per row)\n");
-    sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw", "split warps",
-              "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split", "instr/FMA", "instr vs base");
+    strbuf_printf(b, "GPU's testimony (untimed: a witness launch and a profiled launch per row)\n");
+    strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, "GPU saw",
+                  "split warps", "path-runs", "lanes A / B", "witness", "lanes/instr", "divergent/block", "model split",
+                  "instr/FMA", "instr vs base");
     char rule[PREDICATE_TEXT_LEN + 16];
     memset(rule, '-', (size_t)width);
     rule[width] = '\0';
-    sb_printf(b, "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
-                 "-----------   ---------   -------------\n", rule);
+    strbuf_printf(b,
+                  "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
+                  "-----------   ---------   -------------\n",
+                  rule);
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_row *w = &t->rows[r];
         const struct dv_observed *o = &w->observed;
@@ -408,98 +394,114 @@ static void testimony_text(struct sb *b, const struct dv_table *t) {
             fmt_fixed(ipf, sizeof ipf, c->inst_per_fma, 3);
             fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
         }
-        sb_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
-                  runs, lanes, verdict, lpi, div, model, ipf, ivb);
+        strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
+                      runs, lanes, verdict, lpi, div, model, ipf, ivb);
     }
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_observed *o = &t->rows[r].observed;
         const struct dv_counters *c = &t->rows[r].counters;
-        if (o->present && !o->agrees) sb_printf(b, "%s: witness: %s\n", t->rows[r].label, o->verdict);
+        if (o->present && !o->agrees) strbuf_printf(b, "%s: witness: %s\n", t->rows[r].label, o->verdict);
         if (c->present && strncmp(c->verdict, "agrees", 6) != 0)
-            sb_printf(b, "%s: counters: %s\n", t->rows[r].label, c->verdict);
+            strbuf_printf(b, "%s: counters: %s\n", t->rows[r].label, c->verdict);
         /* Where time and model part, the GPU's instruction count says why. */
         const struct dv_row *w = &t->rows[r];
         if (c->present && (int)r != t->baseline_row && w->comparable && isfinite(w->ratio) &&
             w->predicted_ratio > 0 && fabs(w->ratio / w->predicted_ratio - 1) > AGREEMENT_TOLERANCE &&
             isfinite(c->inst_vs_baseline) && (unsigned)t->baseline_row < t->nrows)
-            sb_printf(b, "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
-                         "instructions (%.3f per FMA against %.3f)\n",
-                      w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
-                      t->rows[t->baseline_row].counters.inst_per_fma);
+            strbuf_printf(b,
+                          "%s: time %.2fx against the model's %.2fx; the GPU issued %.2fx the baseline's warp "
+                          "instructions (%.3f per FMA against %.3f)\n",
+                          w->label, w->ratio, w->predicted_ratio, c->inst_vs_baseline, c->inst_per_fma,
+                          t->rows[t->baseline_row].counters.inst_per_fma);
     }
-    sb_printf(b, "split warps and path-runs are per block%s; divergent/block and model split per launch; "
-                 "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
-                 "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
-              is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
+    strbuf_printf(b,
+                  "split warps and path-runs are per block%s; divergent/block and model split per launch; "
+                  "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
+                  "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
+                  is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
+}
+
+/* ---- the layout for the other writers (report_layout.h) ------------------ */
+
+void report_layout_of(const struct dv_table *t, int measured, struct report_layout *out) {
+    struct layout l;
+    layout_table(t, measured, &l);
+    memset(out, 0, sizeof *out);
+    out->first_header = l.first_header;
+    out->ncols = l.ncols;
+    for (int i = 0; i < l.ncols && i < REPORT_LAYOUT_MAX_COLS; i++) {
+        out->col[i] = (int)l.cols[i];
+        out->numeric[i] = l.cols[i] != C_CHECK;
+        snprintf(out->header[i], sizeof out->header[i], "%s", col_header(&l, l.cols[i]));
+    }
+}
+
+void report_layout_cell(const struct report_layout *l, int i, const struct dv_row *w, char *buf, size_t len) {
+    if (i < 0 || i >= l->ncols) {
+        if (len) buf[0] = '\0';
+        return;
+    }
+    char cell[CELL_LEN];
+    col_cell((enum col)l->col[i], w, cell, sizeof cell);
+    snprintf(buf, len, "%s", cell);
 }
 
 char *report_text(const struct dv_report *r) {
-    struct sb b = {0};
+    struct strbuf b = STRBUF_INIT;
     const struct dv_device *d = &r->device;
     const struct dv_config *c = &r->config;
 
     if (d->present || d->name[0]) {
-        sb_printf(&b, "GPU: %s (compute capability %d.%d)", d->name, d->cc_major, d->cc_minor);
+        strbuf_printf(&b, "GPU: %s (compute capability %d.%d)", d->name, d->cc_major, d->cc_minor);
         /* The kernel module release names the driver; the CUDA level beside
          * it says what that driver supports. */
         if (d->nvidia_driver_version[0]) {
-            sb_printf(&b, ", driver %.*s", (int)sizeof d->nvidia_driver_version,
-                      d->nvidia_driver_version);
+            strbuf_printf(&b, ", driver %.*s", (int)sizeof d->nvidia_driver_version, d->nvidia_driver_version);
             if (d->driver_version > 0)
-                sb_printf(&b, ", CUDA %d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
+                strbuf_printf(&b, ", CUDA %d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
         }
-        sb_printf(&b, "\n");
-    } else
-        sb_printf(&b, "GPU: none (%s)\n", d->reason[0] ? d->reason : "no device");
-    if (d->sm_count > 0)
-        sb_printf(&b, "%d SMs, warp size %d, ", d->sm_count, d->warp_size ? d->warp_size : 32);
-    else
-        sb_printf(&b, "warp size %d, ", d->warp_size ? d->warp_size : 32);
+        strbuf_printf(&b, "\n");
+    } else strbuf_printf(&b, "GPU: none (%s)\n", d->reason[0] ? d->reason : "no device");
+    if (d->sm_count > 0) strbuf_printf(&b, "%d SMs, warp size %d, ", d->sm_count, d->warp_size ? d->warp_size : 32);
+    else strbuf_printf(&b, "warp size %d, ", d->warp_size ? d->warp_size : 32);
     if (c->block_y > 1)
-        sb_printf(&b, "%u blocks x %u (%ux%u) threads = %llu threads\n", c->blocks,
-                  c->threads_per_block, c->block_x, c->block_y, c->threads);
-    else
-        sb_printf(&b, "%u blocks x %u threads = %llu threads\n", c->blocks, c->threads_per_block,
-                  c->threads);
-    sb_printf(&b, "%u multiply-adds per thread, %llu bytes moved per launch\n", c->iterations,
-              c->bytes_per_launch);
+        strbuf_printf(&b, "%u blocks x %u (%ux%u) threads = %llu threads\n", c->blocks, c->threads_per_block,
+                      c->block_x, c->block_y, c->threads);
+    else strbuf_printf(&b, "%u blocks x %u threads = %llu threads\n", c->blocks, c->threads_per_block, c->threads);
+    strbuf_printf(&b, "%u multiply-adds per thread, %llu bytes moved per launch\n", c->iterations, c->bytes_per_launch);
     if (c->blocks_auto)
-        sb_printf(&b, "blocks: auto, %s\n", c->blocks_reason[0] ? c->blocks_reason : "chosen by the runner");
+        strbuf_printf(&b, "blocks: auto, %s\n", c->blocks_reason[0] ? c->blocks_reason : "chosen by the runner");
     if (isfinite(d->measured_sm_clock_mhz) && d->measured_sm_clock_mhz > 0) {
-        sb_printf(&b, "SM clock: measured %.0f MHz", d->measured_sm_clock_mhz);
+        strbuf_printf(&b, "SM clock: measured %.0f MHz", d->measured_sm_clock_mhz);
         if (isfinite(d->rated_sm_clock_mhz) && d->rated_sm_clock_mhz > 0)
-            sb_printf(&b, ", rated %.0f MHz", d->rated_sm_clock_mhz);
-        sb_printf(&b, "\n");
+            strbuf_printf(&b, ", rated %.0f MHz", d->rated_sm_clock_mhz);
+        strbuf_printf(&b, "\n");
     }
     if (isfinite(c->fma_floor_ms) && c->fma_floor_ms > 0) {
-        sb_printf(&b, "FMA floor: %.3f ms per launch (%llu FMAs", c->fma_floor_ms, c->fmas_per_launch);
+        strbuf_printf(&b, "FMA floor: %.3f ms per launch (%llu FMAs", c->fma_floor_ms, c->fmas_per_launch);
         if (d->sm_count > 0 && d->fp32_lanes_per_sm > 0 && d->measured_sm_clock_mhz > 0)
-            sb_printf(&b, " / (%d SMs x %d FP32 lanes x %.0f MHz)", d->sm_count,
-                      d->fp32_lanes_per_sm, d->measured_sm_clock_mhz);
-        sb_printf(&b, ")\n");
+            strbuf_printf(&b, " / (%d SMs x %d FP32 lanes x %.0f MHz)", d->sm_count, d->fp32_lanes_per_sm,
+                          d->measured_sm_clock_mhz);
+        strbuf_printf(&b, ")\n");
     }
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
-        sb_printf(&b, "\n");
+        strbuf_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
         if (r->measured) testimony_text(&b, &r->tables[i]);
     }
     const struct dv_testimony *tm = &r->testimony;
     if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
                         tm->counters_reason[0])) {
-        sb_printf(&b, "\ntestimony: witness %s", tm->witness_taken ? "taken" : "not taken");
-        if (tm->witness_taken) sb_printf(&b, " (%.1f ms host time)", tm->witness_ms);
-        else if (tm->witness_reason[0]) sb_printf(&b, " (%s)", tm->witness_reason);
-        sb_printf(&b, "; counters %s", tm->counters_taken ? "taken" : "null");
-        if (tm->counters_taken) sb_printf(&b, " (%.1f ms host time, %s)", tm->counters_ms, tm->counters_library);
-        else if (tm->counters_reason[0]) sb_printf(&b, ": %s", tm->counters_reason);
-        sb_printf(&b, "\n");
+        strbuf_printf(&b, "\ntestimony: witness %s", tm->witness_taken ? "taken" : "not taken");
+        if (tm->witness_taken) strbuf_printf(&b, " (%.1f ms host time)", tm->witness_ms);
+        else if (tm->witness_reason[0]) strbuf_printf(&b, " (%s)", tm->witness_reason);
+        strbuf_printf(&b, "; counters %s", tm->counters_taken ? "taken" : "null");
+        if (tm->counters_taken) strbuf_printf(&b, " (%.1f ms host time, %s)", tm->counters_ms, tm->counters_library);
+        else if (tm->counters_reason[0]) strbuf_printf(&b, ": %s", tm->counters_reason);
+        strbuf_printf(&b, "\n");
     }
-    if (r->nwarnings) sb_printf(&b, "\n");
+    if (r->nwarnings) strbuf_printf(&b, "\n");
     for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++)
-        sb_printf(&b, "warning: %s\n", r->warnings[i]);
-    if (b.oom || !b.s) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+        strbuf_printf(&b, "warning: %s\n", r->warnings[i]);
+    return strbuf_take(&b);
 }

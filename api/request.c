@@ -270,6 +270,9 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
             goto cleanup;
         }
         if (setters[k].set(o, value, e) != 0) goto cleanup;
+        /* Named, so a field that does not apply can be told from a default. */
+        for (unsigned b = 0; b < DV_GIVEN_NUM; b++)
+            if (strcmp(experiment_given_name(1u << b), key) == 0) o->given |= 1u << b;
     }
 
     const char *field = "";
@@ -285,6 +288,16 @@ cleanup:
     return rc;
 }
 
+/* Whether request_dump() writes field `bit`: every field the tables read,
+ * and any the request named (so the worker's document carries the same
+ * warning the request earned); a default that does not apply is left out,
+ * so a suite's scenario request reads as one. */
+static int dumped(const struct dv_options *o, unsigned bit) {
+    unsigned skip = DV_GIVEN_PART | DV_GIVEN_PREDICATES | DV_GIVEN_BASELINE;
+    if (!o->scenario[0]) skip = o->part == DV_PART_2 ? DV_GIVEN_PREDICATES | DV_GIVEN_BASELINE : 0;
+    return !(skip & bit) || (o->given & bit);
+}
+
 /* `device` is not part of the body: the server, not the client, picks the GPU,
  * and its worker is started for that device. */
 char *request_dump(const struct dv_options *o) {
@@ -296,11 +309,13 @@ char *request_dump(const struct dv_options *o) {
         json_decref(preds);
         goto cleanup;
     }
-    jsonout_put(root, "part", o->part == DV_PART_ALL ? jsonout_str("all") : json_integer(o->part), &bad);
+    if (dumped(o, DV_GIVEN_PART))
+        jsonout_put(root, "part", o->part == DV_PART_ALL ? jsonout_str("all") : json_integer(o->part), &bad);
     for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++)
         jsonout_append(preds, jsonout_str(o->predicates[i]), &bad);
-    jsonout_put(root, "predicates", preds, &bad);
-    jsonout_put(root, "baseline", jsonout_str(o->baseline), &bad);
+    if (dumped(o, DV_GIVEN_PREDICATES)) jsonout_put(root, "predicates", preds, &bad);
+    else json_decref(preds);
+    if (dumped(o, DV_GIVEN_BASELINE)) jsonout_put(root, "baseline", jsonout_str(o->baseline), &bad);
     jsonout_put(root, "blocks", o->blocks ? json_integer(o->blocks) : jsonout_str("auto"), &bad);
     if (o->block_y == 1) tpb = json_integer(o->block_x);
     else if ((tpb = json_array())) {
@@ -313,7 +328,7 @@ char *request_dump(const struct dv_options *o) {
     jsonout_put(root, "budget_ms", json_real(o->budget_ms), &bad);
     jsonout_put(root, "min_samples", json_integer(o->min_samples), &bad);
     jsonout_put(root, "max_samples", json_integer(o->max_samples), &bad);
-    jsonout_put(root, "scenario", jsonout_str(o->scenario), &bad);
+    if (o->scenario[0] || (o->given & DV_GIVEN_SCENARIO)) jsonout_put(root, "scenario", jsonout_str(o->scenario), &bad);
     if (o->no_witness) jsonout_put(root, "witness", json_false(), &bad);
     if (o->no_counters) jsonout_put(root, "counters", json_false(), &bad);
     if (!bad) out = jsonout_dumps(root, JSON_COMPACT);

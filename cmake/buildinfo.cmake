@@ -14,6 +14,17 @@ else()
     set(rev "${rev}-dirty")
   endif()
 endif()
+# The kernels' digest: SHA-256 over each source's path (from the top) and
+# content, in a fixed order; the first 16 hex digits are recorded.
+string(REPLACE "|" ";" kernel_files "${KERNEL_FILES}")
+set(kernel_text "")
+foreach(f IN LISTS kernel_files)
+  file(SHA256 "${f}" h)
+  file(RELATIVE_PATH rel "${SRC}" "${f}")
+  string(APPEND kernel_text "${rel} ${h}\n")
+endforeach()
+string(SHA256 kernel_digest "${kernel_text}")
+string(SUBSTRING "${kernel_digest}" 0 16 kernel_digest)
 set(content "/* Generated at build time by cmake/buildinfo.cmake: do not edit. */
 #include \"kernels/base/buildinfo.h\"
 const char *buildinfo_version(void) { return \"${VERSION}\"; }
@@ -21,6 +32,7 @@ const char *buildinfo_git_revision(void) { return \"${rev}\"; }
 const char *buildinfo_nvcc_version(void) { return \"${NVCC}\"; }
 const char *buildinfo_cuda_architectures(void) { return \"${ARCHS}\"; }
 const char *buildinfo_cuda_flags(void) { return \"${FLAGS}\"; }
+const char *buildinfo_kernel_digest(void) { return \"${kernel_digest}\"; }
 ")
 set(old "")
 if(EXISTS ${OUT})

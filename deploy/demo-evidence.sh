@@ -3,7 +3,10 @@
 # committed H200 capture, tests/fixtures/evidence), so a machine without a GPU
 # shows real numbers. The files are copied unchanged: each names its GPU, date
 # and build, and the widget shows them as a recorded measurement with its age.
-# A store that already holds any evidence is left alone.
+# A store that already holds any evidence is left alone. The capture is
+# made on a GPU by deploy/capture-demo.sh (one command: every suite with the
+# witness and the counters), and tests/fixtures/capture_check.py fails when
+# the committed one no longer matches the build.
 # Usage: demo-evidence.sh SOURCE_STORE TARGET_STORE
 set -euo pipefail
 src=$1 dst=$2

@@ -147,13 +147,16 @@ else
 fi
 
 # ---- 3. scripts parse -------------------------------------------------------
-for s in deploy/bundle.sh deploy/install.sh deploy/deb.sh deploy/demo-evidence.sh tests/deploy_check.sh; do
+for s in deploy/bundle.sh deploy/install.sh deploy/deb.sh deploy/demo-evidence.sh deploy/capture-demo.sh tests/deploy_check.sh; do
   bash -n "$src/$s" && ok "bash -n $s" || bad "bash -n $s"
 done
 sh -n "$src/deploy/divergence.sh" && ok "sh -n deploy/divergence.sh" || bad "sh -n deploy/divergence.sh"
 
 # ---- 4. bundle and install ------------------------------------------------
-if [ -n "$build" ] && [ -x "$build/divergence" ]; then
+# The bundle and the .deb carry divergence-gpu: a build without nvcc has none.
+if [ -n "$build" ] && [ -x "$build/divergence" ] && [ ! -x "$build/divergence-gpu" ]; then
+  skipped "bundle and deb: '$build' was built without CUDA (no divergence-gpu to ship)"
+elif [ -n "$build" ] && [ -x "$build/divergence" ]; then
   if out=$("$src/deploy/bundle.sh" "$build" "$tmp/dist" 2>&1); then
     tarball=$(ls "$tmp/dist"/divergence-*.tar.gz 2>/dev/null | head -n 1)
     ok "bundle.sh: $(basename "$tarball")"
@@ -250,7 +253,7 @@ else
 fi
 
 # ---- 5. the .deb ----------------------------------------------------------
-if [ -n "$build" ] && [ -x "$build/divergence" ] && command -v dpkg-deb >/dev/null 2>&1; then
+if [ -n "$build" ] && [ -x "$build/divergence-gpu" ] && command -v dpkg-deb >/dev/null 2>&1; then
   if out=$("$src/deploy/deb.sh" "$build" "$tmp/deb" 2>&1); then
     deb=$(ls "$tmp/deb"/divergence_*.deb | head -n 1)
     ok "deb.sh: $(basename "$deb")"
@@ -312,7 +315,7 @@ PY
     bad "deb.sh: $out"
   fi
 else
-  skipped "deb: no built divergence or no dpkg-deb"
+  skipped "deb: no built divergence-gpu or no dpkg-deb"
 fi
 
 echo "deploy_check: $pass passed, $fail failed, $skip skipped"

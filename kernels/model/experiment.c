@@ -14,6 +14,7 @@
  * those functions, so no reader can disagree with another about which
  * predicate a row evaluates, whether it reads blockIdx.x or how often.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 #include "kernels/model/analysis.h"
 #include "kernels/model/scenario.h"
 #include "kernels/model/experiment.h"
-
-
 
 void experiment_defaults(struct dv_options *o) {
     static const char *const rows[] = {"lane-parity", "lane-half", "warp-parity", "block-parity"};
@@ -157,6 +156,63 @@ static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *er
     return rc;
 }
 
+/* 1 when `r` puts every thread of the grid on one path. */
+static int one_path(const struct dv_row *r, const struct dv_geometry *g) {
+    return r->threads_on_a.total == 0 || r->threads_on_a.total == analysis_threads(g);
+}
+
+/* The analysis of expression `text` on `g` into `row`; 0, or -1 with `err`. */
+static int analyze_text(const char *text, const struct dv_geometry *g, struct dv_row *row, char *err) {
+    struct predicate p;
+    char why[ERR_LEN];
+    if (predicate_resolve(text, &p, why) != 0) {
+        dv_seterr(err, "predicate '%s': %s", text, why);
+        return -1;
+    }
+    int rc = analysis_row(&p, g, 0, row, why);
+    if (rc != 0) dv_seterr(err, "predicate '%s': %s", text, why);
+    predicate_cleanup(&p);
+    return rc;
+}
+
+/* A baseline that puts every thread on one path (the lesson's warp parity
+ * in a 32x8 block, where threadIdx.x / 32 is 0 for every thread; any block
+ * of one warp) splits no warp but does none of the other path's work, so
+ * every row that splits the work is "not comparable" to it. The table says
+ * so in its note and names a warp-level analogue that splits the block
+ * between whole warps (the warp index from the linear thread id), or,
+ * where a block is one warp, the block parity, which splits the grid
+ * between blocks. Returns 0, or -1 with `err` (out of memory). */
+static int note_empty_path(const struct dv_geometry *g, struct dv_table *t, char *err) {
+    static const char *const analogues[] = {"(warp & 1) == 0", "block-parity"};
+    const struct dv_row *base = &t->rows[t->baseline_row];
+    if (!one_path(base, g)) return 0;
+    unsigned others = 0;
+    for (unsigned i = 0; i < t->nrows; i++) others += !t->rows[i].comparable;
+    char shape[48];
+    if (g->block_y > 1) snprintf(shape, sizeof shape, "%ux%u block", g->block_x, g->block_y);
+    else snprintf(shape, sizeof shape, "block of %u threads", g->block_x);
+    const char *suggest = NULL;
+    for (size_t k = 0; k < sizeof analogues / sizeof analogues[0] && !suggest; k++) {
+        struct dv_row cand;
+        memset(&cand, 0, sizeof cand);
+        if (analyze_text(analogues[k], g, &cand, err) != 0) return -1;
+        if (!one_path(&cand, g) && cand.warps_split.max == 0) suggest = analogues[k];
+    }
+    int n = snprintf(t->note, sizeof t->note,
+                     "the baseline %s puts every thread of this %s on path %s: it splits no warp but does none "
+                     "of the other path's work, so %u row%s that split the work %s not comparable to it",
+                     base->label, shape, base->threads_on_a.total ? "A" : "B", others, others == 1 ? "" : "s",
+                     others == 1 ? "is" : "are");
+    if (suggest) {
+        snprintf(t->suggested_baseline, sizeof t->suggested_baseline, "%s", suggest);
+        if (n > 0 && (size_t)n < sizeof t->note)
+            snprintf(t->note + n, sizeof t->note - (size_t)n,
+                     "; its warp-level analogue, baseline %s, splits the work between whole warps", suggest);
+    }
+    return 0;
+}
+
 static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
                       char *err) {
     struct predicate preds[DV_MAX_ROWS];
@@ -210,6 +266,10 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
     snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
     snprintf(t->kernel, sizeof(t->kernel), "%s", experiment_kernel_name(t->rows[0].kernel));
     analysis_compare(t, 0);
+    if (note_empty_path(g, t, err) != 0) {
+        fail_at(field, "");
+        goto cleanup;
+    }
     rc = 0;
 cleanup:
     for (unsigned i = 0; i < n; i++) predicate_cleanup(&preds[i]);
@@ -275,6 +335,7 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
     snprintf(r->build.nvcc_version, sizeof(r->build.nvcc_version), "%s", buildinfo_nvcc_version());
     snprintf(r->build.cuda_architectures, sizeof(r->build.cuda_architectures), "%s", buildinfo_cuda_architectures());
     snprintf(r->build.flags, sizeof(r->build.flags), "%s", buildinfo_cuda_flags());
+    snprintf(r->build.kernel_digest, sizeof(r->build.kernel_digest), "%s", buildinfo_kernel_digest());
 
     const char *exp = o->scenario[0] ? "scenario" : o->part == DV_PART_1 ? "part1" : o->part == DV_PART_2 ? "part2" : "all";
     snprintf(c->experiment, sizeof(c->experiment), "%s", exp);
@@ -297,6 +358,9 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
     c->min_samples = o->min_samples;
     c->max_samples = o->max_samples;
 
+    for (unsigned bit = 1; bit < (1u << DV_GIVEN_NUM); bit <<= 1)
+        if (experiment_unused(o) & bit)
+            experiment_warn(r, "%s: not used: %s", experiment_given_name(bit), experiment_unused_reason(o, bit));
     if (o->scenario[0]) { return scenario_plan(o, r, field, err); }
 
     static const struct {
@@ -314,4 +378,121 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
         r->ntables++;
     }
     return 0;
+}
+
+/* ---- what a request names but does not use -------------------------------- */
+
+unsigned experiment_unused(const struct dv_options *o) {
+    unsigned unused = 0;
+    if (o->scenario[0]) unused = DV_GIVEN_PART | DV_GIVEN_PREDICATES | DV_GIVEN_BASELINE;
+    else if (o->part == DV_PART_2) unused = DV_GIVEN_PREDICATES | DV_GIVEN_BASELINE;
+    return o->given & unused;
+}
+
+const char *experiment_given_name(unsigned bit) {
+    static const char *const names[DV_GIVEN_NUM] = {
+        "part",      "predicates",  "baseline",    "blocks", "threads_per_block", "iterations", "max_noise",
+        "budget_ms", "min_samples", "max_samples", "device", "scenario",          "witness",    "counters",
+    };
+    for (unsigned i = 0; i < DV_GIVEN_NUM; i++)
+        if (bit == 1u << i) return names[i];
+    return "";
+}
+
+const char *experiment_unused_reason(const struct dv_options *o, unsigned bit) {
+    if (!(experiment_unused(o) & bit)) return "";
+    if (o->scenario[0]) return "a scenario request runs the scenario tables instead of the Part 1 and Part 2 tables";
+    return "Part 2's rows are fixed (no branch, and the branch inside the loop for lane and warp parity)";
+}
+
+/* ---- what an analysis costs ----------------------------------------------- */
+
+double experiment_analysis_cost(const struct dv_options *o, const char **field) {
+    const double by = o->block_y ? o->block_y : 1;
+    const double tpb = (double)o->block_x * by;
+    const double threads = (o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) * tpb;
+    if (field) *field = "threads_per_block";
+    if (o->scenario[0]) {
+        /* Scenario tables run instead of the Part tables; each row assigns
+         * work to every thread of the scenario grid and models its warps. */
+        const struct dv_geometry g = scenario_grid(o);
+        if (field) *field = "scenario";
+        return (double)scenario_rows(o->scenario) * (double)analysis_threads(&g);
+    }
+    double cost = 0;
+    const char *grid_field = NULL;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
+        /* A predicate that cannot read blockIdx.x is analysed on one block;
+         * one that can (or that does not resolve: the plan then fails early,
+         * at no cost) on every thread. The baseline is one of the rows
+         * (validation adds it). The empty-path note's two candidates (one
+         * block each, at most 2048 evaluations, and only where the note is
+         * written) are left out: a request at the cap stays at the cap. */
+        for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
+            struct predicate p;
+            char why[ERR_LEN];
+            if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
+            int whole = (p.uses & PREDICATE_USES_BLOCK) != 0;
+            cost += whole ? threads : tpb;
+            if (whole && !grid_field) grid_field = experiment_predicate_field(i);
+            predicate_cleanup(&p);
+        }
+    }
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) cost += 3 * tpb;
+    if (field && grid_field) *field = grid_field;
+    return cost;
+}
+
+/* ---- Part 2 read both ways ------------------------------------------------ */
+
+const char *experiment_reading_kind_name(enum dv_reading_kind k) {
+    return k == DV_READING_SPLIT ? "split" : "question";
+}
+
+/* median(a) / median(b), NaN unless both rows are measured. */
+static double median_ratio(const struct dv_row *a, const struct dv_row *b) {
+    if (!a->measured || !b->measured || !isfinite(a->time_ms.median) || !isfinite(b->time_ms.median) ||
+        !(b->time_ms.median > 0))
+        return NAN;
+    return a->time_ms.median / b->time_ms.median;
+}
+
+static double predicted_over(const struct dv_row *a, const struct dv_row *b) {
+    return isfinite(a->predicted_ratio) && isfinite(b->predicted_ratio) && b->predicted_ratio > 0
+               ? a->predicted_ratio / b->predicted_ratio
+               : NAN;
+}
+
+static void reading(const struct dv_table *t, enum dv_reading_kind kind, int row, int against, struct dv_reading *out) {
+    const struct dv_row *a = &t->rows[row], *b = &t->rows[against];
+    out->kind = kind;
+    out->row = row;
+    out->against = against;
+    out->ratio = median_ratio(a, b);
+    out->predicted = predicted_over(a, b);
+    if (kind == DV_READING_SPLIT)
+        snprintf(out->sentence, sizeof out->sentence,
+                 "%.80s against %.80s: the cost of splitting a warp (both ask the question every iteration; "
+                 "only the split differs)",
+                 a->label, b->label);
+    else
+        snprintf(out->sentence, sizeof out->sentence,
+                 "%.80s against %.80s: the cost of asking a question in a loop (no warp splits in either)", a->label,
+                 b->label);
+}
+
+unsigned experiment_readings(const struct dv_table *t, struct dv_reading *out) {
+    int nobranch = -1, split = -1, uniform = -1;
+    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
+        const struct dv_row *r = &t->rows[i];
+        if (r->kernel == DV_KERNEL_NOBRANCH && nobranch < 0) nobranch = (int)i;
+        if (r->kernel != DV_KERNEL_PERITER) continue;
+        if (r->warps_split.max > 0 && split < 0) split = (int)i;
+        if (r->warps_split.max == 0 && uniform < 0) uniform = (int)i;
+    }
+    if (nobranch < 0 || uniform < 0) return 0;
+    unsigned n = 0;
+    if (split >= 0) reading(t, DV_READING_SPLIT, split, uniform, &out[n++]);
+    reading(t, DV_READING_QUESTION, uniform, nobranch, &out[n++]);
+    return n;
 }

@@ -62,6 +62,31 @@ enum dv_kernel {
     DV_NUM_KERNELS
 };
 
+/* Which fields a request named (dv_options.given): the CLI and the JSON
+ * parser set them, so a field that does not apply to the tables the request
+ * runs can be told from a default (experiment_unused()). */
+enum dv_given {
+    DV_GIVEN_PART = 1u << 0,
+    DV_GIVEN_PREDICATES = 1u << 1,
+    DV_GIVEN_BASELINE = 1u << 2,
+    DV_GIVEN_BLOCKS = 1u << 3,
+    DV_GIVEN_TPB = 1u << 4,
+    DV_GIVEN_ITERATIONS = 1u << 5,
+    DV_GIVEN_MAX_NOISE = 1u << 6,
+    DV_GIVEN_BUDGET_MS = 1u << 7,
+    DV_GIVEN_MIN_SAMPLES = 1u << 8,
+    DV_GIVEN_MAX_SAMPLES = 1u << 9,
+    DV_GIVEN_DEVICE = 1u << 10,
+    DV_GIVEN_SCENARIO = 1u << 11,
+    DV_GIVEN_WITNESS = 1u << 12,
+    DV_GIVEN_COUNTERS = 1u << 13,
+    DV_GIVEN_NUM = 14
+};
+/* What only a measurement reads: an analysis ignores these. */
+#define DV_GIVEN_MEASURE_ONLY                                                                                          \
+    (DV_GIVEN_MAX_NOISE | DV_GIVEN_BUDGET_MS | DV_GIVEN_MIN_SAMPLES | DV_GIVEN_MAX_SAMPLES | DV_GIVEN_DEVICE |         \
+     DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS)
+
 /* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
 struct dv_options {
     enum dv_part part;
@@ -78,6 +103,7 @@ struct dv_options {
     char scenario[DV_SCENARIO_LEN];                     /* "" or a name / "all" */
     int no_witness;                                     /* 1: skip the witness  */
     int no_counters;                                    /* 1: skip the counters */
+    unsigned given;                                     /* DV_GIVEN_* named     */
 };
 
 struct dv_stats {
@@ -220,6 +246,11 @@ struct dv_row {
 
 struct dv_table {
     char id[32];          /* "part1", "part2", "scenario:<name>"               */
+    /* What the table says beyond its rows (e.g. a baseline that leaves a
+     * path empty in this block), "" for nothing; and the predicate that
+     * would make the comparison, "" for none (experiment_plan() fills both). */
+    char note[384];
+    char suggested_baseline[PREDICATE_TEXT_LEN];
     char title[160];
     char kernel[32];      /* the kernel every row of this table ran            */
     char kernel_iterations[32]; /* "compile-time 4096" (", unroll N"), "runtime" */
@@ -254,6 +285,7 @@ struct dv_build {
     char nvcc_version[32];
     char cuda_architectures[64];
     char flags[128];
+    char kernel_digest[24]; /* base/buildinfo.h: the kernels' sources */
 };
 
 struct dv_config {
@@ -324,6 +356,59 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
 /* "predicates[i]" for entry `i` of dv_options.predicates, as static text
  * ("predicates" past DV_MAX_ROWS). */
 const char *experiment_predicate_field(unsigned i);
+
+/* The DV_GIVEN_* fields `o` names that the tables it plans do not read:
+ * part, predicates and baseline under a scenario (the scenario tables run
+ * instead of Part 1 and 2); predicates and baseline under part 2 (its rows
+ * are fixed). experiment_plan() warns of each; the CLI refuses them. */
+unsigned experiment_unused(const struct dv_options *o);
+
+/* The JSON name of one DV_GIVEN_* bit ("predicates"), "" for none. */
+const char *experiment_given_name(unsigned bit);
+
+/* Why field `bit` does not apply to `o` (a static sentence), "" when it does. */
+const char *experiment_unused_reason(const struct dv_options *o, unsigned bit);
+
+/* Thread evaluations experiment_plan() makes for `o`: a Part 1 predicate
+ * that reads blockIdx.x is evaluated for every thread of the grid, one that
+ * does not for one block; each Part 2 row for one block; each scenario row
+ * assigns and models every thread of the grid. `*field` (may be NULL)
+ * receives the request field the bulk of it comes from ("scenario",
+ * "predicates[i]" of the first blockIdx.x predicate, else
+ * "threads_per_block"), which is what an over-limit error names. */
+double experiment_analysis_cost(const struct dv_options *o, const char **field);
+
+/* Part 2 read both ways ("Read the two per-iteration rows against each
+ * other for the cost of splitting a warp, and both against the baseline for
+ * the cost of asking a question in a loop"). */
+enum dv_reading_kind {
+    DV_READING_SPLIT = 0, /* the split per-iteration row against the uniform one */
+    DV_READING_QUESTION   /* the uniform per-iteration row against no branch    */
+};
+#define DV_MAX_READINGS 2
+struct dv_reading {
+    enum dv_reading_kind kind;
+    int row, against;   /* row indexes in the table                        */
+    double ratio;       /* median over median; NaN when not measured       */
+    double predicted;   /* the model's: predicted ratio over predicted ratio */
+    char sentence[320]; /* which is which, in words                        */
+};
+
+/* The readings of table `t` into out[0..DV_MAX_READINGS): present when the
+ * table has a no-branch row and per-iteration rows (one that splits warps,
+ * one that splits none), found by their kernels and analysis, not by name.
+ * A pure function of the rows, so every writer (JSON, text, Markdown, CSV,
+ * the evidence summary) gives the same figures. Returns how many (0 for a
+ * table without per-iteration rows). */
+unsigned experiment_readings(const struct dv_table *t, struct dv_reading *out);
+
+/* "split" / "question". */
+const char *experiment_reading_kind_name(enum dv_reading_kind k);
+
+/* The lesson's sentence that says how to read them. */
+#define DV_READINGS_LESSON                                                                                             \
+    "Read the two per-iteration rows against each other for the cost of splitting a warp, and both against "           \
+    "the baseline for the cost of asking a question in a loop."
 
 /* Adds a warning line to `r` (dropped past DV_MAX_WARNINGS). */
 void experiment_warn(struct dv_report *r, const char *fmt, ...)

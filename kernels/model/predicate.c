@@ -12,13 +12,24 @@
 #include "kernels/model/expr.h"
 #include "kernels/model/predicate.h"
 
+/* The expression is also the row's label: what a table calls a row is what
+ * it evaluates, so a reader who copies a label into the predicate box gets
+ * the very same row (the lesson writes "threadIdx.x & 1" for the first row,
+ * whose takesPathA() is (threadIdx.x & 1) == 0). */
 static const struct predicate_builtin builtins[DV_NUM_MODES] = {
-    {"lane-parity", "threadIdx.x & 1", "(threadIdx.x & 1) == 0", DV_LANE_PARITY},
-    {"lane-half", "(threadIdx.x & 31) < 16", "(threadIdx.x & 31) < 16", DV_LANE_HALF},
-    {"warp-parity", "threadIdx.x / 32 & 1", "(threadIdx.x / 32 & 1) == 0", DV_WARP_PARITY},
-    {"block-parity", "blockIdx.x & 1", "(blockIdx.x & 1) == 0", DV_BLOCK_PARITY},
-    {"always-a", "no branch taken apart", "1", DV_ALWAYS_A},
-    {"first-16", "threadIdx.x < 16", "threadIdx.x < 16", DV_FIRST_16},
+    {"lane-parity", "(threadIdx.x & 1) == 0", "even lanes on path A, odd lanes on B: every warp splits",
+     DV_LANE_PARITY},
+    {"lane-half", "(threadIdx.x & 31) < 16", "lanes 0-15 of each warp on path A, 16-31 on B: every warp splits",
+     DV_LANE_HALF},
+    {"warp-parity", "(threadIdx.x / 32 & 1) == 0",
+     "even warps of a 1D block on path A, odd warps on B: no warp splits (in a 2D block of 32 columns every "
+     "threadIdx.x / 32 is 0: use (warp & 1) == 0 there)",
+     DV_WARP_PARITY},
+    {"block-parity", "(blockIdx.x & 1) == 0", "even blocks on path A, odd blocks on B: no warp splits",
+     DV_BLOCK_PARITY},
+    {"always-a", "1", "every thread on path A: the branch never splits anything", DV_ALWAYS_A},
+    {"first-16", "threadIdx.x < 16",
+     "threads 0-15 on path A: only warp 0 splits, and 16 threads do A's work instead of half the block", DV_FIRST_16},
 };
 
 const struct predicate_builtin *predicate_builtins(size_t *count) {
@@ -38,7 +49,7 @@ static unsigned uses_of_mode(enum dv_mode mode) { return mode == DV_BLOCK_PARITY
 
 static void set_builtin(const struct predicate_builtin *b, struct predicate *p) {
     snprintf(p->name, sizeof(p->name), "%s", b->name);
-    snprintf(p->label, sizeof(p->label), "%s", b->label);
+    snprintf(p->label, sizeof(p->label), "%s", b->expr);
     p->mode = b->mode;
     p->uses = uses_of_mode(b->mode);
 }

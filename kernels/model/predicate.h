@@ -7,8 +7,8 @@
  * never diverges; `phase` is 0 in Part 1 and the loop index in Part 2.
  *
  * The second half of the header is host-only C API: the table of built-in
- * predicates (stable names, the lesson's labels, the equivalent expression in
- * the predicate language) and struct predicate, which is either a built-in
+ * predicates (stable names, the definition in the predicate language, which
+ * is also the label, and a hint) and struct predicate, which is either a built-in
  * mode or a parsed expression (expr.h). predicate_eval() is the single entry
  * point the analysis and the mask builder use for any predicate.
  */
@@ -69,13 +69,19 @@ extern "C" {
 
 struct expr; /* expr.h */
 
-/* One entry of the built-in table. `expr` is the same predicate written in the
- * expression language (path A where it is nonzero); tests check that the two
- * agree for every thread of several grids. */
+/* How the expression language reads a value: the one sentence every reader
+ * (GET /predicates, the widget's hint, the help) shows. */
+#define PREDICATE_RULE "a thread takes path A where the predicate is nonzero (true) and path B where it is 0"
+
+/* One entry of the built-in table: the one source of a built-in's label,
+ * definition and hint. `expr` is the predicate written in the expression
+ * language (path A where it is nonzero), which is also its label in every
+ * table, so the label is what the row evaluates; tests check that it and
+ * dv_takes_path_a() agree for every thread of several grids. */
 struct predicate_builtin {
-    const char *name;  /* stable id: "lane-parity" */
-    const char *label; /* the lesson's label: "threadIdx.x & 1" */
-    const char *expr;  /* "(threadIdx.x & 1) == 0" */
+    const char *name; /* stable id: "lane-parity"                      */
+    const char *expr; /* definition and label: "(threadIdx.x & 1) == 0" */
+    const char *hint; /* what it does to a block, in words              */
     enum dv_mode mode;
 };
 
@@ -84,7 +90,7 @@ struct predicate_builtin {
  * predicate_cleanup(). */
 struct predicate {
     char name[PREDICATE_TEXT_LEN];  /* built-in name, or the expression text */
-    char label[PREDICATE_TEXT_LEN]; /* the lesson's label, or the expression */
+    char label[PREDICATE_TEXT_LEN]; /* the built-in's expression, or the expression */
     enum dv_mode mode;
     struct expr *expr;
     unsigned uses; /* PREDICATE_USES_* bits: which inputs it reads */

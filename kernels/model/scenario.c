@@ -192,6 +192,47 @@ const struct scenario *scenario_find(const char *name) {
     return NULL;
 }
 
+const struct scenario *scenario_get(size_t i) { return i < NSCENARIOS ? &scenarios[i] : NULL; }
+
+/* A worked-case id ("C7", "c7") names every scenario of that cell. */
+static int is_cell(const struct scenario *s, const char *want) {
+    return (want[0] == 'C' || want[0] == 'c') && strcmp(s->cell + 1, want + 1) == 0 && want[1] != '\0';
+}
+
+size_t scenario_names_text(char *buf, size_t len) {
+    size_t at = 0;
+    if (len) buf[0] = '\0';
+    for (size_t i = 0; i < NSCENARIOS; i++) {
+        int n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%s (%s)", i ? ", " : "",
+                         scenarios[i].name, scenarios[i].cell);
+        if (n > 0) at += (size_t)n;
+    }
+    return at;
+}
+
+int scenario_select(const char *want, const struct scenario **out, size_t *n, char *err) {
+    *n = 0;
+    if (!want || !want[0]) want = "all";
+    const int all = strcmp(want, "all") == 0;
+    for (size_t i = 0; i < NSCENARIOS; i++)
+        if (all || strcmp(scenarios[i].name, want) == 0 || is_cell(&scenarios[i], want)) out[(*n)++] = &scenarios[i];
+    if (*n) return 0;
+    char names_text[400];
+    scenario_names_text(names_text, sizeof names_text);
+    dv_seterr(err, "unknown name '%.60s'; known: all, %s; or a worked case C1..C10", want, names_text);
+    return -1;
+}
+
+unsigned scenario_rows(const char *want) {
+    const struct scenario *list[SCENARIO_MAX_SELECTED];
+    size_t n = 0;
+    char err[ERR_LEN];
+    unsigned rows = 0;
+    if (scenario_select(want, list, &n, err) != 0) return 0;
+    for (size_t i = 0; i < n; i++) rows += list[i]->nrows;
+    return rows;
+}
+
 struct dv_geometry scenario_grid(const struct dv_options *o) {
     const struct dv_geometry g = {o->blocks ? o->blocks : DV_DEFAULT_BLOCKS,
                                   o->block_x ? o->block_x : DV_DEFAULT_BLOCK_X, o->block_y ? o->block_y : 1u};
@@ -572,16 +613,15 @@ cleanup:
 }
 
 int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
-    const char *want = o->scenario[0] ? o->scenario : "all";
-    int all = strcmp(want, "all") == 0;
-    const struct scenario *one = all ? NULL : scenario_find(want);
-    size_t count = all ? NSCENARIOS : 1;
+    const struct scenario *list[SCENARIO_MAX_SELECTED];
+    size_t count = 0;
     const struct dv_geometry g = scenario_grid(o);
     const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
+    char why[ERR_LEN];
 
     if (field) *field = "";
-    if (!all && !one) {
-        dv_seterr(err, "scenario: unknown name '%s' (try 'all')", want);
+    if (scenario_select(o->scenario, list, &count, why) != 0) {
+        dv_seterr(err, "scenario: %s", why);
         if (field) *field = "scenario";
         return -1;
     }
@@ -592,8 +632,7 @@ int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
-        const struct scenario *s = all ? &scenarios[i] : one;
-        if (scenario_build_table(s, o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
+        if (scenario_build_table(list[i], o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
         r->ntables++;
     }
     if (!r->config.experiment[0]) {

@@ -160,6 +160,27 @@ const char *const *scenario_names(size_t *n);
 /* The scenario called `name`, or NULL. */
 const struct scenario *scenario_find(const char *name);
 
+/* Scenario `i` of the table (0 <= i < the count scenario_names() gives), or
+ * NULL past it. */
+const struct scenario *scenario_get(size_t i);
+
+/* At most this many scenarios are selected by one name ("all"). */
+#define SCENARIO_MAX_SELECTED 32u
+
+/* The scenarios `want` names into out[0..*n): "all" (or "") every one, a
+ * scenario name that one, a worked-case id ("C7" or "c7") every scenario of
+ * that case (C7 has two). Returns 0, or -1 with `err` = "unknown name 'x';
+ * known: all, even-2way (C1), ...": the one place that decides what a
+ * scenario name means (the planner, validation, the cost rule ask it). */
+int scenario_select(const char *want, const struct scenario **out, size_t *n, char *err);
+
+/* Rows the tables `want` selects have in all (0 for an unknown name). */
+unsigned scenario_rows(const char *want);
+
+/* "even-2way (C1), uneven-1v31 (C2), ..." into buf[len] (truncated);
+ * returns the length the whole list needs. For help texts and errors. */
+size_t scenario_names_text(char *buf, size_t len);
+
 /* The grid every scenario table of `o` runs: o's, with blocks 0 ("auto") as
  * the lesson's DV_DEFAULT_BLOCKS (scenarios choose no grid on the GPU),
  * block_x 0 as DV_DEFAULT_BLOCK_X and block_y 0 as 1. */

@@ -17,50 +17,91 @@
 #include "server/cmd/cli.h"
 #include "api/options.h"
 #include "api/report.h"
+#include "kernels/model/scenario.h"
 #include "server/cmd/sibling.h"
+#include "server/evidence/suites.h"
 
 void cli_usage_options(void) {
-    fputs("options (analyze, measure):\n"
-          "  --part 1|2|all              which of the lesson's tables (default all)\n"
-          "  --predicates a,b,...        Part 1 rows: built-in names or expressions\n"
-          "                              (default lane-parity,lane-half,warp-parity,block-parity)\n"
-          "  --baseline NAME             the row ratios are against (default warp-parity)\n"
-          "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
-          "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
-          "  --iterations N              multiply-adds per thread (default 4096)\n"
-          "  --max-noise F               target relative stdev per row (default 0.005)\n"
-          "  --budget-ms MS              GPU time per table (default 2000)\n"
-          "  --min-samples N, --max-samples N\n"
-          "  --scenario NAME|all         the scenario suite instead of Part 1/2\n"
-          "  --device N                  CUDA device ordinal (default 0)\n"
-          "  --witness on|off            the active-lane witness launch per row (default on)\n"
-          "  --counters on|off           CUPTI hardware counters per row (default on)\n"
-          "  --json                      print the divergence.v1 document\n",
-          stdout);
+    fputs(
+        "options (analyze, measure):\n"
+        "  --part 1|2|all              which of the lesson's tables (default all)\n"
+        "  --predicates a,b,...        Part 1 rows: built-in names or expressions\n"
+        "                              (default lane-parity,lane-half,warp-parity,block-parity)\n"
+        "  --baseline NAME             the row ratios are against (default warp-parity)\n"
+        "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
+        "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
+        "  --iterations N              multiply-adds per thread (default 4096)\n"
+        "  --scenario NAME|CELL|all    the scenario suite's tables instead of Part 1 and 2\n"
+        "                              (--part, --predicates and --baseline do not apply)\n",
+        stdout);
+    /* The names, wrapped under the option's text. */
+    const char *indent = "                              ";
+    int col = printf("%snames:", indent);
+    for (size_t i = 0; scenario_get(i); i++) {
+        char item[96];
+        int n = snprintf(item, sizeof item, " %s (%s)%s", scenario_get(i)->name, scenario_get(i)->cell,
+                         scenario_get(i + 1) ? "," : ";");
+        if (col + n > 100) {
+            col = printf("\n%s", indent) - 1;
+            col += printf("%s", item + 1); /* no blank after the indent */
+        } else {
+            col += printf("%s", item);
+        }
+    }
+    printf("\n%sa worked-case id (C1, ... C10) names its scenarios\n", indent);
+    fputs("  --suite NAME                an evidence suite's whole request:\n                              ", stdout);
+    for (size_t i = 0; i < suites_count(); i++) printf("%s%s", i ? ", " : "", suites_get(i)->name);
+    fputs(
+        " (measure: or all)\n"
+        "options (measure only; analyze refuses them):\n"
+        "  --max-noise F               target relative stdev per row (default 0.005)\n"
+        "  --budget-ms MS              GPU time per table (default 2000)\n"
+        "  --min-samples N, --max-samples N\n"
+        "  --device N                  CUDA device ordinal (default 0)\n"
+        "  --witness on|off            the active-lane witness launch per row (default on)\n"
+        "  --counters on|off           CUPTI hardware counters per row (default on)\n"
+        "  --evidence-dir DIR          with --suite: file each suite's result in the evidence store DIR,\n"
+        "                              as the nightly refresh does (schema divergence.evidence.v1); the\n"
+        "                              exit status is then the suite's gates' (0: filed as good evidence)\n"
+        "output:\n"
+        "  --format text|json|md|csv|svg  the lesson's layout (default), the divergence.v1 document,\n"
+        "                              Markdown tables, CSV records or the SVG chart\n"
+        "  --json                      the same as --format json\n"
+        "predicates: " PREDICATE_RULE
+        ";\n"
+        "  built-in names and the expression each is:",
+        stdout);
+    size_t nb = 0;
+    const struct predicate_builtin *b = predicate_builtins(&nb);
+    for (size_t i = 0; i < nb; i++) printf("%s%s = %s", i % 2 ? ", " : (i ? ",\n  " : "\n  "), b[i].name, b[i].expr);
+    fputs("\n", stdout);
 }
 
 void cli_usage(const char *cmd) {
     if (strcmp(cmd, "measure") == 0)
-        fputs("usage: divergence measure [options] [--json]\n"
-              "Measures the lesson's tables on the GPU and prints them in the lesson's layout\n"
-              "(or, with --json, the divergence.v1 document POST /measure returns). On a terminal,\n"
-              "progress goes to stderr; with --json or when stderr is not a terminal, only errors do.\n\n",
-              stdout);
+        fputs(
+            "usage: divergence measure [options] [--format F]\n"
+            "Measures the lesson's tables on the GPU and prints them in the lesson's layout\n"
+            "(or, with --json, the divergence.v1 document POST /measure returns). On a terminal,\n"
+            "progress goes to stderr; with --json or when stderr is not a terminal, only errors do.\n\n",
+            stdout);
     else
-        fputs("usage: divergence analyze [options] [--json]\n"
-              "Prints what the model predicts for each row (warps split, threads on path A,\n"
-              "path-runs, predicted ratio) without a GPU, in the lesson's layout or, with --json,\n"
-              "as a divergence.v1 document (what POST /analyze returns).\n\n",
-              stdout);
+        fputs(
+            "usage: divergence analyze [options] [--format F]\n"
+            "Prints what the model predicts for each row (warps split, threads on path A,\n"
+            "path-runs, predicted ratio) without a GPU, in the lesson's layout or, with --json,\n"
+            "as a divergence.v1 document (what POST /analyze returns).\n\n",
+            stdout);
     cli_usage_options();
     if (strcmp(cmd, "measure") == 0)
-        fputs("\nexit status:\n"
-              "  0  measured, every check passed and every table met its noise target\n"
-              "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
-              "  2  bad option or value (the message names it)\n"
-              "  3  no usable GPU (CUDA's reason on stderr)\n"
-              "  4  a CUDA error while measuring\n",
-              stdout);
+        fputs(
+            "\nexit status:\n"
+            "  0  measured, every check passed and every table met its noise target\n"
+            "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
+            "  2  bad option or value (the message names it)\n"
+            "  3  no usable GPU (CUDA's reason on stderr), or a build without the CUDA toolkit\n"
+            "  4  a CUDA error while measuring\n",
+            stdout);
     else
         fputs("\nexit status:\n"
               "  0  printed the analysis\n"
@@ -69,68 +110,185 @@ void cli_usage(const char *cmd) {
               stdout);
 }
 
-int cli_parse(int argc, char **argv, struct dv_options *o, int *json) {
+static const struct {
+    const char *name;
+    enum cli_format format;
+} formats[] = {
+    {"text", CLI_FORMAT_TEXT}, {"json", CLI_FORMAT_JSON}, {"md", CLI_FORMAT_MD},
+    {"csv", CLI_FORMAT_CSV},   {"svg", CLI_FORMAT_SVG},
+};
+
+/* The options of this file, not of api/options.c: how to print, which suite,
+ * where to file it. Returns 1 when `name` is one (its value consumed into
+ * `a`), 0 when it is not, -1 after printing an error. */
+static int cli_own_option(const char *cmd, const char *name, const char *value, struct cli_args *a) {
+    if (strcmp(name, "--format") == 0) {
+        for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+            if (strcmp(value, formats[i].name) == 0) {
+                a->format = formats[i].format;
+                return 1;
+            }
+        fprintf(stderr, "divergence %s: --format: '%.40s' is not a format; allowed: text, json, md, csv, svg\n", cmd,
+                value);
+        return -1;
+    }
+    if (strcmp(name, "--suite") == 0) {
+        if (strcmp(value, "all") != 0 && !suites_find(value)) {
+            fprintf(stderr, "divergence %s: --suite: unknown suite '%.60s'; known:", cmd, value);
+            for (size_t i = 0; i < suites_count(); i++) fprintf(stderr, "%s %s", i ? "," : "", suites_get(i)->name);
+            fprintf(stderr, "%s\n", strcmp(cmd, "measure") == 0 ? ", or all" : "");
+            return -1;
+        }
+        a->suite = value;
+        return 1;
+    }
+    if (strcmp(name, "--evidence-dir") == 0) {
+        a->evidence_dir = value;
+        return 1;
+    }
+    return 0;
+}
+
+static int is_own_option(const char *name) {
+    return strcmp(name, "--format") == 0 || strcmp(name, "--suite") == 0 || strcmp(name, "--evidence-dir") == 0;
+}
+
+/* --suite NAME: the suite's request (suites.c) in `o`, keeping what the
+ * command line may still say with it (the device, the testimony passes). */
+int cli_suite_options(const char *name, const struct dv_options *given, struct dv_options *o, char *err) {
+    const struct suite *s = suites_find(name);
+    if (!s) {
+        dv_seterr(err, "--suite: unknown suite '%.60s'", name);
+        return -1;
+    }
+    if (suites_options(s, o, err) != 0) return -1;
+    o->device = given->device;
+    o->no_witness = given->no_witness;
+    o->no_counters = given->no_counters;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
     char err[ERR_LEN];
+    const char *cmd = argv[0];
+    const int analyze = strcmp(cmd, "analyze") == 0;
     experiment_defaults(o);
-    *json = 0;
+    memset(a, 0, sizeof *a);
+    a->format = CLI_FORMAT_TEXT;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            *json = 1;
+        const char *arg = argv[i];
+        if (strcmp(arg, "--json") == 0) {
+            a->format = CLI_FORMAT_JSON;
             continue;
         }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cli_usage(argv[0]);
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            cli_usage(cmd);
             return CLI_HELP_SHOWN;
         }
-        if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "divergence %s: unexpected argument '%s' (see divergence %s --help)\n", argv[0], a, argv[0]);
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr, "divergence %s: unexpected argument '%s' (see divergence %s --help)\n", cmd, arg, cmd);
             return CLI_EXIT_USAGE;
         }
-        /* --opt=value or --opt value */
+        /* --opt=value or --opt value; an unknown option is said as such,
+         * whatever follows it. */
         char name[64];
         const char *value;
-        const char *eq = strchr(a, '=');
+        const char *eq = strchr(arg, '=');
+        snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        if (!options_cli_known(name) && !is_own_option(name)) {
+            fprintf(stderr, "divergence %s: %s: unknown option (see divergence %s --help)\n", cmd, name, cmd);
+            return CLI_EXIT_USAGE;
+        }
         if (eq) {
-            snprintf(name, sizeof(name), "%.*s", (int)(eq - a), a);
             value = eq + 1;
         } else {
-            snprintf(name, sizeof(name), "%s", a);
             if (i + 1 >= argc) {
-                fprintf(stderr, "divergence %s: %s needs a value\n", argv[0], name);
+                fprintf(stderr, "divergence %s: %s needs a value\n", cmd, name);
                 return CLI_EXIT_USAGE;
             }
             value = argv[++i];
         }
+        int own = cli_own_option(cmd, name, value, a);
+        if (own < 0) return CLI_EXIT_USAGE;
+        if (own) continue;
         if (options_set_cli(o, name, value, err) != 0) {
-            fprintf(stderr, "divergence %s: %s\n", argv[0], err);
+            fprintf(stderr, "divergence %s: %s\n", cmd, err);
             return CLI_EXIT_USAGE;
         }
     }
+    /* An analysis measures nothing: what only a measurement reads is a
+     * mistake to say, not an option to drop in silence. */
+    unsigned measure_only = analyze ? o->given & DV_GIVEN_MEASURE_ONLY : 0;
+    for (unsigned bit = 1; measure_only && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
+        if (measure_only & bit) {
+            fprintf(stderr, "divergence %s: %s: does not apply to analyze, which measures nothing (measure takes it)\n",
+                    cmd, options_cli_name(bit));
+            return CLI_EXIT_USAGE;
+        }
+    if (a->evidence_dir && (analyze || !a->suite)) {
+        fprintf(stderr, "divergence %s: --evidence-dir: %s\n", cmd,
+                analyze ? "does not apply to analyze (it files measurements)" : "needs --suite NAME|all");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->suite) {
+        /* A suite is a whole request: anything else that shapes the tables
+         * would make it another request filed under the suite's name. */
+        unsigned shaping = o->given & ~(unsigned)(DV_GIVEN_DEVICE | DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS);
+        for (unsigned bit = 1; shaping && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
+            if (shaping & bit) {
+                fprintf(stderr, "divergence %s: %s: does not apply with --suite, which is the suite's whole request\n",
+                        cmd, options_cli_name(bit));
+                return CLI_EXIT_USAGE;
+            }
+        if (strcmp(a->suite, "all") == 0) {
+            if (analyze) {
+                fprintf(stderr, "divergence analyze: --suite: name one suite (all is for measure)\n");
+                return CLI_EXIT_USAGE;
+            }
+            return 0; /* the caller builds each suite's options */
+        }
+        struct dv_options given = *o;
+        if (cli_suite_options(a->suite, &given, o, err) != 0) {
+            fprintf(stderr, "divergence %s: %s\n", cmd, err);
+            return CLI_EXIT_USAGE;
+        }
+        return 0;
+    }
     if (options_validate(o, OPTIONS_CLI, NULL, err) != 0) {
-        fprintf(stderr, "divergence %s: %s\n", argv[0], err);
+        fprintf(stderr, "divergence %s: %s\n", cmd, err);
         return CLI_EXIT_USAGE;
     }
     return 0;
 }
 
-static int emit(const struct dv_report *r, int json) {
-    char *s = json ? report_json(r, 1) : report_text(r);
+char *cli_render(const struct dv_report *r, enum cli_format format) {
+    switch (format) {
+    case CLI_FORMAT_JSON: return report_json(r, 1);
+    case CLI_FORMAT_MD: return report_markdown(r);
+    case CLI_FORMAT_CSV: return report_csv(r);
+    case CLI_FORMAT_SVG: return report_svg(r, NULL);
+    default: return report_text(r);
+    }
+}
+
+static int emit(const struct dv_report *r, enum cli_format format) {
+    char *s = cli_render(r, format);
     if (!s) {
         fprintf(stderr, "divergence: out of memory formatting the report\n");
         return -1;
     }
     fputs(s, stdout);
-    if (json) fputc('\n', stdout);
+    if (format == CLI_FORMAT_JSON) fputc('\n', stdout);
     free(s);
     return 0;
 }
 
 int cli_analyze(int argc, char **argv) {
     struct dv_options o;
-    int json, rc;
+    struct cli_args a;
+    int rc;
     char err[ERR_LEN];
-    if ((rc = cli_parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+    if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
     struct dv_report *r = experiment_report_create();
     if (!r) {
         fprintf(stderr, "divergence analyze: out of memory\n");
@@ -140,7 +298,7 @@ int cli_analyze(int argc, char **argv) {
     if (experiment_plan(&o, r, NULL, err) != 0) {
         fprintf(stderr, "divergence analyze: %s\n", err);
         rc = CLI_EXIT_USAGE;
-    } else if (emit(r, json) != 0) {
+    } else if (emit(r, a.format) != 0) {
         rc = CLI_EXIT_FAILED;
     }
     experiment_report_free(r);
@@ -164,7 +322,7 @@ int cli_exit_status(int measure_rc, const struct dv_report *r) {
     return rc;
 }
 
-int cli_finish_measure(int measure_rc, const char *err, const struct dv_report *r, int json) {
+int cli_finish_measure(int measure_rc, const char *err, const struct dv_report *r, enum cli_format format) {
     int rc = cli_exit_status(measure_rc, r);
     switch (measure_rc) {
     case 0: break;
@@ -173,13 +331,36 @@ int cli_finish_measure(int measure_rc, const char *err, const struct dv_report *
     case DV_ESTICKY: fprintf(stderr, "divergence measure: CUDA error (context lost): %s\n", err); return rc;
     default: fprintf(stderr, "divergence measure: %s\n", err); return rc;
     }
-    if (emit(r, json) != 0) return CLI_EXIT_FAILED;
+    if (emit(r, format) != 0) return CLI_EXIT_FAILED;
     return rc;
 }
 
 int cli_measure(int argc, char **argv) {
     char err[ERR_LEN] = "";
+#if !DV_BUILT_WITH_CUDA
+    /* Bad options are still bad options: said before the missing toolkit. */
+    struct dv_options o;
+    struct cli_args a;
+    int rc;
+    if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+    fprintf(stderr,
+            "divergence measure: measuring needs the CUDA toolkit: this build has no divergence-gpu "
+            "(it was configured without nvcc); `divergence analyze` takes the same options\n");
+    return CLI_EXIT_NOGPU;
+#endif
     sibling_exec(SIBLING_GPU, argv, err);
     fprintf(stderr, "divergence measure: %s\n", err);
     return CLI_EXIT_CUDA;
+}
+
+int cli_suites(void) {
+    char err[ERR_LEN];
+    char *s = suites_json(err);
+    if (!s) {
+        fprintf(stderr, "divergence suites: %s\n", err);
+        return CLI_EXIT_FAILED;
+    }
+    puts(s);
+    free(s);
+    return CLI_EXIT_OK;
 }

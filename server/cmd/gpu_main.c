@@ -1,16 +1,25 @@
 /* gpu_main.c -- the `divergence-gpu` binary: the commands that touch the GPU.
  *
- *   measure   measure the tables on the GPU (`divergence measure` execs this)
+ *   measure   measure the tables on the GPU (`divergence measure` execs this);
+ *             with --suite NAME|all --evidence-dir DIR it files each suite's
+ *             result in an evidence store as the nightly refresh would
+ *             (tests/fixtures/capture.sh makes the demo capture this way)
  *   worker    the GPU worker the server starts (jobs/workerproc.h)
  *
  * It is the only binary that links the CUDA runtime (kernels/gpu).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/jsonout.h"
+#include "api/report.h"
+#include "kernels/base/timeutil.h"
 #include "server/cmd/cli.h"
+#include "server/evidence/refresh.h"
+#include "server/evidence/suites.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "server/jobs/workerproc.h"
@@ -29,37 +38,103 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
             samples, t->nrows, t->gpu_time_ms, t->noise_ok ? "" : " (a row stayed over the noise target)");
 }
 
-static int measure_main(int argc, char **argv) {
-    struct dv_options o;
-    int json, rc;
-    char err[ERR_LEN] = "";
-    if ((rc = cli_parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+/* Files the measurement of suite `name` in the evidence store `dir` as the
+ * nightly refresh does (refresh_file_measurement) and says what it filed,
+ * or why not, on stderr. Returns 0 when it was filed and passed the gates. */
+static int file_evidence(const char *dir, const char *name, const struct dv_options *o, const struct dv_report *r,
+                         const char *doc, const char *started, const char *night) {
+    char err[ERR_LEN] = "", why[ERR_LEN] = "";
+    int ok = 0;
+    if (refresh_file_measurement(dir, name, o, r, doc, started, night, &ok, why, err) != 0) {
+        fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, err);
+        return -1;
+    }
+    fprintf(stderr, "divergence measure: %s: filed in %s (%s%s%s)\n", name, dir, ok ? "ok" : "failed", ok ? "" : ": ",
+            ok ? "" : why);
+    return ok ? 0 : -1;
+}
+
+/* One measurement of `o` printed in `a->format`, filed as suite `suite` in
+ * a->evidence_dir under `night` when both are given. Returns the exit status. */
+static int measure_one(struct session *s, const struct dv_options *o, const struct cli_args *a, const char *suite,
+                       const char *night) {
+    char err[ERR_LEN] = "", started[32];
     struct dv_report *r = experiment_report_create();
-    struct session *s = session_create();
-    if (!r || !s) {
+    if (!r) {
         fprintf(stderr, "divergence measure: out of memory\n");
-        experiment_report_free(r);
-        session_free(s);
         return CLI_EXIT_FAILED;
     }
-    if (!json && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
-    rc = cli_finish_measure(measure_run_session(s, &o, r, err), err, r, json);
-    session_free(s);
+    timeutil_utc(time(NULL), started, sizeof started);
+    int mrc = measure_run_session(s, o, r, err);
+    int rc = cli_finish_measure(mrc, err, r, a->format);
+    if (a->evidence_dir && suite && (mrc == 0 || mrc == DV_EGATE)) {
+        /* Filed, the suite's own gates decide (its noise limit is the
+         * night's, not --max-noise's target), as they do for a refresh. */
+        char *doc = report_json(r, 0);
+        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started, night) == 0 ? CLI_EXIT_OK
+                                                                                          : CLI_EXIT_FAILED;
+        free(doc);
+    }
     experiment_report_free(r);
+    return rc;
+}
+
+static int measure_main(int argc, char **argv) {
+    struct dv_options o;
+    struct cli_args a;
+    int rc;
+    if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
+    struct session *s = session_create();
+    if (!s) {
+        fprintf(stderr, "divergence measure: out of memory\n");
+        return CLI_EXIT_FAILED;
+    }
+    if (a.format == CLI_FORMAT_TEXT && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
+    /* Every suite of one run is filed under the night it started (UTC). */
+    char night[16];
+    timeutil_date(time(NULL), night, sizeof night);
+    if (a.suite && strcmp(a.suite, "all") == 0) {
+        /* Every suite in turn, on one session: the worst status wins. */
+        rc = CLI_EXIT_OK;
+        for (size_t i = 0; i < suites_count(); i++) {
+            struct dv_options so;
+            char err[ERR_LEN];
+            const char *name = suites_get(i)->name;
+            if (cli_suite_options(name, &o, &so, err) != 0) {
+                fprintf(stderr, "divergence measure: %s\n", err);
+                rc = CLI_EXIT_USAGE;
+                break;
+            }
+            fprintf(stderr, "divergence measure: suite %s (%zu of %zu)\n", name, i + 1, suites_count());
+            int one = measure_one(s, &so, &a, name, night);
+            if (one > rc) rc = one;
+            if (one == CLI_EXIT_NOGPU || one == CLI_EXIT_CUDA) break;
+        }
+    } else {
+        rc = measure_one(s, &o, &a, a.suite, night);
+    }
+    session_free(s);
     return rc;
 }
 
 int main(int argc, char **argv) {
     jsonout_use_malloc(NULL); /* before any thread: see jsonout.h */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
-              "       divergence-gpu worker                      (started by `divergence serve`)\n"
-              "see divergence measure --help\n",
-              argc < 2 ? stderr : stdout);
+        fputs(
+            "usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
+            "       divergence-gpu worker                      (started by `divergence serve`)\n"
+            "       divergence-gpu analyze [options] | suites    (as divergence's: no server linked)\n"
+            "see divergence measure --help\n",
+            argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "measure") == 0) return measure_main(argc - 1, argv + 1);
+    /* The capture's own check (tests/fixtures/capture_check.py) plans each
+     * suite with this binary where `divergence` cannot run (a GPU host
+     * without libmicrohttpd): the same code, no server linked. */
+    if (strcmp(argv[1], "analyze") == 0) return cli_analyze(argc - 1, argv + 1);
+    if (strcmp(argv[1], "suites") == 0) return cli_suites();
     if (strcmp(argv[1], "worker") == 0) return workerproc_main(argc - 1, argv + 1);
-    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker)\n", argv[1]);
+    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker, analyze, suites)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }

@@ -249,12 +249,14 @@ static void find_openapi(struct service *s) {
 }
 
 /* Splits `cmd` on spaces into argv (strings point into `buf`). The default
- * is `divergence-gpu worker` from this binary's folder (cmd/sibling.h).
+ * is `divergence-gpu worker` from this binary's folder (cmd/sibling.h); a
+ * build without CUDA has none, and its own `divergence worker` stands in
+ * (jobs/nogpu.h: every job answered "measuring needs the CUDA toolkit").
  * `device` (NULL: not given) is passed on as `--device N`. */
 static int worker_argv(const char *cmd, const char *device, char *buf, size_t len, char **argv) {
     int n = 0;
     if (!cmd) {
-        if (sibling_path(SIBLING_GPU, buf, len) != 0) return -1;
+        if (sibling_path(DV_BUILT_WITH_CUDA ? SIBLING_GPU : "divergence", buf, len) != 0) return -1;
         argv[n++] = buf;
         argv[n++] = "worker";
     } else {

@@ -95,6 +95,7 @@ struct gpu {
     size_t n;             /* suites_count()                        */
     struct latest *l;
     struct evidence_blob **json, **text;
+    struct evidence_blob **drawn[EVIDENCE_NUM_KINDS]; /* SVG, MD, CSV: [kind][suite] */
     struct evidence_blob *index;
 };
 
@@ -254,6 +255,23 @@ static json_t *summary_of(const struct dv_report *r, int *bad) {
             jsonout_append(rows, jr, bad);
         }
         jsonout_put(jt, "rows", rows, bad);
+        /* Part 2 read both ways, as the document writes it. */
+        struct dv_reading rd[DV_MAX_READINGS];
+        unsigned nrd = experiment_readings(tb, rd);
+        if (nrd) {
+            json_t *readings = json_array();
+            for (unsigned k = 0; k < nrd; k++) {
+                json_t *o = json_object();
+                jsonout_put(o, "kind", jsonout_str(experiment_reading_kind_name(rd[k].kind)), bad);
+                jsonout_put(o, "row", jsonout_str(tb->rows[rd[k].row].name), bad);
+                jsonout_put(o, "against", jsonout_str(tb->rows[rd[k].against].name), bad);
+                jsonout_put(o, "ratio", r->measured ? jsonout_num(rd[k].ratio) : json_null(), bad);
+                jsonout_put(o, "predicted", jsonout_num(rd[k].predicted), bad);
+                jsonout_put(o, "sentence", jsonout_str(rd[k].sentence), bad);
+                jsonout_append(readings, o, bad);
+            }
+            jsonout_put(jt, "readings", readings, bad);
+        }
         jsonout_append(tables, jt, bad);
     }
     jsonout_put(s, "tables", tables, bad);
@@ -302,6 +320,43 @@ static int record_ok(json_t *j) {
 static const char *record_gpu_name(json_t *rec) {
     const char *n = jstr(json_object_get(rec, "summary"), "gpu");
     return n ? n : jstr(rec, "gpu_name");
+}
+
+/* The form `kind` (SVG, MD, CSV) of record `rec` of `suite` filed under
+ * `date`, drawn from its document into *out (NULL when the record has no
+ * document that reads as divergence.v1: a failed night, an older schema).
+ * Returns 0, or -1 out of memory. */
+static int draw(json_t *rec, const struct suite *suite, const char *date, int kind, time_t mtime,
+                struct evidence_blob **out) {
+    *out = NULL;
+    json_t *doc = json_object_get(rec, "document");
+    if (!json_is_object(doc)) return 0;
+    char *text = jsonout_dumps(doc, JSON_COMPACT), why[ERR_LEN];
+    struct dv_report *r = text ? experiment_report_create() : NULL;
+    int rc = -1;
+    if (!r) goto cleanup;
+    unsigned long failures = jsonout_failures();
+    int parsed = report_parse(text, strlen(text), r, why) == 0;
+    if (jsonout_failures() != failures) goto cleanup; /* what it read may be cut short */
+    rc = 0;
+    if (!parsed) goto cleanup;
+    char *drawn = NULL;
+    if (kind == EVIDENCE_SVG) {
+        /* The title names what a reader of the picture alone needs: the
+         * suite, the GPU and the night. */
+        char title[512];
+        const char *gpu = record_gpu_name(rec);
+        snprintf(title, sizeof title, "%s, on %s, %s: the measured ratio beside the model's, per row",
+                 suite->description, gpu ? gpu : "an unnamed GPU", date);
+        drawn = report_svg(r, title);
+    } else {
+        drawn = kind == EVIDENCE_MD ? report_markdown(r) : report_csv(r);
+    }
+    if (!drawn || !(*out = blob_new(drawn, strlen(drawn), mtime, (enum evidence_kind)kind, EVIDENCE_CHANGES))) rc = -1;
+cleanup:
+    experiment_report_free(r);
+    free(text);
+    return rc;
 }
 
 static void latest_cleanup(struct latest *l) {
@@ -377,11 +432,14 @@ static void gpu_free(struct gpu *g) {
         if (g->l) latest_cleanup(&g->l[i]);
         if (g->json) evidence_blob_release(g->json[i]);
         if (g->text) evidence_blob_release(g->text[i]);
+        for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS; k++)
+            if (g->drawn[k]) evidence_blob_release(g->drawn[k][i]);
     }
     evidence_blob_release(g->index);
     free(g->l);
     free(g->json);
     free(g->text);
+    for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS; k++) free(g->drawn[k]);
     free(g);
 }
 
@@ -400,7 +458,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
     }
     struct gpu *g = calloc(1, sizeof *g);
     size_t n = suites_count();
-    if (!g || !(g->l = calloc(n, sizeof *g->l)) || !(g->json = calloc(n, sizeof *g->json)) ||
+    int nodraw = 0;
+    for (int k = EVIDENCE_SVG; g && k < EVIDENCE_NUM_KINDS; k++) nodraw |= !(g->drawn[k] = calloc(n, sizeof(void *)));
+    if (!g || nodraw || !(g->l = calloc(n, sizeof *g->l)) || !(g->json = calloc(n, sizeof *g->json)) ||
         !(g->text = calloc(n, sizeof *g->text))) {
         gpu_free(g);
         dv_seterr(err, "evidence: out of memory");
@@ -435,6 +495,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
             oom = 1;
             break;
         }
+        for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
+            if (draw(l->good, suites_get(i), l->good_date, k, l->good_st.st_mtime, &g->drawn[k][i]) != 0) oom = 1;
+        if (oom) break;
     }
     if (oom) { /* a view missing a record would say it is not there */
         free(dates);
@@ -1156,10 +1219,15 @@ int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, c
         return -1;
     }
     struct gpu *g = gpu_find_locked(ev, slug);
-    if (g && i < g->n) *out = blob_ref(kind == EVIDENCE_TEXT ? g->text[i] : g->json[i]);
+    if (g && i < g->n)
+        *out = blob_ref(kind == EVIDENCE_TEXT       ? g->text[i]
+                        : EVIDENCE_KIND_DRAWN(kind) ? g->drawn[kind][i]
+                                                    : g->json[i]);
     if (!*out) {
         const char *why = g && i < g->n && g->l[i].attempt ? jstr(g->l[i].attempt, "reason") : NULL;
         if (gpu && !g) seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
+        else if (g && i < g->n && g->json[i])
+            seterror(e, EVIDENCE_ENOENT, "the latest evidence for %s has no divergence.v1 document to draw", s->name);
         else
             seterror(e, EVIDENCE_ENOENT, "no good evidence for %s yet%s%.300s", s->name,
                      why ? "; last attempt failed: " : "", why ? why : "");
@@ -1200,6 +1268,15 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     char yesterday[EVIDENCE_DATE_LEN];
     evidence_date_of(time(NULL) - 86400, yesterday);
     enum evidence_fresh fresh = strcmp(date, yesterday) < 0 ? EVIDENCE_FINAL : EVIDENCE_CHANGES;
+    if (EVIDENCE_KIND_DRAWN(kind)) {
+        free(raw);
+        int rc2 = draw(rec, s, date, kind, st.st_mtime, out);
+        json_decref(rec);
+        if (rc2 != 0) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
+        else if (!*out)
+            seterror(e, EVIDENCE_ENOENT, "the evidence for %s on %s has no document to draw", s->name, date);
+        return *out ? 0 : -1;
+    }
     if (kind == EVIDENCE_TEXT) {
         free(raw);
         const char *t = jstr(rec, "transcript");

@@ -74,8 +74,15 @@ struct evidence_record {
     const char *transcript;    /* lesson text; NULL: made from the document      */
 };
 
-/* What a read returns: bytes that never change while a reference is held. */
-enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT };
+/* What a read returns: bytes that never change while a reference is held.
+ * The record (JSON) and its transcript (TEXT) are the files; the chart (SVG)
+ * and the tables as Markdown and CSV are drawn from the record's document by
+ * api/report.h, the same writers as `divergence analyze --format`. */
+enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT, EVIDENCE_SVG, EVIDENCE_MD, EVIDENCE_CSV };
+#define EVIDENCE_NUM_KINDS 5
+/* 1 for the kinds drawn from the document rather than read from a file:
+ * a later build may draw the same record differently, so none is final. */
+#define EVIDENCE_KIND_DRAWN(k) ((k) >= EVIDENCE_SVG)
 enum evidence_fresh {
     EVIDENCE_CHANGES = 0, /* may change (latest views, index, history, today) */
     EVIDENCE_FINAL        /* a night before yesterday: never changes again    */
@@ -161,8 +168,9 @@ int evidence_default_gpu(struct evidence *ev, const char *own, char *out);
  * evidence_get_gpu_index: one GPU's {"schema", "gpu", "name", "suites"}. From
  *   memory; ENOENT when the GPU has no evidence here.
  * evidence_get_latest: the newest good record (`kind` EVIDENCE_JSON: its
- *   bytes) or its transcript (EVIDENCE_TEXT). From memory.
- * evidence_get_night: one date's record or transcript, from disk.
+ *   bytes), its transcript (EVIDENCE_TEXT) or a form drawn from its document
+ *   (EVIDENCE_SVG, _MD, _CSV). From memory.
+ * evidence_get_night: one date's record, transcript or drawn form, from disk.
  * evidence_get_history: up to `limit` (1..EVIDENCE_HISTORY_MAX) nights
  *   before `cursor` (a date, NULL: from the newest), oldest first, and
  *   "next_cursor" (the page's oldest date when older nights exist, else

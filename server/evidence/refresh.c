@@ -488,3 +488,45 @@ char *refresh_status_json(struct refresh *r, const char *id, int *found) {
     pthread_mutex_unlock(&r->lock);
     return out;
 }
+
+int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
+                             const char *doc, const char *started_utc, const char *night, int *ok, char *why,
+                             char *err) {
+    char slug[EVIDENCE_SLUG_LEN], date[EVIDENCE_DATE_LEN];
+    int idx = suites_index(suite);
+    if (idx < 0) {
+        dv_seterr(err, "unknown suite %.64s", suite);
+        return -1;
+    }
+    if (!r->device.name[0] || evidence_slug(r->device.name, slug, sizeof slug) != 0) {
+        dv_seterr(err, "%s: the report names no GPU: nothing to file under", suite);
+        return -1;
+    }
+    /* The date a refresh files under: the day it started (UTC). */
+    snprintf(date, sizeof date, "%.10s", night ? night : started_utc);
+    char *request = request_dump(o);
+    if (!request) {
+        dv_seterr(err, "out of memory");
+        return -1;
+    }
+    why[0] = '\0';
+    int good = refresh_gate((size_t)idx, doc, why) == 0;
+    if (ok) *ok = good;
+    struct evidence_record rec = {
+        .suite = suite,
+        .gpu = slug,
+        .gpu_name = r->device.name,
+        .date = evidence_valid_date(date) ? date : NULL,
+        .ok = good,
+        .reason = good ? NULL : why,
+        .request_json = request,
+        .queued_utc = started_utc,
+        .started_utc = started_utc,
+        .document_json = doc,
+    };
+    struct evidence *ev = evidence_open(dir, err);
+    int rc = ev ? evidence_write(ev, &rec, err) : -1;
+    evidence_close(ev);
+    free(request);
+    return rc;
+}

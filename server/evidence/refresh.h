@@ -74,6 +74,17 @@ void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int
  * failed which gate. */
 int refresh_gate(size_t suite_index, const char *document_json, char *reason);
 
+/* Files a measurement made without a server (`divergence-gpu measure
+ * --suite NAME --evidence-dir DIR`) in the store at `dir` as a refresh files
+ * its jobs: the request the suite sends (`o`), the document `doc` (of report
+ * `r`, whose device names the GPU), the gates above deciding ok or failed,
+ * dated by `started_utc`. `*ok` (may be NULL) receives whether it passed the
+ * gates, `why` (ERR_LEN) why not. It is filed under `date` (YYYY-MM-DD; NULL:
+ * the day of `started_utc`), so the suites of one run share a night as a
+ * refresh's do. Returns 0 when it was filed, or -1 with `err`. */
+int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
+                             const char *doc, const char *started_utc, const char *date, int *ok, char *why, char *err);
+
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",
  * "version", "state": queued|running|done|failed, "job", "reason",

@@ -15,6 +15,7 @@
 #include "server/evidence/suites.h"
 #include "api/options.h"
 #include "api/request.h"
+#include "kernels/model/scenario.h"
 
 /* A row whose relative stdev is over this is too noisy to publish: the runner
  * aims for max_noise (0.5%) and stops at its budget, so a night that ends far
@@ -125,6 +126,18 @@ char *suites_json(char *err) {
         jsonout_put(e, "requests", reqs, &bad);
         jsonout_append(list, e, &bad);
     }
+    /* The names a request's "scenario" takes (a worked-case id takes every
+     * scenario of its case), so a client need not guess them. */
+    json_t *names = json_array();
+    for (size_t i = 0; !bad && scenario_get(i); i++) {
+        const struct scenario *sc = scenario_get(i);
+        json_t *e = json_object();
+        jsonout_put(e, "name", jsonout_str(sc->name), &bad);
+        jsonout_put(e, "cell", jsonout_str(sc->cell), &bad);
+        jsonout_put(e, "title", jsonout_str(sc->title), &bad);
+        jsonout_append(names, e, &bad);
+    }
+    jsonout_put(root, "scenarios", names, &bad);
     if (bad || !(out = jsonout_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) goto oom;
     goto cleanup;
 oom:

@@ -47,8 +47,8 @@ int suites_index(const char *name);
 int suites_options(const struct suite *s, struct dv_options *o, char *err);
 
 /* The GET /suites body: {"suites": [{"name", "version", "description",
- * "noise_limit", "requests": [{...}]}]} as a malloc()ed string, or NULL with
- * `err`. Each request is what request_dump() writes, so it can be POSTed to
+ * "noise_limit", "requests": [{...}]}], "scenarios": [{"name", "cell",
+ * "title"}]} as a malloc()ed string, or NULL with `err`. Each request is what request_dump() writes, so it can be POSTed to
  * /measure unchanged (a suite has one today; the list leaves room). */
 char *suites_json(char *err);
 

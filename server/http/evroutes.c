@@ -43,6 +43,19 @@
 
 #define CT_JSON "application/json"
 #define CT_TEXT "text/plain; charset=utf-8"
+#define CT_SVG "image/svg+xml"
+#define CT_MD "text/markdown; charset=utf-8"
+#define CT_CSV "text/csv; charset=utf-8; header=present"
+
+static const char *content_type(enum evidence_kind kind) {
+    switch (kind) {
+    case EVIDENCE_TEXT: return CT_TEXT;
+    case EVIDENCE_SVG: return CT_SVG;
+    case EVIDENCE_MD: return CT_MD;
+    case EVIDENCE_CSV: return CT_CSV;
+    default: return CT_JSON;
+    }
+}
 #define OWN_RECHECK_MS 1000
 #define REFRESH_HELLO_WAIT_MS 10000
 
@@ -167,10 +180,14 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
     if (v->lm[0]) http_req_add_header(r, "Last-Modified", v->lm);
     http_req_add_header(r, "Cache-Control",
                         b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
+    /* A chart has no script, and a browser that opens it as a document runs
+     * none and loads nothing (every response is nosniff already: http.c). */
+    if (b->kind == EVIDENCE_SVG)
+        http_req_add_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
     if (evroutes_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
                               http_req_header(r, "If-Modified-Since")))
         http_reply(r, 304, NULL, "", 0);
-    else http_reply(r, 200, b->kind == EVIDENCE_TEXT ? CT_TEXT : CT_JSON, b->data, b->len);
+    else http_reply(r, 200, content_type(b->kind), b->data, b->len);
     evidence_blob_release(b);
 }
 
@@ -385,15 +402,25 @@ static void refresh_get(struct http_req *r, void *ctx) {
 
 /* ---- the evidence GETs ---------------------------------------------------- */
 
-/* "<suite>[.json|.txt]" into `name` (SUITES_NAME_LEN) and its kind. */
+/* "<suite>[.json|.txt|.svg|.md|.csv]" into `name` (SUITES_NAME_LEN) and its kind. */
 static void suite_of(const char *seg, char *name, enum evidence_kind *kind) {
+    static const struct {
+        const char *ext;
+        enum evidence_kind kind;
+    } exts[] = {{".json", EVIDENCE_JSON},
+                {".txt", EVIDENCE_TEXT},
+                {".svg", EVIDENCE_SVG},
+                {".md", EVIDENCE_MD},
+                {".csv", EVIDENCE_CSV}};
     size_t n = strlen(seg);
     *kind = EVIDENCE_JSON;
-    if (n > 5 && strcmp(seg + n - 5, ".json") == 0) {
-        n -= 5;
-    } else if (n > 4 && strcmp(seg + n - 4, ".txt") == 0) {
-        n -= 4;
-        *kind = EVIDENCE_TEXT;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t e = strlen(exts[i].ext);
+        if (n > e && strcmp(seg + n - e, exts[i].ext) == 0) {
+            n -= e;
+            *kind = exts[i].kind;
+            break;
+        }
     }
     if (n >= SUITES_NAME_LEN) n = 0; /* no suite is that long: unknown */
     memcpy(name, seg, n);

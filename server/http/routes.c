@@ -98,40 +98,10 @@ static int parse_body(struct http_req *r, struct dv_options *o) {
     return 0;
 }
 
-static unsigned tables_of(const struct dv_options *o) {
-    unsigned n = o->part == DV_PART_ALL ? 2 : 1;
-    if (o->scenario[0]) n += strcmp(o->scenario, "all") == 0 ? DV_MAX_TABLES : 1;
-    return n;
-}
-
 /* ---- the shared validation: cost cap, then the analysis on the pool ------ */
 
-double routes_analysis_cost(const struct dv_options *o) {
-    const double by = o->block_y ? o->block_y : 1;
-    const double tpb = (double)o->block_x * by;
-    const double threads = (o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) * tpb;
-    if (o->scenario[0]) {
-        size_t n = 1;
-        if (strcmp(o->scenario, "all") == 0) scenario_names(&n);
-        return (double)n * SCENARIO_MAX_ROWS * threads;
-    }
-    double cost = 0;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_1) {
-        /* A predicate that cannot read blockIdx.x is analysed on one block;
-         * one that can (or that does not resolve: the analysis then fails
-         * early, at no cost) on every thread. */
-        /* (The baseline is one of the rows, not a row of its own.) */
-        for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
-            struct predicate p;
-            char why[ERR_LEN];
-            if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
-            cost += (p.uses & PREDICATE_USES_BLOCK) ? threads : tpb;
-            predicate_cleanup(&p);
-        }
-    }
-    if (o->part == DV_PART_ALL || o->part == DV_PART_2) cost += 3 * tpb;
-    return cost;
-}
+/* What the plan evaluates, counted by the model that plans it. */
+double routes_analysis_cost(const struct dv_options *o) { return experiment_analysis_cost(o, NULL); }
 
 /* Answers `status` with `reason` and, beside it, the two numbers it
  * compares: {`cost_key`: cost, `limit_key`: limit}. */
@@ -147,15 +117,23 @@ static void reply_over_limit(struct http_req *r, int status, const char *field, 
 /* 400 when the analysis would cost more than the cap. Returns -1 after
  * answering. */
 static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
-    double cost = routes_analysis_cost(o), limit = s->cfg.max_analysis_cost;
+    const char *field = NULL;
+    double cost = experiment_analysis_cost(o, &field), limit = s->cfg.max_analysis_cost;
     if (limit <= 0 || cost <= limit) return 0;
     char why[ERR_LEN];
-    snprintf(why, sizeof why,
-             "the analysis would evaluate %.3g predicate-threads, over the per-request limit %.3g; predicates that "
-             "read blockIdx.x are evaluated for every thread of the grid: lower blocks, threads_per_block or the "
-             "number of such predicates",
-             cost, limit);
-    reply_over_limit(r, 400, NULL, "analysis_cost", cost, "limit", limit, why);
+    if (o->scenario[0])
+        snprintf(why, sizeof why,
+                 "the analysis would make %.3g thread evaluations, over the per-request limit %.3g; each scenario "
+                 "row assigns and models every thread of the grid: lower blocks or threads_per_block, or name fewer "
+                 "scenarios",
+                 cost, limit);
+    else
+        snprintf(why, sizeof why,
+                 "the analysis would make %.3g thread evaluations, over the per-request limit %.3g; predicates that "
+                 "read blockIdx.x (%s first) are evaluated for every thread of the grid: lower blocks, "
+                 "threads_per_block or the number of such predicates",
+                 cost, limit, field);
+    reply_over_limit(r, 400, field, "analysis_cost", cost, "limit", limit, why);
     return -1;
 }
 
@@ -224,7 +202,7 @@ static void plan_defer(struct http_req *r, struct service *s, int for_measure, h
     t->s = s;
     t->o = *o;
     t->for_measure = for_measure;
-    if (routes_analysis_cost(o) <= ROUTES_INLINE_COST) {
+    if (experiment_analysis_cost(o, NULL) <= ROUTES_INLINE_COST) {
         plan_work(t);
         done(r, t);
         plan_task_free(t);
@@ -266,11 +244,11 @@ static void measure(struct http_req *r, void *ctx) {
         reply_over_limit(r, 401, "Authorization", "cost", cost, "open_limit", s->cfg.open_cost, why);
         return;
     }
-    double budget = o.budget_ms * tables_of(&o);
+    double budget = o.budget_ms * options_tables(&o);
     if (budget >= s->cfg.deadline_ms) {
         http_reply_error(r, 400, "budget_ms",
                          "budget_ms %g for each of %u tables (%g ms) does not fit the job deadline of %u ms",
-                         o.budget_ms, tables_of(&o), budget, s->cfg.deadline_ms);
+                         o.budget_ms, options_tables(&o), budget, s->cfg.deadline_ms);
         return;
     }
     if (check_analysis_cost(r, s, &o) < 0) return;
@@ -636,12 +614,15 @@ char *routes_predicates_doc(char *err) {
     jsonout_put(root, "blocks", json_integer(o.blocks ? o.blocks : DV_DEFAULT_BLOCKS), &bad);
     jsonout_put(root, "threads_per_block", json_integer(o.block_x * (o.block_y ? o.block_y : 1)), &bad);
     jsonout_put(root, "baseline", jsonout_str(o.baseline), &bad);
+    jsonout_put(root, "rule", jsonout_str(PREDICATE_RULE), &bad);
     const struct dv_table *t = rep->ntables ? &rep->tables[0] : NULL;
     for (size_t i = 0; i < n && arr; i++) {
         json_t *p = json_object();
         jsonout_put(p, "name", jsonout_str(b[i].name), &bad);
-        jsonout_put(p, "label", jsonout_str(b[i].label), &bad);
+        /* One source (model/predicate.c): the label is the definition. */
+        jsonout_put(p, "label", jsonout_str(b[i].expr), &bad);
         jsonout_put(p, "expr", jsonout_str(b[i].expr), &bad);
+        jsonout_put(p, "hint", jsonout_str(b[i].hint), &bad);
         jsonout_put(p, "mode", json_integer(b[i].mode), &bad);
         for (unsigned k = 0; t && k < t->nrows; k++) {
             if (strcmp(t->rows[k].name, b[i].name) != 0) continue;

@@ -53,10 +53,10 @@ int routes_add_core(struct service *s, char *err);
 /* Serves `rel` (a path below the static directory, "" = index.html). */
 void routes_static_file(struct http_req *r, const char *dir, const char *rel);
 
-/* Predicate-threads the analysis of `o` evaluates: every thread of the grid
- * for a Part 1 predicate that reads blockIdx.x, one block for one that does
- * not, one block per Part 2 row, every thread per scenario row. The cap
- * --max-analysis-cost applies to it on /analyze and /measure alike. */
+/* Thread evaluations the analysis of `o` makes (experiment_analysis_cost():
+ * the model that plans counts them). The cap --max-analysis-cost applies to
+ * it on /analyze and /measure alike; an over-limit 400 names the field the
+ * bulk of it comes from. */
 double routes_analysis_cost(const struct dv_options *o);
 
 /* The GET /jobs/{id} document for `v`: a new reference, or NULL when any

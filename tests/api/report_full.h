@@ -10,7 +10,8 @@
  * document's Report schema both ways. So no field may be left at a value the
  * writer turns into null or leaves out: no 0 clock, no NaN, no -1 index, no
  * empty string, a row of each kind (a Part 1 row, one not comparable with a
- * failed check, a scenario row), and testimony on every row. A new field of
+ * failed check, a scenario row, Part 2's rows with their readings), and
+ * testimony on every row. A new field of
  * the document needs a value here.
  *
  * Header-only (static functions) so that both programs that use it compile it
@@ -116,6 +117,7 @@ static void report_full(struct dv_report *r) {
     snprintf(r->build.nvcc_version, sizeof r->build.nvcc_version, "13.0.88");
     snprintf(r->build.cuda_architectures, sizeof r->build.cuda_architectures, "90-real;100");
     snprintf(r->build.flags, sizeof r->build.flags, "-O3 -lineinfo");
+    snprintf(r->build.kernel_digest, sizeof r->build.kernel_digest, "0123456789abcdef");
 
     struct dv_config *c = &r->config;
     snprintf(c->experiment, sizeof c->experiment, "all");
@@ -136,9 +138,11 @@ static void report_full(struct dv_report *r) {
     c->max_samples = 1999;
 
     r->measured = 1;
-    r->ntables = 2;
+    r->ntables = 3;
     struct dv_table *t = &r->tables[0];
     snprintf(t->id, sizeof t->id, "part1");
+    snprintf(t->note, sizeof t->note, "the baseline puts every thread on one path");
+    snprintf(t->suggested_baseline, sizeof t->suggested_baseline, "(warp & 1) == 0");
     snprintf(t->title, sizeof t->title, "Part 1: one branch");
     snprintf(t->kernel, sizeof t->kernel, "branch");
     snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "compile-time 4096");
@@ -168,6 +172,24 @@ static void report_full(struct dv_report *r) {
     t->noise_limit = 0.0055;
     t->noise_ok = 1;
     t->gpu_time_ms = 750.25;
+
+    /* Part 2: no branch and two per-iteration rows, one that splits its
+     * warps and one that does not, so the table has its readings. */
+    t = &r->tables[2];
+    snprintf(t->id, sizeof t->id, "part2");
+    snprintf(t->title, sizeof t->title, "Part 2: the branch inside the loop");
+    snprintf(t->kernel, sizeof t->kernel, "per-iteration");
+    snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "compile-time 4096");
+    snprintf(t->baseline, sizeof t->baseline, "row-3");
+    t->baseline_row = 0;
+    t->nrows = 3;
+    report_full_row(&t->rows[0], 3, DV_KERNEL_NOBRANCH);
+    report_full_row(&t->rows[1], 4, DV_KERNEL_PERITER);
+    report_full_row(&t->rows[2], 5, DV_KERNEL_PERITER);
+    t->rows[2].warps_split.min = t->rows[2].warps_split.max = 0; /* warp-uniform */
+    t->noise_limit = 0.0045;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 400.5;
 
     r->nwarnings = 2;
     snprintf(r->warnings[0], sizeof r->warnings[0], "SM clock 99%% of rated");

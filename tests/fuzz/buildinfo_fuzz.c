@@ -8,3 +8,4 @@ const char *buildinfo_git_revision(void) { return "unknown"; }
 const char *buildinfo_nvcc_version(void) { return "none"; }
 const char *buildinfo_cuda_architectures(void) { return "none"; }
 const char *buildinfo_cuda_flags(void) { return ""; }
+const char *buildinfo_kernel_digest(void) { return "fuzz"; }

@@ -448,3 +448,34 @@ Test(scenario, evaluations_per_thread_follow_the_kind) {
     o.iterations = 100;
     cr_expect_eq(scenario_evaluations(scenario_find("short-predicated"), &o), 128u);
 }
+
+/* A scenario name, a worked-case id (either case) or all, decided by one
+ * function; an unknown name is refused with every name it could have been. */
+Test(scenario, names_and_worked_cases_select_their_tables) {
+    const struct scenario *list[SCENARIO_MAX_SELECTED];
+    size_t n = 0;
+    char err[ERR_LEN];
+    cr_assert_eq(scenario_select("C1", list, &n, err), 0, "%s", err);
+    cr_expect_eq(n, 1);
+    cr_expect_str_eq(list[0]->name, "even-2way");
+    cr_assert_eq(scenario_select("c10", list, &n, err), 0, "%s", err);
+    cr_expect_str_eq(list[0]->name, "warp-realign");
+    cr_assert_eq(scenario_select("C7", list, &n, err), 0, "%s", err);
+    cr_expect_eq(n, 2, "C7 is two scenarios");
+    cr_assert_eq(scenario_select("all", list, &n, err), 0, "%s", err);
+    size_t count = 0;
+    scenario_names(&count);
+    cr_expect_eq(n, count);
+    cr_assert_eq(scenario_select("nested-ifs", list, &n, err), 0, "%s", err);
+    cr_expect_eq(n, 1);
+    unsigned rows = 0;
+    for (size_t i = 0; i < count; i++) rows += scenario_get(i)->nrows;
+    cr_expect_eq(scenario_rows("all"), rows);
+    cr_expect_eq(scenario_rows("C7"), scenario_find("short-predicated")->nrows + scenario_find("short-branch")->nrows);
+    const char *bad[] = {"C", "C0", "C70", "c1x", "even", "ALL"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(scenario_select(bad[i], list, &n, err), -1, "%s", bad[i]);
+        cr_expect(strstr(err, "even-2way (C1)") && strstr(err, "short-branch (C7)"), "%s: %s", bad[i], err);
+    }
+    cr_expect_eq(scenario_rows("nope"), 0);
+}

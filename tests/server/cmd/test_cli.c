@@ -210,3 +210,91 @@ Test(cli, other_failures_exit_3_or_4_without_a_report, .init = redirect_both) {
     fflush(stdout);
     cr_expect_stdout_eq_str("", "no report is printed for a failed measurement");
 }
+
+/* ---- what the command line refuses, names and prints ------------------------ */
+
+/* An unknown option is said as such, with or without something after it. */
+Test(cli, an_unknown_option_is_named_whatever_follows) {
+    static char out[4096];
+    const char *args[] = {"analyze --bogus", "analyze --bogus 1", "analyze --bogus=1", "measure --bogus"};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        cr_expect_eq(run_binary(args[i], out, sizeof out), 2, "%s", args[i]);
+        cr_expect(strstr(out, "--bogus: unknown option"), "%s: %s", args[i], out);
+        cr_expect_null(strstr(out, "needs a value"), "%s: %s", args[i], out);
+    }
+}
+
+/* An option that does not apply is an error naming it, not dropped. */
+Test(cli, options_that_do_not_apply_are_errors_naming_them) {
+    static char out[4096];
+    const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"analyze --part 2 --predicates 'threadIdx.x % 48 < 24'", "--predicates: does not apply"},
+        {"analyze --part 2 --baseline lane-parity", "--baseline: does not apply"},
+        {"analyze --scenario all --part 1", "--part: does not apply"},
+        {"analyze --scenario C1 --predicates lane-parity", "--predicates: does not apply"},
+        {"analyze --budget-ms 500", "--budget-ms: does not apply to analyze"},
+        {"analyze --device 1", "--device: does not apply to analyze"},
+        {"analyze --suite day22-part2 --part 1", "--part: does not apply with --suite"},
+        {"analyze --suite nope", "--suite: unknown suite 'nope'"},
+        {"analyze --format html", "--format: 'html' is not a format"},
+        {"analyze --scenario C42", "known: all, even-2way (C1)"},
+        {"analyze --evidence-dir /tmp", "--evidence-dir: does not apply to analyze"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_expect_eq(run_binary(cases[i].args, out, sizeof out), 2, "%s: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+    }
+    /* What does apply still passes. */
+    cr_expect_eq(run_binary("analyze --part 2", out, sizeof out), 0, "%s", out);
+    cr_expect_eq(run_binary("analyze --scenario C1 --blocks 64", out, sizeof out), 0, "%s", out);
+    /* (Its eleven tables are more than `out` holds: not read.) */
+    cr_expect_eq(run_binary("analyze --suite scenarios > /dev/null", out, sizeof out), 0, "%s", out);
+}
+
+/* The scenario names, their worked cases and the suites are in --help, and
+ * a worked-case id is accepted as a name. */
+Test(cli, help_lists_the_scenario_names_and_worked_cases_are_names) {
+    static char out[65536];
+    cr_assert_eq(run_binary("analyze --help", out, sizeof out), 0);
+    const char *names[] = {"even-2way (C1)",
+                           "short-branch (C7)",
+                           "warp-realign (C10)",
+                           "day22-exercise",
+                           "--format text|json|md|csv|svg",
+                           "warp-parity = (threadIdx.x / 32 & 1) == 0"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect(strstr(out, names[i]), "no %s:\n%s", names[i], out);
+    cr_assert_eq(run_binary("analyze --scenario C1", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "worked case C1"), "%s", out);
+    cr_assert_eq(run_binary("analyze --scenario c7", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "stays a branch") && strstr(out, "compiler predicates"), "C7's two tables:\n%s", out);
+}
+
+/* --format: the same analysis in each form (their contents are checked by
+ * tests/api/forms_check.py); --json is --format json. */
+Test(cli, format_prints_each_form) {
+    static char out[65536];
+    cr_assert_eq(run_binary("analyze --part 2 --format md", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "| kernel |") && strstr(out, "**split**"), "%s", out);
+    cr_assert_eq(run_binary("analyze --part 2 --format csv", out, sizeof out), 0, "%s", out);
+    cr_expect(strncmp(out, "table,table_title,kind,", 23) == 0 && strstr(out, "part2,"), "%s", out);
+    cr_assert_eq(run_binary("analyze --part 2 --format svg", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "<svg xmlns=\"http://www.w3.org/2000/svg\"") && strstr(out, "</svg>"), "%s", out);
+    cr_assert_eq(run_binary("analyze --part 2 --format json", out, sizeof out), 0, "%s", out);
+    static char json2[65536];
+    cr_assert_eq(run_binary("analyze --part 2 --json", json2, sizeof json2), 0);
+    cr_expect_str_eq(out, json2);
+    cr_expect(strstr(out, "\"readings\""), "%s", out);
+    cr_assert_eq(run_binary("analyze --part 2", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "read both ways: Read the two per-iteration rows against each other"), "%s", out);
+}
+
+/* `divergence suites` prints what GET /suites serves. */
+Test(cli, suites_prints_the_suites_and_scenario_names) {
+    static char out[65536];
+    cr_assert_eq(run_binary("suites", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "\"day22-part1\"") && strstr(out, "\"scenarios\"") && strstr(out, "\"cell\": \"C1\""), "%s",
+              out);
+}

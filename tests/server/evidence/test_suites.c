@@ -29,8 +29,8 @@ Test(suites, day22_part1_is_the_lessons_four_rows) {
     cr_assert_eq(r->ntables, 1);
     cr_assert_str_eq(r->tables[0].id, "part1");
     cr_assert_eq(r->tables[0].nrows, 4);
-    const char *labels[] = {"threadIdx.x & 1", "(threadIdx.x & 31) < 16", "threadIdx.x / 32 & 1",
-                            "blockIdx.x & 1"};
+    const char *labels[] = {"(threadIdx.x & 1) == 0", "(threadIdx.x & 31) < 16", "(threadIdx.x / 32 & 1) == 0",
+                            "(blockIdx.x & 1) == 0"};
     for (int i = 0; i < 4; i++) cr_expect_str_eq(r->tables[0].rows[i].label, labels[i]);
     cr_expect_str_eq(r->tables[0].baseline, "warp-parity");
     experiment_report_free(r);

@@ -707,7 +707,7 @@ Test(http, predicates_and_analyze) {
     cr_assert_eq(json_array_size(arr), 6);
     json_t *lp = json_array_get(arr, 0);
     cr_assert_str_eq(json_string_value(json_object_get(lp, "name")), "lane-parity");
-    cr_assert_str_eq(json_string_value(json_object_get(lp, "label")), "threadIdx.x & 1");
+    cr_assert_str_eq(json_string_value(json_object_get(lp, "label")), "(threadIdx.x & 1) == 0");
     cr_assert_float_eq(json_number_value(json_object_get(json_object_get(lp, "analysis"), "predicted_ratio")), 2.0, 1e-9);
     cr_assert_eq(json_integer_value(json_object_get(j, "threads_per_block")), 256);
     json_decref(j);

@@ -1,0 +1,77 @@
+/* fake_measure.h -- what a GPU might have said about a planned report, for
+ * tests that need a measured document with every part of the testimony
+ * (tests/api/report_forms.c, tests/fixtures/capture_fake.c): row k of each
+ * table at its predicted ratio times (1 + 0.07 k), the witness agreeing with
+ * the model, counters close to the ratio. No GPU; the same numbers on every
+ * run. Header-only (static), so each program compiles it without a library.
+ */
+#ifndef DV_TEST_FAKE_MEASURE_H
+#define DV_TEST_FAKE_MEASURE_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include "kernels/model/experiment.h"
+
+static void fake_measure(struct dv_report *r, const char *gpu_name) {
+    r->measured = 1;
+    snprintf(r->device.name, sizeof r->device.name, "%s", gpu_name);
+    r->device.present = 1;
+    r->device.cc_major = 9;
+    r->device.sm_count = 132;
+    r->device.warp_size = 32;
+    r->testimony = (struct dv_testimony){.witness_requested = 1,
+                                         .counters_requested = 1,
+                                         .witness_taken = 1,
+                                         .counters_taken = 1,
+                                         .witness_ms = 10.0,
+                                         .counters_ms = 100.0};
+    snprintf(r->testimony.counters_library, sizeof r->testimony.counters_library, "libcupti.so.13");
+    snprintf(r->started_utc, sizeof r->started_utc, "2026-12-01T00:00:00Z");
+    snprintf(r->finished_utc, sizeof r->finished_utc, "2026-12-01T00:00:05Z");
+    for (unsigned t = 0; t < r->ntables; t++) {
+        struct dv_table *tb = &r->tables[t];
+        tb->noise_ok = 1;
+        tb->gpu_time_ms = 100.0;
+        snprintf(tb->kernel_iterations, sizeof tb->kernel_iterations, "compile-time 4096");
+        for (unsigned i = 0; i < tb->nrows; i++) {
+            struct dv_row *w = &tb->rows[i];
+            const double pr = isfinite(w->predicted_ratio) && w->predicted_ratio > 0 ? w->predicted_ratio : 1.0;
+            const int base = (int)i == tb->baseline_row;
+            w->measured = 1;
+            w->ratio = base ? 1.0 : pr * (1.0 + 0.07 * i);
+            w->time_ms.median = w->time_ms.mean = w->time_ms.min = w->time_ms.max = 0.25 * w->ratio;
+            w->time_ms.samples = 50;
+            w->time_ms.noise = 0.002;
+            w->time_ms.stdev = w->time_ms.median * 0.002;
+            w->floor_fraction = 0.5;
+            w->check.ok = 1;
+            w->check.checked = 1048576;
+            w->check.first_mismatch = -1;
+            if (w->kernel == DV_KERNEL_SCENARIO) {
+                w->measured_efficiency = w->predicted_efficiency * 0.97;
+                w->agreement = w->ratio / pr;
+            }
+            struct dv_observed *o = &w->observed;
+            o->present = 1;
+            o->per = 1;
+            o->split_warps = w->warps_split;
+            o->path_runs = w->path_runs;
+            o->lanes_per_run[0] = o->lanes_per_run[1] = 32.0;
+            o->agrees = 1;
+            o->first_difference = -1;
+            snprintf(o->verdict, sizeof o->verdict, "agrees with the model");
+            struct dv_counters *c = &w->counters;
+            c->present = 1;
+            c->threads_per_inst = 32.0;
+            c->warp_efficiency = 1.0;
+            c->inst_per_fma = 1.04;
+            c->inst_vs_baseline = base ? 1.0 : pr * (1.0 + 0.05 * i);
+            c->divergent_per_block = w->warps_split.per_block;
+            c->model_split_per_block = w->warps_split.per_block;
+            snprintf(c->verdict, sizeof c->verdict, "agrees");
+        }
+    }
+}
+
+#endif /* DV_TEST_FAKE_MEASURE_H */
