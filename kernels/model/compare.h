@@ -53,8 +53,8 @@ enum compare_label {
 
 struct compare {
     enum compare_label label;
-    struct interval reference; /* what `after` was compared with            */
-    struct interval change;    /* after / reference - 1, with its interval  */
+    struct interval reference; /* what `after` was compared with */
+    struct interval change;    /* after / reference - 1, with its interval */
 };
 
 /* Compares `after` with `before` (each a point and its interval, all > 0,

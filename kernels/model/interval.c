@@ -237,8 +237,7 @@ void interval_median_sorted(const double *sorted, const struct interval_ranks *r
     from_order_stats(rk, r, x, m, resolution, out);
 }
 
-void interval_median_select(double *work, const struct interval_ranks *rk, double resolution,
-                            struct interval *out) {
+void interval_median_select(double *work, const struct interval_ranks *rk, double resolution, struct interval *out) {
     unsigned r[6], z[6];
     double x[6];
     const unsigned m = needed_ranks(rk, r);
@@ -247,8 +246,8 @@ void interval_median_select(double *work, const struct interval_ranks *rk, doubl
     from_order_stats(rk, r, x, m, resolution, out);
 }
 
-int interval_median(const double *s, unsigned n, double level, double resolution, double *scratch,
-                    struct interval *out, char *err) {
+int interval_median(const double *s, unsigned n, double level, double resolution, double *scratch, struct interval *out,
+                    char *err) {
     struct interval_ranks rk;
     memset(out, 0, sizeof(*out));
     if (interval_ranks(n, level, &rk, err) != 0) return DV_ERR;

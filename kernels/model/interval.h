@@ -82,15 +82,14 @@ void interval_median_sorted(const double *sorted, const struct interval_ranks *r
 /* The same from unsorted samples work[0..rk->n), which it reorders (a
  * partial sort: O(n) selection of the few order statistics the interval
  * reads, rather than a sort). */
-void interval_median_select(double *work, const struct interval_ranks *rk, double resolution,
-                            struct interval *out);
+void interval_median_select(double *work, const struct interval_ranks *rk, double resolution, struct interval *out);
 
 /* The same from unsorted samples s[0..n): `scratch` holds n doubles (the
  * samples are copied there, not reordered in place). Returns 0, or -1 with `err` when
  * n is 0, the level is out of range, the resolution is negative or not
  * finite, or a sample is not finite (naming its index). */
-int interval_median(const double *s, unsigned n, double level, double resolution, double *scratch,
-                    struct interval *out, char *err);
+int interval_median(const double *s, unsigned n, double level, double resolution, double *scratch, struct interval *out,
+                    char *err);
 
 /* The interval's half-width relative to its point: the larger of
  * point - lo and hi - point, over |point|. Infinity when the point is 0. */

@@ -31,8 +31,8 @@ static int check_times(const double *s, unsigned n, const char *name, char *err)
 /* The medial correlation of the pairs about the two sample medians: rounds
  * on the same side of both count +1, on opposite sides -1; rounds on a
  * median count in neither. Returns the counts. */
-static void medial_counts(const double *row, const double *base, unsigned n, double mrow, double mbase,
-                          unsigned *same, unsigned *opposite) {
+static void medial_counts(const double *row, const double *base, unsigned n, double mrow, double mbase, unsigned *same,
+                          unsigned *opposite) {
     unsigned s = 0, o = 0;
     for (unsigned k = 0; k < n; k++) {
         const double a = row[k] - mrow, b = base[k] - mbase;
@@ -59,8 +59,8 @@ static void from_log(double lp, double dlo, double dhi, double level, struct int
     out->level = level;
 }
 
-int ratio_paired(const double *row, const double *base, unsigned n, double level, double resolution,
-                 double *scratch, struct ratio_pair *out, char *err) {
+int ratio_paired(const double *row, const double *base, unsigned n, double level, double resolution, double *scratch,
+                 struct ratio_pair *out, char *err) {
     struct interval_ranks rk;
     memset(out, 0, sizeof(*out));
     if (interval_ranks(n, level, &rk, err) != 0) return DV_ERR;
@@ -92,8 +92,8 @@ int ratio_paired(const double *row, const double *base, unsigned n, double level
     const double bm = log(ib.point) - log(ib.lo), bp = log(ib.hi) - log(ib.point);
     const double vl = am * am + bp * bp - 2.0 * rho * am * bp;
     const double vh = ap * ap + bm * bm - 2.0 * rho * ap * bm;
-    from_log(log(ir.point) - log(ib.point), sqrt(vl > 0 ? vl : 0.0) + step, sqrt(vh > 0 ? vh : 0.0) + step,
-             rk.level, &out->of_medians);
+    from_log(log(ir.point) - log(ib.point), sqrt(vl > 0 ? vl : 0.0) + step, sqrt(vh > 0 ? vh : 0.0) + step, rk.level,
+             &out->of_medians);
 
     /* RATIO_OF_ROUNDS: the median of the per-round log ratios. */
     for (unsigned k = 0; k < n; k++) a[k] = log(row[k] / base[k]);

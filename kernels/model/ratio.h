@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 enum ratio_method {
-    RATIO_OF_MEDIANS = 0, /* median(row) / median(base), MOVER interval  */
+    RATIO_OF_MEDIANS = 0, /* median(row) / median(base), MOVER interval */
     RATIO_OF_ROUNDS = 1,  /* median_k(row[k] / base[k]), its own interval */
 };
 
@@ -65,9 +65,9 @@ enum ratio_method {
  * of the two rows, so both cost little more than one, and a report can show
  * them side by side. */
 struct ratio_pair {
-    struct interval of_medians; /* RATIO_OF_MEDIANS                        */
-    struct interval of_rounds;  /* RATIO_OF_ROUNDS                         */
-    double corr;                /* medial correlation of the pairs, -1..1  */
+    struct interval of_medians; /* RATIO_OF_MEDIANS */
+    struct interval of_rounds;  /* RATIO_OF_ROUNDS */
+    double corr;                /* medial correlation of the pairs, -1..1 */
 };
 
 /* The ratio of row[0..n) over base[0..n), paired by index (round), at
@@ -76,8 +76,8 @@ struct ratio_pair {
  * `scratch` holds 2 n doubles. Returns 0, or -1 with `err` naming the field
  * when n is 0, the level or resolution is out of range, or a sample is not
  * a finite positive time (naming the array and index). */
-int ratio_paired(const double *row, const double *base, unsigned n, double level, double resolution,
-                 double *scratch, struct ratio_pair *out, char *err);
+int ratio_paired(const double *row, const double *base, unsigned n, double level, double resolution, double *scratch,
+                 struct ratio_pair *out, char *err);
 
 /* The estimate of `method` in `p`; NULL for an unknown method. */
 const struct interval *ratio_pick(const struct ratio_pair *p, int method);

@@ -52,10 +52,10 @@ extern "C" {
 #define SPREAD_DRIFT_LEVEL 0.999
 
 struct spread {
-    double noise;      /* stdev / mean, the per-sample spread               */
-    double excess;     /* stdev / the stdev the median's interval implies   */
-    double drift;      /* median of the second half over the first, - 1     */
-    unsigned flags;    /* SPREAD_* bits                                     */
+    double noise;   /* stdev / mean, the per-sample spread */
+    double excess;  /* stdev / the stdev the median's interval implies */
+    double drift;   /* median of the second half over the first, - 1 */
+    unsigned flags; /* SPREAD_* bits                                     */
 };
 
 /* The spread of s[0..n), in round order (the drift test splits them by

@@ -59,9 +59,9 @@ void stats_config_default(struct stats_config *c) {
     c->method = RATIO_OF_MEDIANS;
 }
 
-int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned nrounds,
-                const unsigned char *drop, unsigned baseline, const struct stats_config *c, double *scratch,
-                struct stats_row *out, unsigned *kept, char *err) {
+int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned nrounds, const unsigned char *drop,
+                unsigned baseline, const struct stats_config *c, double *scratch, struct stats_row *out, unsigned *kept,
+                char *err) {
     *kept = 0;
     if (nrows == 0 || baseline >= nrows) {
         dv_seterr(err, "stats: baseline: row %u is not among the %u rows", baseline, nrows);

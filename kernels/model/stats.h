@@ -41,14 +41,14 @@ void stats_sample_bounds(const struct dv_options *o, unsigned *min_samples, unsi
 /* The stdrel rule: 1 when `taken` >= min samples and every row's noise is
  * at or under o->max_noise, or gpu_ms >= o->budget_ms, or taken >= max
  * samples; 0 to sample another batch. */
-int stats_should_stop(const struct dv_options *o, const struct dv_stats *rows, unsigned nrows,
-                      unsigned taken, double gpu_ms);
+int stats_should_stop(const struct dv_options *o, const struct dv_stats *rows, unsigned nrows, unsigned taken,
+                      double gpu_ms);
 
 /* How a table's intervals are made. */
 struct stats_config {
-    double level;             /* confidence, INTERVAL_LEVEL                     */
+    double level;             /* confidence, INTERVAL_LEVEL */
     double resolution;        /* the timer's step in the samples' unit; 0: none */
-    enum ratio_method method; /* RATIO_OF_MEDIANS keeps the tables' figure      */
+    enum ratio_method method; /* RATIO_OF_MEDIANS keeps the tables' figure */
 };
 
 /* level INTERVAL_LEVEL, resolution 0, method RATIO_OF_MEDIANS. */
@@ -56,14 +56,16 @@ void stats_config_default(struct stats_config *c);
 
 /* One row's statistics over the kept rounds. */
 struct stats_row {
-    struct dv_stats summary; /* as stats_compute; samples = rounds kept       */
-    struct interval median;  /* the median time and its interval             */
-    struct interval ratio;   /* over the baseline row, by the configured
-                                method; the baseline's own is exactly 1 [1, 1] */
-    struct ratio_pair ratios; /* both methods and the medial correlation with
-                                the baseline (ratio.h), for a side-by-side    */
-    struct spread spread;    /* per-sample spread, excess, drift, flags      */
-    unsigned dropped;        /* rounds the throttle guard dropped (the table's) */
+    struct dv_stats summary; /* as stats_compute; samples = rounds kept */
+    struct interval median;  /* the median time and its interval */
+    /* Over the baseline row, by the configured method; the baseline's own
+     * is exactly 1 [1, 1]. */
+    struct interval ratio;
+    /* Both methods and the medial correlation with the baseline (ratio.h),
+     * for a side-by-side. */
+    struct ratio_pair ratios;
+    struct spread spread; /* per-sample spread, excess, drift, flags */
+    unsigned dropped;     /* rounds the throttle guard dropped (the table's) */
 };
 
 /* The statistics of a table of `nrows` rows: samples[r * stride + k] is row
@@ -74,9 +76,9 @@ struct stats_row {
  * 0, or -1 with `err` (a bad configuration, no round kept, a baseline out of
  * range, or a sample that is not a finite positive time, naming the row and
  * round). */
-int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned nrounds,
-                const unsigned char *drop, unsigned baseline, const struct stats_config *c, double *scratch,
-                struct stats_row *out, unsigned *kept, char *err);
+int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned nrounds, const unsigned char *drop,
+                unsigned baseline, const struct stats_config *c, double *scratch, struct stats_row *out, unsigned *kept,
+                char *err);
 
 /* The intervals the stopping rule reads: every row's ratio but the
  * baseline's (which is 1 by definition), or the baseline's median when the

@@ -45,33 +45,33 @@ extern "C" {
 
 enum stoprule_reason {
     STOPRULE_CONTINUE = 0,
-    STOPRULE_TARGET,    /* every judged interval within target          */
-    STOPRULE_CAP,       /* max_samples rounds kept                      */
-    STOPRULE_THROTTLED, /* more than max_dropped rounds dropped         */
-    STOPRULE_BUDGET,    /* GPU-time budget spent                        */
+    STOPRULE_TARGET,    /* every judged interval within target */
+    STOPRULE_CAP,       /* max_samples rounds kept */
+    STOPRULE_THROTTLED, /* more than max_dropped rounds dropped */
+    STOPRULE_BUDGET,    /* GPU-time budget spent */
 };
 
 struct stoprule {
-    double target;             /* relative half-width, > 0                 */
-    double level;              /* nominal confidence the intervals must attain */
-    unsigned min_samples;      /* rounds kept before any stop but the cap  */
-    unsigned max_samples;      /* rounds kept at most (>= min_samples)     */
-    unsigned max_dropped;      /* throttled rounds tolerated               */
-    double budget_ms;          /* timed GPU work, dropped rounds included  */
+    double target;        /* relative half-width, > 0 */
+    double level;         /* nominal confidence the intervals must attain */
+    unsigned min_samples; /* rounds kept before any stop but the cap */
+    unsigned max_samples; /* rounds kept at most (>= min_samples) */
+    unsigned max_dropped; /* throttled rounds tolerated */
+    double budget_ms;     /* timed GPU work, dropped rounds included */
 };
 
 /* Where sampling stands after a batch. */
 struct stoprule_progress {
-    unsigned kept;    /* rounds in the statistics                         */
-    unsigned dropped; /* rounds the throttle guard dropped                */
-    double gpu_ms;    /* timed GPU work so far, dropped rounds included   */
+    unsigned kept;    /* rounds in the statistics */
+    unsigned dropped; /* rounds the throttle guard dropped */
+    double gpu_ms;    /* timed GPU work so far, dropped rounds included */
 };
 
 struct stoprule_verdict {
     enum stoprule_reason reason;
-    unsigned over_target; /* judged intervals over target (or short of the level) */
-    int worst;            /* index of the widest judged interval, -1 if none */
-    double worst_halfwidth; /* its relative half-width (0 when none)        */
+    unsigned over_target;   /* judged intervals over target (or short of the level) */
+    int worst;              /* index of the widest judged interval, -1 if none */
+    double worst_halfwidth; /* its relative half-width (0 when none) */
 };
 
 /* The rule of a request: target = o->max_noise (the request's precision

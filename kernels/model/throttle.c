@@ -11,8 +11,8 @@ int throttle_is_low(double mhz, double rated_mhz, double fraction) {
     return mhz < fraction * rated_mhz;
 }
 
-static int check_args(const double *mhz, unsigned nrounds, double fraction, unsigned char *drop,
-                      unsigned *ndropped, char *err) {
+static int check_args(const double *mhz, unsigned nrounds, double fraction, unsigned char *drop, unsigned *ndropped,
+                      char *err) {
     *ndropped = 0;
     if (nrounds) memset(drop, 0, nrounds);
     if (!(fraction > 0.0 && fraction <= 1.0)) {

@@ -139,8 +139,8 @@ Test(compare, the_change_interval_covers_the_true_change) {
                 hit += c.change.lo <= planted - 1 && planted - 1 <= c.change.hi;
             }
             const double cov = (double)hit / RUNS;
-            cr_log_info("coverage change %s n=%u noise=%.2f%% change %+.0f%%: %.1f%%", synth_name(shapes[si]),
-                        sizes[i], 100 * noise, 100 * (planted - 1), 100 * cov);
+            cr_log_info("coverage change %s n=%u noise=%.2f%% change %+.0f%%: %.1f%%", synth_name(shapes[si]), sizes[i],
+                        100 * noise, 100 * (planted - 1), 100 * cov);
             cr_expect(cov >= 0.92 && cov <= 0.98, "%s n=%u: coverage %.3f outside 92-98%%", synth_name(shapes[si]),
                       sizes[i], cov);
         }
@@ -158,10 +158,8 @@ Test(compare, an_aa_run_reads_same_and_a_planted_change_reads_higher) {
     unsigned same = 0, higher = 0;
     for (unsigned run = 0; run < RUNS; run++) {
         const double wander_a = exp(0.002 * synth_normal(&g)), wander_b = exp(0.002 * synth_normal(&g));
-        const struct interval a =
-            night(&g, 200, SYNTH_NORMAL, 0.005, wander_a, RATIO_OF_MEDIANS, row, base, scratch);
-        const struct interval b =
-            night(&g, 200, SYNTH_NORMAL, 0.005, wander_b, RATIO_OF_MEDIANS, row, base, scratch);
+        const struct interval a = night(&g, 200, SYNTH_NORMAL, 0.005, wander_a, RATIO_OF_MEDIANS, row, base, scratch);
+        const struct interval b = night(&g, 200, SYNTH_NORMAL, 0.005, wander_b, RATIO_OF_MEDIANS, row, base, scratch);
         const struct interval p =
             night(&g, 200, SYNTH_NORMAL, 0.005, wander_b * 4300.0 / 4096.0, RATIO_OF_MEDIANS, row, base, scratch);
         same += label(a, b) == COMPARE_SAME;

@@ -14,8 +14,7 @@
 /* Coverage of [X(d), X(n+1-d)], summed term by term from 0. */
 static double direct_coverage(unsigned n, unsigned d) {
     double cdf = 0;
-    for (unsigned i = 0; i < d; i++)
-        cdf += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
+    for (unsigned i = 0; i < d; i++) cdf += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
     return 1 - 2 * cdf;
 }
 

@@ -140,8 +140,8 @@ enum scenario {
 };
 
 static const char *scenario_name(enum scenario s) {
-    static const char *names[] = {"independent", "shared half", "shared most", "clock step", "row clusters",
-                                  "heavy tail"};
+    static const char *names[] = {"independent", "shared half",  "shared most",
+                                  "clock step",  "row clusters", "heavy tail"};
     return names[s];
 }
 
@@ -225,16 +225,17 @@ static void covers(enum scenario s, int medians_band, int rounds_band, uint64_t 
     for (unsigned i = 0; i < 5; i++) {
         for (unsigned j = 0; j < 2; j++) {
             const struct cover c = coverage(s, sizes[i], noises[j], seed + 10 * i + j);
-            cr_log_info("coverage ratio %s n=%u noise=%.2f%%: of_medians %.1f%% (hw %.4f%%), of_rounds %.1f%% "
-                        "(hw %.4f%%)",
-                        scenario_name(s), sizes[i], 100 * noises[j], 100 * c.medians, 100 * c.hw_medians,
-                        100 * c.rounds, 100 * c.hw_rounds);
+            cr_log_info(
+                "coverage ratio %s n=%u noise=%.2f%%: of_medians %.1f%% (hw %.4f%%), of_rounds %.1f%% "
+                "(hw %.4f%%)",
+                scenario_name(s), sizes[i], 100 * noises[j], 100 * c.medians, 100 * c.hw_medians, 100 * c.rounds,
+                100 * c.hw_rounds);
             if (medians_band)
                 cr_expect(BAND(c.medians), "%s n=%u noise %g: of_medians %.3f outside 92-98%%", scenario_name(s),
                           sizes[i], noises[j], c.medians);
             else
-                cr_expect(c.medians >= 0.92, "%s n=%u noise %g: of_medians %.3f under 92%%", scenario_name(s),
-                          sizes[i], noises[j], c.medians);
+                cr_expect(c.medians >= 0.92, "%s n=%u noise %g: of_medians %.3f under 92%%", scenario_name(s), sizes[i],
+                          noises[j], c.medians);
             if (rounds_band)
                 cr_expect(BAND(c.rounds), "%s n=%u noise %g: of_rounds %.3f outside 92-98%%", scenario_name(s),
                           sizes[i], noises[j], c.rounds);

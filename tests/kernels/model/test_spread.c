@@ -106,8 +106,8 @@ Test(spread, plain_rows_are_rarely_flagged) {
             cr_log_info("flags on 1000 %s rows of %u: tail %u, split %u, drift %u", synth_name(shapes[si]), sizes[i],
                         counts[0], counts[1], counts[2]);
             for (int f = 0; f < 3; f++)
-                cr_expect_leq(counts[f], 10, "%s n=%u flag %d raised on %u of 1000", synth_name(shapes[si]),
-                              sizes[i], f, counts[f]);
+                cr_expect_leq(counts[f], 10, "%s n=%u flag %d raised on %u of 1000", synth_name(shapes[si]), sizes[i],
+                              f, counts[f]);
         }
     }
 }

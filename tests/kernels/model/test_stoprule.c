@@ -71,8 +71,7 @@ Test(stoprule, budget_cap_and_throttle_end_a_table_that_misses_its_target) {
     struct stoprule_verdict v;
     cr_assert_eq(stoprule_decide(&r, j, 1, &(struct stoprule_progress){.kept = 20, .gpu_ms = 49.9}, &v),
                  STOPRULE_CONTINUE);
-    cr_assert_eq(stoprule_decide(&r, j, 1, &(struct stoprule_progress){.kept = 20, .gpu_ms = 50}, &v),
-                 STOPRULE_BUDGET);
+    cr_assert_eq(stoprule_decide(&r, j, 1, &(struct stoprule_progress){.kept = 20, .gpu_ms = 50}, &v), STOPRULE_BUDGET);
     cr_assert_eq(v.over_target, 1, "the caller exits 1 on this");
     cr_assert_eq(stoprule_decide(&r, j, 1, &(struct stoprule_progress){.kept = 100, .gpu_ms = 1}, &v), STOPRULE_CAP);
     cr_assert_eq(stoprule_decide(&r, j, 1, &(struct stoprule_progress){.kept = 5, .gpu_ms = 1e9}, &v),
@@ -138,7 +137,7 @@ struct run {
     unsigned kept, dropped;
     double gpu_ms;
     struct stoprule_verdict verdict;
-    int stdrel_stopped_at; /* rounds at which the stdrel rule would stop, -1: not yet */
+    int stdrel_stopped_at;                /* rounds at which the stdrel rule would stop, -1: not yet */
     struct stats_row rows[NROWS];         /* at the end of sampling      */
     struct stats_row rows_at_stop[NROWS]; /* when the rule stopped        */
 };
@@ -181,8 +180,8 @@ static struct run simulate(draw_fn draw, const double *medians, uint64_t seed, e
         struct stoprule_progress p = {.kept = rounds - nd, .dropped = nd, .gpu_ms = out.gpu_ms};
         if (p.kept > 0) {
             unsigned kept;
-            cr_assert_eq(stats_table(all, stride, NROWS, rounds, drop, 0, &c, scratch, out.rows, &kept, err), 0,
-                         "%s", err);
+            cr_assert_eq(stats_table(all, stride, NROWS, rounds, drop, 0, &c, scratch, out.rows, &kept, err), 0, "%s",
+                         err);
             struct dv_stats legacy[NROWS];
             for (unsigned row = 0; row < NROWS; row++) legacy[row] = out.rows[row].summary;
             if (out.stdrel_stopped_at < 0 && stats_should_stop(&o, legacy, NROWS, kept, out.gpu_ms))
@@ -196,8 +195,7 @@ static struct run simulate(draw_fn draw, const double *medians, uint64_t seed, e
             out.dropped = nd;
             for (unsigned row = 0; row < NROWS; row++) out.rows_at_stop[row] = out.rows[row];
         }
-        if (out.reason != STOPRULE_CONTINUE &&
-            (!until_cap || out.stdrel_stopped_at >= 0 || p.kept >= r.max_samples))
+        if (out.reason != STOPRULE_CONTINUE && (!until_cap || out.stdrel_stopped_at >= 0 || p.kept >= r.max_samples))
             break;
         cr_assert_lt(rounds, stride - BATCH, "the rule must end the run");
     }
@@ -221,11 +219,12 @@ Test(stoprule, a_well_measured_small_grid_stops_on_target_where_stdrel_ran_to_th
     char flags[64];
     for (unsigned row = 0; row < NROWS; row++) {
         const struct stats_row *a = &run.rows_at_stop[row], *z = &run.rows[row];
-        cr_log_info("small grid row %u: at the stop: median %.5f ms noise %.2f%% ratio %.4f [%.4f, %.4f]; "
-                    "at the cap: noise %.2f%% ratio %.4f [%.4f, %.4f] flags '%s'",
-                    row, a->median.point, 100 * a->summary.noise, a->ratio.point, a->ratio.lo, a->ratio.hi,
-                    100 * z->summary.noise, z->ratio.point, z->ratio.lo, z->ratio.hi,
-                    spread_flags_text(z->spread.flags, flags, sizeof(flags)));
+        cr_log_info(
+            "small grid row %u: at the stop: median %.5f ms noise %.2f%% ratio %.4f [%.4f, %.4f]; "
+            "at the cap: noise %.2f%% ratio %.4f [%.4f, %.4f] flags '%s'",
+            row, a->median.point, 100 * a->summary.noise, a->ratio.point, a->ratio.lo, a->ratio.hi,
+            100 * z->summary.noise, z->ratio.point, z->ratio.lo, z->ratio.hi,
+            spread_flags_text(z->spread.flags, flags, sizeof(flags)));
     }
     cr_log_info("small grid: %s after %u rounds; stdrel stopped at %d of %u", stoprule_reason_name(run.reason),
                 run.kept, run.stdrel_stopped_at, run.rows[0].summary.samples);
@@ -251,9 +250,8 @@ static void draw_noisy(struct synth *g, unsigned round, const double *medians, d
 Test(stoprule, a_table_too_noisy_for_its_target_ends_on_the_cap_with_the_worst_row_named) {
     const double medians[NROWS] = {1.0, 1.5, 2.0};
     const struct run run = simulate(draw_noisy, medians, 12, RATIO_OF_MEDIANS, 0);
-    cr_log_info("noisy: %s after %u rounds, %u over target, worst row %d at %.3f%%",
-                stoprule_reason_name(run.reason), run.kept, run.verdict.over_target, run.verdict.worst,
-                100 * run.verdict.worst_halfwidth);
+    cr_log_info("noisy: %s after %u rounds, %u over target, worst row %d at %.3f%%", stoprule_reason_name(run.reason),
+                run.kept, run.verdict.over_target, run.verdict.worst, 100 * run.verdict.worst_halfwidth);
     cr_assert(run.reason == STOPRULE_CAP || run.reason == STOPRULE_BUDGET, "%s", stoprule_reason_name(run.reason));
     cr_assert_geq(run.verdict.over_target, 1);
 }

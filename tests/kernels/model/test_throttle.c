@@ -32,8 +32,7 @@ Test(throttle, a_low_reading_drops_the_rounds_on_both_sides_of_it) {
     mhz[24] = 1970;
     cr_assert_eq(throttle_mark(mhz, 32, RATED, THROTTLE_DEFAULT_FRACTION, drop, &n, err), 0, "%s", err);
     cr_assert_eq(n, 16);
-    for (unsigned k = 0; k < 32; k++)
-        cr_assert_eq(drop[k], k >= 8 && k < 24, "round %u", k);
+    for (unsigned k = 0; k < 32; k++) cr_assert_eq(drop[k], k >= 8 && k < 24, "round %u", k);
 }
 
 Test(throttle, rounds_before_the_first_reading_take_it_and_after_the_last_take_it) {
