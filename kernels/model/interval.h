@@ -21,7 +21,7 @@
  * and the same beyond, for a thousand times the work per row per batch and
  * a seed to record. The tests (tests/kernels/model/test_interval.c) measure
  * this interval's coverage at n = 10..2000 over normal, two-cluster and
- * heavy-tailed samples: 93.2-96.0%.
+ * heavy-tailed samples: 93.2-96.9%.
  *
  * Below n = 6 no pair of order statistics reaches 95%: the interval is then
  * [min, max] and `level` says the confidence it does reach (1 - 2^(1-n)),

@@ -19,7 +19,7 @@
  *   least half a round, because at 10-20 rounds of strongly shared noise
  *   none may straddle the medians, and a correlation of exactly 1 would
  *   shrink the interval to nothing. Calibrated where each round's noise is
- *   the row's own (92.8-97.6% coverage in the tests, normal, two-cluster and
+ *   the row's own (92.8-97.3% coverage in the tests, normal, two-cluster and
  *   heavy-tailed rows); where rounds share noise it errs wide (up to 98.5%
  *   with half the noise shared, 97.4-100% with most of it, 94-99% through a
  *   shared clock step). A ratio of two medians does not cancel shared noise
@@ -32,15 +32,15 @@
  *   (a clock step, a warm GPU) cancels in each ratio before the median is
  *   taken, so the interval is exact in the same sense as a median's (the
  *   count of per-round ratios under the true one is Binomial(n, 1/2)):
- *   92.2-96.6% coverage in every simulated case, shared noise or not. It is
- *   as wide as RATIO_OF_MEDIANS' (within 3%) when rounds share nothing, and
- *   a fifth to a third as wide when they share most of their noise, so the
- *   stopping rule ends sooner on the same rounds. It
- *   estimates the typical per-round ratio, which equals median(row) /
- *   median(base) when the two rows' noise has one shape; when it does not (a
- *   row with two clusters against a baseline with none) the two figures
- *   differ by about a sixth of the per-sample spread (0.15% at 1% spread,
- *   0.01% at 0.05%).
+ *   93.6-96.6% coverage in every simulated case where the two rows' noise
+ *   has one shape, shared or not. It is as wide as RATIO_OF_MEDIANS' (within
+ *   3%) when rounds share nothing, and a fifth to a third as wide when they
+ *   share most of their noise, so the stopping rule ends sooner on the same
+ *   rounds. It estimates the typical per-round ratio, which equals
+ *   median(row) / median(base) when the two rows' noise has one shape; when
+ *   it does not (a row with two clusters against a baseline with none) the
+ *   two figures differ by about a sixth of the per-sample spread (0.15% at
+ *   1% spread, 0.01% at 0.05%).
  *
  * `resolution` is the timer's step, as in interval.h: both ends widen by
  * half a step of each median, relative to the ratio.

@@ -55,7 +55,7 @@ struct spread {
     double noise;   /* stdev / mean, the per-sample spread */
     double excess;  /* stdev / the stdev the median's interval implies */
     double drift;   /* median of the second half over the first, - 1 */
-    unsigned flags; /* SPREAD_* bits                                     */
+    unsigned flags; /* SPREAD_* bits */
 };
 
 /* The spread of s[0..n), in round order (the drift test splits them by
