@@ -7,7 +7,8 @@
  * text layout, or with --json the divergence.v1 document the server returns.
  * `measure` exits with a distinct status when there is no GPU (3) or CUDA
  * failed (4), saying what CUDA reported, and with 1 when it measured but a
- * correctness check failed or a table stayed noisier than --max-noise.
+ * correctness check failed or an interval was still wider than
+ * --max-halfwidth when sampling stopped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -28,7 +29,9 @@ void cli_usage_options(void) {
           "  --blocks N|auto             grid size (default 4096; auto: whole waves, >= 1 ms)\n"
           "  --threads-per-block N|XxY   block size, 1D or 2D, up to 1024 threads (default 256)\n"
           "  --iterations N              multiply-adds per thread (default 4096)\n"
-          "  --max-noise F               target relative stdev per row (default 0.005)\n"
+          "  --max-halfwidth F           stop when every ratio's 95% interval is within\n"
+          "                              +-F of it (default 0.005: 0.5%)\n"
+          "  --max-noise F               the old name of --max-halfwidth (the same)\n"
           "  --budget-ms MS              GPU time per table (default 2000)\n"
           "  --min-samples N, --max-samples N\n"
           "  --scenario NAME|all         the scenario suite instead of Part 1/2\n"
@@ -55,8 +58,9 @@ void cli_usage(const char *cmd) {
     cli_usage_options();
     if (strcmp(cmd, "measure") == 0)
         fputs("\nexit status:\n"
-              "  0  measured, every check passed and every table met its noise target\n"
-              "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
+              "  0  measured, every check passed and every interval met its target\n"
+              "  1  measured, but a correctness check failed or an interval was over\n"
+              "     --max-halfwidth when sampling stopped (the output names it and why)\n"
               "  2  bad option or value (the message names it)\n"
               "  3  no usable GPU (CUDA's reason on stderr)\n"
               "  4  a CUDA error while measuring\n",
@@ -157,7 +161,7 @@ int cli_exit_status(int measure_rc, const struct dv_report *r) {
     int rc = measure_rc == DV_EGATE ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     for (unsigned i = 0; i < r->ntables; i++) {
         const struct dv_table *t = &r->tables[i];
-        if (!t->noise_ok) rc = CLI_EXIT_FAILED;
+        if (!t->intervals_ok) rc = CLI_EXIT_FAILED;
         for (unsigned j = 0; j < t->nrows; j++)
             if (!t->rows[j].check.ok) rc = CLI_EXIT_FAILED;
     }
