@@ -86,6 +86,13 @@ double sampling_lattice(const double *v, size_t n, double *scratch) {
     /* Ties are what a lattice makes; where almost every value is distinct,
      * any step is finer than the spread and widening by it changes nothing. */
     if (distinct < 2 || distinct > n / 2 || !(step > 0) || !isfinite(step)) return 0.0;
+    /* The smallest gap is one tick read through the samples' rounding (float
+     * milliseconds: about 1e-4 of a 32 ns tick at 0.04 ms), so a gap of many
+     * ticks measured in it drifts; the span over the whole ticks it holds is
+     * the tick to the span's precision instead. */
+    double ticks = 0;
+    for (size_t i = 1; i < distinct; i++) ticks += nearbyint((scratch[i] - scratch[i - 1]) / step);
+    step = (scratch[distinct - 1] - scratch[0]) / ticks;
     for (size_t i = 1; i < distinct; i++) {
         const double k = (scratch[i] - scratch[i - 1]) / step;
         if (fabs(k - nearbyint(k)) > 0.02) return 0.0;

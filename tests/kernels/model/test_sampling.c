@@ -320,6 +320,15 @@ Test(sampling, lattice_steps) {
     double ns[40];
     for (int i = 0; i < 40; i++) ns[i] = (float)((41790 + 32 * (i % 7)) / 1e6);
     cr_expect_float_eq(sampling_lattice(ns, 40, scratch), 32e-6, 1e-8);
+    /* A 32 ns lattice seen on an H200 (a 48-thread row, float ms from the
+     * event timer) with one late launch 480 ticks out: the smallest gap reads
+     * 31.997 ns, off by 1e-4, and a gap measured in it drifts a tick every
+     * 10,000; the step is the whole span over the whole ticks, so the far
+     * sample still sits on it. */
+    double h200[40];
+    for (int i = 0; i < 39; i++) h200[i] = (float)((41792 + 32 * (i % 5)) / 1e6);
+    h200[39] = (float)(57344 / 1e6);
+    cr_expect_float_eq(sampling_lattice(h200, 40, scratch), 32e-6, 1e-9, "%.9g", sampling_lattice(h200, 40, scratch));
 }
 
 Test(sampling, bad_arguments_are_errors_naming_what) {
