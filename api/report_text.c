@@ -238,12 +238,21 @@ static void fmt_agreement(char *buf, size_t len, double a) {
                   fabs(a - 1.0) > AGREEMENT_TOLERANCE + AGREEMENT_SLACK ? '*' : ' ');
 }
 
-/* "1.951 [1.948, 1.954]": the ratio and its interval to 3 decimals; "-"
- * without an interval (a document from before them). */
+/* "1.951 [1.948, 1.954]": the ratio and its interval to 3 decimals, or 4
+ * where 3 would print an interval narrower than a thousandth as the point
+ * itself ("1.9770 [1.9766, 1.9773]"); "-" without an interval (a document
+ * from before them). */
 static void fmt_ratio_ci(char *buf, size_t len, const struct dv_row *w) {
-    if (isfinite(w->ratio) && isfinite(w->ratio_ci.lo) && isfinite(w->ratio_ci.hi))
-        snprintf(buf, len, "%.3f [%.3f, %.3f]", w->ratio, w->ratio_ci.lo, w->ratio_ci.hi);
-    else snprintf(buf, len, "-");
+    if (!isfinite(w->ratio) || !isfinite(w->ratio_ci.lo) || !isfinite(w->ratio_ci.hi)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char p[32], lo[32], hi[32];
+    snprintf(p, sizeof p, "%.3f", w->ratio);
+    snprintf(lo, sizeof lo, "%.3f", w->ratio_ci.lo);
+    snprintf(hi, sizeof hi, "%.3f", w->ratio_ci.hi);
+    const int d = w->ratio_ci.lo < w->ratio_ci.hi && strcmp(p, lo) == 0 && strcmp(p, hi) == 0 ? 4 : 3;
+    snprintf(buf, len, "%.*f [%.*f, %.*f]", d, w->ratio, d, w->ratio_ci.lo, d, w->ratio_ci.hi);
 }
 
 /* The spread's flags as words after the noise: "0.72% tail". */

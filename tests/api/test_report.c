@@ -1054,6 +1054,17 @@ Test(report, text_prints_each_ratio_with_its_interval_and_why_sampling_stopped) 
                        "%s", s);
     cr_expect_not_null(strstr(s, "tail: a few samples far out, the median well known"), "%s", s);
     free(s);
+    /* An interval narrower than a thousandth gets a fourth decimal, as the
+     * auto grid's rows on an H200 are known (1.977 [1.977, 1.977] says
+     * nothing); the baseline's exact [1, 1] keeps three. */
+    t->rows[1].ratio = 1.97698;
+    t->rows[1].ratio_ci = (struct dv_ci){1.97661, 1.97732};
+    t->rows[2].ratio = 1.0;
+    t->rows[2].ratio_ci = (struct dv_ci){1.0, 1.0};
+    s = report_text(&rep);
+    cr_expect_not_null(strstr(s, "   1.9770 [1.9766, 1.9773]   "), "%s", s);
+    cr_expect_not_null(strstr(s, "   1.000 [1.000, 1.000]   "), "%s", s);
+    free(s);
 
     t->intervals_ok = 0;
     snprintf(t->stop_reason, sizeof t->stop_reason, "budget");
