@@ -35,8 +35,13 @@
 /* Good nights the median is taken over (the previous one among them). */
 #define NIGHTS_HISTORY 7
 /* A relative change of a ratio too small to matter between two nights: the
- * nights' own wander, which no single night's interval sees, measured by an
- * A/A run (the same request measured in pairs; README "Nights compared"). */
+ * nights' own wander, which no single night's interval sees. Chosen from an
+ * A/A run on an H200 (tests/bench/aa_measure.c: 24 pairs of the lesson's
+ * Part 1 + Part 2 request in one session, 120 ratios): the largest change
+ * within a pair was 0.12% and the widest change interval +-0.28%, so 0.5% is
+ * the smallest tolerance that reads every ratio "same" (0.25% reads 78%);
+ * twice that leaves as much again for what one session cannot show (another
+ * boot, another card of the model). README "Nights compared". */
 #define NIGHTS_TOLERANCE 0.01
 /* A measured SM clock that moved by more than this is named as a change. */
 #define NIGHTS_CLOCK_CHANGE 0.02
