@@ -35,7 +35,7 @@
 #define OPTIONS_PART2_ROWS 3u
 
 enum field_id {
-    F_PART, F_PREDICATES, F_BASELINE, F_BLOCKS, F_TPB, F_ITERATIONS, F_MAX_NOISE,
+    F_PART, F_PREDICATES, F_BASELINE, F_BLOCKS, F_TPB, F_ITERATIONS, F_MAX_HALFWIDTH,
     F_BUDGET_MS, F_MIN_SAMPLES, F_MAX_SAMPLES, F_DEVICE, F_SCENARIO, F_COUNT
 };
 
@@ -48,7 +48,7 @@ static const struct field {
     [F_BLOCKS] = {"blocks", "--blocks"},
     [F_TPB] = {"threads_per_block", "--threads-per-block"},
     [F_ITERATIONS] = {"iterations", "--iterations"},
-    [F_MAX_NOISE] = {"max_noise", "--max-noise"},
+    [F_MAX_HALFWIDTH] = {"max_halfwidth", "--max-halfwidth"},
     [F_BUDGET_MS] = {"budget_ms", "--budget-ms"},
     [F_MIN_SAMPLES] = {"min_samples", "--min-samples"},
     [F_MAX_SAMPLES] = {"max_samples", "--max-samples"},
@@ -84,8 +84,9 @@ static const char *range_text(enum field_id id, enum options_style style, char *
         else snprintf(buf, len, "allowed: x or [x, y] with x*y in 1..%u", DV_MAX_THREADS_PER_BLOCK);
         break;
     case F_ITERATIONS: snprintf(buf, len, "allowed: 1..%u", DV_MAX_ITERATIONS); break;
-    case F_MAX_NOISE:
-        snprintf(buf, len, "allowed: above 0 and at most %g (%g%%)", OPTIONS_MAX_NOISE, OPTIONS_MAX_NOISE * 100);
+    case F_MAX_HALFWIDTH:
+        snprintf(buf, len, "allowed: above 0 and at most %g (%g%%)%s", OPTIONS_MAX_NOISE, OPTIONS_MAX_NOISE * 100,
+                 cli ? "; --max-noise is its old name" : "; max_noise is its old name");
         break;
     case F_BUDGET_MS: snprintf(buf, len, "allowed: %g..%g", OPTIONS_MIN_BUDGET_MS, DV_MAX_BUDGET_MS); break;
     case F_MIN_SAMPLES: snprintf(buf, len, "allowed: 1..max_samples"); break;
@@ -214,7 +215,7 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
     if (o->iterations < 1 || o->iterations > DV_MAX_ITERATIONS)
         return fail(F_ITERATIONS, style, field, err, "out of range");
     if (!(o->max_noise > 0.0 && o->max_noise <= OPTIONS_MAX_NOISE))
-        return fail(F_MAX_NOISE, style, field, err, "out of range");
+        return fail(F_MAX_HALFWIDTH, style, field, err, "out of range");
     if (!(o->budget_ms >= OPTIONS_MIN_BUDGET_MS && o->budget_ms <= DV_MAX_BUDGET_MS))
         return fail(F_BUDGET_MS, style, field, err, "out of range");
     if (o->max_samples < 1 || o->max_samples > OPTIONS_MAX_SAMPLES)
@@ -400,8 +401,21 @@ static int cli_number(double *dst, enum field_id id, const char *value, char *er
     *dst = d;
     return 0;
 }
+static int cli_max_halfwidth(struct dv_options *o, const char *value, char *err) {
+    return cli_number(&o->max_noise, F_MAX_HALFWIDTH, value, err);
+}
+/* --max-noise is the old name of --max-halfwidth: the same target. A value
+ * that is no number is named as typed; the range is the new name's. */
 static int cli_max_noise(struct dv_options *o, const char *value, char *err) {
-    return cli_number(&o->max_noise, F_MAX_NOISE, value, err);
+    double d;
+    char range[160];
+    if (parse_double(value, &d) != 0) {
+        dv_seterr(err, "--max-noise: \"%.200s\" is not a number; %s", value,
+                  range_text(F_MAX_HALFWIDTH, OPTIONS_CLI, range, sizeof range));
+        return -1;
+    }
+    o->max_noise = d;
+    return 0;
 }
 static int cli_budget_ms(struct dv_options *o, const char *value, char *err) {
     return cli_number(&o->budget_ms, F_BUDGET_MS, value, err);
@@ -443,6 +457,7 @@ static const struct {
     {"--min-samples", cli_min_samples},
     {"--max-samples", cli_max_samples},
     {"--device", cli_device},
+    {"--max-halfwidth", cli_max_halfwidth},
     {"--max-noise", cli_max_noise},
     {"--budget-ms", cli_budget_ms},
     {"--witness", cli_witness},

@@ -14,7 +14,7 @@ enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
  * DV_MAX_* there). Error messages state every range from these constants. */
 #define OPTIONS_MAX_SAMPLES 100000u
 #define OPTIONS_MAX_DEVICE 63
-#define OPTIONS_MAX_NOISE 0.5     /* 50% relative standard deviation */
+#define OPTIONS_MAX_NOISE 0.5     /* max_halfwidth: 50% of the ratio */
 #define OPTIONS_MIN_BUDGET_MS 1.0
 
 /* Checks every field's range and that every predicate resolves (built-in name

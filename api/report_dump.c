@@ -29,6 +29,9 @@
 
 #include <jansson.h>
 
+#include "kernels/model/ratio.h"
+#include "kernels/model/spread.h"
+
 #define REPORT_JSON_FLAGS JSON_REAL_PRECISION(15)
 
 /* ------------------------------------------------------------------ JSON out */
@@ -135,6 +138,7 @@ static json_t *config_json(const struct dv_config *c, int *bad) {
     put(o, "fmas_per_launch", integer((long long)c->fmas_per_launch), bad);
     put(o, "bytes_per_launch", integer((long long)c->bytes_per_launch), bad);
     put(o, "fma_floor_ms", pos(c->fma_floor_ms), bad);
+    put(o, "max_halfwidth", num(c->max_noise), bad);
     put(o, "max_noise", num(c->max_noise), bad);
     put(o, "budget_ms", num(c->budget_ms), bad);
     put(o, "min_samples", integer(c->min_samples), bad);
@@ -148,6 +152,27 @@ static json_t *count_json(const struct dv_count *c, int *bad) {
     put(o, "max", integer((long long)c->max), bad);
     put(o, "total", integer((long long)c->total), bad);
     return o;
+}
+
+/* An interval's ends as {"lo", "hi"}; null when neither is finite. */
+static json_t *ci_json(const struct dv_ci *c, int *bad) {
+    if (!isfinite(c->lo) && !isfinite(c->hi)) return json_null();
+    json_t *o = json_object();
+    put(o, "lo", num(c->lo), bad);
+    put(o, "hi", num(c->hi), bad);
+    return o;
+}
+
+/* The SPREAD_* bits as their names, in bit order. */
+static json_t *spread_flags_json(unsigned flags, int *bad) {
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{SPREAD_TAIL, "tail"}, {SPREAD_SPLIT, "split"}, {SPREAD_DRIFT, "drift"}};
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < sizeof names / sizeof names[0]; i++)
+        if (flags & names[i].bit) jsonout_append(a, json_string(names[i].name), bad);
+    return a;
 }
 
 static json_t *pair_ull(const unsigned long long v[2], int *bad) {
@@ -257,9 +282,19 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(tm, "mean", num(w->time_ms.mean), bad);
     put(tm, "stdev", num(w->time_ms.stdev), bad);
     put(o, "time_ms", tm, bad);
+    put(o, "median_ci_ms", ci_json(&w->median_ci_ms, bad), bad);
     put(o, "samples", integer(w->time_ms.samples), bad);
+    put(o, "rounds_dropped", integer(w->rounds_dropped), bad);
     put(o, "noise", num(w->time_ms.noise), bad);
+    put(o, "spread_flags", spread_flags_json(w->spread_flags, bad), bad);
+    put(o, "spread_excess", num(w->spread_excess), bad);
+    put(o, "spread_drift", num(w->spread_drift), bad);
     put(o, "ratio", num(w->ratio), bad);
+    put(o, "ratio_ci", ci_json(&w->ratio_ci, bad), bad);
+    put(o, "ratio_level", num(w->ratio_level), bad);
+    put(o, "ratio_method", json_string(ratio_method_name(w->ratio_method)), bad);
+    put(o, "ratio_halfwidth", num(w->ratio_halfwidth), bad);
+    put(o, "ratio_of_medians", num(w->ratio_of_medians), bad);
     put(o, "floor_fraction", num(w->floor_fraction), bad);
     const struct dv_check *c = &w->check;
     json_t *check = json_object();
@@ -318,8 +353,14 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     if (t->note[0]) put(o, "note", TEXT(t->note), bad);
     if (t->suggested_baseline[0]) put(o, "suggested_baseline", TEXT(t->suggested_baseline), bad);
     put(o, "noise_limit", num(t->noise_limit), bad);
+    put(o, "halfwidth_target", num(t->halfwidth_target), bad);
     if (measured) {
         put(o, "noise_ok", json_boolean(t->noise_ok), bad);
+        put(o, "intervals_ok", json_boolean(t->intervals_ok), bad);
+        put(o, "stop_reason", TEXT(t->stop_reason), bad);
+        put(o, "worst_row", t->worst_row < 0 ? json_null() : integer(t->worst_row), bad);
+        put(o, "worst_halfwidth", num(t->worst_halfwidth), bad);
+        put(o, "timer_resolution_ms", num(t->timer_resolution_ms), bad);
         put(o, "gpu_time_ms", num(t->gpu_time_ms), bad);
         if (t->kernel_iterations[0]) put(o, "kernel_iterations", TEXT(t->kernel_iterations), bad);
     }

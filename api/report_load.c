@@ -17,6 +17,9 @@
 
 #include <jansson.h>
 
+#include "kernels/model/ratio.h"
+#include "kernels/model/spread.h"
+
 /* ------------------------------------------------------------------- JSON in */
 
 /* Reading state: the first error wins and names the field by its path. */
@@ -123,6 +126,16 @@ static const json_t *get_arr(struct rd *rd, const json_t *o, const char *path, c
     return v;
 }
 
+/* An int that may be null (-1). */
+static void get_ll_int(struct rd *rd, const json_t *o, const char *path, const char *key, int *dst) {
+    long long v = *dst;
+    const json_t *j = json_object_get(o, key);
+    if (j && json_is_null(j)) v = -1;
+    else get_ll(rd, o, path, key, &v);
+    if (v < -1 || v > 0x7fffffff) rd_fail(rd, path, key, "out of range");
+    else *dst = (int)v;
+}
+
 /* "13.0" -> 13000, as CUDA writes versions. */
 static int parse_version(const char *s) {
     int major = 0, minor = 0;
@@ -193,9 +206,35 @@ static void config_parse(struct rd *rd, const json_t *o, struct dv_config *c) {
     GET_INT(rd, o, p, "bytes_per_launch", c->bytes_per_launch, unsigned long long);
     get_num(rd, o, p, "fma_floor_ms", &c->fma_floor_ms, 0);
     get_num(rd, o, p, "max_noise", &c->max_noise, NAN);
+    get_num(rd, o, p, "max_halfwidth", &c->max_noise, NAN); /* the same target, its new name */
     get_num(rd, o, p, "budget_ms", &c->budget_ms, NAN);
     GET_INT(rd, o, p, "min_samples", c->min_samples, unsigned);
     GET_INT(rd, o, p, "max_samples", c->max_samples, unsigned);
+}
+
+/* {"lo", "hi"} into `c`; absent or null leaves it as it is. */
+static void ci_parse(struct rd *rd, const json_t *o, const char *path, const char *key, struct dv_ci *c) {
+    char sub[112];
+    const json_t *v = get_sub(rd, o, path, key, sub, sizeof sub);
+    if (!v) return;
+    get_num(rd, v, sub, "lo", &c->lo, NAN);
+    get_num(rd, v, sub, "hi", &c->hi, NAN);
+}
+
+/* ["tail", "split", "drift"] into SPREAD_* bits; a name this reader does not
+ * know (a newer writer's flag) is skipped. */
+static void spread_flags_parse(struct rd *rd, const json_t *o, const char *path, unsigned *flags) {
+    const json_t *a = get_arr(rd, o, path, "spread_flags", 8);
+    for (size_t i = 0; a && i < json_array_size(a); i++) {
+        const char *name = json_string_value(json_array_get(a, i));
+        if (!name) {
+            rd_fail(rd, path, "spread_flags", "expected names");
+            return;
+        }
+        if (strcmp(name, "tail") == 0) *flags |= SPREAD_TAIL;
+        else if (strcmp(name, "split") == 0) *flags |= SPREAD_SPLIT;
+        else if (strcmp(name, "drift") == 0) *flags |= SPREAD_DRIFT;
+    }
 }
 
 static void count_parse(struct rd *rd, const json_t *o, const char *path, const char *key,
@@ -334,6 +373,9 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     const json_t *t = get_sub(rd, o, p, "time_ms", sub, sizeof sub);
     if (!t) return;
     w->measured = 1;
+    /* A document from before the intervals has none: unknown, not 0. */
+    w->median_ci_ms = w->ratio_ci = (struct dv_ci){NAN, NAN};
+    w->ratio_level = w->ratio_halfwidth = w->ratio_of_medians = w->spread_excess = w->spread_drift = NAN;
     get_num(rd, t, sub, "median", &w->time_ms.median, NAN);
     get_num(rd, t, sub, "min", &w->time_ms.min, NAN);
     get_num(rd, t, sub, "max", &w->time_ms.max, NAN);
@@ -342,6 +384,23 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     GET_INT(rd, o, p, "samples", w->time_ms.samples, unsigned);
     get_num(rd, o, p, "noise", &w->time_ms.noise, NAN);
     get_num(rd, o, p, "ratio", &w->ratio, NAN);
+    ci_parse(rd, o, p, "median_ci_ms", &w->median_ci_ms);
+    GET_INT(rd, o, p, "rounds_dropped", w->rounds_dropped, unsigned);
+    spread_flags_parse(rd, o, p, &w->spread_flags);
+    get_num(rd, o, p, "spread_excess", &w->spread_excess, NAN);
+    get_num(rd, o, p, "spread_drift", &w->spread_drift, NAN);
+    ci_parse(rd, o, p, "ratio_ci", &w->ratio_ci);
+    get_num(rd, o, p, "ratio_level", &w->ratio_level, NAN);
+    char method[32] = "";
+    GET_STR(rd, o, p, "ratio_method", method);
+    if (method[0]) {
+        int m = RATIO_OF_MEDIANS;
+        while (m <= RATIO_OF_ROUNDS && strcmp(ratio_method_name(m), method) != 0) m++;
+        if (m > RATIO_OF_ROUNDS) rd_fail(rd, p, "ratio_method", "unknown ratio method");
+        w->ratio_method = m;
+    }
+    get_num(rd, o, p, "ratio_halfwidth", &w->ratio_halfwidth, NAN);
+    get_num(rd, o, p, "ratio_of_medians", &w->ratio_of_medians, NAN);
     get_num(rd, o, p, "floor_fraction", &w->floor_fraction, NAN);
 
     w->check.first_mismatch = -1;
@@ -372,6 +431,17 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     GET_STR(rd, o, p, "suggested_baseline", t->suggested_baseline);
     get_num(rd, o, p, "noise_limit", &t->noise_limit, NAN);
     get_bool(rd, o, p, "noise_ok", &t->noise_ok);
+    /* A document from before the intervals: its noise verdict stands in. */
+    t->halfwidth_target = t->noise_limit;
+    t->intervals_ok = t->noise_ok;
+    t->worst_row = -1;
+    t->worst_halfwidth = t->timer_resolution_ms = NAN;
+    get_num(rd, o, p, "halfwidth_target", &t->halfwidth_target, NAN);
+    get_bool(rd, o, p, "intervals_ok", &t->intervals_ok);
+    GET_STR(rd, o, p, "stop_reason", t->stop_reason);
+    get_ll_int(rd, o, p, "worst_row", &t->worst_row);
+    get_num(rd, o, p, "worst_halfwidth", &t->worst_halfwidth, NAN);
+    get_num(rd, o, p, "timer_resolution_ms", &t->timer_resolution_ms, NAN);
     get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);
     GET_STR(rd, o, p, "kernel_iterations", t->kernel_iterations);
     const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);

@@ -2,8 +2,10 @@
  *
  * The header lines, then per table a title, a header row, a rule and the rows
  * in fixed-width columns: the lesson's own columns first, in the lesson's
- * widths (so a lesson row is a prefix of ours), then the extra ones (threads
- * on A, predicted ratio, noise, floor fraction, correctness check). Part 2
+ * widths (so a lesson row is a prefix of ours), then the extra ones (the
+ * ratio with its 95% interval, "1.951 [1.948, 1.954]", threads on A,
+ * predicted ratio, noise with the spread's flags, floor fraction,
+ * correctness check). A column widens to its widest cell. Part 2
  * style tables (kernel rows) put time first, as the lesson's second table
  * does. Without timings the time columns go. Scenario tables have their own
  * columns (the model's ratio and efficiency beside the measured ones, and
@@ -19,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kernels/model/spread.h"
 
 /* ---------------------------------------------------------------------- text */
 
@@ -45,9 +49,9 @@ static void fmt_check(char *buf, size_t len, const struct dv_check *c) {
  * scenario tables only. */
 enum col {
     C_WARPS, C_TIME, C_RATIO, C_THREADS_A, C_PATH_RUNS, C_PREDICTED, C_NOISE, C_FLOOR, C_CHECK,
-    C_MODEL_RATIO, C_MODEL_EFF, C_MEASURED_EFF, C_AGREEMENT
+    C_MODEL_RATIO, C_MODEL_EFF, C_MEASURED_EFF, C_AGREEMENT, C_RATIO_CI
 };
-#define MAX_COLS 12
+#define MAX_COLS 13
 #define CELL_LEN 96
 
 struct layout {
@@ -79,6 +83,14 @@ static int is_scenario_table(const struct dv_table *t) {
     return 1;
 }
 
+/* Whether a measured table carries the intervals (documents from before
+ * them have none: their footer is the old one). */
+static int table_has_intervals(const struct dv_table *t) {
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
+        if (isfinite(t->rows[r].ratio_ci.lo) && isfinite(t->rows[r].ratio_ci.hi)) return 1;
+    return 0;
+}
+
 static void add_col(struct layout *l, enum col c, int width, const char *gap) {
     if (l->ncols >= MAX_COLS) return;
     l->cols[l->ncols] = c;
@@ -89,7 +101,7 @@ static void add_col(struct layout *l, enum col c, int width, const char *gap) {
 
 /* Scenario tables: their own columns, three spaces apart; the model's ratio
  * and efficiency always, the measurement beside them when there is one. */
-static void layout_scenario(int measured, struct layout *l) {
+static void layout_scenario(const struct dv_table *t, int measured, struct layout *l) {
     snprintf(l->ratio_header, sizeof l->ratio_header, "vs baseline");
     l->first_header = "row";
     l->first_width = (int)strlen(l->first_header);
@@ -97,6 +109,7 @@ static void layout_scenario(int measured, struct layout *l) {
     if (measured) {
         add_col(l, C_TIME, 10, "   ");
         add_col(l, C_RATIO, 11, "   ");
+        if (table_has_intervals(t)) add_col(l, C_RATIO_CI, 20, "   ");
     }
     add_col(l, C_MODEL_RATIO, 11, "   ");
     add_col(l, C_MODEL_EFF, 10, "   ");
@@ -113,7 +126,7 @@ static void layout_scenario(int measured, struct layout *l) {
 static void layout_table(const struct dv_table *t, int measured, struct layout *l) {
     memset(l, 0, sizeof *l);
     if (is_scenario_table(t)) {
-        layout_scenario(measured, l);
+        layout_scenario(t, measured, l);
         return;
     }
     int kernel_style = is_kernel_table(t);
@@ -136,6 +149,7 @@ static void layout_table(const struct dv_table *t, int measured, struct layout *
             add_col(l, C_RATIO, ratio_width, "   ");
         }
     }
+    if (measured && table_has_intervals(t)) add_col(l, C_RATIO_CI, 20, "   ");
     add_col(l, C_THREADS_A, 12, "   ");
     if (!measured) add_col(l, C_PATH_RUNS, 9, "   ");
     add_col(l, C_PREDICTED, 9, "   ");
@@ -161,6 +175,7 @@ static const char *col_header(const struct layout *l, enum col c) {
     case C_MODEL_EFF: return "model eff.";
     case C_MEASURED_EFF: return "measured eff.";
     case C_AGREEMENT: return "agreement";
+    case C_RATIO_CI: return "ratio [95% interval]";
     }
     return "";
 }
@@ -188,6 +203,38 @@ static void fmt_agreement(char *buf, size_t len, double a) {
                   fabs(a - 1.0) > AGREEMENT_TOLERANCE + AGREEMENT_SLACK ? '*' : ' ');
 }
 
+/* "1.951 [1.948, 1.954]": the ratio and its interval to 3 decimals, or 4
+ * where 3 would print an interval narrower than a thousandth as the point
+ * itself ("1.9770 [1.9766, 1.9773]"); "-" without an interval (a document
+ * from before them). */
+static void fmt_ratio_ci(char *buf, size_t len, const struct dv_row *w) {
+    if (!isfinite(w->ratio) || !isfinite(w->ratio_ci.lo) || !isfinite(w->ratio_ci.hi)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    char p[32], lo[32], hi[32];
+    snprintf(p, sizeof p, "%.3f", w->ratio);
+    snprintf(lo, sizeof lo, "%.3f", w->ratio_ci.lo);
+    snprintf(hi, sizeof hi, "%.3f", w->ratio_ci.hi);
+    const int d = w->ratio_ci.lo < w->ratio_ci.hi && strcmp(p, lo) == 0 && strcmp(p, hi) == 0 ? 4 : 3;
+    snprintf(buf, len, "%.*f [%.*f, %.*f]", d, w->ratio, d, w->ratio_ci.lo, d, w->ratio_ci.hi);
+}
+
+/* The spread's flags as words after the noise: "0.72% tail". */
+static void fmt_noise(char *buf, size_t len, const struct dv_row *w) {
+    if (!isfinite(w->time_ms.noise)) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    int n = snprintf(buf, len, "%.2f%%", 100.0 * w->time_ms.noise);
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } flags[] = {{SPREAD_TAIL, "tail"}, {SPREAD_SPLIT, "split"}, {SPREAD_DRIFT, "drift"}};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0] && n > 0 && (size_t)n < len; i++)
+        if (w->spread_flags & flags[i].bit) n += snprintf(buf + n, len - (size_t)n, " %s", flags[i].word);
+}
+
 static void col_cell(enum col c, const struct dv_row *w, char *buf, size_t len) {
     switch (c) {
     case C_WARPS: fmt_count(buf, len, &w->warps_split); return;
@@ -197,10 +244,8 @@ static void col_cell(enum col c, const struct dv_row *w, char *buf, size_t len) 
     case C_PATH_RUNS: fmt_count(buf, len, &w->path_runs); return;
     case C_PREDICTED:
     case C_MODEL_RATIO: fmt_fixed(buf, len, w->predicted_ratio, 2); return;
-    case C_NOISE:
-        if (isfinite(w->time_ms.noise)) snprintf(buf, len, "%.2f%%", 100.0 * w->time_ms.noise);
-        else snprintf(buf, len, "-");
-        return;
+    case C_NOISE: fmt_noise(buf, len, w); return;
+    case C_RATIO_CI: fmt_ratio_ci(buf, len, w); return;
     case C_FLOOR: fmt_fixed(buf, len, w->floor_fraction, 2); return;
     case C_CHECK: fmt_check(buf, len, &w->check); return;
     case C_MODEL_EFF: fmt_percent(buf, len, w->predicted_efficiency); return;
@@ -227,17 +272,74 @@ static void put_line(struct strbuf *b, const struct layout *l, const char *first
     strbuf_printf(b, "%.*s\n", (int)end, line);
 }
 
+/* What the ratio columns hold, and how far the other figure (median over
+ * median) is from it in this table, into buf. */
+static const char *ratio_words(const struct dv_table *t, const struct dv_row *base, size_t len, char *buf) {
+    double most = 0;
+    int any = 0;
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        const struct dv_row *w = &t->rows[r];
+        if (!isfinite(w->ratio) || !isfinite(w->ratio_of_medians)) continue;
+        any = 1;
+        if (fabs(w->ratio - w->ratio_of_medians) > most) most = fabs(w->ratio - w->ratio_of_medians);
+    }
+    int n = snprintf(buf, len,
+                     "the median over the rounds of each row's time over the %s row's in the same round"
+                     " (JSON ratio, ratio_ci), with its 95%% interval from the paired rounds",
+                     base->label);
+    if (any && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "; each median over the %s row's median (JSON ratio_of_medians) is within %.4f of it here",
+                 base->label, most);
+    return buf;
+}
+
+/* Why sampling stopped and how well it knew the ratios then, the rounds it
+ * dropped, the timer's step, and what the spread's flags mean where a row
+ * has one. */
+static void stop_text(struct strbuf *b, const struct dv_table *t) {
+    const unsigned rounds = t->nrows ? t->rows[0].time_ms.samples : 0;
+    const struct dv_row *worst =
+        t->worst_row >= 0 && (unsigned)t->worst_row < t->nrows ? &t->rows[t->worst_row] : NULL;
+    if (t->stop_reason[0]) { /* a document that says why */
+        strbuf_printf(b, "stopped: %s after %u rounds, %.1f ms of GPU time: ", t->stop_reason, rounds, t->gpu_time_ms);
+        if (t->intervals_ok) strbuf_printf(b, "every ratio within +-%.2f%% at 95%%", 100.0 * t->halfwidth_target);
+        else if (worst)
+            strbuf_printf(b, "%s known to +-%.2f%%, over the +-%.2f%% target", worst->label, 100.0 * t->worst_halfwidth,
+                      100.0 * t->halfwidth_target);
+        else strbuf_printf(b, "no interval within the +-%.2f%% target", 100.0 * t->halfwidth_target);
+        if (t->intervals_ok && worst) strbuf_printf(b, " (widest: %s +-%.2f%%)", worst->label, 100.0 * t->worst_halfwidth);
+        if (t->nrows && t->rows[0].rounds_dropped)
+            strbuf_printf(b, "; %u rounds dropped, sampled under 75%% of the rated SM clock", t->rows[0].rounds_dropped);
+        if (isfinite(t->timer_resolution_ms) && t->timer_resolution_ms > 0)
+            strbuf_printf(b, "; intervals widened by half the timer's %.3f us step", 1e3 * t->timer_resolution_ms);
+        strbuf_printf(b, "\n");
+    }
+    unsigned flags = 0;
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) flags |= t->rows[r].spread_flags;
+    strbuf_printf(b, "noise is stdev / mean over each row's samples, reported beside the intervals (the stop rule"
+                 " reads the intervals)");
+    if (flags & SPREAD_TAIL) strbuf_printf(b, "; tail: a few samples far out, the median well known");
+    if (flags & SPREAD_SPLIT) strbuf_printf(b, "; split: the median between two clusters");
+    if (flags & SPREAD_DRIFT) strbuf_printf(b, "; drift: the level moved during the run");
+    strbuf_printf(b, "\n");
+}
+
 /* The footer of a scenario table: what the baseline is, what each model and
  * measured column is out of, and the agreement mark. */
-static void scenario_footer(struct strbuf *b, const struct dv_row *base, int measured) {
+static void scenario_footer(struct strbuf *b, const struct dv_table *t, const struct dv_row *base, int measured,
+                            int intervals) {
+    char words[512];
     if (base)
-        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n", base->label);
-    else strbuf_printf(b, "baseline: the same work grouped so each warp runs one path\n");
-    if (measured) strbuf_printf(b, "vs baseline: each median over the baseline row's median\n");
+        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
+                  base->label);
+    else
+        strbuf_printf(b, "baseline: the same work grouped so each warp runs one path\n");
+    if (intervals && base) strbuf_printf(b, "vs baseline, ratio [95%% interval]: %s\n", ratio_words(t, base, sizeof words, words));
+    else if (measured) strbuf_printf(b, "vs baseline: each median over the baseline row's median\n");
     strbuf_printf(b, "model ratio: the issued path work over the baseline's\n");
-    strbuf_printf(b,
-                  "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
-                  " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
+    strbuf_printf(b, "model eff.: max / sum of the path lengths in a warp for branches, useful / issued"
+                 " lane-iterations for loops (\"Branch Divergence and Predication Performance in Warps\")\n");
     if (measured) {
         strbuf_printf(b,
                       "measured eff.: the same figure from times: the median of the row where every"
@@ -268,7 +370,7 @@ static void readings_text(struct strbuf *b, const struct dv_table *t) {
 static void table_text(struct strbuf *b, const struct dv_table *t, int measured) {
     struct layout l;
     char cells[MAX_COLS][CELL_LEN], label[PREDICATE_TEXT_LEN + 16];
-    char rule[PREDICATE_TEXT_LEN + 16];
+    char rule[PREDICATE_TEXT_LEN + 16], words_buf[512];
     unsigned notes = 0;
     int scenario = is_scenario_table(t);
 
@@ -286,6 +388,15 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
         const char *h = col_header(&l, l.cols[i]);
         if ((int)strlen(h) > l.width[i] && l.cols[i] != C_CHECK) l.width[i] = (int)strlen(h);
         snprintf(cells[i], sizeof cells[i], "%s", h);
+    }
+    /* Widen each column to its widest cell (the interval, a flagged noise). */
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        char cell[CELL_LEN];
+        for (int i = 0; i < l.ncols; i++) {
+            if (l.cols[i] == C_CHECK) continue;
+            col_cell(l.cols[i], &t->rows[r], cell, sizeof cell);
+            if ((int)strlen(cell) > l.width[i]) l.width[i] = (int)strlen(cell);
+        }
     }
     strbuf_printf(b, "%s\n", t->title);
     put_line(b, &l, l.first_header, cells);
@@ -323,16 +434,21 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
     }
     const struct dv_row *base = t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows
                                     ? &t->rows[t->baseline_row] : NULL;
+    const int intervals = measured && table_has_intervals(t);
     if (scenario)
-        scenario_footer(b, base, measured);
+        scenario_footer(b, t, base, measured, intervals);
+    else if (base && intervals)
+        strbuf_printf(b, "%s, ratio [95%% interval]: %s; predicted: the path-run model's ratio\n", l.ratio_header,
+                  ratio_words(t, base, sizeof words_buf, words_buf));
     else if (base && measured)
         strbuf_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
-                      l.ratio_header, base->label);
-    else if (base) strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
-    if (measured) {
-        strbuf_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n", 100.0 * t->noise_limit,
-                      t->noise_ok ? "" : ", exceeded");
-    }
+                  l.ratio_header, base->label);
+    else if (base)
+        strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
+    if (intervals) stop_text(b, t);
+    else if (measured)
+        strbuf_printf(b, "noise is stdev / mean over each row's samples; limit %.2f%%%s\n",
+                  100.0 * t->noise_limit, t->noise_ok ? "" : ", exceeded");
     if (t->kernel[0] && t->kernel_iterations[0])
         strbuf_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
     else if (t->kernel[0]) strbuf_printf(b, "kernel: %s\n", t->kernel);

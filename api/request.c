@@ -170,6 +170,11 @@ static int set_number(double *dst, const json_t *v, const char *field, struct re
     return 0;
 }
 
+/* max_noise is the old name of max_halfwidth: the same target, in the same
+ * field (request_parse() refuses a body that gives both). */
+static int set_max_halfwidth(struct dv_options *o, const json_t *v, struct request_error *e) {
+    return set_number(&o->max_noise, v, "max_halfwidth", e);
+}
 static int set_max_noise(struct dv_options *o, const json_t *v, struct request_error *e) {
     return set_number(&o->max_noise, v, "max_noise", e);
 }
@@ -199,6 +204,7 @@ static const struct {
     {"blocks", set_blocks},
     {"threads_per_block", set_threads_per_block},
     {"iterations", set_iterations},
+    {"max_halfwidth", set_max_halfwidth},
     {"max_noise", set_max_noise},
     {"budget_ms", set_budget_ms},
     {"min_samples", set_min_samples},
@@ -265,20 +271,34 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
         while (k < n && strcmp(setters[k].name, key) != 0) k++;
         if (k == n) {
             set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
-                              "threads_per_block, iterations, max_noise, budget_ms, min_samples, "
-                              "max_samples, scenario, witness, counters");
+                              "threads_per_block, iterations, max_halfwidth (or its old name "
+                              "max_noise), budget_ms, min_samples, max_samples, scenario, witness, "
+                              "counters");
             goto cleanup;
         }
         if (setters[k].set(o, value, e) != 0) goto cleanup;
-        /* Named, so a field that does not apply can be told from a default. */
+        /* Named, so a field that does not apply can be told from a default
+         * (max_noise is max_halfwidth's old name: the same field). */
+        const char *named = strcmp(key, "max_noise") == 0 ? "max_halfwidth" : key;
         for (unsigned b = 0; b < DV_GIVEN_NUM; b++)
-            if (strcmp(experiment_given_name(1u << b), key) == 0) o->given |= 1u << b;
+            if (strcmp(experiment_given_name(1u << b), named) == 0) o->given |= 1u << b;
     }
 
+    const int old_name = json_object_get(root, "max_noise") != NULL;
+    if (old_name && json_object_get(root, "max_halfwidth")) {
+        set_error(e, "max_noise", "the old name of max_halfwidth: give one of the two");
+        goto cleanup;
+    }
     const char *field = "";
     char err[ERR_LEN];
     if (options_validate(o, OPTIONS_JSON, &field, err) != 0) {
-        validation_error(field, err, e);
+        /* The error names the field as the body spelled it. */
+        if (old_name && strcmp(field, "max_halfwidth") == 0) {
+            const char *why = strchr(err, ':');
+            set_error(e, "max_noise", "%s", why ? why + 2 : err);
+        } else {
+            validation_error(field, err, e);
+        }
         goto cleanup;
     }
     rc = 0;
@@ -324,7 +344,7 @@ char *request_dump(const struct dv_options *o) {
     }
     jsonout_put(root, "threads_per_block", tpb, &bad);
     jsonout_put(root, "iterations", json_integer(o->iterations), &bad);
-    jsonout_put(root, "max_noise", json_real(o->max_noise), &bad);
+    jsonout_put(root, "max_halfwidth", json_real(o->max_noise), &bad);
     jsonout_put(root, "budget_ms", json_real(o->budget_ms), &bad);
     jsonout_put(root, "min_samples", json_integer(o->min_samples), &bad);
     jsonout_put(root, "max_samples", json_integer(o->max_samples), &bad);

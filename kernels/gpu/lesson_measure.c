@@ -146,7 +146,6 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     const uint32_t *masks[DV_MAX_ROWS] = {0};
     float *h_out[DV_MAX_ROWS] = {0};
     cudaEvent_t landed[DV_MAX_ROWS]; /* row i's output is on the host */
-    struct dv_stats stats[DV_MAX_ROWS];
     struct check_job jobs[DV_MAX_ROWS];
     memset(&c, 0, sizeof(c));
     memset(jobs, 0, sizeof(jobs));
@@ -167,7 +166,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     }
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              dv_kernel_iterations_name(r->config.iterations));
-    if ((rc = timing_rows(t->nrows, launch_row, &c, o, clk, stats, &t->gpu_time_ms, err)) != 0) goto cleanup;
+    if ((rc = timing_rows(t, launch_row, &c, o, r->device.rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
 
     /* Each row's last timed output comes back on the stream behind the timed
      * launches; row r is checked on a CPU thread while row r+1 downloads, and
@@ -181,7 +180,6 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         struct dv_row *row = &t->rows[i];
-        row->time_ms = stats[i];
         row->measured = 1;
         if ((rc = DV_CUDA_CALL(cudaEventSynchronize(landed[i]), err)) != 0) goto cleanup;
         jobs[i] = (struct check_job){.row = row,
@@ -193,11 +191,6 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                                      .iterations = r->config.iterations,
                                      .check = &row->check};
         check_start(&jobs[i]);
-    }
-    const double base = t->rows[t->baseline_row].time_ms.median;
-    for (unsigned i = 0; i < t->nrows; i++) {
-        struct dv_row *row = &t->rows[i];
-        row->ratio = base > 0 ? row->time_ms.median / base : NAN;
     }
     rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
 cleanup:;

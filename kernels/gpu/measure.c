@@ -15,6 +15,7 @@
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
 #include "kernels/model/scenario.h"
+#include "kernels/model/throttle.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;
@@ -140,9 +141,15 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     d->measured_sm_clock_mhz = clk.sum_mhz / clk.n;
     d->measured_sm_clock_min_mhz = clk.min_mhz;
     session_clock_note(s, d->measured_sm_clock_mhz);
-    if (d->rated_sm_clock_mhz > 0 && clk.min_mhz < 0.75 * d->rated_sm_clock_mhz)
-        experiment_warn(r, "SM clock measured at %.0f MHz, below 75%% of the rated %.0f MHz: the GPU may be throttling",
-                        clk.min_mhz, d->rated_sm_clock_mhz);
+    if (throttle_is_low(clk.min_mhz, d->rated_sm_clock_mhz, THROTTLE_DEFAULT_FRACTION)) {
+        unsigned dropped = 0;
+        for (unsigned i = 0; i < r->ntables; i++)
+            if (r->tables[i].nrows) dropped += r->tables[i].rows[0].rounds_dropped;
+        experiment_warn(r,
+                        "SM clock measured at %.0f MHz, below %.0f%% of the rated %.0f MHz: the GPU may be throttling "
+                        "(%u rounds sampled under it were dropped and sampled again)",
+                        clk.min_mhz, 100 * THROTTLE_DEFAULT_FRACTION, d->rated_sm_clock_mhz, dropped);
+    }
     const double rate = (double)d->sm_count * d->fp32_lanes_per_sm * d->measured_sm_clock_mhz * 1e3;
     r->config.fma_floor_ms = rate > 0 ? (double)r->config.fmas_per_launch / rate : 0.0;
     for (unsigned i = 0; i < r->ntables; i++) {
@@ -154,7 +161,7 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
         }
     }
     r->measured = 1;
-    rc = experiment_gate(r, o.max_noise, err);
+    rc = experiment_gate(r, err);
 done:
     r->wall_time_ms = timeutil_now_ms() - t0;
     timeutil_utc(time(NULL), r->finished_utc, sizeof(r->finished_utc));

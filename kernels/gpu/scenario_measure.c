@@ -7,7 +7,8 @@
  * itself (what a failed check means for the job) is measure.c's, the same
  * for every table kind.
  *
- * Derived figures per row: ratio = median / baseline median; agreement =
+ * Derived figures per row: the ratio over the baseline is timing_rows()'s
+ * (the median of the per-round ratios, with its interval); agreement =
  * ratio / predicted_ratio; measured_efficiency = t(reference) / t(row), the
  * reference being the ideal row for the divergent row of a k-way table (so
  * it measures the model's max/sum) and the same-work baseline otherwise (the
@@ -163,12 +164,13 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
     return 0;
 }
 
-/* Each row's last timed output against the CPU reference, its times
- * `stats[r]`, and its floor fraction: the row's own FMAs at `mhz` on every
- * FP32 lane of `dev`, over its median. `work` and `host_out` are scratch of
- * one row (a byte and a float per thread). Returns 0 or a DV_* code. */
-static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz, const struct dv_stats *stats,
-                      struct dv_table *t, uint8_t *work, float *host_out, char *err) {
+/* Each row's last timed output against the CPU reference, and its floor
+ * fraction: the row's own FMAs at `mhz` on every FP32 lane of `dev`, over
+ * its median (timing_rows() filled the times). `work` and `host_out` are
+ * scratch of one row (a byte and a float per thread). Returns 0 or a DV_*
+ * code. */
+static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz, struct dv_table *t,
+                      uint8_t *work, float *host_out, char *err) {
     const struct scenario *s = c->s;
     const unsigned tpb = c->block_x * c->block_y;
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
@@ -182,12 +184,12 @@ static int check_rows(const struct table_ctx *c, const struct dv_device *dev, do
             scenario_check(s, work, n, c->unit, c->iters, host_out, &row->check, err) != 0)
             return DV_ERR;
         row->measured = 1;
-        row->time_ms = stats[r];
         memset(&scratch, 0, sizeof scratch);
         scenario_model(s, work, c->blocks, tpb, c->unit, c->iters, &m, &scratch);
         int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm : device_fp32_lanes(dev->cc_major, dev->cc_minor);
         double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
-        row->floor_fraction = rate > 0 && stats[r].median > 0 ? (double)m.thread_fmas / rate / stats[r].median : NAN;
+        row->floor_fraction =
+            rate > 0 && row->time_ms.median > 0 ? (double)m.thread_fmas / rate / row->time_ms.median : NAN;
     }
     return 0;
 }
@@ -202,7 +204,6 @@ static void derive_ratios(const struct scenario *s, struct dv_table *t) {
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];
         double med = row->time_ms.median;
-        row->ratio = base->median > 0 ? med / base->median : NAN;
         row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
         if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL) row->measured_efficiency = NAN; /* the reference itself */
         else if (s->kind == SCENARIO_KWAY && s->rows[r].layout == SCENARIO_LAYOUT_LANES && ideal >= 0)
@@ -217,10 +218,8 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;
-    struct dv_stats stats[SCENARIO_MAX_ROWS];
     uint8_t *work = NULL;
     float *host_out = NULL;
-    double gpu_ms = 0.0;
     int rc = DV_ERR;
 
     memset(&c, 0, sizeof c);
@@ -228,7 +227,6 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
         dv_seterr(err, "scenario: table %s has no scenario", t->id);
         return DV_ERR;
     }
-    memset(stats, 0, sizeof stats);
     const struct dv_geometry g = scenario_grid(o);
     const unsigned long long n = (unsigned long long)g.blocks * (g.block_x * g.block_y);
     work = malloc((size_t)n);
@@ -242,11 +240,10 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
     const double clk_sum0 = clk ? clk->sum_mhz : 0;
     const unsigned clk_n0 = clk ? clk->n : 0;
-    if ((rc = timing_rows(s->nrows, launch_row, &c, o, clk, stats, &gpu_ms, err)) != 0) goto cleanup;
+    if ((rc = timing_rows(t, launch_row, &c, o, dev->rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
     /* The floor at the clock sampled between this table's rounds. */
     if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
-    t->gpu_time_ms = gpu_ms;
-    if ((rc = check_rows(&c, dev, mhz, stats, t, work, host_out, err)) != 0) goto cleanup;
+    if ((rc = check_rows(&c, dev, mhz, t, work, host_out, err)) != 0) goto cleanup;
     derive_ratios(s, t);
     if ((rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
     rc = 0;

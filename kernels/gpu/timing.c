@@ -1,31 +1,31 @@
-/* timing.c -- warm-up, interleaved event-timed samples, the stopping rule,
- * the clock sampled once per batch (timing.h).
+/* timing.c -- warm-up, interleaved event-timed samples, the clock sampled
+ * once per batch (timing.h).
  *
  * timing_rows() is the loop: a batch queues an untimed lead-in launch, the
  * clock spins when a sample is due (queue_clock), the rounds (queue_rounds),
- * then waits for them and files the samples (read_rounds, read_clock), until
- * model/stats.h says stop. The helpers below it each do one of those steps
- * on the events and buffers of one call (struct timing_run). */
+ * then waits for them and files the samples (read_rounds, read_clock) with
+ * model/sampling.h, until it says stop. The helpers below it each do one of
+ * those steps on the events of one call (struct timing_run); the samples
+ * live in the struct sampling. */
 #include "kernels/gpu/timing.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/lesson_kernels.h"
-#include "kernels/model/stats.h"
+#include "kernels/model/sampling.h"
 
 #define TIMING_BATCH 8 /* rounds queued per synchronisation */
 
 /* What one call of timing_rows() holds: per row and round of a batch a pair
- * of events around the launch, the three events around the clock spins, and
- * every row's samples (max_s each) with the scratch stats_compute() sorts in. */
+ * of events around the launch, the three events around the clock spins. */
 struct timing_run {
-    unsigned nrows, max_s;
+    unsigned nrows;
     size_t nev; /* nrows x TIMING_BATCH */
     cudaEvent_t *start, *stop;
     cudaEvent_t spin[3]; /* before, between and after the two spins */
-    double *samples, *scratch;
 };
 
 static void run_cleanup(struct timing_run *t) {
@@ -37,24 +37,19 @@ static void run_cleanup(struct timing_run *t) {
         if (t->spin[e]) cudaEventDestroy(t->spin[e]);
     free(t->start);
     free(t->stop);
-    free(t->samples);
-    free(t->scratch);
 }
 
-/* The buffers and events (the spins' only with `clock`). Returns 0 or a DV_*
- * code; run_cleanup() releases what was made either way. */
-static int run_init(struct timing_run *t, unsigned nrows, unsigned max_s, int clock, char *err) {
+/* The events (the spins' only with `clock`). Returns 0 or a DV_* code;
+ * run_cleanup() releases what was made either way. */
+static int run_init(struct timing_run *t, unsigned nrows, int clock, char *err) {
     int rc;
     memset(t, 0, sizeof(*t));
     t->nrows = nrows;
-    t->max_s = max_s;
     t->nev = (size_t)nrows * TIMING_BATCH;
     t->start = calloc(t->nev ? t->nev : 1, sizeof(*t->start));
     t->stop = calloc(t->nev ? t->nev : 1, sizeof(*t->stop));
-    t->samples = malloc(sizeof(double) * (size_t)(nrows ? nrows : 1) * max_s);
-    t->scratch = malloc(sizeof(double) * max_s);
-    if (nrows == 0 || !t->start || !t->stop || !t->samples || !t->scratch) {
-        dv_seterr(err, "timing: out of memory for %u rows x %u samples", nrows, max_s);
+    if (nrows == 0 || !t->start || !t->stop) {
+        dv_seterr(err, "timing: out of memory for %u rows", nrows);
         return DV_ERR;
     }
     for (size_t e = 0; e < t->nev; e++) {
@@ -95,18 +90,19 @@ static int queue_rounds(struct timing_run *t, unsigned rounds, timing_launch_fn 
     return 0;
 }
 
-/* Waits for the batch's last launch and files its `rounds` rounds as samples
- * taken .. taken + rounds - 1 of each row, adding them to *gpu_ms. */
-static int read_rounds(struct timing_run *t, unsigned rounds, unsigned taken, double *gpu_ms, char *err) {
+/* Waits for the batch's last launch and writes its `rounds` rounds as rounds
+ * s->taken .. s->taken + rounds - 1 of each row, their sum into *batch_ms. */
+static int read_rounds(struct timing_run *t, unsigned rounds, struct sampling *s, double *batch_ms, char *err) {
     int rc;
+    *batch_ms = 0;
     if ((rc = DV_CUDA_CALL(cudaEventSynchronize(t->stop[(size_t)rounds * t->nrows - 1]), err)) != 0) return rc;
     for (unsigned b = 0; b < rounds; b++) {
         for (unsigned r = 0; r < t->nrows; r++) {
             const size_t e = (size_t)b * t->nrows + r;
             float ms = 0;
             if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&ms, t->start[e], t->stop[e]), err)) != 0) return rc;
-            t->samples[(size_t)r * t->max_s + taken + b] = ms;
-            *gpu_ms += ms;
+            sampling_row(s, r)[s->taken + b] = ms;
+            *batch_ms += ms;
         }
     }
     return 0;
@@ -135,49 +131,48 @@ static int read_clock(struct timing_run *t, double *mhz, char *err) {
     return 0;
 }
 
-int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
-                struct timing_clock *clk, struct dv_stats *stats, double *gpu_ms, char *err) {
+int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const struct dv_options *o, double rated_mhz,
+                struct timing_clock *clk, char *err) {
     struct timing_run t;
-    double clocked_ms = 0; /* *gpu_ms when the clock was last sampled */
-    unsigned min_s, max_s;
-    stats_sample_bounds(o, &min_s, &max_s);
-    *gpu_ms = 0;
-    int rc = run_init(&t, nrows, max_s, clk != NULL, err);
-    if (rc != 0) goto cleanup;
+    struct sampling s;
+    double clocked_ms = 0; /* s.gpu_ms when the clock was last sampled */
+    const unsigned nrows = tb->nrows;
+    memset(&t, 0, sizeof(t));
+    int rc = sampling_init(&s, nrows, tb->baseline_row >= 0 ? (unsigned)tb->baseline_row : nrows, o,
+                           clk ? rated_mhz : 0.0, err);
+    if (rc != 0 || (rc = run_init(&t, nrows, clk != NULL, err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
     if ((rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) != 0) goto cleanup;
 
-    unsigned taken = 0;
-    for (;;) {
+    for (enum stoprule_reason why = STOPRULE_CONTINUE; why == STOPRULE_CONTINUE;) {
         /* A batch of rounds is queued back to back, so the GPU never idles
          * between samples; an untimed lead-in launch absorbs the restart
          * after the host's synchronisation, which would otherwise land on
          * row 0 of every batch. */
-        unsigned rounds = max_s - taken < TIMING_BATCH ? max_s - taken : TIMING_BATCH;
+        const unsigned rounds = sampling_room(&s, TIMING_BATCH);
         if ((rc = launch(ctx, nrows - 1, err)) != 0) goto cleanup;
         /* The clock: in the first batch, then once at least
          * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
-        const int sample_clock = clk && (taken == 0 || *gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
+        const int sample_clock = clk && (s.taken == 0 || s.gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
         if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
-        const double batch_start_ms = *gpu_ms;
+        double batch_ms = 0, mhz = NAN;
         if ((rc = queue_rounds(&t, rounds, launch, ctx, err)) != 0 ||
-            (rc = read_rounds(&t, rounds, taken, gpu_ms, err)) != 0)
+            (rc = read_rounds(&t, rounds, &s, &batch_ms, err)) != 0)
             goto cleanup;
         if (sample_clock) {
-            double mhz;
             if ((rc = read_clock(&t, &mhz, err)) != 0) goto cleanup;
-            clocked_ms = batch_start_ms;
+            clocked_ms = s.gpu_ms;
             clk->sum_mhz += mhz;
             if (clk->n == 0 || mhz < clk->min_mhz) clk->min_mhz = mhz;
             clk->n++;
         }
-        taken += rounds;
-        for (unsigned r = 0; r < nrows; r++) stats_compute(t.samples + (size_t)r * max_s, taken, t.scratch, &stats[r]);
-        if (stats_should_stop(o, stats, nrows, taken, *gpu_ms)) break;
+        if ((rc = sampling_file(&s, rounds, mhz, batch_ms, &why, err)) != 0) goto cleanup;
     }
+    sampling_report(&s, tb);
 cleanup:
     run_cleanup(&t);
+    sampling_cleanup(&s);
     return rc;
 }

@@ -1,15 +1,20 @@
 /* timing.h -- the timing engine every table kind shares (Part 1/2 and the
- * scenarios): warm-up, round-robin samples between CUDA events, the stopping
- * rule of model/stats.h.
+ * scenarios): warm-up, round-robin samples between CUDA events, and the
+ * decisions on them of model/sampling.h (throttled rounds, statistics with
+ * their intervals, the stopping rule on the ratios' intervals).
  *
  * `launch(ctx, row, err)` enqueues one launch of row `row` on the default
  * stream and returns 0 or a DV_* code. timing_rows() makes one warm-up launch
  * per row, then samples rows round-robin (row 0, 1, ..., n-1, 0, 1, ...),
  * several rounds queued back to back per synchronisation so drift in clocks
  * or temperature hits every row alike, each launch between two CUDA events,
- * until stats_should_stop() says so. Fills stats[row] and *gpu_ms (the sum of
- * the timed samples) and, when asked, the clock (struct timing_clock). Because each row writes its own output, the output left
- * on the device afterwards is that of the row's last timed launch.
+ * until the stopping rule says so. Each batch's clock reading goes with the
+ * batch's first round, so a round run under a throttled clock is dropped from
+ * every row and sampled again within the budget. Fills the measurement of
+ * every row of the table and the table's verdict (sampling_report) and, when
+ * asked, the clock (struct timing_clock). Because each row writes its own
+ * output, the output left on the device afterwards is that of the row's last
+ * timed launch.
  */
 #ifndef DV_TIMING_H
 #define DV_TIMING_H
@@ -45,9 +50,12 @@ struct timing_clock {
     unsigned n;
 };
 
-/* `clk` NULL samples no clock. */
-int timing_rows(unsigned nrows, timing_launch_fn launch, void *ctx, const struct dv_options *o,
-                struct timing_clock *clk, struct dv_stats *stats, double *gpu_ms, char *err);
+/* Times the t->nrows rows of `t` (ratios over t->baseline_row) under the
+ * request `o`, judging rounds throttled against `rated_mhz` (0: unknown).
+ * `clk` NULL samples no clock (then no round is judged throttled). Returns
+ * 0 or a DV_* code. */
+int timing_rows(struct dv_table *t, timing_launch_fn launch, void *ctx, const struct dv_options *o, double rated_mhz,
+                struct timing_clock *clk, char *err);
 
 #ifdef __cplusplus
 }

@@ -50,15 +50,14 @@ void experiment_report_free(struct dv_report *r) { free(r); }
 
 int experiment_table_is_scenario(const struct dv_table *t) { return strncmp(t->id, "scenario:", 9) == 0; }
 
-int experiment_gate(struct dv_report *r, double max_noise, char *err) {
+int experiment_gate(struct dv_report *r, char *err) {
     int rc = 0;
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
-        t->noise_limit = max_noise;
-        t->noise_ok = 1;
+        t->noise_limit = t->halfwidth_target;
+        t->noise_ok = t->intervals_ok;
         for (unsigned j = 0; j < t->nrows; j++) {
             const struct dv_row *row = &t->rows[j];
-            if (row->time_ms.noise > max_noise) t->noise_ok = 0;
             if (row->check.ok) continue;
             experiment_warn(r, "%s: %s: %llu of %llu outputs wrong, first at thread %lld", t->id, row->name,
                             row->check.mismatches, row->check.checked, row->check.first_mismatch);
@@ -71,9 +70,13 @@ int experiment_gate(struct dv_report *r, double max_noise, char *err) {
                 rc = DV_EGATE;
             }
         }
-        if (!t->noise_ok)
-            experiment_warn(r, "%s: some row's noise is over %.2f%% after %.0f ms of GPU time", t->id,
-                            t->noise_limit * 100, t->gpu_time_ms);
+        if (!t->intervals_ok) {
+            const char *worst = t->worst_row >= 0 && (unsigned)t->worst_row < t->nrows ? t->rows[t->worst_row].name : "?";
+            experiment_warn(r, "%s: %s is known to +-%.2f%%, over the %.2f%% target, when sampling stopped (%s) after "
+                               "%.0f ms of GPU time",
+                            t->id, worst, t->worst_halfwidth * 100, t->halfwidth_target * 100,
+                            t->stop_reason[0] ? t->stop_reason : "unknown", t->gpu_time_ms);
+        }
     }
     return rc;
 }
@@ -373,7 +376,8 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
         if (o->part != DV_PART_ALL && o->part != parts[i].part) continue;
         struct dv_table *t = &r->tables[r->ntables];
         memset(t, 0, sizeof(*t));
-        t->noise_limit = o->max_noise;
+        t->noise_limit = t->halfwidth_target = o->max_noise;
+        t->worst_row = -1;
         if (parts[i].plan(o, &g, t, field, err) != 0) return -1;
         r->ntables++;
     }
@@ -391,7 +395,7 @@ unsigned experiment_unused(const struct dv_options *o) {
 
 const char *experiment_given_name(unsigned bit) {
     static const char *const names[DV_GIVEN_NUM] = {
-        "part",      "predicates",  "baseline",    "blocks", "threads_per_block", "iterations", "max_noise",
+        "part",      "predicates",  "baseline",    "blocks", "threads_per_block", "iterations", "max_halfwidth",
         "budget_ms", "min_samples", "max_samples", "device", "scenario",          "witness",    "counters",
     };
     for (unsigned i = 0; i < DV_GIVEN_NUM; i++)

@@ -96,7 +96,8 @@ struct dv_options {
     unsigned blocks;                                    /* 0: auto              */
     unsigned block_x, block_y;                          /* block_y 1 for 1D     */
     unsigned iterations;                                /* FMAs per thread      */
-    double max_noise;                                   /* target stdev / mean  */
+    double max_noise;     /* the ratios' half-width target (request field
+                             max_halfwidth; max_noise is its old name)   */
     double budget_ms;                                   /* GPU time per table   */
     unsigned min_samples, max_samples;                  /* per row              */
     int device;                                         /* CUDA ordinal         */
@@ -110,6 +111,11 @@ struct dv_stats {
     double median, min, max, mean, stdev; /* milliseconds */
     unsigned samples;
     double noise; /* stdev / mean */
+};
+
+/* A confidence interval's two ends (the point is the field beside it). */
+struct dv_ci {
+    double lo, hi;
 };
 
 struct dv_check {
@@ -224,7 +230,22 @@ struct dv_row {
     /* Measurement: valid when `measured`. */
     int measured;
     struct dv_stats time_ms;
-    double ratio;             /* median / baseline median                      */
+    struct dv_ci median_ci_ms; /* the median's 95% interval (model/interval.h) */
+    /* The ratio over the baseline row: the median over the kept rounds of
+     * the row's time over the baseline's in the same round, with its 95%
+     * interval (model/ratio.h, RATIO_OF_ROUNDS); the baseline's own is
+     * 1 [1, 1]. ratio_of_medians is median / baseline median, beside it. */
+    double ratio;
+    struct dv_ci ratio_ci;
+    double ratio_level;       /* the confidence ratio_ci attains               */
+    int ratio_method;         /* enum ratio_method (model/ratio.h)             */
+    double ratio_of_medians;
+    double ratio_halfwidth;   /* of ratio_ci, relative to the ratio            */
+    /* The per-sample spread against what the interval implies
+     * (model/spread.h): SPREAD_* flags, the excess and the drift. */
+    unsigned spread_flags;
+    double spread_excess, spread_drift;
+    unsigned rounds_dropped;  /* throttled rounds left out (the table's)       */
     double floor_fraction;    /* FMA floor / median                            */
     struct dv_check check;
 
@@ -258,9 +279,20 @@ struct dv_table {
     int baseline_row;     /* index into rows                                   */
     unsigned nrows;
     struct dv_row rows[DV_MAX_ROWS];
-    double noise_limit;   /* max_noise the table was measured against          */
-    int noise_ok;         /* every row's noise <= noise_limit                  */
+    double noise_limit;   /* the old name of halfwidth_target (the same value) */
+    int noise_ok;         /* the old name of intervals_ok (the same verdict)   */
     double gpu_time_ms;   /* sum of timed samples                              */
+    /* The stopping rule (model/stoprule.h), set when measured: the target
+     * every judged interval's relative half-width had to meet, whether each
+     * did, why sampling stopped ("target", "cap", "throttled", "budget"),
+     * the widest judged interval's row (-1: none) and half-width, and the
+     * timer's step the intervals were widened by (0: none found). */
+    double halfwidth_target;
+    int intervals_ok;
+    char stop_reason[16];
+    int worst_row;
+    double worst_halfwidth;
+    double timer_resolution_ms;
 };
 
 struct dv_device {
@@ -421,13 +453,16 @@ void experiment_warn(struct dv_report *r, const char *fmt, ...)
  * Part 1 / Part 2 table: the one place the two kinds are told apart. */
 int experiment_table_is_scenario(const struct dv_table *t);
 
-/* The correctness gate and the noise verdict of a measured report, the same
- * rule for every table kind: each table's noise_limit = max_noise and
- * noise_ok = every row's noise at or under it; a warning for every row whose
- * check failed and every noisy table. Returns 0 when every row's check is
- * ok, else DV_EGATE with `err` naming the first failed row's table, row and
- * first wrong thread, with the expected and the observed value. */
-int experiment_gate(struct dv_report *r, double max_noise, char *err);
+/* The correctness gate and the precision verdict of a measured report, the
+ * same rule for every table kind: each table's noise_ok and noise_limit
+ * (the old names) repeat intervals_ok and halfwidth_target, which the
+ * stopping rule set; a warning for every row whose check failed and for
+ * every table whose intervals were not all within the target when sampling
+ * stopped (naming the widest and why it stopped). Returns 0 when every
+ * row's check is ok, else DV_EGATE with `err` naming the first failed row's
+ * table, row and first wrong thread, with the expected and the observed
+ * value. */
+int experiment_gate(struct dv_report *r, char *err);
 
 /* Stable lower-case name of a kernel: "branch", "mask", ... */
 const char *experiment_kernel_name(int kernel);

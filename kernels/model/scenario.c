@@ -575,7 +575,8 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
     snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
     t->baseline_row = (int)s->baseline;
     t->nrows = s->nrows;
-    t->noise_limit = o->max_noise;
+    t->noise_limit = t->halfwidth_target = o->max_noise;
+    t->worst_row = -1;
 
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];

@@ -7,7 +7,8 @@
  * text layout, or with --json the divergence.v1 document the server returns.
  * `measure` exits with a distinct status when there is no GPU (3) or CUDA
  * failed (4), saying what CUDA reported, and with 1 when it measured but a
- * correctness check failed or a table stayed noisier than --max-noise.
+ * correctness check failed or an interval was still wider than
+ * --max-halfwidth when sampling stopped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -54,7 +55,9 @@ void cli_usage_options(void) {
     fputs(
         " (measure: or all)\n"
         "options (measure only; analyze refuses them):\n"
-        "  --max-noise F               target relative stdev per row (default 0.005)\n"
+        "  --max-halfwidth F           stop when every ratio's 95% interval is within\n"
+        "                              +-F of it (default 0.005: 0.5%)\n"
+        "  --max-noise F               the old name of --max-halfwidth (the same)\n"
         "  --budget-ms MS              GPU time per table (default 2000)\n"
         "  --min-samples N, --max-samples N\n"
         "  --device N                  CUDA device ordinal (default 0)\n"
@@ -96,8 +99,9 @@ void cli_usage(const char *cmd) {
     if (strcmp(cmd, "measure") == 0)
         fputs(
             "\nexit status:\n"
-            "  0  measured, every check passed and every table met its noise target\n"
-            "  1  measured, but a correctness check failed or a table stayed over --max-noise\n"
+            "  0  measured, every check passed and every interval met its target\n"
+            "  1  measured, but a correctness check failed or an interval was over\n"
+            "     --max-halfwidth when sampling stopped (the output names it and why)\n"
             "  2  bad option or value (the message names it)\n"
             "  3  no usable GPU (CUDA's reason on stderr), or a build without the CUDA toolkit\n"
             "  4  a CUDA error while measuring\n",
@@ -315,7 +319,7 @@ int cli_exit_status(int measure_rc, const struct dv_report *r) {
     int rc = measure_rc == DV_EGATE ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     for (unsigned i = 0; i < r->ntables; i++) {
         const struct dv_table *t = &r->tables[i];
-        if (!t->noise_ok) rc = CLI_EXIT_FAILED;
+        if (!t->intervals_ok) rc = CLI_EXIT_FAILED;
         for (unsigned j = 0; j < t->nrows; j++)
             if (!t->rows[j].check.ok) rc = CLI_EXIT_FAILED;
     }

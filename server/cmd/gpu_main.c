@@ -34,8 +34,9 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
     }
     unsigned long long samples = 0;
     for (unsigned i = 0; i < t->nrows; i++) samples += t->rows[i].time_ms.samples;
-    fprintf(stderr, "  table %u of %u done: %llu samples over %u rows, %.1f ms of GPU time%s\n", table + 1, ntables,
-            samples, t->nrows, t->gpu_time_ms, t->noise_ok ? "" : " (a row stayed over the noise target)");
+    fprintf(stderr, "  table %u of %u done: %llu samples over %u rows, %.1f ms of GPU time, stopped on %s%s\n",
+            table + 1, ntables, samples, t->nrows, t->gpu_time_ms, t->stop_reason[0] ? t->stop_reason : "?",
+            t->intervals_ok ? "" : " (an interval stayed over its target)");
 }
 
 /* Files the measurement of suite `name` in the evidence store `dir` as the

@@ -6,7 +6,9 @@
  * server says "done" or --timeout passes. A few failed polls in a row are
  * tolerated (the server may be restarting: the refresh is its, not ours);
  * an HTTP error answer is not. The summary lists each suite with its
- * evidence path or the reason it failed.
+ * evidence path or the reason it failed, and under each good suite what its
+ * record says changed since the previous good night (one GET of the
+ * record).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "server/cmd/refresh_cmd.h"
@@ -292,8 +294,34 @@ static int follow(const struct target *t, const char *id, double timeout, double
     return rc;
 }
 
-/* Prints the summary of a finished refresh; returns the exit status. */
-static int summary(const char *id, json_t *final) {
+/* Prints the comparison line of the record at `href` (a path under
+ * /evidence/): what changed since the previous good night. The refresh's
+ * outcome does not depend on it, so a record that cannot be read prints
+ * nothing. */
+static void print_comparison(const struct target *t, const char *href) {
+    if (!href || strncmp(href, "/evidence/", 10) != 0 || strlen(href) > 200 ||
+        strspn(href, "abcdefghijklmnopqrstuvwxyz0123456789-_./") != strlen(href))
+        return;
+    struct httpclient_response r;
+    char err[ERR_LEN];
+    if (call(t, "GET", href, &r, err) != 200) { /* the answer is always initialised */
+        httpclient_response_cleanup(&r);
+        return;
+    }
+    json_t *rec = jsonout_loads(r.body, 0, NULL);
+    httpclient_response_cleanup(&r);
+    json_t *c = json_object_get(rec, "comparison");
+    const char *line = json_string_value(json_object_get(c, "summary"));
+    if (line) {
+        const json_int_t changed = json_integer_value(json_object_get(c, "changed"));
+        printf("  %-20s %s%s\n", "", changed > 0 ? "CHANGED: " : "", line);
+    }
+    json_decref(rec);
+}
+
+/* Prints the summary of a finished refresh, each good suite with what
+ * changed since its previous good night; returns the exit status. */
+static int summary(const struct target *t, const char *id, json_t *final) {
     const char *date = json_string_value(json_object_get(final, "date"));
     printf("refresh %s (%s):\n", id, date ? date : "?");
     json_t *suites = json_object_get(final, "suites"), *e;
@@ -308,6 +336,7 @@ static int summary(const char *id, json_t *final) {
         const char *detail =
             good ? json_string_value(json_object_get(e, "evidence")) : json_string_value(json_object_get(e, "reason"));
         printf("  %-20s %-6s %s\n", name ? name : "?", good ? "ok" : "FAILED", detail ? detail : "");
+        if (good) print_comparison(t, detail);
     }
     printf("%d ok, %d failed\n", ok, failed);
     return failed || ok == 0 ? REFRESH_CMD_FAILED : REFRESH_CMD_OK;
@@ -329,7 +358,7 @@ int refresh_cmd_main(int argc, char **argv) {
     fflush(stdout);
     json_t *final;
     if ((rc = follow(&t, id, timeout, interval, &final)) != 0) return rc;
-    rc = summary(id, final);
+    rc = summary(&t, id, final);
     json_decref(final);
     return rc;
 }

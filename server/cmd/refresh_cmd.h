@@ -1,8 +1,10 @@
 /* refresh_cmd.h -- `divergence refresh`: the client of the nightly evidence
  * refresh. It asks a server to measure every evidence suite
  * (POST /evidence/refresh), follows the refresh until every suite has ended
- * (GET /evidence/refresh/{id}) and prints a summary. The server's side of
- * the refresh is evidence/refresh.h. */
+ * (GET /evidence/refresh/{id}) and prints a summary: each suite's evidence
+ * or why it failed, and what changed since the previous good night (the
+ * record's comparison). The server's side of the refresh is
+ * evidence/refresh.h. */
 #ifndef DV_REFRESH_CMD_H
 #define DV_REFRESH_CMD_H
 

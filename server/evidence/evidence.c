@@ -47,6 +47,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -64,6 +65,7 @@
 #include "api/jsonout.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
+#include "server/evidence/nights.h"
 #include "server/evidence/suites.h"
 
 #define STAMP_NAME ".stamp"
@@ -238,6 +240,11 @@ static json_t *summary_of(const struct dv_report *r, int *bad) {
         jsonout_put(jt, "baseline", jsonout_str(tb->baseline), bad);
         jsonout_put(jt, "noise_limit", jsonout_num(tb->noise_limit), bad);
         jsonout_put(jt, "noise_ok", json_boolean(tb->noise_ok), bad);
+        jsonout_put(jt, "baseline_row", json_integer(tb->baseline_row), bad);
+        if (r->measured) {
+            jsonout_put(jt, "intervals_ok", json_boolean(tb->intervals_ok), bad);
+            jsonout_put(jt, "stop_reason", jsonout_str(tb->stop_reason), bad);
+        }
         for (unsigned i = 0; i < tb->nrows && i < DV_MAX_ROWS; i++) {
             const struct dv_row *row = &tb->rows[i];
             json_t *jr = json_object();
@@ -246,6 +253,15 @@ static json_t *summary_of(const struct dv_report *r, int *bad) {
             jsonout_put(jr, "predicted_ratio", jsonout_num(row->predicted_ratio), bad);
             if (row->measured) {
                 jsonout_put(jr, "ratio", jsonout_num(row->ratio), bad);
+                if (isfinite(row->ratio_ci.lo) && isfinite(row->ratio_ci.hi)) {
+                    json_t *ci = json_object();
+                    jsonout_put(ci, "lo", jsonout_num(row->ratio_ci.lo), bad);
+                    jsonout_put(ci, "hi", jsonout_num(row->ratio_ci.hi), bad);
+                    jsonout_put(jr, "ratio_ci", ci, bad);
+                } else {
+                    jsonout_put(jr, "ratio_ci", json_null(), bad);
+                }
+                jsonout_put(jr, "ratio_level", jsonout_num(row->ratio_level), bad);
                 jsonout_put(jr, "median_ms", jsonout_num(row->time_ms.median), bad);
                 jsonout_put(jr, "noise", jsonout_num(row->time_ms.noise), bad);
                 jsonout_put(jr, "check_ok", json_boolean(row->check.ok), bad);
@@ -838,12 +854,62 @@ static json_t *record_part(const char *text, const char *suite, const char *what
     return v;
 }
 
+/* The good records of `suite` (at its version) filed under GPU `gpu` on
+ * dates before `date`, newest first, at most NIGHTS_HISTORY, into
+ * out[0..*n) (release each). Returns 0, or -1 when a night could not be
+ * read for want of memory (then none is kept: a comparison with a night
+ * missing would name the wrong previous one). */
+static int older_nights(const struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
+                        json_t **out, size_t *n) {
+    char gdir[PATH_MAX], jname[NAME_MAX + 1], err[ERR_LEN];
+    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
+    size_t nd = 0;
+    *n = 0;
+    if (durable_join(gdir, sizeof gdir, ev->root, gpu, NULL) != 0) return 0;
+    struct stat st;
+    if (stat(gdir, &st) != 0) return 0; /* the GPU's first night */
+    if (durable_list_dirs(gdir, evidence_valid_date, &dates, &nd, err) != 0) return -1;
+    snprintf(jname, sizeof jname, "%s.json", suite->name);
+    int oom = 0;
+    for (size_t k = nd; k-- > 0 && *n < NIGHTS_HISTORY && !oom;) {
+        if (strcmp(dates[k], date) >= 0) continue;
+        json_t *r = load_record(gdir, dates[k], jname, NULL, NULL, NULL, &oom);
+        json_t *v = json_object_get(r, "suite_version");
+        if (r && record_ok(r) && json_is_integer(v) && json_integer_value(v) == (json_int_t)suite->version)
+            out[(*n)++] = r;
+        else json_decref(r);
+    }
+    free(dates);
+    if (oom) {
+        for (size_t i = 0; i < *n; i++) json_decref(out[i]);
+        *n = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* The comparison of a night with `older` (newest first), from its date,
+ * summary, document and provenance (borrowed). */
+static json_t *night_comparison(const char *date, json_t *summary, json_t *doc, json_t *prov, json_t *const *older,
+                                size_t n, int *bad) {
+    json_t *night = json_object();
+    jsonout_put(night, "date", jsonout_str(date), bad);
+    jsonout_put(night, "summary", json_incref(summary), bad);
+    jsonout_put(night, "document", json_incref(doc), bad);
+    jsonout_put(night, "provenance", json_incref(prov), bad);
+    json_t *c = *bad ? NULL : nights_compare(night, older, n, NIGHTS_TOLERANCE, bad);
+    json_decref(night);
+    return c;
+}
+
 /* The record's text (*json) and its transcript (*text), both malloc()ed.
  * A document that does not parse as divergence.v1 is kept as it is, with no
- * summary, on a failed record; a good record must parse. Returns 0, or -1
- * with `err` and nothing made. */
+ * summary, on a failed record; a good record must parse, and is compared
+ * with the good nights `older[0..nolder)` before it (newest first). Returns
+ * 0, or -1 with `err` and nothing made. */
 static int record_build(const struct evidence_record *rec, const struct suite *suite, const char *date,
-                        const char *finished, char **json, char **text, char *err) {
+                        const char *finished, json_t *const *older, size_t nolder, char **json, char **text,
+                        char *err) {
     int bad = 0, rc = -1;
     struct dv_report *report = NULL;
     char *made_text = NULL;
@@ -902,6 +968,8 @@ static int record_build(const struct evidence_record *rec, const struct suite *s
     if (host[0]) jsonout_put(prov, "host", jsonout_str(host), &bad);
     jsonout_put(root, "provenance", prov, &bad);
     jsonout_put(root, "summary", summary, &bad);
+    if (rec->ok && json_is_object(summary))
+        jsonout_put(root, "comparison", night_comparison(date, summary, doc, prov, older, nolder, &bad), &bad);
     jsonout_put(root, "document", doc, &bad);
     jsonout_put(root, "transcript", jsonout_str(*text ? *text : ""), &bad);
     doc = req = summary = NULL; /* in `root` now, or released */
@@ -975,7 +1043,16 @@ static int record_file(struct evidence *ev, const char *gpu, const struct suite 
 int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
     char finished[32], date[EVIDENCE_DATE_LEN], *json = NULL, *text = NULL;
     const struct suite *suite = record_check(rec, finished, sizeof finished, date, err);
-    if (!suite || record_build(rec, suite, date, finished, &json, &text, err) != 0) return -1;
+    if (!suite) return -1;
+    json_t *older[NIGHTS_HISTORY];
+    size_t nolder = 0;
+    if (rec->ok && older_nights(ev, rec->gpu, suite, date, older, &nolder) != 0) {
+        dv_seterr(err, "evidence: out of memory");
+        return -1;
+    }
+    int built = record_build(rec, suite, date, finished, older, nolder, &json, &text, err);
+    for (size_t i = 0; i < nolder; i++) json_decref(older[i]);
+    if (built != 0) return -1;
     int rc = record_file(ev, rec->gpu, suite, date, finished, rec->ok, json, text, err);
     free(json);
     free(text);
@@ -1027,6 +1104,7 @@ static json_t *index_entry(const struct suite *s, const struct latest *l, const 
         snprintf(href, sizeof href, "%s/latest/%s.txt", prefix, s->name);
         jsonout_put(e, "transcript", jsonout_str(href), bad);
         jsonout_put(e, "summary", summary ? json_incref(summary) : json_null(), bad);
+        jsonout_put(e, "comparison", nights_brief(l->good, bad), bad);
     } else {
         jsonout_put(e, "date", json_null(), bad);
         jsonout_put(e, "gpu", json_null(), bad);
@@ -1300,14 +1378,19 @@ static json_t *history_point(json_t *rec, const char *date, int *bad) {
     if (version) jsonout_put(p, "suite_version", json_incref(version), bad);
     jsonout_put(p, "gpu", jsonout_str_or_null(jstr(summary, "gpu")), bad);
     jsonout_put(p, "finished_utc", jsonout_str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")), bad);
+    jsonout_put(p, "comparison", nights_brief(rec, bad), bad);
     json_t *rows = json_array(), *tb, *row, *v;
     size_t ti, ri;
     const char *key;
     json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
         json_array_foreach(json_object_get(tb, "rows"), ri, row) {
             json_t *copy = json_object();
+            const char *table = jstr(tb, "id") ? jstr(tb, "id") : "";
             json_object_foreach(row, key, v) jsonout_put(copy, key, json_incref(v), bad);
-            jsonout_put(copy, "table", jsonout_str(jstr(tb, "id") ? jstr(tb, "id") : ""), bad);
+            jsonout_put(copy, "table", jsonout_str(table), bad);
+            /* The night against the one before it, as it was filed. */
+            json_t *cmp = jstr(row, "name") ? nights_row(rec, table, jstr(row, "name")) : NULL;
+            jsonout_put(copy, "compared", cmp ? json_incref(cmp) : json_null(), bad);
             jsonout_append(rows, copy, bad);
         }
     }

@@ -6,7 +6,8 @@
  * queue as /measure, so the GPU is never shared) and returns the refresh id.
  * The server tells the registry when each of those jobs starts and ends
  * (refresh_job_started / refresh_job_done); on the end the registry applies
- * the publication gates (correctness check, noise limit) and files the result
+ * the publication gates (correctness check, each ratio's interval within
+ * the suite's limit) and files the result
  * in the evidence store, good or failed. GET /evidence/refresh/{id} is
  * refresh_status_json(). A refresh is filed under the server's GPU and the UTC
  * date it was started; one that cannot be queued whole files nothing.
@@ -63,7 +64,9 @@ void refresh_job_started(struct refresh *r, const char *id, size_t suite_index);
 
 /* The job has ended: `ok` 1 with the worker's divergence.v1 `document_json`,
  * or 0 with `reason`. A good document still fails the suite when a row's
- * correctness check failed or its noise is over the suite's limit. The
+ * correctness check failed or its ratio's 95% interval is wider than the
+ * suite's limit on either side (a document without intervals: its per-sample
+ * noise over the limit). The
  * result (good or failed) is written to the evidence store before this
  * returns. Unknown ids are ignored (the refresh was forgotten). */
 void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok,

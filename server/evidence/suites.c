@@ -17,9 +17,10 @@
 #include "api/request.h"
 #include "kernels/model/scenario.h"
 
-/* A row whose relative stdev is over this is too noisy to publish: the runner
- * aims for max_noise (0.5%) and stops at its budget, so a night that ends far
- * above the target says the GPU was not quiet. */
+/* A row whose ratio's 95% interval is wider than this on either side is too
+ * uncertain to publish: the runner aims for max_halfwidth (0.5%) and stops
+ * at its budget, so a night that ends far above the target says the GPU was
+ * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
 static const struct suite table[] = {

@@ -25,7 +25,7 @@ struct suite {
     enum dv_part part;
     const char *extra_predicates[SUITES_MAX_EXTRA]; /* appended to the default rows */
     const char *scenario;    /* NULL or a scenario name / "all"                    */
-    double noise_limit;      /* a measured row noisier than this fails the suite   */
+    double noise_limit;      /* a ratio known to worse than +-this fails the suite */
     double budget_ms;        /* GPU time per table; 0 keeps the default            */
 };
 

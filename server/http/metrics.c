@@ -208,8 +208,47 @@ static void put_fresh(FILE *f, json_t *entries, const char *gpu) {
     }
 }
 
+/* The latest good night's ratios against the night before it, per suite:
+ * `key` "changed" (higher or lower beyond the tolerance) or "ambiguous"
+ * (from the comparison's counts). Suites whose latest record has no
+ * comparison have no sample. */
+static void put_changed(FILE *f, json_t *entries, const char *gpu, const char *metric, const char *key) {
+    size_t i;
+    json_t *e;
+    json_array_foreach(entries, i, e) {
+        const char *suite = json_string_value(json_object_get(e, "suite"));
+        json_t *c = json_object_get(e, "comparison");
+        json_t *v = strcmp(key, "changed") == 0 ? json_object_get(c, key)
+                                                : json_object_get(json_object_get(c, "counts"), key);
+        if (!suite || !json_is_integer(v) || json_is_null(json_object_get(c, "previous"))) continue;
+        fprintf(f, "%s{suite=\"", metric);
+        put_escaped(f, suite);
+        if (gpu) {
+            fputs("\",gpu=\"", f);
+            put_escaped(f, gpu);
+        }
+        fprintf(f, "\"} %lld\n", (long long)json_integer_value(v));
+    }
+}
+
+/* put_changed() over each GPU's suite entries of the index (or the
+ * single-GPU ones). */
+static void each_changed(FILE *f, json_t *idx, const char *metric, const char *key) {
+    json_t *gpus = json_object_get(idx, "gpus");
+    if (json_array_size(gpus) > 0) {
+        size_t i;
+        json_t *g;
+        json_array_foreach(gpus, i, g)
+            put_changed(f, json_object_get(g, "suites"), json_string_value(json_object_get(g, "gpu")), metric, key);
+    } else {
+        put_changed(f, json_object_get(idx, "suites"), NULL, metric, key);
+    }
+}
+
 /* Good evidence's finished_utc per suite (and per GPU model where the index
- * lists several), from the evidence index. */
+ * lists several), from the evidence index; and how many of the latest
+ * night's ratios changed since the night before (an operator alerts on
+ * dv_evidence_changed_ratios > 0). */
 static void put_evidence(FILE *f, struct metrics *m) {
     fputs("# HELP dv_evidence_last_success_timestamp_seconds When each suite last recorded good evidence "
           "(Unix seconds; absent until it has).\n"
@@ -226,6 +265,16 @@ static void put_evidence(FILE *f, struct metrics *m) {
     } else {
         put_fresh(f, json_object_get(idx, "suites"), NULL);
     }
+    fputs("# HELP dv_evidence_changed_ratios Ratios of each suite's latest good night labelled higher or lower "
+          "than the previous good night's beyond the tolerance (absent before a second night).\n"
+          "# TYPE dv_evidence_changed_ratios gauge\n",
+          f);
+    each_changed(f, idx, "dv_evidence_changed_ratios", "changed");
+    fputs("# HELP dv_evidence_ambiguous_ratios Ratios of each suite's latest good night whose change since the "
+          "previous good night the intervals cannot tell from none.\n"
+          "# TYPE dv_evidence_ambiguous_ratios gauge\n",
+          f);
+    each_changed(f, idx, "dv_evidence_ambiguous_ratios", "ambiguous");
     json_decref(idx);
 }
 

@@ -23,6 +23,11 @@
  *   dv_evidence_last_success_timestamp_seconds{suite[,gpu]}  when each suite last
  *                                                  recorded good evidence (alert
  *                                                  on time() - it > a day and a bit)
+ *   dv_evidence_changed_ratios{suite[,gpu]}        the latest good night's ratios
+ *                                                  higher or lower than the night
+ *                                                  before (alert on > 0)
+ *   dv_evidence_ambiguous_ratios{suite[,gpu]}      ... whose change the intervals
+ *                                                  cannot tell from none
  *   divergence_build_info{version,git_revision}    1
  *   process_*                                      the standard process metrics
  *                                                  from /proc/self

@@ -50,7 +50,17 @@ static void report_full_row(struct dv_row *w, unsigned k, int kernel) {
     w->measured = 1;
     w->time_ms = (struct dv_stats){.median = 2.5 * f, .min = 2.25 * f, .max = 2.75 * f, .mean = 2.5625 * f,
                                    .stdev = 0.0125 * f, .samples = 40 + k, .noise = 0.00375 * f};
+    w->median_ci_ms = (struct dv_ci){2.4375 * f, 2.5625 * f};
     w->ratio = 1.375 * f;
+    w->ratio_ci = (struct dv_ci){1.3125 * f, 1.4375 * f};
+    w->ratio_level = 0.95 + 0.001 * k;
+    w->ratio_method = 1; /* RATIO_OF_ROUNDS */
+    w->ratio_of_medians = 1.390625 * f;
+    w->ratio_halfwidth = 0.0045 + 0.0001 * k;
+    w->spread_flags = 7; /* every flag: tail, split, drift */
+    w->spread_excess = 3.25 + k;
+    w->spread_drift = 0.0015 + 0.0001 * k;
+    w->rounds_dropped = 3 + k;
     w->floor_fraction = 0.625 + 0.01 * k;
     w->check = (struct dv_check){.ok = 1, .checked = 1048576ull + k, .mismatches = 0, .first_mismatch = 17 + k,
                                  .expected = 4096.5f, .got = 4096.5f};
@@ -159,6 +169,12 @@ static void report_full(struct dv_report *r) {
     t->noise_limit = 0.005;
     t->noise_ok = 1;
     t->gpu_time_ms = 1999.5;
+    t->halfwidth_target = 0.0051;
+    t->intervals_ok = 1;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "target");
+    t->worst_row = 0;
+    t->worst_halfwidth = 0.0049;
+    t->timer_resolution_ms = 0.000032;
 
     t = &r->tables[1];
     snprintf(t->id, sizeof t->id, "scenario:even-2way");
@@ -172,6 +188,12 @@ static void report_full(struct dv_report *r) {
     t->noise_limit = 0.0055;
     t->noise_ok = 1;
     t->gpu_time_ms = 750.25;
+    t->halfwidth_target = 0.0056;
+    t->intervals_ok = 0;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "budget");
+    t->worst_row = 0;
+    t->worst_halfwidth = 0.0061;
+    t->timer_resolution_ms = 0.001;
 
     /* Part 2: no branch and two per-iteration rows, one that splits its
      * warps and one that does not, so the table has its readings. */
@@ -190,6 +212,12 @@ static void report_full(struct dv_report *r) {
     t->noise_limit = 0.0045;
     t->noise_ok = 1;
     t->gpu_time_ms = 400.5;
+    t->halfwidth_target = 0.0046;
+    t->intervals_ok = 1;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "cap");
+    t->worst_row = 1;
+    t->worst_halfwidth = 0.0044;
+    t->timer_resolution_ms = 0.000033;
 
     r->nwarnings = 2;
     snprintf(r->warnings[0], sizeof r->warnings[0], "SM clock 99%% of rated");

@@ -103,15 +103,18 @@ Test(options, iterations_range) {
     cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
 }
 
-Test(options, max_noise_range) {
+/* The half-width target (max_halfwidth; max_noise is its old name, and the
+ * message says so). */
+Test(options, max_halfwidth_range) {
     o.max_noise = 0;
-    expect_invalid(&o, "max_noise", "--max-noise", "0.5");
+    expect_invalid(&o, "max_halfwidth", "--max-halfwidth", "0.5");
+    cr_expect(strstr(err, "--max-noise is its old name") != NULL, "%s", err);
     o.max_noise = -0.1;
-    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    expect_invalid(&o, "max_halfwidth", "--max-halfwidth", NULL);
     o.max_noise = 0.5000001;
-    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    expect_invalid(&o, "max_halfwidth", "--max-halfwidth", NULL);
     o.max_noise = NAN;
-    expect_invalid(&o, "max_noise", "--max-noise", NULL);
+    expect_invalid(&o, "max_halfwidth", "--max-halfwidth", NULL);
     o.max_noise = 0.5;
     cr_expect_eq(options_validate(&o, OPTIONS_JSON, &field, err), 0, "%s", err);
 }
@@ -301,7 +304,13 @@ Test(options, cli_reals) {
     cr_expect(strncmp(err, "--budget-ms:", 12) == 0, "%s", err);
     cr_assert_eq(options_set_cli(&o, "--max-noise", "0.7", err), 0);
     cr_expect_eq(options_validate(&o, OPTIONS_CLI, &field, err), -1);
-    cr_expect(strncmp(err, "--max-noise:", 12) == 0 && strstr(err, "0.5"), "%s", err);
+    cr_expect(strncmp(err, "--max-halfwidth:", 16) == 0 && strstr(err, "0.5") && strstr(err, "--max-noise"), "%s",
+              err);
+    /* The new name and the old one set the same target. */
+    cr_assert_eq(options_set_cli(&o, "--max-halfwidth", "0.002", err), 0, "%s", err);
+    cr_expect_float_eq(o.max_noise, 0.002, 1e-15);
+    cr_expect_eq(options_set_cli(&o, "--max-halfwidth", "x", err), -1);
+    cr_expect(strncmp(err, "--max-halfwidth:", 16) == 0, "%s", err);
 }
 
 Test(options, cli_predicates_split_on_commas) {
@@ -554,9 +563,9 @@ Test(options, stated_ranges_are_the_rules_for_reals) {
         cr_expect_eq(number_after(msg, "("), hi * 100, "%s", msg);
         struct dv_options u = o;
         u.max_noise = hi;
-        cr_expect(valid(&u), "max_noise %g", hi);
+        cr_expect(valid(&u), "max_halfwidth %g", hi);
         u.max_noise = hi * (1 + 1e-9);
-        cr_expect(!valid(&u), "max_noise just over %g", hi);
+        cr_expect(!valid(&u), "max_halfwidth just over %g", hi);
     }
 }
 

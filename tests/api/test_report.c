@@ -9,6 +9,7 @@
 
 #include "api/options.h"
 #include "api/report.h"
+#include "kernels/model/spread.h"
 #include "tests/api/report_full.h"
 
 static struct dv_report rep;
@@ -38,6 +39,12 @@ static void part1_row(struct dv_row *w, const char *name, const char *label, int
     w->measured = 1;
     w->time_ms = (struct dv_stats){median, median * 0.99, median * 1.02, median * 1.001,
                                    median * 0.002, 40, 0.002};
+    w->median_ci_ms = (struct dv_ci){median * 0.9995, median * 1.0005};
+    w->ratio_ci = (struct dv_ci){ratio * 0.999, ratio * 1.0015};
+    w->ratio_level = 0.95;
+    w->ratio_method = 1;
+    w->ratio_of_medians = ratio * 1.0001;
+    w->ratio_halfwidth = 0.0015;
     w->ratio = ratio;
     w->floor_fraction = 0.45;
     w->check = (struct dv_check){1, 1048576, 0, -1, 0.0f, 0.0f};
@@ -497,7 +504,11 @@ Test(report, text_extra_columns) {
     cr_expect(strstr(line, "FAIL 12 (first thread 345)") != NULL, "check: %s", line);
     const char *block = find_line(t, "blockIdx.x & 1 ");
     cr_assert_not_null(block);
-    cr_expect(strncmp(block + 64, "         0-256", 14) == 0, "threads on A range: %.80s", block);
+    const char *head = find_line(t, "predicate ");
+    cr_assert_not_null(head);
+    const size_t on_a_end = (size_t)(strstr(head, "threads on A") - head) + strlen("threads on A");
+    cr_expect(strncmp(block + on_a_end - 14, "         0-256", 14) == 0, "threads on A range: %.120s", block);
+    cr_expect(strstr(line, "   2.023 [2.021, 2.027]   ") != NULL, "the ratio with its interval: %s", line);
     cr_expect(strstr(t, "   ok\n") != NULL, "ok rows: %s", t);
     /* Every row line of a table has the same length up to the check column. */
     const char *header = find_line(t, "predicate ");
@@ -722,7 +733,7 @@ Test(report, text_long_labels_keep_columns_aligned) {
         char *s = report_text(&rep);
         cr_assert_not_null(s);
         int n = table_columns(s, rep.tables[0].title, t->nrows, cols, 16, rows);
-        cr_expect_eq(n, measured ? 9 : 5, "%s", s);
+        cr_expect_eq(n, measured ? 10 : 5, "%s", s);
         cr_expect_str_eq(cols[0].header, "predicate");
         cr_expect_eq(cols[0].end, strlen(w->label) + strlen(" [1]"));
         table_columns(s, rep.tables[1].title, rep.tables[1].nrows, cols, 16, rows);
@@ -844,12 +855,13 @@ Test(report, text_measured_scenario_columns_and_agreement_mark) {
     scenario_report(&rep);
     char *s = report_text(&rep);
     cr_assert_not_null(s);
-    static const char *const want[] = {"row", "warps split", "time (ms)", "vs baseline", "model ratio",
-                                       "model eff.", "measured eff.", "agreement", "noise", "check"};
+    static const char *const want[] = {"row",        "warps split", "time (ms)",     "vs baseline",
+                                       "ratio [95% interval]", "model ratio", "model eff.", "measured eff.",
+                                       "agreement",  "noise",       "check"};
     struct column cols[16];
     char rows[DV_MAX_ROWS][512];
     int n = table_columns(s, rep.tables[0].title, rep.tables[0].nrows, cols, 16, rows);
-    expect_headers(cols, n, want, 10);
+    expect_headers(cols, n, want, 11);
     cr_expect_eq(cols[0].end, strlen(rep.tables[0].rows[2].label) + strlen(" [1]"),
                  "the label column is the longest label, footnote mark included");
     static const struct {
@@ -866,20 +878,22 @@ Test(report, text_measured_scenario_columns_and_agreement_mark) {
         char buf[64];
         cell(rows[k], &cols[3], buf, sizeof buf);
         cr_expect_str_eq(buf, cells[k].ratio, "vs baseline: %s", rows[k]);
-        cell(rows[k], &cols[4], buf, sizeof buf);
-        cr_expect_str_eq(buf, cells[k].model, "model ratio: %s", rows[k]);
         cell(rows[k], &cols[5], buf, sizeof buf);
-        cr_expect_str_eq(buf, cells[k].model_eff, "model eff.: %s", rows[k]);
+        cr_expect_str_eq(buf, cells[k].model, "model ratio: %s", rows[k]);
         cell(rows[k], &cols[6], buf, sizeof buf);
-        cr_expect_str_eq(buf, cells[k].measured_eff, "measured eff.: %s", rows[k]);
+        cr_expect_str_eq(buf, cells[k].model_eff, "model eff.: %s", rows[k]);
         cell(rows[k], &cols[7], buf, sizeof buf);
+        cr_expect_str_eq(buf, cells[k].measured_eff, "measured eff.: %s", rows[k]);
+        cell(rows[k], &cols[8], buf, sizeof buf);
         cr_expect_str_eq(buf, cells[k].agreement, "agreement: %s", rows[k]);
         cr_expect_not_null(strstr(rows[k], "   ok"), "check: %s", rows[k]);
     }
     cr_expect_not_null(find_line(s, "baseline: the same work grouped so each warp runs one path"
                                     " (row \"same work sorted by path over the grid: one path per warp\")"),
                        "%s", s);
-    cr_expect_not_null(find_line(s, "vs baseline: each median over the baseline row's median"), "%s", s);
+    cr_expect_not_null(find_line(s, "vs baseline, ratio [95% interval]: the median over the rounds of each row's "
+                                    "time over the same work sorted by path over the grid: one path per warp row's"),
+                       "%s", s);
     cr_expect_not_null(find_line(s, "measured eff.: the same figure from times"), "%s", s);
     cr_expect_not_null(find_line(s, "agreement: vs baseline / model ratio; * = model and measurement differ"
                                     " by more than 10%"), "%s", s);
@@ -1007,5 +1021,69 @@ Test(report, text_shows_the_gpus_testimony_beside_the_table) {
                         "libcupti.so.13)") != NULL ||
                   strstr(s, "counters taken (180.3 ms host time") != NULL,
               "%s", s);
+    free(s);
+}
+
+/* The transcript gives each ratio with its interval, says which figure the
+ * ratio columns hold and how far the other is, why sampling stopped, the
+ * rounds dropped, the timer's step, and the spread's flags in words; a
+ * document from before the intervals keeps its old columns and footer. */
+Test(report, text_prints_each_ratio_with_its_interval_and_why_sampling_stopped) {
+    struct dv_table *t = &rep.tables[0];
+    t->halfwidth_target = 0.005;
+    t->intervals_ok = 1;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "target");
+    t->worst_row = 1;
+    t->worst_halfwidth = 0.0015;
+    t->timer_resolution_ms = 0.000032;
+    for (unsigned i = 0; i < t->nrows; i++) t->rows[i].rounds_dropped = 8;
+    t->rows[0].spread_flags = SPREAD_TAIL;
+    t->rows[0].ratio = 1.951;
+    t->rows[0].ratio_ci = (struct dv_ci){1.948, 1.954};
+    t->rows[0].ratio_of_medians = 1.9512;
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    const char *row = find_line(s, "threadIdx.x & 1 ");
+    cr_assert_not_null(row, "%s", s);
+    cr_expect(strstr(row, "1.951 [1.948, 1.954]") != NULL && strstr(row, "0.20% tail") != NULL, "%.200s", row);
+    cr_expect_not_null(find_line(s, "vs uniform, ratio [95% interval]: the median over the rounds of each row's time "
+                                    "over the threadIdx.x / 32 & 1 row's in the same round (JSON ratio, ratio_ci)"),
+                       "%s", s);
+    cr_expect_not_null(strstr(s, "(JSON ratio_of_medians) is within 0.0002 of it here"), "%s", s);
+    cr_expect_not_null(find_line(s, "stopped: target after 40 rounds, 1999.5 ms of GPU time: every ratio within "
+                                    "+-0.50% at 95% (widest: (threadIdx.x & 31) < 16 +-0.15%); 8 rounds dropped, "
+                                    "sampled under 75% of the rated SM clock; intervals widened by half the timer's "
+                                    "0.032 us step"),
+                       "%s", s);
+    cr_expect_not_null(strstr(s, "tail: a few samples far out, the median well known"), "%s", s);
+    free(s);
+    /* An interval narrower than a thousandth gets a fourth decimal, as the
+     * auto grid's rows on an H200 are known (1.977 [1.977, 1.977] says
+     * nothing); the baseline's exact [1, 1] keeps three. */
+    t->rows[1].ratio = 1.97698;
+    t->rows[1].ratio_ci = (struct dv_ci){1.97661, 1.97732};
+    t->rows[2].ratio = 1.0;
+    t->rows[2].ratio_ci = (struct dv_ci){1.0, 1.0};
+    s = report_text(&rep);
+    cr_expect_not_null(strstr(s, "   1.9770 [1.9766, 1.9773]   "), "%s", s);
+    cr_expect_not_null(strstr(s, "   1.000 [1.000, 1.000]   "), "%s", s);
+    free(s);
+
+    t->intervals_ok = 0;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "budget");
+    t->worst_halfwidth = 0.0062;
+    s = report_text(&rep);
+    cr_expect_not_null(strstr(s, "stopped: budget after 40 rounds, 1999.5 ms of GPU time: (threadIdx.x & 31) < 16 "
+                                 "known to +-0.62%, over the +-0.50% target"),
+                       "%s", s);
+    free(s);
+
+    /* Read back from a document without intervals: the old layout. */
+    for (unsigned k = 0; k < rep.ntables; k++)
+        for (unsigned i = 0; i < rep.tables[k].nrows; i++) rep.tables[k].rows[i].ratio_ci = (struct dv_ci){NAN, NAN};
+    s = report_text(&rep);
+    cr_expect_null(strstr(s, "95% interval"), "%s", s);
+    cr_expect_not_null(find_line(s, "vs uniform: each median over the threadIdx.x / 32 & 1 row's median"), "%s", s);
+    cr_expect_not_null(find_line(s, "noise is stdev / mean over each row's samples; limit 0.50%"), "%s", s);
     free(s);
 }

@@ -212,6 +212,7 @@ Test(request, witness_and_counters_switches) {
 Test(request, dump_round_trips) {
     round_trip("{}");
     round_trip("{\"part\": 2, \"blocks\": \"auto\", \"max_noise\": 0.0123456789012345678}");
+    round_trip("{\"max_halfwidth\": 0.0025}");
     round_trip("{\"part\": 1, \"predicates\": [\"first-16\", \"(threadIdx.y & 1) == 0\"],"
                " \"threads_per_block\": [16, 16], \"budget_ms\": 12.5, \"scenario\": \"all\"}");
 }
@@ -225,7 +226,21 @@ Test(request, dump_is_readable) {
                      "{\"part\":\"all\",\"predicates\":[\"lane-parity\",\"lane-half\","
                      "\"warp-parity\",\"block-parity\"],\"baseline\":\"warp-parity\","
                      "\"blocks\":4096,\"threads_per_block\":256,\"iterations\":4096,"
-                     "\"max_noise\":0.005,\"budget_ms\":2000.0,\"min_samples\":10,"
+                     "\"max_halfwidth\":0.005,\"budget_ms\":2000.0,\"min_samples\":10,"
                      "\"max_samples\":2000}");
     free(dump);
+}
+
+/* max_halfwidth is the target's name; max_noise, its old one, means the same,
+ * an error names the field as the body spelled it, and a body may not give
+ * both. */
+Test(request, max_noise_is_the_old_name_of_max_halfwidth) {
+    cr_assert_eq(parse("{\"max_halfwidth\": 0.002}"), 0, "%s", e.reason);
+    cr_expect_float_eq(o.max_noise, 0.002, 1e-15);
+    cr_assert_eq(parse("{\"max_noise\": 0.003}"), 0, "%s", e.reason);
+    cr_expect_float_eq(o.max_noise, 0.003, 1e-15);
+    expect_error("{\"max_halfwidth\": 0.9}", "max_halfwidth", "at most 0.5");
+    expect_error("{\"max_noise\": 0.9}", "max_noise", "at most 0.5");
+    expect_error("{\"max_halfwidth\": \"1%\"}", "max_halfwidth", "expected a number");
+    expect_error("{\"max_noise\": 0.01, \"max_halfwidth\": 0.01}", "max_noise", "give one of the two");
 }

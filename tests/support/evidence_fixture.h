@@ -8,6 +8,7 @@
 
 /* Needs mkdtemp(): define _DEFAULT_SOURCE before the first #include. */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -38,11 +39,15 @@ static inline void fixture_rmrf(const char *dir) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
-/* A measured document for suite `suite_index`: every row's median is
- * `base_ms` times its predicted ratio, its noise `noise`, and its correctness
- * check `check_ok`. malloc()ed, NULL on failure. */
-static inline char *fixture_document(size_t suite_index, double base_ms, double noise, int check_ok,
-                                     const char *gpu) {
+/* A measured report for suite `suite_index`: every row's median is
+ * `base_ms` times its predicted ratio, its ratio the predicted one with a 95%
+ * interval of relative half-width `halfwidth` (the baseline's 1 [1, 1]), its
+ * per-sample noise `noise`, and its correctness check `check_ok`. Each
+ * table's intervals are within target when `halfwidth` is at most the
+ * request's. A test may change rows before writing it (report_json).
+ * experiment_report_free() it; NULL on failure. */
+static inline struct dv_report *fixture_report(size_t suite_index, double base_ms, double noise, double halfwidth,
+                                               int check_ok, const char *gpu) {
     struct dv_options o;
     char err[ERR_LEN];
     if (suites_options(suites_get(suite_index), &o, err) != 0) {
@@ -64,18 +69,30 @@ static inline char *fixture_document(size_t suite_index, double base_ms, double 
     r->measured = 1;
     for (unsigned t = 0; t < r->ntables; t++) {
         struct dv_table *tb = &r->tables[t];
-        tb->noise_limit = o.max_noise;
-        tb->noise_ok = noise <= o.max_noise;
+        tb->noise_limit = tb->halfwidth_target = o.max_noise;
+        tb->noise_ok = tb->intervals_ok = halfwidth <= o.max_noise;
+        snprintf(tb->stop_reason, sizeof tb->stop_reason, "%s", tb->intervals_ok ? "target" : "budget");
+        tb->worst_row = -1;
+        tb->timer_resolution_ms = 0;
         for (unsigned i = 0; i < tb->nrows; i++) {
             struct dv_row *row = &tb->rows[i];
             double ratio = row->predicted_ratio > 0 ? row->predicted_ratio : 1.0;
+            const double hw = (int)i == tb->baseline_row ? 0.0 : halfwidth;
             row->measured = 1;
             row->time_ms.median = base_ms * ratio;
             row->time_ms.mean = row->time_ms.min = row->time_ms.max = row->time_ms.median;
             row->time_ms.stdev = noise * row->time_ms.median;
             row->time_ms.noise = noise;
             row->time_ms.samples = 50;
-            row->ratio = ratio;
+            row->median_ci_ms = (struct dv_ci){row->time_ms.median * (1 - halfwidth), row->time_ms.median * (1 + halfwidth)};
+            row->ratio = row->ratio_of_medians = ratio;
+            row->ratio_ci = (struct dv_ci){ratio * (1 - hw), ratio * (1 + hw)};
+            row->ratio_level = 0.95;
+            row->ratio_method = 1;
+            row->ratio_halfwidth = hw;
+            row->spread_excess = 1.0;
+            row->spread_drift = 0.0;
+            if ((int)i != tb->baseline_row && tb->worst_row < 0) tb->worst_row = (int)i;
             row->floor_fraction = 0.5;
             row->check.ok = check_ok;
             row->check.checked = 1048576;
@@ -84,11 +101,20 @@ static inline char *fixture_document(size_t suite_index, double base_ms, double 
             row->check.expected = 1.5f;
             row->check.got = check_ok ? 1.5f : 2.5f;
         }
+        tb->worst_halfwidth = tb->worst_row >= 0 ? halfwidth : NAN;
         tb->gpu_time_ms = 100.0;
     }
     snprintf(r->started_utc, sizeof r->started_utc, "2024-01-01T00:00:00Z");
     snprintf(r->finished_utc, sizeof r->finished_utc, "2024-01-01T00:00:05Z");
-    char *doc = report_json(r, 0);
+    return r;
+}
+
+/* The document of fixture_report(), its ratios known to `noise` as well:
+ * malloc()ed, NULL on failure. */
+static inline char *fixture_document(size_t suite_index, double base_ms, double noise, int check_ok,
+                                     const char *gpu) {
+    struct dv_report *r = fixture_report(suite_index, base_ms, noise, noise, check_ok, gpu);
+    char *doc = r ? report_json(r, 0) : NULL;
     experiment_report_free(r);
     return doc;
 }

@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,18 +72,33 @@ static char *fake_document(const struct dv_options *o, double *gpu_ms) {
             row->time_ms.min = ms * 0.99;
             row->time_ms.max = ms * 1.01;
             row->time_ms.samples = 10;
-            /* FAKE_WORKER_NOISE: every row this noisy (a night the refresh's
-             * noise limit fails); default a quiet 0.1%. */
+            /* FAKE_WORKER_NOISE: every row this noisy and its ratio known
+             * only to this share (a night the refresh's gate fails); default
+             * a quiet 0.1%. */
             const char *nz = getenv("FAKE_WORKER_NOISE");
-            row->time_ms.noise = nz && *nz ? atof(nz) : 0.001;
-            row->time_ms.stdev = ms * row->time_ms.noise;
-            row->ratio = row->predicted_ratio;
+            const double noise = nz && *nz ? atof(nz) : 0.001;
+            row->time_ms.noise = noise;
+            row->time_ms.stdev = ms * noise;
+            row->median_ci_ms = (struct dv_ci){ms * (1 - noise / 4), ms * (1 + noise / 4)};
+            row->ratio = row->ratio_of_medians = row->predicted_ratio;
+            const double hw = (int)i == tb->baseline_row ? 0.0 : noise;
+            row->ratio_ci = (struct dv_ci){row->ratio * (1 - hw), row->ratio * (1 + hw)};
+            row->ratio_halfwidth = hw;
+            row->ratio_level = 0.95;
+            row->ratio_method = 1; /* the per-round ratio, as the GPU worker's */
+            row->spread_excess = 1.0;
+            row->spread_drift = 0.0;
             row->floor_fraction = 0.9;
             row->check.ok = 1;
             row->check.first_mismatch = -1;
             tb->gpu_time_ms += ms * 10;
         }
-        tb->noise_ok = 1;
+        const double nz = tb->nrows ? tb->rows[tb->nrows - 1].time_ms.noise : 0;
+        tb->intervals_ok = tb->noise_ok = nz <= tb->halfwidth_target;
+        snprintf(tb->stop_reason, sizeof tb->stop_reason, "%s", tb->intervals_ok ? "target" : "budget");
+        tb->worst_row = tb->nrows > 1 ? (tb->baseline_row == 0 ? 1 : 0) : -1;
+        tb->worst_halfwidth = tb->worst_row >= 0 ? nz : NAN;
+        tb->timer_resolution_ms = 0;
         r->gpu_time_ms += tb->gpu_time_ms;
     }
     experiment_warn(r, "fake worker: no GPU was used; the timings are invented");

@@ -205,14 +205,14 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
   await call(tok, 'POST', '/evidence/refresh', { want: 401 }); // a failed token charges no limit
   await call(tok, 'POST', '/measure', { body: { part: 1, iterations: 93, budget_ms: 100 }, want: 429 }); // the rate limit
   await call(nogpu, 'POST', '/evidence/refresh', { want: 503 }); // no GPU: refused whole, nothing filed
-  // A night whose every row is too noisy: each suite fails the refresh's gate.
+  // A night whose every ratio is known too poorly: each suite fails the refresh's gate.
   const r = await call(noisy, 'POST', '/evidence/refresh', { want: 202 });
   const done = await until(noisy, `/evidence/refresh/${r.json.id}`, (x) => x.json.state === 'done', 'the refresh');
-  assert.equal(done.json.failed, done.json.suites.length, 'every suite fails its noise limit');
+  assert.equal(done.json.failed, done.json.suites.length, 'every suite fails its limit');
   await call(noisy, 'GET', '/evidence/refresh/rnosuchrefresh', { want: 404 });
   const failed = await call(noisy, 'GET', `/evidence/${done.json.date}/day22-part1.json`, { want: 200 });
   assert.equal(failed.json.status, 'failed');
-  assert.match(failed.json.reason, /noise/);
+  assert.match(failed.json.reason, /interval over limit/);
   // A night that failed before any document (a crashed job) files summary and
   // document null: the real record with both nulled must validate too.
   const v = ajv.getSchema('spec#/components/schemas/Evidence') || ajv.compile({ $ref: 'spec#/components/schemas/Evidence' });

@@ -42,7 +42,8 @@ struct script {
     const char *running_body; /* what a "running" GET answers (SUITES_RUNNING) */
     int hold_ms;              /* GET /jobs/{id}?wait= is held this long, then "done" */
     /* seen */
-    int posts, gets, redirects, job_waits;
+    const char *record_body; /* what GET /evidence/<date>/<suite>.json answers */
+    int posts, gets, redirects, job_waits, records;
     char job_path[256];
     char first_request[2048];
     char last_path[256];
@@ -75,13 +76,18 @@ static void *serve(void *arg) {
         if (sc.posts + sc.gets == 0) snprintf(sc.first_request, sizeof sc.first_request, "%.2000s", req);
         char method[8] = "", path[256] = "";
         sscanf(req, "%7s %255s", method, path);
-        snprintf(sc.last_path, sizeof sc.last_path, "%s", path);
+        /* A record's GET (the summary's comparison lines) is not the refresh's. */
+        const int record = strstr(path, "/evidence/2") != NULL;
+        if (!record) snprintf(sc.last_path, sizeof sc.last_path, "%s", path);
         if (sc.moved && strncmp(path, "/old/", 5) == 0) {
             sc.redirects++;
             dprintf(fd, "HTTP/1.1 307 X\r\nLocation: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", path + 4);
         } else if (strcmp(method, "POST") == 0) {
             sc.posts++;
             answer(fd, sc.post_status, sc.post_body, 0);
+        } else if (record) {
+            sc.records++;
+            answer(fd, sc.record_body ? 200 : 404, sc.record_body ? sc.record_body : "{\"error\":\"none\"}", 0);
         } else if (strncmp(path, "/jobs/", 6) == 0) {
             sc.job_waits++;
             snprintf(sc.job_path, sizeof sc.job_path, "%s", path);
@@ -229,7 +235,7 @@ Test(refresh_client, follows_redirects_keeping_the_method, .init = setup, .fini 
     snprintf(url, sizeof url, "http://127.0.0.1:%d/old", lo.port);
     cr_assert_eq(run(url, fast, out, sizeof out), 0, "%s", out);
     cr_expect_eq(sc.posts, 1, "the POST is repeated at the new place as a POST");
-    cr_expect_eq(sc.redirects, 1 + sc.gets, "every request went to /old first");
+    cr_expect_eq(sc.redirects, 1 + sc.gets + sc.records, "every request went to /old first");
     cr_expect_str_eq(sc.last_path, "/evidence/refresh/rtest");
 }
 
@@ -274,4 +280,25 @@ Test(refresh_client, usage_and_connection_errors_exit_2) {
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", loopback_dead_port());
     cr_expect_eq(run(url, fast, out, sizeof out), 2, "connection refused");
+}
+
+/* Under each good suite, what its record says changed since the previous
+ * good night, one GET of the record each; a record that cannot be read
+ * prints nothing and changes nothing of the outcome. */
+Test(refresh_client, prints_what_changed_since_the_previous_night, .init = setup, .fini = teardown) {
+    char out[4096];
+    sc.record_body = "{\"status\":\"ok\",\"comparison\":{\"changed\":1,\"summary\":\"1 of 3 ratios changed "
+                     "since 2024-04-30: part1 lane-half higher by 5.0% [4.7, 5.3]; driver 580.159 -> 585.01\"}}";
+    cr_assert_eq(run(NULL, fast, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sc.records, 2, "one GET per good suite's record");
+    cr_expect(strstr(out, "CHANGED: 1 of 3 ratios changed since 2024-04-30: part1 lane-half higher by 5.0% [4.7, 5.3]; "
+                          "driver 580.159 -> 585.01"),
+              "%s", out);
+    sc.record_body = NULL;
+    sc.records = 0;
+    sc.gets = 0;
+    cr_assert_eq(run(NULL, fast, out, sizeof out), 0, "%s", out);
+    cr_expect_eq(sc.records, 2);
+    cr_expect_null(strstr(out, "CHANGED"), "%s", out);
+    cr_expect(strstr(out, "2 ok, 0 failed"), "%s", out);
 }

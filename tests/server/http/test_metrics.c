@@ -105,6 +105,19 @@ Test(metrics, freshness_per_gpu_with_escaped_labels) {
     t = metrics_text(m);
     cr_assert(has_line(t, "dv_evidence_last_success_timestamp_seconds{suite=\"day22-part1\"} 1795976302"), "%s", t);
     free(t);
+    /* The latest night against the one before: changed and ambiguous
+     * ratios per suite; a first night (previous null) has no sample. */
+    index_text = "{\"gpus\":[{\"gpu\":\"nvidia-h200\",\"suites\":["
+                 "{\"suite\":\"day22-part1\",\"comparison\":{\"previous\":{\"date\":\"2026-11-29\"},\"changed\":1,"
+                 "\"counts\":{\"same\":2,\"higher\":1,\"lower\":0,\"ambiguous\":0}}},"
+                 "{\"suite\":\"day22-part2\",\"comparison\":{\"previous\":null,\"changed\":0,"
+                 "\"counts\":{\"ambiguous\":0}}}]}]}";
+    t = metrics_text(m);
+    cr_assert(has_line(t, "dv_evidence_changed_ratios{suite=\"day22-part1\",gpu=\"nvidia-h200\"} 1"), "%s", t);
+    cr_assert(has_line(t, "dv_evidence_ambiguous_ratios{suite=\"day22-part1\",gpu=\"nvidia-h200\"} 0"), "%s", t);
+    cr_assert_null(strstr(t, "dv_evidence_changed_ratios{suite=\"day22-part2\""), "%s", t);
+    cr_assert(has_line(t, "# TYPE dv_evidence_changed_ratios gauge"), "%s", t);
+    free(t);
     index_text = NULL; /* no store: the family is declared, with no samples */
     t = metrics_text(m);
     cr_assert(has_line(t, "# TYPE dv_evidence_last_success_timestamp_seconds gauge"), "%s", t);
