@@ -12,6 +12,7 @@
 #include "kernels/base/timeutil.h"
 #include "server/cmd/serve.h"
 #include "server/cmd/sibling.h"
+#include "server/http/clientaddr.h"
 #include "server/http/evroutes.h"
 #include "server/http/metrics.h"
 #include "server/core/log.h"
@@ -20,7 +21,6 @@
 #include "api/options.h"
 #include "server/http/service.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -64,8 +64,9 @@ static void usage(FILE *f) {
           "                         (default: the largest suite's; 0: every job needs the token)\n"
           "  --cors-origin O        allow browser calls from origin O (repeatable; * for any)\n"
           "  --trust-forwarded      believe X-Forwarded-For from 127.0.0.1 and ::1 (a local proxy)\n"
-          "  --trusted-proxy ADDR   believe X-Forwarded-For from ADDR (repeatable); the client is\n"
-          "                         the rightmost hop that is not a trusted proxy\n"
+          "  --trusted-proxy NET    believe X-Forwarded-For from NET, a network (10.244.0.0/16,\n"
+          "                         fd00::/8) or one address (repeatable); the client is the\n"
+          "                         rightmost hop that is not a trusted proxy\n"
           "  --header-timeout S     seconds to send a request's headers, from connect or the\n"
           "                         previous reply, however often bytes arrive (10)\n"
           "  --body-timeout S       seconds to send a request's body after its headers (30)\n"
@@ -311,9 +312,10 @@ static int special_set(int c, const char *v, struct service_config *cfg, struct 
         h->cors[n] = v;
         return -1;
     case O_PROXY: {
-        unsigned char addr[16];
-        if (inet_pton(AF_INET, v, addr) != 1 && inet_pton(AF_INET6, v, addr) != 1) {
-            fprintf(stderr, "divergence serve: --trusted-proxy %s: not an IPv4 or IPv6 address\n", v);
+        struct clientaddr_net net;
+        char why[ERR_LEN];
+        if (clientaddr_net_parse(v, &net, why) < 0) {
+            fprintf(stderr, "divergence serve: --trusted-proxy %s\n", why);
             return 2;
         }
         while (h->trusted_proxies[n]) n++;

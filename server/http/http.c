@@ -108,7 +108,8 @@ struct http {
     char *token;
     char *bind;
     char *cors[HTTP_MAX_CORS];
-    char *proxies[HTTP_MAX_PROXIES];
+    struct clientaddr_net proxies[HTTP_MAX_PROXIES];
+    unsigned nproxies;
     struct ratelimit *rl_cpu;
     /* connection table */
     pthread_mutex_t clock;
@@ -202,12 +203,21 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     if (cfg->token && cfg->token[0] && !(h->token = strdup(cfg->token))) goto oom;
     for (unsigned i = 0; i < HTTP_MAX_CORS && cfg->cors[i]; i++)
         if (!(h->cors[i] = strdup(cfg->cors[i]))) goto oom;
-    unsigned np = 0;
-    if (cfg->trust_forwarded) {
-        if (!(h->proxies[np++] = strdup("127.0.0.1")) || !(h->proxies[np++] = strdup("::1"))) goto oom;
+    const char *nets[HTTP_MAX_PROXIES + 2];
+    unsigned nn = 0;
+    if (cfg->trust_forwarded) nets[nn++] = "127.0.0.1", nets[nn++] = "::1";
+    for (unsigned i = 0; i < HTTP_MAX_PROXIES && cfg->trusted_proxies[i]; i++) nets[nn++] = cfg->trusted_proxies[i];
+    for (unsigned i = 0; i < nn; i++) {
+        char why[ERR_LEN];
+        if (h->nproxies == HTTP_MAX_PROXIES) {
+            dv_seterr(err, "http: at most %d trusted proxies (with --trust-forwarded's two)", HTTP_MAX_PROXIES);
+            goto fail;
+        }
+        if (clientaddr_net_parse(nets[i], &h->proxies[h->nproxies++], why) < 0) {
+            dv_seterr(err, "http: trusted proxy %s", why);
+            goto fail;
+        }
     }
-    for (unsigned i = 0; i < HTTP_MAX_PROXIES && cfg->trusted_proxies[i] && np < HTTP_MAX_PROXIES; i++)
-        if (!(h->proxies[np++] = strdup(cfg->trusted_proxies[i]))) goto oom;
     if (!(h->rl = ratelimit_create(h->cfg.rate_per_min, h->cfg.rate_table))) goto oom;
     if (!(h->rl_cpu = ratelimit_create(h->cfg.cpu_rate_per_min, h->cfg.rate_table))) goto oom;
     pthread_mutex_init(&h->mlock, NULL);
@@ -224,15 +234,16 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     pthread_cond_init(&h->pcond, NULL);
     return h;
 oom:
+    dv_seterr(err, "http: out of memory");
+fail:
     if (h) {
         free(h->bind);
         free(h->token);
         for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
-        for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
         ratelimit_free(h->rl);
+        ratelimit_free(h->rl_cpu);
         free(h);
     }
-    dv_seterr(err, "http: out of memory");
     return NULL;
 }
 
@@ -543,9 +554,9 @@ static enum MHD_Result xff_line(void *cls, enum MHD_ValueKind kind, const char *
 static void rate_key(const struct http_req *r, char *out, size_t len) {
     struct clientaddr_xff x = {.n = 0};
     x.buf[0] = '\0';
-    if (r->h->proxies[0]) /* none trusted: no header to read */
+    if (r->h->nproxies) /* none trusted: no header to read */
         MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_line, &x);
-    clientaddr_forwarded(r->client, (const char *const *)r->h->proxies, HTTP_MAX_PROXIES, &x, out, len);
+    clientaddr_forwarded(r->client, r->h->proxies, r->h->nproxies, &x, out, len);
 }
 
 static enum MHD_Result framing_line(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
@@ -1224,7 +1235,6 @@ void http_free(struct http *h) {
     free(h->bind);
     free(h->token);
     for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
-    for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
     pthread_mutex_destroy(&h->mlock);
     pthread_mutex_destroy(&h->clock);
     pthread_mutex_destroy(&h->wlock);

@@ -74,8 +74,10 @@ struct http_config {
     unsigned rate_per_min;       /* HTTP_ROUTE_RATELIMIT budget (default 10)  */
     unsigned rate_table;         /* addresses tracked (default 4096)          */
     unsigned cpu_rate_per_min;   /* HTTP_ROUTE_RATELIMIT_CPU budget (0: off)  */
-    /* Peers whose X-Forwarded-For is believed (exact addresses); the client
-     * is the rightmost hop that is not one of them. NULL-terminated. */
+    /* Peers whose X-Forwarded-For is believed: networks ("10.244.0.0/16",
+     * "fd00::/8") or single addresses (clientaddr_net_parse; http_create
+     * fails on one it cannot read); the client is the rightmost hop that is
+     * not one of them. NULL-terminated. */
     const char *trusted_proxies[HTTP_MAX_PROXIES];
     int trust_forwarded;         /* also trust 127.0.0.1 and ::1              */
     unsigned header_timeout_s;   /* connect (or last reply) to headers (10)   */
