@@ -331,8 +331,8 @@ static void measure_done(struct http_req *r, void *ctx) {
     char err[ERR_LEN];
     int rc = jobq_submit(s->q, &sub, id, &pos, &joined, err);
     if (rc == DV_EFULL) {
-        double per_job = ws.jobs ? ws.busy_s / (double)ws.jobs : 5.0;
-        unsigned retry = (unsigned)ceil(per_job > 1 ? per_job : 1);
+        /* When a place opens: when the running job ends (jobq.h). */
+        unsigned retry = jobq_retry_after_s(s->q);
         char ra[16];
         snprintf(ra, sizeof ra, "%u", retry);
         http_req_add_header(r, "Retry-After", ra);
@@ -575,7 +575,9 @@ static void job_get(struct http_req *r, void *ctx) {
     memcpy(jw->id, id, JOBQ_ID_LEN);
     jw->until_ms = timeutil_now_ms() + wait_s * 1000;
     http_req_on_cleanup(r, job_wait_free, jw); /* unwatches before `r` is freed */
-    if (!(jw->w = jobq_watch(s->q, wake_request, r))) {
+    /* Watched from here on: a change since the look above wakes it at
+     * once (or the watch itself does, when the job has ended since). */
+    if (!(jw->w = jobq_watch(s->q, id, sse ? JOBQ_WATCH_POSITION : 0, wake_request, r))) {
         http_reply_error(r, 500, NULL, "out of memory");
         return;
     }
