@@ -56,7 +56,12 @@ static void usage(FILE *f) {
           "  --threads N            HTTP thread pool (4)\n"
           "  --conn-timeout S       idle connection timeout (30)\n"
           "  --conn-limit N         open connections in total (256)\n"
-          "  --per-ip-limit N       open connections per address (32)\n"
+          "  --per-ip-limit N       open connections per address (32); behind a trusted proxy,\n"
+          "                         per client it forwards for\n"
+          "  --held-per-ip N        long-polls and event streams held per address at once (8);\n"
+          "                         past it the address's oldest answers its current state\n"
+          "  --held-limit N         held requests in all (half of --conn-limit); past it the\n"
+          "                         oldest anywhere answers its current state\n"
           "  --token T              bearer token for refreshes and for measurements above\n"
           "                         --open-measure-cost\n"
           "  --token-file F         read the token from F (else $DIVERGENCE_TOKEN)\n"
@@ -120,6 +125,8 @@ static void config_defaults(struct service_config *c) {
     c->http.cpu_threads = 2;
     c->http.cpu_queue = 64;
     c->http.drain_ms = 5000;
+    c->http.held_per_ip = 8;
+    /* held_limit 0: half of conn_limit, whatever --conn-limit says (http.h) */
     c->queue = 16;
     c->deadline_ms = 30000;
     c->cache_ttl_s = 600;
@@ -362,6 +369,8 @@ static int parse_flags(int argc, char **argv, struct service_config *cfg, struct
         {"conn-timeout", .u = &h->conn_timeout_s, .lo = 1, .hi = 3600},
         {"conn-limit", .u = &h->conn_limit, .lo = 1, .hi = 1000000},
         {"per-ip-limit", .u = &h->per_ip_limit, .lo = 1, .hi = 1000000},
+        {"held-per-ip", .u = &h->held_per_ip, .lo = 1, .hi = 1000000},
+        {"held-limit", .u = &h->held_limit, .lo = 1, .hi = 1000000},
         {"trust-forwarded", .on = &h->trust_forwarded},
         {"header-timeout", .u = &h->header_timeout_s, .lo = 1, .hi = 3600},
         {"body-timeout", .u = &h->body_timeout_s, .lo = 1, .hi = 3600},

@@ -12,8 +12,11 @@
  * GET /jobs/{id}?wait=S holds the request (suspended: no HTTP thread is
  * held) until the job finishes or S seconds pass; with Accept:
  * text/event-stream it streams `queued` (with position), `running` and
- * `done`/`failed` events. Both are woken by the queue's watchers (jobq_watch)
- * and read the state afresh each time.
+ * `done`/`failed` events. Both are woken by the watchers of their own job
+ * (jobq_watch; a stream's also when its place in the queue moves) and read
+ * the state afresh each time. Both are held requests (http.h): released to
+ * make room, a long-poll answers the job's current document and a stream
+ * sends its current state's event and ends; the client asks again.
  *
  * Every JSON document is built with jsonout_put() (server/core/jsonout.h),
  * which remembers any allocation failure: a document that could not be
@@ -469,7 +472,9 @@ static void job_wait_free(void *arg) {
 static void job_wait_cont(struct http_req *r, void *ctx) {
     struct job_wait *jw = ctx;
     struct job_view v;
-    if (!http_req_cancelled(r) && jobq_status(jw->s->q, jw->id, &v) == 0) {
+    /* Released (to make room, or the server stopping): the current state
+     * now, which the contract calls "ask again". */
+    if (!http_req_released(r) && jobq_status(jw->s->q, jw->id, &v) == 0) {
         free(v.document);
         double left = jw->until_ms - timeutil_now_ms();
         if ((v.state == JOB_QUEUED || v.state == JOB_RUNNING) && left >= 1) {
@@ -481,7 +486,10 @@ static void job_wait_cont(struct http_req *r, void *ctx) {
 }
 
 /* The next server-sent event for the job's state, or 0 bytes when nothing
- * changed; the stream ends after done/failed (or when the job is gone). */
+ * changed; the stream ends after done/failed (or when the job is gone).
+ * Released (http_req_released), it sends the current state's event once
+ * more, changed or not, and ends: the client reads where the job is and
+ * asks again. */
 static long job_stream_read(void *ctx, char *buf, size_t max) {
     struct job_wait *jw = ctx;
     if (jw->poff < jw->plen) {
@@ -493,13 +501,15 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
     if (jw->ended) return -1;
     struct job_view v = {.document = NULL};
     double now = timeutil_now_ms();
+    int last = http_req_released(jw->r);
     free(jw->pending);
     jw->pending = NULL;
     jw->plen = jw->poff = 0;
     if (jobq_status(jw->s->q, jw->id, &v) < 0) {
         jw->ended = 1;
         jw->pending = strdup("event: gone\ndata: {}\n\n");
-    } else if (!jw->sent || v.state != jw->last_state || (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
+    } else if (last || !jw->sent || v.state != jw->last_state ||
+               (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
         json_t *o = routes_job_json(&v);
         char *data = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
         json_decref(o);
@@ -514,7 +524,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
         jw->sent = 1;
         jw->last_state = v.state;
         jw->last_pos = v.position;
-        if (v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
+        if (last || v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
     } else if (now - jw->last_sent_ms >= SSE_IDLE_MS) {
         jw->pending = strdup(": waiting\n\n"); /* a comment keeps proxies from timing out */
     }
