@@ -83,7 +83,7 @@
 #define HTTP_CONN_SLACK 64u /* libmicrohttpd's limit above ours: room to evict */
 #define HTTP_REAP_MS 100    /* reaper period                                  */
 #define HTTP_RELEASE_GRACE_MS 2000.0 /* a released connection's time to take its answer */
-#define HTTP_POLL_CHUNK 64  /* held sockets looked at per poll() of the reaper  */
+#define HTTP_POLL_CHUNK 64           /* held sockets looked at per poll() of the reaper */
 
 struct route {
     char method[8];
@@ -105,19 +105,20 @@ enum conn_phase { PHASE_HEADERS, PHASE_BODY, PHASE_BUSY, PHASE_IDLE };
 
 struct conn_slot {
     MHD_socket fd;
-    char peer[CLIENTADDR_LEN]; /* the socket's address                        */
-    char addr[CLIENTADDR_LEN]; /* whom it counts against: the peer, or while a
-                                  request is in, the client a trusted proxy
-                                  forwarded it for                           */
-    int proxied;               /* the peer is a trusted proxy                */
+    char peer[CLIENTADDR_LEN]; /* the socket's address */
+    /* Whom it counts against: the peer, or, while a request is in, the
+     * client a trusted proxy forwarded it for. */
+    char addr[CLIENTADDR_LEN];
+    int proxied; /* the peer is a trusted proxy */
     enum conn_phase phase;
-    double since;              /* monotonic ms when the phase began          */
-    int killed;                /* shut down by the layer                     */
-    struct http_req *req;      /* the request on it now (headers in), or NULL */
-    int held;                  /* req is held: counted against the bounds    */
+    double since;         /* monotonic ms when the phase began           */
+    int killed;           /* shut down by the layer                      */
+    struct http_req *req; /* the request on it now (headers in), or NULL */
+    int held;             /* req is held: counted against the bounds     */
     double held_since;
-    int releasing;             /* its held request was answered to make room:
-                                  it closes once that answer is written      */
+    /* Its held request was answered to make room: it closes once that
+     * answer is written. */
+    int releasing;
     double released_at;
     struct conn_slot *prev, *next;
 };
@@ -365,8 +366,8 @@ char *http_metrics_text(struct http *h) {
         for (unsigned i = 0; i < h->ncounters && n < cap; i++)
             n += (size_t)snprintf(s + n, cap - n,
                                   "dv_http_requests_total{route=\"%s\",status=\"%d\",status_class=\"%s\"} %llu\n",
-                                  h->counters[i].label, h->counters[i].status,
-                                  http_status_class(h->counters[i].status), h->counters[i].n);
+                                  h->counters[i].label, h->counters[i].status, http_status_class(h->counters[i].status),
+                                  h->counters[i].n);
     }
     pthread_mutex_unlock(&h->mlock);
     return s;
@@ -1191,8 +1192,7 @@ static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min,
 }
 
 /* Checks made with the headers only. Returns 1 when it answered. */
-static int early_checks(struct http_req *r, const char *version, const char *allow, int path_known,
-                        int over_share) {
+static int early_checks(struct http_req *r, const char *version, const char *allow, int path_known, int over_share) {
     struct http *h = r->h;
     char why[160];
     int st = framing_check(r, version, why, sizeof why);
@@ -1423,8 +1423,8 @@ int http_start(struct http *h, char *err) {
         flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_NOTIFY_CONNECTION,
-        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
+        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
     if (!h->d) {
         dv_seterr(err, "http: cannot listen on %s port %u (in use, or not permitted)", h->bind, h->cfg.port);
         return -1;

@@ -235,10 +235,11 @@ char *metrics_text(struct metrics *m) {
             "dv_jobs_total{outcome=\"joined\"} %llu\n"
             "dv_jobs_total{outcome=\"rejected\"} %llu\n",
             st.done, st.failed, st.cache_hits, st.coalesced, rejected);
-    fputs("# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route and "
-          "status class.\n"
-          "# TYPE dv_http_request_duration_seconds histogram\n",
-          f);
+    fputs(
+        "# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route and "
+        "status class.\n"
+        "# TYPE dv_http_request_duration_seconds histogram\n",
+        f);
     for (unsigned i = 0; i < m->nroutes; i++) {
         char labels[128];
         snprintf(labels, sizeof labels, "route=\"%s\",status_class=\"%s\"", m->routes[i].label,

@@ -204,7 +204,10 @@ void jobq_free(struct jobq *q) {
     for (j = q->finished; j; j = n) { n = j->next; job_free(j); }
     job_free(q->running);
     struct cache_entry *c, *cn;
-    for (c = q->cache; c; c = cn) { cn = c->next; cache_entry_free(c); }
+    for (c = q->cache; c; c = cn) {
+        cn = c->next;
+        cache_entry_free(c);
+    }
     pthread_cond_destroy(&q->cond);
     pthread_mutex_destroy(&q->lock);
     free(q);

@@ -88,7 +88,8 @@ Test(cli, serve_refuses_a_trusted_proxy_that_is_no_network) {
     static const struct {
         const char *args, *why;
     } bad[] = {
-        {"serve --trusted-proxy 10.244.0.0/33", "--trusted-proxy 10.244.0.0/33: the prefix length must be a number from 0 to 32"},
+        {"serve --trusted-proxy 10.244.0.0/33",
+         "--trusted-proxy 10.244.0.0/33: the prefix length must be a number from 0 to 32"},
         {"serve --trusted-proxy=10.244.1.0/16", "did you mean 10.244.0.0/16?"},
         {"serve --trusted-proxy proxy.local", "--trusted-proxy proxy.local: not an IPv4 or IPv6 address"},
     };

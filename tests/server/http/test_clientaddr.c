@@ -21,8 +21,7 @@ static size_t nproxies;
 static void trust(const char *const *texts) {
     char err[ERR_LEN];
     for (nproxies = 0; texts[nproxies]; nproxies++)
-        cr_assert_eq(clientaddr_net_parse(texts[nproxies], &PROXIES[nproxies], err), 0, "%s: %s", texts[nproxies],
-                     err);
+        cr_assert_eq(clientaddr_net_parse(texts[nproxies], &PROXIES[nproxies], err), 0, "%s: %s", texts[nproxies], err);
 }
 
 static void trust_default(void) { trust((const char *[]){"127.0.0.1", "::1", "10.0.0.5", NULL}); }
@@ -124,8 +123,7 @@ Test(clientaddr, a_trusted_network_covers_its_whole_range) {
     cr_expect_str_eq(counted("fd12:3456::9", (const char *[]){"2001:db8::5", NULL}), "2001:db8::5");
     cr_expect_str_eq(counted("fe80::1", (const char *[]){"2001:db8::5", NULL}), "fe80::1", "outside fd00::/8");
     cr_expect_str_eq(counted("192.0.2.200", (const char *[]){"198.51.100.4", NULL}), "198.51.100.4");
-    cr_expect_str_eq(counted("192.0.2.127", (const char *[]){"198.51.100.4", NULL}), "192.0.2.127",
-                     "below the /25");
+    cr_expect_str_eq(counted("192.0.2.127", (const char *[]){"198.51.100.4", NULL}), "192.0.2.127", "below the /25");
     cr_expect_str_eq(counted("10.244.3.7", (const char *[]){"198.51.100.9, 10.244.9.9", NULL}), "198.51.100.9",
                      "a chain of proxies inside the range is looked through");
 }

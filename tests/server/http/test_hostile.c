@@ -667,16 +667,16 @@ static void *evicted_stream_main(void *arg) {
     int fd = dial(e->host);
     if (fd < 0) return NULL;
     char req[256];
-    int n = snprintf(req, sizeof req,
-                     "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n",
-                     e->id);
+    int n =
+        snprintf(req, sizeof req,
+                 "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n", e->id);
     e->out = exchange(fd, req, (size_t)n, 10000);
     close(fd);
     return NULL;
 }
 
 Test(hostile, streams_on_evicted_jobs_end_and_the_server_stays_up, .fini = stop, .timeout = 90) {
-    static const char *const args[] = {"--rate-limit", "0",  "--keep-jobs", "1", "--queue", "64",
+    static const char *const args[] = {"--rate-limit",   "0",  "--keep-jobs", "1", "--queue", "64",
                                        "--per-ip-limit", "64", "--cache-ttl", "0", NULL};
     start(args);
     enum { ROUNDS = 6, STREAMS = 16 };
@@ -841,8 +841,8 @@ static unsigned probe_failures(unsigned host, double seconds, unsigned *probes, 
  * requests are bounded per address and in all, the oldest answering first,
  * so a newcomer from a sixth address is served every time. */
 static void many_addresses_hold(int stream) {
-    static const char *const args[] = {"--rate-limit", "0", "--conn-limit", "64", "--per-ip-limit",
-                                       "16", "--job-deadline-ms", "6000", NULL};
+    static const char *const args[] = {
+        "--rate-limit", "0", "--conn-limit", "64", "--per-ip-limit", "16", "--job-deadline-ms", "6000", NULL};
     start(args);
     struct holders h = {.first = 2, .addrs = 5, .per_addr = 16, .stream = stream, .id = hanging_job()};
     cr_assert_eq(pthread_create(&h.t, NULL, holders_main, &h), 0);
@@ -852,8 +852,8 @@ static void many_addresses_hold(int stream) {
     unsigned failed = probe_failures(9, 3, &probes, &worst);
     h.stop = 1;
     pthread_join(h.t, NULL);
-    cr_log_info("%s: %u of %u probes failed (slowest %.0f ms); %lu answered early, %lu dials", stream ? "streams" : "long-polls",
-                failed, probes, worst, h.answered, h.dialed);
+    cr_log_info("%s: %u of %u probes failed (slowest %.0f ms); %lu answered early, %lu dials",
+                stream ? "streams" : "long-polls", failed, probes, worst, h.answered, h.dialed);
     cr_expect_eq(failed, 0, "%u of %u /healthz probes failed while 5 addresses held %s", failed, probes,
                  stream ? "streams" : "long-polls");
     cr_expect_lt(worst, 1500, "the slowest probe took %.0f ms", worst);
@@ -926,8 +926,8 @@ Test(hostile, released_streams_send_their_state_and_end, .fini = stop, .timeout 
         const char *first = out ? strstr(out, "event: running\n") : NULL;
         if (i < 2) {
             cr_expect(end, "stream %d (among the oldest) did not end:\n%s", i, out ? out : "");
-            cr_expect(first && strstr(first + 1, "event: running\n"), "stream %d ended without its current state:\n%s", i,
-                      out ? out : "");
+            cr_expect(first && strstr(first + 1, "event: running\n"), "stream %d ended without its current state:\n%s",
+                      i, out ? out : "");
         } else {
             cr_expect(!end, "stream %d (within the bound) ended:\n%s", i, out ? out : "");
         }
@@ -943,8 +943,9 @@ Test(hostile, released_streams_send_their_state_and_end, .fini = stop, .timeout 
  * requests, counted by X-Forwarded-For; the proxy's address is no one's
  * limit. Proxies given as networks, IPv4 and IPv6. */
 Test(hostile, a_trusted_proxys_clients_each_have_their_own_share, .fini = stop, .timeout = 30) {
-    static const char *const args[] = {"--rate-limit", "0",  "--per-ip-limit", "12", "--trusted-proxy", "127.0.0.8/29",
-                                       "--trusted-proxy", "fd00::/8", "--job-deadline-ms", "5000", NULL};
+    static const char *const args[] = {
+        "--per-ip-limit", "12", "--trusted-proxy", "127.0.0.8/29", "--trusted-proxy", "fd00::/8", "--job-deadline-ms",
+        "5000",           NULL};
     start(args);
     const char *id = hanging_job();
     int fds[12];
@@ -981,8 +982,8 @@ Test(hostile, a_trusted_proxys_clients_each_have_their_own_share, .fini = stop, 
 /* Behind a trusted proxy, a client past its share of connections is told
  * so (429, closed) while the proxy's other clients go on. */
 Test(hostile, a_proxied_client_past_its_share_gets_429, .fini = stop, .timeout = 30) {
-    static const char *const args[] = {"--rate-limit", "0", "--per-ip-limit", "4", "--trusted-proxy", "127.0.0.9",
-                                       "--job-deadline-ms", "4000", NULL};
+    static const char *const args[] = {
+        "--rate-limit", "0", "--per-ip-limit", "4", "--trusted-proxy", "127.0.0.9", "--job-deadline-ms", "4000", NULL};
     start(args);
     const char *id = hanging_job();
     int fds[4];
@@ -1015,8 +1016,19 @@ Test(hostile, a_proxied_client_past_its_share_gets_429, .fini = stop, .timeout =
 /* A full table whose every connection is a held request: a newcomer
  * releases the oldest one (answered with its state, then closed). */
 Test(hostile, held_requests_give_way_when_the_table_is_full, .fini = stop, .timeout = 30) {
-    static const char *const args[] = {"--rate-limit", "0", "--conn-limit", "16", "--per-ip-limit", "16",
-                                       "--held-per-ip", "16", "--held-limit", "16", "--job-deadline-ms", "5000", NULL};
+    static const char *const args[] = {"--rate-limit",
+                                       "0",
+                                       "--conn-limit",
+                                       "16",
+                                       "--per-ip-limit",
+                                       "16",
+                                       "--held-per-ip",
+                                       "16",
+                                       "--held-limit",
+                                       "16",
+                                       "--job-deadline-ms",
+                                       "5000",
+                                       NULL};
     start(args);
     const char *id = hanging_job();
     int fds[16];
@@ -1054,7 +1066,7 @@ Test(hostile, a_full_queue_says_when_to_retry, .fini = stop, .timeout = 30) {
     cr_assert_not_null(done);
     json_decref(done);
     hanging_job();
-    usleep(300 * 1000); /* it runs */
+    usleep(300 * 1000);                          /* it runs */
     submit("{\"part\": 1, \"budget_ms\": 102}"); /* waits: the queue is full */
     struct helper_response r;
     const char *b = "{\"part\": 1, \"budget_ms\": 103}";

@@ -56,13 +56,25 @@ Test(metrics, request_histograms_are_cumulative_per_route) {
     char *t = metrics_text(m);
     cr_assert_not_null(t);
     cr_assert(has_line(t, "# TYPE dv_http_request_duration_seconds histogram"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0005\"} 1"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0025\"} 1"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.005\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"2.5\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"+Inf\"} 3"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/healthz\",status_class=\"2xx\"} 3"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 1"), "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0005\"} 1"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0025\"} 1"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.005\"} 2"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"2.5\"} 2"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"+Inf\"} 3"),
+        "%s", t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/healthz\",status_class=\"2xx\"} 3"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 1"), "%s",
+              t);
     cr_assert_not_null(strstr(t, "\ndivergence_build_info{version=\""), "%s", t);
     free(t);
 }
@@ -75,11 +87,15 @@ Test(metrics, each_status_class_has_its_own_histogram) {
     metrics_observe_request(m, "/", 304, 0.0001);
     metrics_observe_request(m, "/measure", 201, 0.003);
     char *t = metrics_text(m);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"4xx\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"5xx\"} 1"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/measure\",status_class=\"5xx\",le=\"1\"} 0"),
-              "the slow 503 is not among the quick answers: %s", t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 2"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"4xx\"} 2"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"5xx\"} 1"), "%s",
+              t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/measure\",status_class=\"5xx\",le=\"1\"} 0"),
+        "the slow 503 is not among the quick answers: %s", t);
     cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/\",status_class=\"3xx\"} 1"), "%s", t);
     cr_assert_null(strstr(t, "dv_http_request_duration_seconds_count{route=\"/measure\"}"), "an unsplit series: %s", t);
     free(t);
