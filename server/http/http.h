@@ -193,8 +193,10 @@ int http_req_defer(struct http_req *r, void (*work)(void *ctx), http_handler_fn 
 
 /* Suspends the request without replying (no daemon thread is held) until
  * http_req_wake() or `timeout_ms` (0: none) passes; then `cont(r, ctx)` runs
- * on a daemon thread and replies or suspends again. Called from a handler or
- * a continuation, which then returns. */
+ * on a daemon thread and replies or suspends again. The request is held from
+ * its first suspend (see the top of this file): `cont` must check
+ * http_req_released() and then reply. Called from a handler or a
+ * continuation, which then returns. */
 void http_req_suspend(struct http_req *r, http_handler_fn cont, void *ctx, unsigned timeout_ms);
 /* Wakes a suspended request (any thread, any lock but the layer's). When it
  * is not suspended yet, its next suspend returns at once: no wake-up is lost.
@@ -208,7 +210,9 @@ void http_req_on_cleanup(struct http_req *r, void (*fn)(void *arg), void *arg);
 /* Streams a reply of unknown length: `read(ctx, buf, max)` returns bytes
  * written (> 0), 0 when it has nothing now (the connection is suspended
  * until http_req_wake() or `idle_ms` passes, then read is asked again), or
- * -1 at the end. `free_ctx(ctx)` runs when the response is released. */
+ * -1 at the end. A stream is held until it ends: once http_req_released()
+ * is true, what `read` returns is sent and the first 0 or -1 ends it.
+ * `free_ctx(ctx)` runs when the response is released. */
 void http_reply_stream(struct http_req *r, int status, const char *content_type,
                        long (*read)(void *ctx, char *buf, size_t max), void *ctx,
                        void (*free_ctx)(void *ctx), unsigned idle_ms);
