@@ -317,6 +317,7 @@ def holders(jid, addrs, per_addr, stream, seconds, first=2):
     or closed. Returns (answered early, dials)."""
     n = addrs * per_addr
     socks = [None] * n
+    pending = [b""] * n  # request bytes not sent yet
     again = [0.0] * n
     answered = dials = 0
     stop_at = time.monotonic() + seconds
@@ -335,18 +336,23 @@ def holders(jid, addrs, per_addr, stream, seconds, first=2):
                     continue
                 socks[i] = s
                 dials += 1
-                s.pending = hold_request(jid, stream)
-        live = [s for s in socks if s is not None]
-        wr = [s for s in live if s.pending]
+                pending[i] = hold_request(jid, stream)
+        index = {s: i for i, s in enumerate(socks) if s is not None}
+        live = list(index)
+        wr = [s for s in live if pending[index[s]]]
+        if not live:
+            time.sleep(0.05)
+            continue
         r, w, _ = select.select(live, wr, [], 0.05)
         for s in w:
+            i = index[s]
             try:
-                k = s.send(s.pending)
-                s.pending = s.pending[k:]
+                k = s.send(pending[i])
+                pending[i] = pending[i][k:]
             except OSError:
                 pass
         for s in r:
-            i = socks.index(s)
+            i = index[s]
             try:
                 d = s.recv(65536)
             except OSError:
@@ -377,7 +383,7 @@ def held_attack(binary, worker, stream, seconds):
         while time.monotonic() < stop_at:
             results.append(healthz("127.0.0.11"))
             time.sleep(0.25)
-        answered, dials = q.get()
+        answered, dials = q.get(timeout=seconds + 60)
         child.join()
     finally:
         stop(p, timeout=seconds + 20)
