@@ -50,13 +50,45 @@ static void driver_release(char *out, size_t len) {
     fclose(f);
 }
 
+int device_driver_too_old(int driver, int runtime, const char *release, char *out, size_t len) {
+    if (driver <= 0 || driver >= runtime) return 0;
+    char found[96];
+    if (release && release[0])
+        snprintf(found, sizeof(found), "driver %s (CUDA %d.%d)", release, driver / 1000, (driver % 1000) / 10);
+    else
+        snprintf(found, sizeof(found), "a driver for CUDA %d.%d (its release not known)", driver / 1000,
+                 (driver % 1000) / 10);
+    snprintf(out, len,
+             "the NVIDIA driver is too old for this build's CUDA %d.%d runtime: found %s; install an %s driver, %s or "
+             "newer (deploy/README.md)",
+             runtime / 1000, (runtime % 1000) / 10, found, DEVICE_DRIVER_MIN_BRANCH, DEVICE_DRIVER_MIN_RELEASE);
+    return 1;
+}
+
+/* Why cudart found no device, in `d->reason`: the CUDA error `err`, or,
+ * when the driver is only too old, the sentence that says so (then also at
+ * the head of `err`). */
+static void no_device_reason(struct dv_device *d, char *err) {
+    int driver = 0, runtime = 0;
+    char scratch[ERR_LEN], release[32], why[ERR_LEN];
+    snprintf(d->reason, sizeof(d->reason), "%s", err);
+    if (DV_CUDA_CALL(cudaDriverGetVersion(&driver), scratch) != 0 ||
+        DV_CUDA_CALL(cudaRuntimeGetVersion(&runtime), scratch) != 0)
+        return;
+    driver_release(release, sizeof(release));
+    if (!device_driver_too_old(driver, runtime, release, why, sizeof(why))) return;
+    snprintf(d->reason, sizeof(d->reason), "%s", why);
+    snprintf(scratch, sizeof(scratch), "%s", err);
+    dv_seterr(err, "%s (%s)", why, scratch);
+}
+
 int device_query(int ordinal, struct dv_device *d, char *err) {
     memset(d, 0, sizeof(*d));
     d->ordinal = ordinal;
     int rc = 0, count = 0;
     if ((rc = DV_CUDA_CALL(cudaGetDeviceCount(&count), err)) != 0) {
         if (rc != DV_ESTICKY) rc = DV_ENOGPU;
-        snprintf(d->reason, sizeof(d->reason), "%s", err);
+        no_device_reason(d, err);
         return rc;
     }
     if (count == 0) {

@@ -25,6 +25,22 @@ int device_query(int ordinal, struct dv_device *d, char *err);
  * Returns 0, or -1 (out "") when the line names none. */
 int device_driver_release(const char *version_line, char *out, size_t len);
 
+/* The oldest driver the linked CUDA 13 runtime runs on: the R580 branch,
+ * 580.65.06 the first release of it for CUDA 13.0 (Linux x86_64); CUDA's
+ * minor version compatibility runs any 13.x runtime on any R580 driver. */
+#define DEVICE_DRIVER_MIN_BRANCH "R580"
+#define DEVICE_DRIVER_MIN_RELEASE "580.65.06"
+
+/* When the driver supports an older CUDA than the runtime linked in (what
+ * cudart reports as cudaErrorInsufficientDriver): a sentence for /readyz
+ * and a document's device.reason into `out`, naming the minimum and what
+ * was found. `driver` and `runtime` are CUDA versions in the 13000 form
+ * (cudaDriverGetVersion, cudaRuntimeGetVersion); `release` the kernel
+ * module's ("550.54.15"), "" when unknown. Returns 1 when it wrote one, 0
+ * when the driver is not too old: new enough, or no driver at all
+ * (`driver` 0: cudart then reports the same error, for another reason). */
+int device_driver_too_old(int driver, int runtime, const char *release, char *out, size_t len);
+
 /* FP32 fused multiply-add lanes per SM for a compute capability (0 if unknown). */
 int device_fp32_lanes(int cc_major, int cc_minor);
 

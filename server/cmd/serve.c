@@ -12,6 +12,7 @@
 #include "kernels/base/timeutil.h"
 #include "server/cmd/serve.h"
 #include "server/cmd/sibling.h"
+#include "server/http/clientaddr.h"
 #include "server/http/evroutes.h"
 #include "server/http/metrics.h"
 #include "server/core/log.h"
@@ -20,7 +21,6 @@
 #include "api/options.h"
 #include "server/http/service.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -56,7 +56,12 @@ static void usage(FILE *f) {
           "  --threads N            HTTP thread pool (4)\n"
           "  --conn-timeout S       idle connection timeout (30)\n"
           "  --conn-limit N         open connections in total (256)\n"
-          "  --per-ip-limit N       open connections per address (32)\n"
+          "  --per-ip-limit N       open connections per address (32); behind a trusted proxy,\n"
+          "                         per client it forwards for\n"
+          "  --held-per-ip N        long-polls and event streams held per address at once (8);\n"
+          "                         past it the address's oldest answers its current state\n"
+          "  --held-limit N         held requests in all (half of --conn-limit); past it the\n"
+          "                         oldest anywhere answers its current state\n"
           "  --token T              bearer token for refreshes and for measurements above\n"
           "                         --open-measure-cost\n"
           "  --token-file F         read the token from F (else $DIVERGENCE_TOKEN)\n"
@@ -64,8 +69,9 @@ static void usage(FILE *f) {
           "                         (default: the largest suite's; 0: every job needs the token)\n"
           "  --cors-origin O        allow browser calls from origin O (repeatable; * for any)\n"
           "  --trust-forwarded      believe X-Forwarded-For from 127.0.0.1 and ::1 (a local proxy)\n"
-          "  --trusted-proxy ADDR   believe X-Forwarded-For from ADDR (repeatable); the client is\n"
-          "                         the rightmost hop that is not a trusted proxy\n"
+          "  --trusted-proxy NET    believe X-Forwarded-For from NET, a network (10.244.0.0/16,\n"
+          "                         fd00::/8) or one address (repeatable); the client is the\n"
+          "                         rightmost hop that is not a trusted proxy\n"
           "  --header-timeout S     seconds to send a request's headers, from connect or the\n"
           "                         previous reply, however often bytes arrive (10)\n"
           "  --body-timeout S       seconds to send a request's body after its headers (30)\n"
@@ -119,6 +125,8 @@ static void config_defaults(struct service_config *c) {
     c->http.cpu_threads = 2;
     c->http.cpu_queue = 64;
     c->http.drain_ms = 5000;
+    c->http.held_per_ip = 8;
+    /* held_limit 0: half of conn_limit, whatever --conn-limit says (http.h) */
     c->queue = 16;
     c->deadline_ms = 30000;
     c->cache_ttl_s = 600;
@@ -313,9 +321,10 @@ static int special_set(int c, const char *v, struct service_config *cfg, struct 
         h->cors[n] = v;
         return -1;
     case O_PROXY: {
-        unsigned char addr[16];
-        if (inet_pton(AF_INET, v, addr) != 1 && inet_pton(AF_INET6, v, addr) != 1) {
-            fprintf(stderr, "divergence serve: --trusted-proxy %s: not an IPv4 or IPv6 address\n", v);
+        struct clientaddr_net net;
+        char why[ERR_LEN];
+        if (clientaddr_net_parse(v, &net, why) < 0) {
+            fprintf(stderr, "divergence serve: --trusted-proxy %s\n", why);
             return 2;
         }
         while (h->trusted_proxies[n]) n++;
@@ -362,6 +371,8 @@ static int parse_flags(int argc, char **argv, struct service_config *cfg, struct
         {"conn-timeout", .u = &h->conn_timeout_s, .lo = 1, .hi = 3600},
         {"conn-limit", .u = &h->conn_limit, .lo = 1, .hi = 1000000},
         {"per-ip-limit", .u = &h->per_ip_limit, .lo = 1, .hi = 1000000},
+        {"held-per-ip", .u = &h->held_per_ip, .lo = 1, .hi = 1000000},
+        {"held-limit", .u = &h->held_limit, .lo = 1, .hi = 1000000},
         {"trust-forwarded", .on = &h->trust_forwarded},
         {"header-timeout", .u = &h->header_timeout_s, .lo = 1, .hi = 3600},
         {"body-timeout", .u = &h->body_timeout_s, .lo = 1, .hi = 3600},

@@ -28,10 +28,24 @@
  *  - a fair table. libmicrohttpd refuses at accept once its own limit is
  *    reached, with no say over who goes; so its limit is set above
  *    conn_limit, and a newcomer that makes the table exceed conn_limit evicts
- *    an incomplete connection of the heaviest address (or is itself shut).
+ *    an incomplete connection of the heaviest address, or releases the
+ *    oldest held request of that address (or is itself shut).
+ *  - the per-address share. libmicrohttpd's own per-IP limit counts sockets
+ *    by peer at accept, so behind a proxy every reader would share one
+ *    address; the layer counts instead (its limit is left off): a direct
+ *    peer at accept, a trusted proxy's connection by the client its
+ *    X-Forwarded-For names once the headers are in (slot_begin), and as the
+ *    proxy's own again when idle between requests.
+ *  - held requests (long-polls, streams), bounded per address and in all,
+ *    the oldest released first; and hang-ups of suspended ones, which
+ *    libmicrohttpd does not poll: the reaper poll()s their sockets.
  *  - wake-ups of suspended requests: MHD_resume_connection() from any thread
  *    (MHD_ALLOW_SUSPEND_RESUME), guarded by the layer's own flag so a wake
  *    before the suspend is kept, and timed wake-ups by the reaper.
+ * Locks: `clock` (the table and the held counts) is taken before `wlock`
+ * (suspension) where both are needed, never the other way round;
+ * libmicrohttpd calls none of the layer's callbacks with a lock of its own
+ * held, and MHD_resume_connection() takes only its own briefly.
  * CPU-heavy work runs on a small pool of the layer's own threads with the
  * connection suspended, never on a daemon thread: libmicrohttpd ties a
  * connection to the thread that accepted it, so work on that thread would
@@ -50,6 +64,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +82,8 @@
 #define HTTP_MAX_COUNTERS 256
 #define HTTP_CONN_SLACK 64u /* libmicrohttpd's limit above ours: room to evict */
 #define HTTP_REAP_MS 100    /* reaper period                                  */
+#define HTTP_RELEASE_GRACE_MS 2000.0 /* a released connection's time to take its answer */
+#define HTTP_POLL_CHUNK 64           /* held sockets looked at per poll() of the reaper */
 
 struct route {
     char method[8];
@@ -88,10 +105,21 @@ enum conn_phase { PHASE_HEADERS, PHASE_BODY, PHASE_BUSY, PHASE_IDLE };
 
 struct conn_slot {
     MHD_socket fd;
-    char addr[INET6_ADDRSTRLEN];
+    char peer[CLIENTADDR_LEN]; /* the socket's address */
+    /* Whom it counts against: the peer, or, while a request is in, the
+     * client a trusted proxy forwarded it for. */
+    char addr[CLIENTADDR_LEN];
+    int proxied; /* the peer is a trusted proxy */
     enum conn_phase phase;
-    double since; /* monotonic ms when the phase began */
-    int killed;   /* shut down by the layer            */
+    double since;         /* monotonic ms when the phase began           */
+    int killed;           /* shut down by the layer                      */
+    struct http_req *req; /* the request on it now (headers in), or NULL */
+    int held;             /* req is held: counted against the bounds     */
+    double held_since;
+    /* Its held request was answered to make room: it closes once that
+     * answer is written. */
+    int releasing;
+    double released_at;
     struct conn_slot *prev, *next;
 };
 
@@ -108,13 +136,16 @@ struct http {
     char *token;
     char *bind;
     char *cors[HTTP_MAX_CORS];
-    char *proxies[HTTP_MAX_PROXIES];
+    struct clientaddr_net proxies[HTTP_MAX_PROXIES];
+    unsigned nproxies;
     struct ratelimit *rl_cpu;
-    /* connection table */
+    /* connection table and held requests (clock; taken before wlock when
+     * both are needed, never after) */
     pthread_mutex_t clock;
     struct conn_slot *slots;
-    unsigned nslots;
-    unsigned long long evicted, deadline_closed, refused;
+    unsigned nheld;
+    unsigned long long evicted, deadline_closed, refused, address_refused, hangups;
+    unsigned long long released_address, released_total, released_table;
     /* suspended requests (wlock) */
     pthread_mutex_t wlock;
     struct http_req *waiting; /* suspended with a timeout, or any */
@@ -160,11 +191,15 @@ struct http_req {
     int replied;
     int started;        /* the first access call has run          */
     char raw_fault[96]; /* what the URI-log callback found wrong  */
-    char client[INET6_ADDRSTRLEN];
+    char client[CLIENTADDR_LEN]; /* the peer                               */
+    char addr[CLIENTADDR_LEN];   /* the address the limits count (clientaddr.h) */
+    int held_counted;            /* hold() has run                         */
     char *hname[HTTP_MAX_HEADERS], *hvalue[HTTP_MAX_HEADERS];
     unsigned nheaders;
     /* suspension (h->wlock) */
     int suspended, wake_pending, cancelled, in_wait_list;
+    int released;    /* asked to answer now (atomic reads: any thread)  */
+    int close_after; /* released for the table: no keep-alive           */
     int parked;     /* suspended during the current call      */
     double wake_at; /* monotonic ms, 0: none                  */
     http_handler_fn cont;
@@ -197,17 +232,28 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     if (!h->cfg.cpu_threads) h->cfg.cpu_threads = 2;
     if (!h->cfg.cpu_queue) h->cfg.cpu_queue = 64;
     if (!h->cfg.drain_ms) h->cfg.drain_ms = 5000;
+    if (!h->cfg.held_limit) h->cfg.held_limit = h->cfg.conn_limit / 2 ? h->cfg.conn_limit / 2 : 1;
+    if (!h->cfg.held_per_ip) h->cfg.held_per_ip = 8;
     h->quiesced = MHD_INVALID_SOCKET;
     if (!(h->bind = strdup(cfg->bind ? cfg->bind : "127.0.0.1"))) goto oom;
     if (cfg->token && cfg->token[0] && !(h->token = strdup(cfg->token))) goto oom;
     for (unsigned i = 0; i < HTTP_MAX_CORS && cfg->cors[i]; i++)
         if (!(h->cors[i] = strdup(cfg->cors[i]))) goto oom;
-    unsigned np = 0;
-    if (cfg->trust_forwarded) {
-        if (!(h->proxies[np++] = strdup("127.0.0.1")) || !(h->proxies[np++] = strdup("::1"))) goto oom;
+    const char *nets[HTTP_MAX_PROXIES + 2];
+    unsigned nn = 0;
+    if (cfg->trust_forwarded) nets[nn++] = "127.0.0.1", nets[nn++] = "::1";
+    for (unsigned i = 0; i < HTTP_MAX_PROXIES && cfg->trusted_proxies[i]; i++) nets[nn++] = cfg->trusted_proxies[i];
+    for (unsigned i = 0; i < nn; i++) {
+        char why[ERR_LEN];
+        if (h->nproxies == HTTP_MAX_PROXIES) {
+            dv_seterr(err, "http: at most %d trusted proxies (with --trust-forwarded's two)", HTTP_MAX_PROXIES);
+            goto fail;
+        }
+        if (clientaddr_net_parse(nets[i], &h->proxies[h->nproxies++], why) < 0) {
+            dv_seterr(err, "http: trusted proxy %s", why);
+            goto fail;
+        }
     }
-    for (unsigned i = 0; i < HTTP_MAX_PROXIES && cfg->trusted_proxies[i] && np < HTTP_MAX_PROXIES; i++)
-        if (!(h->proxies[np++] = strdup(cfg->trusted_proxies[i]))) goto oom;
     if (!(h->rl = ratelimit_create(h->cfg.rate_per_min, h->cfg.rate_table))) goto oom;
     if (!(h->rl_cpu = ratelimit_create(h->cfg.cpu_rate_per_min, h->cfg.rate_table))) goto oom;
     pthread_mutex_init(&h->mlock, NULL);
@@ -224,15 +270,16 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     pthread_cond_init(&h->pcond, NULL);
     return h;
 oom:
+    dv_seterr(err, "http: out of memory");
+fail:
     if (h) {
         free(h->bind);
         free(h->token);
         for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
-        for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
         ratelimit_free(h->rl);
+        ratelimit_free(h->rl_cpu);
         free(h);
     }
-    dv_seterr(err, "http: out of memory");
     return NULL;
 }
 
@@ -283,31 +330,52 @@ char *http_metrics_text(struct http *h) {
     struct http_conn_stats cs;
     http_conn_stats(h, &cs);
     pthread_mutex_lock(&h->mlock);
-    size_t cap = 2048 + (size_t)h->ncounters * 160;
+    size_t cap = 4096 + (size_t)h->ncounters * 192;
     char *s = malloc(cap);
     if (s) {
-        size_t n = (size_t)snprintf(s, cap,
-                                    "# HELP dv_http_connections Connections open now.\n"
-                                    "# TYPE dv_http_connections gauge\n"
-                                    "dv_http_connections %u\n"
-                                    "# HELP dv_http_connections_closed_total Connections the server shut: past a "
-                                    "header or body deadline, evicted for a newcomer, or refused (table all busy).\n"
-                                    "# TYPE dv_http_connections_closed_total counter\n"
-                                    "dv_http_connections_closed_total{reason=\"deadline\"} %llu\n"
-                                    "dv_http_connections_closed_total{reason=\"evicted\"} %llu\n"
-                                    "dv_http_connections_closed_total{reason=\"refused\"} %llu\n"
-                                    "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
-                                    "# TYPE dv_analysis_queue_depth gauge\n"
-                                    "dv_analysis_queue_depth %u\n"
-                                    "# HELP dv_http_requests_total HTTP requests by route and status.\n"
-                                    "# TYPE dv_http_requests_total counter\n",
-                                    cs.open, cs.deadline_closed, cs.evicted, cs.refused, cs.cpu_queued);
+        size_t n = (size_t)snprintf(
+            s, cap,
+            "# HELP dv_http_connections Connections open now.\n"
+            "# TYPE dv_http_connections gauge\n"
+            "dv_http_connections %u\n"
+            "# HELP dv_http_connections_closed_total Connections the server shut: past a header or body deadline, "
+            "evicted for a newcomer, refused (table all busy), refused over the per-address share, or hung up "
+            "while held.\n"
+            "# TYPE dv_http_connections_closed_total counter\n"
+            "dv_http_connections_closed_total{reason=\"deadline\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"evicted\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"refused\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"address_limit\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"hangup\"} %llu\n"
+            "# HELP dv_http_held_requests Long-polls and event streams held open now.\n"
+            "# TYPE dv_http_held_requests gauge\n"
+            "dv_http_held_requests %u\n"
+            "# HELP dv_http_held_released_total Held requests answered early with their current state to make "
+            "room: over the per-address bound, over the total bound, or for a newcomer to a full table.\n"
+            "# TYPE dv_http_held_released_total counter\n"
+            "dv_http_held_released_total{reason=\"address\"} %llu\n"
+            "dv_http_held_released_total{reason=\"total\"} %llu\n"
+            "dv_http_held_released_total{reason=\"table\"} %llu\n"
+            "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
+            "# TYPE dv_analysis_queue_depth gauge\n"
+            "dv_analysis_queue_depth %u\n"
+            "# HELP dv_http_requests_total HTTP requests by route, status and status class.\n"
+            "# TYPE dv_http_requests_total counter\n",
+            cs.open, cs.deadline_closed, cs.evicted, cs.refused, cs.address_refused, cs.hangups, cs.held,
+            cs.released_address, cs.released_total, cs.released_table, cs.cpu_queued);
         for (unsigned i = 0; i < h->ncounters && n < cap; i++)
-            n += (size_t)snprintf(s + n, cap - n, "dv_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
-                                  h->counters[i].label, h->counters[i].status, h->counters[i].n);
+            n += (size_t)snprintf(s + n, cap - n,
+                                  "dv_http_requests_total{route=\"%s\",status=\"%d\",status_class=\"%s\"} %llu\n",
+                                  h->counters[i].label, h->counters[i].status, http_status_class(h->counters[i].status),
+                                  h->counters[i].n);
     }
     pthread_mutex_unlock(&h->mlock);
     return s;
+}
+
+const char *http_status_class(int status) {
+    static const char *const names[] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
+    return status >= 100 && status < 600 ? names[status / 100 - 1] : "other";
 }
 
 /* ---- request accessors ------------------------------------------------ */
@@ -368,6 +436,8 @@ static const char *cors_allowed(const struct http *h, const char *origin) {
     return NULL;
 }
 
+static void unhold(struct http_req *r);
+
 static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
     if (r->replied) {
         LOG(LOG_ERR, "http: %s %s answered twice", r->method, r->path);
@@ -396,8 +466,12 @@ static void queue(struct http_req *r, int status, struct MHD_Response *resp) {
         }
     }
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    /* Stopping: the client is told not to send another request here. */
-    if (__atomic_load_n(&r->h->closing, __ATOMIC_RELAXED)) MHD_add_response_header(resp, "Connection", "close");
+    /* Stopping, or released to make room in the table: the client is told
+     * not to send another request here. */
+    if (__atomic_load_n(&r->h->closing, __ATOMIC_RELAXED) || __atomic_load_n(&r->close_after, __ATOMIC_ACQUIRE))
+        MHD_add_response_header(resp, "Connection", "close");
+    /* A long-poll's answer ends its hold; a stream holds until it ends. */
+    if (!r->streaming) unhold(r);
     MHD_queue_response(r->conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     count(r->h, r->route ? r->route->label : "other", status);
@@ -539,13 +613,14 @@ static enum MHD_Result xff_line(void *cls, enum MHD_ValueKind kind, const char *
     return MHD_YES;
 }
 
-/* The address the rate limits count (clientaddr.h says which). */
-static void rate_key(const struct http_req *r, char *out, size_t len) {
+/* The address the limits count (clientaddr.h says which), into r->addr:
+ * read once the headers are in. */
+static void counted_address(struct http_req *r) {
     struct clientaddr_xff x = {.n = 0};
     x.buf[0] = '\0';
-    if (r->h->proxies[0]) /* none trusted: no header to read */
+    if (r->h->nproxies) /* none trusted: no header to read */
         MHD_get_connection_values(r->conn, MHD_HEADER_KIND, xff_line, &x);
-    clientaddr_forwarded(r->client, (const char *const *)r->h->proxies, HTTP_MAX_PROXIES, &x, out, len);
+    clientaddr_forwarded(r->client, r->h->proxies, r->h->nproxies, &x, r->addr, sizeof r->addr);
 }
 
 static enum MHD_Result framing_line(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
@@ -594,12 +669,15 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
 
 /* ---- connection table --------------------------------------------------- */
 
-static void slot_phase(struct http *h, struct conn_slot *s, enum conn_phase p) {
-    if (!s) return;
-    pthread_mutex_lock(&h->clock);
-    s->phase = p;
-    s->since = timeutil_now_ms();
-    pthread_mutex_unlock(&h->clock);
+/* Counted in the table: not shut down, and not on its way out after a
+ * released answer. */
+static int slot_live(const struct conn_slot *s) { return !s->killed && !s->releasing; }
+
+static unsigned count_addr_locked(const struct http *h, const char *addr, int held_only) {
+    unsigned n = 0;
+    for (const struct conn_slot *t = h->slots; t; t = t->next)
+        if (slot_live(t) && (!held_only || t->held) && strcmp(t->addr, addr) == 0) n++;
+    return n;
 }
 
 static void slot_kill_locked(struct conn_slot *s) {
@@ -608,17 +686,65 @@ static void slot_kill_locked(struct conn_slot *s) {
     shutdown(s->fd, SHUT_RDWR);
 }
 
+/* A request's headers are in: the slot carries it (and, behind a trusted
+ * proxy, counts against the client it came for). Returns 1 when that
+ * client now holds more than its share of connections. */
+static int slot_begin(struct http *h, struct http_req *r) {
+    struct conn_slot *s = r->slot;
+    if (!s) return 0;
+    int over = 0;
+    pthread_mutex_lock(&h->clock);
+    s->phase = PHASE_BODY;
+    s->since = timeutil_now_ms();
+    s->req = r;
+    if (s->proxied) {
+        snprintf(s->addr, sizeof s->addr, "%s", r->addr);
+        over = strcmp(s->addr, s->peer) != 0 && count_addr_locked(h, s->addr, 0) > h->cfg.per_ip_limit;
+        if (over) h->address_refused++;
+    }
+    pthread_mutex_unlock(&h->clock);
+    return over;
+}
+
+static void slot_phase(struct http *h, struct conn_slot *s, enum conn_phase p) {
+    if (!s) return;
+    pthread_mutex_lock(&h->clock);
+    s->phase = p;
+    s->since = timeutil_now_ms();
+    pthread_mutex_unlock(&h->clock);
+}
+
+static void release_locked(struct http *h, struct conn_slot *v, int close_after);
+
+/* The oldest held connection (other than `except`) of `addr`, or of anyone
+ * when `addr` is NULL; with `heaviest`, of the address holding the most
+ * live connections. NULL when none. */
+static struct conn_slot *oldest_held_locked(struct http *h, const char *addr, const struct conn_slot *except,
+                                            int heaviest) {
+    struct conn_slot *victim = NULL;
+    unsigned victim_count = 0;
+    for (struct conn_slot *s = h->slots; s; s = s->next) {
+        if (s == except || !s->held || !slot_live(s) || (addr && strcmp(s->addr, addr) != 0)) continue;
+        unsigned n = heaviest ? count_addr_locked(h, s->addr, 0) : 0;
+        if (!victim || n > victim_count || (n == victim_count && s->held_since < victim->held_since)) {
+            victim = s;
+            victim_count = n;
+        }
+    }
+    return victim;
+}
+
 /* A newcomer made the table exceed its limit: shut an incomplete connection
- * of the address with the most live connections, oldest first, or the
- * newcomer itself when every other connection is in a request. */
+ * of the address with the most live connections, oldest first; failing
+ * that, answer the oldest held request of the heaviest address with its
+ * current state and close its connection after; failing that (every other
+ * connection in a request that must run), shut the newcomer itself. */
 static void evict_locked(struct http *h, struct conn_slot *newcomer) {
     struct conn_slot *victim = NULL;
     unsigned victim_count = 0;
     for (struct conn_slot *s = h->slots; s; s = s->next) {
-        if (s == newcomer || s->killed || (s->phase != PHASE_HEADERS && s->phase != PHASE_IDLE)) continue;
-        unsigned n = 0;
-        for (struct conn_slot *t = h->slots; t; t = t->next)
-            if (!t->killed && strcmp(t->addr, s->addr) == 0) n++;
+        if (s == newcomer || !slot_live(s) || (s->phase != PHASE_HEADERS && s->phase != PHASE_IDLE)) continue;
+        unsigned n = count_addr_locked(h, s->addr, 0);
         if (!victim || n > victim_count || (n == victim_count && s->since < victim->since)) {
             victim = s;
             victim_count = n;
@@ -627,6 +753,9 @@ static void evict_locked(struct http *h, struct conn_slot *newcomer) {
     if (victim) {
         h->evicted++;
         slot_kill_locked(victim);
+    } else if ((victim = oldest_held_locked(h, NULL, newcomer, 1))) {
+        h->released_table++;
+        release_locked(h, victim, 1);
     } else {
         h->refused++;
         slot_kill_locked(newcomer);
@@ -645,7 +774,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             return;
         }
         s->fd = ci->connect_fd;
-        client_address(conn, s->addr, sizeof s->addr);
+        client_address(conn, s->peer, sizeof s->peer);
+        snprintf(s->addr, sizeof s->addr, "%s", s->peer);
+        s->proxied = clientaddr_in_nets(h->proxies, h->nproxies, s->peer, strlen(s->peer));
         s->phase = PHASE_HEADERS;
         s->since = timeutil_now_ms();
         pthread_mutex_lock(&h->clock);
@@ -653,13 +784,21 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         if (h->slots) h->slots->prev = s;
         h->slots = s;
         unsigned live = 0;
-        for (struct conn_slot *t = h->slots; t; t = t->next) live += !t->killed;
-        if (live > h->cfg.conn_limit) evict_locked(h, s);
+        for (struct conn_slot *t = h->slots; t; t = t->next) live += slot_live(t);
+        /* A proxy's connections are counted by the client each request
+         * names (slot_begin); its own share is the table's. */
+        if (!s->proxied && count_addr_locked(h, s->addr, 0) > h->cfg.per_ip_limit) {
+            h->address_refused++;
+            slot_kill_locked(s);
+        } else if (live > h->cfg.conn_limit) {
+            evict_locked(h, s);
+        }
         pthread_mutex_unlock(&h->clock);
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         struct conn_slot *s = *socket_context;
         if (!s) return;
         pthread_mutex_lock(&h->clock);
+        if (s->held) h->nheld--;
         if (s->prev) s->prev->next = s->next;
         else h->slots = s->next;
         if (s->next) s->next->prev = s->prev;
@@ -695,7 +834,7 @@ static int suspend_now(struct http_req *r, unsigned timeout_ms) {
     int suspended = 0;
     pthread_mutex_lock(&h->wlock);
     if (h->closing) r->cancelled = 1;
-    if (r->wake_pending || r->cancelled) {
+    if (r->wake_pending || r->cancelled || r->released) {
         r->wake_pending = 0;
     } else {
         r->suspended = 1;
@@ -725,17 +864,123 @@ void http_req_wake(struct http_req *r) {
     pthread_mutex_unlock(&r->h->wlock);
 }
 
-int http_req_cancelled(const struct http_req *r) { return r->cancelled; }
+int http_req_cancelled(const struct http_req *r) { return __atomic_load_n(&r->cancelled, __ATOMIC_ACQUIRE); }
+
+int http_req_released(const struct http_req *r) {
+    return __atomic_load_n(&r->released, __ATOMIC_ACQUIRE) || http_req_cancelled(r);
+}
+
+static void hold(struct http_req *r);
 
 void http_req_suspend(struct http_req *r, http_handler_fn cont, void *ctx, unsigned timeout_ms) {
     r->cont = cont;
     r->cont_ctx = ctx;
+    hold(r);
     suspend_now(r, timeout_ms);
 }
 
 void http_req_on_cleanup(struct http_req *r, void (*fn)(void *), void *arg) {
     r->cleanup = fn;
     r->cleanup_arg = arg;
+}
+
+/* ---- held requests ------------------------------------------------------
+ *
+ * A held request (a long-poll or an event stream) waits on something
+ * outside the server and holds its connection meanwhile. Held requests are
+ * bounded per address (held_per_ip) and in total (held_limit); a newcomer
+ * past a bound has the OLDEST held request of its address (or of all) answer
+ * now with its current state. The contract of both already says "ask
+ * again", so the client loses nothing, and an address cannot keep the table
+ * by holding requests: refusing newcomers instead would let whoever came
+ * first keep their places for as long as they like. The reaper also looks
+ * at every held socket (it is not polled while suspended) and ends those
+ * whose peer has gone, so that a dropped page stops counting at once. */
+
+static void unheld_locked(struct http *h, struct conn_slot *s) {
+    if (!s->held) return;
+    s->held = 0;
+    h->nheld--;
+}
+
+/* Has the held request of `v` answer now (clock held; takes wlock). With
+ * `close_after`, its connection closes once the answer is written. */
+static void release_locked(struct http *h, struct conn_slot *v, int close_after) {
+    unheld_locked(h, v);
+    if (close_after) {
+        v->releasing = 1;
+        v->released_at = timeutil_now_ms();
+    }
+    pthread_mutex_lock(&h->wlock);
+    struct http_req *vr = v->req; /* set while held: cleared under clock */
+    if (vr) {
+        if (close_after) __atomic_store_n(&vr->close_after, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&vr->released, 1, __ATOMIC_RELEASE);
+        wake_locked(h, vr);
+    }
+    pthread_mutex_unlock(&h->wlock);
+}
+
+/* Counts `r` as held (its first suspend, or its stream), then applies the
+ * bounds: the oldest held requests of its address, then of all, answer now
+ * until both hold again. */
+static void hold(struct http_req *r) {
+    struct http *h = r->h;
+    struct conn_slot *s = r->slot;
+    if (!s || r->held_counted) return;
+    r->held_counted = 1;
+    pthread_mutex_lock(&h->clock);
+    if (s->req == r && slot_live(s)) {
+        s->held = 1;
+        s->held_since = timeutil_now_ms();
+        h->nheld++;
+        unsigned mine = count_addr_locked(h, s->addr, 1);
+        struct conn_slot *v;
+        for (; mine > h->cfg.held_per_ip && (v = oldest_held_locked(h, s->addr, s, 0)); mine--) {
+            h->released_address++;
+            release_locked(h, v, 0);
+        }
+        while (h->nheld > h->cfg.held_limit && (v = oldest_held_locked(h, NULL, s, 0))) {
+            h->released_total++;
+            release_locked(h, v, 0);
+        }
+    }
+    pthread_mutex_unlock(&h->clock);
+}
+
+/* `r` answered (a long-poll) or ended: no longer held. */
+static void unhold(struct http_req *r) {
+    struct conn_slot *s = r->slot;
+    if (!s || !r->held_counted) return;
+    pthread_mutex_lock(&r->h->clock);
+    if (s->req == r) unheld_locked(r->h, s);
+    pthread_mutex_unlock(&r->h->clock);
+}
+
+/* The reaper's look at the held sockets: a peer that has closed (or reset)
+ * its end shows as POLLRDHUP / POLLHUP / POLLERR; its request answers now
+ * (into a socket shut down: libmicrohttpd then closes it). Data the client
+ * sent meanwhile (POLLIN alone) is no hang-up. Clock held: a descriptor in
+ * the table is the connection's own until NOTIFY_CLOSED. */
+static void hangups_locked(struct http *h) {
+    struct conn_slot *s = h->slots;
+    while (s) {
+        struct pollfd pf[HTTP_POLL_CHUNK];
+        struct conn_slot *ps[HTTP_POLL_CHUNK];
+        nfds_t n = 0;
+        for (; s && n < HTTP_POLL_CHUNK; s = s->next)
+            if (s->held && slot_live(s)) {
+                pf[n] = (struct pollfd){.fd = s->fd, .events = POLLRDHUP};
+                ps[n++] = s;
+            }
+        if (n == 0 || poll(pf, n, 0) <= 0) continue;
+        for (nfds_t i = 0; i < n; i++)
+            if (pf[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) {
+                h->hangups++;
+                release_locked(h, ps[i], 0);
+                slot_kill_locked(ps[i]);
+            }
+    }
 }
 
 /* ---- the CPU pool -------------------------------------------------------- */
@@ -811,9 +1056,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
     (void)pos;
     for (;;) {
         long n = st->read(st->ctx, buf, max);
-        /* Stopping: what the reader has now (a job's last event) is still
-         * sent, then the stream ends instead of waiting for more. */
-        if (st->r->cancelled) return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+        /* Released or stopping: what the reader has now (its current state,
+         * http_req_released() tells it) is still sent, then the stream ends
+         * instead of waiting for more. */
+        if (http_req_released(st->r)) return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
         if (n > 0) return (ssize_t)n;
         if (n < 0) return MHD_CONTENT_READER_END_OF_STREAM;
         /* Nothing now: suspended until woken, unless a wake came meanwhile
@@ -849,6 +1095,7 @@ void http_reply_stream(struct http_req *r, int status, const char *content_type,
     }
     if (content_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     r->streaming = 1;
+    hold(r);
     queue(r, status, resp);
 }
 
@@ -878,8 +1125,11 @@ static void *reaper_main(void *arg) {
             if (limit >= 0 && now - s->since > limit) {
                 h->deadline_closed++;
                 slot_kill_locked(s);
+            } else if (s->releasing && now - s->released_at > HTTP_RELEASE_GRACE_MS) {
+                slot_kill_locked(s); /* its answer was not taken */
             }
         }
+        hangups_locked(h);
         pthread_mutex_unlock(&h->clock);
         pthread_mutex_lock(&h->wlock);
         for (struct http_req *r = h->waiting, *n; r; r = n) {
@@ -928,10 +1178,8 @@ static int is_json_type(const char *ct) {
 }
 
 static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min, const char *what) {
-    char key[INET6_ADDRSTRLEN + 64];
     unsigned retry = 0;
-    rate_key(r, key, sizeof key);
-    if (ratelimit_take(rl, key, &retry)) return 1;
+    if (ratelimit_take(rl, r->addr, &retry)) return 1;
     char ra[16];
     snprintf(ra, sizeof ra, "%u", retry ? retry : 1);
     http_req_add_header(r, "Retry-After", ra);
@@ -944,7 +1192,7 @@ static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min,
 }
 
 /* Checks made with the headers only. Returns 1 when it answered. */
-static int early_checks(struct http_req *r, const char *version, const char *allow, int path_known) {
+static int early_checks(struct http_req *r, const char *version, const char *allow, int path_known, int over_share) {
     struct http *h = r->h;
     char why[160];
     int st = framing_check(r, version, why, sizeof why);
@@ -953,6 +1201,16 @@ static int early_checks(struct http_req *r, const char *version, const char *all
          * connection may be read as another one. */
         http_req_add_header(r, "Connection", "close");
         http_reply_error(r, st, NULL, "malformed request: %s", why);
+        return 1;
+    }
+    if (over_share) { /* a client behind a trusted proxy, over its share */
+        http_req_add_header(r, "Connection", "close");
+        http_req_add_header(r, "Retry-After", "1");
+        json_t *x = json_object();
+        int bad = 0;
+        jsonout_put(x, "retry_after_s", json_integer(1), &bad);
+        http_reply_error_ex(r, 429, NULL, x, bad, "at most %u connections at once per address (--per-ip-limit)",
+                            h->cfg.per_ip_limit);
         return 1;
     }
     if (strcmp(r->method, "OPTIONS") == 0 && path_known) {
@@ -1034,11 +1292,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->method = method;
         r->path = url;
         client_address(conn, r->client, sizeof r->client);
-        slot_phase(h, r->slot, PHASE_BODY);
+        counted_address(r);
+        int over = slot_begin(h, r);
         char allow[128];
         int path_known = 0;
         r->route = match(h, method, url, &path_known, allow, sizeof allow);
-        early_checks(r, version, allow, path_known);
+        early_checks(r, version, allow, path_known, over);
         return MHD_YES;
     }
     if (r->replied) { /* answered early, or streaming: discard what follows */
@@ -1097,7 +1356,22 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
         free(r->hname[i]);
         free(r->hvalue[i]);
     }
-    if (r->slot && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) slot_phase(h, r->slot, PHASE_IDLE);
+    struct conn_slot *s = r->slot;
+    if (s) {
+        pthread_mutex_lock(&h->clock);
+        if (s->req == r) {
+            s->req = NULL;
+            unheld_locked(h, s);
+            /* Idle between requests, a proxy's connection is no client's. */
+            if (s->proxied) snprintf(s->addr, sizeof s->addr, "%s", s->peer);
+            if (s->releasing) slot_kill_locked(s); /* its answer is written */
+        }
+        if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !s->killed) {
+            s->phase = PHASE_IDLE;
+            s->since = timeutil_now_ms();
+        }
+        pthread_mutex_unlock(&h->clock);
+    }
     free(r->body);
     free(r);
     *req_cls = NULL;
@@ -1149,9 +1423,8 @@ int http_start(struct http *h, char *err) {
         flags, (uint16_t)h->cfg.port, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)h->cfg.threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->cfg.conn_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned int)h->cfg.per_ip_limit, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_NOTIFY_CONNECTION,
-        on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
+        (unsigned int)(h->cfg.conn_limit + HTTP_CONN_SLACK), MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_END);
     if (!h->d) {
         dv_seterr(err, "http: cannot listen on %s port %u (in use, or not permitted)", h->bind, h->cfg.port);
         return -1;
@@ -1171,9 +1444,15 @@ void http_conn_stats(struct http *h, struct http_conn_stats *st) {
     memset(st, 0, sizeof *st);
     pthread_mutex_lock(&h->clock);
     for (struct conn_slot *s = h->slots; s; s = s->next) st->open += !s->killed;
+    st->held = h->nheld;
     st->evicted = h->evicted;
     st->deadline_closed = h->deadline_closed;
     st->refused = h->refused;
+    st->address_refused = h->address_refused;
+    st->hangups = h->hangups;
+    st->released_address = h->released_address;
+    st->released_total = h->released_total;
+    st->released_table = h->released_table;
     pthread_mutex_unlock(&h->clock);
     pthread_mutex_lock(&h->plock);
     st->cpu_queued = h->tdepth;
@@ -1224,7 +1503,6 @@ void http_free(struct http *h) {
     free(h->bind);
     free(h->token);
     for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
-    for (unsigned i = 0; i < HTTP_MAX_PROXIES; i++) free(h->proxies[i]);
     pthread_mutex_destroy(&h->mlock);
     pthread_mutex_destroy(&h->clock);
     pthread_mutex_destroy(&h->wlock);

@@ -29,9 +29,23 @@
  * headers within header_timeout_s of connecting (or of its previous reply)
  * and its body within body_timeout_s of the headers, however often it sends
  * a byte; past that its socket is shut down (libmicrohttpd then closes it).
+ * An address may hold per_ip_limit connections; a trusted proxy's
+ * connections count, while a request is in, against the client its
+ * X-Forwarded-For names (over the share: 429 and the connection closed).
  * When the table is full, a newcomer evicts the oldest connection still
  * sending headers (or idle between requests) of the address holding the most
- * connections; only when none is incomplete is the newcomer refused.
+ * connections; failing that, the oldest held request of that address
+ * answers now (below) and its connection closes; only when neither exists
+ * is the newcomer refused.
+ *
+ * Held requests: a request that suspends with http_req_suspend() (a
+ * long-poll) or streams with http_reply_stream() is held, from then until
+ * it answers (a stream: until it ends). At most held_per_ip per address and
+ * held_limit in all are held: past either, the OLDEST held requests (of the
+ * address, or of all) are released, i.e. woken with http_req_released()
+ * true, and answer their current state at once. The reaper looks at every
+ * held socket each 100 ms and releases (and shuts) those whose peer has
+ * hung up, so a dropped page stops counting against its address at once.
  *
  * Every error is JSON: {"error": {"status": 404, "field": null,
  * "reason": "..."}} plus route-specific members. Every reply carries a
@@ -74,8 +88,10 @@ struct http_config {
     unsigned rate_per_min;       /* HTTP_ROUTE_RATELIMIT budget (default 10)  */
     unsigned rate_table;         /* addresses tracked (default 4096)          */
     unsigned cpu_rate_per_min;   /* HTTP_ROUTE_RATELIMIT_CPU budget (0: off)  */
-    /* Peers whose X-Forwarded-For is believed (exact addresses); the client
-     * is the rightmost hop that is not one of them. NULL-terminated. */
+    /* Peers whose X-Forwarded-For is believed: networks ("10.244.0.0/16",
+     * "fd00::/8") or single addresses (clientaddr_net_parse; http_create
+     * fails on one it cannot read); the client is the rightmost hop that is
+     * not one of them. NULL-terminated. */
     const char *trusted_proxies[HTTP_MAX_PROXIES];
     int trust_forwarded;         /* also trust 127.0.0.1 and ::1              */
     unsigned header_timeout_s;   /* connect (or last reply) to headers (10)   */
@@ -83,6 +99,8 @@ struct http_config {
     unsigned cpu_threads;        /* http_req_defer() pool threads (2)         */
     unsigned cpu_queue;          /* deferred tasks waiting before 503 (64)    */
     unsigned drain_ms;           /* http_free: wait for answers to be written (5000) */
+    unsigned held_limit;         /* held requests in all (conn_limit / 2)     */
+    unsigned held_per_ip;        /* held requests per address (8)             */
 };
 
 /* A server for `cfg` (copied), not listening yet. NULL with `err`. */
@@ -102,10 +120,17 @@ void http_quiesce(struct http *h);
 /* The connection table's state, for metrics and tests. */
 struct http_conn_stats {
     unsigned open;                      /* connections in the table        */
+    unsigned held;                      /* held requests now               */
     unsigned cpu_queued;                /* deferred tasks waiting          */
     unsigned long long evicted;         /* shut to make room for a newcomer */
     unsigned long long deadline_closed; /* shut past a header/body deadline */
     unsigned long long refused;         /* newcomers shut: table all busy  */
+    unsigned long long address_refused; /* over an address's share         */
+    unsigned long long hangups;         /* held, and the peer had gone     */
+    unsigned long long released_address, released_total, released_table; /* held
+                                           requests answered early: over the
+                                           per-address bound, the total, or
+                                           for a newcomer to a full table  */
 };
 void http_conn_stats(struct http *h, struct http_conn_stats *st);
 
@@ -117,10 +142,16 @@ void http_conn_stats(struct http *h, struct http_conn_stats *st);
 void http_free(struct http *h);
 
 /* Prometheus lines for the connection table (dv_http_connections,
- * dv_http_connections_closed_total{reason}), the analysis queue and the
- * request counters: dv_http_requests_total{route="...",status="..."} N.
+ * dv_http_connections_closed_total{reason}), the held requests
+ * (dv_http_held_requests, dv_http_held_released_total{reason}), the analysis
+ * queue and the request counters:
+ * dv_http_requests_total{route="...",status="...",status_class="2xx"} N.
  * malloc()ed. */
 char *http_metrics_text(struct http *h);
+
+/* "1xx" .. "5xx" for a status (the label the request metrics carry), or
+ * "other" outside 100..599. */
+const char *http_status_class(int status);
 
 /* Called once per answered request with the route's label ("other" when no
  * route matched), the status and the seconds from the request's headers to
@@ -144,6 +175,13 @@ int http_req_authorized(const struct http_req *r);
  * stopping): a continuation that sees 1 answers 503. */
 int http_req_cancelled(const struct http_req *r);
 
+/* Whether a held request must answer now with its current state (released
+ * to make room, its peer gone, or the server stopping: cancelled implies
+ * released). A long-poll's continuation then replies instead of suspending
+ * again (a suspend returns at once); a stream's reader returns its current
+ * state and then ends (-1). Any thread. */
+int http_req_released(const struct http_req *r);
+
 /* Runs `work(ctx)` on the CPU pool with the connection suspended, then
  * `done(r, ctx)` on a daemon thread, which replies (check
  * http_req_cancelled(): then `work` may not have run). `free_ctx(ctx)` (may
@@ -155,8 +193,10 @@ int http_req_defer(struct http_req *r, void (*work)(void *ctx), http_handler_fn 
 
 /* Suspends the request without replying (no daemon thread is held) until
  * http_req_wake() or `timeout_ms` (0: none) passes; then `cont(r, ctx)` runs
- * on a daemon thread and replies or suspends again. Called from a handler or
- * a continuation, which then returns. */
+ * on a daemon thread and replies or suspends again. The request is held from
+ * its first suspend (see the top of this file): `cont` must check
+ * http_req_released() and then reply. Called from a handler or a
+ * continuation, which then returns. */
 void http_req_suspend(struct http_req *r, http_handler_fn cont, void *ctx, unsigned timeout_ms);
 /* Wakes a suspended request (any thread, any lock but the layer's). When it
  * is not suspended yet, its next suspend returns at once: no wake-up is lost.
@@ -170,7 +210,9 @@ void http_req_on_cleanup(struct http_req *r, void (*fn)(void *arg), void *arg);
 /* Streams a reply of unknown length: `read(ctx, buf, max)` returns bytes
  * written (> 0), 0 when it has nothing now (the connection is suspended
  * until http_req_wake() or `idle_ms` passes, then read is asked again), or
- * -1 at the end. `free_ctx(ctx)` runs when the response is released. */
+ * -1 at the end. A stream is held until it ends: once http_req_released()
+ * is true, what `read` returns is sent and the first 0 or -1 ends it.
+ * `free_ctx(ctx)` runs when the response is released. */
 void http_reply_stream(struct http_req *r, int status, const char *content_type,
                        long (*read)(void *ctx, char *buf, size_t max), void *ctx,
                        void (*free_ctx)(void *ctx), unsigned idle_ms);

@@ -2,9 +2,10 @@
  *
  * A histogram is a fixed list of upper bounds with a count per bound, a sum
  * and a total, under the one metrics mutex; buckets are stored
- * non-cumulative and summed when written. Routes get a histogram each on
- * first sight (their labels come from the route table, so the set is small
- * and fixed). Process metrics carry the names every Prometheus exporter
+ * non-cumulative and summed when written. Each (route, status class) gets a
+ * histogram on first sight (the labels come from the route table and the
+ * five classes, so the set is small and fixed): a slow 503 or a quick 429
+ * then never hides in the latency of the 200s. Process metrics carry the names every Prometheus exporter
  * gives them (process_cpu_seconds_total, process_resident_memory_bytes,
  * ...), so dashboards and alerts written for any process read them without
  * a mapping; they are read from /proc/self at each scrape.
@@ -24,7 +25,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define MAX_ROUTES 64
+#define MAX_ROUTES 192 /* route x status class pairs */
 #define MAX_BOUNDS 16
 
 static const double request_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
@@ -43,6 +44,7 @@ struct histogram {
 
 struct route_hist {
     char label[64];
+    const char *status_class; /* http_status_class(): static text */
     struct histogram h;
 };
 
@@ -74,10 +76,14 @@ static int is_measure_route(const char *route) {
 void metrics_observe_request(void *ctx, const char *route, int status, double seconds) {
     struct metrics *m = ctx;
     pthread_mutex_lock(&m->lock);
+    const char *cls = http_status_class(status);
     unsigned i;
     for (i = 0; i < m->nroutes; i++)
-        if (strcmp(m->routes[i].label, route) == 0) break;
-    if (i == m->nroutes && m->nroutes < MAX_ROUTES) snprintf(m->routes[m->nroutes++].label, 64, "%s", route);
+        if (m->routes[i].status_class == cls && strcmp(m->routes[i].label, route) == 0) break;
+    if (i == m->nroutes && m->nroutes < MAX_ROUTES) {
+        snprintf(m->routes[i].label, sizeof m->routes[i].label, "%s", route);
+        m->routes[m->nroutes++].status_class = cls;
+    }
     if (i < m->nroutes) observe(&m->routes[i].h, request_bounds, NB(request_bounds), seconds < 0 ? 0 : seconds);
     if (status == 429 && is_measure_route(route)) m->rejected++;
     pthread_mutex_unlock(&m->lock);
@@ -304,12 +310,15 @@ char *metrics_text(struct metrics *m) {
             "dv_jobs_total{outcome=\"joined\"} %llu\n"
             "dv_jobs_total{outcome=\"rejected\"} %llu\n",
             st.done, st.failed, st.cache_hits, st.coalesced, rejected);
-    fputs("# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route.\n"
-          "# TYPE dv_http_request_duration_seconds histogram\n",
-          f);
+    fputs(
+        "# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route and "
+        "status class.\n"
+        "# TYPE dv_http_request_duration_seconds histogram\n",
+        f);
     for (unsigned i = 0; i < m->nroutes; i++) {
-        char labels[96];
-        snprintf(labels, sizeof labels, "route=\"%s\"", m->routes[i].label);
+        char labels[128];
+        snprintf(labels, sizeof labels, "route=\"%s\",status_class=\"%s\"", m->routes[i].label,
+                 m->routes[i].status_class);
         put_hist(f, "dv_http_request_duration_seconds", labels, &m->routes[i].h, request_bounds, NB(request_bounds));
     }
     fputs("# HELP dv_job_queue_wait_seconds Time a job waited in the queue before it ran.\n"

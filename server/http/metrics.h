@@ -1,8 +1,10 @@
 /* metrics.h -- GET /metrics: the service's Prometheus text exposition.
  *
  * What it exposes (all dv_* unless said otherwise):
- *   dv_http_requests_total{route,status}           counter (kept by http.c)
- *   dv_http_request_duration_seconds{route}        histogram, headers to answer
+ *   dv_http_requests_total{route,status,status_class}  counter (kept by http.c)
+ *   dv_http_request_duration_seconds{route,status_class}  histogram, headers
+ *                                                  to answer; status_class is
+ *                                                  2xx, 3xx, 4xx or 5xx
  *   dv_job_queue_wait_seconds                      histogram, submit to start
  *   dv_job_run_seconds{outcome}                    histogram, start to end
  *   dv_testimony_seconds                           histogram, host time of a

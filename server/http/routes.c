@@ -12,8 +12,11 @@
  * GET /jobs/{id}?wait=S holds the request (suspended: no HTTP thread is
  * held) until the job finishes or S seconds pass; with Accept:
  * text/event-stream it streams `queued` (with position), `running` and
- * `done`/`failed` events. Both are woken by the queue's watchers (jobq_watch)
- * and read the state afresh each time.
+ * `done`/`failed` events. Both are woken by the watchers of their own job
+ * (jobq_watch; a stream's also when its place in the queue moves) and read
+ * the state afresh each time. Both are held requests (http.h): released to
+ * make room, a long-poll answers the job's current document and a stream
+ * sends its current state's event and ends; the client asks again.
  *
  * Every JSON document is built with jsonout_put() (server/core/jsonout.h),
  * which remembers any allocation failure: a document that could not be
@@ -309,8 +312,8 @@ static void measure_done(struct http_req *r, void *ctx) {
     char err[ERR_LEN];
     int rc = jobq_submit(s->q, &sub, id, &pos, &joined, err);
     if (rc == DV_EFULL) {
-        double per_job = ws.jobs ? ws.busy_s / (double)ws.jobs : 5.0;
-        unsigned retry = (unsigned)ceil(per_job > 1 ? per_job : 1);
+        /* When a place opens: when the running job ends (jobq.h). */
+        unsigned retry = jobq_retry_after_s(s->q);
         char ra[16];
         snprintf(ra, sizeof ra, "%u", retry);
         http_req_add_header(r, "Retry-After", ra);
@@ -447,7 +450,9 @@ static void job_wait_free(void *arg) {
 static void job_wait_cont(struct http_req *r, void *ctx) {
     struct job_wait *jw = ctx;
     struct job_view v;
-    if (!http_req_cancelled(r) && jobq_status(jw->s->q, jw->id, &v) == 0) {
+    /* Released (to make room, or the server stopping): the current state
+     * now, which the contract calls "ask again". */
+    if (!http_req_released(r) && jobq_status(jw->s->q, jw->id, &v) == 0) {
         free(v.document);
         double left = jw->until_ms - timeutil_now_ms();
         if ((v.state == JOB_QUEUED || v.state == JOB_RUNNING) && left >= 1) {
@@ -459,7 +464,10 @@ static void job_wait_cont(struct http_req *r, void *ctx) {
 }
 
 /* The next server-sent event for the job's state, or 0 bytes when nothing
- * changed; the stream ends after done/failed (or when the job is gone). */
+ * changed; the stream ends after done/failed (or when the job is gone).
+ * Released (http_req_released), it sends the current state's event once
+ * more, changed or not, and ends: the client reads where the job is and
+ * asks again. */
 static long job_stream_read(void *ctx, char *buf, size_t max) {
     struct job_wait *jw = ctx;
     if (jw->poff < jw->plen) {
@@ -471,13 +479,15 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
     if (jw->ended) return -1;
     struct job_view v = {.document = NULL};
     double now = timeutil_now_ms();
+    int last = http_req_released(jw->r);
     free(jw->pending);
     jw->pending = NULL;
     jw->plen = jw->poff = 0;
     if (jobq_status(jw->s->q, jw->id, &v) < 0) {
         jw->ended = 1;
         jw->pending = strdup("event: gone\ndata: {}\n\n");
-    } else if (!jw->sent || v.state != jw->last_state || (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
+    } else if (last || !jw->sent || v.state != jw->last_state ||
+               (v.state == JOB_QUEUED && v.position != jw->last_pos)) {
         json_t *o = routes_job_json(&v);
         char *data = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
         json_decref(o);
@@ -492,7 +502,7 @@ static long job_stream_read(void *ctx, char *buf, size_t max) {
         jw->sent = 1;
         jw->last_state = v.state;
         jw->last_pos = v.position;
-        if (v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
+        if (last || v.state == JOB_DONE || v.state == JOB_FAILED) jw->ended = 1;
     } else if (now - jw->last_sent_ms >= SSE_IDLE_MS) {
         jw->pending = strdup(": waiting\n\n"); /* a comment keeps proxies from timing out */
     }
@@ -553,7 +563,9 @@ static void job_get(struct http_req *r, void *ctx) {
     memcpy(jw->id, id, JOBQ_ID_LEN);
     jw->until_ms = timeutil_now_ms() + wait_s * 1000;
     http_req_on_cleanup(r, job_wait_free, jw); /* unwatches before `r` is freed */
-    if (!(jw->w = jobq_watch(s->q, wake_request, r))) {
+    /* Watched from here on: a change since the look above wakes it at
+     * once (or the watch itself does, when the job has ended since). */
+    if (!(jw->w = jobq_watch(s->q, id, sse ? JOBQ_WATCH_POSITION : 0, wake_request, r))) {
         http_reply_error(r, 500, NULL, "out of memory");
         return;
     }

@@ -4,8 +4,16 @@
  * next), the one `running` job, and `finished` (newest first, trimmed to
  * keep_finished). The cache is a separate list of (key, document, time)
  * trimmed the same way, so a job can be evicted while its result still
- * answers identical requests. Sizes are small (tens to hundreds), so lookups
- * are linear scans; that keeps the structure obvious and allocation-light.
+ * answers identical requests; the entry keeps the job's times too, so the
+ * job id a cached answer names still answers GET /jobs/{id} as long as the
+ * entry lives. Sizes are small (tens to hundreds), so lookups are linear
+ * scans; that keeps the structure obvious and allocation-light.
+ *
+ * Watchers hang off the job they watch (a doubly linked list per job), so
+ * an event wakes that job's watchers only, plus, when the queue moves up,
+ * the position watchers of the jobs still queued. A job's watchers are
+ * detached when it finishes (no later event can concern them), so an
+ * evicted job leaves none pointing at it.
  */
 #define _GNU_SOURCE
 #include "kernels/base/ids.h"
@@ -14,6 +22,7 @@
 #include "server/core/log.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +45,8 @@ struct job {
     char kind[16];
     char error[ERR_LEN];
     double created, started, finished;
+    double started_ms; /* monotonic, when it began running */
+    struct jobq_watch *watchers;
     struct job *next;
 };
 
@@ -44,18 +55,21 @@ struct cache_entry {
     char *document;
     double when; /* monotonic seconds */
     char id[JOBQ_ID_LEN];
+    double gpu_time_ms, created, started, finished; /* the job's, for jobq_status */
+    char tag[64];
     struct cache_entry *next;
 };
 
 struct jobq_watch {
     void (*fn)(void *);
     void *ctx;
+    unsigned flags;
+    struct job *job; /* NULL once detached */
     struct jobq_watch *prev, *next;
 };
 
 struct jobq {
     pthread_mutex_t lock;
-    struct jobq_watch *watchers;
     pthread_cond_t cond;
     unsigned capacity, keep;
     double ttl_s;
@@ -71,22 +85,51 @@ struct jobq {
     jobq_timing_fn observe;
     void *observe_ctx;
     char id_prefix[JOBQ_ID_PREFIX_MAX + 1];
+    double run_s_total; /* of every job that ran: the estimate of a run */
+    unsigned long long runs;
 };
 
-/* Tells every watcher that something changed (lock held). */
-static void notify_locked(struct jobq *q) {
-    for (struct jobq_watch *w = q->watchers; w; w = w->next) w->fn(w->ctx);
+/* Tells the watchers of `j` that it changed (lock held). */
+static void notify_job_locked(struct job *j) {
+    for (struct jobq_watch *w = j->watchers; w; w = w->next) w->fn(w->ctx);
 }
 
-struct jobq_watch *jobq_watch(struct jobq *q, void (*fn)(void *), void *ctx) {
+/* Every queued job moved up one place: tells their position watchers. */
+static void notify_positions_locked(struct jobq *q) {
+    for (struct job *k = q->qhead; k; k = k->next)
+        for (struct jobq_watch *w = k->watchers; w; w = w->next)
+            if (w->flags & JOBQ_WATCH_POSITION) w->fn(w->ctx);
+}
+
+/* `j` has finished: its watchers are told, then let go of it. */
+static void notify_final_locked(struct job *j) {
+    notify_job_locked(j);
+    for (struct jobq_watch *w = j->watchers, *n; w; w = n) {
+        n = w->next;
+        w->job = NULL;
+        w->prev = w->next = NULL;
+    }
+    j->watchers = NULL;
+}
+
+static struct job *find_locked(struct jobq *q, const char *id);
+
+struct jobq_watch *jobq_watch(struct jobq *q, const char *id, unsigned flags, void (*fn)(void *), void *ctx) {
     struct jobq_watch *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->fn = fn;
     w->ctx = ctx;
+    w->flags = flags;
     pthread_mutex_lock(&q->lock);
-    w->next = q->watchers;
-    if (q->watchers) q->watchers->prev = w;
-    q->watchers = w;
+    struct job *j = find_locked(q, id);
+    if (j && (j->state == JOB_QUEUED || j->state == JOB_RUNNING)) {
+        w->job = j;
+        w->next = j->watchers;
+        if (j->watchers) j->watchers->prev = w;
+        j->watchers = w;
+    } else {
+        fn(ctx); /* finished or gone already: nothing will come; look now */
+    }
     pthread_mutex_unlock(&q->lock);
     return w;
 }
@@ -94,8 +137,11 @@ struct jobq_watch *jobq_watch(struct jobq *q, void (*fn)(void *), void *ctx) {
 void jobq_unwatch(struct jobq *q, struct jobq_watch *w) {
     if (!w) return;
     pthread_mutex_lock(&q->lock);
-    if (w->prev) w->prev->next = w->next; else q->watchers = w->next;
-    if (w->next) w->next->prev = w->prev;
+    if (w->job) {
+        if (w->prev) w->prev->next = w->next;
+        else w->job->watchers = w->next;
+        if (w->next) w->next->prev = w->prev;
+    }
     pthread_mutex_unlock(&q->lock);
     free(w);
 }
@@ -114,6 +160,7 @@ int jobq_new_id(char *id) { return ids_random_hex(NULL, 16, id, JOBQ_ID_LEN, NUL
 
 static void job_free(struct job *j) {
     if (!j) return;
+    for (struct jobq_watch *w = j->watchers; w; w = w->next) w->job = NULL; /* see jobq_free */
     free(j->request);
     free(j->key);
     free(j->document);
@@ -157,9 +204,10 @@ void jobq_free(struct jobq *q) {
     for (j = q->finished; j; j = n) { n = j->next; job_free(j); }
     job_free(q->running);
     struct cache_entry *c, *cn;
-    for (c = q->cache; c; c = cn) { cn = c->next; cache_entry_free(c); }
-    struct jobq_watch *w, *wn;
-    for (w = q->watchers; w; w = wn) { wn = w->next; free(w); }
+    for (c = q->cache; c; c = cn) {
+        cn = c->next;
+        cache_entry_free(c);
+    }
     pthread_cond_destroy(&q->cond);
     pthread_mutex_destroy(&q->lock);
     free(q);
@@ -240,7 +288,8 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
     memcpy(id, j->id, JOBQ_ID_LEN);
     *position = q->depth;
     pthread_cond_signal(&q->cond);
-    notify_locked(q);
+    /* No one can watch a job before its id is out, and a job joining the
+     * tail moves no one: nothing to tell. */
     pthread_mutex_unlock(&q->lock);
     return 0;
 
@@ -279,13 +328,38 @@ static struct job *find_locked(struct jobq *q, const char *id) {
     return NULL;
 }
 
+/* The done job a cache entry was made from, as jobq_status() shows it. */
+static void fill_cached_view(const struct cache_entry *c, struct job_view *v) {
+    memset(v, 0, sizeof *v);
+    memcpy(v->id, c->id, JOBQ_ID_LEN);
+    v->state = JOB_DONE;
+    v->document = strdup(c->document);
+    v->gpu_time_ms = c->gpu_time_ms;
+    snprintf(v->tag, sizeof v->tag, "%s", c->tag);
+    v->created = c->created;
+    v->started = c->started;
+    v->finished = c->finished;
+}
+
 int jobq_status(struct jobq *q, const char *id, struct job_view *v) {
     pthread_mutex_lock(&q->lock);
+    int found = 0;
     struct job *j = find_locked(q, id);
-    if (j) fill_view(q, j, v, 1);
-    else memset(v, 0, sizeof *v); /* a miss leaves nothing a caller could free twice */
+    if (j) {
+        fill_view(q, j, v, 1);
+        found = 1;
+    } else {
+        /* Evicted, but its result still answers identical requests (which
+         * name this id): it still answers here. */
+        for (const struct cache_entry *c = q->cache; c && !found; c = c->next)
+            if (strcmp(c->id, id) == 0) {
+                fill_cached_view(c, v);
+                found = 1;
+            }
+        if (!found) memset(v, 0, sizeof *v); /* a miss leaves nothing a caller could free twice */
+    }
     pthread_mutex_unlock(&q->lock);
-    return j ? 0 : -1;
+    return found ? 0 : -1;
 }
 
 int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
@@ -312,10 +386,12 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
         j->next = NULL;
         j->state = JOB_RUNNING;
         j->started = timeutil_wall_s();
+        j->started_ms = timeutil_now_ms();
         q->running = j;
         *job = j;
         rc = 1;
-        notify_locked(q); /* it runs, and every job behind it moved up */
+        notify_job_locked(j);       /* it runs */
+        notify_positions_locked(q); /* and every job behind it moved up */
     }
     struct job_view v;
     jobq_done_fn cb = rc == 1 ? (*job)->on_start : NULL;
@@ -347,7 +423,7 @@ static struct job *retire_locked(struct jobq *q, struct job *j) {
     return evicted;
 }
 
-static void cache_put_locked(struct jobq *q, const char *key, const char *document, const char *id) {
+static void cache_put_locked(struct jobq *q, const char *key, const char *document, const struct job *j) {
     struct cache_entry **pp = &q->cache;
     while (*pp) { /* one entry per key: drop the older one */
         if (strcmp((*pp)->key, key) == 0) {
@@ -365,7 +441,12 @@ static void cache_put_locked(struct jobq *q, const char *key, const char *docume
         return; /* a missed cache entry only costs a re-run */
     }
     c->when = (timeutil_now_ms() / 1e3);
-    memcpy(c->id, id, JOBQ_ID_LEN);
+    memcpy(c->id, j->id, JOBQ_ID_LEN);
+    c->gpu_time_ms = j->gpu_time_ms;
+    c->created = j->created;
+    c->started = j->started;
+    c->finished = j->finished;
+    snprintf(c->tag, sizeof c->tag, "%s", j->tag);
     c->next = q->cache;
     q->cache = c;
     if (++q->ncache > q->keep) {
@@ -412,12 +493,16 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
     if (q->observe)
         q->observe(q->observe_ctx, ok, j->started > 0 ? j->started - j->created : -1,
                    j->started > 0 ? j->finished - j->started : -1);
-    if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j->id);
+    if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j);
+    if (j->started > 0) {
+        q->run_s_total += j->finished - j->started;
+        q->runs++;
+    }
     *cb = j->on_done;
     *ctx = j->on_done_ctx;
     if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
+    notify_final_locked(j);
     struct job *evicted = retire_locked(q, j);
-    notify_locked(q);
     return evicted;
 }
 
@@ -507,4 +592,23 @@ void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {
     st->depth = q->depth;
     st->running = q->running ? 1 : 0;
     pthread_mutex_unlock(&q->lock);
+}
+
+unsigned jobq_retry_after_s(struct jobq *q) {
+    pthread_mutex_lock(&q->lock);
+    double mean = q->runs ? q->run_s_total / (double)q->runs : -1, left;
+    if (!q->running) {
+        left = mean >= 0 ? mean : 5; /* between jobs, or the worker restarting */
+    } else {
+        double elapsed = (timeutil_now_ms() - q->running->started_ms) / 1e3;
+        double deadline_left = q->running->deadline_ms / 1e3 - elapsed;
+        /* On schedule: the usual run's remainder. Past it (or no history):
+         * only the deadline bounds it, and a job that outruns the usual is
+         * more likely a long one than one about to end. */
+        left = mean > elapsed ? mean - elapsed : deadline_left;
+        if (left > deadline_left) left = deadline_left;
+    }
+    pthread_mutex_unlock(&q->lock);
+    if (!(left >= 1)) return 1;
+    return left > 3600 ? 3600 : (unsigned)ceil(left);
 }

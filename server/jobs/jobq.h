@@ -85,9 +85,11 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
  * returns 0 on a miss. Counts hits. */
 int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *age_s, char *id);
 
-/* Copies the state of job `id` into `v`. Returns 0, or -1 when unknown (or
- * evicted), with `*v` zeroed (v->document NULL). The caller frees
- * v->document either way (free(NULL) is a no-op). */
+/* Copies the state of job `id` into `v`. A job evicted from the finished
+ * table whose result the cache still holds (the id a cached answer names)
+ * is found there, done, with its document and times. Returns 0, or -1 when
+ * unknown (or evicted with no cache entry), with `*v` zeroed (v->document
+ * NULL). The caller frees v->document either way (free(NULL) is a no-op). */
 int jobq_status(struct jobq *q, const char *id, struct job_view *v);
 
 /* Supervisor side. Waits up to `timeout_ms` (-1 forever) for a job, marks it
@@ -126,15 +128,30 @@ void jobq_set_observer(struct jobq *q, jobq_timing_fn fn, void *ctx);
 #define JOBQ_ID_PREFIX_MAX 8
 int jobq_set_id_prefix(struct jobq *q, const char *hex, char *err);
 
-/* Waiting without polling. `fn(ctx)` is called whenever any job is queued,
- * starts, finishes or moves up the queue, until jobq_unwatch(); it is called
- * with the queue's lock held, so it must only signal (a long-poll wakes its
- * suspended request and reads the state afresh with jobq_status). Returns
- * NULL on OOM. */
+/* Waiting without polling on job `id`. `fn(ctx)` is called when the job
+ * starts running and when it finishes (done or failed), and, with
+ * JOBQ_WATCH_POSITION in `flags`, whenever it moves up the queue; never for
+ * other jobs' events. When the job has already finished or is unknown, `fn`
+ * is called once before this returns (the caller then reads the state it
+ * missed). `fn` runs with the queue's lock held, so it must only signal (a
+ * long-poll wakes its suspended request and reads the state afresh with
+ * jobq_status). The watch is the caller's until jobq_unwatch(), whatever
+ * becomes of the job. Returns NULL on OOM. */
+#define JOBQ_WATCH_POSITION 1u
 struct jobq_watch;
-struct jobq_watch *jobq_watch(struct jobq *q, void (*fn)(void *ctx), void *ctx);
-/* Removes `w` (NULL ok); once it returns, its fn is never called again. */
+struct jobq_watch *jobq_watch(struct jobq *q, const char *id, unsigned flags, void (*fn)(void *ctx), void *ctx);
+/* Removes and frees `w` (NULL ok); once it returns, its fn is never called
+ * again. Every watch must be removed before jobq_free(). */
 void jobq_unwatch(struct jobq *q, struct jobq_watch *w);
+
+/* Seconds until a place in a full queue is likely to open, for a 429's
+ * Retry-After: a place opens when the running job ends. On schedule (it has
+ * run less than the mean of the runs so far) that is the mean's remainder;
+ * past the mean, or with no run to go by, only its deadline bounds it, and
+ * the time left to that is the answer. With nothing running (the worker
+ * restarting), the mean run (5 s with none). At least 1, at most the
+ * running job's deadline left (and 3600). */
+unsigned jobq_retry_after_s(struct jobq *q);
 
 /* Fills `id` (JOBQ_ID_LEN) with 32 random hex digits. Returns 0 or -1. */
 int jobq_new_id(char *id);

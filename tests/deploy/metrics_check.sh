@@ -51,7 +51,12 @@ echo "promtool check metrics: clean ($(wc -l <"$out/metrics.txt") lines)"
 want() { grep -Eq "$1" "$out/metrics.txt" || fail "no line matching /$1/ in the scrape"; }
 rej=$(sed -n 's/^dv_jobs_total{outcome="rejected"} //p' "$out/metrics.txt")
 [ "$rej" = "$n429" ] || fail "dv_jobs_total{outcome=\"rejected\"} is $rej, the server answered $n429 429s"
-want '^dv_http_request_duration_seconds_count\{route="/measure"\} 12$'
+# The request histogram is split by status class: the 202s and the 429s.
+n2=$(sed -n 's/^dv_http_request_duration_seconds_count{route="\/measure",status_class="2xx"} //p' "$out/metrics.txt")
+n4=$(sed -n 's/^dv_http_request_duration_seconds_count{route="\/measure",status_class="4xx"} //p' "$out/metrics.txt")
+[ "${n2:-0}" -gt 0 ] && [ "${n4:-0}" = "$n429" ] && [ $(( n2 + n4 )) = 12 ] ||
+  fail "/measure's histogram by status class: 2xx ${n2:-none}, 4xx ${n4:-none}; the server answered $n429 429s of 12"
+want '^dv_http_requests_total\{route="/measure",status="429",status_class="4xx"\} [1-9]'
 want '^dv_job_queue_wait_seconds_count [1-9]'
 want '^dv_job_run_seconds_count\{outcome="done"\} [1-9]'
 want '^dv_evidence_last_success_timestamp_seconds\{suite="day22-part1"(,gpu="fake-gpu")?\} [0-9]{10}$'

@@ -32,18 +32,10 @@ mkdir -p "$n/logs" "$n/cache"
 # readable copy, wherever the checkout lives.
 cp -R "$src/static" "$tmp/static"
 chmod 755 "$tmp" && chmod -R a+rX "$tmp/static"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=divergence.example.org \
-  -keyout "$n/key.pem" -out "$n/cert.pem" >/dev/null 2>&1 || fail "openssl"
 https=$(nginx_prefix_port); http=$(nginx_prefix_port)
 while [ "$http" = "$https" ]; do http=$(nginx_prefix_port); done
-site() { # extra sed expressions
-  sed -e "s|/etc/ssl/certs/divergence.crt|$n/cert.pem|" -e "s|/etc/ssl/private/divergence.key|$n/key.pem|" \
-      -e "s|/var/cache/nginx/divergence|$n/cache|" -e "s|/var/www/html|$n|" \
-      -e "s|/opt/divergence/share/divergence/static|$tmp/static|g" -e "s|server 127.0.0.1:8080;|server 127.0.0.1:$port;|" \
-      -e "s|listen 443 ssl http2;|listen 127.0.0.1:$https ssl;|" -e "/listen \[::\]:443/d" \
-      -e "s|listen 80;|listen 127.0.0.1:$http;|" -e "/listen \[::\]:80;/d" "$@" "$src/deploy/nginx/divergence.conf"
-}
-site > "$n/site.conf"
+site() { nginx_prefix_site "$src" "$n" "$tmp/static" "$port" "$https" "$http" "$@"; }
+site > "$n/site.conf" || fail "openssl"
 nginx_prefix_conf "$n" "$n/site.conf"
 nginx -p "$n" -c "$n/nginx.conf" || fail "nginx did not start"
 u=https://127.0.0.1:$https

@@ -52,6 +52,24 @@ Test(device, driver_release_from_the_proc_version_line) {
     cr_assert_str_eq(out, "");
 }
 
+/* A driver older than the runtime: the sentence names the minimum (R580,
+ * 580.65.06) and what was found; no driver at all, or one new enough, is
+ * not "too old". */
+Test(device, a_driver_too_old_for_the_runtime_is_named_with_the_minimum) {
+    char out[ERR_LEN] = "";
+    cr_assert_eq(device_driver_too_old(12040, 13000, "550.54.15", out, sizeof(out)), 1);
+    cr_expect(strstr(out, "too old") && strstr(out, "CUDA 13.0 runtime"), "%s", out);
+    cr_expect(strstr(out, "R580") && strstr(out, "580.65.06"), "%s", out);
+    cr_expect(strstr(out, "driver 550.54.15 (CUDA 12.4)"), "%s", out);
+    cr_assert_eq(device_driver_too_old(12080, 13000, "", out, sizeof(out)), 1);
+    cr_expect(strstr(out, "CUDA 12.8 (its release not known)"), "%s", out);
+    out[0] = '\0';
+    cr_expect_eq(device_driver_too_old(0, 13000, "", out, sizeof(out)), 0, "no driver: another reason");
+    cr_expect_eq(device_driver_too_old(13000, 13000, "580.65.06", out, sizeof(out)), 0);
+    cr_expect_eq(device_driver_too_old(13020, 13000, "580.95.05", out, sizeof(out)), 0);
+    cr_expect_str_eq(out, "", "nothing written when it is not too old");
+}
+
 /* The error of a failed call starts with the call as written here, then
  * where: this file (from the repository's top) and this line. */
 Test(device, a_failing_call_names_its_own_text_and_line) {

@@ -81,6 +81,28 @@ Test(cli, serve_errors_are_short) {
     cr_assert(count_lines(out) <= 1, "%s", out);
 }
 
+/* --trusted-proxy takes networks and addresses; what is neither is refused
+ * before anything starts, with the value and the reason. */
+Test(cli, serve_refuses_a_trusted_proxy_that_is_no_network) {
+    static char out[16384];
+    static const struct {
+        const char *args, *why;
+    } bad[] = {
+        {"serve --trusted-proxy 10.244.0.0/33",
+         "--trusted-proxy 10.244.0.0/33: the prefix length must be a number from 0 to 32"},
+        {"serve --trusted-proxy=10.244.1.0/16", "did you mean 10.244.0.0/16?"},
+        {"serve --trusted-proxy proxy.local", "--trusted-proxy proxy.local: not an IPv4 or IPv6 address"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(run_binary(bad[i].args, out, sizeof out), 2, "%s: %s", bad[i].args, out);
+        cr_expect_not_null(strstr(out, bad[i].why), "%s: %s", bad[i].args, out);
+    }
+    run_binary("serve --help", out, sizeof out);
+    cr_expect_not_null(strstr(out, "--trusted-proxy NET"), "%s", out);
+    cr_expect_not_null(strstr(out, "--held-per-ip N"), "%s", out);
+    cr_expect_not_null(strstr(out, "--held-limit N"), "%s", out);
+}
+
 /* ---- exit statuses of a measurement ----------------------------------------
  * Reports planned by the real planner, with every row "measured" by hand
  * (no GPU): the gate (experiment_gate) and the exit status must treat a

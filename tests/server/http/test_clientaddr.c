@@ -1,7 +1,9 @@
 /* test_clientaddr.c -- who a request is counted as (server/http/clientaddr.h):
  * the peer unless it is a trusted proxy, else the rightmost X-Forwarded-For
  * hop that is not one, over every line of the header, and still the
- * rightmost hops when the header is longer than the room kept for it. */
+ * rightmost hops when the header is longer than the room kept for it;
+ * trusted proxies as networks (CIDR, IPv4 and IPv6) with clear errors for
+ * what is not one. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
@@ -9,9 +11,22 @@
 #include <string.h>
 #include <sys/un.h>
 
+#include "kernels/base/status.h"
 #include "server/http/clientaddr.h"
 
-static const char *const PROXIES[] = {"127.0.0.1", "::1", "10.0.0.5", NULL};
+static struct clientaddr_net PROXIES[8];
+static size_t nproxies;
+
+/* Parses `texts` into PROXIES (each must parse). */
+static void trust(const char *const *texts) {
+    char err[ERR_LEN];
+    for (nproxies = 0; texts[nproxies]; nproxies++)
+        cr_assert_eq(clientaddr_net_parse(texts[nproxies], &PROXIES[nproxies], err), 0, "%s: %s", texts[nproxies], err);
+}
+
+static void trust_default(void) { trust((const char *[]){"127.0.0.1", "::1", "10.0.0.5", NULL}); }
+
+TestSuite(clientaddr, .init = trust_default);
 
 /* The address counted for `peer` with X-Forwarded-For lines `lines`. */
 static const char *counted(const char *peer, const char *const *lines) {
@@ -19,7 +34,7 @@ static const char *counted(const char *peer, const char *const *lines) {
     struct clientaddr_xff x = {.n = 0};
     x.buf[0] = '\0';
     for (size_t i = 0; lines && lines[i]; i++) clientaddr_xff_add(&x, lines[i]);
-    clientaddr_forwarded(peer, PROXIES, 3, &x, out, sizeof out);
+    clientaddr_forwarded(peer, PROXIES, nproxies, &x, out, sizeof out);
     return out;
 }
 
@@ -97,4 +112,68 @@ Test(clientaddr, the_peer_as_text) {
     cr_expect_str_eq(out, "unknown");
     clientaddr_of(NULL, out, sizeof out);
     cr_expect_str_eq(out, "unknown");
+}
+
+Test(clientaddr, a_trusted_network_covers_its_whole_range) {
+    trust((const char *[]){"10.244.0.0/16", "fd00::/8", "192.0.2.128/25", NULL});
+    cr_expect_str_eq(counted("10.244.3.7", (const char *[]){"198.51.100.1", NULL}), "198.51.100.1");
+    cr_expect_str_eq(counted("10.244.255.254", (const char *[]){"198.51.100.2", NULL}), "198.51.100.2");
+    cr_expect_str_eq(counted("10.245.0.1", (const char *[]){"198.51.100.3", NULL}), "10.245.0.1",
+                     "just outside the /16");
+    cr_expect_str_eq(counted("fd12:3456::9", (const char *[]){"2001:db8::5", NULL}), "2001:db8::5");
+    cr_expect_str_eq(counted("fe80::1", (const char *[]){"2001:db8::5", NULL}), "fe80::1", "outside fd00::/8");
+    cr_expect_str_eq(counted("192.0.2.200", (const char *[]){"198.51.100.4", NULL}), "198.51.100.4");
+    cr_expect_str_eq(counted("192.0.2.127", (const char *[]){"198.51.100.4", NULL}), "192.0.2.127", "below the /25");
+    cr_expect_str_eq(counted("10.244.3.7", (const char *[]){"198.51.100.9, 10.244.9.9", NULL}), "198.51.100.9",
+                     "a chain of proxies inside the range is looked through");
+}
+
+Test(clientaddr, ipv4_mapped_addresses_are_ipv4) {
+    trust((const char *[]){"10.244.0.0/16", NULL});
+    cr_expect_str_eq(counted("::ffff:10.244.1.2", (const char *[]){"198.51.100.1", NULL}), "198.51.100.1",
+                     "a dual-stack socket's view of a proxy in the range");
+    cr_expect_str_eq(counted("10.244.1.2", (const char *[]){"::ffff:198.51.100.7", NULL}), "198.51.100.7");
+    cr_expect_str_eq(counted("10.244.1.2", (const char *[]){"2001:DB8:0:0::1", NULL}), "2001:db8::1",
+                     "a hop is written in its usual form");
+    char out[CLIENTADDR_LEN];
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, "::ffff:192.0.2.44", &a6.sin6_addr);
+    clientaddr_of((struct sockaddr *)&a6, out, sizeof out);
+    cr_expect_str_eq(out, "192.0.2.44");
+    struct clientaddr_net n;
+    char err[ERR_LEN];
+    cr_assert_eq(clientaddr_net_parse("::ffff:10.0.0.0/104", &n, err), 0, "%s", err);
+    cr_expect(clientaddr_in_nets(&n, 1, "10.9.8.7", 8));
+    cr_expect(!clientaddr_in_nets(&n, 1, "11.0.0.1", 8));
+}
+
+Test(clientaddr, what_is_no_network_is_refused_with_the_reason) {
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"10.244.0.0/33", "prefix length must be a number from 0 to 32"},
+        {"fd00::/129", "from 0 to 128"},
+        {"10.244.0.0/", "prefix length"},
+        {"10.244.0.0/1x", "prefix length"},
+        {"10.244.0.0/-1", "prefix length"},
+        {"10.244.1.0/16", "did you mean 10.244.0.0/16?"},
+        {"fd00::1/8", "did you mean fd00::/8?"},
+        {"10.244.0.0.0/16", "not an IPv4 or IPv6 address"},
+        {"proxy.local", "not an IPv4 or IPv6 address"},
+        {"", "not an IPv4 or IPv6 address"},
+        {"::ffff:10.0.0.0/90", "from 96 to 128"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct clientaddr_net n;
+        char err[ERR_LEN] = "";
+        cr_expect_eq(clientaddr_net_parse(bad[i].text, &n, err), -1, "%s was taken", bad[i].text);
+        cr_expect(strstr(err, bad[i].why) != NULL, "%s: %s", bad[i].text, err);
+        cr_expect(strncmp(err, bad[i].text, strlen(bad[i].text)) == 0, "the error names the value: %s", err);
+    }
+    struct clientaddr_net n;
+    char err[ERR_LEN];
+    cr_expect_eq(clientaddr_net_parse("0.0.0.0/0", &n, err), 0, "%s", err);
+    cr_expect(clientaddr_in_nets(&n, 1, "203.0.113.5", 11), "/0 is every IPv4 address");
+    cr_expect(!clientaddr_in_nets(&n, 1, "2001:db8::1", 11), "but no IPv6 one");
+    cr_expect(!clientaddr_in_nets(&n, 1, "unknown", 7), "text that is no address is in no network");
 }

@@ -667,16 +667,16 @@ static void *evicted_stream_main(void *arg) {
     int fd = dial(e->host);
     if (fd < 0) return NULL;
     char req[256];
-    int n = snprintf(req, sizeof req,
-                     "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n",
-                     e->id);
+    int n =
+        snprintf(req, sizeof req,
+                 "GET /jobs/%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: text/event-stream\r\n\r\n", e->id);
     e->out = exchange(fd, req, (size_t)n, 10000);
     close(fd);
     return NULL;
 }
 
 Test(hostile, streams_on_evicted_jobs_end_and_the_server_stays_up, .fini = stop, .timeout = 90) {
-    static const char *const args[] = {"--rate-limit", "0",  "--keep-jobs", "1", "--queue", "64",
+    static const char *const args[] = {"--rate-limit",   "0",  "--keep-jobs", "1", "--queue", "64",
                                        "--per-ip-limit", "64", "--cache-ttl", "0", NULL};
     start(args);
     enum { ROUNDS = 6, STREAMS = 16 };
@@ -751,4 +751,364 @@ Test(hostile, shutdown_with_suspended_requests_exits_cleanly, .timeout = 60) {
     cr_expect(sr.out && strstr(sr.out, "event: failed"), "the stream did not see the job fail:\n%s", sr.out);
     free(sr.out);
     unlink(srv.log);
+}
+
+/* ---- held requests ---------------------------------------------------------- */
+
+/* A job that runs until its deadline: something to hold requests on. */
+static const char *hanging_job(void) { return submit("{\"part\": 1, \"iterations\": 1111, \"budget_ms\": 100}"); }
+
+/* Sends a GET /jobs/{id} on `fd`: a long-poll (wait=30) or an event
+ * stream, with `extra` header lines (may be NULL). */
+static int send_hold(int fd, const char *id, int stream, const char *extra) {
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET /jobs/%s%s HTTP/1.1\r\nHost: x\r\n%s%s\r\n", id, stream ? "" : "?wait=30",
+                     stream ? "Accept: text/event-stream\r\n" : "", extra ? extra : "");
+    return send(fd, req, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -1;
+}
+
+/* An attacker: `per_addr` held requests from each of 127.0.0.`first` ..
+ * `first + addrs - 1`, each asked again 100 ms after it is answered (a
+ * long-poll's answer, a stream's end) or closed, until `stop`. */
+struct holders {
+    unsigned first, addrs, per_addr;
+    int stream;
+    const char *id;
+    volatile int stop;
+    unsigned long answered, dialed;
+    pthread_t t;
+};
+
+static void *holders_main(void *arg) {
+    struct holders *h = arg;
+    enum { MAX = 400 };
+    int fd[MAX];
+    double again[MAX];
+    unsigned n = h->addrs * h->per_addr < MAX ? h->addrs * h->per_addr : MAX;
+    for (unsigned i = 0; i < n; i++) fd[i] = -1, again[i] = 0;
+    while (!h->stop) {
+        double now = now_ms();
+        struct pollfd p[MAX];
+        for (unsigned i = 0; i < n; i++) {
+            if (fd[i] < 0 && now >= again[i]) {
+                fd[i] = dial(h->first + i / h->per_addr);
+                h->dialed++;
+                if (fd[i] >= 0 && send_hold(fd[i], h->id, h->stream, NULL) < 0) close(fd[i]), fd[i] = -1;
+                if (fd[i] < 0) again[i] = now + 100;
+            }
+            p[i] = (struct pollfd){.fd = fd[i], .events = POLLIN};
+        }
+        if (poll(p, n, 20) <= 0) continue;
+        for (unsigned i = 0; i < n; i++) {
+            if (fd[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buf[8192];
+            ssize_t got = recv(fd[i], buf, sizeof buf - 1, MSG_DONTWAIT);
+            if (got > 0) buf[got] = '\0';
+            /* A long-poll's answer, or the end of a chunked stream. */
+            int done = got <= 0 || !h->stream || strstr(buf, "\r\n0\r\n\r\n") != NULL;
+            if (got > 0 && done) h->answered++;
+            if (done) {
+                close(fd[i]);
+                fd[i] = -1;
+                again[i] = now_ms() + 100;
+            }
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (fd[i] >= 0) close(fd[i]);
+    return NULL;
+}
+
+/* Probes /healthz from 127.0.0.`host` every 100 ms for `seconds`: how many
+ * failed, and the slowest answer. */
+static unsigned probe_failures(unsigned host, double seconds, unsigned *probes, double *worst) {
+    unsigned failed = 0;
+    *probes = 0;
+    *worst = 0;
+    double until = now_ms() + seconds * 1000;
+    while (now_ms() < until) {
+        double ms = 0;
+        if (healthz_from(host, &ms) != 200) failed++;
+        if (ms > *worst) *worst = ms;
+        (*probes)++;
+        usleep(100 * 1000);
+    }
+    return failed;
+}
+
+/* Five addresses each keep 16 long-polls (then 16 streams) on one running
+ * job, against a table of 64: 80 held requests would fill it. Held
+ * requests are bounded per address and in all, the oldest answering first,
+ * so a newcomer from a sixth address is served every time. */
+static void many_addresses_hold(int stream) {
+    static const char *const args[] = {
+        "--rate-limit", "0", "--conn-limit", "64", "--per-ip-limit", "16", "--job-deadline-ms", "6000", NULL};
+    start(args);
+    struct holders h = {.first = 2, .addrs = 5, .per_addr = 16, .stream = stream, .id = hanging_job()};
+    cr_assert_eq(pthread_create(&h.t, NULL, holders_main, &h), 0);
+    usleep(700 * 1000);
+    unsigned probes = 0;
+    double worst = 0;
+    unsigned failed = probe_failures(9, 3, &probes, &worst);
+    h.stop = 1;
+    pthread_join(h.t, NULL);
+    cr_log_info("%s: %u of %u probes failed (slowest %.0f ms); %lu answered early, %lu dials",
+                stream ? "streams" : "long-polls", failed, probes, worst, h.answered, h.dialed);
+    cr_expect_eq(failed, 0, "%u of %u /healthz probes failed while 5 addresses held %s", failed, probes,
+                 stream ? "streams" : "long-polls");
+    cr_expect_lt(worst, 1500, "the slowest probe took %.0f ms", worst);
+    cr_expect_gt(h.answered, 0, "no held request was ever answered early");
+}
+
+Test(hostile, held_long_polls_from_many_addresses_never_starve_a_newcomer, .fini = stop, .timeout = 60) {
+    many_addresses_hold(0);
+}
+
+Test(hostile, held_streams_from_many_addresses_never_starve_a_newcomer, .fini = stop, .timeout = 60) {
+    many_addresses_hold(1);
+}
+
+/* An address's whole share (8) of long-polls, then of streams, opened and
+ * dropped after 0.3 s: the server notices the hang-ups while the requests
+ * are suspended, so the address is answered again at once (not when the
+ * wait or the stream's keep-alive would have written next). */
+Test(hostile, hung_up_held_requests_free_their_address_at_once, .fini = stop, .timeout = 90) {
+    static const char *const args[] = {"--rate-limit", "0", "--per-ip-limit", "8", "--job-deadline-ms", "5000", NULL};
+    start(args);
+    const char *id = hanging_job();
+    for (int stream = 0; stream < 2; stream++) {
+        int fds[8];
+        for (int i = 0; i < 8; i++) {
+            fds[i] = dial(2);
+            cr_assert_geq(fds[i], 0);
+            cr_assert_eq(send_hold(fds[i], id, stream, NULL), 0);
+        }
+        usleep(300 * 1000);
+        cr_expect_neq(healthz_from(2, NULL), 200, "the address's share is not in use: the test shows nothing");
+        for (int i = 0; i < 8; i++) close(fds[i]);
+        double t0 = now_ms(), took = -1;
+        while (now_ms() - t0 < 5000) {
+            if (healthz_from(2, NULL) == 200) {
+                took = now_ms() - t0;
+                break;
+            }
+            usleep(50 * 1000);
+        }
+        cr_log_info("%s: the address was answered again after %.0f ms", stream ? "streams" : "long-polls", took);
+        cr_expect(took >= 0 && took < 2000, "%s: 8 dropped requests locked their address out for %.0f ms",
+                  stream ? "streams" : "long-polls", took < 0 ? 5000 : took);
+        usleep(300 * 1000);
+    }
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "GET", "/metrics", NULL, NULL, 0, &r), 0);
+    cr_expect(strstr(r.body, "dv_http_held_requests 0\n"), "held requests left counted:\n%s", r.body);
+    cr_expect(strstr(r.body, "dv_http_connections_closed_total{reason=\"hangup\"} 16\n"), "hang-ups:\n%s", r.body);
+    helper_response_free(&r);
+}
+
+/* Streams past the per-address bound: the oldest two send their current
+ * state once more and end (the contract's "ask again"), the rest stay. */
+Test(hostile, released_streams_send_their_state_and_end, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit", "0", "--job-deadline-ms", "5000", NULL};
+    start(args);
+    const char *id = hanging_job();
+    int fds[10];
+    for (int i = 0; i < 10; i++) {
+        fds[i] = dial(3);
+        cr_assert_geq(fds[i], 0);
+        cr_assert_eq(send_hold(fds[i], id, 1, NULL), 0);
+        usleep(30 * 1000); /* in order: the first two are the oldest */
+    }
+    unsigned ended = 0;
+    for (int i = 0; i < 10; i++) {
+        char *out = exchange(fds[i], "", 0, i < 2 ? 1000 : 100);
+        int end = out && strstr(out, "\r\n0\r\n\r\n") != NULL;
+        const char *first = out ? strstr(out, "event: running\n") : NULL;
+        if (i < 2) {
+            cr_expect(end, "stream %d (among the oldest) did not end:\n%s", i, out ? out : "");
+            cr_expect(first && strstr(first + 1, "event: running\n"), "stream %d ended without its current state:\n%s",
+                      i, out ? out : "");
+        } else {
+            cr_expect(!end, "stream %d (within the bound) ended:\n%s", i, out ? out : "");
+        }
+        ended += end;
+        free(out);
+        close(fds[i]);
+    }
+    cr_expect_eq(ended, 2);
+}
+
+/* A trusted proxy (all its connections from one address) in front of many
+ * clients: each client has its own share of connections and of held
+ * requests, counted by X-Forwarded-For; the proxy's address is no one's
+ * limit. Proxies given as networks, IPv4 and IPv6. */
+Test(hostile, a_trusted_proxys_clients_each_have_their_own_share, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {
+        "--per-ip-limit", "12", "--trusted-proxy", "127.0.0.8/29", "--trusted-proxy", "fd00::/8", "--job-deadline-ms",
+        "5000",           NULL};
+    start(args);
+    const char *id = hanging_job();
+    int fds[12];
+    for (int i = 0; i < 12; i++) {
+        fds[i] = dial(9);
+        cr_assert_geq(fds[i], 0);
+        cr_assert_eq(send_hold(fds[i], id, 0, "X-Forwarded-For: 10.1.1.1\r\n"), 0);
+        usleep(20 * 1000);
+    }
+    usleep(300 * 1000);
+    /* Another client through the same proxy is served. */
+    int fd = dial(10);
+    cr_assert_geq(fd, 0);
+    const char *req = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Forwarded-For: 10.1.1.2\r\n\r\n";
+    char *resp = exchange(fd, req, strlen(req), 3000);
+    close(fd);
+    cr_expect_eq(status_of(resp), 200, "another client behind the proxy: %.200s", resp ? resp : "");
+    free(resp);
+    /* The first client holds 8 (the per-address bound): its 4 oldest answered. */
+    unsigned answered = 0;
+    for (int i = 0; i < 12; i++) {
+        char *out = exchange(fds[i], "", 0, 100);
+        if (status_of(out) == 200) {
+            answered++;
+            cr_expect(i < 4, "long-poll %d answered, not one of the oldest", i);
+            cr_expect(strstr(out, "\"state\":\"running\""), "%s", out);
+        }
+        free(out);
+        close(fds[i]);
+    }
+    cr_expect_eq(answered, 4, "%u of the client's 12 long-polls answered early", answered);
+}
+
+/* Behind a trusted proxy, a client past its share of connections is told
+ * so (429, closed) while the proxy's other clients go on. */
+Test(hostile, a_proxied_client_past_its_share_gets_429, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {
+        "--rate-limit", "0", "--per-ip-limit", "4", "--trusted-proxy", "127.0.0.9", "--job-deadline-ms", "4000", NULL};
+    start(args);
+    const char *id = hanging_job();
+    int fds[4];
+    for (int i = 0; i < 4; i++) { /* the client's four: in requests */
+        fds[i] = dial(9);
+        cr_assert_geq(fds[i], 0);
+        cr_assert_eq(send_hold(fds[i], id, 0, "X-Forwarded-For: 10.1.1.1\r\n"), 0);
+    }
+    usleep(200 * 1000);
+    static const struct {
+        const char *who;
+        int want;
+    } cases[] = {{"10.1.1.1", 429}, {"10.1.1.2", 200}};
+    for (size_t c = 0; c < 2; c++) {
+        int fd = dial(9);
+        cr_assert_geq(fd, 0);
+        char req[256];
+        int n = snprintf(req, sizeof req,
+                         "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: %s\r\nConnection: close\r\n\r\n",
+                         cases[c].who);
+        char *resp = exchange(fd, req, (size_t)n, 3000);
+        cr_expect_eq(status_of(resp), cases[c].want, "%s: %.300s", cases[c].who, resp ? resp : "");
+        if (cases[c].want == 429) cr_expect(resp && strstr(resp, "Retry-After: 1"), "%s", resp);
+        free(resp);
+        close(fd);
+    }
+    for (int i = 0; i < 4; i++) close(fds[i]);
+}
+
+/* A full table whose every connection is a held request: a newcomer
+ * releases the oldest one (answered with its state, then closed). */
+Test(hostile, held_requests_give_way_when_the_table_is_full, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit",
+                                       "0",
+                                       "--conn-limit",
+                                       "16",
+                                       "--per-ip-limit",
+                                       "16",
+                                       "--held-per-ip",
+                                       "16",
+                                       "--held-limit",
+                                       "16",
+                                       "--job-deadline-ms",
+                                       "5000",
+                                       NULL};
+    start(args);
+    const char *id = hanging_job();
+    int fds[16];
+    for (int i = 0; i < 16; i++) {
+        fds[i] = dial(2);
+        cr_assert_geq(fds[i], 0);
+        cr_assert_eq(send_hold(fds[i], id, 0, NULL), 0);
+        usleep(20 * 1000);
+    }
+    usleep(300 * 1000);
+    double ms = 0;
+    cr_expect_eq(healthz_from(3, &ms), 200, "a newcomer to a table full of held requests");
+    cr_expect_lt(ms, 1000);
+    char *out = exchange(fds[0], "", 0, 2000); /* the oldest: answered, then closed */
+    cr_expect_eq(status_of(out), 200, "%s", out ? out : "");
+    cr_expect(out && strstr(out, "\"state\":\"running\""), "%s", out ? out : "");
+    cr_expect(out && strcasestr(out, "Connection: close"), "%s", out ? out : "");
+    free(out);
+    for (int i = 1; i < 16; i++) {
+        out = exchange(fds[i], "", 0, 50);
+        cr_expect_eq(status_of(out), -1, "long-poll %d answered too: %s", i, out);
+        free(out);
+    }
+    for (int i = 0; i < 16; i++) close(fds[i]);
+}
+
+/* ---- the queue's answers ----------------------------------------------------- */
+
+/* A full queue behind a job that runs until its 10 s deadline (after a
+ * quick one): Retry-After says when a place is likely, not 1 s. */
+Test(hostile, a_full_queue_says_when_to_retry, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit", "0", "--queue", "1", "--job-deadline-ms", "10000", NULL};
+    start(args);
+    json_t *done = helper_wait_job(srv.port, submit("{\"part\": 1, \"budget_ms\": 101}"), 10000);
+    cr_assert_not_null(done);
+    json_decref(done);
+    hanging_job();
+    usleep(300 * 1000);                          /* it runs */
+    submit("{\"part\": 1, \"budget_ms\": 102}"); /* waits: the queue is full */
+    struct helper_response r;
+    const char *b = "{\"part\": 1, \"budget_ms\": 103}";
+    cr_assert_eq(helper_request(srv.port, "POST", "/measure", NULL, b, strlen(b), &r), 0);
+    cr_assert_eq(r.status, 429, "%s", r.body);
+    char ra[16];
+    cr_assert_not_null(helper_header(&r, "Retry-After", ra, sizeof ra));
+    cr_expect(atoi(ra) >= 8 && atoi(ra) <= 10, "Retry-After: %s with the running job's deadline 9+ s away", ra);
+    helper_response_free(&r);
+}
+
+/* A cached answer's location names the job that made the result; pushed
+ * out of the finished table (--keep-jobs 2, two failures after it), it
+ * still answers. */
+Test(hostile, a_cached_answers_location_answers, .fini = stop, .timeout = 30) {
+    static const char *const args[] = {"--rate-limit", "0", "--keep-jobs", "2", NULL};
+    start(args);
+    const char *body = "{\"part\": 1, \"budget_ms\": 111}";
+    json_t *j = helper_wait_job(srv.port, submit(body), 10000);
+    cr_assert_not_null(j);
+    json_decref(j);
+    for (int i = 0; i < 2; i++) { /* correctness-gate failures: not cached */
+        char b[96];
+        snprintf(b, sizeof b, "{\"part\": 1, \"iterations\": 5555, \"budget_ms\": %d}", 120 + i);
+        j = helper_wait_job(srv.port, submit(b), 10000);
+        cr_assert_not_null(j);
+        cr_assert_str_eq(json_string_value(json_object_get(j, "state")), "failed");
+        json_decref(j);
+    }
+    int st = 0;
+    json_t *c = post_json("/measure", body, &st);
+    cr_assert_eq(st, 200);
+    cr_assert(json_is_true(json_object_get(c, "cached")));
+    const char *loc = json_string_value(json_object_get(c, "location"));
+    cr_assert_not_null(loc);
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "GET", loc, NULL, NULL, 0, &r), 0);
+    cr_expect_eq(r.status, 200, "the cached answer's location %s answered %d: %s", loc, r.status, r.body);
+    json_t *g = helper_json(&r);
+    cr_expect_str_eq(json_string_value(json_object_get(g, "state")), "done");
+    cr_expect(json_is_object(json_object_get(g, "document")), "%s", r.body);
+    json_decref(g);
+    helper_response_free(&r);
+    json_decref(c);
 }

@@ -124,8 +124,8 @@ Test(http, healthz_metrics_and_device) {
     cr_assert(strstr(m, "dv_queue_depth 0\n"));
     cr_assert(strstr(m, "dv_worker_restarts_total 0\n"));
     cr_assert(strstr(m, "dv_gpu_busy_seconds_total "));
-    cr_assert(strstr(m, "dv_http_requests_total{route=\"/healthz\",status=\"200\"} 1\n"), "%s", m);
-    cr_assert(strstr(m, "dv_http_requests_total{route=\"/readyz\",status=\"200\"}"), "%s", m);
+    cr_assert(strstr(m, "dv_http_requests_total{route=\"/healthz\",status=\"200\",status_class=\"2xx\"} 1\n"), "%s", m);
+    cr_assert(strstr(m, "dv_http_requests_total{route=\"/readyz\",status=\"200\",status_class=\"2xx\"}"), "%s", m);
     free(m);
     cr_assert_eq(helper_server_stop(&srv, 5000), 0);
 }
@@ -282,7 +282,7 @@ Test(http, measure_queues_then_done_then_cached) {
     char *m = metrics();
     cr_assert(strstr(m, "dv_jobs_total{outcome=\"done\"} 1\n"), "%s", m);
     cr_assert(strstr(m, "dv_jobs_total{outcome=\"cached\"} 1\n"), "%s", m);
-    cr_assert(strstr(m, "dv_http_requests_total{route=\"/measure\",status=\"202\"} 1\n"), "%s", m);
+    cr_assert(strstr(m, "dv_http_requests_total{route=\"/measure\",status=\"202\",status_class=\"2xx\"} 1\n"), "%s", m);
     free(m);
 }
 
@@ -613,8 +613,8 @@ Test(http, unknown_path_404_wrong_method_405) {
     cr_assert_eq(req("POST", "/healthz", NULL, "{}", &r, NULL), 405);
     helper_response_free(&r);
     char *m = metrics();
-    cr_assert(strstr(m, "dv_http_requests_total{route=\"other\",status=\"404\"} 1\n"), "%s", m);
-    cr_assert(strstr(m, "dv_http_requests_total{route=\"other\",status=\"405\"} 3\n"), "%s", m);
+    cr_assert(strstr(m, "dv_http_requests_total{route=\"other\",status=\"404\",status_class=\"4xx\"} 1\n"), "%s", m);
+    cr_assert(strstr(m, "dv_http_requests_total{route=\"other\",status=\"405\",status_class=\"4xx\"} 3\n"), "%s", m);
     free(m);
 }
 

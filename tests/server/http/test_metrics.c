@@ -1,6 +1,7 @@
 /* test_metrics.c -- the exposition on its own: a service with a real queue,
  * an unstarted worker supervisor and an HTTP front that never listens, fed
- * through the observers: cumulative buckets, per-route histograms, 429s of
+ * through the observers: cumulative buckets, per-route histograms split by
+ * status class, 429s of
  * measure routes counted as rejected (and only those), queue wait and run
  * time, the freshness gauge per GPU, escaped label values. */
 #define _GNU_SOURCE
@@ -55,15 +56,56 @@ Test(metrics, request_histograms_are_cumulative_per_route) {
     char *t = metrics_text(m);
     cr_assert_not_null(t);
     cr_assert(has_line(t, "# TYPE dv_http_request_duration_seconds histogram"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"0.0005\"} 1"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"0.0025\"} 1"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"0.005\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"2.5\"} 2"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",le=\"+Inf\"} 3"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/healthz\"} 3"), "%s", t);
-    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\"} 1"), "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0005\"} 1"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.0025\"} 1"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"0.005\"} 2"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"2.5\"} 2"),
+        "%s", t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/healthz\",status_class=\"2xx\",le=\"+Inf\"} 3"),
+        "%s", t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/healthz\",status_class=\"2xx\"} 3"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 1"), "%s",
+              t);
     cr_assert_not_null(strstr(t, "\ndivergence_build_info{version=\""), "%s", t);
     free(t);
+}
+
+Test(metrics, each_status_class_has_its_own_histogram) {
+    metrics_observe_request(m, "/measure", 202, 0.002);
+    metrics_observe_request(m, "/measure", 429, 0.0001);
+    metrics_observe_request(m, "/measure", 400, 0.0001);
+    metrics_observe_request(m, "/measure", 503, 2.0);
+    metrics_observe_request(m, "/", 304, 0.0001);
+    metrics_observe_request(m, "/measure", 201, 0.003);
+    char *t = metrics_text(m);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"2xx\"} 2"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"4xx\"} 2"), "%s",
+              t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/measure\",status_class=\"5xx\"} 1"), "%s",
+              t);
+    cr_assert(
+        has_line(t, "dv_http_request_duration_seconds_bucket{route=\"/measure\",status_class=\"5xx\",le=\"1\"} 0"),
+        "the slow 503 is not among the quick answers: %s", t);
+    cr_assert(has_line(t, "dv_http_request_duration_seconds_count{route=\"/\",status_class=\"3xx\"} 1"), "%s", t);
+    cr_assert_null(strstr(t, "dv_http_request_duration_seconds_count{route=\"/measure\"}"), "an unsplit series: %s", t);
+    free(t);
+    cr_expect_str_eq(http_status_class(200), "2xx");
+    cr_expect_str_eq(http_status_class(308), "3xx");
+    cr_expect_str_eq(http_status_class(499), "4xx");
+    cr_expect_str_eq(http_status_class(599), "5xx");
+    cr_expect_str_eq(http_status_class(101), "1xx");
+    cr_expect_str_eq(http_status_class(600), "other");
+    cr_expect_str_eq(http_status_class(-1), "other");
 }
 
 Test(metrics, only_measure_routes_429s_are_rejected_jobs) {

@@ -1,6 +1,8 @@
 /* test_jobq.c -- the job queue on its own: FIFO order, the bound, positions,
- * the finished-job bound, the result cache and its TTL, joining identical
- * jobs, callbacks, closing, and its return codes. */
+ * the finished-job bound, the result cache and its TTL (and the job id a
+ * cached answer names, still answerable), joining identical jobs,
+ * callbacks, closing, watchers woken by their own job only, the Retry-After
+ * estimate, and its return codes. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -346,4 +348,180 @@ Test(jobq, full_and_closed_are_codes_of_their_own) {
     cr_expect_eq(rc, DV_ECLOSED, "a closed queue answers DV_ECLOSED, got %d", rc);
     cr_expect(rc != DV_ESTICKY && rc != DV_ENOGPU && rc != DV_EFULL, "closed is a code of its own");
     cr_expect(strstr(err, "shutting down"), "%s", err);
+}
+
+/* A cached answer names the job that made the result; that job may have
+ * been pushed out of the finished table by later jobs (failures are not
+ * cached, so the cache keeps entries the table has dropped). Its id must
+ * still answer, done, with the same document. */
+Test(jobq, the_job_a_cache_entry_names_still_answers) {
+    q = jobq_create(4, 2, 600, err);
+    char a[JOBQ_ID_LEN], other[JOBQ_ID_LEN], hit[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push("{\"n\":1}", "key-a", a, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{\"doc\":\"a\"}", 4.5, 0, NULL, NULL);
+    for (int i = 0; i < 2; i++) { /* two failures push `a` out of the table */
+        cr_assert_eq(push("{}", NULL, other, &pos), 0);
+        cr_assert_eq(jobq_pop(q, 0, &j), 1);
+        jobq_finish(q, j, 0, NULL, 0, DV_ERR, "crash", "worker crashed");
+    }
+    char *doc = NULL;
+    double age = -1;
+    cr_assert_eq(jobq_cache_lookup(q, "key-a", &doc, &age, hit), 1);
+    cr_assert_str_eq(hit, a);
+    free(doc);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, a, &v), 0, "the id a cached answer names answers 404");
+    cr_assert_eq(v.state, JOB_DONE);
+    cr_assert_str_eq(v.id, a);
+    cr_assert_str_eq(v.document, "{\"doc\":\"a\"}");
+    cr_assert_float_eq(v.gpu_time_ms, 4.5, 1e-12);
+    cr_assert_gt(v.finished, 0);
+    cr_assert_geq(v.finished, v.started);
+    free(v.document);
+}
+
+static int wakes[4];
+static void count_wake(void *ctx) { wakes[(long)ctx]++; }
+
+/* A watcher hears of its own job only: when it starts and when it ends,
+ * and (asked for) when it moves up the queue; other jobs' events wake no
+ * one else. */
+Test(jobq, watchers_wake_for_their_own_job_only) {
+    q = jobq_create(4, 8, 60, err);
+    memset(wakes, 0, sizeof wakes);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN], c[JOBQ_ID_LEN];
+    unsigned pos;
+    cr_assert_eq(push("{\"n\":1}", NULL, a, &pos), 0);
+    cr_assert_eq(push("{\"n\":2}", NULL, b, &pos), 0);
+    cr_assert_eq(push("{\"n\":3}", NULL, c, &pos), 0);
+    struct jobq_watch *wa = jobq_watch(q, a, 0, count_wake, (void *)0);
+    struct jobq_watch *wb = jobq_watch(q, b, 0, count_wake, (void *)1);
+    struct jobq_watch *wc = jobq_watch(q, c, JOBQ_WATCH_POSITION, count_wake, (void *)2);
+    cr_assert(wa && wb && wc);
+    cr_assert_eq(wakes[0] + wakes[1] + wakes[2], 0, "a watch on a waiting job fires only on its events");
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1); /* a runs; b and c move up */
+    cr_expect_eq(wakes[0], 1, "a started");
+    cr_expect_eq(wakes[1], 0, "b moved up, but its watcher did not ask for positions");
+    cr_expect_eq(wakes[2], 1, "c moved up and asked for positions");
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    cr_expect_eq(wakes[0], 2, "a finished");
+    cr_expect_eq(wakes[1], 0, "a's end is not b's event");
+    cr_expect_eq(wakes[2], 1, "nor c's");
+    char d[JOBQ_ID_LEN];
+    cr_assert_eq(push("{\"n\":4}", NULL, d, &pos), 0);
+    cr_expect_eq(wakes[1] + wakes[2], 0 + 1, "a newcomer at the tail moves no one");
+    cr_assert_eq(jobq_pop(q, 0, &j), 1); /* b runs; c moves up */
+    cr_expect_eq(wakes[1], 1);
+    cr_expect_eq(wakes[2], 2);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    cr_expect_eq(wakes[1], 2);
+    cr_expect_eq(wakes[0], 2, "a's watcher hears nothing more once a has ended");
+    jobq_unwatch(q, wa);
+    jobq_unwatch(q, wb);
+    jobq_unwatch(q, wc);
+}
+
+/* Watching a job that has already ended (or is unknown) fires at once, so
+ * a caller that looked at the state just before cannot miss the end and
+ * wait out its whole timeout. */
+Test(jobq, a_watch_on_an_ended_job_fires_at_once) {
+    q = jobq_create(4, 8, 60, err);
+    memset(wakes, 0, sizeof wakes);
+    char a[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push("{}", NULL, a, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    struct jobq_watch *w = jobq_watch(q, a, 0, count_wake, (void *)0);
+    cr_assert_not_null(w);
+    cr_expect_eq(wakes[0], 1);
+    struct jobq_watch *u = jobq_watch(q, "00000000000000000000000000000000", 0, count_wake, (void *)1);
+    cr_expect_eq(wakes[1], 1);
+    jobq_unwatch(q, w);
+    jobq_unwatch(q, u);
+}
+
+/* A watch outlives its job: the job evicted under it, then unwatched. */
+Test(jobq, a_watch_outlives_its_evicted_job) {
+    q = jobq_create(4, 1, 60, err);
+    memset(wakes, 0, sizeof wakes);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push("{}", NULL, a, &pos), 0);
+    struct jobq_watch *w = jobq_watch(q, a, JOBQ_WATCH_POSITION, count_wake, (void *)0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    cr_assert_eq(push("{}", NULL, b, &pos), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL); /* evicts a */
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, a, &v), -1);
+    cr_expect_eq(wakes[0], 2);
+    jobq_unwatch(q, w); /* ASan: no use of the freed job */
+}
+
+/* Retry-After for a full queue: a place opens when the running job ends.
+ * Quick jobs before it and one that has now run past them (a long or a
+ * hanging one): only its deadline bounds it, so the answer is about the
+ * deadline left, not the mean of the quick ones (which said 1 s). */
+Test(jobq, retry_after_follows_the_running_job) {
+    q = jobq_create(1, 8, 60, err);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_expect_eq(jobq_retry_after_s(q), 5, "nothing has run, nothing runs");
+    struct jobq_submit quick = {.request = "{}", .deadline_ms = 20000};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
+        cr_assert_eq(jobq_pop(q, 0, &j), 1);
+        jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    }
+    cr_expect_eq(jobq_retry_after_s(q), 1, "idle after quick runs: at least 1 s");
+    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1); /* runs, and runs long */
+    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), DV_EFULL);
+    usleep(50 * 1000); /* past the quick runs' mean */
+    unsigned ra = jobq_retry_after_s(q);
+    cr_expect(ra >= 19 && ra <= 20, "Retry-After %u s with 20 s of deadline left", ra);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+}
+
+Test(jobq, retry_after_with_no_history_is_the_deadline_left) {
+    q = jobq_create(1, 8, 60, err);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    struct jobq_submit sub = {.request = "{}", .deadline_ms = 20000};
+    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    unsigned ra = jobq_retry_after_s(q);
+    cr_expect(ra >= 19 && ra <= 20, "Retry-After %u s", ra);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+}
+
+/* A run that is on schedule: the mean's remainder. */
+Test(jobq, retry_after_on_schedule_is_the_mean_remainder) {
+    q = jobq_create(1, 8, 60, err);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    struct jobq_submit sub = {.request = "{}", .deadline_ms = 60000};
+    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    usleep(1500 * 1000); /* one run of 1.5 s */
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    unsigned ra = jobq_retry_after_s(q);
+    cr_expect(ra >= 1 && ra <= 2, "Retry-After %u s for a 1.5 s run just begun (deadline 60 s)", ra);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
 }
