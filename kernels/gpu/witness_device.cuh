@@ -86,16 +86,20 @@ template <> struct witness_recorder<true> {
     }
 
     /* The run this lane's warp is in at the top of path `p` (a constant at
-     * every call, so the kept masks and counts stay in registers). */
+     * every call, so the kept masks and counts stay in registers). Lanes of
+     * one run may have kept different masks and part ways here; they leave
+     * together, as they came, so that the kernel goes on as the timed one
+     * does. */
     __device__ __forceinline__ void hit(unsigned p) {
         const unsigned m = __activemask();
         if (m == mask[p]) {
             runs[p]++;
-            return;
+        } else {
+            flush(p);
+            mask[p] = m;
+            runs[p] = 1u;
         }
-        flush(p);
-        mask[p] = m;
-        runs[p] = 1u;
+        __syncwarp(m);
     }
 
     __device__ __forceinline__ void end(struct dv_witness_block *out) {
