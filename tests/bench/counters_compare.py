@@ -7,7 +7,10 @@ cases, each in a process of its own, and sets the hardware counters of every
 row side by side: the raw counts must be identical and the derived figures
 (lanes per instruction, uniform branch share, warp efficiency, divergent
 branches per block, warp instructions per FMA, instructions against the
-baseline, `predicated`, the verdict) equal to the last printed digit. The
+baseline, `predicated`, the verdict) equal to the last digit the service
+prints (lanes per instruction to two decimals, where the transcript and the
+widget print one; the largest relative difference of each figure is printed
+beside the table). The
 cases are the built-ins (Part 1 and Part 2), the scenario suite and custom
 predicates on 2D blocks, partial warps and blockIdx.x-dependent ones.
 
@@ -48,7 +51,7 @@ COUNTS = [("divergent branch targets", "smsp__sass_branch_targets_threads_diverg
           ("warp instructions", "smsp__inst_executed.sum"),
           ("FFMA threads", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")]
 FIGURES = [("uniform %", "smsp__sass_average_branch_targets_threads_uniform.pct", "%.6g"),
-           ("lanes/instr", "smsp__thread_inst_executed_per_inst_executed.ratio", "%.6g"),
+           ("lanes/instr", "smsp__thread_inst_executed_per_inst_executed.ratio", "%.2f"),
            ("warp efficiency", "warp_execution_efficiency", "%.4f"),
            ("divergent/block", "divergent_branches_per_block", "%.2f"),
            ("model split", "model_split_warps_per_block", "%.4g"),
@@ -86,6 +89,7 @@ def main():
     times = ["| case | counter pass host ms before | after | witness host ms before | after |", "|---|---|---|---|---|"]
     rows = counts = figures = differ = 0
     missing = []
+    worst = {}  # figure: (largest relative difference, where)
     for name, args in CASES:
         before, after = (measure(b, args, e) for b, e in zip((a.before, a.after), envs))
         for label, d in (("before", before), ("after", after)):
@@ -104,9 +108,14 @@ def main():
                     for _, key in COUNTS:
                         counts += 1
                         same &= cb.get(key) == ca.get(key)
-                    for _, key, fmt in FIGURES:
+                    for label, key, fmt in FIGURES:
                         figures += 1
                         same &= text(fmt, cb.get(key)) == text(fmt, ca.get(key))
+                        vb, va = cb.get(key), ca.get(key)
+                        if isinstance(vb, (int, float)) and isinstance(va, (int, float)) and vb:
+                            rel = abs(va / vb - 1)
+                            if rel > worst.get(label, (0, ""))[0]:
+                                worst[label] = (rel, f"{name} {t_a['id']}/{r_a['name']}: {vb!r} / {va!r}")
                     figures += 2
                     same &= cb.get("predicated") == ca.get("predicated") and cb.get("verdict") == ca.get("verdict")
                 rows += 1
@@ -127,8 +136,10 @@ def main():
                         if text(fmt, cb.get(key)) != text(fmt, ca.get(key)):
                             lines.append(f"|  |  |  | {label}: {cb.get(key)!r} / {ca.get(key)!r} |  |  |  |  |  |  |")
     out = "\n".join(lines) + "\n\n" + (
-        f"{rows} rows: {counts} counts and {figures} derived figures and verdicts compared; {differ} rows differ\n\n"
-        + "\n".join(times) + "\n")
+        f"{rows} rows: {counts} counts and {figures} derived figures and verdicts compared; {differ} rows differ\n"
+        + "".join(f"largest relative difference of {label}: {100 * r:.4f}% ({where})\n"
+                  for label, (r, where) in sorted(worst.items()))
+        + "\n" + "\n".join(times) + "\n")
     if missing:
         out += "\nno counters: " + "; ".join(missing) + "\n"
     print(out)
