@@ -12,6 +12,10 @@
  * CUPTI says every pass is submitted, DecodeData, and
  * cuptiProfilerHostEvaluateToGpuValues per range.
  *
+ * Every metric is a sum over the blocks launched (so a part's value scales
+ * by its weight); the two ratios the document reports are made of them
+ * here, for every row alike.
+ *
  * Every entry point is resolved with dlsym from the loaded library, so the
  * binary has no link-time dependency on CUPTI; a build without the headers
  * (DV_HAVE_CUPTI undefined) compiles the stubs at the bottom.
@@ -63,53 +67,35 @@ void counters_explain(int result, const char *text, const char *what, char *reas
 #include <dlfcn.h>
 #include <unistd.h>
 
-/* The metric set, in the order CUPTI evaluates it. */
-enum {
-    M_DIVERGENT,
-    M_TARGETS,
-    M_UNIFORM,
-    M_UNIFORM_PCT,
-    M_FFMA,
-    M_INST,
-    M_THREAD_INST,
-    M_THREADS_PER_INST,
-    COUNTERS_NMETRICS
-};
-static const char *const metric_names[COUNTERS_NMETRICS] = {
-    [M_DIVERGENT] = "smsp__sass_branch_targets_threads_divergent.sum",
-    [M_TARGETS] = "smsp__sass_branch_targets.sum",
-    [M_UNIFORM] = "smsp__sass_branch_targets_threads_uniform.sum",
-    [M_UNIFORM_PCT] = "smsp__sass_average_branch_targets_threads_uniform.pct",
-    [M_FFMA] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    [M_INST] = "smsp__inst_executed.sum",
-    [M_THREAD_INST] = "smsp__thread_inst_executed.sum",
-    [M_THREADS_PER_INST] = "smsp__thread_inst_executed_per_inst_executed.ratio",
-};
-/* A per-block sum (scaled by a part's weight), or a ratio (not). */
-static const unsigned char metric_is_sum[COUNTERS_NMETRICS] = {
-    [M_DIVERGENT] = 1, [M_TARGETS] = 1, [M_UNIFORM] = 1, [M_FFMA] = 1, [M_INST] = 1, [M_THREAD_INST] = 1,
-};
+/* The sums the pass reads, by slot. */
+enum { M_DIVERGENT, M_TARGETS, M_UNIFORM, M_FFMA, M_INST, M_THREAD_INST, COUNTERS_NMETRICS };
 
-/* The metrics a pass collects, by their slot above: all of them, or for
- * the pass before (kernel replay, whole grids, ratios straight from CUPTI)
- * the six it collected, in its order. */
-struct metric_set {
-    unsigned n;
-    unsigned slot[COUNTERS_NMETRICS];
-    const char *names[COUNTERS_NMETRICS];
+/* The two sets (counters.h): the branch and FFMA counts are software-patched
+ * in both; the instruction counts are patched in one (one pass in all) and
+ * the hardware's in the other (a pass of their own). */
+static const char *const metric_names[2][COUNTERS_NMETRICS] = {
+    [COUNTERS_SET_PATCHED] =
+        {
+            [M_DIVERGENT] = "smsp__sass_branch_targets_threads_divergent.sum",
+            [M_TARGETS] = "smsp__sass_branch_targets.sum",
+            [M_UNIFORM] = "smsp__sass_branch_targets_threads_uniform.sum",
+            [M_FFMA] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            [M_INST] = "smsp__sass_inst_executed.sum",
+            [M_THREAD_INST] = "smsp__sass_thread_inst_executed.sum",
+        },
+    [COUNTERS_SET_HARDWARE] =
+        {
+            [M_DIVERGENT] = "smsp__sass_branch_targets_threads_divergent.sum",
+            [M_TARGETS] = "smsp__sass_branch_targets.sum",
+            [M_UNIFORM] = "smsp__sass_branch_targets_threads_uniform.sum",
+            [M_FFMA] = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            [M_INST] = "smsp__inst_executed.sum",
+            [M_THREAD_INST] = "smsp__thread_inst_executed.sum",
+        },
 };
-
-static void metric_set_of(int kernel_replay, struct metric_set *s) {
-    static const unsigned before[] = {M_DIVERGENT, M_TARGETS, M_UNIFORM_PCT, M_THREADS_PER_INST, M_INST, M_FFMA};
-    s->n = kernel_replay ? sizeof before / sizeof before[0] : COUNTERS_NMETRICS;
-    for (unsigned k = 0; k < s->n; k++) {
-        s->slot[k] = kernel_replay ? before[k] : k;
-        s->names[k] = metric_names[s->slot[k]];
-    }
-}
 
 #define COUNTERS_MAX_RANGES (TESTIMONY_GRID_PARTS * DV_MAX_ROWS)
-#define COUNTERS_MAX_PASSES 8 /* the set takes two; more says CUPTI misbehaves */
+#define COUNTERS_MAX_PASSES 8 /* the sets take one and two; more says CUPTI misbehaves */
 
 #define CUPTI_FNS(X)                                                                                                   \
     X(cuptiGetResultString)                                                                                            \
@@ -145,12 +131,11 @@ static struct {
 #undef DECLARE
 } api;
 
-enum counters_replay { REPLAY_USER, REPLAY_USER_AUTO, REPLAY_KERNEL };
-
 struct counters {
-    enum counters_replay replay;
+    enum counters_set set;
     int full_grid;
-    struct metric_set set;
+    const char *const *names; /* metric_names[set] */
+    unsigned passes;          /* the last session's */
     int initialized; /* cuptiProfilerInitialize succeeded, not yet undone */
     int ready;       /* everything below is built for (device, ctx)       */
     int broken;      /* a pass failed: rebuild before the next use        */
@@ -276,21 +261,20 @@ static int load_api(char *reason) {
 
 /* The pass the environment asks for (counters.h). */
 static int read_env(struct counters *c, char *reason) {
-    const char *r = getenv("DV_COUNTERS_REPLAY"), *g = getenv("DV_COUNTERS_GRID");
-    if (!r || !r[0] || strcmp(r, "user") == 0) c->replay = REPLAY_USER;
-    else if (strcmp(r, "user-auto") == 0) c->replay = REPLAY_USER_AUTO;
-    else if (strcmp(r, "kernel") == 0) c->replay = REPLAY_KERNEL;
+    const char *m = getenv("DV_COUNTERS_SET"), *g = getenv("DV_COUNTERS_GRID");
+    if (!m || !m[0] || strcmp(m, "patched") == 0) c->set = COUNTERS_SET_PATCHED;
+    else if (strcmp(m, "hardware") == 0) c->set = COUNTERS_SET_HARDWARE;
     else {
-        dv_seterr(reason, "counters: DV_COUNTERS_REPLAY=%.64s is not user, user-auto or kernel", r);
+        dv_seterr(reason, "counters: DV_COUNTERS_SET=%.64s is not patched or hardware", m);
         return -1;
     }
-    if (!g || !g[0] || strcmp(g, "reduced") == 0) c->full_grid = c->replay == REPLAY_KERNEL;
+    if (!g || !g[0] || strcmp(g, "reduced") == 0) c->full_grid = 0;
     else if (strcmp(g, "full") == 0) c->full_grid = 1;
     else {
         dv_seterr(reason, "counters: DV_COUNTERS_GRID=%.64s is not reduced or full", g);
         return -1;
     }
-    metric_set_of(c->replay == REPLAY_KERNEL, &c->set);
+    c->names = metric_names[c->set];
     return 0;
 }
 
@@ -324,8 +308,8 @@ static int build_images(struct counters *c, int device, char *reason) {
     CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
                                                           CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     am.pHostObject = c->host;
-    am.ppMetricNames = c->set.names;
-    am.numMetrics = c->set.n;
+    am.ppMetricNames = (const char **)c->names;
+    am.numMetrics = COUNTERS_NMETRICS;
     if (CUPTI_CALL(api.cuptiProfilerHostConfigAddMetrics(&am), reason)) return -1;
     CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
                                                             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
@@ -341,19 +325,13 @@ static int build_images(struct counters *c, int device, char *reason) {
     return CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason) ? -1 : 0;
 }
 
-/* Enables (`on`) or disables the range profiler on the context. */
-static int enable_set(struct counters *c, int on, char *reason) {
-    if (on) {
-        CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-        en.ctx = (CUcontext)c->ctx;
-        if (CUPTI_CALL(api.cuptiRangeProfilerEnable(&en), reason)) return -1;
-        c->obj = en.pRangeProfilerObject;
-        return 0;
-    }
-    CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    d.pRangeProfilerObject = c->obj;
-    c->obj = NULL;
-    return CUPTI_CALL(api.cuptiRangeProfilerDisable(&d), reason) ? -1 : 0;
+/* Enables the range profiler on the context. */
+static int enable(struct counters *c, char *reason) {
+    CUpti_RangeProfiler_Enable_Params en = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = (CUcontext)c->ctx;
+    if (CUPTI_CALL(api.cuptiRangeProfilerEnable(&en), reason)) return -1;
+    c->obj = en.pRangeProfilerObject;
+    return 0;
 }
 
 /* A counter data image for `ranges` ranges of the enabled profiler. */
@@ -361,8 +339,8 @@ static int size_data(struct counters *c, size_t ranges, char *reason) {
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = c->obj;
-    ds.pMetricNames = c->set.names;
-    ds.numMetrics = c->set.n;
+    ds.pMetricNames = (const char **)c->names;
+    ds.numMetrics = COUNTERS_NMETRICS;
     ds.maxNumOfRanges = ranges;
     ds.maxNumRangeTreeNodes = (uint32_t)ranges;
     if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
@@ -372,12 +350,9 @@ static int size_data(struct counters *c, size_t ranges, char *reason) {
 }
 
 /* The range profiler enabled on the context, and a counter data image for
- * COUNTERS_MAX_RANGES ranges. The pass before enabled it for each table's
- * session, sized the image there and disabled it after (counters_profile()
- * does the same for it): nothing is built here for it. */
+ * COUNTERS_MAX_RANGES ranges. */
 static int build_target(struct counters *c, char *reason) {
-    if (c->replay == REPLAY_KERNEL) return 0;
-    if (enable_set(c, 1, reason) != 0) return -1;
+    if (enable(c, reason) != 0) return -1;
     c->cold = 1;
     return size_data(c, COUNTERS_MAX_RANGES, reason);
 }
@@ -423,6 +398,12 @@ void counters_invalidate(struct counters *c) {
 }
 
 int counters_lost(const struct counters *c) { return c && c->lost; }
+
+enum counters_set counters_set_of(const struct counters *c) { return c->set; }
+
+int counters_alongside(const struct counters *c) { return c && c->set == COUNTERS_SET_PATCHED; }
+
+unsigned counters_passes(const struct counters *c) { return c ? c->passes : 0; }
 
 double counters_take_start_ms(struct counters *c) {
     if (!c) return 0;
@@ -503,8 +484,8 @@ static int session_begin(struct counters *c, unsigned nranges, char *reason) {
     sc.pConfig = c->config;
     sc.counterDataImageSize = c->data_size;
     sc.pCounterDataImage = c->data;
-    sc.range = c->replay == REPLAY_USER ? CUPTI_UserRange : CUPTI_AutoRange;
-    sc.replayMode = c->replay == REPLAY_KERNEL ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    sc.range = CUPTI_UserRange;
+    sc.replayMode = CUPTI_UserReplay;
     sc.maxRangesPerPass = nranges;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
@@ -513,7 +494,7 @@ static int session_begin(struct counters *c, unsigned nranges, char *reason) {
     return CUPTI_CALL(api.cuptiRangeProfilerSetConfig(&sc), reason);
 }
 
-/* The launches of one pass, each in its own range with user ranges. */
+/* The launches of one pass, each in its own range. */
 static int pass_launches(struct counters *c, const struct range *rg, unsigned n, const struct counters_launch *l,
                          char *reason) {
     for (unsigned i = 0; i < n; i++) {
@@ -522,14 +503,12 @@ static int pass_launches(struct counters *c, const struct range *rg, unsigned n,
         CUpti_RangeProfiler_PushRange_Params pr = {.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
         pr.pRangeProfilerObject = c->obj;
         pr.pRangeName = name;
-        if (c->replay == REPLAY_USER && CUPTI_CALL(api.cuptiRangeProfilerPushRange(&pr), reason))
-            return COUNTERS_REFUSED;
+        if (CUPTI_CALL(api.cuptiRangeProfilerPushRange(&pr), reason)) return COUNTERS_REFUSED;
         int rc = l->launch(l->ctx, rg[i].row, rg[i].blocks, reason);
         if (rc != 0) return rc;
         CUpti_RangeProfiler_PopRange_Params pp = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         pp.pRangeProfilerObject = c->obj;
-        if (c->replay == REPLAY_USER && CUPTI_CALL(api.cuptiRangeProfilerPopRange(&pp), reason))
-            return COUNTERS_REFUSED;
+        if (CUPTI_CALL(api.cuptiRangeProfilerPopRange(&pp), reason)) return COUNTERS_REFUSED;
     }
     return l->wait ? l->wait(l->ctx, reason) : DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
 }
@@ -564,7 +543,6 @@ static int pass_run(struct counters *c, const struct range *rg, unsigned n, cons
 /* Decodes the session and evaluates every range into values[range]; a sum
  * CUPTI has no value for is a failure (a pass it did not collect). */
 static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMETRICS], char *reason) {
-    struct metric_set *set = &c->set;
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = c->obj;
     if (CUPTI_CALL(api.cuptiRangeProfilerDecodeData(&dd), reason)) return COUNTERS_REFUSED;
@@ -584,38 +562,29 @@ static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMET
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
-        double got[COUNTERS_NMETRICS];
         ev.rangeIndex = i;
-        ev.ppMetricNames = set->names;
-        ev.numMetrics = set->n;
-        ev.pMetricValues = got;
+        ev.ppMetricNames = (const char **)c->names;
+        ev.numMetrics = COUNTERS_NMETRICS;
+        ev.pMetricValues = values[i];
         if (CUPTI_CALL(api.cuptiProfilerHostEvaluateToGpuValues(&ev), reason)) return COUNTERS_REFUSED;
-        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) values[i][m] = NAN; /* a slot the set has not */
-        for (unsigned k = 0; k < set->n; k++) {
-            const unsigned m = set->slot[k];
-            values[i][m] = got[k];
-            if (metric_is_sum[m] && !(isfinite(got[k]) && got[k] >= 0)) {
-                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", metric_names[m], i, n, got[k]);
+        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++)
+            if (!(isfinite(values[i][m]) && values[i][m] >= 0)) {
+                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", c->names[m], i, n, values[i][m]);
                 return COUNTERS_REFUSED;
             }
-        }
     }
     return 0;
 }
 
-/* Each row's counters from its ranges: sums scaled by the parts' weights;
- * the ratios CUPTI's own for a one-range row, else from the scaled sums. */
+/* Each row's counters from its ranges: sums scaled by the parts' weights,
+ * the ratios made of the scaled sums. */
 static void combine(const struct range *rg, unsigned n, double values[][COUNTERS_NMETRICS], unsigned nrows,
                     struct dv_counters *out) {
     for (unsigned r = 0; r < nrows; r++) {
         double sum[COUNTERS_NMETRICS] = {0};
-        unsigned parts = 0, last = 0;
-        for (unsigned i = 0; i < n; i++) {
-            if (rg[i].row != r) continue;
-            for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) sum[m] += rg[i].weight * values[i][m];
-            parts++;
-            last = i;
-        }
+        for (unsigned i = 0; i < n; i++)
+            if (rg[i].row == r)
+                for (unsigned m = 0; m < COUNTERS_NMETRICS; m++) sum[m] += rg[i].weight * values[i][m];
         struct dv_counters *o = &out[r];
         memset(o, 0, sizeof *o);
         o->present = 1;
@@ -623,13 +592,8 @@ static void combine(const struct range *rg, unsigned n, double values[][COUNTERS
         o->branch_targets = sum[M_TARGETS];
         o->ffma_threads = sum[M_FFMA];
         o->inst_executed = sum[M_INST];
-        if (parts == 1) {
-            o->branch_uniform_pct = values[last][M_UNIFORM_PCT];
-            o->threads_per_inst = values[last][M_THREADS_PER_INST];
-        } else {
-            o->branch_uniform_pct = sum[M_TARGETS] > 0 ? 100.0 * sum[M_UNIFORM] / sum[M_TARGETS] : NAN;
-            o->threads_per_inst = sum[M_INST] > 0 ? sum[M_THREAD_INST] / sum[M_INST] : NAN;
-        }
+        o->branch_uniform_pct = sum[M_TARGETS] > 0 ? 100.0 * sum[M_UNIFORM] / sum[M_TARGETS] : NAN;
+        o->threads_per_inst = sum[M_INST] > 0 ? sum[M_THREAD_INST] / sum[M_INST] : NAN;
     }
 }
 
@@ -645,21 +609,15 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
         return COUNTERS_REFUSED;
     }
     if ((rc = plan_ranges(c, nrows, grids, ranges, &nranges, reason)) != 0) return rc;
-    if (c->replay == REPLAY_KERNEL && (enable_set(c, 1, reason) != 0 || size_data(c, nranges, reason) != 0)) {
-        if (c->obj) enable_set(c, 0, NULL);
-        c->broken = 1;
-        return COUNTERS_REFUSED;
-    }
     rc = session_begin(c, nranges, reason);
-    for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++)
+    c->passes = 0;
+    for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++, c->passes++)
         rc = pass_run(c, ranges, nranges, l, &all, reason);
     if (rc == 0 && !all) {
         dv_seterr(reason, "CUPTI: %d passes did not collect the metric set", COUNTERS_MAX_PASSES);
         rc = COUNTERS_REFUSED;
     }
     if (rc == 0) rc = collect(c, nranges, values, reason);
-    if (c->replay == REPLAY_KERNEL && rc != DV_ESTICKY && enable_set(c, 0, rc ? NULL : reason) != 0 && rc == 0)
-        rc = COUNTERS_REFUSED;
     if (rc == 0) combine(ranges, nranges, values, nrows, out);
     if (rc == DV_ESTICKY) c->lost = 1;
     if (rc != 0) c->broken = 1;
@@ -681,6 +639,21 @@ void counters_free(struct counters *c) { free(c); }
 void counters_invalidate(struct counters *c) { (void)c; }
 
 int counters_lost(const struct counters *c) {
+    (void)c;
+    return 0;
+}
+
+enum counters_set counters_set_of(const struct counters *c) {
+    (void)c;
+    return COUNTERS_SET_PATCHED;
+}
+
+int counters_alongside(const struct counters *c) {
+    (void)c;
+    return 0;
+}
+
+unsigned counters_passes(const struct counters *c) {
     (void)c;
     return 0;
 }

@@ -22,17 +22,33 @@
  * stand for its grid (model/testimony.h's struct testimony_grid: one block
  * for a predicate that does not read blockIdx.x, one period of blocks for
  * one that does, the whole grid otherwise) and its sums are scaled by the
- * parts' weights, which is exact; ratios come from CUPTI for a one-part row
- * and from the scaled sums for a two-part one.
+ * parts' weights, which is exact; the ratios are made of the scaled sums.
  *
- * The metric set is the one the document reports (api/report_dump.c names
- * the fields after them) plus the two sums its ratios are made of. The
- * software-patched smsp__sass_* metrics (divergent branch targets, branch
- * targets, the uniform ones, thread-level FFMAs) have no hardware
- * counterpart: the FMA pipe's count also holds the IMADs of the index
- * arithmetic. CUPTI collects them in a pass of their own, so the set takes
- * two passes: the hardware pass costs a launch of the reduced grid, the
- * patched pass (tens to hundreds of times slower per block) the same grid.
+ * The metric set is what the document reports (api/report_dump.c names the
+ * fields): divergent branch targets, branch targets, uniform ones, thread-
+ * level FFMAs, warp instructions and thread instructions, all sums; the
+ * uniform share and the lanes per instruction are made of them. The first
+ * four have no hardware counter (only software patching tells a divergent
+ * branch, and the FMA pipe's count also holds the IMADs of the index
+ * arithmetic), so every set patches the kernels' SASS (tens to hundreds of
+ * times slower per block: hence the reduced grids). Two sets, chosen with
+ * DV_COUNTERS_SET (read at each rebuild):
+ *   patched   (the default) the instruction counts patched too, so the set
+ *             is one pass: smsp__sass_inst_executed.sum and
+ *             smsp__sass_thread_inst_executed.sum. On an H200 they are the
+ *             hardware's warp instructions to the instruction on every row
+ *             compared; the thread instructions of a loop whose threads
+ *             leave it at different trips run a few hundredths of a percent
+ *             under the hardware's (equal at the digits the service prints).
+ *             A pass of the hardware counters costs about 5 ms per table
+ *             there, far more than counting every instruction instead of the
+ *             FFMAs and branches only adds to the patched launches;
+ *   hardware  smsp__inst_executed.sum and smsp__thread_inst_executed.sum
+ *             from the hardware counters, in a second pass (the pass this
+ *             service used before made the same counts so).
+ * Only the patched set counts nothing the kernels do not run patched, so
+ * only it may be started while unpatched kernels queued before it are still
+ * running (counters_alongside()).
  *
  * A failure of any CUPTI call, a value CUPTI does not give, or a launch that
  * fails inside the pass leaves every row of the table without counters
@@ -40,14 +56,8 @@
  * next counters_prepare(); a sticky CUDA error marks it lost (no CUPTI or
  * CUDA call follows: the process must end).
  *
- * Two environment variables select another pass, to compare with (they are
- * read at each rebuild): DV_COUNTERS_REPLAY=kernel is the pass this service
- * used before, as it ran: the six metrics the document names, the range
- * profiler enabled for each table's session (the counter data image sized
- * there) and disabled after, CUPTI replaying each launch itself with one
- * automatic range per launch, every row on its whole grid; =user-auto is
- * user replay with automatic ranges, =user the default. DV_COUNTERS_GRID=full
- * launches every row on its whole grid (=reduced the default).
+ * DV_COUNTERS_GRID=full launches every row on its whole grid (=reduced, the
+ * default, on the blocks that stand for it), to compare with.
  *
  * One thread uses a struct counters; the CUDA context it was prepared on
  * must be current whenever it is used.
@@ -85,6 +95,20 @@ void counters_invalidate(struct counters *c);
 /* 1 after a sticky CUDA error inside a pass: `c` makes no CUPTI call again
  * (counters_prepare() refuses) and the process must not touch CUDA. */
 int counters_lost(const struct counters *c);
+
+/* The two metric sets (see the top of this file). */
+enum counters_set { COUNTERS_SET_PATCHED, COUNTERS_SET_HARDWARE };
+
+/* The set `c` (prepared) collects. */
+enum counters_set counters_set_of(const struct counters *c);
+
+/* 1 when a pass of `c` may begin while kernels that are not profiled, queued
+ * on the default stream before it, are still running: its set counts only
+ * what runs patched inside its ranges (the patched set). 0 for NULL. */
+int counters_alongside(const struct counters *c);
+
+/* The passes the last counters_profile() of `c` ran (0 before any). */
+unsigned counters_passes(const struct counters *c);
 
 /* The host time of the range profiler's first Start after it was enabled,
  * when a pass since the last call made it (0 otherwise), then 0: starting

@@ -130,13 +130,12 @@ __device__ __forceinline__ float chain_b(float x, unsigned iterations) {
 
 /* One step of the Part 2 loop: the branch on phase k. */
 template <bool WITNESS>
-__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, struct dv_witness_block *ws, unsigned tid,
-                                              unsigned tpb) {
+__device__ __forceinline__ float periter_step(float x, int mode, unsigned k, witness_recorder<WITNESS> &rec) {
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, k)) {
-        witness_hit<WITNESS>(ws, 0u, tid, tpb);
+        rec.hit(0u);
         x = fmaf(x, DV_MUL_A, DV_ADD_A);
     } else {
-        witness_hit<WITNESS>(ws, 1u, tid, tpb);
+        rec.hit(1u);
         x = fmaf(x, DV_MUL_B, DV_ADD_B);
     }
     return x;
@@ -154,18 +153,17 @@ __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ o
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u)) {
-        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        rec.hit(0u);
         if constexpr (as_written(ITERS)) {
             for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
         } else {
             x = chain_a<ITERS>(x, iterations);
         }
     } else {
-        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        rec.hit(1u);
         if constexpr (as_written(ITERS)) {
             for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
         } else {
@@ -173,7 +171,7 @@ __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ o
         }
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 template <unsigned ITERS, bool WITNESS>
@@ -183,19 +181,18 @@ __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ 
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     const bool path_a = (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
     if (path_a) {
-        witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+        rec.hit(0u);
         if constexpr (as_written(ITERS)) {
             for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
         } else {
             x = chain_a<ITERS>(x, iterations);
         }
     } else {
-        witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+        rec.hit(1u);
         if constexpr (as_written(ITERS)) {
             for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
         } else {
@@ -203,7 +200,7 @@ __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ 
         }
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 template <unsigned ITERS, bool WITNESS>
@@ -212,16 +209,16 @@ __global__ void mixNoBranch(const float *__restrict__ in, float *__restrict__ ou
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
-    witness_hit<WITNESS>(&ws, 0u, tid, blockDim.x * blockDim.y);
+    rec.hit(0u);
     if constexpr (as_written(ITERS)) {
         for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
     } else {
         x = chain_a<ITERS>(x, iterations);
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 template <unsigned ITERS, bool WITNESS>
@@ -230,24 +227,23 @@ __global__ void mixBranchPerIteration(const float *__restrict__ in, float *__res
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
     /* Compile-time: the lesson's loop as written (nvcc's own unrolling, or
      * DV_LESSON_UNROLL). Runtime: unrolled 16 deep, so that the loop counter
      * costs a small share and the difference from the no-branch row is the
      * branch. */
     if constexpr (ITERS != 0 && DV_LESSON_UNROLL == 0) {
-        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, rec);
     } else if constexpr (ITERS != 0) {
 #pragma unroll(kLessonStepUnroll)
-        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, &ws, tid, tpb);
+        for (int k = 0; k < (int)ITERS; ++k) x = periter_step<WITNESS>(x, mode, (unsigned)k, rec);
     } else {
 #pragma unroll 16
-        for (unsigned k = 0; k < iterations; ++k) x = periter_step<WITNESS>(x, mode, k, &ws, tid, tpb);
+        for (unsigned k = 0; k < iterations; ++k) x = periter_step<WITNESS>(x, mode, k, rec);
     }
     if (i < n) out[i] = x;
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 __global__ void clockSpin(long long cycles, long long *out) {

@@ -33,6 +33,7 @@ struct table_ctx {
     struct dv_launch base;
     float *out[DV_MAX_ROWS];
     uint32_t *d_mask[DV_MAX_ROWS];
+    struct witness_pass *pending; /* a witness the counter pass waits for before its first launch */
 };
 
 /* Row `row`'s launch on the first `blocks` blocks of its grid: the timed
@@ -53,13 +54,12 @@ static int launch_row(void *vctx, unsigned row, char *err) {
     return launch(c, row, c->base.blocks, NULL, err);
 }
 
+/* A launch of the counter pass, which first waits for a witness still
+ * running (witness_settle() waits once). */
 static int launch_counted(void *vctx, unsigned row, unsigned blocks, char *err) {
-    return launch(vctx, row, blocks, NULL, err);
-}
-
-static int launch_witness(void *vctx, unsigned row, struct dv_witness_block *d_rec, char *err) {
     const struct table_ctx *c = vctx;
-    return launch(c, row, c->base.blocks, d_rec, err);
+    int rc = c->pending ? witness_settle(c->pending, err) : 0;
+    return rc != 0 ? rc : launch(c, row, blocks, NULL, err);
 }
 
 /* The host mask of a row at phase 0, of the predicate its kernel evaluates
@@ -72,25 +72,32 @@ static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g,
     return m;
 }
 
-/* The witness pass: one untimed witness launch per row, its record copied
- * back once into the session's buffer while the CPU builds the model's,
- * then compared with it block by block. */
-static int witness_table(struct session *s, const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
-                         const struct dv_geometry *g, const uint32_t *const *masks, char *err) {
-    struct dv_witness_block *d_rec, *seen, *exp;
-    int rc = session_witness(s, g->blocks, &d_rec, &seen, &exp, err);
-    for (unsigned i = 0; rc == 0 && i < t->nrows; i++) {
-        struct dv_row *row = &t->rows[i];
-        if ((rc = witness_enqueue(g->blocks, launch_witness, c, i, d_rec, seen, err)) != 0) break;
-        if (testimony_expect_lesson(row, g, r->config.iterations, masks[i], exp, err) != 0) {
-            if (witness_wait(err) == DV_ESTICKY) return DV_ESTICKY;
-            return DV_ERR;
-        }
-        if ((rc = witness_wait(err)) != 0) break;
-        testimony_observe(seen, exp, g->blocks, row->warps_per_block,
-                          experiment_row_evaluations(row, r->config.iterations), &row->observed);
-    }
-    return rc;
+/* The witness pass of a table (gpu/witness.h): each row's witness
+ * instantiation on the whole grid, its record against the model's. */
+struct lesson_witness {
+    const struct table_ctx *c;
+    const struct dv_report *r;
+    struct dv_table *t;
+    const struct dv_geometry *g;
+    const uint32_t *const *masks;
+};
+
+static int witness_launch(void *p, unsigned row, struct dv_witness_block *d_rec, char *err) {
+    const struct lesson_witness *x = p;
+    return launch(x->c, row, x->c->base.blocks, d_rec, err);
+}
+
+static int witness_expect(void *p, unsigned row, struct dv_witness_block *exp, char *err) {
+    const struct lesson_witness *x = p;
+    return testimony_expect_lesson(&x->t->rows[row], x->g, x->r->config.iterations, x->masks[row], exp, err);
+}
+
+static void witness_observe(void *p, unsigned row, const struct dv_witness_block *seen,
+                            const struct dv_witness_block *exp) {
+    const struct lesson_witness *x = p;
+    struct dv_row *w = &x->t->rows[row];
+    testimony_observe(seen, exp, x->g->blocks, w->warps_per_block,
+                      experiment_row_evaluations(w, x->r->config.iterations), &w->observed);
 }
 
 static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
@@ -227,21 +234,11 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
     return 0;
 }
 
-/* The testimony of a measured table, after its timed samples: the witness
- * pass and the counter pass, each timed on the host into `tm`. The counter
- * pass counts each row on the blocks that stand for its grid (from the
- * row's phase-0 mask `masks[row]`); one that fails leaves the reason and
- * drops *cnt, so the remaining tables do not ask again. */
-static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
-                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
-                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    if (!o->no_witness) {
-        double t0 = timeutil_now_ms();
-        int rc = witness_table(s, r, t, c, g, masks, err);
-        tm->witness_ms += timeutil_now_ms() - t0;
-        if (rc != 0) return rc;
-    }
-    if (!*cnt) return 0;
+/* The counter pass of table `t`: each row counted on the blocks that stand
+ * for its grid (from the row's phase-0 mask `masks[row]`). */
+static int lesson_counters(const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
+                           const struct dv_geometry *g, const uint32_t *const *masks, struct dv_testimony *tm,
+                           struct counters **cnt, char *err) {
     unsigned evaluations[DV_MAX_ROWS];
     struct testimony_grid grids[DV_MAX_ROWS];
     const double t0 = timeutil_now_ms();
@@ -253,4 +250,43 @@ static int lesson_testimony(struct session *s, const struct dv_options *o, const
     const struct counters_launch l = {.launch = launch_counted, .ctx = c};
     counters_table(cnt, t, grids, &l, evaluations, tm);
     return 0;
+}
+
+/* The testimony of a measured table, after its timed samples: the witness
+ * pass and the counter pass, each timed on the host into `tm`. With a set
+ * that counts only what it patches (counters_alongside()), the counter pass
+ * sets itself up while the witness kernels run and waits for them before
+ * its first launch; that wait is the witness's time. A counter pass that
+ * fails leaves the reason and drops *cnt, so the remaining tables do not
+ * ask again. */
+static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
+                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
+    struct lesson_witness x = {c, r, t, g, masks};
+    const struct witness_rows rows = {t->nrows, g->blocks, witness_launch, witness_expect, witness_observe, &x};
+    struct witness_pass wp;
+    int rc = 0, counted = 0;
+    memset(&wp, 0, sizeof wp);
+    if (!o->no_witness) {
+        const double t0 = timeutil_now_ms();
+        rc = witness_start(s, &rows, &wp, err);
+        tm->witness_ms += timeutil_now_ms() - t0;
+        if (rc != 0) return rc;
+    }
+    if (*cnt && (o->no_witness || (wp.queued && counters_alongside(*cnt)))) {
+        c->pending = o->no_witness ? NULL : &wp;
+        rc = lesson_counters(r, t, c, g, masks, tm, cnt, err);
+        c->pending = NULL;
+        tm->counters_ms -= wp.settle_ms;
+        tm->witness_ms += wp.settle_ms;
+        if (rc != 0) return witness_settle(&wp, err) == DV_ESTICKY ? DV_ESTICKY : rc;
+        counted = 1;
+    }
+    if (!o->no_witness) {
+        const double t0 = timeutil_now_ms();
+        rc = witness_finish(&wp, err);
+        tm->witness_ms += timeutil_now_ms() - t0;
+        if (rc != 0) return rc;
+    }
+    return *cnt && !counted ? lesson_counters(r, t, c, g, masks, tm, cnt, err) : 0;
 }

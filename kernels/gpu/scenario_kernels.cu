@@ -66,15 +66,17 @@ __global__ void scenario_kway_kernel(const float *__restrict__ in, float *__rest
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         unsigned p = path[g];
-#define SCENARIO_CASE(P) \
-    case P: witness_hit<WITNESS>(&ws, 0u, tid, tpb); x = kway_path<P>(x, L.len[P] * chunks); break;
+#define SCENARIO_CASE(P)                                                                                               \
+    case P:                                                                                                            \
+        rec.hit(0u);                                                                                                   \
+        x = kway_path<P>(x, L.len[P] * chunks);                                                                        \
+        break;
         switch (p) {
             SCENARIO_CASE(0) SCENARIO_CASE(1) SCENARIO_CASE(2) SCENARIO_CASE(3)
             SCENARIO_CASE(4) SCENARIO_CASE(5) SCENARIO_CASE(6) SCENARIO_CASE(7)
@@ -89,7 +91,7 @@ __global__ void scenario_kway_kernel(const float *__restrict__ in, float *__rest
 #undef SCENARIO_CASE
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 template <unsigned CHUNKS, bool WITNESS>
@@ -99,16 +101,15 @@ __global__ void scenario_loop_kernel(const float *__restrict__ in, float *__rest
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned chunks = unit_chunks<CHUNKS>(chunks_per_unit);
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         unsigned t = trips[g];
 #pragma unroll 1
         for (unsigned i = 0; i < t; ++i) {
-            witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+            rec.hit(0u);
 #pragma unroll 1
             for (unsigned c = 0; c < chunks; ++c) {
 #pragma unroll
@@ -118,7 +119,7 @@ __global__ void scenario_loop_kernel(const float *__restrict__ in, float *__rest
         }
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 /* ROUNDS: rounds of 32 iterations as a compile-time constant, 0 = runtime. */
@@ -129,10 +130,9 @@ __global__ void scenario_short_kernel(const float *__restrict__ in, float *__res
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const unsigned long long g = thread_index(&tid);
-    const unsigned tpb = blockDim.x * blockDim.y;
     const unsigned rounds = ROUNDS ? ROUNDS : rounds_rt;
     if (!WITNESS && g >= n) return;
-    witness_begin<WITNESS>(&ws, tid, blockDim.x * blockDim.y);
+    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     if (g < n) {
         float x = in[g];
         uint32_t pat = pattern[g];
@@ -141,17 +141,17 @@ __global__ void scenario_short_kernel(const float *__restrict__ in, float *__res
 #pragma unroll
             for (unsigned k = 0; k < 32u; ++k) {
                 if ((pat >> k) & 1u) {
-                    witness_hit<WITNESS>(&ws, 0u, tid, tpb);
+                    rec.hit(0u);
                     x = scenario_short_side(x, 1u, L1);
                 } else {
-                    witness_hit<WITNESS>(&ws, 1u, tid, tpb);
+                    rec.hit(1u);
                     x = scenario_short_side(x, 0u, L0);
                 }
             }
         }
         out[g] = x;
     }
-    witness_end<WITNESS>(&ws, witness, tid, blockDim.x * blockDim.y);
+    rec.end(witness);
 }
 
 /* ---- launchers ---------------------------------------------------------

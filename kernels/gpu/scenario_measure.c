@@ -39,6 +39,7 @@ struct table_ctx {
     float *out[SCENARIO_MAX_ROWS];
     void *work[SCENARIO_MAX_ROWS];
     struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* the counter pass's, from the assignments */
+    struct witness_pass *pending;                   /* a witness the counter pass waits for before its first launch */
 };
 
 /* Row `row` on the first `blocks` blocks of the table's grid. */
@@ -60,53 +61,88 @@ static int launch_row(void *p, unsigned row, char *err) {
     return launch_any(c, row, c->blocks, NULL, err);
 }
 
+/* A launch of the counter pass, which first waits for a witness still
+ * running (witness_settle() waits once). */
 static int launch_counted(void *p, unsigned row, unsigned blocks, char *err) {
-    return launch_any(p, row, blocks, NULL, err);
+    struct table_ctx *c = p;
+    int rc = c->pending ? witness_settle(c->pending, err) : 0;
+    return rc != 0 ? rc : launch_any(c, row, blocks, NULL, err);
 }
 
-static int launch_witness(void *p, unsigned row, struct dv_witness_block *w, char *err) {
-    struct table_ctx *c = p;
+/* The witness pass of a scenario table (gpu/witness.h). `work` holds
+ * scratch for one row's assignment; the model's record is built on the
+ * blocks that stand for the grid (the period of the assignment, which the
+ * counter pass uses too) and repeated. */
+struct scenario_witness {
+    struct table_ctx *c;
+    const struct dv_options *o;
+    struct dv_table *t;
+    uint8_t *work;
+};
+
+static int witness_launch(void *p, unsigned row, struct dv_witness_block *w, char *err) {
+    struct table_ctx *c = ((struct scenario_witness *)p)->c;
     return launch_any(c, row, c->blocks, w, err);
 }
 
-/* The witness pass (as lesson_measure.c): each row's record copied back
- * into the session's buffer while the CPU builds the assignment and the
- * model's record. `work` holds scratch for one row's assignment. */
-static int scenario_witness(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
-                            uint8_t *work, char *err) {
+static int witness_expect(void *p, unsigned row, struct dv_witness_block *exp, char *err) {
+    const struct scenario_witness *x = p;
+    const struct table_ctx *c = x->c;
     const unsigned tpb = c->block_x * c->block_y;
-    struct dv_witness_block *d_rec, *seen, *exp;
-    int rc = session_witness(s, c->blocks, &d_rec, &seen, &exp, err);
-    for (unsigned r = 0; rc == 0 && r < c->s->nrows; r++) {
-        if ((rc = witness_enqueue(c->blocks, launch_witness, c, r, d_rec, seen, err)) != 0) break;
-        if (scenario_assign(c->s, c->s->rows[r].layout, c->blocks, tpb, work, err) != 0) {
-            if (witness_wait(err) == DV_ESTICKY) return DV_ESTICKY;
-            return DV_ERR;
-        }
-        testimony_expect_scenario(c->s, work, c->blocks, tpb, c->iters, exp);
-        if ((rc = witness_wait(err)) != 0) break;
-        testimony_observe(seen, exp, c->blocks, t->rows[r].warps_per_block, scenario_evaluations(c->s, o),
-                          &t->rows[r].observed);
-    }
-    return rc;
+    const struct testimony_grid *g = &c->grids[row];
+    const unsigned period = g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks : g->part_blocks[0];
+    if (scenario_assign(c->s, c->s->rows[row].layout, c->blocks, tpb, x->work, err) != 0) return -1;
+    testimony_expect_scenario(c->s, x->work, period, tpb, c->iters, exp);
+    testimony_repeat(exp, c->blocks, period);
+    return 0;
 }
 
-/* The testimony after the timed samples: witness, then counters (as
- * lesson_measure.c). */
+static void witness_observe(void *p, unsigned row, const struct dv_witness_block *seen,
+                            const struct dv_witness_block *exp) {
+    const struct scenario_witness *x = p;
+    testimony_observe(seen, exp, x->c->blocks, x->t->rows[row].warps_per_block, scenario_evaluations(x->c->s, x->o),
+                      &x->t->rows[row].observed);
+}
+
+static void scenario_counters(const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
+                              struct dv_testimony *tm, struct counters **cnt) {
+    unsigned evaluations[SCENARIO_MAX_ROWS];
+    for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
+    const struct counters_launch l = {.launch = launch_counted, .ctx = c};
+    counters_table(cnt, t, c->grids, &l, evaluations, tm);
+}
+
+/* The testimony after the timed samples: witness, then counters, the
+ * counter pass set up while the witness kernels run where its set allows
+ * (as lesson_measure.c). */
 static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
                               uint8_t *work, struct dv_testimony *tm, struct counters **cnt, char *err) {
+    struct scenario_witness x = {c, o, t, work};
+    const struct witness_rows rows = {c->s->nrows, c->blocks, witness_launch, witness_expect, witness_observe, &x};
+    struct witness_pass wp;
+    int rc = 0, counted = 0;
+    memset(&wp, 0, sizeof wp);
     if (!o->no_witness) {
-        double t0 = timeutil_now_ms();
-        int rc = scenario_witness(s, o, t, c, work, err);
+        const double t0 = timeutil_now_ms();
+        rc = witness_start(s, &rows, &wp, err);
         tm->witness_ms += timeutil_now_ms() - t0;
         if (rc != 0) return rc;
     }
-    if (*cnt) {
-        unsigned evaluations[SCENARIO_MAX_ROWS];
-        for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
-        const struct counters_launch l = {.launch = launch_counted, .ctx = c};
-        counters_table(cnt, t, c->grids, &l, evaluations, tm);
+    if (*cnt && (o->no_witness || (wp.queued && counters_alongside(*cnt)))) {
+        c->pending = o->no_witness ? NULL : &wp;
+        scenario_counters(o, t, c, tm, cnt);
+        c->pending = NULL;
+        tm->counters_ms -= wp.settle_ms;
+        tm->witness_ms += wp.settle_ms;
+        counted = 1;
     }
+    if (!o->no_witness) {
+        const double t0 = timeutil_now_ms();
+        rc = witness_finish(&wp, err);
+        tm->witness_ms += timeutil_now_ms() - t0;
+        if (rc != 0) return rc;
+    }
+    if (*cnt && !counted) scenario_counters(o, t, c, tm, cnt);
     return 0;
 }
 

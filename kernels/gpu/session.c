@@ -288,15 +288,15 @@ cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err) 
     return s->events[slot];
 }
 
-int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+int session_witness(struct session *s, unsigned records, struct dv_witness_block **dev, struct dv_witness_block **seen,
                     struct dv_witness_block **expected, char *err) {
-    if (blocks > s->witness_n) {
+    if (records > s->witness_n) {
         if (s->d_witness) cudaFree(s->d_witness);
         if (s->h_witness) cudaFreeHost(s->h_witness);
         free(s->e_witness);
         s->d_witness = s->h_witness = s->e_witness = NULL;
         s->witness_n = 0;
-        const size_t bytes = sizeof(struct dv_witness_block) * blocks;
+        const size_t bytes = sizeof(struct dv_witness_block) * records;
         int rc;
         if ((rc = DV_CUDA_CALL(cudaMalloc((void **)&s->d_witness, bytes), err)) != 0 ||
             (rc = DV_CUDA_CALL(cudaMallocHost((void **)&s->h_witness, bytes), err)) != 0) {
@@ -305,13 +305,13 @@ int session_witness(struct session *s, unsigned blocks, struct dv_witness_block 
             return rc;
         }
         if (!(s->e_witness = malloc(bytes))) {
-            dv_seterr(err, "witness: out of memory for %u blocks", blocks);
+            dv_seterr(err, "witness: out of memory for %u block records", records);
             cudaFree(s->d_witness);
             cudaFreeHost(s->h_witness);
             s->d_witness = s->h_witness = NULL;
             return DV_ERR;
         }
-        s->witness_n = blocks;
+        s->witness_n = records;
     }
     *dev = s->d_witness;
     *seen = s->h_witness;

@@ -88,11 +88,12 @@ long long *session_spin_buffer(struct session *s, unsigned sms, int *rc, char *e
 /* A reusable event (no timing) for row slot `slot`, or NULL with *rc. */
 cudaEvent_t session_event(struct session *s, unsigned slot, int *rc, char *err);
 
-/* The witness buffers for a grid of `blocks` blocks: a device record per
- * block into *dev, and two host arrays of as many records, *seen (pinned,
- * what witness_enqueue() copies back into) and *expected (the model's).
- * Their contents are not kept between calls. Returns 0 or a DV_* code. */
-int session_witness(struct session *s, unsigned blocks, struct dv_witness_block **dev, struct dv_witness_block **seen,
+/* The witness buffers for `records` block records (a batch of rows of a
+ * grid, gpu/witness.h): a device array into *dev, and two host arrays of as
+ * many records, *seen (pinned, what the GPU's records are copied into) and
+ * *expected (the model's). They grow to the most asked for and are kept;
+ * their contents are not. Returns 0 or a DV_* code. */
+int session_witness(struct session *s, unsigned records, struct dv_witness_block **dev, struct dv_witness_block **seen,
                     struct dv_witness_block **expected, char *err);
 
 struct counters; /* gpu/counters.h */

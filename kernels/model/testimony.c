@@ -122,6 +122,11 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
     }
 }
 
+void testimony_repeat(struct dv_witness_block *exp, unsigned blocks, unsigned period) {
+    if (period == 0 || period >= blocks) return;
+    for (unsigned b = period; b < blocks; b++) exp[b] = exp[b - period];
+}
+
 void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
                        unsigned warps_per_block, unsigned per, struct dv_observed *o) {
     memset(o, 0, sizeof *o);

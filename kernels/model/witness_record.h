@@ -1,9 +1,9 @@
 /* witness_record.h -- what the active-lane witness records, shared by the
  * witness kernels (kernels/gpu) and the host derivation (model/testimony.h).
  *
- * The witness instantiation of a kernel runs, at the top of each path, one
- * record per warp: the warp's lowest active lane reads __activemask() and adds
- * to its block's counters (shared-memory atomics, flushed once per block):
+ * The witness instantiation of a kernel records, at the top of each path,
+ * the run its warp is in (the warp's __activemask()), each run once, into its
+ * block's record (gpu/witness_device.cuh says how it defers the adding):
  *   runs[p]   warp-level executions of path p (a "path-run"),
  *   split[p]  of those, the runs with fewer active lanes than the warp has
  *             threads (a partial last warp counts its own threads, not 32),

@@ -39,7 +39,9 @@ is built and stays enabled), then N more without it, and prints each row's
 timed median before and after with the spread of the N jobs: the timed
 samples with the profiler enabled against those with no profiler at all.
 After the jobs the script prints what /metrics says of the testimony (its
-time per job, dv_testimony_seconds) and of the worker's resident memory.
+time per job, dv_testimony_seconds) and of the worker's resident memory;
+--worker-memory FILE also writes where that memory is (the worker's
+/proc/PID/smaps_rollup and its largest mappings).
 
 Usage:
   service_bench.py --binary build/divergence [--port 18090] [--jobs 14]
@@ -154,6 +156,44 @@ def metrics_lines(base):
     keep = ("dv_testimony_seconds_sum", "dv_testimony_seconds_count", "dv_worker_resident_memory_bytes",
             "dv_testimony_seconds_bucket")
     return [ln for ln in text.splitlines() if ln.startswith(keep)]
+
+
+def worker_memory(server_pid, path):
+    """The server's GPU worker (its child): smaps_rollup and the 25 largest
+    mappings by resident size, into `path`."""
+    kids = []
+    for tid in os.listdir(f"/proc/{server_pid}/task"):
+        try:
+            with open(f"/proc/{server_pid}/task/{tid}/children") as f:
+                kids += f.read().split()
+        except OSError:
+            pass
+    with open(path, "w") as out:
+        for pid in kids:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+                with open(f"/proc/{pid}/smaps_rollup") as f:
+                    rollup = f.read()
+                maps, cur = [], None
+                with open(f"/proc/{pid}/smaps") as f:
+                    for ln in f:
+                        parts = ln.split()
+                        if parts and "-" in parts[0] and len(parts) >= 5 and not parts[0].endswith(":"):
+                            cur = [0, " ".join(parts[5:]) or "[anonymous]", parts[0]]
+                            maps.append(cur)
+                        elif parts and parts[0] == "Rss:" and cur is not None:
+                            cur[0] = int(parts[1])
+            except OSError as e:
+                out.write(f"pid {pid}: {e}\n")
+                continue
+            by_name = {}
+            for kb, name, _ in maps:
+                by_name[name] = by_name.get(name, 0) + kb
+            out.write(f"pid {pid}: {cmd}\n{rollup}\nresident kB by mapping name:\n")
+            for name, kb in sorted(by_name.items(), key=lambda x: -x[1])[:25]:
+                out.write(f"{kb:10d}  {name}\n")
+            out.write("\n")
 
 
 def server_holds_wait(base, job_id):
@@ -307,6 +347,7 @@ def main():
     ap.add_argument("--medians", type=int, default=0, metavar="N",
                     help="first compare each row's timed median over N jobs with no profiler loaded and over N "
                          "with it enabled (one testimony job between)")
+    ap.add_argument("--worker-memory", metavar="FILE", help="write where the worker's resident memory is")
     ap.add_argument("--json")
     args = ap.parse_args()
     if args.testimony == "off":
@@ -357,6 +398,8 @@ def main():
                   file=sys.stderr)
 
         mlines = metrics_lines(base) if not args.no_jobs else []
+        if args.worker_memory and proc:
+            worker_memory(proc.pid, args.worker_memory)
         res = {"long_poll": use_wait, "job": job, "burst": b, "front": front, "load": plan if front else None,
                "medians": med, "metrics": mlines}
         print(f"{'figure':44} {'value':>12} {'ratio':>10}  against")

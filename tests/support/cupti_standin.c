@@ -22,13 +22,15 @@
  * GPU's testimony (a value is for a fault that must follow a good table).
  * cupti_standin_calls(name) tells a test how often `name` was called
  * (cuptiProfilerInitialize twice: the profiler was rebuilt),
- * cupti_standin_config() the range and replay modes last configured.
+ * cupti_standin_config() the range and replay modes last configured,
+ * cupti_standin_metrics() the metric names last added to a config.
  *
  * It includes CUPTI's own headers, so its signatures and parameter structs
  * are the ones counters.c is compiled against.
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 #include <stdlib.h>
@@ -76,6 +78,7 @@ __attribute__((visibility("default"))) unsigned long cupti_standin_calls(const c
 }
 
 static char host_object, range_object;
+static char added_metrics[1024]; /* the names of the last ConfigAddMetrics, comma-separated */
 static size_t configured_ranges, stops;
 static int configured_range_mode = -1, configured_replay = -1;
 
@@ -84,6 +87,9 @@ __attribute__((visibility("default"))) void cupti_standin_config(int *range, int
     *range = configured_range_mode;
     *replay = configured_replay;
 }
+
+/* The metric names the last cuptiProfilerHostConfigAddMetrics added. */
+__attribute__((visibility("default"))) const char *cupti_standin_metrics(void) { return added_metrics; }
 
 CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
     switch (result) {
@@ -128,7 +134,12 @@ CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Param
 }
 
 CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p) {
-    (void)p;
+    size_t used = 0;
+    added_metrics[0] = '\0';
+    for (size_t i = 0; i < p->numMetrics && used < sizeof added_metrics; i++) {
+        int n = snprintf(added_metrics + used, sizeof added_metrics - used, "%s%s", i ? "," : "", p->ppMetricNames[i]);
+        if (n > 0) used += (size_t)n;
+    }
     return standin_call(__func__);
 }
 

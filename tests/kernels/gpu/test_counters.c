@@ -206,37 +206,69 @@ Test(counters, a_ready_profiler_is_kept_and_another_context_rebuilds_it) {
 
 Test(counters, an_unknown_pass_in_the_environment_is_refused_by_name) {
     standin(NULL, 0);
-    setenv("DV_COUNTERS_REPLAY", "sometimes", 1);
+    setenv("DV_COUNTERS_SET", "sometimes", 1);
     char library[256], reason[ERR_LEN] = "";
     struct counters *c = counters_create();
     cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
-    cr_expect(strstr(reason, "DV_COUNTERS_REPLAY=sometimes") != NULL, "%s", reason);
-    unsetenv("DV_COUNTERS_REPLAY");
+    cr_expect(strstr(reason, "DV_COUNTERS_SET=sometimes is not patched or hardware") != NULL, "%s", reason);
+    unsetenv("DV_COUNTERS_SET");
     setenv("DV_COUNTERS_GRID", "half", 1);
     cr_expect_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), -1);
     cr_expect(strstr(reason, "DV_COUNTERS_GRID=half") != NULL, "%s", reason);
     counters_free(c);
 }
 
+static const char *added_metrics(void) {
+    void *h = dlopen(DV_CUPTI_STANDIN, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h);
+    const char *(*f)(void) = (const char *(*)(void))dlsym(h, "cupti_standin_metrics");
+    cr_assert_not_null(f);
+    const char *v = f();
+    dlclose(h);
+    return v;
+}
+
 /* The pass launches each row's parts, every pass the same, one user range
- * each; the whole grids with DV_COUNTERS_GRID=full; CUPTI's own replay and
- * automatic ranges with DV_COUNTERS_REPLAY=kernel. */
+ * each, user replay; the whole grids with DV_COUNTERS_GRID=full. The
+ * default set asks CUPTI for software-patched counts only (one pass on a
+ * GPU: what lets it run behind unprofiled kernels), the hardware set for
+ * the instruction counts of the hardware. */
 Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
     static const struct {
-        const char *replay, *grid;
-        unsigned launches_per_pass, ranges, passes;
-        int range_mode, replay_mode;
+        const char *set, *grid;
+        unsigned launches_per_pass;
         unsigned blocks[3];
+        int alongside;
+        const char *metrics;
     } modes[] = {
-        {"user", "reduced", 3, 3, 2, CUPTI_UserRange, CUPTI_UserReplay, {1, 3, 1}},
-        {"user-auto", "reduced", 3, 0, 2, CUPTI_AutoRange, CUPTI_UserReplay, {1, 3, 1}},
-        {"kernel", "full", 2, 0, 2, CUPTI_AutoRange, CUPTI_KernelReplay, {4096, 1000, 0}},
+        {NULL,
+         NULL,
+         3,
+         {1, 3, 1},
+         1,
+         "smsp__sass_branch_targets_threads_divergent.sum,smsp__sass_branch_targets.sum,"
+         "smsp__sass_branch_targets_threads_uniform.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+         "smsp__sass_inst_executed.sum,smsp__sass_thread_inst_executed.sum"},
+        {"patched", "full", 2, {4096, 1000, 0}, 1, NULL},
+        {"hardware",
+         "reduced",
+         3,
+         {1, 3, 1},
+         0,
+         "smsp__sass_branch_targets_threads_divergent.sum,smsp__sass_branch_targets.sum,"
+         "smsp__sass_branch_targets_threads_uniform.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+         "smsp__inst_executed.sum,smsp__thread_inst_executed.sum"},
     };
+    const unsigned passes = 2; /* the stand-in's */
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         standin(NULL, 0);
-        setenv("DV_COUNTERS_REPLAY", modes[m].replay, 1);
-        setenv("DV_COUNTERS_GRID", modes[m].grid, 1);
+        if (modes[m].set) setenv("DV_COUNTERS_SET", modes[m].set, 1);
+        else unsetenv("DV_COUNTERS_SET");
+        if (modes[m].grid) setenv("DV_COUNTERS_GRID", modes[m].grid, 1);
+        else unsetenv("DV_COUNTERS_GRID");
         struct counters *c = prepared();
+        cr_expect_eq(counters_alongside(c), modes[m].alongside, "mode %zu", m);
+        if (modes[m].metrics) cr_expect_str_eq(added_metrics(), modes[m].metrics);
         const unsigned long push0 = calls("cuptiRangeProfilerPushRange"), stop0 = calls("cuptiRangeProfilerStop");
         const unsigned long enable0 = calls("cuptiRangeProfilerEnable"), disable0 = calls("cuptiRangeProfilerDisable");
         struct testimony_grid g[2];
@@ -246,31 +278,31 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         struct dv_counters out[2];
         char reason[ERR_LEN] = "";
         /* The stand-in's values are NaN: the pass runs whole, then says so. */
-        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "%s", modes[m].replay);
+        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "mode %zu", m);
         cr_expect(strstr(reason, "no value for smsp__sass_branch_targets_threads_divergent.sum in range 0") != NULL,
                   "%s", reason);
         const unsigned per = modes[m].launches_per_pass;
-        cr_expect_eq(f.n, per * modes[m].passes, "%s: %u launches", modes[m].replay, f.n);
-        cr_expect_eq(f.waits, modes[m].passes);
+        cr_expect_eq(f.n, per * passes, "mode %zu: %u launches", m, f.n);
+        cr_expect_eq(f.waits, passes);
+        cr_expect_eq(counters_passes(c), passes);
         for (unsigned i = 0; i < f.n && i < 64; i++) {
-            cr_expect_eq(f.blocks[i], modes[m].blocks[i % per], "%s launch %u", modes[m].replay, i);
-            cr_expect_eq(f.row[i], (i % per) == 0 ? 0u : 1u, "%s launch %u", modes[m].replay, i);
+            cr_expect_eq(f.blocks[i], modes[m].blocks[i % per], "mode %zu launch %u", m, i);
+            cr_expect_eq(f.row[i], (i % per) == 0 ? 0u : 1u, "mode %zu launch %u", m, i);
         }
-        cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, modes[m].ranges * modes[m].passes);
-        cr_expect_eq(calls("cuptiRangeProfilerStop") - stop0, modes[m].passes);
-        /* The pass before enabled the profiler for each session only. */
-        const int per_session = strcmp(modes[m].replay, "kernel") == 0;
-        cr_expect_eq(calls("cuptiRangeProfilerEnable") - enable0, per_session ? 1u : 0u, "%s", modes[m].replay);
-        cr_expect_eq(calls("cuptiRangeProfilerDisable") - disable0, per_session ? 1u : 0u, "%s", modes[m].replay);
+        cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, per * passes);
+        cr_expect_eq(calls("cuptiRangeProfilerStop") - stop0, passes);
+        /* Enabled once, at the build, and left enabled. */
+        cr_expect_eq(calls("cuptiRangeProfilerEnable") - enable0, 0u, "mode %zu", m);
+        cr_expect_eq(calls("cuptiRangeProfilerDisable") - disable0, 0u, "mode %zu", m);
         int range = -1, replay = -1;
         configured(&range, &replay);
-        cr_expect_eq(range, modes[m].range_mode, "%s", modes[m].replay);
-        cr_expect_eq(replay, modes[m].replay_mode, "%s", modes[m].replay);
+        cr_expect_eq(range, CUPTI_UserRange, "mode %zu", m);
+        cr_expect_eq(replay, CUPTI_UserReplay, "mode %zu", m);
         cr_expect_not(out[0].present);
         cr_expect_not(out[1].present);
         counters_free(c);
     }
-    unsetenv("DV_COUNTERS_REPLAY");
+    unsetenv("DV_COUNTERS_SET");
     unsetenv("DV_COUNTERS_GRID");
 }
 
@@ -434,11 +466,12 @@ Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
     cr_expect(counters_take_start_ms(c) >= 39);
     cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
     cr_expect_eq(counters_take_start_ms(c), 0);
-    /* Sums scale by the parts' weights; a one-part row's ratios are CUPTI's. */
+    /* Sums scale by the parts' weights; the ratios are the scaled sums'. */
     cr_expect_float_eq(out[0].inst_executed, 3.0 * 4096, 0);
     cr_expect_float_eq(out[1].inst_executed, 3.0 * 333 + 3.0, 0);
-    cr_expect_float_eq(out[0].threads_per_inst, 3.0, 0);
-    cr_expect_float_eq(out[1].threads_per_inst, 1.0, 1e-15); /* the scaled sums' quotient */
+    cr_expect_float_eq(out[0].threads_per_inst, 1.0, 0);
+    cr_expect_float_eq(out[1].threads_per_inst, 1.0, 1e-15);
+    cr_expect_float_eq(out[0].branch_uniform_pct, 100.0, 0);
     cr_expect_float_eq(out[1].branch_uniform_pct, 100.0, 1e-12);
     counters_free(c);
 }

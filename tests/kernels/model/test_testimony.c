@@ -497,3 +497,52 @@ Test(testimony, a_given_mask_gives_the_record_the_built_one_gives) {
         free(given);
     }
 }
+
+/* The witness's model of a scenario row is built on the blocks of one period
+ * of its assignment and repeated: for every row of the suite, on grids the
+ * period divides and grids it does not, the same records as built over the
+ * whole grid. */
+Test(testimony, a_scenario_record_built_on_its_period_and_repeated_is_the_whole_grids) {
+    static const struct { unsigned blocks, tpb; } grids[] = {{64, 256}, {37, 96}, {5, 40}};
+    size_t n = 0;
+    const char *const *names = scenario_names(&n);
+    unsigned compared = 0, shorter = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct scenario *s = scenario_find(names[i]);
+        cr_assert_not_null(s);
+        for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
+            const unsigned blocks = grids[k].blocks, tpb = grids[k].tpb;
+            for (unsigned r = 0; r < s->nrows; r++) {
+                uint8_t *work = malloc((size_t)blocks * tpb);
+                struct dv_witness_block *whole = calloc(blocks, sizeof *whole), *rep = calloc(blocks, sizeof *rep);
+                char err[ERR_LEN];
+                cr_assert(work && whole && rep);
+                cr_assert_eq(scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
+                const unsigned period = testimony_period_bytes(work, tpb, blocks);
+                testimony_expect_scenario(s, work, blocks, tpb, 128, whole);
+                memset(rep, 0xa5, sizeof *rep * blocks); /* what the period does not build must be repeated */
+                testimony_expect_scenario(s, work, period, tpb, 128, rep);
+                testimony_repeat(rep, blocks, period);
+                cr_expect_eq(memcmp(whole, rep, sizeof *rep * blocks), 0, "%s row %u, %u blocks of %u: period %u",
+                             names[i], r, blocks, tpb, period);
+                compared++;
+                shorter += period < blocks;
+                free(work);
+                free(whole);
+                free(rep);
+            }
+        }
+    }
+    cr_expect_gt(shorter, compared / 2, "%u of %u rows have a period shorter than their grid", shorter, compared);
+}
+
+Test(testimony, repeat_copies_block_b_mod_the_period) {
+    struct dv_witness_block e[7];
+    memset(e, 0, sizeof e);
+    for (unsigned b = 0; b < 7; b++) e[b].runs[0] = b < 3 ? 10 + b : 99;
+    testimony_repeat(e, 7, 3);
+    for (unsigned b = 0; b < 7; b++) cr_expect_eq(e[b].runs[0], 10 + b % 3, "block %u", b);
+    testimony_repeat(e, 7, 0); /* no period: as it is */
+    testimony_repeat(e, 7, 7);
+    cr_expect_eq(e[6].runs[0], 10);
+}
