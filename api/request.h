@@ -5,7 +5,8 @@
  * json_t never leaves this file. Fields: part (1, 2 or "all"), predicates
  * (array of names or expressions), baseline, blocks (integer or "auto"),
  * threads_per_block (integer or [x, y]), iterations, max_noise, budget_ms,
- * scenario. Unknown fields, wrong types, out-of-range values, duplicate keys
+ * scenario, witness, counters, instructions. Unknown fields, wrong types,
+ * out-of-range values, duplicate keys
  * and malformed JSON are errors naming the field (or line and column).
  */
 #ifndef DV_REQUEST_H

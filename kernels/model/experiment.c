@@ -22,6 +22,7 @@
 #include "kernels/model/analysis.h"
 #include "kernels/model/scenario.h"
 #include "kernels/model/experiment.h"
+#include "kernels/model/listing.h"
 
 
 
@@ -47,7 +48,12 @@ void experiment_defaults(struct dv_options *o) {
 
 struct dv_report *experiment_report_create(void) { return calloc(1, sizeof(struct dv_report)); }
 
-void experiment_report_free(struct dv_report *r) { free(r); }
+void experiment_report_free(struct dv_report *r) {
+    if (!r) return;
+    for (unsigned i = 0; i < DV_MAX_TABLES; i++)
+        for (unsigned j = 0; j < DV_MAX_ROWS; j++) listing_free(r->tables[i].rows[j].instructions);
+    free(r);
+}
 
 int experiment_table_is_scenario(const struct dv_table *t) { return strncmp(t->id, "scenario:", 9) == 0; }
 
