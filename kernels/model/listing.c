@@ -444,8 +444,10 @@ uint64_t listing_mask_hash(const uint32_t *mask, unsigned long long nbits) {
 }
 
 int listing_key_format(const struct listing_key *k, char *buf, size_t len) {
-    int n = snprintf(buf, len, "cubin=%016llx driver=%d/%s device=%s kernel=%s mask=%016llx grid=%u block=%ux%u iterations=%u",
+    int n = snprintf(buf, len,
+                     "cubin=%016llx driver=%d/%s device=%s kernel=%s mode=%d mask=%016llx grid=%u block=%ux%u "
+                     "iterations=%u",
                      (unsigned long long)k->cubin_crc, k->driver_version, k->nvidia_driver, k->device, k->kernel,
-                     (unsigned long long)k->mask_hash, k->blocks, k->block_x, k->block_y, k->iterations);
+                     k->mode, (unsigned long long)k->mask_hash, k->blocks, k->block_x, k->block_y, k->iterations);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }

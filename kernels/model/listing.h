@@ -245,14 +245,16 @@ void listing_compare(const struct listing_insns *a, const struct listing_insns *
 uint64_t listing_mask_hash(const uint32_t *mask, unsigned long long nbits);
 
 /* What a profile depends on, and so what the cache keys it by: the cubin
- * (its CRC), the driver, the device, the function, the path mask of the
- * blocks collected and the geometry (grid, block, iterations). */
+ * (its CRC), the driver, the device, the function and its mode argument
+ * (which case of the predicate's switch runs), the path mask of the blocks
+ * collected and the geometry (grid, block, iterations). */
 struct listing_key {
     uint64_t cubin_crc;
     int driver_version;
     char nvidia_driver[32];
     char device[160];           /* name and PCI bus id */
     char kernel[LISTING_FUNCTION_LEN];
+    int mode;
     uint64_t mask_hash;
     unsigned blocks, block_x, block_y, iterations;
 };
