@@ -1,7 +1,9 @@
 /* gpu_main.c -- the `divergence-gpu` binary: the commands that touch the GPU.
  *
- *   measure   measure the tables on the GPU (`divergence measure` execs this)
- *   worker    the GPU worker the server starts (jobs/workerproc.h)
+ *   measure       measure the tables on the GPU (`divergence measure` execs this)
+ *   worker        the GPU worker the server starts (jobs/workerproc.h)
+ *   instructions  one row's instruction profile, in a process of its own
+ *                 (the worker starts it per row: cmd/instr_cmd.h)
  *
  * It is the only binary that links the CUDA runtime (kernels/gpu).
  */
@@ -13,6 +15,7 @@
 #include "server/cmd/cli.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
+#include "server/cmd/instr_cmd.h"
 #include "server/jobs/workerproc.h"
 
 /* Progress on a terminal: one line per table as it starts and ends, with
@@ -54,12 +57,14 @@ int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs("usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
               "       divergence-gpu worker                      (started by `divergence serve`)\n"
+              "       divergence-gpu instructions --table T --row R  (started by the worker)\n"
               "see divergence measure --help\n",
               argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "measure") == 0) return measure_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "worker") == 0) return workerproc_main(argc - 1, argv + 1);
-    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker)\n", argv[1]);
+    if (strcmp(argv[1], "instructions") == 0) return instr_cmd_main(argc - 1, argv + 1);
+    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker, instructions)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }
