@@ -35,6 +35,8 @@ void cli_usage_options(void) {
           "  --device N                  CUDA device ordinal (default 0)\n"
           "  --witness on|off            the active-lane witness launch per row (default on)\n"
           "  --counters on|off           CUPTI hardware counters per row (default on)\n"
+          "  --instructions on|off       each row's instruction profile: SASS counts per instruction, regions,\n"
+          "                              stall reasons (default off; a process per row, cached)\n"
           "  --json                      print the divergence.v1 document\n",
           stdout);
 }

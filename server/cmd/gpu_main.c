@@ -7,7 +7,9 @@
  *
  * It is the only binary that links the CUDA runtime (kernels/gpu).
  */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "server/cmd/instr_cmd.h"
+#include "server/jobs/instrproc.h"
 #include "server/jobs/workerproc.h"
 
 /* Progress on a terminal: one line per table as it starts and ends, with
@@ -34,6 +37,7 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
 
 static int measure_main(int argc, char **argv) {
     struct dv_options o;
+    signal(SIGPIPE, SIG_IGN); /* a profiling process that ends early must not end this one */
     int json, rc;
     char err[ERR_LEN] = "";
     if ((rc = cli_parse(argc, argv, &o, &json)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
@@ -46,7 +50,17 @@ static int measure_main(int argc, char **argv) {
         return CLI_EXIT_FAILED;
     }
     if (!json && isatty(STDERR_FILENO)) session_set_progress(s, progress, NULL);
-    rc = cli_finish_measure(measure_run_session(s, &o, r, err), err, r, json);
+    int mrc = measure_run_session(s, &o, r, err);
+    /* The instruction profiles, as the worker takes them (jobs/instrproc.h). */
+    if ((mrc == 0 || mrc == DV_EGATE) && o.instructions && !session_lost(s)) {
+        struct instrproc_config ic = {.device = o.device, .disassembler = getenv("DV_DISASSEMBLER")};
+        char ierr[ERR_LEN] = "";
+        struct instrproc *ip = instrproc_create(&ic, ierr);
+        instrproc_report(ip, &o, r);
+        if (!ip) snprintf(r->testimony.instructions_reason, sizeof r->testimony.instructions_reason, "%s", ierr);
+        instrproc_free(ip);
+    }
+    rc = cli_finish_measure(mrc, err, r, json);
     session_free(s);
     experiment_report_free(r);
     return rc;
