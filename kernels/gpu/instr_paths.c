@@ -1,11 +1,14 @@
-/* instr_paths.c -- the lesson kernels' chain lines (instr_paths.h), from the
- * header the build writes out of lesson_kernels.cu. */
+/* instr_paths.c -- the lesson kernels' chain lines (instr_paths.h): the
+ * build defines DV_LESSON_LINES_A and DV_LESSON_LINES_B ({111,114,...},
+ * kernels/gpu/CMakeLists.txt) from what lesson_kernels.cu says. */
 #include "kernels/gpu/instr_paths.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/gpu/lesson_lines.h"
+#if !defined(DV_LESSON_LINES_A) || !defined(DV_LESSON_LINES_B)
+#error "the build defines DV_LESSON_LINES_A and DV_LESSON_LINES_B (kernels/gpu/CMakeLists.txt)"
+#endif
 
 void instr_lesson_paths(struct listing_paths *p) {
     static const unsigned a[] = DV_LESSON_LINES_A, b[] = DV_LESSON_LINES_B;

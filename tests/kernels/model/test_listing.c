@@ -81,7 +81,7 @@ static void join_disassembly(struct listing_insns *f, const char *function) {
     free(text);
 }
 
-/* The chains' lines in probe-kernels.cu (the statements `for` and fmaf of
+/* The chains' lines in probe-kernels.cu.txt (the statements `for` and fmaf of
  * each side; the file's own //@ tags name them). */
 static struct listing_paths probe_branch_paths(void) {
     struct listing_paths p = {.file = "probe/kernels.cu", .a = {39, 40}, .na = 2, .b = {42, 43}, .nb = 2};
@@ -94,7 +94,7 @@ static struct listing_paths probe_periter_paths(void) {
 
 Test(listing, the_stated_chain_lines_are_the_fixtures_fmaf_lines) {
     size_t len;
-    char *src = fixture("probe-kernels.cu", &len), *next;
+    char *src = fixture("probe-kernels.cu.txt", &len), *next;
     unsigned n = 0;
     const struct listing_paths b = probe_branch_paths(), pi = probe_periter_paths();
     for (char *line = src; line; line = next) {
@@ -613,11 +613,11 @@ Test(listing, the_key_names_every_field_and_tells_each_apart) {
     char base[1024], other[1024];
     cr_assert_eq(listing_key_format(&k, base, sizeof base), 0);
     cr_expect(strstr(base, "cubin=0000000030bf6c82") && strstr(base, "580.159.04") && strstr(base, "NVIDIA H200") &&
-                  strstr(base, "mixOneBranch") && strstr(base, "mask=0000000000001234") && strstr(base, "grid=1") &&
+                  strstr(base, "mixOneBranch") && strstr(base, "mode=0") && strstr(base, "mask=0000000000001234") && strstr(base, "grid=1") &&
                   strstr(base, "block=256x1") && strstr(base, "iterations=4096"),
               "%s", base);
-    struct listing_key v[8];
-    for (int i = 0; i < 8; i++) v[i] = k;
+    struct listing_key v[9];
+    for (int i = 0; i < 9; i++) v[i] = k;
     v[0].cubin_crc++;
     v[1].driver_version++;
     v[2].device[0] = 'X';
@@ -626,7 +626,8 @@ Test(listing, the_key_names_every_field_and_tells_each_apart) {
     v[5].blocks++;
     v[6].block_y++;
     v[7].iterations++;
-    for (int i = 0; i < 8; i++) {
+    v[8].mode++;
+    for (int i = 0; i < 9; i++) {
         cr_assert_eq(listing_key_format(&v[i], other, sizeof other), 0);
         cr_expect_str_neq(base, other, "field %d", i);
     }
