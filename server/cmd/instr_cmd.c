@@ -241,7 +241,14 @@ static int row_buffers(struct row_run *rr, struct dv_device *dev, char *err) {
                                   .iterations = rr->r->config.iterations,
                                   .mode = rr->row->mode,
                                   .mask = dmask};
-    int per_sm = 0;
+    return 0;
+}
+
+/* One wave of the row's kernel (at most its grid): the sampled launch. The
+ * occupancy query loads the kernel's module, so it comes after CUPTI is
+ * set up, never before (instr.h). */
+static int row_wave(struct row_run *rr, const struct dv_device *dev, char *err) {
+    int per_sm = 0, rc;
     if ((rc = dv_occupancy(rr->row->kernel, rr->base.iterations, rr->g.block_x * rr->g.block_y, &per_sm, err)) != 0)
         return rc;
     unsigned long long wave = (unsigned long long)(per_sm > 0 ? per_sm : 1) * (unsigned)dev->sm_count;
@@ -495,7 +502,9 @@ static int ncu_collect(const struct args *a, const struct row_run *rr, const cha
     for (unsigned k = 0; rc == 0 && k < rr->plan.grid.nparts; k++) {
         snprintf(rep, sizeof rep, "%s/part%u", tdir, k);
         snprintf(pt, sizeof pt, "%u", k);
-        const char *profile[] = {ncu,   "--section", "SourceCounters", "--clock-control", "none",
+        /* -k: the lesson kernels alone (the session's memsets are no kernel
+         * of ours). */
+        const char *profile[] = {ncu,   "--section", "SourceCounters", "--clock-control", "none", "-k", "regex:^mix",
                                  "--launch-count", "1", "-f", "-o", rep, self, "instructions", "--launch-only",
                                  "--part", pt, "--table", tb, "--row", rw, "--device", dv, "--request", req, "--grid",
                                  a->whole_grid ? "whole" : "reduced", NULL};
@@ -568,6 +577,7 @@ static int collect(const struct args *a, struct row_run *rr, struct listing *l, 
     if (row_buffers(rr, &dev, err) != 0) goto cleanup;
     if (!(p = instr_create(err))) goto cleanup;
     if (instr_prepare(p, dev.ordinal, dev.cc_major, a->stalls, stall_reason, err) != 0) goto cleanup;
+    if (row_wave(rr, &dev, err) != 0) goto cleanup;
     rr->sampling = 1;
     if (instr_sample(p, launch, rr, &samples, stall_reason) != 0) {
         /* No stall reasons, the counts still: the reason says why. */
