@@ -36,7 +36,7 @@
 
 enum field_id {
     F_PART, F_PREDICATES, F_BASELINE, F_BLOCKS, F_TPB, F_ITERATIONS, F_MAX_HALFWIDTH,
-    F_BUDGET_MS, F_MIN_SAMPLES, F_MAX_SAMPLES, F_DEVICE, F_SCENARIO, F_COUNT
+    F_BUDGET_MS, F_MIN_SAMPLES, F_MAX_SAMPLES, F_DEVICE, F_SCENARIO, F_INSTRUCTIONS, F_COUNT
 };
 
 static const struct field {
@@ -54,12 +54,14 @@ static const struct field {
     [F_MAX_SAMPLES] = {"max_samples", "--max-samples"},
     [F_DEVICE] = {"device", "--device"},
     [F_SCENARIO] = {"scenario", "--scenario"},
+    [F_INSTRUCTIONS] = {"instructions", "--instructions"},
 };
 
 /* The CLI spelling of each DV_GIVEN_* bit (model/experiment.h), in bit order. */
 static const char *const given_cli[DV_GIVEN_NUM] = {
     "--part",      "--predicates",  "--baseline",    "--blocks", "--threads-per-block", "--iterations", "--max-noise",
     "--budget-ms", "--min-samples", "--max-samples", "--device", "--scenario",          "--witness",    "--counters",
+    "--instructions",
 };
 
 const char *options_cli_name(unsigned bit) {
@@ -94,6 +96,10 @@ static const char *range_text(enum field_id id, enum options_style style, char *
     case F_DEVICE: snprintf(buf, len, "allowed: 0..%d", OPTIONS_MAX_DEVICE); break;
     case F_SCENARIO:
         snprintf(buf, len, "allowed: a scenario name of at most %d characters, or all", DV_SCENARIO_LEN - 1);
+        break;
+    case F_INSTRUCTIONS:
+        snprintf(buf, len, "allowed: %s, each row's profile at most %.3g thread-iterations", cli ? "on or off" : "true or false",
+                 OPTIONS_MAX_INSTRUCTIONS_COST);
         break;
     default: snprintf(buf, len, "allowed: see the documentation"); break;
     }
@@ -195,6 +201,23 @@ cleanup:
     return rc;
 }
 
+/* A request for instructions whose dearest row's profile is over the cap. */
+static int check_instructions(const struct dv_options *o, enum options_style style, const char **field, char *err) {
+    if (!o->instructions) return 0;
+    int row = -1;
+    const double cost = options_instructions_cost(o, &row);
+    if (cost <= OPTIONS_MAX_INSTRUCTIONS_COST) return 0;
+    char why[ERR_LEN], grid[64];
+    if (o->blocks) snprintf(grid, sizeof grid, "its whole grid (%u blocks)", o->blocks);
+    else snprintf(grid, sizeof grid, "its whole grid (auto is costed at its upper bound)");
+    snprintf(why, sizeof why,
+             "the profile of predicates[%d] (\"%.200s\") would run %.3g thread-iterations under patching: its "
+             "predicate reads blockIdx.x, so %s is profiled; lower blocks, threads_per_block or iterations, or leave "
+             "instructions off",
+             row, row >= 0 ? o->predicates[row] : "", cost, grid);
+    return fail(F_INSTRUCTIONS, style, field, err, why);
+}
+
 int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err) {
     if (field) *field = "";
     if (o->part != DV_PART_ALL && o->part != DV_PART_1 && o->part != DV_PART_2)
@@ -253,7 +276,8 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
         dv_seterr(err, "%s: does not apply: %s", options_cli_name(bit), experiment_unused_reason(o, bit));
         return -1;
     }
-    return check_predicates(o, style, field, err);
+    if (check_predicates(o, style, field, err) != 0) return -1;
+    return check_instructions(o, style, field, err);
 }
 
 /* Strict unsigned decimal: digits only, no sign, no blanks, fits in unsigned. */
@@ -438,6 +462,13 @@ static int cli_counters(struct dv_options *o, const char *value, char *err) {
     return cli_switch(&o->no_counters, "--counters", value, err);
 }
 
+static int cli_instructions(struct dv_options *o, const char *value, char *err) {
+    int off = 1;
+    if (cli_switch(&off, "--instructions", value, err) != 0) return -1;
+    o->instructions = !off;
+    return 0;
+}
+
 static int cli_scenario(struct dv_options *o, const char *value, char *err) {
     if (strlen(value) >= DV_SCENARIO_LEN) return cli_fail(F_SCENARIO, value, err, "a scenario name");
     snprintf(o->scenario, sizeof o->scenario, "%s", value);
@@ -462,6 +493,7 @@ static const struct {
     {"--budget-ms", cli_budget_ms},
     {"--witness", cli_witness},
     {"--counters", cli_counters},
+    {"--instructions", cli_instructions},
     {"--scenario", cli_scenario},
 };
 
@@ -525,6 +557,30 @@ unsigned options_tables(const struct dv_options *o) {
     return o->part == DV_PART_ALL ? 2 : 1;
 }
 
+double options_instructions_cost(const struct dv_options *o, int *row) {
+    const double per_block = (double)o->block_x * (o->block_y ? o->block_y : 1) * o->iterations;
+    /* The whole grid: blocks x a block, or for auto its FMA bound. */
+    double grid = o->blocks ? (double)o->blocks * per_block : OPTIONS_AUTO_FMA_BOUND;
+    if (grid < per_block) grid = per_block;
+    double worst = 0;
+    int worst_row = -1;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) worst = per_block; /* built-ins without blockIdx.x */
+    for (unsigned i = 0; (o->part == DV_PART_ALL || o->part == DV_PART_1) && i < o->npredicates && i < DV_MAX_ROWS;
+         i++) {
+        struct predicate p;
+        char why[ERR_LEN];
+        if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
+        const double c = (p.uses & PREDICATE_USES_BLOCK) ? grid : per_block;
+        predicate_cleanup(&p);
+        if (c > worst) {
+            worst = c;
+            worst_row = (int)i;
+        }
+    }
+    if (row) *row = worst_row;
+    return worst;
+}
+
 /* Appends `s` quoted, with '"' and '\\' escaped, so no two option sets share a form. */
 static void put_quoted(char *buf, size_t len, size_t *at, const char *s) {
     char tmp[2 * PREDICATE_TEXT_LEN + 3];
@@ -569,9 +625,11 @@ int options_canonical(const struct dv_options *o, char *buf, size_t len) {
         o->max_samples, o->device);
     put_quoted(buf, len, &at, o->scenario);
     /* The testimony passes change the document, not the timings: named only
-     * when turned off, so the keys of documents with them stay as they were. */
+     * when turned off, so the keys of documents with them stay as they were;
+     * the instruction profile, off by default, is named when asked for. */
     if (o->no_witness) PUT(" witness=off");
     if (o->no_counters) PUT(" counters=off");
+    if (o->instructions) PUT(" instructions=on");
     /* A field that does not apply changes the document (its warning), not
      * the timings: named only when there is one. */
     if (experiment_unused(o)) PUT(" unused=%x", experiment_unused(o));

@@ -16,6 +16,14 @@ enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 #define OPTIONS_MAX_DEVICE 63
 #define OPTIONS_MAX_NOISE 0.5     /* max_halfwidth: 50% of the ratio */
 #define OPTIONS_MIN_BUDGET_MS 1.0
+/* The most one row's instruction profile may cost, in thread-iterations
+ * run under CUPTI's patching (tens to hundreds of times slower than the
+ * timed kernel): about a second on an H200 (its 1,056-block, 4096-FMA
+ * grid, 1.1e9 thread-iterations, ran patched in 76 ms). A profile is
+ * collected on the blocks that stand for the row's grid: one block for a
+ * predicate that does not read blockIdx.x, one period of blocks (or the
+ * whole grid) for one that does. */
+#define OPTIONS_MAX_INSTRUCTIONS_COST 1.6e10
 
 /* Checks every field's range and that every predicate resolves (built-in name
  * or valid expression), that a scenario name selects something, and that the
@@ -47,6 +55,14 @@ double options_cost(const struct dv_options *o);
 /* Tables `o` plans: the scenario tables its name selects, else 1 or 2
  * Part tables; 0 for a scenario name that selects none. */
 unsigned options_tables(const struct dv_options *o);
+/* The highest cost of a row's instruction profile under `o`, in
+ * thread-iterations (threads per block x iterations x the blocks profiled:
+ * one for a predicate that does not read blockIdx.x, the whole grid for one
+ * that does, at its upper bound when blocks is auto), and in *row the row it
+ * is (an index of o->predicates, or -1 for a Part 2 row). Scenario rows are
+ * not profiled. options_validate() refuses a request for instructions over
+ * OPTIONS_MAX_INSTRUCTIONS_COST with it. */
+double options_instructions_cost(const struct dv_options *o, int *row);
 
 /* A canonical one-line form of `o` (every field, fixed order), used as the
  * result-cache key and recorded in provenance. */

@@ -23,6 +23,18 @@ char *report_json(const struct dv_report *r, int pretty);
  * NULL on OOM (never a partial row). */
 json_t *report_row_json(const struct dv_row *row, int measured);
 
+struct listing; /* model/listing.h */
+
+/* A row's instruction profile exactly as the document writes it under
+ * tables[].rows[].instructions: a new reference, or NULL on OOM. The
+ * profiler's child process writes its result with it. */
+json_t *report_instructions_json(const struct listing *l);
+
+/* Reads such an object back into a new listing (*out, listing_free() it).
+ * Returns 0, or -1 with `err` naming the field ("instructions.runs[3].pc:
+ * expected an integer"). */
+int report_instructions_parse(const json_t *o, struct listing **out, char *err);
+
 /* The document's `device` object alone (what GET /device shows), as a
  * malloc()ed compact string, or NULL on OOM. */
 char *report_device_json(const struct dv_device *d);
@@ -46,7 +58,9 @@ char *report_csv(const struct dv_report *r);
 char *report_svg(const struct dv_report *r, const char *title);
 
 /* Parses a divergence.v1 document back into `r` (the server reads what its
- * GPU worker wrote). Returns 0, or -1 with `err`. */
+ * GPU worker wrote), which must hold no instruction profiles (a fresh
+ * report); the rows' profiles it reads are `r`'s (experiment_report_free()).
+ * Returns 0, or -1 with `err`. */
 int report_parse(const char *json, size_t len, struct dv_report *r, char *err);
 
 #endif /* DV_REPORT_H */

@@ -20,6 +20,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
+#include "kernels/model/listing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -228,6 +229,95 @@ static json_t *counters_json(const struct dv_counters *c, int *bad) {
     return o;
 }
 
+/* A string, or null when empty. */
+static json_t *text_or_null(const char *s, size_t size) { return s[0] ? text(s, size) : json_null(); }
+#define TEXT_OR_NULL(field) text_or_null((field), sizeof(field))
+
+/* A 64-bit value as 16 hex digits. */
+static json_t *hex64(uint64_t v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+    return json_string(buf);
+}
+
+static json_t *region_json(const struct listing_region *r, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "kind", json_string(listing_kind_name(r->kind)), bad);
+    put(o, "instructions", integer(r->instructions), bad);
+    put(o, "warp_executions", integer((long long)r->warp), bad);
+    put(o, "thread_executions", integer((long long)r->thread), bad);
+    put(o, "pred_on_thread_executions", integer((long long)r->pred_on), bad);
+    put(o, "lanes_per_execution", num(r->lanes), bad);
+    json_t *stalls = r->has_stalls ? json_array() : json_null();
+    for (unsigned k = 0; r->has_stalls && stalls && k < r->nstalls && k < LISTING_TOP_STALLS; k++) {
+        json_t *e = json_object();
+        put(e, "reason", TEXT(r->stalls[k].reason), bad);
+        put(e, "share", num(r->stalls[k].share), bad);
+        jsonout_append(stalls, e, bad);
+    }
+    put(o, "stalls", stalls, bad);
+    return o;
+}
+
+static json_t *run_json(const struct listing_run *r, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "pc", integer(r->pc), bad);
+    put(o, "count", integer(r->count), bad);
+    put(o, "opcode", TEXT_OR_NULL(r->opcode), bad);
+    put(o, "sass", TEXT_OR_NULL(r->sass), bad);
+    put(o, "last_sass", TEXT_OR_NULL(r->last_sass), bad);
+    put(o, "file", TEXT_OR_NULL(r->file), bad);
+    put(o, "line", r->line ? integer(r->line) : json_null(), bad);
+    put(o, "region", json_string(listing_kind_name(r->region)), bad);
+    put(o, "guarded", json_boolean(r->guarded), bad);
+    put(o, "warp_executions", integer((long long)r->warp), bad);
+    put(o, "thread_executions", integer((long long)r->thread), bad);
+    put(o, "pred_on_thread_executions", integer((long long)r->pred_on), bad);
+    put(o, "lanes", num(r->lanes), bad);
+    put(o, "divergent_targets", integer((long long)r->divergent), bad);
+    return o;
+}
+
+/* A row's instruction profile (model/listing.h), or null when not taken. */
+static json_t *instructions_json(const struct listing *l, int *bad) {
+    if (!l) return json_null();
+    json_t *o = json_object(), *grid = json_object(), *regions = json_array(), *runs = json_array();
+    if (!o || !grid || !regions || !runs) {
+        json_decref(o);
+        json_decref(grid);
+        json_decref(regions);
+        json_decref(runs);
+        return NULL;
+    }
+    put(o, "source", TEXT(l->source), bad);
+    put(o, "kernel", TEXT(l->kernel), bad);
+    put(o, "cubin_crc", hex64(l->cubin_crc), bad);
+    put(o, "mask_hash", hex64(l->mask_hash), bad);
+    put(grid, "blocks", integer(l->grid_blocks), bad);
+    put(grid, "block", pair(integer(l->block_x), integer(l->block_y), bad), bad);
+    put(o, "grid", grid, bad);
+    put(o, "scale", num(l->scale), bad);
+    put(o, "cached", json_boolean(l->cached), bad);
+    put(o, "collected_utc", TEXT(l->collected_utc), bad);
+    put(o, "collect_ms", num(l->collect_ms), bad);
+    put(o, "disassembler", TEXT_OR_NULL(l->disassembler), bad);
+    put(o, "disassembly_reason", TEXT_OR_NULL(l->disassembly_reason), bad);
+    put(o, "mapped", num(l->mapped), bad);
+    for (unsigned k = 0; k < l->nregions && k < LISTING_KINDS; k++) jsonout_append(regions, region_json(&l->regions[k], bad), bad);
+    put(o, "regions", regions, bad);
+    for (unsigned k = 0; k < l->nruns; k++) jsonout_append(runs, run_json(&l->runs[k], bad), bad);
+    put(o, "runs", runs, bad);
+    return o;
+}
+
+json_t *report_instructions_json(const struct listing *l) {
+    int bad = 0;
+    json_t *o = instructions_json(l, &bad);
+    return built(o, bad);
+}
+
 static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
@@ -245,6 +335,13 @@ static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
     put(c, "host_ms", num(t->counters_ms), bad);
     put(c, "setup_ms", num(t->counters_setup_ms), bad);
     put(o, "counters", c, bad);
+    json_t *in = json_object();
+    put(in, "requested", json_boolean(t->instructions_requested), bad);
+    put(in, "taken", json_boolean(t->instructions_taken), bad);
+    put(in, "reason", t->instructions_taken ? json_null() : TEXT(t->instructions_reason), bad);
+    put(in, "host_ms", num(t->instructions_ms), bad);
+    put(in, "cached_rows", integer(t->instructions_cached_rows), bad);
+    put(o, "instructions", in, bad);
     return o;
 }
 
@@ -311,6 +408,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "check", check, bad);
     put(o, "observed", observed_json(&w->observed, bad), bad);
     put(o, "counters", counters_json(&w->counters, bad), bad);
+    put(o, "instructions", instructions_json(w->instructions, bad), bad);
     return o;
 }
 

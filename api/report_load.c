@@ -8,6 +8,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
+#include "kernels/model/listing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -322,6 +323,153 @@ static void counters_parse(struct rd *rd, const json_t *o, const char *path, str
     GET_STR(rd, v, sub, "verdict", c->verdict);
 }
 
+/* 16 hex digits into a 64-bit value. */
+static void get_hex64(struct rd *rd, const json_t *o, const char *path, const char *key, uint64_t *dst) {
+    char buf[24] = "";
+    get_str(rd, o, path, key, buf, sizeof buf);
+    if (!buf[0] || rd->failed) return;
+    char *end = NULL;
+    unsigned long long v = strtoull(buf, &end, 16);
+    if (!end || *end || strlen(buf) != 16) rd_fail(rd, path, key, "expected 16 hex digits");
+    else *dst = v;
+}
+
+/* A region or run kind ("path_a") into *dst. */
+static void get_kind(struct rd *rd, const json_t *o, const char *path, const char *key, enum listing_kind *dst) {
+    char buf[24] = "";
+    get_str(rd, o, path, key, buf, sizeof buf);
+    if (!buf[0] || rd->failed) return;
+    int k = listing_kind_parse(buf);
+    if (k < 0) rd_fail(rd, path, key, "expected before, path_a, path_b, reconverge or after");
+    else *dst = (enum listing_kind)k;
+}
+
+#define GET_ULL(rd, o, path, key, dst) GET_INT(rd, o, path, key, dst, unsigned long long)
+
+static void region_parse(struct rd *rd, const json_t *o, const char *path, struct listing_region *r) {
+    get_kind(rd, o, path, "kind", &r->kind);
+    GET_INT(rd, o, path, "instructions", r->instructions, unsigned);
+    GET_ULL(rd, o, path, "warp_executions", r->warp);
+    GET_ULL(rd, o, path, "thread_executions", r->thread);
+    GET_ULL(rd, o, path, "pred_on_thread_executions", r->pred_on);
+    r->lanes = NAN;
+    get_num(rd, o, path, "lanes_per_execution", &r->lanes, NAN);
+    const json_t *st = get_arr(rd, o, path, "stalls", LISTING_TOP_STALLS);
+    r->has_stalls = st != NULL;
+    for (size_t k = 0; st && k < json_array_size(st) && !rd->failed; k++) {
+        char sp[224], key[32];
+        snprintf(key, sizeof key, "stalls[%zu]", k);
+        snprintf(sp, sizeof sp, "%s.%s", path, key);
+        const json_t *e = json_array_get(st, k);
+        if (!json_is_object(e)) {
+            rd_fail(rd, path, key, "expected an object");
+            break;
+        }
+        GET_STR(rd, e, sp, "reason", r->stalls[k].reason);
+        get_num(rd, e, sp, "share", &r->stalls[k].share, NAN);
+        r->nstalls = (unsigned)k + 1;
+    }
+}
+
+static void run_parse(struct rd *rd, const json_t *o, const char *path, struct listing_run *r) {
+    GET_INT(rd, o, path, "pc", r->pc, uint32_t);
+    GET_INT(rd, o, path, "count", r->count, unsigned);
+    GET_STR(rd, o, path, "opcode", r->opcode);
+    GET_STR(rd, o, path, "sass", r->sass);
+    GET_STR(rd, o, path, "last_sass", r->last_sass);
+    GET_STR(rd, o, path, "file", r->file);
+    GET_INT(rd, o, path, "line", r->line, unsigned);
+    get_kind(rd, o, path, "region", &r->region);
+    get_bool(rd, o, path, "guarded", &r->guarded);
+    GET_ULL(rd, o, path, "warp_executions", r->warp);
+    GET_ULL(rd, o, path, "thread_executions", r->thread);
+    GET_ULL(rd, o, path, "pred_on_thread_executions", r->pred_on);
+    r->lanes = NAN;
+    get_num(rd, o, path, "lanes", &r->lanes, NAN);
+    GET_ULL(rd, o, path, "divergent_targets", r->divergent);
+}
+
+/* The runs of a profile: as many as a kernel has instructions, at most. */
+#define REPORT_MAX_RUNS 65536
+
+/* Object `v` (a row's `instructions`) at `path` into a new listing, or NULL
+ * after a failure (recorded in rd) or when out of memory. */
+static struct listing *listing_parse(struct rd *rd, const json_t *v, const char *path) {
+    char sub[160];
+    struct listing *l = listing_create();
+    if (!l) {
+        rd_fail(rd, path, "", "out of memory");
+        return NULL;
+    }
+    GET_STR(rd, v, path, "source", l->source);
+    GET_STR(rd, v, path, "kernel", l->kernel);
+    get_hex64(rd, v, path, "cubin_crc", &l->cubin_crc);
+    get_hex64(rd, v, path, "mask_hash", &l->mask_hash);
+    const json_t *g = get_sub(rd, v, path, "grid", sub, sizeof sub);
+    if (g) {
+        GET_INT(rd, g, sub, "blocks", l->grid_blocks, unsigned);
+        const json_t *b = get_arr(rd, g, sub, "block", 2);
+        if (b && (json_array_size(b) != 2 || !json_is_integer(json_array_get(b, 0)) ||
+                  !json_is_integer(json_array_get(b, 1)) || json_integer_value(json_array_get(b, 0)) < 0 ||
+                  json_integer_value(json_array_get(b, 1)) < 0))
+            rd_fail(rd, sub, "block", "expected [x, y]");
+        else if (b) {
+            l->block_x = (unsigned)json_integer_value(json_array_get(b, 0));
+            l->block_y = (unsigned)json_integer_value(json_array_get(b, 1));
+        }
+    }
+    get_num(rd, v, path, "scale", &l->scale, NAN);
+    get_bool(rd, v, path, "cached", &l->cached);
+    GET_STR(rd, v, path, "collected_utc", l->collected_utc);
+    get_num(rd, v, path, "collect_ms", &l->collect_ms, NAN);
+    GET_STR(rd, v, path, "disassembler", l->disassembler);
+    GET_STR(rd, v, path, "disassembly_reason", l->disassembly_reason);
+    get_num(rd, v, path, "mapped", &l->mapped, NAN);
+    const json_t *regions = get_arr(rd, v, path, "regions", LISTING_KINDS);
+    char key[32];
+    for (size_t k = 0; regions && k < json_array_size(regions) && !rd->failed; k++) {
+        snprintf(key, sizeof key, "regions[%zu]", k);
+        snprintf(sub, sizeof sub, "%s.%s", path, key);
+        const json_t *e = json_array_get(regions, k);
+        if (!json_is_object(e)) {
+            rd_fail(rd, path, key, "expected an object");
+            break;
+        }
+        region_parse(rd, e, sub, &l->regions[k]);
+        l->nregions = (unsigned)k + 1;
+    }
+    const json_t *runs = get_arr(rd, v, path, "runs", REPORT_MAX_RUNS);
+    for (size_t k = 0; runs && k < json_array_size(runs) && !rd->failed; k++) {
+        snprintf(key, sizeof key, "runs[%zu]", k);
+        snprintf(sub, sizeof sub, "%s.%s", path, key);
+        const json_t *e = json_array_get(runs, k);
+        struct listing_run run;
+        memset(&run, 0, sizeof run);
+        if (!json_is_object(e)) {
+            rd_fail(rd, path, key, "expected an object");
+            break;
+        }
+        run_parse(rd, e, sub, &run);
+        if (!rd->failed && listing_add_run(l, &run) != 0) rd_fail(rd, sub, "", "out of memory");
+    }
+    if (rd->failed) {
+        listing_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+int report_instructions_parse(const json_t *o, struct listing **out, char *err) {
+    struct rd rd = {err, 0};
+    *out = NULL;
+    if (!json_is_object(o)) {
+        dv_seterr(err, "instructions: expected an object");
+        return -1;
+    }
+    *out = listing_parse(&rd, o, "instructions");
+    return *out ? 0 : -1;
+}
+
 static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony *t) {
     char sub[32];
     const json_t *w = get_sub(rd, o, "testimony", "witness", sub, sizeof sub);
@@ -339,6 +487,14 @@ static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony 
         GET_STR(rd, c, sub, "library", t->counters_library);
         get_num(rd, c, sub, "host_ms", &t->counters_ms, NAN);
         get_num(rd, c, sub, "setup_ms", &t->counters_setup_ms, NAN);
+    }
+    const json_t *in = get_sub(rd, o, "testimony", "instructions", sub, sizeof sub);
+    if (in) {
+        get_bool(rd, in, sub, "requested", &t->instructions_requested);
+        get_bool(rd, in, sub, "taken", &t->instructions_taken);
+        GET_STR(rd, in, sub, "reason", t->instructions_reason);
+        get_num(rd, in, sub, "host_ms", &t->instructions_ms, NAN);
+        GET_INT(rd, in, sub, "cached_rows", t->instructions_cached_rows, unsigned);
     }
 }
 
@@ -417,6 +573,9 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     w->check.got = (float)got;
     observed_parse(rd, o, p, &w->observed);
     counters_parse(rd, o, p, &w->counters);
+    char ip[112];
+    const json_t *in = get_sub(rd, o, p, "instructions", ip, sizeof ip);
+    if (in) w->instructions = listing_parse(rd, in, ip);
 }
 
 static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct dv_table *t) {

@@ -15,6 +15,7 @@
 #include "api/report.h"
 #include "api/report_layout.h"
 #include "api/strbuf.h"
+#include "kernels/model/listing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -562,6 +563,82 @@ void report_layout_cell(const struct report_layout *l, int i, const struct dv_ro
     snprintf(buf, len, "%s", cell);
 }
 
+/* The lines of a profile's compact listing: its branch region, at most this
+ * many runs (the first ones and the last ones when there are more). */
+#define LISTING_TEXT_RUNS 16
+#define LISTING_TEXT_HEAD 12
+
+static void run_text(struct strbuf *b, const struct listing_run *r) {
+    char lanes[16], on[16], line[16];
+    fmt_fixed(lanes, sizeof lanes, r->lanes, 1);
+    fmt_fixed(on, sizeof on, r->warp ? (double)r->pred_on / (double)r->warp : NAN, 1);
+    if (r->line) snprintf(line, sizeof line, "%u", r->line);
+    else snprintf(line, sizeof line, "-");
+    strbuf_printf(b, "    %04x  %-10s %4u %5s %6s %7s %12llu  %s%s\n", r->pc, listing_kind_name(r->region), r->count, line, lanes, on,
+              r->warp, r->sass[0] ? r->sass : "(no SASS text)", r->count > 1 && r->sass[0] ? " ..." : "");
+}
+
+/* One row's profile: what it was collected on, its regions with their lanes
+ * and stall reasons, and the runs from the branch to the reconvergence. */
+static void listing_text(struct strbuf *b, const char *label, const struct listing *l) {
+    strbuf_printf(b, "%s: %s, %s, %u block%s of %ux%u threads (x%.6g for the grid), %.0f%% of instructions on a source line",
+              label, l->source, l->kernel, l->grid_blocks, l->grid_blocks == 1 ? "" : "s", l->block_x, l->block_y, l->scale,
+              100.0 * l->mapped);
+    if (l->cached) strbuf_printf(b, ", from the cache of an identical launch collected %s", l->collected_utc);
+    strbuf_printf(b, "\n");
+    if (!l->disassembler[0]) strbuf_printf(b, "  no SASS text: %s\n", l->disassembly_reason);
+    strbuf_printf(b, "  regions:");
+    for (unsigned k = 0; k < l->nregions; k++) {
+        char lanes[16];
+        fmt_fixed(lanes, sizeof lanes, l->regions[k].lanes, 1);
+        strbuf_printf(b, "%s %s %u instr, %s lanes", k ? " |" : "", listing_kind_name(l->regions[k].kind),
+                  l->regions[k].instructions, lanes);
+    }
+    strbuf_printf(b, "\n");
+    int stalls = 0;
+    for (unsigned k = 0; k < l->nregions; k++) {
+        const struct listing_region *r = &l->regions[k];
+        if (!r->nstalls || (r->kind != LISTING_PATH_A && r->kind != LISTING_PATH_B && r->kind != LISTING_BEFORE)) continue;
+        strbuf_printf(b, "%s %s", stalls++ ? " |" : "  stall samples:", listing_kind_name(r->kind));
+        for (unsigned t = 0; t < r->nstalls; t++)
+            strbuf_printf(b, "%s %s %.0f%%", t ? "," : "", r->stalls[t].reason, 100.0 * r->stalls[t].share);
+    }
+    if (stalls) strbuf_printf(b, "\n");
+    /* The branch region: from the last run before the paths (the branch) to
+     * the last run of the paths or of the reconvergence. */
+    unsigned first = l->nruns, last = 0;
+    for (unsigned k = 0; k < l->nruns; k++) {
+        const enum listing_kind kind = l->runs[k].region;
+        if (kind == LISTING_PATH_A || kind == LISTING_PATH_B || kind == LISTING_RECONVERGE) {
+            if (first == l->nruns) first = k ? k - 1 : 0;
+            last = k;
+        }
+    }
+    if (first == l->nruns) return;
+    strbuf_printf(b, "      pc  region        n  line  lanes  pred-on   warp execs  sass\n");
+    const unsigned n = last - first + 1;
+    for (unsigned k = first; k <= last; k++) {
+        if (n > LISTING_TEXT_RUNS && k == first + LISTING_TEXT_HEAD) {
+            const unsigned skip = n - LISTING_TEXT_RUNS + 1;
+            strbuf_printf(b, "    ... %u more runs (the document lists every one)\n", skip);
+            k += skip - 1;
+            continue;
+        }
+        run_text(b, &l->runs[k]);
+    }
+}
+
+/* The instruction profiles of a measured table, one block per row. */
+static void instructions_text(struct strbuf *b, const struct dv_table *t) {
+    int any = 0;
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) any |= t->rows[r].instructions != NULL;
+    if (!any) return;
+    strbuf_printf(b, "GPU's instructions (untimed: one profiled launch per row on the blocks that stand for its grid; counts for "
+                 "the whole grid; lanes: thread executions per warp execution, pred-on: of them predicated on)\n");
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
+        if (t->rows[r].instructions) listing_text(b, t->rows[r].label, t->rows[r].instructions);
+}
+
 char *report_text(const struct dv_report *r) {
     struct strbuf b = STRBUF_INIT;
     const struct dv_device *d = &r->device;
@@ -604,6 +681,7 @@ char *report_text(const struct dv_report *r) {
         strbuf_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
         if (r->measured) testimony_text(&b, &r->tables[i]);
+        if (r->measured) instructions_text(&b, &r->tables[i]);
     }
     const struct dv_testimony *tm = &r->testimony;
     if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
@@ -614,6 +692,12 @@ char *report_text(const struct dv_report *r) {
         strbuf_printf(&b, "; counters %s", tm->counters_taken ? "taken" : "null");
         if (tm->counters_taken) strbuf_printf(&b, " (%.1f ms host time, %s)", tm->counters_ms, tm->counters_library);
         else if (tm->counters_reason[0]) strbuf_printf(&b, ": %s", tm->counters_reason);
+        strbuf_printf(&b, "\n");
+    }
+    if (r->measured && tm->instructions_requested) {
+        strbuf_printf(&b, "instructions: %s (%.1f ms host time, %u row%s from the cache)", tm->instructions_taken ? "taken" : "null",
+                  tm->instructions_ms, tm->instructions_cached_rows, tm->instructions_cached_rows == 1 ? "" : "s");
+        if (!tm->instructions_taken && tm->instructions_reason[0]) strbuf_printf(&b, ": %s", tm->instructions_reason);
         strbuf_printf(&b, "\n");
     }
     if (r->nwarnings) strbuf_printf(&b, "\n");

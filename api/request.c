@@ -194,6 +194,12 @@ static int set_counters(struct dv_options *o, const json_t *v, struct request_er
     return set_switch(&o->no_counters, v, "counters", e);
 }
 
+static int set_instructions(struct dv_options *o, const json_t *v, struct request_error *e) {
+    if (!json_is_boolean(v)) return set_error(e, "instructions", "expected true or false, got %s", type_name(v));
+    o->instructions = json_is_true(v);
+    return 0;
+}
+
 static const struct {
     const char *name;
     int (*set)(struct dv_options *, const json_t *, struct request_error *);
@@ -212,6 +218,7 @@ static const struct {
     {"scenario", set_scenario},
     {"witness", set_witness},
     {"counters", set_counters},
+    {"instructions", set_instructions},
 };
 
 /* options_validate()'s "<field>: <why>[\n<source>\n<caret>]" into `e`: the
@@ -273,7 +280,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
             set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
                               "threads_per_block, iterations, max_halfwidth (or its old name "
                               "max_noise), budget_ms, min_samples, max_samples, scenario, witness, "
-                              "counters");
+                              "counters, instructions");
             goto cleanup;
         }
         if (setters[k].set(o, value, e) != 0) goto cleanup;
@@ -351,6 +358,7 @@ char *request_dump(const struct dv_options *o) {
     if (o->scenario[0] || (o->given & DV_GIVEN_SCENARIO)) jsonout_put(root, "scenario", jsonout_str(o->scenario), &bad);
     if (o->no_witness) jsonout_put(root, "witness", json_false(), &bad);
     if (o->no_counters) jsonout_put(root, "counters", json_false(), &bad);
+    if (o->instructions) jsonout_put(root, "instructions", json_true(), &bad);
     if (!bad) out = jsonout_dumps(root, JSON_COMPACT);
 
 cleanup:

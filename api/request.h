@@ -5,7 +5,9 @@
  * json_t never leaves this file. Fields: part (1, 2 or "all"), predicates
  * (array of names or expressions), baseline, blocks (integer or "auto"),
  * threads_per_block (integer or [x, y]), iterations, max_halfwidth (max_noise,
- * its old name), budget_ms, min_samples, max_samples, scenario. Unknown fields, wrong types, out-of-range values, duplicate keys
+ * its old name), budget_ms, min_samples, max_samples, scenario, witness,
+ * counters, instructions. Unknown fields, wrong types, out-of-range values,
+ * duplicate keys
  * and malformed JSON are errors naming the field (or line and column).
  */
 #ifndef DV_REQUEST_H

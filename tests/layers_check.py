@@ -67,6 +67,7 @@ ALLOWED = {
 GPU_USERS = {
     "server/jobs/workerproc.c": "the GPU worker process (linked into divergence-gpu only)",
     "server/cmd/gpu_main.c": "the main of divergence-gpu",
+    "server/cmd/instr_cmd.c": "`divergence-gpu instructions`, a row's profile (linked into divergence-gpu only)",
 }
 
 # System headers a layer must not include: (layer prefix, pattern, why).

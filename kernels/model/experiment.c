@@ -23,6 +23,7 @@
 #include "kernels/model/analysis.h"
 #include "kernels/model/scenario.h"
 #include "kernels/model/experiment.h"
+#include "kernels/model/listing.h"
 
 void experiment_defaults(struct dv_options *o) {
     static const char *const rows[] = {"lane-parity", "lane-half", "warp-parity", "block-parity"};
@@ -46,7 +47,12 @@ void experiment_defaults(struct dv_options *o) {
 
 struct dv_report *experiment_report_create(void) { return calloc(1, sizeof(struct dv_report)); }
 
-void experiment_report_free(struct dv_report *r) { free(r); }
+void experiment_report_free(struct dv_report *r) {
+    if (!r) return;
+    for (unsigned i = 0; i < DV_MAX_TABLES; i++)
+        for (unsigned j = 0; j < DV_MAX_ROWS; j++) listing_free(r->tables[i].rows[j].instructions);
+    free(r);
+}
 
 int experiment_table_is_scenario(const struct dv_table *t) { return strncmp(t->id, "scenario:", 9) == 0; }
 
@@ -397,6 +403,7 @@ const char *experiment_given_name(unsigned bit) {
     static const char *const names[DV_GIVEN_NUM] = {
         "part",      "predicates",  "baseline",    "blocks", "threads_per_block", "iterations", "max_halfwidth",
         "budget_ms", "min_samples", "max_samples", "device", "scenario",          "witness",    "counters",
+        "instructions",
     };
     for (unsigned i = 0; i < DV_GIVEN_NUM; i++)
         if (bit == 1u << i) return names[i];

@@ -14,6 +14,9 @@
  *
  * The structs are fixed-size on purpose: a report is one allocation, copied
  * and freed without walking pointers, and no json_t ever reaches this layer.
+ * The one exception is a row's instruction profile (model/listing.h): a few
+ * hundred runs per row, present only when a job asks for it, so it lives on
+ * the heap, owned by the report (experiment_report_free() frees it).
  */
 #ifndef DV_EXPERIMENT_H
 #define DV_EXPERIMENT_H
@@ -27,6 +30,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct listing; /* model/listing.h */
 
 #define DV_MAX_ROWS 16
 #define DV_MAX_TABLES 16 /* "all" scenarios: one table each */
@@ -80,12 +85,13 @@ enum dv_given {
     DV_GIVEN_SCENARIO = 1u << 11,
     DV_GIVEN_WITNESS = 1u << 12,
     DV_GIVEN_COUNTERS = 1u << 13,
-    DV_GIVEN_NUM = 14
+    DV_GIVEN_INSTRUCTIONS = 1u << 14,
+    DV_GIVEN_NUM = 15
 };
 /* What only a measurement reads: an analysis ignores these. */
 #define DV_GIVEN_MEASURE_ONLY                                                                                          \
     (DV_GIVEN_MAX_NOISE | DV_GIVEN_BUDGET_MS | DV_GIVEN_MIN_SAMPLES | DV_GIVEN_MAX_SAMPLES | DV_GIVEN_DEVICE |         \
-     DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS)
+     DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS | DV_GIVEN_INSTRUCTIONS)
 
 /* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
 struct dv_options {
@@ -104,6 +110,8 @@ struct dv_options {
     char scenario[DV_SCENARIO_LEN];                     /* "" or a name / "all" */
     int no_witness;                                     /* 1: skip the witness  */
     int no_counters;                                    /* 1: skip the counters */
+    int instructions;                                   /* 1: profile each row's
+                                                           instructions         */
     unsigned given;                                     /* DV_GIVEN_* named     */
 };
 
@@ -263,6 +271,9 @@ struct dv_row {
      * hardware counters; `present` 0 when not taken (the report says why). */
     struct dv_observed observed;
     struct dv_counters counters;
+    /* The instruction profile of the timed kernel (NULL when not taken: the
+     * report's testimony says why); owned by the report. */
+    struct listing *instructions;
 };
 
 struct dv_table {
@@ -348,6 +359,11 @@ struct dv_testimony {
     double counters_setup_ms;     /* host time of starting the profiler (CUPTI
                                      loaded, initialised, enabled, first start)
                                      when this job had to, else about 0       */
+    int instructions_requested;
+    int instructions_taken;       /* every measured row has `instructions`     */
+    char instructions_reason[ERR_LEN];
+    double instructions_ms;       /* host time of profiling or looking up      */
+    unsigned instructions_cached_rows; /* rows served from the cache           */
 };
 
 struct dv_report {
@@ -370,7 +386,8 @@ struct dv_report {
  * 2000 ms budget, device 0. */
 void experiment_defaults(struct dv_options *o);
 
-/* A zeroed report on the heap; NULL when out of memory. report_free(NULL) ok. */
+/* A zeroed report on the heap; NULL when out of memory. report_free(NULL) ok;
+ * it frees the rows' instruction profiles too. */
 struct dv_report *experiment_report_create(void);
 void experiment_report_free(struct dv_report *r);
 

@@ -63,6 +63,8 @@ void cli_usage_options(void) {
         "  --device N                  CUDA device ordinal (default 0)\n"
         "  --witness on|off            the active-lane witness launch per row (default on)\n"
         "  --counters on|off           CUPTI hardware counters per row (default on)\n"
+        "  --instructions on|off       each row's instruction profile: SASS counts per instruction, regions,\n"
+        "                              stall reasons (default off; a process per row, cached)\n"
         "  --evidence-dir DIR          with --suite: file each suite's result in the evidence store DIR,\n"
         "                              as the nightly refresh does (schema divergence.evidence.v1); the\n"
         "                              exit status is then the suite's gates' (0: filed as good evidence)\n"

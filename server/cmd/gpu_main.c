@@ -5,12 +5,15 @@
  *             result in an evidence store as the nightly refresh would
  *             (tests/fixtures/capture.sh makes the demo capture this way)
  *   worker    the GPU worker the server starts (jobs/workerproc.h)
+ *   instructions  one row's instruction profile, in a process of its own
+ *             (the worker starts it per row: cmd/instr_cmd.h)
  *
  * It is the only binary that links the CUDA runtime (kernels/gpu).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,8 +21,10 @@
 #include "api/report.h"
 #include "kernels/base/timeutil.h"
 #include "server/cmd/cli.h"
+#include "server/cmd/instr_cmd.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
+#include "server/jobs/instrproc.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "server/jobs/workerproc.h"
@@ -67,6 +72,15 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
     }
     timeutil_utc(time(NULL), started, sizeof started);
     int mrc = measure_run_session(s, o, r, err);
+    /* The instruction profiles, as the worker takes them (jobs/instrproc.h). */
+    if ((mrc == 0 || mrc == DV_EGATE) && o->instructions && !session_lost(s)) {
+        struct instrproc_config ic = {.device = o->device, .disassembler = getenv("DV_DISASSEMBLER")};
+        char ierr[ERR_LEN] = "";
+        struct instrproc *ip = instrproc_create(&ic, ierr);
+        instrproc_report(ip, o, r);
+        if (!ip) snprintf(r->testimony.instructions_reason, sizeof r->testimony.instructions_reason, "%s", ierr);
+        instrproc_free(ip);
+    }
     int rc = cli_finish_measure(mrc, err, r, a->format);
     if (a->evidence_dir && suite && (mrc == 0 || mrc == DV_EGATE)) {
         /* Filed, the suite's own gates decide (its noise limit is the
@@ -82,6 +96,7 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
 
 static int measure_main(int argc, char **argv) {
     struct dv_options o;
+    signal(SIGPIPE, SIG_IGN); /* a profiling process that ends early must not end this one */
     struct cli_args a;
     int rc;
     if ((rc = cli_parse(argc, argv, &o, &a)) != 0) return rc == CLI_HELP_SHOWN ? CLI_EXIT_OK : rc;
@@ -124,6 +139,7 @@ int main(int argc, char **argv) {
         fputs(
             "usage: divergence-gpu measure [options] [--json]   (what `divergence measure` runs)\n"
             "       divergence-gpu worker                      (started by `divergence serve`)\n"
+            "       divergence-gpu instructions --table T --row R  (started by the worker)\n"
             "       divergence-gpu analyze [options] | suites    (as divergence's: no server linked)\n"
             "see divergence measure --help\n",
             argc < 2 ? stderr : stdout);
@@ -136,6 +152,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "analyze") == 0) return cli_analyze(argc - 1, argv + 1);
     if (strcmp(argv[1], "suites") == 0) return cli_suites();
     if (strcmp(argv[1], "worker") == 0) return workerproc_main(argc - 1, argv + 1);
-    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker, analyze, suites)\n", argv[1]);
+    if (strcmp(argv[1], "instructions") == 0) return instr_cmd_main(argc - 1, argv + 1);
+    fprintf(stderr, "divergence-gpu: unknown command '%s' (measure, worker, instructions, analyze, suites)\n", argv[1]);
     return CLI_EXIT_USAGE;
 }

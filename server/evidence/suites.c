@@ -23,20 +23,23 @@
  * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
+/* The lesson's suites keep every row's instruction profile (version 2:
+ * the request gained `instructions: true`); the scenario suite's kernels
+ * are not profiled (model/profile.h), so it does not ask. */
 static const struct suite table[] = {
-    {"day22-part1", 1,
+    {"day22-part1", 2,
      "Day 22, Part 1: one branch, 4096 multiply-adds on each side; the lesson's four predicates",
-     DV_PART_1, {NULL}, NULL, SUITES_NOISE_LIMIT, 0},
-    {"day22-part2", 1,
+     DV_PART_1, {NULL}, NULL, SUITES_NOISE_LIMIT, 0, 1},
+    {"day22-part2", 2,
      "Day 22, Part 2: the same branch inside the loop, one multiply-add on each side",
-     DV_PART_2, {NULL}, NULL, SUITES_NOISE_LIMIT, 0},
-    {"day22-exercise", 1,
+     DV_PART_2, {NULL}, NULL, SUITES_NOISE_LIMIT, 0, 1},
+    {"day22-exercise", 2,
      "Day 22 exercise: Part 1 plus threadIdx.x < 16",
-     DV_PART_1, {"first-16", NULL}, NULL, SUITES_NOISE_LIMIT, 0},
+     DV_PART_1, {"first-16", NULL}, NULL, SUITES_NOISE_LIMIT, 0, 1},
     /* Eleven tables: a smaller budget each keeps the job inside its deadline. */
     {"scenarios", 1,
      "The worked cases of \"Worked examples — Warp divergence penalties\": model against measurement",
-     DV_PART_ALL, {NULL}, "all", SUITES_NOISE_LIMIT, 1000.0},
+     DV_PART_ALL, {NULL}, "all", SUITES_NOISE_LIMIT, 1000.0, 0},
 };
 
 size_t suites_count(void) {
@@ -84,6 +87,7 @@ int suites_options(const struct suite *s, struct dv_options *o, char *err) {
         memcpy(o->scenario, s->scenario, n + 1);
     }
     if (s->budget_ms > 0) o->budget_ms = s->budget_ms;
+    o->instructions = s->instructions;
     char why[ERR_LEN];
     if (options_validate(o, OPTIONS_JSON, NULL, why) != 0) {
         dv_seterr(err, "suite %s: %s", s->name, why);

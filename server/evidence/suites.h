@@ -17,7 +17,8 @@
 
 /* One entry of the table. The request is the lesson's defaults
  * (experiment_defaults) changed by the fields below: `part`, the Part 1
- * predicates appended to the default four, and a scenario name. */
+ * predicates appended to the default four, a scenario name, and whether
+ * each row's instruction profile is taken. */
 struct suite {
     const char *name;        /* stable id, [a-z0-9-], used in file names and URLs */
     unsigned version;        /* bump when the request changes                      */
@@ -27,6 +28,7 @@ struct suite {
     const char *scenario;    /* NULL or a scenario name / "all"                    */
     double noise_limit;      /* a ratio known to worse than +-this fails the suite */
     double budget_ms;        /* GPU time per table; 0 keeps the default            */
+    int instructions;        /* 1: each row's instruction profile too              */
 };
 
 /* Number of suites in the table. */

@@ -13,8 +13,9 @@
  *                      worker ends after this reply, see workerproc.c)}
  *                     {"id", "ok": false, "code": -3, "error": "...",
  *                      "document": {...}, "testimony_ms": y (both optional)}
- * testimony_ms is the host time of the job's witness and counter passes
- * (the document's testimony.*.host_ms together), for /metrics.
+ * testimony_ms is the host time of the job's witness and counter passes and
+ * of its instruction profiles (the document's testimony.*.host_ms
+ * together), for /metrics.
  */
 #ifndef DV_WIRE_H
 #define DV_WIRE_H

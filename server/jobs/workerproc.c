@@ -6,11 +6,17 @@
  * reply carries the host time of the job's testimony passes for /metrics.
  * `--testimony off` makes every job skip them (no CUPTI is ever loaded):
  * a worker for a fleet that reads no counters, or the baseline of a
- * benchmark. */
+ * benchmark. A job that asks for instructions gets each row's profile
+ * after all of that, from the cache or from a `divergence-gpu
+ * instructions` process per row (jobs/instrproc.h), while this process
+ * waits: nothing of its own runs on the GPU meanwhile, and what the
+ * profiler patches lives and dies in the other process. `--disassembler
+ * PATH` and `--instructions-deadline-ms N` are passed to that profiler. */
 #define _GNU_SOURCE
 #include "server/jobs/workerproc.h"
 #include "api/jsonout.h"
 #include "server/core/log.h"
+#include "server/jobs/instrproc.h"
 #include "server/jobs/wire.h"
 
 #include <fcntl.h>
@@ -83,7 +89,8 @@ static int send_hello(const struct dv_device *d) {
 
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
  * -1 on a pipe error. */
-static int handle(struct session *sess, const char *msg, size_t len, const struct dv_device *dev, int testimony) {
+static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
+                  int testimony) {
     json_error_t je;
     json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
@@ -120,18 +127,21 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     }
     free(reqtext);
     o.device = dev->ordinal; /* this worker's GPU, whatever was asked */
-    if (!testimony) o.no_witness = o.no_counters = 1;
+    if (!testimony) o.no_witness = o.no_counters = 1, o.instructions = 0;
     struct dv_report *r = experiment_report_create();
     if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL, -1);
     char err[ERR_LEN] = "";
     int rc = measure_run_session(sess, &o, r, err);
+    /* After the timed samples and the testimony: the measured rows' profiles. */
+    if ((rc == 0 || rc == DV_EGATE) && !session_lost(sess)) instrproc_report(ip, &o, r);
     failures = jsonout_failures();
     char *doc = (rc == 0 || rc == DV_EGATE) ? report_json(r, 0) : NULL;
     if (doc && jsonout_failures() != failures) { /* as if report_json() had said out of memory */
         free(doc);
         doc = NULL;
     }
-    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms;
+    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms +
+                                r->testimony.instructions_ms;
     int out;
     if (rc == 0 && doc) out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
     else if (rc == 0) out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);
@@ -144,9 +154,11 @@ static int handle(struct session *sess, const char *msg, size_t len, const struc
     return rc == DV_ESTICKY || session_lost(sess) ? 1 : 0;
 }
 
-/* `--device N` (the CUDA ordinal this worker owns, 0 by default) and
- * `--testimony on|off` (on by default). Returns 0, or -1 with `err`. */
-static int parse_args(int argc, char **argv, int *ordinal, int *testimony, char *err) {
+/* `--device N` (the CUDA ordinal this worker owns, 0 by default),
+ * `--testimony on|off` (on by default), `--disassembler PATH` and
+ * `--instructions-deadline-ms N` (the profiler's, instrproc.h). Returns 0,
+ * or -1 with `err`. */
+static int parse_args(int argc, char **argv, int *ordinal, int *testimony, struct instrproc_config *ic, char *err) {
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--device") == 0 && v) {
@@ -159,8 +171,20 @@ static int parse_args(int argc, char **argv, int *ordinal, int *testimony, char 
             *ordinal = (int)n;
         } else if (strcmp(argv[i], "--testimony") == 0 && v && (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)) {
             *testimony = strcmp(v, "on") == 0;
+        } else if (strcmp(argv[i], "--disassembler") == 0 && v && v[0]) {
+            ic->disassembler = v;
+        } else if (strcmp(argv[i], "--instructions-deadline-ms") == 0 && v) {
+            char *end = NULL;
+            double ms = strtod(v, &end);
+            if (!end || *end || end == v || !(ms >= 100 && ms <= 600000)) {
+                dv_seterr(err, "worker: --instructions-deadline-ms %s: not a number of ms in 100..600000", v);
+                return -1;
+            }
+            ic->deadline_ms = ms;
         } else {
-            dv_seterr(err, "worker: unexpected argument %s (only --device N, N in 0..255, and --testimony on|off)",
+            dv_seterr(err,
+                      "worker: unexpected argument %s (only --device N, N in 0..255, --testimony on|off, "
+                      "--disassembler PATH and --instructions-deadline-ms N)",
                       argv[i]);
             return -1;
         }
@@ -172,7 +196,8 @@ static int parse_args(int argc, char **argv, int *ordinal, int *testimony, char 
 int workerproc_main(int argc, char **argv) {
     int ordinal = 0, testimony = 1;
     char perr[ERR_LEN];
-    if (parse_args(argc, argv, &ordinal, &testimony, perr) != 0) {
+    struct instrproc_config ic = {0};
+    if (parse_args(argc, argv, &ordinal, &testimony, &ic, perr) != 0) {
         LOG(LOG_ERR, "%s", perr);
         return 2;
     }
@@ -190,6 +215,11 @@ int workerproc_main(int argc, char **argv) {
         LOG(LOG_ERR, "worker: out of memory for the measurement session");
         return 2;
     }
+    ic.device = ordinal;
+    /* No profiler (no temporary folder, say) leaves every profile null with
+     * the reason; the worker measures on. */
+    struct instrproc *ip = instrproc_create(&ic, perr);
+    if (!ip) LOG(LOG_WARNING, "worker: no instruction profiles: %s", perr);
     int rc = session_device(sess, ordinal, &dev, err);
     if (rc != 0) {
         dev.present = 0;
@@ -209,7 +239,7 @@ int workerproc_main(int argc, char **argv) {
             status = 2;
             break;
         }
-        int h = handle(sess, msg, len, &dev, testimony);
+        int h = handle(sess, ip, msg, len, &dev, testimony);
         free(msg);
         if (h < 0) status = 2;
         if (h > 0) {
@@ -218,5 +248,6 @@ int workerproc_main(int argc, char **argv) {
         }
     }
     session_free(sess);
+    instrproc_free(ip);
     return status;
 }

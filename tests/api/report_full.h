@@ -24,12 +24,73 @@
 #include <string.h>
 
 #include "kernels/model/experiment.h"
+#include "kernels/model/listing.h"
 
 static void report_full_count(struct dv_count *c, unsigned k) {
     c->min = k;
     c->max = k + 3;
     c->total = 1000ull * k + 7;
     c->per_block = k + 1.5;
+}
+
+/* Row `k`'s instruction profile: every field set, two regions (with stall
+ * reasons) and two runs; NULL when out of memory. */
+static struct listing *report_full_listing(unsigned k) {
+    struct listing *l = listing_create();
+    if (!l) return NULL;
+    snprintf(l->source, sizeof l->source, "cupti-sass");
+    snprintf(l->kernel, sizeof l->kernel, "_Z12mixOneBranchILj4096ELb0EEvPKfPfmijP16dv_witness_block%u", k);
+    l->cubin_crc = 0x30bf6c82ull + k;
+    l->mask_hash = 0x9e3779b97f4a7c15ull - k;
+    l->grid_blocks = 2 + k;
+    l->block_x = 32;
+    l->block_y = 8;
+    l->scale = 2048.5 + k;
+    l->cached = 1;
+    snprintf(l->collected_utc, sizeof l->collected_utc, "2026-12-01T12:00:0%uZ", k);
+    l->collect_ms = 312.5 + k;
+    snprintf(l->disassembler, sizeof l->disassembler, "nvdisasm 13.0.%u", 48 + k);
+    snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "a reason kept beside a disassembly %u", k);
+    l->mapped = 0.96875 + 0.001 * k;
+    l->nregions = 2;
+    for (unsigned r = 0; r < 2; r++) {
+        struct listing_region *g = &l->regions[r];
+        g->kind = r ? LISTING_PATH_A : LISTING_BEFORE;
+        g->instructions = 45 + r + k;
+        g->warp = 8448ull * (r + 1) + k;
+        g->thread = 270336ull * (r + 1) + k;
+        g->pred_on = 135168ull * (r + 1) + k;
+        g->lanes = 16.5 + r + k;
+        g->has_stalls = 1;
+        g->nstalls = 2;
+        snprintf(g->stalls[0].reason, sizeof g->stalls[0].reason, "wait");
+        g->stalls[0].share = 0.375 + 0.01 * k;
+        snprintf(g->stalls[1].reason, sizeof g->stalls[1].reason, "selected");
+        g->stalls[1].share = 0.25 + 0.01 * k;
+    }
+    for (unsigned r = 0; r < 2; r++) {
+        struct listing_run run;
+        memset(&run, 0, sizeof run);
+        run.pc = 0x310u + 16u * r + 256u * k;
+        run.count = 1 + 191 * r;
+        snprintf(run.opcode, sizeof run.opcode, "%s", r ? "FFMA" : "BRA");
+        snprintf(run.sass, sizeof run.sass, "%s", r ? "FFMA R7, R7, R0, 9.9999997473787516356e-05" : "@P0 BRA `(.L_x_52)");
+        snprintf(run.last_sass, sizeof run.last_sass, "%s", r ? "FFMA R7, R7, R0, 1e-04" : "@P0 BRA `(.L_x_52)");
+        snprintf(run.file, sizeof run.file, "kernels/gpu/lesson_kernels.cu");
+        run.line = 160 + r + k;
+        run.region = r ? LISTING_PATH_A : LISTING_BEFORE;
+        run.guarded = !r;
+        run.warp = 8448ull + r + k;
+        run.thread = 270336ull + r + k;
+        run.pred_on = 135168ull + r + k;
+        run.lanes = 16.25 + r + k;
+        run.divergent = 8448ull - r + k;
+        if (listing_add_run(l, &run) != 0) {
+            listing_free(l);
+            return NULL;
+        }
+    }
+    return l;
 }
 
 /* Row `k` of a table: every field distinct from the other rows'. */
@@ -100,9 +161,14 @@ static void report_full_row(struct dv_row *w, unsigned k, int kernel) {
     c->inst_vs_baseline = 1.9375 + k;
     c->predicated = 1;
     snprintf(c->verdict, sizeof c->verdict, "counters verdict %u", k);
+    w->instructions = report_full_listing(k); /* NULL (out of memory) fails the round trip */
 }
 
+/* Fills `r` (zeroed, or filled by report_full() before: its profiles are
+ * freed first). */
 static void report_full(struct dv_report *r) {
+    for (unsigned i = 0; i < DV_MAX_TABLES; i++)
+        for (unsigned j = 0; j < DV_MAX_ROWS; j++) listing_free(r->tables[i].rows[j].instructions);
     memset(r, 0, sizeof *r);
     struct dv_device *d = &r->device;
     d->present = 1;
@@ -235,6 +301,11 @@ static void report_full(struct dv_report *r) {
     tm->witness_ms = 12.5;
     tm->counters_ms = 180.25;
     tm->counters_setup_ms = 412.75;
+    tm->instructions_requested = 1;
+    tm->instructions_taken = 0;
+    snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions over the cost cap for one row");
+    tm->instructions_ms = 340.5;
+    tm->instructions_cached_rows = 2;
     r->wall_time_ms = 4100.5;
     snprintf(r->started_utc, sizeof r->started_utc, "2026-08-30T10:00:00Z");
     snprintf(r->finished_utc, sizeof r->finished_utc, "2026-08-30T10:00:04Z");

@@ -610,3 +610,37 @@ Test(options, stated_counts_and_lengths_are_the_rules) {
     cr_expect_eq(options_set_cli(&t, "--scenario", longer, e), -1, "a name of %g + 1 characters", len);
     cr_expect_eq(number_after(e, "at most "), len, "%s", e);
 }
+
+Test(options, instructions_switch_cost_and_key) {
+    struct dv_options p;
+    char a[1024], b[1024];
+    experiment_defaults(&p);
+    cr_assert_eq(options_canonical(&p, a, sizeof a), 0);
+    cr_expect(strstr(a, "instructions") == NULL, "%s", a);
+    cr_assert_eq(options_set_cli(&p, "--instructions", "on", err), 0, "%s", err);
+    cr_expect_eq(p.instructions, 1);
+    cr_assert_eq(options_canonical(&p, b, sizeof b), 0);
+    cr_expect(strstr(b, " instructions=on") != NULL, "a document with profiles is cached apart: %s", b);
+    cr_expect_eq(options_set_cli(&p, "--instructions", "maybe", err), -1);
+    cr_expect(strstr(err, "--instructions") != NULL && strstr(err, "on or off") != NULL, "%s", err);
+    /* Cost: the lesson's rows are profiled on one block; block parity reads
+     * blockIdx.x, so its whole grid (an upper bound: it has a period of 2). */
+    int row = 7;
+    experiment_defaults(&p);
+    const double block = 256.0 * 4096;
+    cr_expect_float_eq(options_instructions_cost(&p, &row), 4096 * block, 1e-3);
+    cr_expect_eq(row, 3, "block-parity, predicates[3]");
+    p.npredicates = 3;
+    cr_expect_float_eq(options_instructions_cost(&p, &row), block, 1e-3);
+    cr_expect_eq(row, -1, "one block everywhere, Part 2's first");
+    p.part = DV_PART_1;
+    cr_expect_float_eq(options_instructions_cost(&p, &row), block, 1e-3);
+    cr_expect_eq(row, 0);
+    /* Over the cap, in both spellings, naming the field. */
+    experiment_defaults(&p);
+    p.instructions = 1;
+    p.blocks = 65536;
+    expect_invalid(&p, "instructions", "--instructions", "its whole grid (65536 blocks) is profiled");
+    p.instructions = 0;
+    cr_expect_eq(options_validate(&p, OPTIONS_JSON, NULL, err), 0, "%s", err);
+}

@@ -318,7 +318,7 @@ static void expect_round_trip(const struct dv_report *r) {
     cr_expect_str_eq(second, first);
     free(first);
     free(second);
-    free(back);
+    experiment_report_free(back);
 }
 
 Test(report, round_trip_measured) {
@@ -1086,4 +1086,150 @@ Test(report, text_prints_each_ratio_with_its_interval_and_why_sampling_stopped) 
     cr_expect_not_null(find_line(s, "vs uniform: each median over the threadIdx.x / 32 & 1 row's median"), "%s", s);
     cr_expect_not_null(find_line(s, "noise is stdev / mean over each row's samples; limit 0.50%"), "%s", s);
     free(s);
+}
+
+/* A row's instruction profile: the agreed names and types, null without
+ * one, and the reason once per document. */
+Test(report, instructions_round_trip_with_their_contract_names) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    expect_round_trip(r);
+    char *s = report_json(r, 0);
+    cr_assert_not_null(s);
+    json_t *j = load(s);
+    const char *base = "tables.0.rows.0.instructions";
+    char p[160];
+    static const struct {
+        const char *key;
+        json_type type;
+    } fields[] = {
+        {"source", JSON_STRING},          {"kernel", JSON_STRING},        {"cubin_crc", JSON_STRING},
+        {"mask_hash", JSON_STRING},       {"grid.blocks", JSON_INTEGER},  {"grid.block.1", JSON_INTEGER},
+        {"scale", JSON_REAL},             {"cached", JSON_TRUE},          {"collected_utc", JSON_STRING},
+        {"collect_ms", JSON_REAL},        {"disassembler", JSON_STRING},  {"mapped", JSON_REAL},
+        {"regions.0.kind", JSON_STRING},  {"regions.1.instructions", JSON_INTEGER},
+        {"regions.0.warp_executions", JSON_INTEGER}, {"regions.0.thread_executions", JSON_INTEGER},
+        {"regions.0.pred_on_thread_executions", JSON_INTEGER}, {"regions.0.lanes_per_execution", JSON_REAL},
+        {"regions.1.stalls.0.reason", JSON_STRING}, {"regions.1.stalls.1.share", JSON_REAL},
+        {"runs.0.pc", JSON_INTEGER},      {"runs.1.count", JSON_INTEGER}, {"runs.1.opcode", JSON_STRING},
+        {"runs.0.sass", JSON_STRING},     {"runs.0.last_sass", JSON_STRING}, {"runs.0.file", JSON_STRING},
+        {"runs.0.line", JSON_INTEGER},    {"runs.1.region", JSON_STRING}, {"runs.0.guarded", JSON_TRUE},
+        {"runs.1.guarded", JSON_FALSE},   {"runs.0.warp_executions", JSON_INTEGER},
+        {"runs.0.thread_executions", JSON_INTEGER}, {"runs.0.pred_on_thread_executions", JSON_INTEGER},
+        {"runs.0.lanes", JSON_REAL},      {"runs.0.divergent_targets", JSON_INTEGER},
+    };
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        snprintf(p, sizeof p, "%s.%s", base, fields[k].key);
+        expect_type(j, p, fields[k].type);
+    }
+    cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.0.instructions.cubin_crc")), "0000000030bf6c82");
+    cr_expect_str_eq(json_string_value(at(j, "tables.0.rows.0.instructions.regions.1.kind")), "path_a");
+    cr_expect_str_eq(json_string_value(at(j, "testimony.instructions.reason")),
+                     "instructions over the cost cap for one row");
+    expect_type(j, "testimony.instructions.cached_rows", JSON_INTEGER);
+    expect_type(j, "testimony.instructions.host_ms", JSON_REAL);
+    json_decref(j);
+    free(s);
+
+    /* Without a disassembly: opcode, text null; not sampled: stalls null;
+     * a run never executed: lanes null. */
+    struct listing *l = r->tables[0].rows[0].instructions;
+    l->disassembler[0] = '\0';
+    for (unsigned k = 0; k < l->nruns; k++) {
+        l->runs[k].opcode[0] = l->runs[k].sass[0] = l->runs[k].last_sass[0] = '\0';
+        l->runs[k].warp = l->runs[k].thread = 0;
+        l->runs[k].lanes = NAN;
+        l->runs[k].line = 0;
+        l->runs[k].file[0] = '\0';
+    }
+    l->regions[0].has_stalls = 0;
+    l->regions[0].nstalls = 0;
+    r->tables[0].rows[1].instructions = (listing_free(r->tables[0].rows[1].instructions), NULL);
+    r->testimony.instructions_taken = 1;
+    expect_round_trip(r);
+    s = report_json(r, 0);
+    j = load(s);
+    expect_type(j, "tables.0.rows.0.instructions.disassembler", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.runs.0.opcode", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.runs.0.sass", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.runs.0.line", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.runs.0.file", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.runs.0.lanes", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.regions.0.stalls", JSON_NULL);
+    expect_type(j, "tables.0.rows.0.instructions.regions.1.stalls", JSON_ARRAY);
+    expect_type(j, "tables.0.rows.1.instructions", JSON_NULL);
+    expect_type(j, "testimony.instructions.reason", JSON_NULL);
+    json_decref(j);
+    free(s);
+    experiment_report_free(r);
+}
+
+Test(report, instructions_parse_rejects_bad_fields_by_their_path) {
+    char err[ERR_LEN];
+    struct listing *l = NULL;
+    static const struct {
+        const char *obj, *want;
+    } bad[] = {
+        {"{\"cubin_crc\": \"xyz\"}", "instructions.cubin_crc: expected 16 hex digits"},
+        {"{\"cubin_crc\": \"00000000000000001\"}", "instructions.cubin_crc: expected 16 hex digits"},
+        {"{\"runs\": [{\"pc\": 16}, {\"region\": \"path_c\"}]}", "instructions.runs[1].region: expected before"},
+        {"{\"runs\": [{\"pc\": -16}]}", "instructions.runs[0].pc: negative"},
+        {"{\"regions\": [{\"stalls\": [3]}]}", "instructions.regions[0].stalls[0]: expected an object"},
+        {"{\"grid\": {\"block\": [1]}}", "instructions.grid.block: expected [x, y]"},
+        {"{\"runs\": [7]}", "instructions.runs[0]: expected an object"},
+        {"[]", "instructions: expected an object"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        json_t *o = load(bad[k].obj);
+        err[0] = '\0';
+        cr_expect_eq(report_instructions_parse(o, &l, err), -1, "accepted %s", bad[k].obj);
+        cr_expect_null(l);
+        cr_expect(strstr(err, bad[k].want), "%s: got '%s', want '%s'", bad[k].obj, err, bad[k].want);
+        json_decref(o);
+    }
+    json_t *o = load("{\"source\": \"ncu\", \"runs\": [{\"pc\": 32, \"count\": 2, \"region\": \"reconverge\"}]}");
+    cr_assert_eq(report_instructions_parse(o, &l, err), 0, "%s", err);
+    cr_expect_str_eq(l->source, "ncu");
+    cr_assert_eq(l->nruns, 1);
+    cr_expect_eq(l->runs[0].region, LISTING_RECONVERGE);
+    cr_expect_eq(l->runs[0].count, 2);
+    listing_free(l);
+    json_decref(o);
+}
+
+Test(report, text_lists_each_rows_branch_region) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    char *s = report_text(r);
+    cr_assert_not_null(s);
+    cr_expect(strstr(s, "GPU's instructions") != NULL, "%s", s);
+    cr_expect(strstr(s, "threadIdx.x % 5 < 3: cupti-sass, _Z12mixOneBranch") != NULL, "%s", s);
+    cr_expect(strstr(s, "from the cache of an identical launch collected 2026-12-01T12:00:00Z") != NULL, "%s", s);
+    cr_expect(strstr(s, "regions: before 45 instr, 16.5 lanes | path_a 46 instr, 17.5 lanes") != NULL, "%s", s);
+    cr_expect(strstr(s, "stall samples: before wait 38%, selected 25% | path_a wait 38%, selected 25%") != NULL, "%s", s);
+    /* The branch and the path's run, one line each. */
+    cr_expect(strstr(s, "0310  before        1   160   16.2    16.0         8448  @P0 BRA `(.L_x_52)") != NULL, "%s", s);
+    cr_expect(strstr(s, "0320  path_a      192   161   17.2    16.0         8449  FFMA R7, R7, R0, "
+                        "9.9999997473787516356e-05 ...") != NULL,
+              "%s", s);
+    cr_expect(strstr(s, "instructions: null (340.5 ms host time, 2 rows from the cache): instructions over the cost "
+                        "cap for one row") != NULL,
+              "%s", s);
+    free(s);
+    /* A long branch region is cut in the middle, and says so. */
+    struct listing *l = r->tables[0].rows[0].instructions;
+    struct listing_run run = l->runs[1];
+    for (unsigned k = 0; k < 30; k++) {
+        run.pc += 16 * run.count;
+        run.count = 1;
+        run.region = k % 2 ? LISTING_PATH_A : LISTING_PATH_B;
+        cr_assert_eq(listing_add_run(l, &run), 0);
+    }
+    s = report_text(r);
+    cr_assert_not_null(s);
+    cr_expect(strstr(s, "... 17 more runs (the document lists every one)") != NULL, "%s", s);
+    free(s);
+    experiment_report_free(r);
 }

@@ -244,3 +244,28 @@ Test(request, max_noise_is_the_old_name_of_max_halfwidth) {
     expect_error("{\"max_halfwidth\": \"1%\"}", "max_halfwidth", "expected a number");
     expect_error("{\"max_noise\": 0.01, \"max_halfwidth\": 0.01}", "max_noise", "give one of the two");
 }
+
+Test(request, instructions_switch_and_its_cost_cap) {
+    cr_assert_eq(parse("{}"), 0);
+    cr_expect_eq(o.instructions, 0, "off unless asked for");
+    cr_assert_eq(parse("{\"instructions\": true}"), 0, "%s", e.reason);
+    cr_expect_eq(o.instructions, 1);
+    round_trip("{\"instructions\": true}");
+    cr_assert_eq(parse("{\"instructions\": false}"), 0, "%s", e.reason);
+    cr_expect_eq(o.instructions, 0);
+    expect_error("{\"instructions\": \"yes\"}", "instructions", "expected true or false, got a string");
+    /* A blockIdx.x predicate is profiled on its whole grid: the lesson's
+     * grid fits, the largest does not. */
+    cr_assert_eq(parse("{\"instructions\": true, \"predicates\": [\"lane-parity\", \"blockIdx.x < 7\"]}"), 0, "%s",
+                 e.reason);
+    expect_error("{\"instructions\": true, \"blocks\": 65536, \"predicates\": [\"lane-parity\", \"blockIdx.x < 7\"]}",
+                 "instructions", "the profile of predicates[1] (\"blockIdx.x < 7\") would run 6.87e+10 thread-iterations");
+    cr_expect(strstr(e.reason, "1.6e+10") != NULL, "%s", e.reason);
+    /* The same grid is fine without instructions, and for a predicate that
+     * does not read blockIdx.x (one block is profiled). */
+    cr_assert_eq(parse("{\"blocks\": 65536, \"predicates\": [\"lane-parity\", \"blockIdx.x < 7\"]}"), 0, "%s", e.reason);
+    cr_assert_eq(parse("{\"instructions\": true, \"blocks\": 65536, \"predicates\": [\"threadIdx.x < 7\"]}"), 0, "%s",
+                 e.reason);
+    expect_error("{\"instructions\": true, \"blocks\": \"auto\", \"predicates\": [\"blockIdx.x & 3\"]}", "instructions",
+                 "auto is costed at its upper bound");
+}

@@ -1,6 +1,7 @@
 /* test_suites.c -- the suites table: names, requests, the GET /suites body. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/model/experiment.h"
@@ -144,4 +145,26 @@ Test(suites, json_is_whole_or_absent_under_failing_allocations) {
         &(struct failing_case){.build = suites_text, .ctx = err, .want = want, .failed = suites_failed});
     cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
     free(want);
+}
+
+Test(suites, the_lessons_suites_keep_each_rows_instruction_profile) {
+    static const char *const lesson[] = {"day22-part1", "day22-part2", "day22-exercise"};
+    for (size_t i = 0; i < sizeof lesson / sizeof lesson[0]; i++) {
+        struct dv_options o;
+        struct dv_report *r = experiment_report_create();
+        plan(must_find(lesson[i]), &o, r);
+        cr_expect_eq(o.instructions, 1, "%s asks for instructions", lesson[i]);
+        cr_expect_geq(must_find(lesson[i])->version, 2u, "%s: its request changed, so did its version", lesson[i]);
+        char *body = request_dump(&o);
+        cr_assert_not_null(body);
+        cr_expect(strstr(body, "\"instructions\":true") != NULL, "what GET /suites shows and the night posts: %s",
+                  body);
+        free(body);
+        experiment_report_free(r);
+    }
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("scenarios"), &o, r);
+    cr_expect_eq(o.instructions, 0, "scenario kernels are not profiled");
+    experiment_report_free(r);
 }

@@ -1,0 +1,685 @@
+/* instr.c -- CUPTI's SASS metrics and PC sampling for one function
+ * (instr.h), dlopen()ed.
+ *
+ * The call sequence is the one that worked on an H200 (instr.h says why
+ * each step is where it is): cuptiSubscribe + the resource domain (module
+ * loads hand over their cubins) before CUDA starts; after the context,
+ * cuptiProfilerInitialize, cuptiProfilerDeviceSupported for the SASS
+ * metrics, the metric ids (cuptiSassMetricsGetProperties), PC sampling
+ * enabled and configured (serialized collection, start/stop control, parsed
+ * records); one sampled launch between Start and Stop, GetData until no PC
+ * remains, PC sampling disabled; SetConfig with the four metrics, Enable
+ * with lazy patching, per launch GetDataProperties + FlushData, Disable;
+ * then cuptiGetCubinCrc on the captured cubins and
+ * cuptiGetSassToSourceCorrelation per pc.
+ *
+ * The library is looked for where counters.c looks for it (counters.h), so
+ * DV_CUPTI_LIBRARY and the bundle's lib/ mean the same for both; the search
+ * is written out again here because counters.c keeps its own static. Every
+ * entry point is resolved with dlsym; a build without CUPTI's headers
+ * compiles the stubs at the bottom, which say so.
+ *
+ * The function names CUPTI hands out in records are shared between records
+ * (its documentation: free them once, after every record is read); this
+ * process reads them once and ends, so they are copied and left to it.
+ */
+#define _GNU_SOURCE
+#include "kernels/gpu/instr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/base/status.h"
+#include "kernels/gpu/counters.h"
+#include "kernels/gpu/cuda_call.h"
+
+#ifdef DV_HAVE_CUPTI
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_callbacks.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_result.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#define INSTR_FNS(X)                                                                                                   \
+    X(cuptiGetResultString)                                                                                            \
+    X(cuptiSubscribe)                                                                                                  \
+    X(cuptiUnsubscribe)                                                                                                \
+    X(cuptiEnableDomain)                                                                                               \
+    X(cuptiProfilerInitialize)                                                                                         \
+    X(cuptiProfilerDeInitialize)                                                                                       \
+    X(cuptiProfilerDeviceSupported)                                                                                    \
+    X(cuptiDeviceGetChipName)                                                                                          \
+    X(cuptiSassMetricsGetProperties)                                                                                   \
+    X(cuptiSassMetricsSetConfig)                                                                                       \
+    X(cuptiSassMetricsUnsetConfig)                                                                                     \
+    X(cuptiSassMetricsEnable)                                                                                          \
+    X(cuptiSassMetricsDisable)                                                                                         \
+    X(cuptiSassMetricsGetDataProperties)                                                                               \
+    X(cuptiSassMetricsFlushData)                                                                                       \
+    X(cuptiPCSamplingEnable)                                                                                           \
+    X(cuptiPCSamplingDisable)                                                                                          \
+    X(cuptiPCSamplingGetNumStallReasons)                                                                               \
+    X(cuptiPCSamplingGetStallReasons)                                                                                  \
+    X(cuptiPCSamplingSetConfigurationAttribute)                                                                        \
+    X(cuptiPCSamplingStart)                                                                                            \
+    X(cuptiPCSamplingStop)                                                                                             \
+    X(cuptiPCSamplingGetData)                                                                                          \
+    X(cuptiGetCubinCrc)                                                                                                \
+    X(cuptiGetSassToSourceCorrelation)
+
+static struct {
+    void *lib;
+    char library[256];
+#define DECLARE(fn) __typeof__(&fn) fn;
+    INSTR_FNS(DECLARE)
+#undef DECLARE
+} api;
+
+/* The four metrics, in the order the counts are kept. */
+enum { M_WARP, M_THREAD, M_PRED_ON, M_DIVERGENT, INSTR_NMETRICS };
+static const char *const metric_names[INSTR_NMETRICS] = {
+    [M_WARP] = "smsp__sass_inst_executed",
+    [M_THREAD] = "smsp__sass_thread_inst_executed",
+    [M_PRED_ON] = "smsp__sass_thread_inst_executed_pred_on",
+    [M_DIVERGENT] = "smsp__sass_branch_targets_threads_divergent",
+};
+
+#define INSTR_MAX_CUBINS 32
+#define INSTR_SAMPLE_PCS 8192 /* PCs one GetData returns; the kernels have ~600 */
+
+struct cubin {
+    unsigned char *data;
+    size_t size;
+    uint64_t crc;
+    int crc_ok;
+};
+
+struct instr {
+    CUpti_SubscriberHandle sub;
+    int subscribed, initialized, sampling, configured;
+    int device;
+    CUcontext ctx;
+    uint64_t metric_id[INSTR_NMETRICS];
+    struct cubin cubins[INSTR_MAX_CUBINS];
+    unsigned ncubins, lost_cubins; /* more modules than room (not expected) */
+    int capture_failed;            /* a cubin could not be copied          */
+    uint32_t record_crc;           /* low 32 bits, from the SASS records   */
+    int have_record_crc;
+    size_t nreasons;
+    uint32_t *reason_index;
+    char **reason_name;
+    CUpti_PCSamplingData config_buffer, user_buffer;
+};
+
+static int cupti_check(CUptiResult r, const char *call, const char *file, int line, char *reason) {
+    if (r == CUPTI_SUCCESS) return 0;
+    const char *s = NULL;
+    char what[ERR_LEN];
+    if (api.cuptiGetResultString) api.cuptiGetResultString(r, &s);
+    snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
+    counters_explain((int)r, s, what, reason);
+    return -1;
+}
+
+#define CUPTI_CALL(call, reason) cupti_check((call), #call, __FILE__, __LINE__, (reason))
+
+/* ---- the library ------------------------------------------------------- */
+
+static int load_from(const char *dir, const char *name) {
+    char path[1280];
+    if (dir) {
+        static const char *const perf[] = {"libnvperf_host.so", "libnvperf_target.so"};
+        for (size_t i = 0; i < sizeof perf / sizeof perf[0]; i++) {
+            int n = snprintf(path, sizeof path, "%s/%s", dir, perf[i]);
+            if (n > 0 && (size_t)n < sizeof path) dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        }
+    }
+    int n = dir ? snprintf(path, sizeof path, "%s/%s", dir, name) : snprintf(path, sizeof path, "%s", name);
+    if (n < 0 || (size_t)n >= sizeof path) return 0;
+    api.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (api.lib) snprintf(api.library, sizeof api.library, "%.255s", path);
+    return api.lib != NULL;
+}
+
+static int load_dir(const char *dir) { return load_from(dir, "libcupti.so.13") || load_from(dir, "libcupti.so"); }
+
+/* $DV_CUPTI_LIBRARY, lib/ and ../lib beside the binary, the toolkit found
+ * at build time, the loader's search: counters.h's order. */
+static int load_search(char *reason) {
+    const char *exact = getenv("DV_CUPTI_LIBRARY");
+    if (exact && exact[0]) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", exact);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        if (load_from(slash ? dir : NULL, slash ? slash + 1 : exact)) return 0;
+        const char *e = dlerror();
+        dv_seterr(reason, "CUPTI: DV_CUPTI_LIBRARY=%s cannot be loaded: %s", exact, e ? e : "not found");
+        return -1;
+    }
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 8);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        static const char *const rel[] = {"/lib", "/../lib"};
+        for (size_t i = 0; slash && i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(slash, sizeof self - (size_t)(slash - self), "%s", rel[i]);
+            if (load_dir(self)) return 0;
+        }
+    }
+#ifdef DV_CUPTI_BUILD_DIR
+    if (load_dir(DV_CUPTI_BUILD_DIR)) return 0;
+#endif
+    if (load_dir(NULL)) return 0;
+    const char *e = dlerror();
+    dv_seterr(reason,
+              "CUPTI: libcupti.so not found (beside the binary in lib/, in the toolkit, or on the loader path; set "
+              "DV_CUPTI_LIBRARY to its path): %s",
+              e ? e : "not found");
+    return -1;
+}
+
+static int load_api(char *reason) {
+    if (api.cuptiGetSassToSourceCorrelation) return 0;
+    if (!api.lib && load_search(reason) != 0) return -1;
+#define RESOLVE(fn)                                                                                                    \
+    if (!(api.fn = (__typeof__(&fn))dlsym(api.lib, #fn))) {                                                            \
+        dv_seterr(reason, "CUPTI: %s has no %s (SASS metrics need CUDA 12.4 or newer)", api.library, #fn);              \
+        return -1;                                                                                                     \
+    }
+    INSTR_FNS(RESOLVE)
+#undef RESOLVE
+    return 0;
+}
+
+/* ---- cubins ------------------------------------------------------------ */
+
+static void CUPTIAPI on_resource(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data) {
+    struct instr *p = userdata;
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED || !data) return;
+    const CUpti_ResourceData *rd = data;
+    const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
+    if (!md || !md->pCubin || !md->cubinSize) return;
+    if (p->ncubins == INSTR_MAX_CUBINS) {
+        p->lost_cubins++;
+        return;
+    }
+    struct cubin *c = &p->cubins[p->ncubins];
+    if (!(c->data = malloc(md->cubinSize))) {
+        p->capture_failed = 1;
+        return;
+    }
+    memcpy(c->data, md->pCubin, md->cubinSize);
+    c->size = md->cubinSize;
+    c->crc_ok = 0;
+    p->ncubins++;
+}
+
+struct instr *instr_create(char *reason) {
+    if (load_api(reason) != 0) return NULL;
+    struct instr *p = calloc(1, sizeof *p);
+    if (!p) {
+        dv_seterr(reason, "instructions: out of memory");
+        return NULL;
+    }
+    if (CUPTI_CALL(api.cuptiSubscribe(&p->sub, (CUpti_CallbackFunc)on_resource, p), reason)) {
+        free(p);
+        return NULL;
+    }
+    p->subscribed = 1;
+    if (CUPTI_CALL(api.cuptiEnableDomain(1, p->sub, CUPTI_CB_DOMAIN_RESOURCE), reason)) {
+        instr_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+const char *instr_library(const struct instr *p) {
+    (void)p;
+    return api.library;
+}
+
+static void free_sampling_buffer(CUpti_PCSamplingData *d) {
+    for (size_t i = 0; d->pPcData && i < d->collectNumPcs; i++) free(d->pPcData[i].stallReason);
+    free(d->pPcData);
+    memset(d, 0, sizeof *d);
+}
+
+static void sampling_off(struct instr *p) {
+    if (!p->sampling) return;
+    CUpti_PCSamplingDisableParams dp = {.size = CUpti_PCSamplingDisableParamsSize};
+    dp.ctx = p->ctx;
+    api.cuptiPCSamplingDisable(&dp);
+    p->sampling = 0;
+}
+
+void instr_free(struct instr *p) {
+    if (!p) return;
+    sampling_off(p);
+    if (p->configured) {
+        CUpti_SassMetricsUnsetConfig_Params u = {.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+        u.deviceIndex = (uint32_t)p->device;
+        api.cuptiSassMetricsUnsetConfig(&u);
+    }
+    if (p->initialized) {
+        CUpti_Profiler_DeInitialize_Params d = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        api.cuptiProfilerDeInitialize(&d);
+    }
+    if (p->subscribed) api.cuptiUnsubscribe(p->sub);
+    for (unsigned i = 0; i < p->ncubins; i++) free(p->cubins[i].data);
+    for (size_t i = 0; p->reason_name && i < p->nreasons; i++) free(p->reason_name[i]);
+    free(p->reason_name);
+    free(p->reason_index);
+    free_sampling_buffer(&p->config_buffer);
+    free_sampling_buffer(&p->user_buffer);
+    free(p);
+}
+
+/* ---- preparation --------------------------------------------------------- */
+
+/* The current CUcontext, from the driver's cuCtxGetCurrent. */
+static int current_context(CUcontext *ctx, char *reason) {
+    CUresult (*get)(CUcontext *) = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (DV_CUDA_CALL(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 12000, cudaEnableDefault, &q),
+                     reason) != 0)
+        return -1;
+    if (DV_CUDA_CALL(cudaFree(0), reason) != 0) return -1;
+    *ctx = NULL;
+    if (q != cudaDriverEntryPointSuccess || !get || get(ctx) != CUDA_SUCCESS || !*ctx) {
+        dv_seterr(reason, "CUPTI: no current CUDA context (cuCtxGetCurrent: entry point %d)", (int)q);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *support_word(CUpti_Profiler_Support_Level s) {
+    switch (s) {
+    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return "supported";
+    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return "disabled";
+    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return "unsupported";
+    default: return "unknown";
+    }
+}
+
+/* Whether `api_kind` works on the device; else the reason names what does not. */
+static int device_supports(struct instr *p, CUpti_Profiler_API api_kind, const char *what, char *reason) {
+    CUpti_Profiler_DeviceSupported_Params ds = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    ds.cuDevice = (CUdevice)p->device;
+    ds.api = api_kind;
+    if (CUPTI_CALL(api.cuptiProfilerDeviceSupported(&ds), reason)) return -1;
+    if (ds.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return 0;
+    dv_seterr(reason,
+              "CUPTI: this GPU or driver does not support %s (architecture %s, vGPU %s, confidential compute %s, "
+              "SLI %s, CMP %s, WSL %s)",
+              what, support_word(ds.architecture), support_word(ds.vGpu), support_word(ds.confidentialCompute),
+              support_word(ds.sli), support_word(ds.cmp), support_word(ds.wsl));
+    return -1;
+}
+
+static int sampling_buffer(CUpti_PCSamplingData *d, size_t reasons) {
+    memset(d, 0, sizeof *d);
+    d->size = sizeof *d;
+    d->collectNumPcs = INSTR_SAMPLE_PCS;
+    if (!(d->pPcData = calloc(INSTR_SAMPLE_PCS, sizeof *d->pPcData))) return -1;
+    for (size_t i = 0; i < INSTR_SAMPLE_PCS; i++) {
+        d->pPcData[i].size = sizeof(CUpti_PCSamplingPCData);
+        if (!(d->pPcData[i].stallReason = calloc(reasons ? reasons : 1, sizeof(CUpti_PCSamplingStallReason)))) return -1;
+    }
+    return 0;
+}
+
+/* PC sampling enabled on the context with its reasons' names and the
+ * configuration; 0, or -1 with `reason` (sampling stays off). */
+static int sampling_on(struct instr *p, char *reason) {
+    if (device_supports(p, CUPTI_PROFILER_PC_SAMPLING, "PC sampling", reason) != 0) return -1;
+    CUpti_PCSamplingEnableParams ep = {.size = CUpti_PCSamplingEnableParamsSize};
+    ep.ctx = p->ctx;
+    if (CUPTI_CALL(api.cuptiPCSamplingEnable(&ep), reason)) return -1;
+    p->sampling = 1;
+    CUpti_PCSamplingGetNumStallReasonsParams np = {.size = CUpti_PCSamplingGetNumStallReasonsParamsSize};
+    np.ctx = p->ctx;
+    np.numStallReasons = &p->nreasons;
+    if (CUPTI_CALL(api.cuptiPCSamplingGetNumStallReasons(&np), reason)) goto off;
+    if (p->nreasons > LISTING_MAX_REASONS) p->nreasons = LISTING_MAX_REASONS;
+    if (!(p->reason_index = calloc(p->nreasons ? p->nreasons : 1, sizeof *p->reason_index)) ||
+        !(p->reason_name = calloc(p->nreasons ? p->nreasons : 1, sizeof *p->reason_name)))
+        goto oom;
+    for (size_t i = 0; i < p->nreasons; i++)
+        if (!(p->reason_name[i] = calloc(CUPTI_STALL_REASON_STRING_SIZE, 1))) goto oom;
+    CUpti_PCSamplingGetStallReasonsParams sp = {.size = CUpti_PCSamplingGetStallReasonsParamsSize};
+    sp.ctx = p->ctx;
+    sp.numStallReasons = p->nreasons;
+    sp.stallReasonIndex = p->reason_index;
+    sp.stallReasons = p->reason_name;
+    if (p->nreasons && CUPTI_CALL(api.cuptiPCSamplingGetStallReasons(&sp), reason)) goto off;
+    if (sampling_buffer(&p->config_buffer, p->nreasons) != 0 || sampling_buffer(&p->user_buffer, p->nreasons) != 0)
+        goto oom;
+    CUpti_PCSamplingConfigurationInfo cfg[4];
+    memset(cfg, 0, sizeof cfg);
+    cfg[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+    cfg[0].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+    cfg[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+    cfg[1].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+    cfg[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+    cfg[2].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+    cfg[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+    cfg[3].attributeData.samplingDataBufferData.samplingDataBuffer = &p->config_buffer;
+    CUpti_PCSamplingConfigurationInfoParams cp = {.size = CUpti_PCSamplingConfigurationInfoParamsSize};
+    cp.ctx = p->ctx;
+    cp.numAttributes = sizeof cfg / sizeof cfg[0];
+    cp.pPCSamplingConfigurationInfo = cfg;
+    if (CUPTI_CALL(api.cuptiPCSamplingSetConfigurationAttribute(&cp), reason)) goto off;
+    return 0;
+oom:
+    dv_seterr(reason, "PC sampling: out of memory for %zu stall reasons", p->nreasons);
+off:
+    sampling_off(p);
+    return -1;
+}
+
+int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *stall_reason, char *reason) {
+    stall_reason[0] = '\0';
+    if (cc_major < 7) {
+        dv_seterr(reason, "CUPTI: compute capability %d.x has no SASS metrics (Volta, 7.0, or newer)", cc_major);
+        return -1;
+    }
+    p->device = device;
+    if (current_context(&p->ctx, reason) != 0) return -1;
+    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    if (CUPTI_CALL(api.cuptiProfilerInitialize(&ip), reason)) return -1;
+    p->initialized = 1;
+    if (device_supports(p, CUPTI_PROFILER_SASS_METRICS, "SASS metrics", reason) != 0) return -1;
+    CUpti_Device_GetChipName_Params cn = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = (size_t)device;
+    if (CUPTI_CALL(api.cuptiDeviceGetChipName(&cn), reason)) return -1;
+    for (int m = 0; m < INSTR_NMETRICS; m++) {
+        CUpti_SassMetrics_GetProperties_Params gp = {.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+        gp.pChipName = cn.pChipName;
+        gp.pMetricName = metric_names[m];
+        if (CUPTI_CALL(api.cuptiSassMetricsGetProperties(&gp), reason)) return -1;
+        p->metric_id[m] = gp.metric.metricId;
+    }
+    if (!stalls) {
+        snprintf(stall_reason, ERR_LEN, "not asked for");
+        return 0;
+    }
+    if (sampling_on(p, stall_reason) != 0) return 0; /* stalls stay off, the counts go on */
+    return 0;
+}
+
+/* ---- PC sampling ------------------------------------------------------- */
+
+static void reset_buffer(CUpti_PCSamplingData *d) {
+    d->totalSamples = d->droppedSamples = d->nonUsrKernelsTotalSamples = 0;
+    d->totalNumPcs = d->remainingNumPcs = 0;
+    d->hardwareBufferFull = 0;
+}
+
+/* The samples of one GetData into f, keeping the first function seen. */
+static int add_samples(struct instr *p, const CUpti_PCSamplingData *d, struct listing_insns *f, int *slot) {
+    for (size_t i = 0; i < d->totalNumPcs && i < d->collectNumPcs; i++) {
+        const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
+        if (!pc->functionName) continue;
+        if (!f->function[0]) snprintf(f->function, sizeof f->function, "%s", pc->functionName);
+        if (strcmp(f->function, pc->functionName) != 0 || pc->pcOffset > 0xffffffffull) continue;
+        struct listing_insn *in = listing_insns_at(f, (uint32_t)pc->pcOffset);
+        if (!in) return -1;
+        for (size_t r = 0; r < pc->stallReasonCount; r++)
+            for (size_t k = 0; k < p->nreasons; k++)
+                if (p->reason_index[k] == pc->stallReason[r].pcSamplingStallReasonIndex && slot[k] >= 0)
+                    in->stalls[slot[k]] += pc->stallReason[r].samples;
+    }
+    return 0;
+}
+
+int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct listing_insns *f, char *reason) {
+    int rc = -1;
+    listing_insns_init(f);
+    if (!p->sampling) return 0;
+    int slot[LISTING_MAX_REASONS];
+    for (size_t k = 0; k < p->nreasons; k++) slot[k] = listing_insns_reason(f, p->reason_name[k]);
+    CUpti_PCSamplingStartParams st = {.size = CUpti_PCSamplingStartParamsSize};
+    st.ctx = p->ctx;
+    if (CUPTI_CALL(api.cuptiPCSamplingStart(&st), reason)) goto fail;
+    rc = launch(ctx, 0, reason);
+    if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
+    CUpti_PCSamplingStopParams sp = {.size = CUpti_PCSamplingStopParamsSize};
+    sp.ctx = p->ctx;
+    if (rc == DV_ESTICKY) return rc;
+    if (CUPTI_CALL(api.cuptiPCSamplingStop(&sp), rc ? NULL : reason) && rc == 0) rc = -1;
+    /* GetData until no PC remains; the serialized mode has the samples at
+     * Stop, so a first empty answer is only waited on briefly. */
+    for (int it = 0; rc == 0 && it < 64; it++) {
+        reset_buffer(&p->user_buffer);
+        CUpti_PCSamplingGetDataParams gd = {.size = CUpti_PCSamplingGetDataParamsSize};
+        gd.ctx = p->ctx;
+        gd.pcSamplingData = &p->user_buffer;
+        if (CUPTI_CALL(api.cuptiPCSamplingGetData(&gd), reason)) rc = -1;
+        else if (add_samples(p, &p->user_buffer, f, slot) != 0) {
+            dv_seterr(reason, "PC sampling: out of memory");
+            rc = -1;
+        } else if (p->user_buffer.remainingNumPcs == 0 && (p->user_buffer.totalNumPcs > 0 || it >= 3))
+            break;
+        else if (p->user_buffer.totalNumPcs == 0)
+            usleep(20 * 1000);
+    }
+    if (rc == 0 && add_samples(p, &p->config_buffer, f, slot) != 0) rc = -1;
+    sampling_off(p);
+    if (rc != 0) goto fail;
+    f->sampled = 1;
+    return 0;
+fail:
+    sampling_off(p);
+    listing_insns_cleanup(f);
+    return rc ? rc : -1;
+}
+
+/* ---- SASS metrics ------------------------------------------------------ */
+
+static int sass_configure(struct instr *p, char *reason) {
+    if (p->configured) return 0;
+    CUpti_SassMetrics_Config cfg[INSTR_NMETRICS];
+    for (int m = 0; m < INSTR_NMETRICS; m++) {
+        cfg[m].metricId = p->metric_id[m];
+        cfg[m].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
+    }
+    CUpti_SassMetricsSetConfig_Params sc = {.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    sc.numOfMetricConfig = INSTR_NMETRICS;
+    sc.pConfigs = cfg;
+    sc.deviceIndex = (uint32_t)p->device;
+    if (CUPTI_CALL(api.cuptiSassMetricsSetConfig(&sc), reason)) return -1;
+    p->configured = 1;
+    return 0;
+}
+
+/* The records of the launch just made, into `f`. */
+static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, char *reason) {
+    CUpti_SassMetricsGetDataProperties_Params gp = {.structSize =
+                                                        CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+    gp.ctx = p->ctx;
+    if (CUPTI_CALL(api.cuptiSassMetricsGetDataProperties(&gp), reason)) return -1;
+    const size_t nrec = gp.numOfPatchedInstructionRecords, ninst = gp.numOfInstances;
+    if (nrec == 0 || ninst == 0) {
+        dv_seterr(reason, "CUPTI: the SASS metrics gave no record for launch %u (%zu records, %zu instances)", part,
+                  nrec, ninst);
+        return -1;
+    }
+    CUpti_SassMetrics_Data *data = calloc(nrec, sizeof *data);
+    CUpti_SassMetrics_InstanceValue *values = calloc(nrec * ninst, sizeof *values);
+    int rc = -1;
+    if (!data || !values) {
+        dv_seterr(reason, "CUPTI: out of memory for %zu SASS records", nrec);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < nrec; i++) {
+        data[i].structSize = sizeof data[i];
+        data[i].pInstanceValues = &values[i * ninst];
+    }
+    CUpti_SassMetricsFlushData_Params fp = {.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+    fp.ctx = p->ctx;
+    fp.numOfPatchedInstructionRecords = nrec;
+    fp.numOfInstances = ninst;
+    fp.pMetricsData = data;
+    if (CUPTI_CALL(api.cuptiSassMetricsFlushData(&fp), reason)) goto cleanup;
+    for (size_t i = 0; i < nrec; i++) {
+        const CUpti_SassMetrics_Data *d = &data[i];
+        if (!d->functionName) continue;
+        if (!f->function[0]) snprintf(f->function, sizeof f->function, "%s", d->functionName);
+        if (strcmp(f->function, d->functionName) != 0) continue; /* only the profiled kernel runs here */
+        if (!p->have_record_crc) {
+            p->record_crc = d->cubinCrc;
+            p->have_record_crc = 1;
+        }
+        struct listing_insn *in = listing_insns_at(f, d->pcOffset);
+        if (!in) {
+            dv_seterr(reason, "CUPTI: out of memory for the instructions of %s", f->function);
+            goto cleanup;
+        }
+        for (size_t k = 0; k < ninst; k++) {
+            const CUpti_SassMetrics_InstanceValue *v = &d->pInstanceValues[k];
+            if (v->metricId == p->metric_id[M_WARP]) in->warp += v->value;
+            else if (v->metricId == p->metric_id[M_THREAD]) in->thread += v->value;
+            else if (v->metricId == p->metric_id[M_PRED_ON]) in->pred_on += v->value;
+            else if (v->metricId == p->metric_id[M_DIVERGENT]) in->divergent += v->value;
+        }
+    }
+    rc = 0;
+cleanup:
+    free(data);
+    free(values);
+    return rc;
+}
+
+int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *ctx, struct listing_insns *parts,
+                char *reason) {
+    for (unsigned k = 0; k < nparts; k++) listing_insns_init(&parts[k]);
+    if (sass_configure(p, reason) != 0) return -1;
+    CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+    en.ctx = p->ctx;
+    en.enableLazyPatching = 1;
+    if (CUPTI_CALL(api.cuptiSassMetricsEnable(&en), reason)) return -1;
+    int rc = 0;
+    for (unsigned k = 0; rc == 0 && k < nparts; k++) {
+        if ((rc = launch(ctx, k, reason)) == 0 && (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason)) == 0)
+            rc = sass_flush(p, k, &parts[k], reason);
+    }
+    if (rc == DV_ESTICKY) return rc;
+    CUpti_SassMetricsDisable_Params dis = {.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = p->ctx;
+    if (CUPTI_CALL(api.cuptiSassMetricsDisable(&dis), rc ? NULL : reason) && rc == 0) rc = -1;
+    return rc;
+}
+
+/* ---- the cubin --------------------------------------------------------- */
+
+int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, const void **cubin, size_t *size,
+                    char *reason) {
+    *cubin = NULL;
+    *size = 0;
+    if (!p->have_record_crc) {
+        dv_seterr(reason, "instructions: no SASS record named a cubin");
+        return -1;
+    }
+    struct cubin *match = NULL;
+    for (unsigned i = 0; i < p->ncubins; i++) {
+        struct cubin *c = &p->cubins[i];
+        if (!c->crc_ok) {
+            CUpti_GetCubinCrcParams cp = {.size = CUpti_GetCubinCrcParamsSize};
+            cp.cubin = c->data;
+            cp.cubinSize = c->size;
+            if (CUPTI_CALL(api.cuptiGetCubinCrc(&cp), reason)) return -1;
+            c->crc = cp.cubinCrc;
+            c->crc_ok = 1;
+        }
+        if ((uint32_t)c->crc == p->record_crc && !match) match = c;
+    }
+    if (!match) {
+        dv_seterr(reason,
+                  "instructions: none of the %u cubins loaded has the records' CRC %08x%s%s", p->ncubins,
+                  (unsigned)p->record_crc, p->lost_cubins ? " (some modules were not kept)" : "",
+                  p->capture_failed ? " (a cubin could not be copied: out of memory)" : "");
+        return -1;
+    }
+    *crc = match->crc;
+    *cubin = match->data;
+    *size = match->size;
+    for (size_t k = 0; k < f->n; k++) {
+        struct listing_insn *in = &f->v[k];
+        CUpti_GetSassToSourceCorrelationParams sc = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
+        sc.cubin = match->data;
+        sc.cubinSize = match->size;
+        sc.functionName = f->function;
+        sc.pcOffset = in->pc;
+        if (api.cuptiGetSassToSourceCorrelation(&sc) != CUPTI_SUCCESS) continue; /* no line for this pc */
+        if (sc.fileName && sc.lineNumber) {
+            snprintf(in->file, sizeof in->file, "%s%s%s", sc.dirName && sc.dirName[0] ? sc.dirName : "",
+                     sc.dirName && sc.dirName[0] ? "/" : "", sc.fileName);
+            in->line = sc.lineNumber;
+        }
+        free(sc.fileName);
+        free(sc.dirName);
+    }
+    return 0;
+}
+
+#else /* !DV_HAVE_CUPTI */
+
+struct instr {
+    int unused;
+};
+
+struct instr *instr_create(char *reason) {
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers (configure with the CUDA toolkit's CUPTI to profile "
+                      "instructions)");
+    return NULL;
+}
+
+void instr_free(struct instr *p) { free(p); }
+
+const char *instr_library(const struct instr *p) {
+    (void)p;
+    return "";
+}
+
+int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *stall_reason, char *reason) {
+    (void)p, (void)device, (void)cc_major, (void)stalls;
+    stall_reason[0] = '\0';
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return -1;
+}
+
+int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct listing_insns *f, char *reason) {
+    (void)p, (void)launch, (void)ctx;
+    listing_insns_init(f);
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return -1;
+}
+
+int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *ctx, struct listing_insns *parts,
+                char *reason) {
+    (void)p, (void)launch, (void)ctx;
+    for (unsigned k = 0; k < nparts; k++) listing_insns_init(&parts[k]);
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return -1;
+}
+
+int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, const void **cubin, size_t *size,
+                    char *reason) {
+    (void)p, (void)f, (void)crc;
+    *cubin = NULL;
+    *size = 0;
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return -1;
+}
+
+#endif

@@ -1,0 +1,53 @@
+/* subproc.h -- the one way the server's parts run a program and take its
+ * answer: a child process with the given argv, `input` on its stdin, its
+ * stdout read whole into memory, under a deadline after which it is killed.
+ *
+ *   struct subproc_result res;
+ *   const char *argv[] = {"/usr/local/cuda/bin/nvdisasm", "-c", path, NULL};
+ *   if (subproc_run(argv, NULL, 0, 5000, &res, err) == 0 && res.how == SUBPROC_EXITED && res.status == 0)
+ *       ... res.out, res.len ...
+ *   subproc_result_cleanup(&res);
+ *
+ * The child gets no descriptor of the caller's but stdin, stdout and stderr
+ * (stderr is the caller's, so what it says lands in the caller's log): a
+ * worker's job pipes or a server's sockets never leak into it. Writing the
+ * input and reading the output are interleaved, so a child that answers
+ * before it has read everything cannot deadlock the two. The caller's
+ * SIGPIPE must be ignored (the worker and the CLI ignore it) for a child
+ * that exits without reading its input. Any thread may call it.
+ */
+#ifndef DV_SUBPROC_H
+#define DV_SUBPROC_H
+
+#include <stddef.h>
+
+#define SUBPROC_MAX_OUTPUT (64u << 20) /* more output than this ends the child */
+
+enum subproc_how {
+    SUBPROC_EXITED,   /* status: its exit status                    */
+    SUBPROC_SIGNALED, /* status: the signal that ended it           */
+    SUBPROC_KILLED,   /* past the deadline (or its output too long) */
+};
+
+struct subproc_result {
+    enum subproc_how how;
+    int status;
+    char *out; /* stdout, NUL-terminated (not counted in len); never NULL after success */
+    size_t len;
+    double ms; /* wall time from start to the child's end */
+};
+
+/* Runs argv[0] (a path, not searched for) with `argv`, `input` (`len`
+ * bytes, may be NULL) on stdin, for at most `deadline_ms` (<= 0: none).
+ * Returns 0 with *res filled whatever the child did, or -1 with `err` when
+ * it could not be started (no such program: the reason says so). */
+int subproc_run(const char *const *argv, const void *input, size_t len, double deadline_ms, struct subproc_result *res,
+                char *err);
+
+void subproc_result_cleanup(struct subproc_result *res);
+
+/* "exit status 3", "signal 11 (Segmentation fault)", "killed after 2000 ms"
+ * into `buf`. */
+void subproc_describe(const struct subproc_result *res, double deadline_ms, char *buf, size_t size);
+
+#endif /* DV_SUBPROC_H */

@@ -1,0 +1,335 @@
+/* instrproc.c -- a report's instruction profiles from processes of their
+ * own, cached (instrproc.h).
+ *
+ * Per row: the profile plan (model/profile.h: the blocks that stand for the
+ * grid, its cost, its mask hash) decides whether the row can be profiled at
+ * all and under the cap; the cache is asked once the kernel's function and
+ * cubin are known; otherwise `divergence-gpu instructions --table T --row R`
+ * gets the request on stdin (subproc.h) and answers with one JSON line, read
+ * with api/report.h's reader of a row's `instructions` object, so the child
+ * and the document cannot disagree on the shape. Its wall time, process
+ * start and CUDA context included, is the profile's collect_ms: the cold
+ * cost of a row.
+ *
+ * The cache is a small array searched by key: a worker sees few distinct
+ * rows, and the oldest entry makes room when it is full. Entries are
+ * copies, and so is what a report gets: the report frees its own.
+ */
+#define _GNU_SOURCE
+#include "server/jobs/instrproc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/jsonout.h"
+#include "api/options.h"
+#include "api/report.h"
+#include "api/request.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/model/listing.h"
+#include "kernels/model/profile.h"
+#include "server/core/log.h"
+#include "server/core/subproc.h"
+
+#define KEY_LEN 768
+
+struct entry {
+    char key[KEY_LEN];
+    struct listing *l;
+    unsigned long long used; /* the clock of its last use */
+};
+
+/* What the first profile of a kernel's instantiation said about it. */
+struct kernel_id {
+    int known;
+    char function[LISTING_FUNCTION_LEN];
+    uint64_t crc;
+};
+
+struct instrproc {
+    char exe[PATH_MAX];
+    char disassembler[PATH_MAX];
+    int has_disassembler;
+    int device;
+    double deadline_ms, budget_ms;
+    char dir[PATH_MAX]; /* the disassembly folder */
+    unsigned nentries, cap;
+    struct entry *entries;
+    unsigned long long clock;
+    struct kernel_id ids[DV_NUM_KERNELS][2]; /* [kernel][compile-time instantiation] */
+    unsigned children;
+};
+
+struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) {
+    struct instrproc *ip = calloc(1, sizeof *ip);
+    if (!ip) {
+        dv_seterr(err, "instructions: out of memory");
+        return NULL;
+    }
+    if (c->exe) snprintf(ip->exe, sizeof ip->exe, "%s", c->exe);
+    else {
+        ssize_t n = readlink("/proc/self/exe", ip->exe, sizeof ip->exe - 1);
+        if (n <= 0) {
+            dv_seterr(err, "instructions: cannot name this binary: %s", strerror(errno));
+            free(ip);
+            return NULL;
+        }
+        ip->exe[n] = '\0';
+    }
+    if (c->disassembler) {
+        snprintf(ip->disassembler, sizeof ip->disassembler, "%s", c->disassembler);
+        ip->has_disassembler = 1;
+    }
+    ip->device = c->device;
+    ip->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : INSTRPROC_DEADLINE_MS;
+    ip->budget_ms = c->budget_ms > 0 ? c->budget_ms : INSTRPROC_BUDGET_MS;
+    ip->cap = c->cache_entries ? c->cache_entries : INSTRPROC_CACHE_ENTRIES;
+    if (!(ip->entries = calloc(ip->cap, sizeof *ip->entries))) {
+        dv_seterr(err, "instructions: out of memory for the cache");
+        free(ip);
+        return NULL;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(ip->dir, sizeof ip->dir, "%s/dv-sass-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(ip->dir)) {
+        dv_seterr(err, "instructions: a folder for the disassembly under %s: %s", tmp && tmp[0] ? tmp : "/tmp",
+                  strerror(errno));
+        free(ip->entries);
+        free(ip);
+        return NULL;
+    }
+    return ip;
+}
+
+void instrproc_free(struct instrproc *ip) {
+    if (!ip) return;
+    for (unsigned i = 0; i < ip->nentries; i++) listing_free(ip->entries[i].l);
+    free(ip->entries);
+    DIR *d = opendir(ip->dir);
+    if (d) {
+        struct dirent *e;
+        char path[PATH_MAX + 256];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                snprintf(path, sizeof path, "%s/%s", ip->dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(ip->dir);
+    free(ip);
+}
+
+unsigned instrproc_children(const struct instrproc *ip) { return ip ? ip->children : 0; }
+
+/* ---- the cache ------------------------------------------------------------ */
+
+static struct entry *cache_find(struct instrproc *ip, const char *key) {
+    for (unsigned i = 0; i < ip->nentries; i++)
+        if (strcmp(ip->entries[i].key, key) == 0) {
+            ip->entries[i].used = ++ip->clock;
+            return &ip->entries[i];
+        }
+    return NULL;
+}
+
+/* Keeps a copy of `l` under `key`, in place of the least recently used
+ * entry when full. Out of memory keeps nothing (the next job asks again). */
+static void cache_put(struct instrproc *ip, const char *key, const struct listing *l) {
+    struct listing *copy = listing_copy(l);
+    if (!copy) return;
+    struct entry *e = NULL;
+    if (ip->nentries < ip->cap) e = &ip->entries[ip->nentries++];
+    else {
+        e = &ip->entries[0];
+        for (unsigned i = 1; i < ip->nentries; i++)
+            if (ip->entries[i].used < e->used) e = &ip->entries[i];
+        listing_free(e->l);
+    }
+    snprintf(e->key, sizeof e->key, "%s", key);
+    e->l = copy;
+    e->used = ++ip->clock;
+}
+
+static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_row *row, unsigned iterations) {
+    if ((unsigned)row->kernel >= DV_NUM_KERNELS) return NULL;
+    /* The compile-time instantiation runs the lesson's iteration count. */
+    return &ip->ids[row->kernel][iterations == DV_DEFAULT_ITERATIONS];
+}
+
+static int row_key(const struct dv_report *r, const struct dv_row *row, const struct kernel_id *id,
+                   const struct profile_plan *plan, char *key) {
+    struct listing_key k;
+    memset(&k, 0, sizeof k);
+    k.cubin_crc = id->crc;
+    k.driver_version = r->device.driver_version;
+    snprintf(k.nvidia_driver, sizeof k.nvidia_driver, "%s", r->device.nvidia_driver_version);
+    snprintf(k.device, sizeof k.device, "%.100s %.40s", r->device.name, r->device.pci_bus_id);
+    /* The function names the kernel on its own; the kernel's own name beside
+     * it keeps two kernels apart whatever a process answered. */
+    snprintf(k.kernel, sizeof k.kernel, "%s:%.200s", experiment_kernel_name(row->kernel), id->function);
+    k.mode = row->mode;
+    k.mask_hash = plan->mask_hash;
+    k.blocks = r->config.blocks;
+    k.block_x = r->config.block_x;
+    k.block_y = r->config.block_y;
+    k.iterations = r->config.iterations;
+    return listing_key_format(&k, key, KEY_LEN);
+}
+
+/* ---- one row's process ------------------------------------------------------ */
+
+/* The last non-empty line of `out`, parsed; NULL when it is not JSON. */
+static json_t *last_line(char *out) {
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ')) out[--n] = '\0';
+    char *line = strrchr(out, '\n');
+    json_error_t je;
+    return jsonout_loads(line ? line + 1 : out, 0, &je);
+}
+
+/* Row (table, row)'s profile from a process of its own into *out, or -1
+ * with `why`; *hung when the process ran past its deadline. */
+static int row_collect(struct instrproc *ip, const char *request, unsigned table, unsigned rowi, struct listing **out,
+                       int *hung, char *why) {
+    char tb[16], rw[16], dv[16];
+    snprintf(tb, sizeof tb, "%u", table);
+    snprintf(rw, sizeof rw, "%u", rowi);
+    snprintf(dv, sizeof dv, "%d", ip->device);
+    const char *argv[16] = {ip->exe, "instructions", "--table", tb, "--row", rw, "--device", dv, "--sass-cache", ip->dir};
+    int n = 10;
+    if (ip->has_disassembler) {
+        argv[n++] = "--disassembler";
+        argv[n++] = ip->disassembler;
+    }
+    argv[n] = NULL;
+    struct subproc_result res;
+    char err[ERR_LEN];
+    *out = NULL;
+    *hung = 0;
+    ip->children++;
+    if (subproc_run(argv, request, strlen(request), ip->deadline_ms, &res, err) != 0) {
+        dv_seterr(why, "the profiling process could not start: %s", err);
+        return -1;
+    }
+    json_t *o = res.how == SUBPROC_KILLED ? NULL : last_line(res.out);
+    const json_t *ok = o ? json_object_get(o, "ok") : NULL;
+    int rc = -1;
+    if (json_is_true(ok)) {
+        rc = report_instructions_parse(json_object_get(o, "instructions"), out, err);
+        if (rc != 0) dv_seterr(why, "the profiling process's answer does not read: %s", err);
+        else (*out)->collect_ms = res.ms;
+    } else if (json_is_false(ok) && json_is_string(json_object_get(o, "reason"))) {
+        dv_seterr(why, "%s", json_string_value(json_object_get(o, "reason")));
+    } else {
+        char what[160];
+        subproc_describe(&res, ip->deadline_ms, what, sizeof what);
+        *hung = res.how == SUBPROC_KILLED;
+        dv_seterr(why, "the profiling process %s%s, with no answer%s%.120s", res.how == SUBPROC_EXITED ? "ended with " : "",
+                  what, res.len ? ": " : "", res.len ? res.out : "");
+    }
+    json_decref(o);
+    subproc_result_cleanup(&res);
+    return rc;
+}
+
+/* ---- the report --------------------------------------------------------------- */
+
+/* The first row without a profile names itself in the testimony's reason. */
+static void row_failed(struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row, const char *why) {
+    if (tm->instructions_reason[0]) return;
+    dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name, why);
+}
+
+void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {
+    struct dv_testimony *tm = &r->testimony;
+    const double t0 = timeutil_now_ms();
+    tm->instructions_requested = o->instructions;
+    tm->instructions_taken = 0;
+    tm->instructions_cached_rows = 0;
+    tm->instructions_reason[0] = '\0';
+    if (!o->instructions) {
+        snprintf(tm->instructions_reason, sizeof tm->instructions_reason,
+                 "not requested (instructions: true asks for it)");
+        return;
+    }
+    if (!ip) {
+        snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: no profiler in this process");
+        return;
+    }
+    /* The request as it ran: the grid auto chose, written out. */
+    struct dv_options ran = *o;
+    ran.blocks = r->config.blocks;
+    char *request = request_dump(&ran);
+    if (!request) {
+        snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: out of memory");
+        return;
+    }
+    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
+    int all = 1, hung_before = 0;
+    double spent = 0;
+    char why[ERR_LEN], key[KEY_LEN];
+    for (unsigned i = 0; i < r->ntables; i++) {
+        struct dv_table *t = &r->tables[i];
+        for (unsigned j = 0; j < t->nrows; j++) {
+            struct dv_row *row = &t->rows[j];
+            if (!row->measured) continue;
+            struct profile_plan plan;
+            listing_free(row->instructions);
+            row->instructions = NULL;
+            if (profile_plan_row(row, &g, r->config.iterations, 0, &plan, why) != 0) goto failed;
+            if (plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
+                dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
+                               "%u threads), the cap is %.3g",
+                          plan.cost, plan.grid.part_blocks[0], g.block_x * g.block_y, OPTIONS_MAX_INSTRUCTIONS_COST);
+                goto failed;
+            }
+            struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
+            if (id && id->known && row_key(r, row, id, &plan, key) == 0) {
+                struct entry *e = cache_find(ip, key);
+                if (e && (row->instructions = listing_copy(e->l))) {
+                    row->instructions->cached = 1;
+                    tm->instructions_cached_rows++;
+                    continue;
+                }
+            }
+            if (hung_before) {
+                dv_seterr(why, "not collected: an earlier row's profiling process ran past its deadline");
+                goto failed;
+            }
+            if (spent >= ip->budget_ms) {
+                dv_seterr(why, "not collected: the job's %.0f ms for new profiles were spent", ip->budget_ms);
+                goto failed;
+            }
+            int hung = 0;
+            const double c0 = timeutil_now_ms();
+            struct listing *l = NULL;
+            int rc = row_collect(ip, request, i, j, &l, &hung, why);
+            spent += timeutil_now_ms() - c0;
+            hung_before |= hung;
+            if (rc != 0) goto failed;
+            row->instructions = l;
+            if (id) {
+                id->known = 1;
+                snprintf(id->function, sizeof id->function, "%s", l->kernel);
+                id->crc = l->cubin_crc;
+                if (row_key(r, row, id, &plan, key) == 0) cache_put(ip, key, l);
+            }
+            continue;
+        failed:
+            all = 0;
+            row_failed(tm, t, row, why);
+            LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
+        }
+    }
+    free(request);
+    tm->instructions_taken = all;
+    if (all) tm->instructions_reason[0] = '\0';
+    tm->instructions_ms = timeutil_now_ms() - t0;
+}

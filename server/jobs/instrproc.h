@@ -1,0 +1,64 @@
+/* instrproc.h -- the instruction profiles of a measured report: one
+ * short-lived `divergence-gpu instructions` process per row whose profile
+ * is not in the cache (cmd/instr_cmd.h), run after the job's timed samples
+ * and its testimony, with a deadline after which it is killed; and the
+ * cache, for the life of the process that holds it (the GPU worker, or one
+ * `divergence-gpu measure`).
+ *
+ * Why a process per row: CUPTI's SASS patching and PC sampling then never
+ * run in the process that times kernels; its traps (SetConfig only once per
+ * process, patched kernels left behind) end with the process; and a crash
+ * or a hang costs one row's profile, not the job: the row's `instructions`
+ * is null with the reason and the job goes on.
+ *
+ * The cache key (model/listing.h's struct listing_key): the cubin's CRC, the
+ * driver, the device, the kernel's function and mode, the mask hash of the
+ * blocks profiled and the geometry. The function and the cubin's CRC are
+ * what the first process that profiles a kernel reports; they are facts of
+ * this binary, so they are kept per kernel and instantiation and a later
+ * row of that kernel is looked up before any process starts. A profile
+ * served from the cache says so (`cached`, with the time it was collected).
+ * The disassembly is kept too, by cubin CRC, in a folder the processes
+ * share: a worker runs nvdisasm once per cubin.
+ *
+ * One thread uses a struct instrproc. The caller ignores SIGPIPE (the
+ * worker and the CLI do).
+ */
+#ifndef DV_INSTRPROC_H
+#define DV_INSTRPROC_H
+
+#include "kernels/model/experiment.h"
+
+#define INSTRPROC_DEADLINE_MS 15000.0 /* one row's process                    */
+#define INSTRPROC_BUDGET_MS 20000.0   /* all of a job's new profiles          */
+#define INSTRPROC_CACHE_ENTRIES 128
+
+struct instrproc_config {
+    const char *exe;          /* the divergence-gpu binary; NULL: this process's own */
+    const char *disassembler; /* passed on as --disassembler; NULL lets it look      */
+    int device;               /* the CUDA ordinal the rows ran on                    */
+    double deadline_ms;       /* 0: INSTRPROC_DEADLINE_MS                            */
+    double budget_ms;         /* 0: INSTRPROC_BUDGET_MS                              */
+    unsigned cache_entries;   /* 0: INSTRPROC_CACHE_ENTRIES                          */
+};
+
+struct instrproc;
+
+/* A profiler with an empty cache and its disassembly folder (under
+ * $TMPDIR); the strings of `c` are copied. NULL with `err`. */
+struct instrproc *instrproc_create(const struct instrproc_config *c, char *err);
+
+/* Frees `ip`, its cache and its folder; accepts NULL. */
+void instrproc_free(struct instrproc *ip);
+
+/* The profiles of measured report `r`, of request `o` as the job ran it:
+ * when o->instructions, each measured Part 1 / Part 2 row's from the cache
+ * or from a process of its own, into row->instructions, and the testimony's
+ * instructions_* fields (the reason of the first row without one, naming
+ * the row; host time; rows from the cache). It never fails the job. */
+void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r);
+
+/* The processes started so far (the tests count them). */
+unsigned instrproc_children(const struct instrproc *ip);
+
+#endif /* DV_INSTRPROC_H */

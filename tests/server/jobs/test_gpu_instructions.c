@@ -1,0 +1,419 @@
+/* test_gpu_instructions.c -- the instruction profiles on a GPU, through the
+ * real worker: `divergence-gpu worker` on its two pipes (jobs/wire.h), each
+ * row's profile from its own `divergence-gpu instructions` process.
+ *
+ * Label gpu; skips with the worker's reason where there is no GPU. For the
+ * lesson's seven rows and a dozen custom predicates (2D blocks, partial
+ * warps, blockIdx.x-dependent), every row must show:
+ *   - the FFMA thread executions (predicated on) of each path, summed over
+ *     the grid, equal to the lanes the witness saw on that path times the
+ *     FMAs each lane runs per visit (4096 in Part 1, 1 per iteration in
+ *     Part 2): threads on the path x iterations, exactly;
+ *   - where the path branches (unguarded FFMAs), each FFMA's active lanes
+ *     per execution equal to the witness's lanes per run of that path;
+ *     where the compiler predicated it, guarded FFMAs issued with 32 lanes;
+ *   - at least 95% of its instructions on a source line.
+ * The same job again is served from the cache; the reduced grid's counts
+ * equal the whole grid's; Nsight Compute's Source page agrees cell by cell
+ * (where ncu is installed); the timed medians do not move with profiles on.
+ * It prints the rows' listings and figures: the evidence.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/jsonout.h"
+#include "api/report.h"
+#include "kernels/model/listing.h"
+#include "server/core/subproc.h"
+#include "server/jobs/wire.h"
+
+#define GPU_BINARY DV_TEST_BUILD_DIR "/divergence-gpu"
+
+struct conn {
+    pid_t pid;
+    int to, from;
+    unsigned jobs;
+};
+
+static void stop_worker(struct conn *c);
+
+/* `divergence-gpu worker [extra]` with its pipes; 0, or 1 (the skip line
+ * printed, the worker stopped) when its hello reports no GPU. */
+static int start_worker(struct conn *c, const char *extra) {
+    int in[2], out[2];
+    signal(SIGPIPE, SIG_IGN);
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    c->pid = fork();
+    cr_assert_geq(c->pid, 0);
+    if (c->pid == 0) {
+        /* Only its two pipes past stderr: a copy of the other ends (or of
+         * the test runner's output) would keep it from ever seeing EOF. */
+        int rd = dup(in[0]), wr = dup(out[1]);
+        if (rd < 0 || wr < 0 || dup2(rd, WIRE_FD_IN) < 0 || dup2(wr, WIRE_FD_OUT) < 0) _exit(127);
+        for (int fd = 5; fd < 1024; fd++) close(fd);
+        const char *argv[6] = {GPU_BINARY, "worker", NULL, NULL, NULL, NULL};
+        if (extra) {
+            argv[2] = "--disassembler";
+            argv[3] = extra;
+        }
+        execv(GPU_BINARY, (char *const *)argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    c->to = in[1];
+    c->from = out[0];
+    c->jobs = 0;
+    char *msg = NULL, err[ERR_LEN];
+    size_t len = 0;
+    cr_assert_eq(wire_read(c->from, &msg, &len, 120000, err), WIRE_OK, "hello: %s", err);
+    json_error_t je;
+    json_t *h = jsonout_loads(msg, 0, &je);
+    free(msg);
+    cr_assert_not_null(h);
+    const json_t *dev = json_object_get(h, "device");
+    if (!json_is_true(json_object_get(dev, "present"))) {
+        const char *why = json_string_value(json_object_get(dev, "reason"));
+        printf("SKIPPED: no CUDA device: %s\n", why ? why : "no device");
+        fflush(stdout);
+        json_decref(h);
+        stop_worker(c);
+        return 1;
+    }
+    json_decref(h);
+    return 0;
+}
+
+static void stop_worker(struct conn *c) {
+    close(c->to);
+    close(c->from);
+    int st;
+    waitpid(c->pid, &st, 0);
+}
+
+/* One job: its measured document into a new report. */
+static struct dv_report *job(struct conn *c, const char *request) {
+    char id[16], err[ERR_LEN];
+    snprintf(id, sizeof id, "%u", ++c->jobs);
+    size_t n = strlen(request) + 64;
+    char *msg = malloc(n);
+    cr_assert_not_null(msg);
+    snprintf(msg, n, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, request);
+    cr_assert_eq(wire_write(c->to, msg, strlen(msg), err), 0, "%s", err);
+    free(msg);
+    char *reply = NULL;
+    size_t len = 0;
+    cr_assert_eq(wire_read(c->from, &reply, &len, 300000, err), WIRE_OK, "reply: %s", err);
+    json_error_t je;
+    json_t *o = jsonout_loads(reply, 0, &je);
+    free(reply);
+    cr_assert_not_null(o);
+    cr_assert(json_is_true(json_object_get(o, "ok")), "job failed: %s",
+              json_string_value(json_object_get(o, "error")));
+    char *doc = jsonout_dumps(json_object_get(o, "document"), JSON_COMPACT);
+    json_decref(o);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(report_parse(doc, strlen(doc), r, err), 0, "%s", err);
+    free(doc);
+    return r;
+}
+
+/* The rows' listings as the transcript prints them. */
+static void print_listings(const struct dv_report *r) {
+    char *t = report_text(r);
+    cr_assert_not_null(t);
+    const char *from = strstr(t, "GPU's instructions");
+    while (from) {
+        const char *end = strstr(from + 1, "\n\n");
+        const char *next = strstr(from + 1, "GPU's instructions");
+        const char *stop = end && (!next || end < next) ? end : next;
+        printf("%.*s\n", stop ? (int)(stop - from) : (int)strlen(from), from);
+        from = next;
+    }
+    const char *tl = strstr(t, "\ninstructions: ");
+    if (tl) printf("%.*s\n", (int)strcspn(tl + 1, "\n"), tl + 1);
+    free(t);
+}
+
+/* The checks of the header on every measured row of `r`; prints one line
+ * per row. Returns the rows checked. */
+static unsigned check_rows(const struct dv_report *r) {
+    unsigned n = 0;
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++) {
+            const struct dv_row *w = &r->tables[i].rows[j];
+            const struct listing *l = w->instructions;
+            cr_assert_not_null(l, "%s %s: %s", r->tables[i].id, w->name, r->testimony.instructions_reason);
+            cr_expect(w->observed.present, "%s: the witness is the reference", w->name);
+            cr_expect_geq(l->mapped, 0.95, "%s: %.3f of instructions on a source line", w->name, l->mapped);
+            const unsigned long long per_visit = w->kernel == DV_KERNEL_PERITER ? 1 : r->config.iterations;
+            char line[512];
+            int at = snprintf(line, sizeof line, "%-12s %-34s", r->tables[i].id, w->name);
+            for (int p = 0; p < 2; p++) {
+                const enum listing_kind kind = p ? LISTING_PATH_B : LISTING_PATH_A;
+                unsigned long long thread, pred_on, count;
+                listing_sum(l, kind, "FFMA", &thread, &pred_on, &count);
+                const unsigned long long want = w->observed.lanes[p] * per_visit;
+                cr_expect_eq(pred_on, want, "%s %s: FFMA thread executions %llu, threads on the path x iterations %llu",
+                             w->name, listing_kind_name(kind), pred_on, want);
+                double lo = INFINITY, hi = -INFINITY;
+                int guarded = 0, executed = 0;
+                for (unsigned k = 0; k < l->nruns; k++) {
+                    const struct listing_run *run = &l->runs[k];
+                    if (run->region != kind || strcmp(run->opcode, "FFMA") != 0 || !run->warp) continue;
+                    executed = 1;
+                    guarded |= run->guarded;
+                    const double lanes = run->guarded ? 32.0 : (double)run->thread / (double)run->warp;
+                    if (lanes < lo) lo = lanes;
+                    if (lanes > hi) hi = lanes;
+                    if (run->guarded)
+                        cr_expect(fabs(run->lanes - 32.0) < 1e-12, "%s pc 0x%x: a guarded FFMA issues with %.2f lanes",
+                                  w->name, run->pc, run->lanes);
+                    else if (w->kernel != DV_KERNEL_NOBRANCH)
+                        cr_expect(fabs(lanes - w->observed.lanes_per_run[p]) < 1e-9,
+                                  "%s %s pc 0x%x: %.4f lanes per FFMA, the witness %.4f per run", w->name,
+                                  listing_kind_name(kind), run->pc, lanes, w->observed.lanes_per_run[p]);
+                }
+                at += snprintf(line + at, sizeof line - (size_t)at, " | %s FFMA %4llu x pred-on %12llu (witness %12llu) lanes %s",
+                               p ? "B" : "A", count, pred_on, want,
+                               !executed ? "-" : guarded ? "32 guarded" : "");
+                if (executed && !guarded) at += snprintf(line + at, sizeof line - (size_t)at, "%.1f (witness %.1f)", lo,
+                                                         w->observed.lanes_per_run[p]);
+            }
+            printf("%s | mapped %.1f%% | %s %.1f ms%s\n", line, 100.0 * l->mapped, l->cached ? "cached, collected in" : "cold",
+                   l->collect_ms, l->disassembler[0] ? "" : " (no SASS text)");
+            n++;
+        }
+    return n;
+}
+
+static const char *lesson_request =
+    "{\"part\":\"all\",\"predicates\":[\"lane-parity\",\"lane-half\",\"warp-parity\",\"block-parity\",\"first-16\"],"
+    "\"budget_ms\":100,\"min_samples\":5,\"max_samples\":100,\"max_noise\":0.5,\"instructions\":true}";
+
+Test(gpu_instructions, the_lessons_seven_rows_and_the_cache, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, lesson_request);
+    print_listings(r);
+    cr_expect_eq(check_rows(r), 8, "Part 1's five rows, Part 2's three");
+    /* Part 2's lane-parity row: predicated. */
+    const struct dv_row *pl = &r->tables[1].rows[1];
+    cr_expect_str_eq(pl->name, "per-iteration-lane-parity");
+    int guarded = 0;
+    for (unsigned k = 0; pl->instructions && k < pl->instructions->nruns; k++)
+        guarded |= pl->instructions->runs[k].guarded && strcmp(pl->instructions->runs[k].opcode, "FFMA") == 0;
+    printf("per-iteration lane parity: %s; time %.3fx the baseline, instructions %.3fx\n",
+           guarded ? "predicated (guarded FFMAs)" : "branching", pl->ratio, pl->counters.inst_vs_baseline);
+    double cold = 0, cold_max = 0;
+    unsigned rows = 0;
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++)
+            if (r->tables[i].rows[j].instructions) {
+                const double ms = r->tables[i].rows[j].instructions->collect_ms;
+                cold += ms;
+                cold_max = ms > cold_max ? ms : cold_max;
+                rows++;
+            }
+    printf("cold: %u rows, %.1f ms in all, %.1f ms per row on average, %.1f ms the slowest; host %.1f ms\n", rows, cold,
+           rows ? cold / rows : 0, cold_max, r->testimony.instructions_ms);
+    /* The same job: every row from the cache. */
+    struct dv_report *again = job(&c, lesson_request);
+    cr_expect_eq(again->testimony.instructions_cached_rows, rows);
+    printf("cached: %u rows in %.3f ms host time (%.3f ms per row)\n", again->testimony.instructions_cached_rows,
+           again->testimony.instructions_ms, again->testimony.instructions_ms / (rows ? rows : 1));
+    for (unsigned i = 0; i < again->ntables; i++)
+        for (unsigned j = 0; j < again->tables[i].nrows; j++) {
+            const struct listing *a = r->tables[i].rows[j].instructions, *b = again->tables[i].rows[j].instructions;
+            cr_assert(a && b);
+            cr_expect(b->cached);
+            cr_expect_str_eq(b->collected_utc, a->collected_utc, "the time of the identical launch");
+            cr_expect_eq(b->nruns, a->nruns);
+        }
+    experiment_report_free(again);
+    experiment_report_free(r);
+    stop_worker(&c);
+}
+
+static const struct {
+    const char *request;
+    unsigned rows;
+} customs[] = {
+    {"{\"part\":1,\"predicates\":[\"threadIdx.x % 3 == 0\",\"blockIdx.x % 3 == 0\",\"blockIdx.x < 7\","
+     "\"(threadIdx.x + blockIdx.x) % 2 == 0\",\"lane < 8\",\"warp % 3 == 0\",\"threadIdx.x / 64 == 1\","
+     "\"(threadIdx.x ^ blockIdx.x) & 4\"],\"baseline\":\"threadIdx.x / 64 == 1\",\"blocks\":265,"
+     "\"budget_ms\":60,\"min_samples\":5,\"max_samples\":40,\"max_noise\":0.5,\"instructions\":true}",
+     8},
+    {"{\"part\":1,\"predicates\":[\"(threadIdx.y & 1) == 0\",\"threadIdx.x < threadIdx.y * 4\"],"
+     "\"baseline\":\"(threadIdx.y & 1) == 0\",\"threads_per_block\":[32,8],\"blocks\":132,\"budget_ms\":60,"
+     "\"min_samples\":5,\"max_samples\":40,\"max_noise\":0.5,\"instructions\":true}",
+     2},
+    {"{\"part\":1,\"predicates\":[\"threadIdx.x % 2 == 0\",\"threadIdx.x < 50\"],\"baseline\":\"threadIdx.x < 50\","
+     "\"threads_per_block\":100,\"blocks\":132,\"budget_ms\":60,\"min_samples\":5,\"max_samples\":40,"
+     "\"max_noise\":0.5,\"instructions\":true}",
+     2},
+};
+
+Test(gpu_instructions, custom_predicates_2d_blocks_partial_warps_and_blockidx, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    unsigned total = 0;
+    for (size_t k = 0; k < sizeof customs / sizeof customs[0]; k++) {
+        struct dv_report *r = job(&c, customs[k].request);
+        print_listings(r);
+        const unsigned n = check_rows(r);
+        cr_expect_eq(n, customs[k].rows);
+        total += n;
+        experiment_report_free(r);
+    }
+    cr_expect_geq(total, 10);
+    stop_worker(&c);
+}
+
+/* One row's profile straight from the command: its stdout's JSON. */
+static json_t *command(const char *request, unsigned table, unsigned row, const char *extra1, const char *extra2) {
+    char tb[16], rw[16], err[ERR_LEN];
+    snprintf(tb, sizeof tb, "%u", table);
+    snprintf(rw, sizeof rw, "%u", row);
+    const char *argv[] = {GPU_BINARY, "instructions", "--table", tb, "--row", rw, extra1, extra2, NULL};
+    struct subproc_result res;
+    cr_assert_eq(subproc_run(argv, request, strlen(request), 300000, &res, err), 0, "%s", err);
+    json_error_t je;
+    json_t *o = jsonout_loads(res.out, 0, &je);
+    cr_assert_not_null(o, "not JSON: %s", res.out);
+    subproc_result_cleanup(&res);
+    return o;
+}
+
+/* The runs' counts of two profiles, equal run by run. */
+static void expect_same_counts(const json_t *a, const json_t *b, const char *what) {
+    const json_t *ra = json_object_get(json_object_get(a, "instructions"), "runs");
+    const json_t *rb = json_object_get(json_object_get(b, "instructions"), "runs");
+    cr_assert(json_is_array(ra) && json_is_array(rb), "%s", what);
+    cr_expect_eq(json_array_size(ra), json_array_size(rb), "%s", what);
+    static const char *const keys[] = {"pc", "count", "warp_executions", "thread_executions",
+                                       "pred_on_thread_executions", "divergent_targets"};
+    unsigned diff = 0;
+    for (size_t k = 0; k < json_array_size(ra) && k < json_array_size(rb); k++)
+        for (size_t f = 0; f < sizeof keys / sizeof keys[0]; f++)
+            diff += json_integer_value(json_object_get(json_array_get(ra, k), keys[f])) !=
+                    json_integer_value(json_object_get(json_array_get(rb, k), keys[f]));
+    cr_expect_eq(diff, 0, "%s: %u cells differ", what, diff);
+    printf("%s: %zu runs, %u cells differ\n", what, json_array_size(ra), diff);
+}
+
+Test(gpu_instructions, the_blocks_that_stand_for_the_grid_count_what_the_grid_counts, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    stop_worker(&c);
+    /* Lane parity (1 block for 264), block parity (2), blockIdx.x % 3 on 265
+     * blocks (3 blocks x 88, plus 1). */
+    const char *req = "{\"part\":1,\"predicates\":[\"lane-parity\",\"block-parity\",\"blockIdx.x % 3 == 0\"],"
+                      "\"baseline\":\"lane-parity\",\"blocks\":265,\"instructions\":true}";
+    for (unsigned row = 0; row < 3; row++) {
+        json_t *reduced = command(req, 0, row, "--stalls", "off");
+        json_t *whole = command(req, 0, row, "--grid", "whole");
+        cr_assert(json_is_true(json_object_get(reduced, "ok")), "%s",
+                  json_string_value(json_object_get(reduced, "reason")));
+        cr_assert(json_is_true(json_object_get(whole, "ok")), "%s", json_string_value(json_object_get(whole, "reason")));
+        char what[96];
+        snprintf(what, sizeof what, "row %u: %lld blocks scaled x%.4g against the whole grid of 265", row,
+                 json_integer_value(json_object_get(json_object_get(json_object_get(reduced, "instructions"), "grid"), "blocks")),
+                 json_number_value(json_object_get(json_object_get(reduced, "instructions"), "scale")));
+        expect_same_counts(reduced, whole, what);
+        json_decref(reduced);
+        json_decref(whole);
+    }
+}
+
+static int have_ncu(void) {
+    const char *argv[] = {"/bin/sh", "-c", "command -v ncu || ls /usr/local/cuda/bin/ncu", NULL};
+    struct subproc_result res;
+    char err[ERR_LEN];
+    if (subproc_run(argv, NULL, 0, 5000, &res, err) != 0) return 0;
+    const int ok = res.how == SUBPROC_EXITED && res.status == 0;
+    subproc_result_cleanup(&res);
+    return ok;
+}
+
+/* Every row of `request`: the profile against Nsight Compute's Source page. */
+static void compare_request(const char *request, unsigned table, unsigned rows) {
+    for (unsigned row = 0; row < rows; row++) {
+        json_t *o = command(request, table, row, "--compare", "ncu");
+        cr_assert(json_is_true(json_object_get(o, "ok")), "row %u: %s", row,
+                  json_string_value(json_object_get(o, "reason")));
+        const json_t *cmp = json_object_get(o, "compare");
+        const long long mism = json_integer_value(json_object_get(cmp, "mismatches"));
+        printf("source page: table %u row %u %-46s %lld of %lld cells differ over %lld instructions%s%s\n", table, row,
+               json_string_value(json_object_get(json_object_get(o, "instructions"), "kernel")), mism,
+               json_integer_value(json_object_get(cmp, "cells")), json_integer_value(json_object_get(cmp, "instructions")),
+               mism ? "; first: " : "", mism ? json_string_value(json_object_get(cmp, "first")) : "");
+        cr_expect_eq(mism, 0, "table %u row %u: %s", table, row, json_string_value(json_object_get(cmp, "first")));
+        json_decref(o);
+    }
+}
+
+Test(gpu_instructions, every_count_equals_nsight_computes_source_page, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    stop_worker(&c);
+    if (!have_ncu()) {
+        printf("SKIPPED: no ncu on this host\n");
+        cr_skip_test("no ncu");
+    }
+    compare_request(lesson_request, 0, 5);
+    compare_request(lesson_request, 1, 3);
+    compare_request(customs[0].request, 0, customs[0].rows);
+    compare_request(customs[1].request, 0, customs[1].rows);
+    compare_request(customs[2].request, 0, customs[2].rows);
+}
+
+Test(gpu_instructions, timed_medians_do_not_move_with_profiles_on, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    const char *off = "{\"part\":\"all\",\"blocks\":1056,\"budget_ms\":400,\"max_noise\":0.005}";
+    const char *on = "{\"part\":\"all\",\"blocks\":1056,\"budget_ms\":400,\"max_noise\":0.005,\"instructions\":true}";
+    struct dv_report *a = job(&c, off), *b = job(&c, on), *a2 = job(&c, off);
+    for (unsigned i = 0; i < a->ntables; i++)
+        for (unsigned j = 0; j < a->tables[i].nrows; j++) {
+            const struct dv_row *x = &a->tables[i].rows[j], *y = &b->tables[i].rows[j], *z = &a2->tables[i].rows[j];
+            const double d = y->time_ms.median / x->time_ms.median - 1, d2 = z->time_ms.median / x->time_ms.median - 1;
+            printf("median %-10s %-30s off %.5f ms, on %.5f ms (%+.3f%%), off again %.5f ms (%+.3f%%); noise %.3f%%\n",
+                   a->tables[i].id, x->name, x->time_ms.median, y->time_ms.median, 100 * d, z->time_ms.median, 100 * d2,
+                   100 * x->time_ms.noise);
+            cr_expect(fabs(d) < 0.02, "%s: %+.3f%%", x->name, 100 * d);
+            cr_expect_not_null(y->instructions);
+        }
+    experiment_report_free(a);
+    experiment_report_free(b);
+    experiment_report_free(a2);
+    stop_worker(&c);
+}
+
+Test(gpu_instructions, without_a_disassembler_pc_and_line_only_and_the_document_says_why, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, "none")) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, "{\"part\":1,\"predicates\":[\"lane-parity\"],\"baseline\":\"lane-parity\","
+                                  "\"blocks\":132,\"budget_ms\":30,\"min_samples\":3,\"max_samples\":10,"
+                                  "\"max_noise\":0.5,\"instructions\":true}");
+    const struct listing *l = r->tables[0].rows[0].instructions;
+    cr_assert_not_null(l, "%s", r->testimony.instructions_reason);
+    cr_expect_str_eq(l->disassembler, "");
+    cr_expect(strstr(l->disassembly_reason, "turned off"), "%s", l->disassembly_reason);
+    cr_expect_geq(l->mapped, 0.95);
+    for (unsigned k = 0; k < l->nruns; k++) cr_expect_str_eq(l->runs[k].sass, "");
+    printf("no disassembler: %u runs, %.1f%% mapped, reason: %s\n", l->nruns, 100 * l->mapped, l->disassembly_reason);
+    experiment_report_free(r);
+    stop_worker(&c);
+}

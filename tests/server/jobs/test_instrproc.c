@@ -1,0 +1,269 @@
+/* test_instrproc.c -- a report's instruction profiles from processes of
+ * their own: the cache, and every way such a process can fail, each of which
+ * leaves its row null with the reason while the job goes on.
+ *
+ * The process is tests/support/fake_instructions.sh (what it answers is
+ * chosen by $FAKE_INSTRUCTIONS), so these run without a GPU; the real
+ * command's counts are test_gpu_instructions.c's. Processes and deadlines:
+ * run 20 times in a row after a change.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/options.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/model/listing.h"
+#include "server/jobs/instrproc.h"
+#include "tests/support/readfile.h"
+
+#define FAKE DV_TEST_SOURCE_DIR "/tests/support/fake_instructions.sh"
+
+static char log_path[256];
+
+static void setup(void) {
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(log_path, sizeof log_path, "/tmp/dv-fake-instructions-%ld.log", (long)getpid());
+    unlink(log_path);
+    setenv("FAKE_INSTRUCTIONS_LOG", log_path, 1);
+    unsetenv("FAKE_INSTRUCTIONS");
+}
+
+static void teardown(void) { unlink(log_path); }
+
+TestSuite(instrproc, .init = setup, .fini = teardown);
+
+/* Processes started, from the fake's log. */
+static unsigned started(void) {
+    char *s = readfile(log_path, NULL);
+    unsigned n = 0;
+    for (const char *p = s; p && (p = strstr(p, "row ")); p++) n++;
+    free(s);
+    return n;
+}
+
+/* The plan of `o` as a measured report on a named device. */
+static struct dv_report *measured(struct dv_options *o) {
+    char err[ERR_LEN];
+    const char *field = NULL;
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(o, r, &field, err), 0, "%s", err);
+    r->measured = 1;
+    snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
+    snprintf(r->device.pci_bus_id, sizeof r->device.pci_bus_id, "0000:19:00.0");
+    r->device.driver_version = 13000;
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++) r->tables[i].rows[j].measured = 1;
+    return r;
+}
+
+static struct dv_options lesson(void) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.instructions = 1;
+    return o;
+}
+
+static unsigned rows_of(const struct dv_report *r) {
+    unsigned n = 0;
+    for (unsigned i = 0; i < r->ntables; i++) n += r->tables[i].nrows;
+    return n;
+}
+
+static struct instrproc *profiler(double deadline_ms) {
+    struct instrproc_config c = {.exe = FAKE, .deadline_ms = deadline_ms};
+    char err[ERR_LEN];
+    struct instrproc *ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    return ip;
+}
+
+Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the_cache) {
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler(5000);
+    struct dv_report *r = measured(&o);
+    const unsigned n = rows_of(r);
+    instrproc_report(ip, &o, r);
+    const struct dv_testimony *tm = &r->testimony;
+    cr_expect(tm->instructions_requested);
+    cr_expect(tm->instructions_taken, "%s", tm->instructions_reason);
+    cr_expect_str_eq(tm->instructions_reason, "");
+    cr_expect_eq(tm->instructions_cached_rows, 0);
+    cr_expect_eq(instrproc_children(ip), n, "one process per row (%u rows)", n);
+    cr_expect_eq(started(), n);
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++) {
+            const struct listing *l = r->tables[i].rows[j].instructions;
+            cr_assert_not_null(l, "%s row %u", r->tables[i].id, j);
+            cr_expect(!l->cached);
+            cr_expect_gt(l->collect_ms, 1.5, "the worker's own wall time of the process, not the child's figure");
+            cr_expect_eq(l->runs[0].line, j, "the row's own process answered row %u", j);
+        }
+    cr_expect_gt(tm->instructions_ms, 0);
+
+    /* The same job again: nothing started, every row from the cache. */
+    struct dv_report *again = measured(&o);
+    const double t0 = timeutil_now_ms();
+    instrproc_report(ip, &o, again);
+    const double ms = timeutil_now_ms() - t0;
+    cr_expect_eq(instrproc_children(ip), n, "no new process");
+    cr_expect_eq(again->testimony.instructions_cached_rows, n);
+    cr_expect(again->testimony.instructions_taken);
+    for (unsigned i = 0; i < again->ntables; i++)
+        for (unsigned j = 0; j < again->tables[i].nrows; j++) {
+            const struct listing *l = again->tables[i].rows[j].instructions;
+            cr_assert_not_null(l);
+            cr_expect(l->cached, "labelled as from an identical launch");
+            cr_expect_str_eq(l->collected_utc, "2026-12-01T12:00:00Z", "with the time it was collected");
+            cr_expect_eq(l->runs[0].line, j);
+        }
+    printf("instrproc: %u rows from the cache in %.3f ms\n", n, ms);
+    experiment_report_free(again);
+
+    /* Another predicate is another key: one new process, the rest cached. */
+    struct dv_options other = o;
+    snprintf(other.predicates[0], sizeof other.predicates[0], "first-16");
+    struct dv_report *third = measured(&other);
+    instrproc_report(ip, &other, third);
+    cr_expect_eq(instrproc_children(ip), n + 1);
+    cr_expect_eq(third->testimony.instructions_cached_rows, n - 1);
+    experiment_report_free(third);
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
+
+/* Every row null, the reason the first row's, the call returns. */
+static void expect_all_null(const struct dv_report *r, const char *reason) {
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++)
+            cr_expect_null(r->tables[i].rows[j].instructions, "%s row %u", r->tables[i].id, j);
+    cr_expect(!r->testimony.instructions_taken);
+    cr_expect(strstr(r->testimony.instructions_reason, reason) != NULL, "reason \"%s\" lacks \"%s\"",
+              r->testimony.instructions_reason, reason);
+    cr_expect(strncmp(r->testimony.instructions_reason, "part1 row lane-parity: ", 23) == 0, "names the row: %s",
+              r->testimony.instructions_reason);
+}
+
+Test(instrproc, a_refusal_a_crash_or_garbage_leaves_the_row_null_with_the_reason) {
+    static const struct {
+        const char *mode, *reason;
+    } cases[] = {
+        {"refuse", "does not support SASS metrics"},
+        {"crash", "the profiling process signal 11"},
+        {"garbage", "ended with exit status 0, with no answer: Segmentation fault in a library"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        setenv("FAKE_INSTRUCTIONS", cases[k].mode, 1);
+        struct dv_options o = lesson();
+        struct instrproc *ip = profiler(5000);
+        struct dv_report *r = measured(&o);
+        instrproc_report(ip, &o, r);
+        expect_all_null(r, cases[k].reason);
+        cr_expect_eq(instrproc_children(ip), rows_of(r), "%s: each row tries on its own", cases[k].mode);
+        experiment_report_free(r);
+        instrproc_free(ip);
+    }
+}
+
+Test(instrproc, a_crash_costs_only_its_own_row) {
+    setenv("FAKE_INSTRUCTIONS", "crash-table-0-row-1", 1);
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler(5000);
+    struct dv_report *r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect_not_null(r->tables[0].rows[0].instructions);
+    cr_expect_null(r->tables[0].rows[1].instructions);
+    cr_expect_not_null(r->tables[0].rows[2].instructions);
+    cr_expect_not_null(r->tables[1].rows[1].instructions, "Part 2's row 1 is another table's");
+    cr_expect(!r->testimony.instructions_taken);
+    cr_expect(strstr(r->testimony.instructions_reason, "part1 row lane-half: the profiling process signal 11"),
+              "%s", r->testimony.instructions_reason);
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
+
+Test(instrproc, a_hung_process_is_killed_at_its_deadline_and_the_job_goes_on) {
+    setenv("FAKE_INSTRUCTIONS", "hang", 1);
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler(300);
+    struct dv_report *r = measured(&o);
+    const double t0 = timeutil_now_ms();
+    instrproc_report(ip, &o, r);
+    const double ms = timeutil_now_ms() - t0;
+    expect_all_null(r, "killed after 300 ms (its deadline)");
+    cr_expect_eq(instrproc_children(ip), 1, "after one hang the others are not started");
+    cr_expect(ms < 3000, "%.0f ms: one deadline, not one per row", ms);
+    experiment_report_free(r);
+    /* The next job tries again. */
+    unsetenv("FAKE_INSTRUCTIONS");
+    r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
+
+Test(instrproc, over_the_cap_scenario_rows_and_not_requested_are_null_with_the_reason) {
+    struct dv_options o = lesson();
+    o.part = DV_PART_1;
+    o.npredicates = 2;
+    snprintf(o.predicates[0], sizeof o.predicates[0], "blockIdx.x < 7");
+    snprintf(o.predicates[1], sizeof o.predicates[1], "warp-parity");
+    snprintf(o.baseline, sizeof o.baseline, "warp-parity");
+    o.blocks = 65536; /* its whole grid: 65536 x 256 x 4096 thread-iterations */
+    struct instrproc *ip = profiler(5000);
+    struct dv_report *r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect_null(r->tables[0].rows[0].instructions);
+    cr_expect_not_null(r->tables[0].rows[1].instructions, "the other row has its profile");
+    cr_expect(strstr(r->testimony.instructions_reason, "part1 row blockIdx.x < 7: over the cost cap"), "%s",
+              r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), 1, "no process for the row over the cap");
+    experiment_report_free(r);
+
+    struct dv_options s = lesson();
+    s.part = DV_PART_1;
+    snprintf(s.scenario, sizeof s.scenario, "even-2way");
+    s.budget_ms = 100;
+    r = measured(&s);
+    instrproc_report(ip, &s, r);
+    cr_expect(!r->testimony.instructions_taken);
+    cr_expect(strstr(r->testimony.instructions_reason, "scenario rows are not profiled"), "%s",
+              r->testimony.instructions_reason);
+    for (unsigned j = 0; j < r->tables[0].nrows; j++) cr_expect_null(r->tables[0].rows[j].instructions);
+    experiment_report_free(r);
+
+    struct dv_options off = lesson();
+    off.instructions = 0;
+    r = measured(&off);
+    instrproc_report(ip, &off, r);
+    cr_expect(!r->testimony.instructions_requested);
+    cr_expect_str_eq(r->testimony.instructions_reason, "not requested (instructions: true asks for it)");
+    cr_expect_null(r->tables[0].rows[0].instructions);
+    experiment_report_free(r);
+    /* No profiler at all (it could not be made): the reason, no crash. */
+    o = lesson();
+    r = measured(&o);
+    instrproc_report(NULL, &o, r);
+    cr_expect(strstr(r->testimony.instructions_reason, "no profiler"), "%s", r->testimony.instructions_reason);
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
+
+Test(instrproc, a_program_that_cannot_start_is_the_rows_reason) {
+    struct instrproc_config c = {.exe = "/nonexistent/divergence-gpu"};
+    char err[ERR_LEN];
+    struct instrproc *ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    struct dv_options o = lesson();
+    struct dv_report *r = measured(&o);
+    instrproc_report(ip, &o, r);
+    expect_all_null(r, "could not start: subproc: cannot run /nonexistent/divergence-gpu");
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
