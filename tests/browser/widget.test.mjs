@@ -1270,6 +1270,7 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   assert.ok(b.onBg.includes(chart.pr) && /repeating-linear-gradient/.test(b.onBg), `path B's bars hatched in ${chart.pr}: ${b.onBg}`);
   await shotsLD(p, 'instructions-lane-parity', `${W} section.ins`);
   await shotsLD(p, 'instructions-in-page', null, { at: `${W} section.ins h3` });
+  await shotsLD(p, 'instructions-row-button', null, { at: `${W} tbody tr[data-row="${ri}"] button.ib` });
   // A run's ×N opens (Space on the button) its first and last instruction with the pc range.
   const big = span.find((u) => u.count > 2);
   const xn = sec('branch').locator(`tr.run[data-pc="${big.pc}"] button.xn`);
@@ -1281,6 +1282,7 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   const mt = await more.innerText();
   assert.ok(mt.startsWith(`${big.count} consecutive instructions, pc ${hexPc(big.pc)} to ${hexPc(big.pc + 16 * (big.count - 1))}, each executed ${grouped(big.warp_executions)} times by warps`), mt);
   assert.ok(mt.includes(`First: ${big.sass}`) && mt.includes(`Last: ${big.last_sass}`), mt);
+  await shotsLD(p, 'instructions-run-open', null, { at: `${W} tr.more:not([hidden])` });
   // Before the branch opens from the keyboard too, built then.
   const before = x.runs.slice(0, first);
   await sec('before').locator('button.sx').focus();
