@@ -397,11 +397,19 @@ async function openPage(url, sel = W, { setup, at = '/' } = {}) {
 const standIn = { used: new Set(), wrong: [] };
 const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
 
+// The answer a routed request would have had, fetched by the test on a
+// connection of its own. Playwright's fetch keeps connections alive with no
+// idle limit of its own, while the server shuts a connection idle for its
+// header timeout (10 s): a kept connection reused just as the server shuts
+// it fails with ECONNRESET, and the page waits for an answer that never
+// comes. Closing each connection after its answer leaves none idle to be shut.
+const passOn = (route) => route.fetch({ headers: { ...route.request().headers(), connection: 'close' } });
+
 // Routes POST /analyze of page `p` through `edit(request, status, body)`,
 // which changes the parsed answer in place.
 async function editAnalyze(p, edit) {
   await p.route('**/analyze', async (route) => {
-    const res = await route.fetch();
+    const res = await passOn(route);
     const body = await res.json();
     edit(route.request().postDataJSON(), res.status(), body);
     await route.fulfill({ response: res, json: body });
@@ -473,7 +481,7 @@ function instructionsStandIn(body, suite) {
 async function editEvidence(p, suites, edit = () => {}) {
   for (const suite of suites) {
     await p.route(`**/evidence/latest/${suite}`, async (route) => {
-      const res = await route.fetch();
+      const res = await passOn(route);
       const body = await res.json();
       if (res.status() === 200) { instructionsStandIn(body, suite); edit(body, suite); }
       await route.fulfill({ response: res, json: body });
@@ -1087,7 +1095,7 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
 test('Part 2 read both ways: both readings with their sentences in the table and the chart', async () => {
   const p = await openPage(base, W2, {
     setup: (q) => q.route('**/evidence/latest/day22-part2', async (route) => {
-      const res = await route.fetch();
+      const res = await passOn(route);
       const body = await res.json();
       if (res.status() === 200) readingsStandIn(body);
       await route.fulfill({ response: res, json: body });
