@@ -28,6 +28,20 @@
  * column it names; the page's URL keeps the predicate and the block shape
  * (`?try=...&block=32x8`), so a link reproduces them. "Measure this"
  * measures it below the box.
+ * A row with an instruction profile (Row `instructions`) has an
+ * "Instructions" button that opens its annotated listing under the table:
+ * where the counts come from (collector, grid and scale, cache, disassembler,
+ * source-line mapping), each region's counts and top stall reasons, one warp
+ * of block 0 lane by lane (the listing's own lane map, from `lanes_block0`)
+ * beside the lanes per instruction the GPU counted on each path, and the
+ * SASS in program order beside its source lines, one row per run of
+ * identical instructions (xN, expandable to its first and last), with a
+ * lane bar per run (lanes with the predicate on, lanes active with it off,
+ * in words for screen readers), guarded instructions marked, paths A and B in
+ * the chart's colours. Before the branch and after it start collapsed and are
+ * built only when opened; the branch starts open. Escape or the button
+ * closes it. Rows without a profile are named under the table with the
+ * reason the document gives once (`testimony.instructions`).
  * Attributes: server ("" = same origin), suite, id (prefixes the URL's keys,
  * `<id>.try`, for a page with two try boxes), gpu (a GPU model's slug,
  * e.g. nvidia-h200: show that GPU's evidence; default the server's own), no-try,
@@ -132,6 +146,62 @@ tbody.readings td[data-k=sentence]{white-space:normal;text-align:left}
 .warn li{margin:.1rem 0}
 button[disabled]{cursor:not-allowed}
 .dl{display:none}
+.ib{font:inherit;font-size:.85em;font-weight:normal;padding:.1rem .55rem;min-height:1.9rem;margin:.3rem 0 0;display:block}
+.inote{font-size:.9em;margin:-.6rem 0 1rem}
+[hidden]{display:none!important}
+.ins{border:1px solid var(--dw-line);border-left:4px solid var(--dw-m);padding:.4rem .7rem .6rem;margin:0 0 1rem;min-width:0}
+.ins-head{display:flex;flex-wrap:wrap;gap:.3rem 1rem;align-items:baseline;justify-content:space-between}
+.ins-head .ib{margin:0}
+.ins h3{font-size:1.05em;margin:.2rem 0}
+.ins h3:focus{outline:none}
+.ins h3:focus-visible{outline:3px solid var(--dw-m)}
+.ins .meta,.ins .legend,.ins .counted,.wsay p{font-size:.88em;margin:.3rem 0;overflow-wrap:anywhere}
+.ins .pred{font-size:.92em;margin:.4rem 0;padding:.2rem .6rem;border-left:4px solid var(--dw-p)}
+.ins table{min-width:0;font-size:.86em;margin:.4rem 0 .6rem}
+.ins caption{padding:.2rem 0;font-weight:600}
+.ins th,.ins td{white-space:normal}
+.rg th[scope=row]{white-space:nowrap}
+.rg tr.stl td{text-align:left;border-top:0;padding-top:0;font-size:.95em}
+.rg tr.stl .v{font-style:italic}
+.sw{display:inline-block;width:.9em;height:.9em;margin-right:.35rem;vertical-align:-.1em;border:1px solid currentColor;opacity:.5}
+tr[data-region=path_a] .sw{background:var(--dw-m);border-color:var(--dw-m);opacity:1}
+tr[data-region=path_b] .sw{background:repeating-linear-gradient(45deg,var(--dw-p) 0 2px,transparent 2px 4px);border-color:var(--dw-p);opacity:1}
+.warp1{display:flex;flex-wrap:wrap;gap:0 1.2rem;align-items:flex-start}
+.warp1 .lanes{flex:0 1 23rem;margin:.2rem 0}
+.wsay{flex:1 1 12rem;min-width:0}
+.lanes .ticks text{font-size:11px;opacity:.8}
+.lst{table-layout:fixed;width:100%}
+.lst col.c-path{width:2.6rem}.lst col.c-line{width:3rem}.lst col.c-pc{width:4.1rem}.lst col.c-lanes{width:8.6rem}.lst col.c-warp{width:6.6rem}.lst col.c-thread{width:7.6rem}
+.lst th,.lst td{padding:.18rem .3rem;vertical-align:middle}
+.lst thead th{text-align:left;vertical-align:bottom}
+.lst thead th.n{text-align:right}
+.lst th.sass{text-align:left;font-weight:normal;overflow-wrap:anywhere}
+.lst th.sass code{font-size:.92em}
+.lst td[data-k=path],.lst td[data-k=line],.lst td[data-k=pc]{text-align:left;font-variant-numeric:tabular-nums}
+.lst td[data-k=pc]{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.92em}
+.lst td[data-k=path]{font-weight:700}
+.lst tr.run[data-region=path_a] td[data-k=path]{color:var(--dw-m);box-shadow:inset 4px 0 var(--dw-m)}
+.lst tr.run[data-region=path_b] td[data-k=path]{color:var(--dw-p);box-shadow:inset 4px 0 var(--dw-p)}
+.lst td[data-k=lanes]{text-align:left}
+.lst .ln{font-size:.92em}
+.lst .ln2{display:block;font-size:.85em}
+.lst tr.sh th{text-align:left;padding:.35rem 0 .2rem;border-top:2px solid var(--dw-line)}
+.lst tr.more td{text-align:left;font-size:.95em;padding:.2rem .3rem .4rem 2.2rem}
+.lst tr.more p{margin:.1rem 0;overflow-wrap:anywhere}
+.sx{font:inherit;font-weight:600;min-height:2.2rem;padding:.2rem .6rem;text-align:left}
+.sx::before{content:'\u25b8\u00a0'}
+.sx[aria-expanded=true]::before{content:'\u25be\u00a0'}
+.xn{font:inherit;font-size:.85em;min-height:1.7rem;padding:0 .4rem;margin-left:.4rem}
+.gd{background:none;color:inherit;font-weight:700;border:1.5px solid var(--dw-p);border-radius:.2rem;padding:0 .15rem}
+.lbar{position:relative;display:inline-block;width:4.2rem;height:.85rem;border:1px solid currentColor;vertical-align:middle;margin-right:.4rem}
+.lbar .act,.lbar .on{position:absolute;left:0;top:0;bottom:0}
+.lbar .act{background:var(--dw-line)}
+.lbar .on{background:currentColor;opacity:.7}
+.lbar::after{content:'';position:absolute;left:50%;top:-3px;bottom:-3px;border-left:1px solid currentColor}
+tr[data-region=path_a] .lbar .on,.legend .lbar .on{background:var(--dw-m);opacity:1}
+tr[data-region=path_b] .lbar .on{background:repeating-linear-gradient(45deg,var(--dw-p) 0 2px,transparent 2px 4px);box-shadow:inset 0 0 0 1.5px var(--dw-p);opacity:1}
+.legend .lbar .act{width:100%}.legend .lbar .on{width:50%}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 @container (max-width:36rem){
 .scroll{overflow-x:visible;border:0}
 table{min-width:0}
@@ -147,6 +217,18 @@ tbody.readings th[scope=rowgroup]{grid-column:1/-1}
 td[data-k=sentence]{grid-column:1/-1}
 td[data-k=pad]{display:none}
 .dl{display:block;font-size:.8em;font-weight:normal;opacity:.85}
+.ins{padding:.3rem .5rem .5rem}
+.rg tr.stl{display:block;border-top:0;margin-top:-.55rem}
+.lst tr.run td[data-k=warp]{grid-column:1/4}.lst tr.run td[data-k=thread]{grid-column:4/5}
+.lst thead{display:none}
+.lst tr.run{grid-template-columns:2.5rem 3.7rem 4.3rem 1fr;gap:.1rem .4rem;margin:.3rem 0;padding:.25rem .4rem}
+.lst tr.run td,.lst tr.run th{padding:.05rem .1rem}
+.lst tr.run td[data-k=line] .v::before{content:'line ';font-size:.85em}
+.lst th.sass{order:-1;grid-column:1/-1;width:auto}
+.lst tr.run td[data-k=path] .dl,.lst tr.run td[data-k=line] .dl,.lst tr.run td[data-k=pc] .dl,.lst tr.run td[data-k=lanes] .dl{display:none}
+.lst tr.sh{border:0;padding:0;margin:.6rem 0 .2rem;display:block}
+.lst tr.more{display:block;border-top:0;margin-top:-.35rem}
+.lst tr.more td{padding:.2rem .2rem .3rem}
 }
 @media (prefers-color-scheme:dark){:host{--dw-m:#7aa7ff;--dw-p:#d19bff;--dw-err:#f87171}}`;
 
@@ -323,6 +405,36 @@ td[data-k=pad]{display:none}
     return s;
   }
   const isSplit = (w) => w.includes('A') && w.includes('B');
+
+  // The instruction listing (Row `instructions`): its regions in the
+  // reader's words, the text tag a run carries beside its colour (so colour
+  // is never the only sign of its path), counts grouped in thousands (they
+  // are exact: Nsight Compute's Source page shows the same numbers), pcs in
+  // hex, and the PC-sampling stall reasons' short names in words.
+  const REGION = { before: 'Before the branch', path_a: 'Path A', path_b: 'Path B', reconverge: 'Reconvergence', after: 'After the branch' };
+  const regionIn = (k) => (REGION[k] ? REGION[k].replace(/^(Before|After|Reconvergence|Path)/, (w) => w.toLowerCase()) : k);
+  const TAG = { path_a: 'A', path_b: 'B', reconverge: 'sync' };
+  const CONTROL = /^(BRA|BRX|JMP|JMX|CALL|RET|EXIT|BREAK|BSSY|BSYNC|WARPSYNC|YIELD)\b/;
+  const inBranch = (k) => k === 'path_a' || k === 'path_b' || k === 'reconverge';
+  const big = (v) => (fin(v) ? Math.round(v).toLocaleString('en-US') : D);
+  const hex = (pc) => (Number.isInteger(pc) ? '0x' + pc.toString(16).padStart(4, '0') : D);
+  const STALL = {
+    wait: 'wait (fixed latency)', selected: 'selected (issuing)', not_selected: 'not selected', long_sb: 'long scoreboard',
+    short_sb: 'short scoreboard', no_inst: 'no instruction', imc: 'constant cache miss', branch_resolving: 'branch resolving',
+    math: 'math pipe throttle', mio: 'MIO throttle', lg: 'LG throttle', tex: 'texture throttle', drain: 'drain',
+    dispatch: 'dispatch stall', membar: 'memory barrier', sleep: 'sleeping', barrier: 'barrier', misc: 'miscellaneous',
+  };
+  const stallWords = (k) => STALL[k] || String(k).replace(/_/g, ' ');
+  const COLLECTOR = { 'cupti-sass': 'CUPTI\u2019s SASS metrics', ncu: 'Nsight Compute\u2019s Source page' };
+  // Lanes per execution of a run: active, and with the predicate on.
+  const activeLanes = (x) => (x.warp_executions > 0 ? x.lanes : 0);
+  const onLanes = (x) => (x.warp_executions > 0 ? x.pred_on_thread_executions / x.warp_executions : 0);
+  // A run's lanes in words: the lane bar's text alternative.
+  function lanesSaid(x) {
+    if (!(x.warp_executions > 0)) return 'never executed';
+    const a = activeLanes(x), o = onLanes(x);
+    return `${fx(a, 1)} of 32 lanes active per execution` + (Math.abs(a - o) > 0.05 ? `, ${fx(o, 1)} with the predicate on` : '');
+  }
 
   class DivergenceWidget extends HTMLElement {
     connectedCallback() {
@@ -605,11 +717,16 @@ td[data-k=pad]{display:none}
       return [parts.join(' \u00b7 ') + '.'];
     }
 
+    // Per table: the table, a line on the rows without an instruction
+    // listing, the panel a row's listing opens in, the chart.
     renderDoc(doc, key) {
-      return (doc.tables || []).flatMap((t, i) => [this.table(t, doc), this.chart(t, `${this.uid}-${key}-${i}`)]);
+      return (doc.tables || []).flatMap((t, i) => {
+        const ins = this.listingPanel(`${this.uid}-${key}-${i}-ins`);
+        return [this.table(t, doc, ins), this.listingNote(t, doc), ins.panel, this.chart(t, `${this.uid}-${key}-${i}`)].filter(Boolean);
+      });
     }
 
-    table(t, doc) {
+    table(t, doc, ins) {
       const testimony = hasTestimony(t);
       const cols = ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Time (ms, median)',
         'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'].concat(testimony ? ["GPU's testimony"] : []);
@@ -617,6 +734,7 @@ td[data-k=pad]{display:none}
         const isBase = i === t.baseline_row;
         const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label), isBase ? ' (baseline)' : null);
         if (r.comparable === false) first.append(el('span', { class: 'nc' }, el('b', {}, 'not comparable'), ncReason(r)));
+        if (ins && r.instructions !== null && typeof r.instructions === 'object') first.append(this.listingButton(t, r, i, ins));
         const c = r.check, cells = {
           split: count(r.warps_split_per_block, r.warps_split, r.warps_per_block),
           'on-a': count(r.threads_on_a_per_block, r.threads_on_a, r.threads_per_block),
@@ -636,6 +754,210 @@ td[data-k=pad]{display:none}
         el('table', {}, el('caption', {}, el('span', {}, cap)),
           el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
           el('tbody', {}, body), this.readingRows(t, cols)));
+    }
+
+    // The instruction listing of a row (Row `instructions`), opened from the
+    // row's "Instructions" button into the table's panel, one row at a time.
+    // It is built when opened, and the sections a reader did not open are
+    // built when first expanded, so ~600 instructions (~40-200 runs) cost
+    // nothing until asked for.
+    listingPanel(id) {
+      const ins = { id, buttons: [] };
+      ins.panel = el('section', { class: 'ins', id, hidden: true, 'aria-label': 'Instruction listing',
+        onkeydown: (e) => { if (e.key === 'Escape' && ins.open != null) { e.preventDefault(); this.closeListing(ins, true); } } });
+      return ins;
+    }
+
+    listingButton(t, r, i, ins) {
+      const b = el('button', { type: 'button', class: 'ib', 'aria-expanded': 'false', 'aria-controls': ins.id, 'data-row': i,
+        'aria-label': `Instructions of ${r.label}`, onclick: () => this.toggleListing(t, r, i, ins) }, 'Instructions');
+      ins.buttons[i] = b;
+      return b;
+    }
+
+    toggleListing(t, r, i, ins) {
+      if (ins.open === i) { this.closeListing(ins, true); return; }
+      this.closeListing(ins, false);
+      ins.open = i;
+      ins.panel.replaceChildren(...this.listing(t, r, () => this.closeListing(ins, true)).filter(Boolean));
+      ins.panel.hidden = false;
+      ins.panel.setAttribute('aria-label', `Instruction listing of ${r.label}`);
+      ins.buttons[i].setAttribute('aria-expanded', 'true');
+      ins.panel.querySelector('h3').focus();
+    }
+
+    // Closes the panel; `refocus`: back to the button that opened it.
+    closeListing(ins, refocus) {
+      const was = ins.open;
+      ins.open = null;
+      ins.panel.hidden = true;
+      ins.panel.replaceChildren();
+      for (const b of ins.buttons) if (b) b.setAttribute('aria-expanded', 'false');
+      if (refocus && was != null && ins.buttons[was]) ins.buttons[was].focus();
+    }
+
+    // Under the table: the rows that have no listing, and why (the
+    // document's testimony.instructions says it once for all rows).
+    listingNote(t, doc) {
+      const ti = doc.testimony && doc.testimony.instructions;
+      if (!ti) return null;
+      const none = (t.rows || []).filter((r) => r.instructions === null);
+      if (!none.length) return null;
+      const why = typeof ti.reason === 'string' && ti.reason ? ti.reason : '';
+      const text = !ti.taken ? `Instruction listings were not collected${why ? `: ${why}` : '.'}`
+        : `No instruction listing for ${none.map((r) => r.label).join(', ')}${why ? `: ${why}` : '.'}`;
+      return el('p', { class: 'inote' }, /[.!?]$/.test(text) ? text : text + '.');
+    }
+
+    // The listing: where it comes from, the regions' counts and stall
+    // reasons, one warp's lanes beside the lanes the GPU counted per path,
+    // and the runs (before the branch and after it collapsed, the branch
+    // open), each with its source line, SASS, lane bar and counts.
+    listing(t, r, close) {
+      const x = r.instructions;
+      const runs = Array.isArray(x.runs) ? x.runs : [], regs = Array.isArray(x.regions) ? x.regions : [];
+      const id = `${this.uid}-l${(this.listings = (this.listings || 0) + 1)}`;
+      const g = x.grid || {}, blk = Array.isArray(g.block) ? g.block : [];
+      const shape = `${big(g.blocks)} blocks \u00d7 ${blk[1] > 1 ? `${blk[0]}\u00d7${blk[1]}` : blk[0]} threads`;
+      const scaled = fin(x.scale) && Math.abs(x.scale - 1) > 1e-9 ? `, scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid` : ' (this row\u2019s grid)';
+      const when = String(x.collected_utc || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1');
+      const cost = x.cached ? `served from the cache of an identical launch collected ${when} UTC (collecting it took ${fx(x.collect_ms, 1)} ms)`
+        : `collected ${when} UTC in ${fx(x.collect_ms, 1)} ms`;
+      const sass = x.disassembler ? `SASS text by ${x.disassembler}` : `no SASS text (${x.disassembly_reason || 'no disassembler was found'}), so each instruction shows its opcode`;
+      const meta = el('p', { class: 'meta' }, `Counted by ${COLLECTOR[x.source] || x.source} on ${shape}${scaled}; ${cost}; ${sass}; ` +
+        `${fx(x.mapped * 100, 1)}% of its instructions mapped to a source line. Kernel: `, el('code', {}, x.kernel), '.');
+      // A branch the compiler predicated: guarded work (not a guarded jump,
+      // which a loop that branches has too) on both paths, issued with
+      // every lane and done by some.
+      const predicated = (k) => runs.some((u) => u.region === k && u.guarded && !CONTROL.test(u.opcode) && u.warp_executions > 0 &&
+        activeLanes(u) >= 31.95 && onLanes(u) < activeLanes(u) - 0.05);
+      const pred = predicated('path_a') && predicated('path_b') ? el('p', { class: 'pred' },
+        'The compiler predicated this branch: the guarded instructions of path A and path B (their guard marked) issue with all 32 lanes, ' +
+        'and only the lanes whose predicate is on do the work.') : null;
+      return [
+        el('div', { class: 'ins-head' }, el('h3', { tabindex: -1 }, 'Instructions of ', el('code', {}, r.label)),
+          el('button', { type: 'button', class: 'ib', onclick: close }, 'Close')),
+        meta, pred, this.regionTable(regs), this.warpBeside(r, regs),
+        el('p', { class: 'legend' }, el('span', { class: 'lbar', 'aria-hidden': 'true' }, el('span', { class: 'act' }), el('span', { class: 'on', 'data-w': 'half' })),
+          ' Each bar is the 32 lanes of a warp: filled, the lanes that executed the instruction with its predicate on; pale, lanes active with it off; ' +
+          'the tick marks 16; a second number is the lanes with the predicate on. Path A solid, path B hatched (the chart\u2019s colours); ', el('mark', { class: 'gd' }, '@P0'), ' marks a guarded (predicated) instruction; ' +
+          '\u00d7N is a run of N identical instructions, shown collapsed.'),
+        this.runTable(runs, id),
+      ];
+    }
+
+    // Per region: instructions, executions and lanes per execution, and
+    // under each region its top stall reasons (a row of their own: the
+    // reasons are words, the other columns numbers).
+    regionTable(regs) {
+      const cols = ['Region', 'Instructions', 'Warp executions', 'Thread executions', 'With the predicate on', 'Lanes per execution'];
+      const body = regs.flatMap((g) => {
+        const cells = [String(g.instructions), big(g.warp_executions), big(g.thread_executions), big(g.pred_on_thread_executions), fx(g.lanes_per_execution, 1)];
+        const list = Array.isArray(g.stalls) && g.stalls.length ? g.stalls : null;
+        return [el('tr', { class: 'rgn', 'data-region': g.kind }, el('th', { scope: 'row' }, el('span', { class: 'sw', 'aria-hidden': 'true' }), REGION[g.kind] || g.kind),
+          cells.map((v, j) => el('td', { 'data-k': ['n', 'warp', 'thread', 'on', 'lanes'][j] },
+            el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j + 1]), el('span', { class: 'v' }, v)))),
+        list ? el('tr', { class: 'stl', 'data-region': g.kind }, el('td', { 'data-k': 'stalls', colspan: cols.length },
+          `Top stall reasons ${g.kind === 'before' || g.kind === 'after' ? '' : 'of '}${regionIn(g.kind)} (PC samples): `,
+          el('span', { class: 'v' }, list.map((q) => `${stallWords(q.reason)} ${fx(q.share * 100, 1)}%`).join(', ')))) : null];
+      });
+      return el('table', { class: 'rg' }, el('caption', {}, 'Per region, over the row\u2019s full grid'),
+        el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))), el('tbody', {}, body));
+    }
+
+    // One warp of block 0 (the first split one, else warp 0) from the
+    // row's mask (Row `lanes_block0`), beside the lanes per execution the
+    // GPU counted on each path: the picture and the counts together.
+    warpBeside(r, regs) {
+      const lanes = Array.isArray(r.lanes_block0) && r.lanes_block0.length ? r.lanes_block0 : null;
+      const said = ['path_a', 'path_b'].map((k) => regs.find((g) => g.kind === k)).filter(Boolean)
+        .map((g) => `${REGION[g.kind]} ${fx(g.lanes_per_execution, 1)}`);
+      const counted = said.length ? el('p', { class: 'counted' }, `Lanes per executed instruction the GPU counted over the grid: ${said.join(', ')}.`) : null;
+      if (!lanes) return counted;
+      const k = Math.max(0, lanes.findIndex(isSplit)), w = lanes[k];
+      const nA = [...w].filter((c) => c === 'A').length, nB = [...w].filter((c) => c === 'B').length;
+      return el('div', { class: 'warp1' }, this.laneMap(lanes, r, k),
+        el('div', { class: 'wsay' }, el('p', {}, `This warp sends ${nA} of its lanes down path A and ${nB} down path B.`), counted));
+    }
+
+    // The runs in three sections: before the branch, the branch (from the
+    // first to the last run of path A, path B or reconvergence), after it.
+    runTable(runs, id) {
+      let first = -1, last = -1;
+      runs.forEach((u, n) => { if (inBranch(u.region)) { if (first < 0) first = n; last = n; } });
+      const parts = first < 0 ? [{ key: 'all', title: 'All instructions', list: runs, open: true }] : [
+        { key: 'before', title: 'Before the branch', list: runs.slice(0, first), open: false },
+        { key: 'branch', title: runs.slice(first, last + 1).some((u) => u.region === 'reconverge') ? 'The branch: path A, path B and where they reconverge' : 'The branch: path A and path B',
+          list: runs.slice(first, last + 1), open: true },
+        { key: 'after', title: 'After the branch', list: runs.slice(last + 1), open: false },
+      ].filter((p) => p.list.length);
+      const files = new Set(runs.map((u) => u.file).filter((f) => typeof f === 'string'));
+      const one = files.size === 1 ? [...files][0] : null;
+      const cols = ['Path', 'Line', 'PC', 'SASS', 'Lanes', 'Warp executions', 'Thread executions'];
+      const N = cols.length;
+      const sections = parts.map((p, s) => {
+        const n = p.list.reduce((a, u) => a + u.count, 0);
+        const body = el('tbody', { class: 'sec', 'data-part': p.key });
+        const btn = el('button', { type: 'button', class: 'sx', 'aria-expanded': 'false', 'aria-controls': `${id}-s${s}` },
+          `${p.title}: ${p.list.length} run${p.list.length === 1 ? '' : 's'}, ${n} instruction${n === 1 ? '' : 's'}`);
+        body.id = `${id}-s${s}`;
+        let rows = null;
+        const set = (open) => {
+          if (open && !rows) { rows = p.list.flatMap((u, k) => this.runRows(u, `${id}-s${s}-${k}`, one, cols, N)); body.append(...rows); }
+          if (rows) for (const tr of rows) tr.hidden = !open || (tr.classList.contains('more') && tr.dataset.open !== 'true');
+          btn.setAttribute('aria-expanded', open ? 'true' : 'false');
+        };
+        btn.addEventListener('click', () => set(btn.getAttribute('aria-expanded') !== 'true'));
+        body.append(el('tr', { class: 'sh' }, el('th', { scope: 'rowgroup', colspan: N }, btn)));
+        set(p.open);
+        return body;
+      });
+      const keys = ['path', 'line', 'pc', 'sass', 'lanes', 'warp', 'thread'];
+      return el('table', { class: 'lst' }, el('caption', {}, `The instructions in program order${one ? `, beside their source lines in ${one}` : ''}; counts per instruction, over the row\u2019s full grid`),
+        el('colgroup', {}, keys.map((k) => el('col', { class: `c-${k}` }))),
+        el('thead', {}, el('tr', {}, cols.map((c, j) => el('th', { scope: 'col', class: j >= 5 ? 'n' : null }, c)))), sections);
+    }
+
+    // A run's row, and for a run of several instructions the row its ×N
+    // button opens: the first and the last instruction and the counts each
+    // of them has.
+    runRows(u, rid, one, cols, N) {
+      const multi = u.count > 1, text = u.sass != null ? u.sass : u.opcode;
+      const guard = u.guarded && u.sass != null ? /^@!?U?P[T0-9]+/.exec(u.sass) : null;
+      const code = el('code', {}, u.guarded ? el('span', { class: 'sr' }, 'predicated: ') : null,
+        u.guarded ? el('mark', { class: 'gd' }, guard ? guard[0] : '@P') : null, guard ? text.slice(guard[0].length) : (u.guarded ? ' ' : '') + text);
+      const dl = (j) => el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j]);
+      const td = (k, j, ...v) => el('td', { 'data-k': k }, dl(j), el('span', { class: 'v' }, ...v));
+      const bar = el('span', { class: 'lbar', 'aria-hidden': 'true' }, el('span', { class: 'act' }), el('span', { class: 'on' }));
+      bar.firstChild.style.width = `${(Math.min(32, activeLanes(u)) / 32) * 100}%`;
+      bar.lastChild.style.width = `${(Math.min(32, onLanes(u)) / 32) * 100}%`;
+      const a = activeLanes(u), o = onLanes(u);
+      const off = u.warp_executions > 0 && Math.abs(a - o) > 0.05;
+      const xn = multi ? el('button', { type: 'button', class: 'xn', 'aria-expanded': 'false', 'aria-controls': `${rid}-m`,
+        'aria-label': `${u.count} such instructions: show the first and the last` }, `\u00d7${u.count}`) : null;
+      const line = u.line == null ? D : one ? String(u.line) : `${u.file || '?'}:${u.line}`;
+      const row = el('tr', { class: 'run', 'data-region': u.region, 'data-pc': u.pc, 'data-count': u.count, 'data-guarded': u.guarded ? 'true' : 'false' },
+        td('path', 0, TAG[u.region] || ''), td('line', 1, line), td('pc', 2, hex(u.pc)),
+        el('th', { scope: 'row', class: 'sass' }, code, xn),
+        el('td', { 'data-k': 'lanes' }, dl(4), el('span', { class: 'v' }, bar,
+          el('span', { class: 'ln', 'aria-hidden': 'true' }, u.warp_executions > 0 ? fx(a, 1) : 'not run'),
+          off ? el('span', { class: 'ln2', 'aria-hidden': 'true' }, `${fx(o, 1)} on`) : null, el('span', { class: 'sr' }, lanesSaid(u)))),
+        td('warp', 5, big(u.warp_executions)), td('thread', 6, big(u.thread_executions)));
+      if (!multi) return [row];
+      // Every SASS instruction since Volta is 16 bytes, so the run's last pc follows from its first.
+      const lastPc = u.pc + 16 * (u.count - 1);
+      const more = el('tr', { class: 'more', id: `${rid}-m`, 'data-open': 'false' }, el('td', { colspan: N },
+        el('p', {}, `${u.count} consecutive instructions, pc ${hex(u.pc)} to ${hex(lastPc)}, each executed ${big(u.warp_executions)} times by warps, ` +
+          `${big(u.thread_executions)} by threads, ${big(u.pred_on_thread_executions)} with the predicate on` +
+          (u.divergent_targets > 0 ? `, ${big(u.divergent_targets)} divergent branch targets` : '') + '.'),
+        el('p', {}, 'First: ', el('code', {}, text), el('br'), 'Last: ', el('code', {}, u.last_sass != null ? u.last_sass : u.opcode))));
+      xn.addEventListener('click', () => {
+        const open = more.dataset.open !== 'true';
+        more.dataset.open = open ? 'true' : 'false';
+        more.hidden = !open;
+        xn.setAttribute('aria-expanded', open ? 'true' : 'false');
+      });
+      return [row, more];
     }
 
     // Part 2 read both ways (Table `readings`): under the rows, each reading
@@ -983,20 +1305,26 @@ td[data-k=pad]{display:none}
     // colour, path B hatched in its predicted colour, a missing lane of a
     // partial warp outlined; split warps marked. The same in words, for
     // screen readers (the SVG's description) and for anyone (the details).
-    laneMap(lanes, row) {
-      const id = `${this.uid}-lanes`, CW = 9, CH = 14, LX = 60, GAP = 4, W = LX + 32 * CW + 44;
-      const H = lanes.length * (CH + GAP) + 4;
+    // `only`: the index of one warp to draw alone (the instruction
+    // listing's warp), with its lanes numbered underneath.
+    laneMap(lanes, row, only) {
+      const one = Number.isInteger(only);
+      const id = `${this.uid}-lanes${one ? `-${(this.maps = (this.maps || 0) + 1)}` : ''}`, CW = 9, CH = 14, LX = 60, GAP = 4, W = LX + 32 * CW + 44;
+      const shown = one ? [only] : lanes.map((_, k) => k);
+      const H = shown.length * (CH + GAP) + 4 + (one ? 16 : 0);
       const split = lanes.map(isSplit), nSplit = split.filter(Boolean).length;
       // Words per warp, with runs of identical warps said once ("warps 1-7: ...").
       const words = [];
-      for (let i = 0; i < lanes.length;) {
-        let j = i;
-        while (j + 1 < lanes.length && lanes[j + 1] === lanes[i]) j++;
+      for (let n = 0; n < shown.length;) {
+        const i = shown[n];
+        let m = n;
+        while (m + 1 < shown.length && lanes[shown[m + 1]] === lanes[i]) m++;
+        const j = shown[m];
         words.push(`${i === j ? `warp ${i}` : `warps ${i}-${j}`}${split[i] ? ', split' : ''}: ${laneWords(lanes[i])}`);
-        i = j + 1;
+        n = m + 1;
       }
-      const cells = lanes.map((w, k) => {
-        const y = 2 + k * (CH + GAP);
+      const cells = shown.map((k, n) => {
+        const w = lanes[k], y = 2 + n * (CH + GAP);
         return svg('g', { class: 'warp', 'data-warp': k, 'data-split': split[k] ? 'true' : 'false' },
           svg('text', { x: 0, y: y + CH - 2, 'font-weight': split[k] ? 700 : 400 }, `warp ${k}`),
           [...w].map((c, i) => svg('rect', {
@@ -1005,16 +1333,20 @@ td[data-k=pad]{display:none}
           })),
           split[k] ? svg('text', { class: 'sp', x: LX + 32 * CW + 6, y: y + CH - 2 }, 'split') : null);
       });
-      const summary = `Block 0, lane by lane: ${nSplit} of ${lanes.length} warp${lanes.length === 1 ? '' : 's'} split.`;
+      // Lane numbers every 8 lanes under a single warp, so "which lane" can be read off.
+      const ticks = one ? svg('g', { class: 'ticks', 'aria-hidden': 'true' }, [0, 8, 16, 24, 31].map((i) =>
+        svg('text', { x: LX + i * CW + CW / 2, y: H - 2, 'text-anchor': 'middle' }, String(i)))) : null;
+      const summary = one ? `Warp ${only} of block 0, lane by lane${split[only] ? ' (split)' : ''}.`
+        : `Block 0, lane by lane: ${nSplit} of ${lanes.length} warp${lanes.length === 1 ? '' : 's'} split.`;
       return el('figure', { class: 'lanes' },
         el('figcaption', {}, summary + ' Solid cells take path A, hatched cells path B' +
-          (lanes.some((w) => w.includes('-')) ? ', outlined cells are lanes the last warp lacks' : '') + '.'),
+          (shown.some((k) => lanes[k].includes('-')) ? ', outlined cells are lanes the last warp lacks' : '') + '.'),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
-          svg('title', { id: `${id}-t` }, `Lane map of block 0 for ${row.label}`),
+          svg('title', { id: `${id}-t` }, `Lane map of ${one ? `warp ${only} of ` : ''}block 0 for ${row.label}`),
           svg('desc', { id: `${id}-d` }, words.join('; ') + '.'),
           svg('defs', {}, svg('pattern', { id: `${id}-h`, width: 3, height: 3, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
             svg('rect', { class: 'lb', width: 3, height: 3 }), svg('line', { class: 'lbh', x1: 0, y1: 0, x2: 0, y2: 3 }))),
-          cells),
+          cells, ticks),
         el('details', {}, el('summary', {}, 'The lane map in words'), el('ul', {}, words.map((w) => el('li', {}, w)))));
     }
 

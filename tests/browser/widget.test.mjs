@@ -34,6 +34,15 @@
 //   it and the buttons disabled; the flag given, the page works; a server
 //   that is down is not called a refusal;
 // - Part 2 read both ways: the readings in the table and the chart;
+// - the instruction listing of a row (instructions_fixture.json, made by
+//   make_instructions_fixture.mjs from an H200 probe's per-instruction
+//   counts, stood in for the proposed Row `instructions`): opened from the
+//   row by keyboard, its regions, one warp's lanes, the runs of the branch
+//   (the sections before and after it collapsed and not built), lane bars
+//   to scale and in words, guards marked, paths in the chart's colours, a
+//   run's first and last instruction, Escape back to the row; Part 2's
+//   predicated branch; no SASS text, a cached profile, none collected; the
+//   fixture against the proposed schema;
 // - the scenarios suite measured from a page against the fake worker;
 // - fields the server does not send yet (api/openapi.yaml's x-proposed
 //   ones, an evaluation error's column) stood in by the test where the
@@ -58,6 +67,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
 import fs from 'node:fs';
@@ -357,7 +367,7 @@ async function overflowIn(p, sel) {
   const wide = await loc.evaluate((e) => [e, ...e.querySelectorAll('*')]
     .filter((x) => { for (let a = x; a && a !== e.parentNode; a = a.parentElement) if (getComputedStyle(a).clipPath !== 'none') return false; return true; })
     .filter((x) => getComputedStyle(x).display !== 'inline' && x.scrollWidth > x.clientWidth + 1)
-    .map((x) => `${x.tagName.toLowerCase()}.${x.className || ''} ${x.scrollWidth} > ${x.clientWidth}`));
+    .map((x) => `${x.tagName.toLowerCase()}.${x.className || ''}${x.dataset.k ? `[${x.dataset.k}]` : ''}${x.closest("tr") ? `@${x.closest("tr").dataset.pc}` : ''} ${x.scrollWidth} > ${x.clientWidth}`));
   const b = await loc.boundingBox();
   const vw = p.viewportSize().width;
   if (b.x < 0 || b.x + b.width > vw + 0.5) wide.push(`box ${b.x}..${b.x + b.width} outside 0..${vw}`);
@@ -387,11 +397,19 @@ async function openPage(url, sel = W, { setup, at = '/' } = {}) {
 const standIn = { used: new Set(), wrong: [] };
 const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
 
+// The answer a routed request would have had, fetched by the test on a
+// connection of its own. Playwright's fetch keeps connections alive with no
+// idle limit of its own, while the server shuts a connection idle for its
+// header timeout (10 s): a kept connection reused just as the server shuts
+// it fails with ECONNRESET, and the page waits for an answer that never
+// comes. Closing each connection after its answer leaves none idle to be shut.
+const passOn = (route) => route.fetch({ headers: { ...route.request().headers(), connection: 'close' } });
+
 // Routes POST /analyze of page `p` through `edit(request, status, body)`,
 // which changes the parsed answer in place.
 async function editAnalyze(p, edit) {
   await p.route('**/analyze', async (route) => {
-    const res = await route.fetch();
+    const res = await passOn(route);
     const body = await res.json();
     edit(route.request().postDataJSON(), res.status(), body);
     await route.fulfill({ response: res, json: body });
@@ -436,6 +454,54 @@ function readingsStandIn(body) {
     ];
     standIn.used.add('tables[].readings (GET /evidence/latest/day22-part2)');
   }
+}
+
+// Row.instructions, Row.lanes_block0 and testimony.instructions of an
+// evidence document (all proposed in api/openapi.yaml), from
+// instructions_fixture.json (make_instructions_fixture.mjs made it from an
+// H200 probe's per-instruction counts). A row or testimony the server fills
+// itself is left as the server wrote it: the test then reads whatever it says.
+const insFixture = JSON.parse(fs.readFileSync(path.join(here, 'instructions_fixture.json'), 'utf8'));
+function instructionsStandIn(body, suite) {
+  const d = body && body.document;
+  if (!d || !insFixture.testimony[suite]) return;
+  if (!d.testimony || d.testimony.instructions === undefined) {
+    d.testimony = { ...(d.testimony || {}), instructions: structuredClone(insFixture.testimony[suite]) };
+    standIn.used.add(`testimony.instructions (GET /evidence/latest/${suite})`);
+  }
+  for (const t of d.tables) for (const r of t.rows) {
+    const f = insFixture.rows[r.name];
+    if (!f) continue;
+    if (r.instructions === undefined) { r.instructions = structuredClone(f.instructions); standIn.used.add(`tables[].rows[].instructions (GET /evidence/latest/${suite})`); }
+    if (r.lanes_block0 === undefined && f.lanes_block0) { r.lanes_block0 = f.lanes_block0; standIn.used.add(`tables[].rows[].lanes_block0 (GET /evidence/latest/${suite})`); }
+    else if (f.lanes_block0 && JSON.stringify(r.lanes_block0) !== JSON.stringify(f.lanes_block0)) standIn.wrong.push(`lanes_block0 of ${r.name}: ${JSON.stringify(r.lanes_block0)}`);
+  }
+}
+// Routes GET /evidence/latest/<suite> of page `p` through `edit(body, suite)` as well as the stand-in.
+async function editEvidence(p, suites, edit = () => {}) {
+  for (const suite of suites) {
+    await p.route(`**/evidence/latest/${suite}`, async (route) => {
+      const res = await passOn(route);
+      const body = await res.json();
+      if (res.status() === 200) { instructionsStandIn(body, suite); edit(body, suite); }
+      await route.fulfill({ response: res, json: body });
+    });
+  }
+}
+// The evidence document of `suite` as the page gets it (stood in, then `edit`).
+async function evidenceDoc(suite, edit = () => {}) {
+  const body = await (await fetch(`${base}/evidence/latest/${suite}`)).json();
+  instructionsStandIn(body, suite);
+  edit(body, suite);
+  return body.document;
+}
+// Counts as the listing writes them: grouped in thousands.
+const grouped = (v) => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const hexPc = (pc) => '0x' + pc.toString(16).padStart(4, '0');
+// The runs of the branch section: from the first run of path A, path B or reconvergence to the last.
+function branchSpan(runs) {
+  const idx = runs.map((u, i) => (['path_a', 'path_b', 'reconverge'].includes(u.region) ? i : -1)).filter((i) => i >= 0);
+  return { first: idx[0], last: idx.at(-1) };
 }
 
 test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded measurement', async () => {
@@ -1029,7 +1095,7 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
 test('Part 2 read both ways: both readings with their sentences in the table and the chart', async () => {
   const p = await openPage(base, W2, {
     setup: (q) => q.route('**/evidence/latest/day22-part2', async (route) => {
-      const res = await route.fetch();
+      const res = await passOn(route);
       const body = await res.json();
       if (res.status() === 200) readingsStandIn(body);
       await route.fulfill({ response: res, json: body });
@@ -1067,6 +1133,246 @@ test('Part 2 read both ways: both readings with their sentences in the table and
   await p.setViewportSize({ width: PHONE, height: 844 });
   assert.deepEqual(await overflowIn(p, `${W2} .tables`), [], `the readings fit at ${PHONE} px`);
   await p.setViewportSize({ width: 1280, height: 900 });
+  await closePage(p);
+});
+
+test('the instruction fixture holds the wire shape and adds up', async () => {
+  // Against api/openapi.yaml's proposed schemas (the same Ajv the API tests use).
+  const req = createRequire(path.join(repo, 'tests', 'api', 'openapi', 'package.json'));
+  const Ajv2020 = req('ajv/dist/2020.js').default;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(spec, 'spec');
+  const row = ajv.getSchema('spec#/components/schemas/Row/properties/instructions');
+  const lanes = ajv.getSchema('spec#/components/schemas/Row/properties/lanes_block0');
+  const testimony = ajv.getSchema('spec#/components/schemas/Testimony/properties/instructions');
+  assert.ok(row && lanes && testimony, 'api/openapi.yaml defines Row.instructions, Row.lanes_block0 and Testimony.instructions');
+  for (const [name, f] of Object.entries(insFixture.rows)) {
+    assert.ok(row(f.instructions), `${name}: ${JSON.stringify(row.errors)}`);
+    if (f.lanes_block0) assert.ok(lanes(f.lanes_block0), `${name}: ${JSON.stringify(lanes.errors)}`);
+  }
+  for (const [suite, t] of Object.entries(insFixture.testimony)) assert.ok(testimony(t), `${suite}: ${JSON.stringify(testimony.errors)}`);
+  // A planted drift is caught: a run without its region's name.
+  const bad = structuredClone(insFixture.rows['lane-parity'].instructions);
+  bad.runs[0].region = 'path_c';
+  assert.equal(row(bad), false);
+  // Each region's totals are its runs' counts times their lengths; lanes are thread / warp executions.
+  for (const [name, f] of Object.entries(insFixture.rows)) {
+    if (!f.instructions) continue;
+    for (const g of f.instructions.regions) {
+      const rs = f.instructions.runs.filter((u) => u.region === g.kind);
+      assert.equal(rs.reduce((a, u) => a + u.count, 0), g.instructions, `${name} ${g.kind}: instructions`);
+      for (const k of ['warp_executions', 'thread_executions', 'pred_on_thread_executions']) assert.equal(rs.reduce((a, u) => a + u.count * u[k], 0), g[k], `${name} ${g.kind}: ${k}`);
+    }
+    for (const u of f.instructions.runs) assert.equal(u.lanes, u.warp_executions ? u.thread_executions / u.warp_executions : 0, `${name} pc ${u.pc}: lanes`);
+  }
+  // The lesson's facts in the H200's counts: 16 lanes per FFMA on each path for lane parity,
+  // 32 for warp parity, predicated per-iteration FFMAs at 32 lanes with 16 on.
+  const ffma = (name, reg) => insFixture.rows[name].instructions.runs.filter((u) => u.region === reg && u.opcode === 'FFMA' && u.warp_executions > 0);
+  for (const reg of ['path_a', 'path_b']) {
+    assert.ok(ffma('lane-parity', reg).every((u) => u.lanes === 16 && !u.guarded), `lane parity ${reg}`);
+    assert.ok(ffma('warp-parity', reg).every((u) => u.lanes === 32), `warp parity ${reg}`);
+    assert.ok(ffma('per-iteration-lane-parity', reg).every((u) => u.lanes === 32 && u.guarded && u.pred_on_thread_executions * 2 === u.thread_executions), `per-iteration ${reg}`);
+  }
+});
+
+test('from any row, the annotated listing: source line beside SASS, lane bars, guards marked, the paths in the chart\'s colours, one warp\'s lanes', async () => {
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE, 'day22-part2']) });
+  const d = await evidenceDoc(SUITE);
+  const t = d.tables[0];
+  const table = p.locator(`${W} .tables table`).first();
+  // A button on each row that has a listing, none on a row whose instructions are null, and why.
+  for (const [i, r] of t.rows.entries()) {
+    const b = table.locator(`tbody tr[data-row="${i}"] button.ib`);
+    assert.equal(await b.count(), r.instructions && typeof r.instructions === 'object' ? 1 : 0, `${r.name}: a button iff a listing`);
+  }
+  // Nothing of what the widget leaves out shows up as text.
+  for (const w of [W, W2]) assert.doesNotMatch(await p.locator(`${w} .tables`).innerText(), /\b(null|undefined)\b/, `${w}: no stray null`);
+  const none = t.rows.filter((r) => r.instructions === null);
+  if (none.length) {
+    const note = await p.locator(`${W} .inote`).first().innerText();
+    for (const r of none) assert.ok(note.includes(r.label), `the note names ${r.label}: ${note}`);
+  }
+  // Opened from the keyboard: Enter on the row's button; the focus moves to the listing's heading.
+  const ri = t.rows.findIndex((r) => r.name === 'lane-parity');
+  const r = t.rows[ri], x = r.instructions;
+  const btn = table.locator(`tbody tr[data-row="${ri}"] button.ib`);
+  await btn.focus();
+  await p.keyboard.press('Enter');
+  const panel = p.locator(`${W} section.ins`).first();
+  await panel.locator('h3').waitFor();
+  assert.equal(await btn.getAttribute('aria-expanded'), 'true');
+  assert.equal(await p.evaluate((s) => document.querySelector(s).shadowRoot.activeElement.tagName, W), 'H3');
+  assert.equal(await panel.locator('h3').innerText(), `Instructions of ${r.label}`);
+  const meta = await panel.locator('.meta').innerText();
+  assert.ok(meta.includes(`on ${grouped(x.grid.blocks)} blocks \u00d7 ${x.grid.block[0]} threads`), meta);
+  if (x.scale !== 1) assert.ok(meta.includes(`scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid`), meta);
+  assert.ok(meta.includes(x.disassembler) && meta.includes(x.kernel) && meta.includes(`${fx(x.mapped * 100, 1)}% of its instructions mapped`), meta);
+  assert.ok(meta.includes(x.cached ? 'from the cache of an identical launch' : `in ${fx(x.collect_ms, 1)} ms`), meta);
+  // The regions: their counts, lanes and stall reasons.
+  const regRows = panel.locator('table.rg tbody tr.rgn');
+  assert.equal(await regRows.count(), x.regions.length);
+  for (const [k, g] of x.regions.entries()) {
+    const tr = regRows.nth(k), cell = (c) => tr.locator(`td[data-k="${c}"] .v`).innerText();
+    assert.equal(await tr.getAttribute('data-region'), g.kind);
+    assert.equal(await cell('n'), String(g.instructions));
+    assert.equal(await cell('warp'), grouped(g.warp_executions), `${g.kind} warp executions`);
+    assert.equal(await cell('thread'), grouped(g.thread_executions));
+    assert.equal(await cell('on'), grouped(g.pred_on_thread_executions));
+    assert.equal(await cell('lanes'), fx(g.lanes_per_execution, 1));
+    const st = panel.locator(`table.rg tr.stl[data-region="${g.kind}"] td[data-k="stalls"] .v`);
+    assert.equal(await st.count(), g.stalls ? 1 : 0, `${g.kind}: stall reasons iff sampled`);
+    if (g.stalls) assert.ok((await st.innerText()).endsWith(`${fx(g.stalls.at(-1).share * 100, 1)}%`), await st.innerText());
+  }
+  // One warp's lanes from the row's mask: the first split warp of block 0, beside the lanes the GPU counted.
+  const wk = r.lanes_block0.findIndex((w) => w.includes('A') && w.includes('B'));
+  const warp = panel.locator('figure.lanes g.warp');
+  assert.equal(await warp.count(), 1);
+  assert.equal(await warp.getAttribute('data-warp'), String(Math.max(0, wk)));
+  assert.equal(await warp.locator('rect').evaluateAll((rs) => rs.map((q) => q.dataset.path).join('')), r.lanes_block0[Math.max(0, wk)]);
+  assert.equal(await panel.locator('figure.lanes svg desc').textContent(), 'warp 0, split: lane 0 on A, 1 on B, repeating every 2 lanes.');
+  assert.match(await panel.locator('.wsay').innerText(), /sends 16 of its lanes down path A and 16 down path B\.[\s\S]*Path A 16\.0, Path B 16\.0\./);
+  // The runs: before and after the branch collapsed (not even built), the branch open.
+  const { first, last } = branchSpan(x.runs);
+  const secs = panel.locator('table.lst tbody.sec');
+  assert.deepEqual(await secs.evaluateAll((b) => b.map((q) => q.dataset.part)), ['before', 'branch', 'after']);
+  const sec = (k) => panel.locator(`table.lst tbody.sec[data-part="${k}"]`);
+  assert.equal(await sec('before').locator('button.sx').getAttribute('aria-expanded'), 'false');
+  assert.equal(await sec('after').locator('button.sx').getAttribute('aria-expanded'), 'false');
+  assert.equal(await sec('before').locator('tr.run').count(), 0, 'a closed section is not built');
+  assert.equal(await sec('branch').locator('button.sx').getAttribute('aria-expanded'), 'true');
+  const span = x.runs.slice(first, last + 1);
+  assert.match(await sec('branch').locator('button.sx').innerText(), new RegExp(`: ${span.length} runs, ${span.reduce((a, u) => a + u.count, 0)} instructions$`));
+  const rows = await sec('branch').locator('tr.run').evaluateAll((trs) => trs.map((tr) => {
+    const c = (k) => tr.querySelector(`td[data-k="${k}"] .v`);
+    const code = tr.querySelector('th.sass code').cloneNode(true);
+    code.querySelectorAll('.sr').forEach((e) => e.remove());
+    const bar = c('lanes').querySelector('.lbar'), on = bar.querySelector('.on');
+    return { pc: Number(tr.dataset.pc), region: tr.dataset.region, path: c('path').textContent, line: c('line').textContent, pcText: c('pc').textContent,
+      sass: code.textContent, mark: tr.querySelector('th.sass mark.gd')?.textContent || null, n: tr.querySelector('button.xn')?.textContent || null,
+      lanes: c('lanes').querySelector('.ln').textContent + (c('lanes').querySelector('.ln2') ? ` \u00b7 ${c('lanes').querySelector('.ln2').textContent}` : ''), said: c('lanes').querySelector('.sr').textContent,
+      onW: on.getBoundingClientRect().width / bar.clientWidth, warp: c('warp').textContent, thread: c('thread').textContent,
+      onBg: getComputedStyle(on).backgroundColor + ' ' + getComputedStyle(on).backgroundImage };
+  }));
+  assert.equal(rows.length, span.length);
+  for (const [k, u] of span.entries()) {
+    const w = rows[k], at = `run at pc ${hexPc(u.pc)}`;
+    assert.equal(w.pc, u.pc, at);
+    assert.equal(w.path, { path_a: 'A', path_b: 'B', reconverge: 'sync' }[u.region] || '', `${at}: its path in text`);
+    assert.equal(w.line, String(u.line), `${at}: its source line`);
+    assert.equal(w.pcText, hexPc(u.pc));
+    assert.equal(w.sass, u.sass, `${at}: its SASS`);
+    assert.equal(w.mark, u.guarded ? /^@!?U?P[T0-9]+/.exec(u.sass)[0] : null, `${at}: a guard is marked`);
+    assert.equal(w.n, u.count > 1 ? `\u00d7${u.count}` : null, `${at}: a run shows its count`);
+    const on = u.warp_executions ? u.pred_on_thread_executions / u.warp_executions : 0;
+    assert.ok(Math.abs(w.onW - on / 32) < 0.02, `${at}: the bar fills ${w.onW} of the warp for ${on} lanes`);
+    assert.equal(w.lanes, !u.warp_executions ? 'not run' : fx(u.lanes, 1) + (Math.abs(u.lanes - on) > 0.05 ? ` \u00b7 ${fx(on, 1)} on` : ''));
+    assert.match(w.said, u.warp_executions ? new RegExp(`^${fx(u.lanes, 1)} of 32 lanes active per execution`) : /^never executed$/, `${at}: the bar in words`);
+    assert.equal(w.warp, grouped(u.warp_executions));
+    assert.equal(w.thread, grouped(u.thread_executions));
+  }
+  // Path A and path B in the chart's colours: A the measured bars' fill, B the predicted bars' colour, hatched.
+  const chart = await p.locator(`${W} .tables > figure > svg[role=img]`).first().evaluate((s) => ({
+    m: getComputedStyle(s.querySelector('rect.bm')).fill, pr: getComputedStyle(s.querySelector('rect.bp')).stroke }));
+  const a = rows.find((w) => w.region === 'path_a' && w.onW > 0), b = rows.find((w) => w.region === 'path_b' && w.onW > 0);
+  assert.ok(a.onBg.startsWith(chart.m), `path A's bars: ${a.onBg} vs the chart's ${chart.m}`);
+  assert.ok(b.onBg.includes(chart.pr) && /repeating-linear-gradient/.test(b.onBg), `path B's bars hatched in ${chart.pr}: ${b.onBg}`);
+  await shotsLD(p, 'instructions-lane-parity', `${W} section.ins`);
+  await shotsLD(p, 'instructions-in-page', null, { at: `${W} section.ins h3` });
+  await shotsLD(p, 'instructions-row-button', null, { at: `${W} tbody tr[data-row="${ri}"] button.ib` });
+  // A run's ×N opens (Space on the button) its first and last instruction with the pc range.
+  const big = span.find((u) => u.count > 2);
+  const xn = sec('branch').locator(`tr.run[data-pc="${big.pc}"] button.xn`);
+  await xn.focus();
+  await p.keyboard.press(' ');
+  assert.equal(await xn.getAttribute('aria-expanded'), 'true');
+  const more = sec('branch').locator(`tr.run[data-pc="${big.pc}"] + tr.more`);
+  assert.equal(await more.isVisible(), true);
+  const mt = await more.innerText();
+  assert.ok(mt.startsWith(`${big.count} consecutive instructions, pc ${hexPc(big.pc)} to ${hexPc(big.pc + 16 * (big.count - 1))}, each executed ${grouped(big.warp_executions)} times by warps`), mt);
+  assert.ok(mt.includes(`First: ${big.sass}`) && mt.includes(`Last: ${big.last_sass}`), mt);
+  await shotsLD(p, 'instructions-run-open', null, { at: `${W} tr.more:not([hidden])` });
+  // Before the branch opens from the keyboard too, built then.
+  const before = x.runs.slice(0, first);
+  await sec('before').locator('button.sx').focus();
+  await p.keyboard.press('Enter');
+  assert.equal(await sec('before').locator('tr.run').count(), before.length);
+  assert.equal(await sec('before').locator('tr.run[data-guarded="true"] mark.gd').count(), before.filter((u) => u.guarded).length);
+  assert.equal(await sec('before').locator('tr.run').filter({ hasText: 'not run' }).count(), before.filter((u) => !u.warp_executions).length);
+  await p.keyboard.press('Enter');
+  assert.equal(await sec('before').locator('tr.run:visible').count(), 0, 'and closes again');
+  // At phone width the listing fits: nothing wider than the screen.
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  await p.waitForTimeout(100);
+  assert.deepEqual(await overflowIn(p, `${W} section.ins`), [], `the listing fits at ${PHONE} px`);
+  assert.ok(await p.evaluate(() => document.documentElement.scrollWidth) <= PHONE, 'no sideways scrolling');
+  await p.setViewportSize({ width: 1280, height: 900 });
+  // Escape closes it and gives the focus back to the row's button; another row opens in its place.
+  await panel.locator('h3').focus();
+  await p.keyboard.press('Escape');
+  assert.equal(await panel.isVisible(), false);
+  assert.equal(await btn.getAttribute('aria-expanded'), 'false');
+  assert.equal(await p.evaluate((s) => document.querySelector(s).shadowRoot.activeElement.getAttribute('data-row'), W), String(ri));
+  const wi = t.rows.findIndex((q) => q.name === 'warp-parity');
+  await table.locator(`tbody tr[data-row="${wi}"] button.ib`).click();
+  assert.equal(await panel.locator('h3').innerText(), `Instructions of ${t.rows[wi].label}`);
+  assert.equal(await panel.locator('.pred').count(), 0, 'a branch that branches is not called predicated');
+  assert.match(await panel.locator('figcaption').innerText(), /^Warp 0 of block 0, lane by lane\./);
+  await table.locator(`tbody tr[data-row="${wi}"] button.ib`).click();
+  assert.equal(await panel.isVisible(), false, 'the same button closes it');
+
+  // Part 2: the compiler predicated the per-iteration branch: guarded runs with 32 lanes, 16 on.
+  const d2 = await evidenceDoc('day22-part2');
+  const t2 = d2.tables[0], pi = t2.rows.findIndex((q) => q.name === 'per-iteration-lane-parity');
+  const x2 = t2.rows[pi].instructions;
+  await p.locator(`${W2} .tables table`).first().locator(`tbody tr[data-row="${pi}"] button.ib`).click();
+  const panel2 = p.locator(`${W2} section.ins`).first();
+  assert.match(await panel2.locator('.pred').innerText(), /^The compiler predicated this branch/);
+  const s2 = branchSpan(x2.runs), span2 = x2.runs.slice(s2.first, s2.last + 1);
+  const guarded = await panel2.locator('tbody.sec[data-part="branch"] tr.run[data-guarded="true"]').evaluateAll((trs) => trs.map((tr) => [Number(tr.dataset.pc), `${tr.querySelector('td[data-k="lanes"] .ln').textContent} \u00b7 ${tr.querySelector('td[data-k="lanes"] .ln2')?.textContent}`]));
+  assert.deepEqual(guarded, span2.filter((u) => u.guarded).map((u) => [u.pc, `${fx(u.lanes, 1)} \u00b7 ${fx(u.pred_on_thread_executions / u.warp_executions, 1)} on`]));
+  assert.ok(guarded.some(([, l]) => l === '32.0 \u00b7 16.0 on'), JSON.stringify(guarded));
+  const stalls = await panel2.locator('table.rg tr.stl[data-region="path_a"] td[data-k="stalls"] .v').innerText();
+  const want = x2.regions.find((g) => g.kind === 'path_a').stalls;
+  if (want) assert.equal(stalls, want.map((q) => `${q.reason === 'wait' ? 'wait (fixed latency)' : q.reason === 'selected' ? 'selected (issuing)' : q.reason === 'long_sb' ? 'long scoreboard' : q.reason === 'no_inst' ? 'no instruction' : q.reason} ${fx(q.share * 100, 1)}%`).join(', '));
+  await p.evaluate((s) => document.querySelector(s).scrollIntoView(), W2);
+  await shotsLD(p, 'instructions-per-iteration', `${W2} section.ins`);
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  await p.waitForTimeout(100);
+  assert.deepEqual(await overflowIn(p, `${W2} section.ins`), [], `the predicated listing fits at ${PHONE} px`);
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await closePage(p);
+  assert.deepEqual(standIn.wrong, [], 'the server\'s own lane maps agree with the fixture');
+});
+
+test('a listing without SASS text, one from the cache, and a document whose listings were not collected say so', async () => {
+  const reason = 'stand-in reason: the request turned instruction profiles off';
+  const noText = (body, suite) => {
+    for (const r of body.document.tables[0].rows) {
+      if (!r.instructions) continue;
+      if (suite === SUITE) {
+        Object.assign(r.instructions, { disassembler: null, disassembly_reason: 'stand-in: no disassembler on the GPU host', cached: true });
+        for (const u of r.instructions.runs) { u.sass = null; u.last_sass = null; }
+      } else r.instructions = null;
+    }
+    if (suite !== SUITE) body.document.testimony.instructions = { requested: false, taken: false, reason, host_ms: 0, cached_rows: 0 };
+  };
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE, 'day22-part2'], noText) });
+  const d = await evidenceDoc(SUITE, noText);
+  const t = d.tables[0], ri = t.rows.findIndex((r) => r.instructions);
+  const x = t.rows[ri].instructions;
+  await p.locator(`${W} .tables table`).first().locator(`tbody tr[data-row="${ri}"] button.ib`).click();
+  const panel = p.locator(`${W} section.ins`).first();
+  const meta = await panel.locator('.meta').innerText();
+  assert.ok(meta.includes('no SASS text (stand-in: no disassembler on the GPU host), so each instruction shows its opcode'), meta);
+  assert.ok(meta.includes(`served from the cache of an identical launch collected ${x.collected_utc.replace('T', ' ').replace(/Z$/, '')} UTC`), meta);
+  const { first, last } = branchSpan(x.runs);
+  const ops = await panel.locator('tbody.sec[data-part="branch"] tr.run th.sass code').evaluateAll((cs) => cs.map((c) => {
+    const k = c.cloneNode(true); k.querySelectorAll('.sr').forEach((e) => e.remove()); return k.textContent;
+  }));
+  assert.deepEqual(ops, x.runs.slice(first, last + 1).map((u) => (u.guarded ? `@P ${u.opcode}` : u.opcode)));
+  // Part 2 here: nothing collected, the reason said once, no buttons.
+  assert.equal(await p.locator(`${W2} button.ib`).count(), 0);
+  assert.equal(await p.locator(`${W2} .inote`).innerText(), `Instruction listings were not collected: ${reason}.`);
   await closePage(p);
 });
 
