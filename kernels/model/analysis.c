@@ -24,8 +24,10 @@ size_t analysis_mask_words(const struct dv_geometry *g) {
     return (size_t)((analysis_threads(g) + 31) / 32);
 }
 
-uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
-                              unsigned phase, char *err) {
+/* analysis_mask_build(), with where an evaluation failed into `fault`
+ * (may be NULL). */
+static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry *g, unsigned phase,
+                            struct predicate_fault *fault, char *err) {
     size_t words = analysis_mask_words(g);
     uint32_t *mask = calloc(words ? words : 1, sizeof(*mask));
     if (!mask) {
@@ -44,7 +46,7 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
             t.ty = y;
             for (unsigned x = 0; x < g->block_x; x++) {
                 t.tx = x;
-                int a = predicate_eval(p, &t, phase, why);
+                int a = predicate_eval(p, &t, phase, fault, why);
                 if (a < 0) {
                     dv_seterr(err, "predicate fails for thread (%u, %u) of block %u: %s", x, y, b, why);
                     free(mask);
@@ -71,6 +73,11 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
         }
     }
     return mask;
+}
+
+uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
+                              unsigned phase, char *err) {
+    return mask_build(p, g, phase, NULL, err);
 }
 
 /* `count` (<= 32) bits of `mask` starting at bit `start`. */
@@ -122,10 +129,11 @@ static void count_scale(struct dv_count *c, unsigned blocks) {
 }
 
 int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
-                 char *err) {
+                 struct predicate_fault *fault, char *err) {
     const int uniform = !(p->uses & PREDICATE_USES_BLOCK) && g->blocks > 1;
     const struct dv_geometry one = {uniform ? 1 : g->blocks, g->block_x, g->block_y};
-    uint32_t *mask = analysis_mask_build(p, &one, phase, err);
+    if (fault) fault->column = 0, fault->caret[0] = '\0';
+    uint32_t *mask = mask_build(p, &one, phase, fault, err);
     if (!mask) return -1;
     analysis_count(mask, &one, row);
     free(mask);
