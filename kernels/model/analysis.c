@@ -14,6 +14,11 @@
  * one block and multiplied out (every per-block count is then the same: min
  * = max = the one block's value, total = value x blocks), which is exactly
  * what counting every block would give, at the cost of one block shape.
+ *
+ * The same count copies block 0's warps out of the mask as the row's lane
+ * map (one 32-bit word per warp), so the picture a reader sees of the block
+ * is the very mask the numbers come from, not a second evaluation of the
+ * predicate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,11 +104,15 @@ void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv
     memset(&row->warps_split, 0, sizeof row->warps_split);
     memset(&row->threads_on_a, 0, sizeof row->threads_on_a);
     memset(&row->path_runs, 0, sizeof row->path_runs);
+    memset(row->lanes_block0, 0, sizeof row->lanes_block0);
+    const unsigned max_warps = sizeof row->lanes_block0 / sizeof row->lanes_block0[0];
+    row->lanes_warps = g->blocks > 0 && wpb <= max_warps ? wpb : 0;
     for (unsigned b = 0; b < g->blocks; b++) {
         unsigned split = 0, on_a = 0, runs = 0;
         for (unsigned w = 0; w < wpb; w++) {
             const unsigned lanes = analysis_warp_lanes(tpb, w);
             uint32_t bits = mask_bits(mask, words, (unsigned long long)b * tpb + w * 32ull, lanes);
+            if (b == 0 && w < row->lanes_warps) row->lanes_block0[w] = bits;
             unsigned n = (unsigned)__builtin_popcount(bits);
             on_a += n;
             if (n != 0 && n != lanes) {

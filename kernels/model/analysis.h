@@ -51,7 +51,8 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
 
 /* Counts warps, split warps, threads on path A and path-runs per block from a
  * mask, into the analysis fields of `row` (warps_per_block, threads_per_block,
- * warps_split, threads_on_a, path_runs). */
+ * warps_split, threads_on_a, path_runs), and copies block 0's lanes into its
+ * lane map (lanes_warps, lanes_block0). */
 void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row);
 
 /* The analysis fields of `row` (as analysis_count() on the whole grid's

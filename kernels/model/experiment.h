@@ -226,6 +226,15 @@ struct dv_row {
     int comparable;           /* same work as the baseline row                  */
     char comparable_reason[160];
     char note[256];           /* what the row is for, or what it shows          */
+    /* Block 0's lane map, from the path mask the counts come from (phase 0,
+     * analysis_count()): bit l of lanes_block0[w] set = lane l of warp w on
+     * path A. lanes_warps is the warps it holds (the block's), 0 for a row
+     * without one: a scenario row (its lanes take one of up to 32 paths or
+     * a trip count, which A and B cannot say) or one read from a document
+     * written before the field. Lanes a partial last warp lacks (past
+     * threads_per_block) are 0 and do not exist. */
+    unsigned lanes_warps;
+    uint32_t lanes_block0[DV_MAX_THREADS_PER_BLOCK / 32];
 
     /* Measurement: valid when `measured`. */
     int measured;

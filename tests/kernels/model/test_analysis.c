@@ -348,3 +348,37 @@ Test(analysis, an_evaluation_error_carries_its_column_and_caret) {
     cr_expect_str_eq(f.caret, "");
     predicate_cleanup(&p);
 }
+
+/* The lane map is block 0's warps of the very mask the counts come from: a
+ * word per warp, bit l lane l on path A, a partial warp's missing lanes
+ * clear; block 0's even where other blocks differ; all 32 warps of a
+ * 1024-thread block. */
+Test(analysis, the_lane_map_is_block_0s_mask) {
+    struct dv_row r = analyze("threadIdx.x < 40", 3, 48, 1);
+    cr_assert_eq(r.lanes_warps, 2);
+    cr_expect_eq(r.lanes_block0[0], 0xFFFFFFFFu);
+    cr_expect_eq(r.lanes_block0[1], 0x000000FFu, "lanes 0-7 of warp 1 on A, 8-15 on B, 16-31 absent");
+    r = analyze("blockIdx.x == 1 || lane == 3", 4, 64, 1);
+    cr_assert_eq(r.lanes_warps, 2);
+    cr_expect_eq(r.lanes_block0[0], 1u << 3, "block 0's, not block 1's (all on A)");
+    cr_expect_eq(r.lanes_block0[1], 1u << 3);
+    r = analyze("(threadIdx.y & 1) == 0", 2, 32, 32);
+    cr_assert_eq(r.lanes_warps, 32);
+    for (unsigned w = 0; w < 32; w++) cr_expect_eq(r.lanes_block0[w], w & 1 ? 0u : 0xFFFFFFFFu, "warp %u", w);
+    /* The same map through analysis_row() (one block, multiplied out). */
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve("threadIdx.x % 3 == 0", &p, NULL, err), 0, "%s", err);
+    struct dv_geometry g = {4096, 100, 1};
+    struct dv_row row;
+    memset(&row, 0, sizeof row);
+    cr_assert_eq(analysis_row(&p, &g, 0, &row, NULL, err), 0, "%s", err);
+    cr_assert_eq(row.lanes_warps, 4);
+    for (unsigned w = 0; w < 4; w++) {
+        uint32_t want = 0;
+        for (unsigned l = 0; l < 32 && w * 32 + l < 100; l++)
+            if ((w * 32 + l) % 3 == 0) want |= 1u << l;
+        cr_expect_eq(row.lanes_block0[w], want, "warp %u", w);
+    }
+    predicate_cleanup(&p);
+}
