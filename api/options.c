@@ -128,8 +128,10 @@ static int fail_predicate(unsigned i, enum options_style style, const char **fie
     return -1;
 }
 
-static int check_predicates(struct dv_options *o, enum options_style style, const char **field,
+static int check_predicates(struct dv_options *o, enum options_style style, struct dv_fault *fault,
                             char *err) {
+    const char **field = fault ? &fault->field : NULL;
+    struct predicate_fault *at = fault ? &fault->expr : NULL;
     struct predicate p[DV_MAX_ROWS], base;
     char why[ERR_LEN];
     unsigned resolved = 0;
@@ -146,7 +148,7 @@ static int check_predicates(struct dv_options *o, enum options_style style, cons
             fail_predicate(i, style, field, err, "", why_len);
             goto cleanup;
         }
-        if (predicate_resolve(o->predicates[i], &p[i], why) != 0) {
+        if (predicate_resolve(o->predicates[i], &p[i], at, why) != 0) {
             fail_predicate(i, style, field, err, o->predicates[i], why);
             goto cleanup;
         }
@@ -171,8 +173,8 @@ static int check_predicates(struct dv_options *o, enum options_style style, cons
         fail(F_BASELINE, style, field, err, why);
         goto cleanup;
     }
-    if (predicate_resolve(o->baseline, &base, why) != 0) {
-        /* No range suffix: an expression's caret lines must stay last. */
+    if (predicate_resolve(o->baseline, &base, at, why) != 0) {
+        /* No range suffix: the message ends with what the expression got wrong. */
         if (field) *field = fields[F_BASELINE].json;
         dv_seterr(err, "%s: %s", style == OPTIONS_CLI ? fields[F_BASELINE].cli : "baseline", why);
         goto cleanup;
@@ -218,8 +220,9 @@ static int check_instructions(const struct dv_options *o, enum options_style sty
     return fail(F_INSTRUCTIONS, style, field, err, why);
 }
 
-int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err) {
-    if (field) *field = "";
+int options_validate(struct dv_options *o, enum options_style style, struct dv_fault *fault, char *err) {
+    dv_fault_clear(fault);
+    const char **field = fault ? &fault->field : NULL;
     if (o->part != DV_PART_ALL && o->part != DV_PART_1 && o->part != DV_PART_2)
         return fail(F_PART, style, field, err, "unknown part");
     if (o->blocks > DV_MAX_BLOCKS)
@@ -276,7 +279,7 @@ int options_validate(struct dv_options *o, enum options_style style, const char 
         dv_seterr(err, "%s: does not apply: %s", options_cli_name(bit), experiment_unused_reason(o, bit));
         return -1;
     }
-    if (check_predicates(o, style, field, err) != 0) return -1;
+    if (check_predicates(o, style, fault, err) != 0) return -1;
     return check_instructions(o, style, field, err);
 }
 
@@ -569,7 +572,7 @@ double options_instructions_cost(const struct dv_options *o, int *row) {
          i++) {
         struct predicate p;
         char why[ERR_LEN];
-        if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
+        if (predicate_resolve(o->predicates[i], &p, NULL, why) != 0) continue;
         const double c = (p.uses & PREDICATE_USES_BLOCK) ? grid : per_block;
         predicate_cleanup(&p);
         if (c > worst) {

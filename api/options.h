@@ -30,10 +30,12 @@ enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
  * baseline is one of the Part 1 rows (it is added as a row when missing). In
  * OPTIONS_CLI style a given option that does not apply (experiment_unused())
  * is an error too; a JSON body gets a warning in its document instead.
- * Returns 0, or -1 with `err` = "<field>: why"
- * where <field> is spelled per `style` ("threads_per_block" or
- * "--threads-per-block"); `*field` (may be NULL) receives the JSON name. */
-int options_validate(struct dv_options *o, enum options_style style, const char **field, char *err);
+ * Returns 0, or -1 with `err` = "<field>: why" on one line, where <field> is
+ * spelled per `style` ("threads_per_block" or "--threads-per-block"), and
+ * `fault` (may be NULL): fault->field the JSON name, and for an expression
+ * that does not parse fault->expr its column and caret (column 0 for any
+ * other error). */
+int options_validate(struct dv_options *o, enum options_style style, struct dv_fault *fault, char *err);
 
 /* Parses one CLI option value into `o` ("--blocks", "auto") and marks it
  * given (o->given). Returns 0, or -1 with `err` naming the option and the

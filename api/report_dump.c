@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "kernels/model/analysis.h"
 #include "kernels/model/ratio.h"
 #include "kernels/model/spread.h"
 
@@ -345,6 +346,22 @@ static json_t *testimony_json(const struct dv_testimony *t, int *bad) {
     return o;
 }
 
+/* Block 0's lane map (struct dv_row.lanes_block0) as one string per warp:
+ * 'A' or 'B' per lane by its bit, '-' for a lane past threads_per_block
+ * (report_load.c reads the same rule back). */
+static json_t *lanes_json(const struct dv_row *w, int *bad) {
+    json_t *a = json_array();
+    const unsigned nwarps = w->lanes_warps < DV_MAX_THREADS_PER_BLOCK / 32 ? w->lanes_warps : DV_MAX_THREADS_PER_BLOCK / 32;
+    for (unsigned k = 0; a && k < nwarps; k++) {
+        char lanes[33];
+        const unsigned present = k * 32 < w->threads_per_block ? analysis_warp_lanes(w->threads_per_block, k) : 0;
+        for (unsigned l = 0; l < 32; l++) lanes[l] = l >= present ? '-' : ((w->lanes_block0[k] >> l) & 1u) ? 'A' : 'B';
+        lanes[32] = '\0';
+        jsonout_append(a, json_string(lanes), bad);
+    }
+    return a;
+}
+
 static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
@@ -364,6 +381,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "comparable", json_boolean(w->comparable), bad);
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
     put(o, "note", TEXT(w->note), bad);
+    if (w->lanes_warps) put(o, "lanes_block0", lanes_json(w, bad), bad);
     /* Scenario rows carry the worked examples' efficiency model beside the ratio. */
     if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
     if (!measured) return o;

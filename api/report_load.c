@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "kernels/model/analysis.h"
 #include "kernels/model/ratio.h"
 #include "kernels/model/spread.h"
 
@@ -498,6 +499,43 @@ static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony 
     }
 }
 
+/* "lanes_block0": one string per warp of the row's block (threads_per_block
+ * read first), each 32 of 'A' / 'B' per lane and '-' exactly for the lanes
+ * past threads_per_block, as report_dump.c writes them; into the bits of
+ * struct dv_row. Absent leaves the row without a lane map. */
+static void lanes_parse(struct rd *rd, const json_t *o, const char *path, struct dv_row *w) {
+    const size_t max = sizeof w->lanes_block0 / sizeof w->lanes_block0[0];
+    const json_t *a = get_arr(rd, o, path, "lanes_block0", max);
+    if (!a) return;
+    const size_t want = ((size_t)w->threads_per_block + 31) / 32;
+    if (json_array_size(a) != want) {
+        char why[96];
+        snprintf(why, sizeof why, "%zu warps for a block of %u threads (%zu warps)", json_array_size(a),
+                 w->threads_per_block, want);
+        rd_fail(rd, path, "lanes_block0", why);
+        return;
+    }
+    for (size_t k = 0; k < want; k++) {
+        const char *s = json_string_value(json_array_get(a, k));
+        uint32_t bits = 0;
+        int ok = s && json_string_length(json_array_get(a, k)) == 32;
+        const unsigned present = analysis_warp_lanes(w->threads_per_block, (unsigned)k);
+        for (unsigned l = 0; ok && l < 32; l++) {
+            if (l < present && s[l] == 'A') bits |= 1u << l;
+            else if (!(l < present ? s[l] == 'B' : s[l] == '-')) ok = 0;
+        }
+        if (!ok) {
+            char why[128];
+            snprintf(why, sizeof why, "warp %zu: expected 32 of A or B per lane, - for each lane past the block's %u threads",
+                     k, w->threads_per_block);
+            rd_fail(rd, path, "lanes_block0", why);
+            return;
+        }
+        w->lanes_block0[k] = bits;
+    }
+    w->lanes_warps = (unsigned)want;
+}
+
 static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
     char kernel[32] = "", sub[96];
     GET_STR(rd, o, p, "name", w->name);
@@ -522,6 +560,7 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_bool(rd, o, p, "comparable", &w->comparable);
     GET_STR(rd, o, p, "comparable_reason", w->comparable_reason);
     GET_STR(rd, o, p, "note", w->note);
+    lanes_parse(rd, o, p, w);
     get_num(rd, o, p, "predicted_efficiency", &w->predicted_efficiency, NAN);
     get_num(rd, o, p, "measured_efficiency", &w->measured_efficiency, NAN);
     get_num(rd, o, p, "agreement", &w->agreement, NAN);

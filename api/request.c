@@ -10,8 +10,9 @@
  *
  * Errors land in struct request_error: the field ("" for the body as a whole),
  * the reason, the body's line and column for a syntax error, and for an
- * expression the column inside it and the two-line caret diagnostic, split
- * out of the message predicate_resolve() wrote.
+ * expression the column inside it and the two-line caret diagnostic, copied
+ * from the values the model returned beside its message (struct dv_fault),
+ * never read back out of the message.
  */
 #include "api/request.h"
 #include "api/jsonout.h"
@@ -221,23 +222,21 @@ static const struct {
     {"instructions", set_instructions},
 };
 
-/* options_validate()'s "<field>: <why>[\n<source>\n<caret>]" into `e`: the
- * field prefix dropped from the reason, the caret lines and the expression's
- * column split out. */
-static int validation_error(const char *field, const char *msg, struct request_error *e) {
+void request_error_from(const struct dv_fault *fault, const char *msg, struct request_error *e) {
+    const char *field = fault && fault->field ? fault->field : "";
     size_t flen = strlen(field);
     const char *why = msg;
+    /* The message names the field for a reader of the text alone; the
+     * error has it as its own member. */
     if (flen && strncmp(msg, field, flen) == 0 && strncmp(msg + flen, ": ", 2) == 0)
         why = msg + flen + 2;
-    const char *nl = strchr(why, '\n');
-    size_t wlen = nl ? (size_t)(nl - why) : strlen(why);
-    set_error(e, field, "%.*s", (int)wlen, why);
-    if (nl) {
-        snprintf(e->caret, sizeof e->caret, "%s", nl + 1);
-        int col;
-        if (sscanf(e->reason, "column %d:", &col) == 1 && col > 0) e->expr_column = col;
+    set_error(e, field, "%s", why);
+    e->expr_column = 0;
+    e->caret[0] = '\0';
+    if (fault && fault->expr.column > 0) {
+        e->expr_column = fault->expr.column;
+        snprintf(e->caret, sizeof e->caret, "%s", fault->expr.caret);
     }
-    return -1;
 }
 
 int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e) {
@@ -296,15 +295,15 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
         set_error(e, "max_noise", "the old name of max_halfwidth: give one of the two");
         goto cleanup;
     }
-    const char *field = "";
+    struct dv_fault fault;
     char err[ERR_LEN];
-    if (options_validate(o, OPTIONS_JSON, &field, err) != 0) {
+    if (options_validate(o, OPTIONS_JSON, &fault, err) != 0) {
         /* The error names the field as the body spelled it. */
-        if (old_name && strcmp(field, "max_halfwidth") == 0) {
+        if (old_name && strcmp(fault.field, "max_halfwidth") == 0) {
             const char *why = strchr(err, ':');
             set_error(e, "max_noise", "%s", why ? why + 2 : err);
         } else {
-            validation_error(field, err, e);
+            request_error_from(&fault, err, e);
         }
         goto cleanup;
     }

@@ -17,21 +17,30 @@
 #include "kernels/model/experiment.h"
 
 /* Request error: HTTP status to answer with, the field (or "" for the body),
- * and the reason. For an expression error `column` is the 1-based column
- * inside that predicate and `caret` its two-line diagnostic. */
+ * and the reason. For an expression error (it does not parse, or it fails
+ * for some thread) `expr_column` is the 1-based column inside that
+ * predicate and `caret` its two-line diagnostic. */
 struct request_error {
     int status;        /* 400 */
     char field[64];
     char reason[ERR_LEN];
     int line, column;  /* JSON syntax: position in the body; 0 when none */
     int expr_column;   /* predicate expression column; 0 when none       */
-    char caret[2 * PREDICATE_TEXT_LEN + 4];
+    char caret[PREDICATE_CARET_LEN];
 };
 
 /* Parses `len` bytes of `body` into `o` (defaults first, then the body's
  * fields), then options_validate(). Returns 0, or -1 with `e` filled. An empty
  * body ({}) means the lesson's defaults. */
 int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e);
+
+/* A refusal that options_validate() or experiment_plan() wrote as `msg`
+ * ("<field>: why", or "why") and `fault` (what it is about) into `e`: status
+ * 400, fault->field, the reason (msg without the field's name in front of
+ * it), and for an expression the column and caret, copied from the fault's
+ * values. So both routes give a plan's refusal (a predicate that fails for
+ * some thread) the same fields as a validation's. */
+void request_error_from(const struct dv_fault *fault, const char *msg, struct request_error *e);
 
 /* Serialises `o` back into the JSON body that request_parse() accepts (a
  * malloc()ed string, NULL on OOM). The server passes jobs to the GPU worker

@@ -14,6 +14,11 @@
  * one block and multiplied out (every per-block count is then the same: min
  * = max = the one block's value, total = value x blocks), which is exactly
  * what counting every block would give, at the cost of one block shape.
+ *
+ * The same count copies block 0's warps out of the mask as the row's lane
+ * map (one 32-bit word per warp), so the picture a reader sees of the block
+ * is the very mask the numbers come from, not a second evaluation of the
+ * predicate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +29,10 @@ size_t analysis_mask_words(const struct dv_geometry *g) {
     return (size_t)((analysis_threads(g) + 31) / 32);
 }
 
-uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
-                              unsigned phase, char *err) {
+/* analysis_mask_build(), with where an evaluation failed into `fault`
+ * (may be NULL). */
+static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry *g, unsigned phase,
+                            struct predicate_fault *fault, char *err) {
     size_t words = analysis_mask_words(g);
     uint32_t *mask = calloc(words ? words : 1, sizeof(*mask));
     if (!mask) {
@@ -44,7 +51,7 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
             t.ty = y;
             for (unsigned x = 0; x < g->block_x; x++) {
                 t.tx = x;
-                int a = predicate_eval(p, &t, phase, why);
+                int a = predicate_eval(p, &t, phase, fault, why);
                 if (a < 0) {
                     dv_seterr(err, "predicate fails for thread (%u, %u) of block %u: %s", x, y, b, why);
                     free(mask);
@@ -73,6 +80,11 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
     return mask;
 }
 
+uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
+                              unsigned phase, char *err) {
+    return mask_build(p, g, phase, NULL, err);
+}
+
 /* `count` (<= 32) bits of `mask` starting at bit `start`. */
 static uint32_t mask_bits(const uint32_t *mask, size_t words, unsigned long long start, unsigned count) {
     size_t w = (size_t)(start >> 5);
@@ -92,11 +104,15 @@ void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv
     memset(&row->warps_split, 0, sizeof row->warps_split);
     memset(&row->threads_on_a, 0, sizeof row->threads_on_a);
     memset(&row->path_runs, 0, sizeof row->path_runs);
+    memset(row->lanes_block0, 0, sizeof row->lanes_block0);
+    const unsigned max_warps = sizeof row->lanes_block0 / sizeof row->lanes_block0[0];
+    row->lanes_warps = g->blocks > 0 && wpb <= max_warps ? wpb : 0;
     for (unsigned b = 0; b < g->blocks; b++) {
         unsigned split = 0, on_a = 0, runs = 0;
         for (unsigned w = 0; w < wpb; w++) {
             const unsigned lanes = analysis_warp_lanes(tpb, w);
             uint32_t bits = mask_bits(mask, words, (unsigned long long)b * tpb + w * 32ull, lanes);
+            if (b == 0 && w < row->lanes_warps) row->lanes_block0[w] = bits;
             unsigned n = (unsigned)__builtin_popcount(bits);
             on_a += n;
             if (n != 0 && n != lanes) {
@@ -122,10 +138,11 @@ static void count_scale(struct dv_count *c, unsigned blocks) {
 }
 
 int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
-                 char *err) {
+                 struct predicate_fault *fault, char *err) {
     const int uniform = !(p->uses & PREDICATE_USES_BLOCK) && g->blocks > 1;
     const struct dv_geometry one = {uniform ? 1 : g->blocks, g->block_x, g->block_y};
-    uint32_t *mask = analysis_mask_build(p, &one, phase, err);
+    if (fault) fault->column = 0, fault->caret[0] = '\0';
+    uint32_t *mask = mask_build(p, &one, phase, fault, err);
     if (!mask) return -1;
     analysis_count(mask, &one, row);
     free(mask);

@@ -44,22 +44,25 @@ size_t analysis_mask_words(const struct dv_geometry *g);
 /* Evaluates `p` at `phase` for every thread of `g` into a new mask
  * (free() it). A predicate that does not read blockIdx.x is evaluated for one
  * block and replicated. Returns NULL with `err` on an evaluation error (names
- * the thread) or out of memory. */
+ * the thread) or out of memory. (analysis_row() is the form that also says
+ * where in the expression an evaluation failed.) */
 uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
                               unsigned phase, char *err);
 
 /* Counts warps, split warps, threads on path A and path-runs per block from a
  * mask, into the analysis fields of `row` (warps_per_block, threads_per_block,
- * warps_split, threads_on_a, path_runs). */
+ * warps_split, threads_on_a, path_runs), and copies block 0's lanes into its
+ * lane map (lanes_warps, lanes_block0). */
 void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv_row *row);
 
 /* The analysis fields of `row` (as analysis_count() on the whole grid's
  * mask) for `p` at `phase` on `g`. A predicate that does not read blockIdx.x
  * is evaluated and counted on one block and multiplied out: the same
  * numbers, at the cost of one block. Returns 0, or -1 with `err` (as
- * analysis_mask_build()). */
+ * analysis_mask_build()) and, for an evaluation error, `fault` (may be NULL)
+ * where in p's expression it is (predicate_eval()); column 0 otherwise. */
 int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
-                 char *err);
+                 struct predicate_fault *fault, char *err);
 
 /* Fills predicted_ratio and comparable (+ reason) of every row of `t` against
  * its baseline row. With `same_work` every row is comparable (the table's

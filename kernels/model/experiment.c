@@ -13,6 +13,11 @@
  * own analysis, the CPU reference, the testimony and the GPU side all ask
  * those functions, so no reader can disagree with another about which
  * predicate a row evaluates, whether it reads blockIdx.x or how often.
+ *
+ * A plan that fails says what it is about as values (struct dv_fault): the
+ * request field, and for a predicate that fails for some thread the column
+ * and caret predicate_eval() found, so the HTTP error and the CLI draw the
+ * caret from data rather than from the message.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -118,7 +123,7 @@ int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char
     case DV_KERNEL_BRANCH:
     case DV_KERNEL_PERITER: rc = predicate_of_mode(row->mode, p, why); break;
     case DV_KERNEL_NOBRANCH: rc = predicate_of_mode(DV_ALWAYS_A, p, why); break;
-    case DV_KERNEL_MASK: rc = predicate_resolve(row->name, p, why); break;
+    case DV_KERNEL_MASK: rc = predicate_resolve(row->name, p, NULL, why); break;
     default:
         memset(p, 0, sizeof(*p));
         p->mode = DV_MODE_NONE;
@@ -147,19 +152,20 @@ const char *experiment_predicate_field(unsigned i) {
     return i < DV_MAX_ROWS ? names[i] : "predicates";
 }
 
-/* Names the field a failure is about: `*field` (when asked for) = `name`. */
-static int fail_at(const char **field, const char *name) {
-    if (field) *field = name;
+/* Names the field a failure is about: fault->field (when asked for) = `name`. */
+static int fail_at(struct dv_fault *fault, const char *name) {
+    if (fault) fault->field = name;
     return -1;
 }
 
 /* Analysis of `row` (kernel, mode and name set) at phase 0: of the predicate
- * its kernel evaluates, as every other reader sees it. */
-static int analyze_row(const struct dv_geometry *g, struct dv_row *row, char *err) {
+ * its kernel evaluates, as every other reader sees it. An evaluation error
+ * says where in the expression into `fault` (may be NULL). */
+static int analyze_row(const struct dv_geometry *g, struct dv_row *row, struct predicate_fault *fault, char *err) {
     char why[ERR_LEN];
     struct predicate p;
     if (experiment_row_predicate(row, &p, err) != 0) return -1;
-    int rc = analysis_row(&p, g, 0, row, why);
+    int rc = analysis_row(&p, g, 0, row, fault, why);
     if (rc != 0) dv_seterr(err, "predicate '%s': %s", p.name, why);
     predicate_cleanup(&p);
     return rc;
@@ -174,11 +180,11 @@ static int one_path(const struct dv_row *r, const struct dv_geometry *g) {
 static int analyze_text(const char *text, const struct dv_geometry *g, struct dv_row *row, char *err) {
     struct predicate p;
     char why[ERR_LEN];
-    if (predicate_resolve(text, &p, why) != 0) {
+    if (predicate_resolve(text, &p, NULL, why) != 0) {
         dv_seterr(err, "predicate '%s': %s", text, why);
         return -1;
     }
-    int rc = analysis_row(&p, g, 0, row, why);
+    int rc = analysis_row(&p, g, 0, row, NULL, why);
     if (rc != 0) dv_seterr(err, "predicate '%s': %s", text, why);
     predicate_cleanup(&p);
     return rc;
@@ -222,8 +228,8 @@ static int note_empty_path(const struct dv_geometry *g, struct dv_table *t, char
     return 0;
 }
 
-static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
-                      char *err) {
+static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t,
+                      struct dv_fault *fault, char *err) {
     struct predicate preds[DV_MAX_ROWS];
     unsigned n = 0;
     int any_expr = 0, rc = -1;
@@ -232,21 +238,22 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
 
     if (o->npredicates == 0 || o->npredicates > DV_MAX_ROWS) {
         dv_seterr(err, "predicates: need 1 to %u rows, got %u", DV_MAX_ROWS, o->npredicates);
-        return fail_at(field, "predicates");
+        return fail_at(fault, "predicates");
     }
     for (; n < o->npredicates; n++) {
         char why[ERR_LEN];
-        if (predicate_resolve(o->predicates[n], &preds[n], why) != 0) {
+        if (predicate_resolve(o->predicates[n], &preds[n], fault ? &fault->expr : NULL, why) != 0) {
             dv_seterr(err, "predicates[%u]: %s", n, why);
-            fail_at(field, experiment_predicate_field(n));
+            fail_at(fault, experiment_predicate_field(n));
             goto cleanup;
         }
         if (preds[n].expr) any_expr = 1;
     }
     char why[ERR_LEN];
-    if (predicate_resolve(o->baseline[0] ? o->baseline : DV_DEFAULT_BASELINE, &base, why) != 0) {
+    if (predicate_resolve(o->baseline[0] ? o->baseline : DV_DEFAULT_BASELINE, &base, fault ? &fault->expr : NULL,
+                          why) != 0) {
         dv_seterr(err, "baseline: %s", why);
-        fail_at(field, "baseline");
+        fail_at(fault, "baseline");
         goto cleanup;
     }
     have_base = 1;
@@ -261,22 +268,22 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
         row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
         row->mode = any_expr ? DV_MODE_NONE : preds[i].mode;
-        if (analyze_row(g, row, err) != 0) {
-            fail_at(field, experiment_predicate_field(i));
+        if (analyze_row(g, row, fault ? &fault->expr : NULL, err) != 0) {
+            fail_at(fault, experiment_predicate_field(i));
             goto cleanup;
         }
         if (t->baseline_row < 0 && strcmp(preds[i].name, base.name) == 0) t->baseline_row = (int)i;
     }
     if (t->baseline_row < 0) {
         dv_seterr(err, "baseline: '%s' is not one of the Part 1 predicates", base.name);
-        fail_at(field, "baseline");
+        fail_at(fault, "baseline");
         goto cleanup;
     }
     snprintf(t->baseline, sizeof(t->baseline), "%s", base.name);
     snprintf(t->kernel, sizeof(t->kernel), "%s", experiment_kernel_name(t->rows[0].kernel));
     analysis_compare(t, 0);
     if (note_empty_path(g, t, err) != 0) {
-        fail_at(field, "");
+        fail_at(fault, "");
         goto cleanup;
     }
     rc = 0;
@@ -286,8 +293,8 @@ cleanup:
     return rc;
 }
 
-static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t, const char **field,
-                      char *err) {
+static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, struct dv_table *t,
+                      struct dv_fault *fault, char *err) {
     static const struct {
         const char *name, *label;
         enum dv_kernel kernel;
@@ -309,7 +316,7 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
         snprintf(row->label, sizeof(row->label), "%s", rows[i].label);
         row->kernel = rows[i].kernel;
         row->mode = rows[i].mode;
-        if (analyze_row(g, row, err) != 0) return fail_at(field, ""); /* built-ins fail only out of memory */
+        if (analyze_row(g, row, NULL, err) != 0) return fail_at(fault, ""); /* built-ins fail only out of memory */
     }
     snprintf(t->rows[0].note, sizeof(t->rows[0].note), "the chain with no branch at all");
     snprintf(t->rows[1].note, sizeof(t->rows[1].note), "the branch evaluated every iteration, splitting every warp");
@@ -320,25 +327,25 @@ static int plan_part2(const struct dv_options *o, const struct dv_geometry *g, s
     return 0;
 }
 
-int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
+int experiment_plan(const struct dv_options *o, struct dv_report *r, struct dv_fault *fault, char *err) {
     struct dv_config *c = &r->config;
-    if (field) *field = "";
+    dv_fault_clear(fault);
     const unsigned by = o->block_y ? o->block_y : 1;
     const unsigned tpb = o->block_x * by;
     if (tpb == 0 || tpb > DV_MAX_THREADS_PER_BLOCK) {
         dv_seterr(err, "threads_per_block: %u x %u = %u threads, allowed 1..%u", o->block_x, by, tpb,
                   DV_MAX_THREADS_PER_BLOCK);
-        return fail_at(field, "threads_per_block");
+        return fail_at(fault, "threads_per_block");
     }
     if (o->iterations == 0 || o->iterations > DV_MAX_ITERATIONS) {
         dv_seterr(err, "iterations: %u, allowed 1..%u", o->iterations, DV_MAX_ITERATIONS);
-        return fail_at(field, "iterations");
+        return fail_at(fault, "iterations");
     }
     const unsigned blocks = o->blocks ? o->blocks : DV_DEFAULT_BLOCKS;
     if ((unsigned long long)blocks * tpb > DV_MAX_GRID_THREADS) {
         dv_seterr(err, "blocks: %u blocks x %u threads = %llu threads, the limit is %llu", blocks, tpb,
                   (unsigned long long)blocks * tpb, (unsigned long long)DV_MAX_GRID_THREADS);
-        return fail_at(field, "blocks");
+        return fail_at(fault, "blocks");
     }
 
     snprintf(r->build.nvcc_version, sizeof(r->build.nvcc_version), "%s", buildinfo_nvcc_version());
@@ -370,11 +377,11 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
     for (unsigned bit = 1; bit < (1u << DV_GIVEN_NUM); bit <<= 1)
         if (experiment_unused(o) & bit)
             experiment_warn(r, "%s: not used: %s", experiment_given_name(bit), experiment_unused_reason(o, bit));
-    if (o->scenario[0]) { return scenario_plan(o, r, field, err); }
+    if (o->scenario[0]) return scenario_plan(o, r, fault ? &fault->field : NULL, err);
 
     static const struct {
         enum dv_part part;
-        int (*plan)(const struct dv_options *, const struct dv_geometry *, struct dv_table *, const char **, char *);
+        int (*plan)(const struct dv_options *, const struct dv_geometry *, struct dv_table *, struct dv_fault *, char *);
     } parts[] = {{DV_PART_1, plan_part1}, {DV_PART_2, plan_part2}};
     struct dv_geometry g = {blocks, o->block_x, by};
     r->ntables = 0;
@@ -384,7 +391,7 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, const char 
         memset(t, 0, sizeof(*t));
         t->noise_limit = t->halfwidth_target = o->max_noise;
         t->worst_row = -1;
-        if (parts[i].plan(o, &g, t, field, err) != 0) return -1;
+        if (parts[i].plan(o, &g, t, fault, err) != 0) return -1;
         r->ntables++;
     }
     return 0;
@@ -442,7 +449,7 @@ double experiment_analysis_cost(const struct dv_options *o, const char **field) 
         for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++) {
             struct predicate p;
             char why[ERR_LEN];
-            if (predicate_resolve(o->predicates[i], &p, why) != 0) continue;
+            if (predicate_resolve(o->predicates[i], &p, NULL, why) != 0) continue;
             int whole = (p.uses & PREDICATE_USES_BLOCK) != 0;
             cost += whole ? threads : tpb;
             if (whole && !grid_field) grid_field = experiment_predicate_field(i);

@@ -234,6 +234,15 @@ struct dv_row {
     int comparable;           /* same work as the baseline row                  */
     char comparable_reason[160];
     char note[256];           /* what the row is for, or what it shows          */
+    /* Block 0's lane map, from the path mask the counts come from (phase 0,
+     * analysis_count()): bit l of lanes_block0[w] set = lane l of warp w on
+     * path A. lanes_warps is the warps it holds (the block's), 0 for a row
+     * without one: a scenario row (its lanes take one of up to 32 paths or
+     * a trip count, which A and B cannot say) or one read from a document
+     * written before the field. Lanes a partial last warp lacks (past
+     * threads_per_block) are 0 and do not exist. */
+    unsigned lanes_warps;
+    uint32_t lanes_block0[DV_MAX_THREADS_PER_BLOCK / 32];
 
     /* Measurement: valid when `measured`. */
     int measured;
@@ -381,6 +390,25 @@ struct dv_report {
     char started_utc[32], finished_utc[32];
 };
 
+/* What a refused request is about, as values beside the one-line "what:
+ * why" message (STYLE.md rule 19: a caller that needs them never reads them
+ * back out of the text): the request field, as api/options.h spells it
+ * ("predicates[2]", "baseline", "threads_per_block"...; "" for none; static
+ * text), and, when the error is in that field's expression (it does not
+ * parse, or fails for some thread), where in it (expr.column 0 otherwise). */
+struct dv_fault {
+    const char *field;
+    struct predicate_fault expr;
+};
+
+/* `f` (may be NULL) about no field and no column. */
+static inline void dv_fault_clear(struct dv_fault *f) {
+    if (!f) return;
+    f->field = "";
+    f->expr.column = 0;
+    f->expr.caret[0] = '\0';
+}
+
 /* The lesson's defaults: part all, the four Part 1 rows, baseline
  * warp-parity, 4096 blocks x 256 threads, 4096 iterations, 0.5% noise,
  * 2000 ms budget, device 0. */
@@ -395,12 +423,13 @@ void experiment_report_free(struct dv_report *r);
  * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
  * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
  * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
- * evaluate for some thread names the row) and `*field` (may be NULL) the
- * request field the error is about, as api/options.h spells it:
- * "threads_per_block", "iterations", "blocks", "predicates",
- * "predicates[i]", "baseline", "scenario", or "" when it is about none (out
- * of memory). The text is static. */
-int experiment_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
+ * evaluate for some thread names the row) and `fault` (may be NULL) what it
+ * is about: fault->field "threads_per_block", "iterations", "blocks",
+ * "predicates", "predicates[i]", "baseline", "scenario", or "" when it is
+ * about none (out of memory); for a predicate that fails to evaluate,
+ * fault->expr the column of the operator that failed in that entry's text
+ * (without its surrounding blanks) and the caret under it. */
+int experiment_plan(const struct dv_options *o, struct dv_report *r, struct dv_fault *fault, char *err);
 
 /* "predicates[i]" for entry `i` of dv_options.predicates, as static text
  * ("predicates" past DV_MAX_ROWS). */

@@ -5,6 +5,12 @@
  * from the predicate language (expr.c), evaluated by the host. Each built-in
  * also carries its definition as an expression so the language can show it
  * and the tests can check that both spellings agree thread by thread.
+ *
+ * An expression's errors (it does not parse; it fails for some thread) come
+ * back as a one-line message and as a struct predicate_fault: the column
+ * expr.c found and the caret drawn under the very text it counted in, so
+ * every caller (the request's error, the CLI) shows the same caret from
+ * values and none reads a column back out of a message.
  */
 #include <ctype.h>
 #include <string.h>
@@ -31,6 +37,15 @@ static const struct predicate_builtin builtins[DV_NUM_MODES] = {
     {"first-16", "threadIdx.x < 16",
      "threads 0-15 on path A: only warp 0 splits, and 16 threads do A's work instead of half the block", DV_FIRST_16},
 };
+
+/* Records where an error in expression `src` is into `f` (may be NULL):
+ * column `col` (0: none) and the caret under it. */
+static void set_fault(struct predicate_fault *f, const char *src, int col) {
+    if (!f) return;
+    f->column = col > 0 ? col : 0;
+    f->caret[0] = '\0';
+    if (f->column) expr_caret(src, f->column, f->caret, sizeof f->caret);
+}
 
 const struct predicate_builtin *predicate_builtins(size_t *count) {
     if (count) *count = DV_NUM_MODES;
@@ -72,9 +87,10 @@ static unsigned uses_of_expr(const struct expr *e) {
     return out;
 }
 
-int predicate_resolve(const char *text, struct predicate *p, char *err) {
+int predicate_resolve(const char *text, struct predicate *p, struct predicate_fault *fault, char *err) {
     memset(p, 0, sizeof(*p));
     p->mode = DV_MODE_NONE;
+    set_fault(fault, NULL, 0);
     if (!text) {
         dv_seterr(err, "predicate is missing");
         return -1;
@@ -102,12 +118,9 @@ int predicate_resolve(const char *text, struct predicate *p, char *err) {
     }
 
     int col = 0;
-    char why[ERR_LEN];
-    struct expr *e = expr_parse(buf, &col, why);
+    struct expr *e = expr_parse(buf, &col, err);
     if (!e) {
-        char caret[2 * PREDICATE_TEXT_LEN + 4];
-        expr_caret(buf, col, caret, sizeof(caret));
-        dv_seterr(err, "%s\n%s", why, caret);
+        set_fault(fault, buf, col);
         return -1;
     }
     snprintf(p->name, sizeof(p->name), "%s", buf);
@@ -124,11 +137,14 @@ void predicate_cleanup(struct predicate *p) {
 }
 
 int predicate_eval(const struct predicate *p, const struct predicate_thread *t,
-                   unsigned phase, char *err) {
+                   unsigned phase, struct predicate_fault *fault, char *err) {
     if (!p->expr) return dv_takes_path_a(p->mode, t->tx, t->bx, phase) ? 1 : 0;
     struct expr_env env = {t->tx, t->ty, t->bx, t->bdx, t->bdy};
     long long v;
-    int col;
-    if (expr_eval(p->expr, &env, &v, &col, err) != 0) return -1;
+    int col = 0;
+    if (expr_eval(p->expr, &env, &v, &col, err) != 0) {
+        set_fault(fault, expr_source(p->expr), col);
+        return -1;
+    }
     return v != 0;
 }

@@ -66,6 +66,8 @@ extern "C" {
 
 #define PREDICATE_NAME_LEN 64
 #define PREDICATE_TEXT_LEN 257 /* an expression is at most 256 characters */
+/* A predicate's text, a newline and the caret line under it (expr_caret()). */
+#define PREDICATE_CARET_LEN (2 * PREDICATE_TEXT_LEN + 4)
 
 struct expr; /* expr.h */
 
@@ -106,15 +108,28 @@ struct predicate_thread {
     unsigned bdx, bdy; /* blockDim.x, blockDim.y */
 };
 
+/* Where in a predicate's expression an error is, as values beside the
+ * message (STYLE.md rule 19: a caller that needs the column never reads it
+ * back out of the text): `column` is 1-based in the predicate's text
+ * without its surrounding blanks (what p->name holds), 0 for an error that
+ * is about no column (an empty predicate, out of memory); `caret` is that
+ * text, a newline, and a '^' under the column ("" when column is 0). */
+struct predicate_fault {
+    int column;
+    char caret[PREDICATE_CARET_LEN];
+};
+
 /* The built-in table, DV_NUM_MODES entries, in mode order. */
 const struct predicate_builtin *predicate_builtins(size_t *count);
 /* Built-in by stable name, or NULL. */
 const struct predicate_builtin *predicate_find(const char *name);
 
-/* Resolves `text`, a built-in name or an expression, into `p`.
- * Returns 0, or -1 with `err` (ERR_LEN) holding "why" and, for an expression,
- * "column N: why" followed by the source line and a caret line. */
-int predicate_resolve(const char *text, struct predicate *p, char *err);
+/* Resolves `text`, a built-in name or an expression (surrounding blanks are
+ * not part of it), into `p`. Returns 0, or -1 with `err` (ERR_LEN) holding
+ * "why" on one line and `fault` (may be NULL) where it is: for an
+ * expression that does not parse, err "column N: why" and fault->column N
+ * with its caret; otherwise fault->column 0. */
+int predicate_resolve(const char *text, struct predicate *p, struct predicate_fault *fault, char *err);
 void predicate_cleanup(struct predicate *p);
 
 /* Built-in `mode` (DV_*) into `p`, exactly as predicate_resolve() of its
@@ -122,9 +137,11 @@ void predicate_cleanup(struct predicate *p);
 int predicate_of_mode(enum dv_mode mode, struct predicate *p, char *err);
 
 /* Evaluates `p` for one thread at `phase`: 1 for path A, 0 for path B, -1 on
- * an evaluation error (division by zero for this thread...) with `err`. */
+ * an evaluation error (division by zero for this thread...) with `err`
+ * ("column N: why") and `fault` (may be NULL) at the operator that failed,
+ * in p->name. A built-in never fails. */
 int predicate_eval(const struct predicate *p, const struct predicate_thread *t,
-                   unsigned phase, char *err);
+                   unsigned phase, struct predicate_fault *fault, char *err);
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,7 @@ struct periter_class {
 static int choice_pattern(const struct predicate *p, const struct predicate_thread *t, uint64_t *pattern, char *err) {
     uint64_t bits = 0;
     for (unsigned k = 0; k < 64; k++) {
-        int a = predicate_eval(p, t, k, err);
+        int a = predicate_eval(p, t, k, NULL, err);
         if (a < 0) return -1;
         if (a) bits |= 1ull << k;
     }
@@ -74,7 +74,7 @@ static float *periter_values(struct periter_class *c, const struct predicate *p,
     /* Confirm the 64-phase pattern really repeats for this thread. */
     for (unsigned k = 64; k < iterations && k < 256; k++) {
         int want = (int)((c->pattern >> (k & 63)) & 1u);
-        int got = predicate_eval(p, t, k, err);
+        int got = predicate_eval(p, t, k, NULL, err);
         if (got < 0) return NULL;
         if (got != want) {
             dv_seterr(err, "reference: predicate '%s' is not periodic in 64 phases", p->name);

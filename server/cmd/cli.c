@@ -104,7 +104,7 @@ void cli_usage(const char *cmd) {
             "  0  measured, every check passed and every interval met its target\n"
             "  1  measured, but a correctness check failed or an interval was over\n"
             "     --max-halfwidth when sampling stopped (the output names it and why)\n"
-            "  2  bad option or value (the message names it)\n"
+            "  2  bad option, value or predicate (the message names it, with the column)\n"
             "  3  no usable GPU (CUDA's reason on stderr), or a build without the CUDA toolkit\n"
             "  4  a CUDA error while measuring\n",
             stdout);
@@ -172,6 +172,33 @@ int cli_suite_options(const char *name, const struct dv_options *given, struct d
     o->no_witness = given->no_witness;
     o->no_counters = given->no_counters;
     return 0;
+}
+
+/* "divergence CMD: MSG" on stderr, and under it the caret the error carries
+ * when it is about a column of an expression (fault may be NULL). */
+static void say_refused(const char *cmd, const char *msg, const struct dv_fault *fault) {
+    fprintf(stderr, "divergence %s: %s\n", cmd, msg);
+    if (fault && fault->expr.column > 0) fprintf(stderr, "%s\n", fault->expr.caret);
+}
+
+/* A measurement's request that its plan refuses (a predicate that fails for
+ * some thread) is a bad predicate, said with its caret before any GPU is
+ * asked, as POST /measure says it: not a failure of the measurement. */
+static int plan_check(const char *cmd, const struct dv_options *o) {
+    struct dv_report *r = experiment_report_create();
+    struct dv_fault fault;
+    char err[ERR_LEN];
+    if (!r) {
+        fprintf(stderr, "divergence %s: out of memory\n", cmd);
+        return CLI_EXIT_FAILED;
+    }
+    int rc = 0;
+    if (experiment_plan(o, r, &fault, err) != 0) {
+        say_refused(cmd, err, &fault);
+        rc = CLI_EXIT_USAGE;
+    }
+    experiment_report_free(r);
+    return rc;
 }
 
 int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
@@ -260,11 +287,13 @@ int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
         }
         return 0;
     }
-    if (options_validate(o, OPTIONS_CLI, NULL, err) != 0) {
-        fprintf(stderr, "divergence %s: %s\n", cmd, err);
+    struct dv_fault fault;
+    if (options_validate(o, OPTIONS_CLI, &fault, err) != 0) {
+        say_refused(cmd, err, &fault);
         return CLI_EXIT_USAGE;
     }
-    return 0;
+    /* analyze plans next anyway, and says a refusal the same way. */
+    return analyze ? 0 : plan_check(cmd, o);
 }
 
 char *cli_render(const struct dv_report *r, enum cli_format format) {
@@ -301,8 +330,9 @@ int cli_analyze(int argc, char **argv) {
         return CLI_EXIT_FAILED;
     }
     rc = CLI_EXIT_OK;
-    if (experiment_plan(&o, r, NULL, err) != 0) {
-        fprintf(stderr, "divergence analyze: %s\n", err);
+    struct dv_fault fault;
+    if (experiment_plan(&o, r, &fault, err) != 0) {
+        say_refused("analyze", err, &fault);
         rc = CLI_EXIT_USAGE;
     } else if (emit(r, a.format) != 0) {
         rc = CLI_EXIT_FAILED;

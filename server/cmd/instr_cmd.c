@@ -185,8 +185,7 @@ static int row_plan(const struct args *a, struct row_run *rr, char *err) {
         dv_seterr(err, "instructions: out of memory");
         return -1;
     }
-    const char *field = NULL;
-    if (experiment_plan(&rr->o, rr->r, &field, err) != 0) return -1;
+    if (experiment_plan(&rr->o, rr->r, NULL, err) != 0) return -1;
     if ((unsigned)a->table >= rr->r->ntables || (unsigned)a->row >= rr->r->tables[a->table].nrows) {
         dv_seterr(err, "instructions: the plan has no row %d in table %d", a->row, a->table);
         return -1;

@@ -146,7 +146,7 @@ struct plan_task {
     struct dv_options o;
     int for_measure;
     int rc;
-    const char *field; /* the request field a failed plan is about (static text) */
+    struct dv_fault fault; /* what a failed plan is about: the field, an expression's column */
     char err[ERR_LEN];
     char *doc; /* analyze: the document */
 };
@@ -159,7 +159,7 @@ static void plan_work(void *ctx) {
         snprintf(t->err, sizeof t->err, "out of memory");
         return;
     }
-    t->rc = experiment_plan(&t->o, rep, &t->field, t->err) < 0 ? -1 : 0;
+    t->rc = experiment_plan(&t->o, rep, &t->fault, t->err) < 0 ? -1 : 0;
     if (t->rc == 0 && !t->for_measure && !(t->doc = report_json(rep, 0))) {
         t->rc = -2;
         snprintf(t->err, sizeof t->err, "out of memory");
@@ -185,7 +185,9 @@ static int plan_failed(struct http_req *r, struct plan_task *t) {
         return 1;
     }
     if (t->rc < 0) {
-        http_reply_error(r, 400, t->field, "%s", t->err);
+        struct request_error e;
+        request_error_from(&t->fault, t->err, &e);
+        reply_request_error(r, &e);
         return 1;
     }
     return 0;
@@ -613,9 +615,8 @@ char *routes_predicates_doc(char *err) {
     o.npredicates = 0;
     for (size_t i = 0; i < n && i < DV_MAX_ROWS; i++)
         snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "%s", b[i].name);
-    const char *field = NULL;
     struct dv_report *rep = experiment_report_create();
-    if (!rep || options_validate(&o, OPTIONS_JSON, &field, err) < 0 || experiment_plan(&o, rep, NULL, err) < 0) {
+    if (!rep || options_validate(&o, OPTIONS_JSON, NULL, err) < 0 || experiment_plan(&o, rep, NULL, err) < 0) {
         if (!rep) dv_seterr(err, "out of memory");
         experiment_report_free(rep);
         return NULL;

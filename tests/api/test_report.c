@@ -430,6 +430,25 @@ Test(report, parse_rejects_bad_documents) {
         {"{\"schema\": \"divergence.v1\", \"config\": {\"blocks\": -4}}", "config.blocks: negative"},
         {"{\"schema\": \"divergence.v1\", \"tables\": [{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]}",
          "tables: more than 16"},
+        /* A lane map: one string per warp of the row's block, 32 of A / B,
+         * '-' exactly where a partial warp lacks its lane. */
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 64, \"lanes_block0\": "
+         "[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"]}]}]}",
+         "tables[0].rows[0].lanes_block0: 1 warps for a block of 64 threads (2 warps)"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 32, \"lanes_block0\": "
+         "[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"]}]}]}",
+         "tables[0].rows[0].lanes_block0: warp 0: expected 32 of A or B"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 32, \"lanes_block0\": "
+         "[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAC\"]}]}]}",
+         "tables[0].rows[0].lanes_block0: warp 0: expected"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 32, \"lanes_block0\": "
+         "[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-\"]}]}]}",
+         "- for each lane past the block's 32 threads"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 40, \"lanes_block0\": "
+         "[\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\", \"BBBBBBBBB-----------------------\"]}]}]}",
+         "warp 1: expected"},
+        {"{\"schema\": \"divergence.v1\", \"tables\": [{\"rows\": [{\"threads_per_block\": 32, \"lanes_block0\": [7]}]}]}",
+         "lanes_block0: warp 0: expected"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
@@ -607,6 +626,72 @@ Test(report, planned_report_round_trips_and_reads) {
                  "a condition on threadIdx.y splits no warp of a 32x8 block");
     json_decref(doc);
     free(j);
+    experiment_report_free(r);
+}
+
+/* The lane map of block 0 in the document, from the analysis: one string per
+ * warp, read back to the same bits; a partial warp's missing lanes are '-';
+ * Part 2's rows at phase 0 (the no-branch row all A); none on a scenario row. */
+Test(report, planned_rows_carry_block_0s_lane_map) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    experiment_defaults(&o);
+    o.block_x = 48;
+    o.npredicates = 2;
+    snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "threadIdx.x < 40");
+    snprintf(o.predicates[1], PREDICATE_TEXT_LEN, "lane-parity");
+    snprintf(o.baseline, PREDICATE_TEXT_LEN, "lane-parity");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    expect_round_trip(r);
+    char *j = report_json(r, 0);
+    cr_assert_not_null(j);
+    json_t *doc = load(j);
+    const struct {
+        const char *path, *warp0, *warp1;
+    } want[] = {
+        {"tables.0.rows.0.lanes_block0", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAABBBBBBBB----------------"},
+        {"tables.0.rows.1.lanes_block0", "ABABABABABABABABABABABABABABABAB", "ABABABABABABABAB----------------"},
+        {"tables.1.rows.0.lanes_block0", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAA----------------"},
+        {"tables.1.rows.1.lanes_block0", "ABABABABABABABABABABABABABABABAB", "ABABABABABABABAB----------------"},
+        {"tables.1.rows.2.lanes_block0", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBB----------------"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        json_t *l = at(doc, want[i].path);
+        cr_assert(json_is_array(l) && json_array_size(l) == 2, "%s: %s", want[i].path, json_dumps(l, 0));
+        cr_expect_str_eq(json_string_value(json_array_get(l, 0)), want[i].warp0, "%s", want[i].path);
+        cr_expect_str_eq(json_string_value(json_array_get(l, 1)), want[i].warp1, "%s", want[i].path);
+    }
+    json_decref(doc);
+    free(j);
+    struct dv_report *back = experiment_report_create();
+    cr_assert_not_null(back);
+    j = report_json(r, 0);
+    cr_assert_eq(report_parse(j, strlen(j), back, err), 0, "%s", err);
+    for (unsigned t = 0; t < r->ntables; t++)
+        for (unsigned k = 0; k < r->tables[t].nrows; k++) {
+            const struct dv_row *a = &r->tables[t].rows[k], *b = &back->tables[t].rows[k];
+            cr_expect_eq(b->lanes_warps, a->lanes_warps, "%s", a->name);
+            cr_expect_eq(memcmp(a->lanes_block0, b->lanes_block0, sizeof a->lanes_block0), 0, "%s: the bits", a->name);
+        }
+    free(j);
+    /* A scenario row's lanes take one of many paths: no A/B map. */
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "even-2way");
+    o.blocks = 8;
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    memset(r, 0, sizeof *r);
+    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    j = report_json(r, 0);
+    cr_assert_not_null(j);
+    doc = load(j);
+    cr_expect_null(at(doc, "tables.0.rows.0.lanes_block0"), "%s", j);
+    cr_expect_not_null(at(doc, "tables.0.rows.0.warps_split"), "the path is right");
+    json_decref(doc);
+    free(j);
+    experiment_report_free(back);
     experiment_report_free(r);
 }
 

@@ -169,6 +169,29 @@ Test(request, expression_error_has_column_and_caret) {
     cr_expect_str_eq(e.caret, "threadIdx.x <\n             ^");
 }
 
+/* A plan's refusal (a predicate that fails for some thread) becomes the
+ * same request error: its field, the reason without the field's name in
+ * front, and the column and caret copied from the fault's values, whatever
+ * the message says. */
+Test(request, a_plans_refusal_keeps_the_faults_values) {
+    struct dv_fault f = {"predicates[1]", {13, "threadIdx.x / (lane - lane)\n            ^"}};
+    request_error_from(&f, "predicates[1]: predicate fails for thread (0, 0) of block 0: column 13: division by zero",
+                       &e);
+    cr_expect_eq(e.status, 400);
+    cr_expect_str_eq(e.field, "predicates[1]");
+    cr_expect_str_eq(e.reason, "predicate fails for thread (0, 0) of block 0: column 13: division by zero");
+    cr_expect_eq(e.expr_column, 13);
+    cr_expect_str_eq(e.caret, "threadIdx.x / (lane - lane)\n            ^");
+    /* The values decide, not the text: a message that says a column does
+     * not make one. */
+    struct dv_fault none = {"blocks", {0, ""}};
+    request_error_from(&none, "blocks: column 3: not a column at all", &e);
+    cr_expect_str_eq(e.field, "blocks");
+    cr_expect_str_eq(e.reason, "column 3: not a column at all");
+    cr_expect_eq(e.expr_column, 0);
+    cr_expect_str_eq(e.caret, "");
+}
+
 Test(request, baseline_is_appended) {
     cr_assert_eq(parse("{\"predicates\": [\"lane-parity\"]}"), 0, "%s", e.reason);
     cr_expect_eq(o.npredicates, 2);

@@ -25,9 +25,11 @@
 // - errors in the reader's words ("your predicate", "predicate 2 (...)",
 //   "the block shape"), wrapped at 1280 and 390 px, with a caret under the
 //   column a parse or an evaluation error names;
-// - the lane map of block 0 beside the analysis (lanes_fixture.json: the
-//   lanes of a few predicates and block shapes, a partial warp among them),
-//   drawn per lane, split warps marked, and in words;
+// - the lane map of block 0 beside the analysis, as the server sends it
+//   (Row.lanes_block0) and as lanes_fixture.json writes it out from the
+//   predicates' definitions (a few predicates and block shapes, a partial
+//   warp among them): the server's map must be the fixture's, and the page
+//   must draw it per lane, split warps marked, and say it in words;
 // - the permalink: the tried predicate and block shape in the URL
 //   (replaceState), restored from a link;
 // - a page of another origin: a CORS refusal named with the flag that fixes
@@ -44,10 +46,9 @@
 //   predicated branch; no SASS text, a cached profile, none collected; the
 //   fixture against the proposed schema;
 // - the scenarios suite measured from a page against the fake worker;
-// - fields the server does not send yet (api/openapi.yaml's x-proposed
-//   ones, an evaluation error's column) stood in by the test where the
-//   answer lacks them and checked against the same expectation where it has
-//   them (`standIn`);
+// - fields the server did not always send (Part 2's readings) stood in by
+//   the test where the answer lacks them and read as the server sends them
+//   where it has them (`standIn`);
 // - the contract (STYLE.md rule 21): every property the widget reads on a
 //   parsed answer of the server is recorded in the page (a Proxy around what
 //   Response.json() and the job stream's JSON.parse() return) and must be
@@ -388,13 +389,14 @@ async function openPage(url, sel = W, { setup, at = '/' } = {}) {
   return p;
 }
 
-// Stand-ins for fields api/openapi.yaml names that the server does not send
-// yet (the proposals marked x-proposed, and the column of an evaluation
-// error). Each stands in only where the server's answer lacks the field, and
-// checks the server's own value against the same expectation where it has
-// it, so neither a missing nor a wrong value can pass unseen. `used` says
-// which stood in (printed at the end), `wrong` what the server got wrong.
+// Stand-ins for fields api/openapi.yaml names that the server did not always
+// send. Each stands in only where the server's answer lacks the field, so a
+// document of an older server still reads; `used` says which stood in
+// (printed at the end), `wrong` what the server's own values got wrong.
 const standIn = { used: new Set(), wrong: [] };
+// The lanes of block 0 for a few predicates and block shapes, written out
+// from the predicates' definitions, not by the server: what its
+// Row.lanes_block0 must say.
 const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
 
 // The answer a routed request would have had, fetched by the test on a
@@ -404,37 +406,6 @@ const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.j
 // it fails with ECONNRESET, and the page waits for an answer that never
 // comes. Closing each connection after its answer leaves none idle to be shut.
 const passOn = (route) => route.fetch({ headers: { ...route.request().headers(), connection: 'close' } });
-
-// Routes POST /analyze of page `p` through `edit(request, status, body)`,
-// which changes the parsed answer in place.
-async function editAnalyze(p, edit) {
-  await p.route('**/analyze', async (route) => {
-    const res = await passOn(route);
-    const body = await res.json();
-    edit(route.request().postDataJSON(), res.status(), body);
-    await route.fulfill({ response: res, json: body });
-  });
-}
-
-// Row.lanes_block0 of the reader's predicate, from lanes_fixture.json.
-function lanesStandIn(req, status, body) {
-  if (status !== 200) return;
-  const c = lanesFixture.find((x) => x.predicate === req.predicates[0] && JSON.stringify(x.threads_per_block) === JSON.stringify(req.threads_per_block));
-  const row = c && body.tables[0].rows.find((r) => r.name === req.predicates[0]);
-  if (!row) return;
-  if (row.lanes_block0 === undefined) { row.lanes_block0 = c.lanes_block0; standIn.used.add('tables[].rows[].lanes_block0 (POST /analyze)'); }
-  else if (JSON.stringify(row.lanes_block0) !== JSON.stringify(c.lanes_block0)) standIn.wrong.push(`lanes_block0 of ${c.predicate}: ${JSON.stringify(row.lanes_block0)}`);
-}
-
-// Error.expr_column of an evaluation error, where `columns` knows the
-// predicate: the column its reason names.
-const evalColumnStandIn = (columns) => (req, status, body) => {
-  const e = status === 400 && body.error;
-  const want = e && e.field === 'predicates[0]' ? columns[req.predicates[0]] : undefined;
-  if (want === undefined) return;
-  if (e.expr_column === undefined) { e.expr_column = want; standIn.used.add('error.expr_column of an evaluation error (POST /analyze)'); }
-  else if (e.expr_column !== want) standIn.wrong.push(`expr_column of ${req.predicates[0]}: ${e.expr_column}, not ${want}`);
-};
 
 // Table.readings of Part 2 (split: the lane-parity per-iteration row against
 // the warp-parity one; question: the warp-parity one against no branch), as
@@ -548,9 +519,8 @@ test('the chart has one measured/predicted bar pair per row, labelled', async ()
 });
 
 test('errors are said in the reader\'s words, wrap at every width, and put a caret under the column', async () => {
-  // The columns evaluation errors name (the fault: the divisor's operator).
   const evalExpr = 'threadIdx.x / (lane - lane)', endExpr = 'threadIdx.x <', badExpr = 'threadIdx.x + $ 1';
-  const p = await openPage(base, W, { setup: (q) => editAnalyze(q, evalColumnStandIn({ [evalExpr]: evalExpr.indexOf('/') + 1 })) });
+  const p = await openPage(base);
   const input = p.getByLabel(/^Predicate/).first();
   const out = `${W} .out`;
   // Types `expr`; resolves to the Error of the answer once the page shows its reason.
@@ -582,9 +552,13 @@ test('errors are said in the reader\'s words, wrap at every width, and put a car
   assert.ok(text.startsWith(`Your predicate is not valid: ${e1.reason}`), text);
   assert.doesNotMatch(text, /predicates\[/, 'no wire name');
   await caretAt(badExpr, e1.expr_column);
-  // An evaluation error: long, it wraps at 1280 px, with its caret too.
+  // An evaluation error: long, it wraps at 1280 px, with its caret too,
+  // under the column the server sends (the operator that failed).
   const e2 = await tryExpr(evalExpr);
   assert.match(e2.reason, /column 13: division by zero$/);
+  assert.equal(e2.field, 'predicates[0]');
+  assert.equal(e2.expr_column, evalExpr.indexOf('/') + 1, 'the server points at the division that failed');
+  assert.equal(e2.caret, `${evalExpr}\n${' '.repeat(evalExpr.indexOf('/'))}^`, 'and draws its own caret there');
   text = await p.locator(out).innerText();
   assert.ok(text.includes('Your predicate is not valid: ') && text.includes('division by zero'), text);
   assert.deepEqual(await overflowIn(p, `${out} .err`), [], 'the error box wraps at 1280 px');
@@ -933,7 +907,7 @@ test('a crashed job, a server without a GPU and a token the page lacks are said 
 
 test('as the reader types, the block\'s lane map from the analysis: a row per warp, split warps marked, in words too', async () => {
   // The demo server: no GPU. Each case types a predicate and a block shape.
-  const p = await openPage(base, W, { setup: (q) => editAnalyze(q, lanesStandIn) });
+  const p = await openPage(base);
   const input = p.getByLabel(/^Predicate/).first();
   const map = `${W} .out figure.lanes`;
   for (const c of lanesFixture) {
@@ -943,7 +917,13 @@ test('as the reader types, the block\'s lane map from the analysis: a row per wa
     const res = p.waitForResponse((r) => r.url().endsWith('/analyze') && r.request().postDataJSON().predicates[0] === c.predicate &&
       JSON.stringify(r.request().postDataJSON().threads_per_block) === JSON.stringify(c.threads_per_block));
     await input.fill(c.predicate);
-    assert.equal((await res).status(), 200, c.predicate);
+    const answer = await res;
+    assert.equal(answer.status(), 200, c.predicate);
+    // The server's map of the reader's row is the fixture's: the server and
+    // the widget agree on which lane takes which path.
+    const row = (await answer.json()).tables[0].rows.find((r) => r.name === c.predicate);
+    assert.ok(row, `${c.predicate}: the reader's row`);
+    assert.deepEqual(row.lanes_block0, c.lanes_block0, `${c.predicate} in a block of ${JSON.stringify(c.threads_per_block)}: the server's lanes`);
     await p.waitForFunction(([s, n]) => { const f = document.querySelector(s).shadowRoot.querySelector('.out figure.lanes'); return f && f.querySelectorAll('g.warp').length === n; },
       [W, c.lanes_block0.length]);
     // One row per warp, 32 cells, each the path its lane takes.
@@ -987,7 +967,6 @@ test('as the reader types, the block\'s lane map from the analysis: a row per wa
     }
     if (c.predicate === 'threadIdx.x < 40') await shotsLD(p, 'lane-map-partial', `${W} fieldset.try`);
   }
-  assert.deepEqual(standIn.wrong, [], 'the server\'s own lane maps agree with the fixture');
   await closePage(p);
 });
 
@@ -1377,10 +1356,8 @@ test('a listing without SASS text, one from the cache, and a document whose list
 });
 
 test('the scenarios suite measured from the page against the stand-in GPU worker', async () => {
-  // The suite's request is over the default analysis cap until the cost
-  // rule counts what a request evaluates; the cap is raised so this test
-  // is about the page.
-  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0', '--max-analysis-cost', '1e9']);
+  // The server's own analysis cap: the suite's request is within it.
+  const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0']);
   const p = await openPage(url);
   const S = 'divergence-widget[suite="scenarios"]';
   await p.evaluate(() => {
@@ -1457,5 +1434,5 @@ test('the widget reads only fields api/openapi.yaml defines for each answer', as
     'listSuites', 'measure', 'getJob', 'analyze'];
   assert.deepEqual(want.filter((o) => !ops.has(o)), [], `operations read from: ${[...ops].sort().join(', ')}`);
   console.log(`${reads.length} distinct reads on answers of ${ops.size} operations, each defined by api/openapi.yaml`);
-  console.log(`stood in for fields the server does not send yet: ${[...standIn.used].sort().join('; ') || 'none'}`);
+  console.log(`stood in for fields the server did not send: ${[...standIn.used].sort().join('; ') || 'none'}`);
 });

@@ -16,7 +16,7 @@
 static struct dv_row analyze(const char *text, unsigned blocks, unsigned bx, unsigned by) {
     struct predicate p;
     char err[ERR_LEN];
-    cr_assert_eq(predicate_resolve(text, &p, err), 0, "resolve '%s': %s", text, err);
+    cr_assert_eq(predicate_resolve(text, &p, NULL, err), 0, "resolve '%s': %s", text, err);
     struct dv_geometry g = {blocks, bx, by};
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask, "%s", err);
@@ -159,8 +159,8 @@ Test(analysis, builtins_agree_with_their_expressions) {
     for (size_t i = 0; i < n; i++) {
         struct predicate pb, pe;
         char err[ERR_LEN];
-        cr_assert_eq(predicate_resolve(b[i].name, &pb, err), 0);
-        cr_assert_eq(predicate_resolve(b[i].expr, &pe, err), 0, "%s: %s", b[i].expr, err);
+        cr_assert_eq(predicate_resolve(b[i].name, &pb, NULL, err), 0);
+        cr_assert_eq(predicate_resolve(b[i].expr, &pe, NULL, err), 0, "%s: %s", b[i].expr, err);
         cr_assert_null(pb.expr);
         cr_assert_not_null(pe.expr);
         for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
@@ -181,7 +181,7 @@ Test(analysis, builtins_agree_with_their_expressions) {
 Test(analysis, evaluation_error_names_the_thread) {
     struct predicate p;
     char err[ERR_LEN];
-    cr_assert_eq(predicate_resolve("100 / (threadIdx.x - 5)", &p, err), 0);
+    cr_assert_eq(predicate_resolve("100 / (threadIdx.x - 5)", &p, NULL, err), 0);
     struct dv_geometry g = {1, 32, 1};
     uint32_t *m = analysis_mask_build(&p, &g, 0, err);
     cr_assert_null(m);
@@ -276,7 +276,7 @@ Test(analysis, one_block_multiplied_out_equals_the_whole_grid) {
     for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
         struct predicate p;
         char err[ERR_LEN];
-        cr_assert_eq(predicate_resolve(preds[i], &p, err), 0, "resolve '%s': %s", preds[i], err);
+        cr_assert_eq(predicate_resolve(preds[i], &p, NULL, err), 0, "resolve '%s': %s", preds[i], err);
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             struct dv_geometry g = {shapes[k][0], shapes[k][1], shapes[k][2]};
             uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
@@ -286,7 +286,7 @@ Test(analysis, one_block_multiplied_out_equals_the_whole_grid) {
             memset(&fast, 0, sizeof fast);
             analysis_count(mask, &g, &whole);
             free(mask);
-            cr_assert_eq(analysis_row(&p, &g, 0, &fast, err), 0, "%s", err);
+            cr_assert_eq(analysis_row(&p, &g, 0, &fast, NULL, err), 0, "%s", err);
             cr_assert_eq(memcmp(&whole, &fast, sizeof whole), 0, "'%s' on %u x (%u, %u): the rows differ", preds[i],
                          g.blocks, g.block_x, g.block_y);
             checked++;
@@ -300,10 +300,85 @@ Test(analysis, one_block_multiplied_out_equals_the_whole_grid) {
 Test(analysis, one_block_path_reports_the_failing_thread) {
     struct predicate p;
     char err[ERR_LEN];
-    cr_assert_eq(predicate_resolve("10 / (threadIdx.x - 5)", &p, err), 0, "%s", err);
+    cr_assert_eq(predicate_resolve("10 / (threadIdx.x - 5)", &p, NULL, err), 0, "%s", err);
     struct dv_geometry g = {4096, 256, 1};
     struct dv_row row;
-    cr_assert_eq(analysis_row(&p, &g, 0, &row, err), -1);
+    cr_assert_eq(analysis_row(&p, &g, 0, &row, NULL, err), -1);
     cr_assert(strstr(err, "thread (5, 0) of block 0"), "%s", err);
+    predicate_cleanup(&p);
+}
+
+/* Where an evaluation failed comes back as values: the column of the
+ * operator and the caret under it, for a predicate analysed on one block
+ * and for one analysed on every block; a row that analyses has none. */
+Test(analysis, an_evaluation_error_carries_its_column_and_caret) {
+    static const struct {
+        const char *text;
+        int column;
+        const char *caret;
+    } cases[] = {
+        {"  10 / (threadIdx.x - 5)", 4, "10 / (threadIdx.x - 5)\n   ^"},
+        {"threadIdx.x + 1 % (blockIdx.x - 2)", 17, "threadIdx.x + 1 % (blockIdx.x - 2)\n                ^"},
+        {"lane << (warp - 1)", 6, "lane << (warp - 1)\n     ^"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct predicate p;
+        struct predicate_fault f = {-1, "unset"};
+        char err[ERR_LEN];
+        cr_assert_eq(predicate_resolve(cases[i].text, &p, &f, err), 0, "%s", err);
+        cr_expect_eq(f.column, 0, "a predicate that parses has no fault");
+        struct dv_geometry g = {8, 64, 1};
+        struct dv_row row;
+        cr_assert_eq(analysis_row(&p, &g, 0, &row, &f, err), -1, "%s", cases[i].text);
+        cr_expect_eq(f.column, cases[i].column, "%s: %s", cases[i].text, err);
+        cr_expect_str_eq(f.caret, cases[i].caret, "%s", cases[i].text);
+        char want[32];
+        snprintf(want, sizeof want, "column %d: ", cases[i].column);
+        cr_expect(strstr(err, want), "the message names the same column: %s", err);
+        predicate_cleanup(&p);
+    }
+    struct predicate p;
+    struct predicate_fault f = {-1, "unset"};
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve("threadIdx.x / 2 & 1", &p, NULL, err), 0, "%s", err);
+    struct dv_geometry g = {8, 64, 1};
+    struct dv_row row;
+    cr_assert_eq(analysis_row(&p, &g, 0, &row, &f, err), 0, "%s", err);
+    cr_expect_eq(f.column, 0);
+    cr_expect_str_eq(f.caret, "");
+    predicate_cleanup(&p);
+}
+
+/* The lane map is block 0's warps of the very mask the counts come from: a
+ * word per warp, bit l lane l on path A, a partial warp's missing lanes
+ * clear; block 0's even where other blocks differ; all 32 warps of a
+ * 1024-thread block. */
+Test(analysis, the_lane_map_is_block_0s_mask) {
+    struct dv_row r = analyze("threadIdx.x < 40", 3, 48, 1);
+    cr_assert_eq(r.lanes_warps, 2);
+    cr_expect_eq(r.lanes_block0[0], 0xFFFFFFFFu);
+    cr_expect_eq(r.lanes_block0[1], 0x000000FFu, "lanes 0-7 of warp 1 on A, 8-15 on B, 16-31 absent");
+    r = analyze("blockIdx.x == 1 || lane == 3", 4, 64, 1);
+    cr_assert_eq(r.lanes_warps, 2);
+    cr_expect_eq(r.lanes_block0[0], 1u << 3, "block 0's, not block 1's (all on A)");
+    cr_expect_eq(r.lanes_block0[1], 1u << 3);
+    r = analyze("(threadIdx.y & 1) == 0", 2, 32, 32);
+    cr_assert_eq(r.lanes_warps, 32);
+    for (unsigned w = 0; w < 32; w++) cr_expect_eq(r.lanes_block0[w], w & 1 ? 0u : 0xFFFFFFFFu, "warp %u", w);
+    /* The same map through analysis_row() (one block, multiplied out). */
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve("threadIdx.x % 3 == 0", &p, NULL, err), 0, "%s", err);
+    struct dv_geometry g = {4096, 100, 1};
+    struct dv_row row;
+    memset(&row, 0, sizeof row);
+    cr_assert_eq(analysis_row(&p, &g, 0, &row, NULL, err), 0, "%s", err);
+    cr_assert_eq(row.lanes_warps, 4);
+    for (unsigned w = 0; w < 4; w++) {
+        uint32_t want = 0;
+        for (unsigned l = 0; l < 32 && w * 32 + l < 100; l++)
+            if ((w * 32 + l) % 3 == 0) want |= 1u << l;
+        cr_expect_eq(row.lanes_block0[w], want, "warp %u", w);
+    }
     predicate_cleanup(&p);
 }

@@ -110,21 +110,24 @@ Test(experiment, a_scenario_row_has_no_predicate) {
 }
 
 /* A plan's error carries the request field it is about as a value: each kind
- * of field, including a predicate whose text the planner trims. */
+ * of field, including a predicate whose text the planner trims; and an
+ * expression's, where in it, with the caret under the text it counts in. */
 Test(experiment, plan_errors_carry_their_field) {
     static const struct {
         const char *what, *field, *prefix;
+        int column;
+        const char *caret;
     } cases[] = {
-        {"tpb", "threads_per_block", "threads_per_block: "},
-        {"iterations", "iterations", "iterations: "},
-        {"grid", "blocks", "blocks: "},
-        {"no predicates", "predicates", "predicates: "},
-        {"bad name", "predicates[2]", "predicates[2]: "},
-        {"fails for a thread", "predicates[1]", "predicate '1 << 64': "},
-        {"bad baseline", "baseline", "baseline: "},
-        {"baseline not a row", "baseline", "baseline: 'warp-parity' is not"},
-        {"scenario name", "scenario", "scenario: unknown name"},
-        {"scenario grid", "blocks", "scenario even-2way: bad geometry"},
+        {"tpb", "threads_per_block", "threads_per_block: ", 0, ""},
+        {"iterations", "iterations", "iterations: ", 0, ""},
+        {"grid", "blocks", "blocks: ", 0, ""},
+        {"no predicates", "predicates", "predicates: ", 0, ""},
+        {"bad name", "predicates[2]", "predicates[2]: ", 1, "no-such(\n^"},
+        {"fails for a thread", "predicates[1]", "predicate '1 << 64': ", 3, "1 << 64\n  ^"},
+        {"bad baseline", "baseline", "baseline: ", 1, "no-such(\n^"},
+        {"baseline not a row", "baseline", "baseline: 'warp-parity' is not", 0, ""},
+        {"scenario name", "scenario", "scenario: unknown name", 0, ""},
+        {"scenario grid", "blocks", "scenario even-2way: bad geometry", 0, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct dv_options o;
@@ -148,11 +151,14 @@ Test(experiment, plan_errors_carry_their_field) {
             snprintf(o.scenario, sizeof o.scenario, "even-2way"), o.blocks = DV_MAX_BLOCKS + 1, o.block_x = 1;
         struct dv_report *r = experiment_report_create();
         cr_assert_not_null(r);
-        const char *field = "unset";
+        struct dv_fault fault = {"unset", {-1, "unset"}};
         char err[ERR_LEN] = "";
-        cr_expect_eq(experiment_plan(&o, r, &field, err), -1, "%s", w);
-        cr_expect_str_eq(field, cases[i].field, "%s: %s", w, err);
+        cr_expect_eq(experiment_plan(&o, r, &fault, err), -1, "%s", w);
+        cr_expect_str_eq(fault.field, cases[i].field, "%s: %s", w, err);
         cr_expect(strncmp(err, cases[i].prefix, strlen(cases[i].prefix)) == 0, "%s: %s", w, err);
+        cr_expect_eq(fault.expr.column, cases[i].column, "%s: %s", w, err);
+        cr_expect_str_eq(fault.expr.caret, cases[i].caret, "%s: %s", w, err);
+        cr_expect(strchr(err, '\n') == NULL, "%s: the message is one line: %s", w, err);
         experiment_report_free(r);
     }
 }
@@ -161,10 +167,12 @@ Test(experiment, a_plan_that_succeeds_blames_no_field) {
     struct dv_options o;
     experiment_defaults(&o);
     struct dv_report *r = experiment_report_create();
-    const char *field = "unset";
+    struct dv_fault fault = {"unset", {-1, "unset"}};
     char err[ERR_LEN] = "";
-    cr_assert_eq(experiment_plan(&o, r, &field, err), 0, "%s", err);
-    cr_expect_str_eq(field, "");
+    cr_assert_eq(experiment_plan(&o, r, &fault, err), 0, "%s", err);
+    cr_expect_str_eq(fault.field, "");
+    cr_expect_eq(fault.expr.column, 0);
+    cr_expect_str_eq(fault.expr.caret, "");
     cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
     experiment_report_free(r);
 }

@@ -38,7 +38,7 @@ Test(reference, gate_names_the_first_wrong_thread) {
     cr_assert_eq(reference_chains(iters, ra, rb, err), 0, "%s", err);
     struct dv_geometry g = {4, 256, 1};
     struct predicate p;
-    cr_assert_eq(predicate_resolve("lane-parity", &p, err), 0);
+    cr_assert_eq(predicate_resolve("lane-parity", &p, NULL, err), 0);
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask);
     const unsigned long long n = analysis_threads(&g);

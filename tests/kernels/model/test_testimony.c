@@ -353,7 +353,7 @@ Test(testimony, block_independent_rows_copy_block_0_and_block_rows_do_not) {
 static uint32_t *mask_of(const char *text, const struct dv_geometry *g) {
     struct predicate p;
     char err[ERR_LEN];
-    cr_assert_eq(predicate_resolve(text, &p, err), 0, "%s", err);
+    cr_assert_eq(predicate_resolve(text, &p, NULL, err), 0, "%s", err);
     uint32_t *m = analysis_mask_build(&p, g, 0, err);
     cr_assert_not_null(m, "%s", err);
     predicate_cleanup(&p);

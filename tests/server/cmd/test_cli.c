@@ -250,6 +250,33 @@ Test(cli, an_unknown_option_is_named_whatever_follows) {
     }
 }
 
+/* A predicate that does not parse, or parses and fails for some thread, is
+ * a bad predicate (exit 2) with the caret under its column, from analyze and
+ * from measure alike, and measure says so before it asks for a GPU. */
+Test(cli, a_bad_predicate_is_said_with_its_caret) {
+    static char out[4096];
+    const struct {
+        const char *args, *says, *caret;
+    } cases[] = {
+        {"analyze --part 1 --predicates 'threadIdx.x $ 2'", "column 13: unexpected character '$'",
+         "\nthreadIdx.x $ 2\n            ^\n"},
+        {"analyze --part 1 --predicates 'lane-parity, threadIdx.x / (lane - lane)'",
+         "thread (0, 0) of block 0: column 13: division by zero", "\nthreadIdx.x / (lane - lane)\n            ^\n"},
+        {"analyze --part 1 --blocks 8 --predicates 'lane-parity, 1 % (blockIdx.x - 3)'",
+         "thread (0, 0) of block 3: column 3: modulo by zero", "\n1 % (blockIdx.x - 3)\n  ^\n"},
+        {"measure --part 1 --predicates 'threadIdx.x $ 2'", "column 13: unexpected character '$'",
+         "\nthreadIdx.x $ 2\n            ^\n"},
+        {"measure --part 1 --predicates 'lane-parity, threadIdx.x / (lane - lane)'",
+         "thread (0, 0) of block 0: column 13: division by zero", "\nthreadIdx.x / (lane - lane)\n            ^\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_expect_eq(run_binary(cases[i].args, out, sizeof out), 2, "%s: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].caret), "%s: the caret under the column:\n%s", cases[i].args, out);
+        cr_expect_eq(count_lines(out), 3, "%s: the message and the two caret lines:\n%s", cases[i].args, out);
+    }
+}
+
 /* An option that does not apply is an error naming it, not dropped. */
 Test(cli, options_that_do_not_apply_are_errors_naming_them) {
     static char out[4096];

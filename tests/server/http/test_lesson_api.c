@@ -3,8 +3,8 @@
  * GET /suites lists is accepted by POST /analyze and POST /measure (the
  * scenarios suite too); the cost rule names the field that is over; fields
  * that do not apply are warned in the document; GET /predicates serves
- * labels that are their predicates, with hints; Part 2 comes read both
- * ways; the evidence's chart and tables (.svg, .md, .csv) are served with
+ * labels that are their predicates, with hints; an evaluation error
+ * carries its column and caret; Part 2 comes read both ways; the evidence's chart and tables (.svg, .md, .csv) are served with
  * the evidence routes' caching and the same bytes every time.
  */
 #define _DEFAULT_SOURCE
@@ -181,6 +181,38 @@ Test(lesson_api, predicate_labels_are_their_predicates, .init = start, .fini = s
         }
     }
     json_decref(p);
+}
+
+/* A predicate that parses but fails for some thread: both routes answer
+ * the same 400 with the column and the caret as members of the error, as a
+ * parse error has them; on the HTTP thread (a blockIdx.x-free predicate, one
+ * block) and on the analysis pool (one that reads blockIdx.x, every block). */
+Test(lesson_api, an_evaluation_error_carries_its_column_and_caret, .init = start, .fini = stop, .timeout = 30) {
+    static const struct {
+        const char *expr;
+        int column;
+        const char *caret, *thread;
+    } cases[] = {
+        {"threadIdx.x / (lane - lane)", 13, "threadIdx.x / (lane - lane)\n            ^", "thread (0, 0) of block 0"},
+        {"1 % (blockIdx.x - 3)", 3, "1 % (blockIdx.x - 3)\n  ^", "thread (0, 0) of block 3"},
+    };
+    const char *routes[] = {"/analyze", "/measure"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k < 2; k++) {
+            char body[256];
+            snprintf(body, sizeof body, "{\"part\": 1, \"predicates\": [\"lane-parity\", \"%s\"]}", cases[i].expr);
+            json_t *j = call("POST", routes[k], body, 400);
+            json_t *e = json_object_get(j, "error");
+            const char *reason = json_string_value(json_object_get(e, "reason"));
+            cr_expect_str_eq(json_string_value(json_object_get(e, "field")), "predicates[1]", "%s", routes[k]);
+            cr_expect(reason && strstr(reason, cases[i].thread), "%s: %s", routes[k], reason);
+            cr_expect(reason && !strchr(reason, '\n'), "%s: the reason is one line: %s", routes[k], reason);
+            cr_expect_eq(json_integer_value(json_object_get(e, "expr_column")), cases[i].column, "%s %s: %s",
+                         routes[k], cases[i].expr, reason);
+            cr_expect_str_eq(json_string_value(json_object_get(e, "caret")) ?: "(none)", cases[i].caret, "%s %s",
+                             routes[k], cases[i].expr);
+            json_decref(j);
+        }
 }
 
 /* A 32x8 block: warp parity's threadIdx.x / 32 is 0 for every thread, so
