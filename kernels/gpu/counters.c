@@ -397,6 +397,10 @@ void counters_invalidate(struct counters *c) {
     if (c) c->broken = 1;
 }
 
+void counters_release(struct counters *c) {
+    if (c && !c->lost) teardown(c);
+}
+
 int counters_lost(const struct counters *c) { return c && c->lost; }
 
 enum counters_set counters_set_of(const struct counters *c) { return c->set; }
@@ -637,6 +641,8 @@ struct counters *counters_create(void) {
 void counters_free(struct counters *c) { free(c); }
 
 void counters_invalidate(struct counters *c) { (void)c; }
+
+void counters_release(struct counters *c) { (void)c; }
 
 int counters_lost(const struct counters *c) {
     (void)c;

@@ -92,6 +92,14 @@ int counters_prepare(struct counters *c, int device, int cc_major, void *cu_ctx,
 /* A failure of the pass: the next counters_prepare() rebuilds everything. */
 void counters_invalidate(struct counters *c);
 
+/* Ends the range profiler and CUPTI's profiler now, as counters_free()
+ * does, and leaves `c` for the next counters_prepare() to rebuild; accepts
+ * NULL, and after a sticky error makes no call. While a process holds the
+ * profiler, another process's SASS metrics are refused (on an H200 with
+ * driver 580 cuptiSassMetricsSetConfig answers CUPTI_ERROR_INVALID_PARAMETER),
+ * so the holder lets go before it starts one (jobs/instrproc.h). */
+void counters_release(struct counters *c);
+
 /* 1 after a sticky CUDA error inside a pass: `c` makes no CUPTI call again
  * (counters_prepare() refuses) and the process must not touch CUDA. */
 int counters_lost(const struct counters *c);

@@ -350,3 +350,7 @@ struct counters *session_counters(struct session *s, const struct dv_device *d, 
 }
 
 int session_lost(const struct session *s) { return counters_lost(s->counters); }
+
+void session_release_profiler(void *s) {
+    if (s) counters_release(((struct session *)s)->counters);
+}

@@ -109,6 +109,11 @@ struct counters *session_counters(struct session *s, const struct dv_device *d, 
  * session must only be freed, and its process must not touch CUDA again. */
 int session_lost(const struct session *s);
 
+/* Lets go of the session's CUPTI profiler (counters_release()) until the
+ * next counter pass rebuilds it: before another process profiles the GPU.
+ * Takes a struct session * as void * (an instrproc_config hook). */
+void session_release_profiler(void *s);
+
 /* An optional progress hook (a terminal's: the CLI's `measure`), the
  * session's own: measure_run_session() calls it on the session's thread
  * before table `table` (0-based, of `ntables`) with `done` 0, and after it

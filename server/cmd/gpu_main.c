@@ -74,7 +74,10 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
     int mrc = measure_run_session(s, o, r, err);
     /* The instruction profiles, as the worker takes them (jobs/instrproc.h). */
     if ((mrc == 0 || mrc == DV_EGATE) && o->instructions && !session_lost(s)) {
-        struct instrproc_config ic = {.device = o->device, .disassembler = getenv("DV_DISASSEMBLER")};
+        struct instrproc_config ic = {.device = o->device,
+                                      .disassembler = getenv("DV_DISASSEMBLER"),
+                                      .before_child = session_release_profiler,
+                                      .before_child_ctx = s};
         char ierr[ERR_LEN] = "";
         struct instrproc *ip = instrproc_create(&ic, ierr);
         instrproc_report(ip, o, r);

@@ -64,6 +64,8 @@ struct instrproc {
     unsigned long long clock;
     struct kernel_id ids[DV_NUM_KERNELS][2]; /* [kernel][compile-time instantiation] */
     unsigned children;
+    void (*before_child)(void *ctx);
+    void *before_child_ctx;
 };
 
 struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) {
@@ -87,6 +89,8 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
         ip->has_disassembler = 1;
     }
     ip->device = c->device;
+    ip->before_child = c->before_child;
+    ip->before_child_ctx = c->before_child_ctx;
     ip->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : INSTRPROC_DEADLINE_MS;
     ip->budget_ms = c->budget_ms > 0 ? c->budget_ms : INSTRPROC_BUDGET_MS;
     ip->cap = c->cache_entries ? c->cache_entries : INSTRPROC_CACHE_ENTRIES;
@@ -214,6 +218,7 @@ static int row_collect(struct instrproc *ip, const char *request, unsigned table
     *out = NULL;
     *hung = 0;
     ip->children++;
+    if (ip->before_child) ip->before_child(ip->before_child_ctx);
     if (subproc_run(argv, request, strlen(request), ip->deadline_ms, &res, err) != 0) {
         dv_seterr(why, "the profiling process could not start: %s", err);
         return -1;

@@ -40,6 +40,11 @@ struct instrproc_config {
     double deadline_ms;       /* 0: INSTRPROC_DEADLINE_MS                            */
     double budget_ms;         /* 0: INSTRPROC_BUDGET_MS                              */
     unsigned cache_entries;   /* 0: INSTRPROC_CACHE_ENTRIES                          */
+    /* Called before each profiling process starts (NULL: nothing): the
+     * caller lets go of a CUPTI profiler of its own there, since a process
+     * holding one makes the child's SASS metrics refused. */
+    void (*before_child)(void *ctx);
+    void *before_child_ctx;
 };
 
 struct instrproc;

@@ -216,6 +216,8 @@ int workerproc_main(int argc, char **argv) {
         return 2;
     }
     ic.device = ordinal;
+    ic.before_child = session_release_profiler;
+    ic.before_child_ctx = sess;
     /* No profiler (no temporary folder, say) leaves every profile null with
      * the reason; the worker measures on. */
     struct instrproc *ip = instrproc_create(&ic, perr);

@@ -266,3 +266,37 @@ Test(instrproc, a_program_that_cannot_start_is_the_rows_reason) {
     experiment_report_free(r);
     instrproc_free(ip);
 }
+
+/* The hook the worker lets go of its own CUPTI profiler in: called before
+ * every process that profiles, and never for a row served from the cache
+ * (a holder of the profiler makes the child's SASS metrics refused). */
+static unsigned hook_calls, hook_children_at_call;
+static struct instrproc *hook_ip;
+static void count_hook(void *ctx) {
+    hook_calls++;
+    hook_children_at_call = instrproc_children(hook_ip);
+    cr_expect_eq(ctx, &hook_calls, "the caller's context");
+}
+
+Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cache) {
+    struct dv_options o = lesson();
+    char err[ERR_LEN];
+    struct instrproc_config c = {.exe = FAKE, .deadline_ms = 5000, .before_child = count_hook,
+                                 .before_child_ctx = &hook_calls};
+    hook_ip = instrproc_create(&c, err);
+    cr_assert_not_null(hook_ip, "%s", err);
+    hook_calls = hook_children_at_call = 0;
+    struct dv_report *r = measured(&o);
+    const unsigned n = rows_of(r);
+    instrproc_report(hook_ip, &o, r);
+    cr_expect_eq(hook_calls, n, "once per process (%u rows)", n);
+    cr_expect_eq(started(), n, "every row's process started");
+    cr_expect_eq(hook_children_at_call, n, "the last call came with the last process");
+    struct dv_report *again = measured(&o);
+    instrproc_report(hook_ip, &o, again);
+    cr_expect_eq(again->testimony.instructions_cached_rows, n);
+    cr_expect_eq(hook_calls, n, "not called for rows from the cache");
+    experiment_report_free(again);
+    experiment_report_free(r);
+    instrproc_free(hook_ip);
+}
