@@ -171,7 +171,7 @@ tr[data-region=path_b] .sw{background:repeating-linear-gradient(45deg,var(--dw-p
 .wsay{flex:1 1 12rem;min-width:0}
 .lanes .ticks text{font-size:11px;opacity:.8}
 .lst{table-layout:fixed;width:100%}
-.lst col.c-path{width:2.6rem}.lst col.c-line{width:3rem}.lst col.c-pc{width:4.1rem}.lst col.c-lanes{width:8.6rem}.lst col.c-warp{width:6.6rem}.lst col.c-thread{width:7.6rem}
+.lst .fm{font-size:.85em;vertical-align:super;line-height:0}.lst col.c-path{width:2.6rem}.lst col.c-line{width:3rem}.lst col.c-pc{width:4.1rem}.lst col.c-lanes{width:8.6rem}.lst col.c-warp{width:6.6rem}.lst col.c-thread{width:7.6rem}
 .lst th,.lst td{padding:.18rem .3rem;vertical-align:middle}
 .lst thead th{text-align:left;vertical-align:bottom}
 .lst thead th.n{text-align:right}
@@ -323,6 +323,17 @@ td[data-k=pad]{display:none}
     }
     return parts.length ? parts.join(' \u00b7 ') : null;
   }
+  // The source file most of a listing's runs are on (`main`, named once in
+  // its caption) and a mark for each other file ({file: mark}).
+  const FILE_MARKS = ['\u2020', '\u2021', '\u00a7', '\u00b6', '#', '*'];
+  const fileMarks = (runs) => {
+    const n = new Map();
+    for (const u of runs) if (typeof u.file === 'string') n.set(u.file, (n.get(u.file) || 0) + 1);
+    const order = [...n.keys()].sort((a, b) => n.get(b) - n.get(a));
+    const marks = {};
+    order.slice(1).forEach((f, k) => { marks[f] = FILE_MARKS[k] || `[${k + 1}]`; });
+    return { main: order[0] || null, marks };
+  };
   const hasTestimony = (t) => (t.rows || []).some((r) => r.observed != null || r.counters != null);
   const ncReason = (r) => r.comparable_reason || 'does different work from the baseline';
   // The `error` object of an Error answer, or of a failed Job ({} when there is none).
@@ -423,6 +434,10 @@ td[data-k=pad]{display:none}
     short_sb: 'short scoreboard', no_inst: 'no instruction', imc: 'constant cache miss', branch_resolving: 'branch resolving',
     math: 'math pipe throttle', mio: 'MIO throttle', lg: 'LG throttle', tex: 'texture throttle', drain: 'drain',
     dispatch: 'dispatch stall', membar: 'memory barrier', sleep: 'sleeping', barrier: 'barrier', misc: 'miscellaneous',
+    // CUPTI's own names (smsp__pcsamp_warps_issue_stalled_<name>) where the words differ from the name's.
+    imc_miss: 'constant cache miss', long_scoreboard: 'long scoreboard', short_scoreboard: 'short scoreboard',
+    no_instructions: 'no instruction', math_pipe_throttle: 'math pipe throttle', mio_throttle: 'MIO throttle',
+    lg_throttle: 'LG throttle', tex_throttle: 'texture throttle',
   };
   const stallWords = (k) => STALL[k] || String(k).replace(/_/g, ' ');
   const COLLECTOR = { 'cupti-sass': 'CUPTI\u2019s SASS metrics', ncu: 'Nsight Compute\u2019s Source page' };
@@ -818,7 +833,7 @@ td[data-k=pad]{display:none}
       const runs = Array.isArray(x.runs) ? x.runs : [], regs = Array.isArray(x.regions) ? x.regions : [];
       const id = `${this.uid}-l${(this.listings = (this.listings || 0) + 1)}`;
       const g = x.grid || {}, blk = Array.isArray(g.block) ? g.block : [];
-      const shape = `${big(g.blocks)} blocks \u00d7 ${blk[1] > 1 ? `${blk[0]}\u00d7${blk[1]}` : blk[0]} threads`;
+      const shape = `${big(g.blocks)} block${g.blocks === 1 ? '' : 's'} \u00d7 ${blk[1] > 1 ? `${blk[0]}\u00d7${blk[1]}` : blk[0]} threads`;
       const scaled = fin(x.scale) && Math.abs(x.scale - 1) > 1e-9 ? `, scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid` : ' (this row\u2019s grid)';
       const when = String(x.collected_utc || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1');
       const cost = x.cached ? `served from the cache of an identical launch collected ${when} UTC (collecting it took ${fx(x.collect_ms, 1)} ms)`
@@ -891,8 +906,10 @@ td[data-k=pad]{display:none}
           list: runs.slice(first, last + 1), open: true },
         { key: 'after', title: 'After the branch', list: runs.slice(last + 1), open: false },
       ].filter((p) => p.list.length);
-      const files = new Set(runs.map((u) => u.file).filter((f) => typeof f === 'string'));
-      const one = files.size === 1 ? [...files][0] : null;
+      // The file most runs are on is the caption's; a line in another file
+      // (the predicate's header, inlined) carries a mark the caption
+      // explains, so the line column stays a number wide at any width.
+      const one = fileMarks(runs);
       const cols = ['Path', 'Line', 'PC', 'SASS', 'Lanes', 'Warp executions', 'Thread executions'];
       const N = cols.length;
       const sections = parts.map((p, s) => {
@@ -913,7 +930,8 @@ td[data-k=pad]{display:none}
         return body;
       });
       const keys = ['path', 'line', 'pc', 'sass', 'lanes', 'warp', 'thread'];
-      return el('table', { class: 'lst' }, el('caption', {}, `The instructions in program order${one ? `, beside their source lines in ${one}` : ''}; counts per instruction, over the row\u2019s full grid`),
+      return el('table', { class: 'lst' }, el('caption', {}, `The instructions in program order${one.main ? `, beside their source lines in ${one.main}` : ''}` +
+        Object.entries(one.marks).map(([f, m]) => ` (a line marked ${m} is in ${f})`).join('') + '; counts per instruction, over the row\u2019s full grid'),
         el('colgroup', {}, keys.map((k) => el('col', { class: `c-${k}` }))),
         el('thead', {}, el('tr', {}, cols.map((c, j) => el('th', { scope: 'col', class: j >= 5 ? 'n' : null }, c)))), sections);
     }
@@ -935,9 +953,10 @@ td[data-k=pad]{display:none}
       const off = u.warp_executions > 0 && Math.abs(a - o) > 0.05;
       const xn = multi ? el('button', { type: 'button', class: 'xn', 'aria-expanded': 'false', 'aria-controls': `${rid}-m`,
         'aria-label': `${u.count} such instructions: show the first and the last` }, `\u00d7${u.count}`) : null;
-      const line = u.line == null ? D : one ? String(u.line) : `${u.file || '?'}:${u.line}`;
+      const mark = u.file && u.file !== one.main ? one.marks[u.file] : null;
+      const line = u.line == null ? [D] : [String(u.line), mark ? el('span', { class: 'fm', title: u.file, 'aria-label': ` in ${u.file}` }, mark) : null];
       const row = el('tr', { class: 'run', 'data-region': u.region, 'data-pc': u.pc, 'data-count': u.count, 'data-guarded': u.guarded ? 'true' : 'false' },
-        td('path', 0, TAG[u.region] || ''), td('line', 1, line), td('pc', 2, hex(u.pc)),
+        td('path', 0, TAG[u.region] || ''), td('line', 1, ...line), td('pc', 2, hex(u.pc)),
         el('th', { scope: 'row', class: 'sass' }, code, xn),
         el('td', { 'data-k': 'lanes' }, dl(4), el('span', { class: 'v' }, bar,
           el('span', { class: 'ln', 'aria-hidden': 'true' }, u.warp_executions > 0 ? fx(a, 1) : 'not run'),

@@ -73,7 +73,7 @@ extern "C" {
 #define LISTING_OPCODE_LEN 32
 #define LISTING_FILE_LEN 160
 #define LISTING_FUNCTION_LEN 256
-#define LISTING_REASON_LEN 48
+#define LISTING_REASON_LEN 96 /* CUPTI's reason names run to 62 characters */
 #define LISTING_MAX_REASONS 64  /* stall reasons a GPU names (40 on GH100)   */
 #define LISTING_TOP_STALLS 4    /* reasons kept per region                   */
 #define LISTING_MAX_PATH_LINES 16

@@ -121,7 +121,7 @@ static inline char *fixture_document(size_t suite_index, double base_ms, double 
 
 /* The recorded H200 capture (tests/fixtures/evidence, one night of every
  * suite, as the server filed it before evidence had GPU folders). */
-#define FIXTURE_CAPTURE_DATE "2026-11-29"
+#define FIXTURE_CAPTURE_DATE "2026-12-01"
 #define FIXTURE_CAPTURE_DIR DV_TEST_SOURCE_DIR "/tests/fixtures/evidence/" FIXTURE_CAPTURE_DATE
 #define FIXTURE_SYNTHETIC_GPU "Synthetic Test GPU"
 #define FIXTURE_SYNTHETIC_NOTE                                                                    \

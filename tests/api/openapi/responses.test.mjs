@@ -186,7 +186,7 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
     assert.equal(e.json.document.device.name, 'NVIDIA H200');
     await call(gpu, 'GET', `/evidence/latest/${s}.txt`, { want: 200 });
   }
-  await call(gpu, 'GET', '/evidence/2026-11-29/day22-part1.json', { want: 200 });
+  await call(gpu, 'GET', '/evidence/2026-12-01/day22-part1.json', { want: 200 });
   await call(gpu, 'GET', '/evidence/2026-02-30/day22-part1.json', { want: 400 });
   await call(gpu, 'GET', '/evidence/2020-01-01/day22-part1.json', { want: 404 });
   await call(gpu, 'GET', '/evidence/latest/no-such-suite', { want: 404 });
@@ -198,7 +198,7 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
   await call(gpu, 'GET', `/evidence/${slug}/latest`, { want: 200 });
   await call(gpu, 'GET', `/evidence/${slug}/latest/day22-part1`, { want: 200 });
   await call(gpu, 'GET', `/evidence/${slug}/latest/day22-part1.txt`, { want: 200 });
-  await call(gpu, 'GET', `/evidence/${slug}/2026-11-29/day22-part1.json`, { want: 200 });
+  await call(gpu, 'GET', `/evidence/${slug}/2026-12-01/day22-part1.json`, { want: 200 });
   await call(gpu, 'GET', `/evidence/${slug}/history/day22-part1`, { want: 200 });
   await call(gpu, 'GET', '/evidence/no-such-gpu/latest', { want: 404 });
   await call(gpu, 'GET', `/evidence/${slug}/latest/no-such-suite`, { want: 404 });

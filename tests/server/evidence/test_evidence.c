@@ -656,7 +656,7 @@ Test(evidence, two_gpu_models_are_kept_apart, .init = setup, .fini = teardown) {
     cr_expect_eq(evidence_default_gpu(ev, "tesla-t4", def), 1);
 
     /* A write for one model leaves the other's views alone. */
-    put("day22-part1", "2026-11-30", 0, 0, "worker crashed", NULL);
+    put("day22-part1", "2026-12-02", 0, 0, "worker crashed", NULL);
     json_t *i2 = index_of(ev, GPU);
     cr_expect_str_eq(js(entry(i2, "day22-part1"), "status"), "failed");
     json_t *o2 = json_array_get(json_object_get(json_array_get(json_object_get(i2, "gpus"), 1), "suites"), 0);
@@ -666,7 +666,7 @@ Test(evidence, two_gpu_models_are_kept_apart, .init = setup, .fini = teardown) {
     cr_expect_eq(json_array_size(json_object_get(hist, "nights")), 2);
     json_decref(hist);
     char p[700];
-    snprintf(p, sizeof p, "%s/synthetic-test-gpu/2026-11-30", dir);
+    snprintf(p, sizeof p, "%s/synthetic-test-gpu/2026-12-02", dir);
     cr_expect_neq(access(p, F_OK), 0, "a write went into another GPU's folder");
 }
 
