@@ -306,6 +306,76 @@ unsigned listing_ncu_launches(const char *csv, size_t len) {
     return n;
 }
 
+/* The absolute addresses of a launch's instructions and their branch
+ * targets, in listing order, until the lowest address is known. */
+struct ncu_abs {
+    unsigned long long *addr, *target;
+    size_t n, cap;
+};
+
+static int abs_room(struct ncu_abs *abs) {
+    if (abs->n < abs->cap) return 0;
+    size_t cap = abs->cap ? 2 * abs->cap : 512;
+    unsigned long long *a = realloc(abs->addr, cap * sizeof *a);
+    if (!a) return -1;
+    abs->addr = a;
+    unsigned long long *t = realloc(abs->target, cap * sizeof *t);
+    if (!t) return -1;
+    abs->target = t;
+    abs->cap = cap;
+    return 0;
+}
+
+/* One instruction row (fields `f`, `n` of them) into *tmp, its address and
+ * its branch target (0 for none). -1 with `err` naming CSV row `row`. */
+static int ncu_row(char **f, int n, const struct ncu_columns *c, unsigned row, struct listing_insn *tmp,
+                   unsigned long long *addr, unsigned long long *target, char *err) {
+    int maxcol = c->address;
+    const int need[] = {c->source, c->warp, c->thread, c->pred_on, c->divergent};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (need[k] > maxcol) maxcol = need[k];
+    if (n <= maxcol) {
+        dv_seterr(err, "ncu CSV: row %u has %d fields, the header %d", row, n, maxcol + 1);
+        return -1;
+    }
+    char *endp = NULL;
+    *addr = strtoull(f[c->address], &endp, 16);
+    if (endp == f[c->address] + 2) {
+        dv_seterr(err, "ncu CSV: row %u: address %s", row, f[c->address]);
+        return -1;
+    }
+    memset(tmp, 0, sizeof *tmp);
+    collapse_blanks(tmp->sass, sizeof tmp->sass, f[c->source]);
+    tmp->warp = csv_count(f[c->warp]);
+    tmp->thread = csv_count(f[c->thread]);
+    tmp->pred_on = csv_count(f[c->pred_on]);
+    tmp->divergent = csv_count(f[c->divergent]);
+    for (int k = 0; k < c->nstall; k++)
+        if (c->stall_col[k] < n) tmp->stalls[k] = (uint32_t)csv_count(f[c->stall_col[k]]);
+    listing_decode(tmp);
+    const char *h = strcmp(tmp->opcode, "BRA") == 0 ? strstr(tmp->sass, "0x") : NULL;
+    *target = h ? strtoull(h, NULL, 16) : 0;
+    return 0;
+}
+
+/* The pcs as offsets from the lowest address `base`, branch targets too;
+ * -1 when ncu's listing is not in address order. */
+static int ncu_rebase(struct listing_insns *out, const struct ncu_abs *abs, unsigned long long base, char *err) {
+    for (size_t k = 0; k < abs->n; k++) {
+        out->v[k].pc = (uint32_t)(abs->addr[k] - base);
+        if (abs->target[k] >= base && abs->target[k] - base <= 0xffffffffull) {
+            out->v[k].has_target = 1;
+            out->v[k].target = (uint32_t)(abs->target[k] - base);
+        }
+    }
+    for (size_t k = 1; k < out->n; k++)
+        if (out->v[k].pc <= out->v[k - 1].pc) {
+            dv_seterr(err, "ncu CSV: addresses out of order at 0x%llx", abs->addr[k]);
+            return -1;
+        }
+    return 0;
+}
+
 int listing_read_ncu(const char *csv, size_t len, unsigned index, struct listing_insns *out, char *err) {
     const char *at = csv, *end = csv + len;
     char *line = malloc(LINE_MAX_LEN);
@@ -320,10 +390,7 @@ int listing_read_ncu(const char *csv, size_t len, unsigned index, struct listing
         return -1;
     }
     /* Absolute addresses first; offsets once the block's lowest is known. */
-    struct {
-        unsigned long long *addr, *target;
-        size_t n, cap;
-    } abs = {0};
+    struct ncu_abs abs = {0};
     while (next_line(&at, end, line, LINE_MAX_LEN)) {
         row++;
         int n = csv_split(line, f);
@@ -350,46 +417,14 @@ int listing_read_ncu(const char *csv, size_t len, unsigned index, struct listing
             continue;
         }
         if (!have_header || n <= c.address || strncmp(f[c.address], "0x", 2) != 0) continue;
-        int maxcol = c.address;
-        const int need[] = {c.source, c.warp, c.thread, c.pred_on, c.divergent};
-        for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
-            if (need[k] > maxcol) maxcol = need[k];
-        if (n <= maxcol) {
-            dv_seterr(err, "ncu CSV: row %u has %d fields, the header %d", row, n, maxcol + 1);
-            goto cleanup;
-        }
-        char *endp = NULL;
-        unsigned long long addr = strtoull(f[c.address], &endp, 16);
-        if (endp == f[c.address] + 2) {
-            dv_seterr(err, "ncu CSV: row %u: address %s", row, f[c.address]);
-            goto cleanup;
-        }
-        if (addr < base) base = addr;
-        /* The pc is set once the base is known; the address rides in pc's
-         * place meanwhile (kept in `abs`). */
-        if (abs.n == abs.cap) {
-            size_t cap = abs.cap ? 2 * abs.cap : 512;
-            unsigned long long *a = realloc(abs.addr, cap * sizeof *a), *t = a ? realloc(abs.target, cap * sizeof *t) : NULL;
-            if (a) abs.addr = a;
-            if (!a || !t) goto oom;
-            abs.target = t;
-            abs.cap = cap;
-        }
         struct listing_insn tmp;
-        memset(&tmp, 0, sizeof tmp);
-        collapse_blanks(tmp.sass, sizeof tmp.sass, f[c.source]);
-        tmp.warp = csv_count(f[c.warp]);
-        tmp.thread = csv_count(f[c.thread]);
-        tmp.pred_on = csv_count(f[c.pred_on]);
-        tmp.divergent = csv_count(f[c.divergent]);
-        for (int k = 0; k < c.nstall; k++)
-            if (c.stall_col[k] < n) tmp.stalls[k] = (uint32_t)csv_count(f[c.stall_col[k]]);
-        listing_decode(&tmp);
-        abs.target[abs.n] = 0;
-        const char *h = strcmp(tmp.opcode, "BRA") == 0 ? strstr(tmp.sass, "0x") : NULL;
-        if (h) abs.target[abs.n] = strtoull(h, NULL, 16);
+        unsigned long long addr, target;
+        if (ncu_row(f, n, &c, row, &tmp, &addr, &target, err) != 0) goto cleanup;
+        if (addr < base) base = addr;
+        if (abs_room(&abs) != 0) goto oom;
         abs.addr[abs.n] = addr;
-        /* Stored at a provisional index-keyed pc; rebuilt below. */
+        abs.target[abs.n] = target;
+        /* Stored at a provisional index-keyed pc; rebased below. */
         tmp.pc = (uint32_t)abs.n;
         struct listing_insn *i = listing_insns_at(out, tmp.pc);
         if (!i) goto oom;
@@ -400,20 +435,7 @@ int listing_read_ncu(const char *csv, size_t len, unsigned index, struct listing
         dv_seterr(err, "ncu CSV: no instructions for profiled launch %u (%d launches)", index, block + 1);
         goto cleanup;
     }
-    for (size_t k = 0; k < abs.n; k++) {
-        out->v[k].pc = (uint32_t)(abs.addr[k] - base);
-        if (abs.target[k] >= base && abs.target[k] - base <= 0xffffffffull) {
-            out->v[k].has_target = 1;
-            out->v[k].target = (uint32_t)(abs.target[k] - base);
-        }
-    }
-    /* ncu lists in address order; make sure of it. */
-    for (size_t k = 1; k < out->n; k++)
-        if (out->v[k].pc <= out->v[k - 1].pc) {
-            dv_seterr(err, "ncu CSV: addresses out of order at 0x%llx", abs.addr[k]);
-            goto cleanup;
-        }
-    rc = 0;
+    rc = ncu_rebase(out, &abs, base, err);
     goto cleanup;
 oom:
     dv_seterr(err, "ncu CSV: out of memory");

@@ -60,6 +60,79 @@ static int grow(struct subproc_result *res, size_t *cap, size_t need) {
     return 0;
 }
 
+/* Feeds `input` to the child's stdin (*in_w, closed when all is sent or the
+ * child closed its end) and reads its stdout (*out_r, closed at its end)
+ * into res->out, until the output ends, the deadline passes or the output
+ * grows past SUBPROC_MAX_OUTPUT (both set *killed). -1 when out of memory. */
+static int pump(int *in_w, int *out_r, const void *input, size_t len, double deadline_ms, double t0,
+                struct subproc_result *res, size_t *cap, int *killed) {
+    size_t sent = 0;
+    if (grow(res, cap, 1) != 0) return -1;
+    while (*out_r >= 0) {
+        struct pollfd pf[2];
+        int n = 0;
+        pf[n++] = (struct pollfd){.fd = *out_r, .events = POLLIN};
+        if (*in_w >= 0) pf[n++] = (struct pollfd){.fd = *in_w, .events = POLLOUT};
+        int timeout = -1;
+        if (deadline_ms > 0) {
+            const double left = deadline_ms - (timeutil_now_ms() - t0);
+            if (left <= 0) {
+                *killed = 1;
+                return 0;
+            }
+            timeout = left > 1e9 ? 1000000000 : (int)left + 1;
+        }
+        int k = poll(pf, (nfds_t)n, timeout);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            *killed = 1; /* cannot wait on it any more: end it */
+            return 0;
+        }
+        if (n > 1 && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t w = write(*in_w, (const char *)input + sent, len - sent);
+            if (w > 0) sent += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
+                close(*in_w); /* all sent, or the child closed its stdin */
+                *in_w = -1;
+            }
+        }
+        if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            if (grow(res, cap, res->len + 65536 + 1) != 0) return -1;
+            ssize_t got = read(*out_r, res->out + res->len, *cap - res->len - 1);
+            if (got > 0) res->len += (size_t)got;
+            else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close(*out_r);
+                *out_r = -1;
+            }
+            if (res->len > SUBPROC_MAX_OUTPUT) {
+                *killed = 1;
+                return 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Waits for `pid` (killed first when `killed`) and says how it ended. */
+static void reap(pid_t pid, int killed, double t0, struct subproc_result *res) {
+    if (killed) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    res->ms = timeutil_now_ms() - t0;
+    res->out[res->len] = '\0';
+    if (killed) {
+        res->how = SUBPROC_KILLED;
+        res->status = SIGKILL;
+    } else if (WIFSIGNALED(status)) {
+        res->how = SUBPROC_SIGNALED;
+        res->status = WTERMSIG(status);
+    } else {
+        res->how = SUBPROC_EXITED;
+        res->status = WEXITSTATUS(status);
+    }
+}
+
 int subproc_run(const char *const *argv, const void *input, size_t len, double deadline_ms, struct subproc_result *res,
                 char *err) {
     memset(res, 0, sizeof *res);
@@ -96,80 +169,24 @@ int subproc_run(const char *const *argv, const void *input, size_t len, double d
         goto fail;
     }
     fcntl(in[1], F_SETFL, O_NONBLOCK);
-    size_t sent = 0, cap = 0;
-    int killed = 0;
     if (!input || len == 0) {
         close(in[1]);
         in[1] = -1;
     }
-    if (grow(res, &cap, 1) != 0) goto oom_kill;
-    while (out[0] >= 0) {
-        struct pollfd pf[2];
-        int n = 0;
-        pf[n++] = (struct pollfd){.fd = out[0], .events = POLLIN};
-        if (in[1] >= 0) pf[n++] = (struct pollfd){.fd = in[1], .events = POLLOUT};
-        int timeout = -1;
-        if (deadline_ms > 0) {
-            const double left = deadline_ms - (timeutil_now_ms() - t0);
-            if (left <= 0) {
-                killed = 1;
-                break;
-            }
-            timeout = left > 1e9 ? 1000000000 : (int)left + 1;
+    size_t cap = 0;
+    int killed = 0;
+    if (pump(&in[1], &out[0], input, len, deadline_ms, t0, res, &cap, &killed) != 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }
-        int k = poll(pf, (nfds_t)n, timeout);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) {
-            killed = 1; /* cannot wait on it any more: end it */
-            break;
-        }
-        if (n > 1 && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t w = write(in[1], (const char *)input + sent, len - sent);
-            if (w > 0) sent += (size_t)w;
-            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == len) {
-                close(in[1]); /* all sent, or the child closed its stdin */
-                in[1] = -1;
-            }
-        }
-        if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            if (grow(res, &cap, res->len + 65536 + 1) != 0) goto oom_kill;
-            ssize_t got = read(out[0], res->out + res->len, cap - res->len - 1);
-            if (got > 0) res->len += (size_t)got;
-            else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-                close(out[0]);
-                out[0] = -1;
-            }
-            if (res->len > SUBPROC_MAX_OUTPUT) {
-                killed = 1;
-                break;
-            }
-        }
+        dv_seterr(err, "subproc: out of memory for the output of %s", argv[0]);
+        goto fail;
     }
-    if (killed) kill(pid, SIGKILL);
     if (in[1] >= 0) close(in[1]);
     if (out[0] >= 0) close(out[0]);
     in[1] = out[0] = -1;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    res->ms = timeutil_now_ms() - t0;
-    res->out[res->len] = '\0';
-    if (killed) {
-        res->how = SUBPROC_KILLED;
-        res->status = SIGKILL;
-    } else if (WIFSIGNALED(status)) {
-        res->how = SUBPROC_SIGNALED;
-        res->status = WTERMSIG(status);
-    } else {
-        res->how = SUBPROC_EXITED;
-        res->status = WEXITSTATUS(status);
-    }
+    reap(pid, killed, t0, res);
     return 0;
-oom_kill:
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-    }
-    dv_seterr(err, "subproc: out of memory for the output of %s", argv[0]);
 fail:
     for (int i = 0; i < 2; i++) {
         if (in[i] >= 0) close(in[i]);
