@@ -33,6 +33,7 @@
 #include "kernels/base/status.h"
 #include "kernels/gpu/counters.h"
 #include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/cupti_lib.h"
 
 #ifdef DV_HAVE_CUPTI
 
@@ -132,64 +133,9 @@ static int cupti_check(CUptiResult r, const char *call, const char *file, int li
 
 /* ---- the library ------------------------------------------------------- */
 
-static int load_from(const char *dir, const char *name) {
-    char path[1280];
-    if (dir) {
-        static const char *const perf[] = {"libnvperf_host.so", "libnvperf_target.so"};
-        for (size_t i = 0; i < sizeof perf / sizeof perf[0]; i++) {
-            int n = snprintf(path, sizeof path, "%s/%s", dir, perf[i]);
-            if (n > 0 && (size_t)n < sizeof path) dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-        }
-    }
-    int n = dir ? snprintf(path, sizeof path, "%s/%s", dir, name) : snprintf(path, sizeof path, "%s", name);
-    if (n < 0 || (size_t)n >= sizeof path) return 0;
-    api.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (api.lib) snprintf(api.library, sizeof api.library, "%.255s", path);
-    return api.lib != NULL;
-}
-
-static int load_dir(const char *dir) { return load_from(dir, "libcupti.so.13") || load_from(dir, "libcupti.so"); }
-
-/* $DV_CUPTI_LIBRARY, lib/ and ../lib beside the binary, the toolkit found
- * at build time, the loader's search: counters.h's order. */
-static int load_search(char *reason) {
-    const char *exact = getenv("DV_CUPTI_LIBRARY");
-    if (exact && exact[0]) {
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s", exact);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = '\0';
-        if (load_from(slash ? dir : NULL, slash ? slash + 1 : exact)) return 0;
-        const char *e = dlerror();
-        dv_seterr(reason, "CUPTI: DV_CUPTI_LIBRARY=%s cannot be loaded: %s", exact, e ? e : "not found");
-        return -1;
-    }
-    char self[1024];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 8);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        static const char *const rel[] = {"/lib", "/../lib"};
-        for (size_t i = 0; slash && i < sizeof rel / sizeof rel[0]; i++) {
-            snprintf(slash, sizeof self - (size_t)(slash - self), "%s", rel[i]);
-            if (load_dir(self)) return 0;
-        }
-    }
-#ifdef DV_CUPTI_BUILD_DIR
-    if (load_dir(DV_CUPTI_BUILD_DIR)) return 0;
-#endif
-    if (load_dir(NULL)) return 0;
-    const char *e = dlerror();
-    dv_seterr(reason,
-              "CUPTI: libcupti.so not found (beside the binary in lib/, in the toolkit, or on the loader path; set "
-              "DV_CUPTI_LIBRARY to its path): %s",
-              e ? e : "not found");
-    return -1;
-}
-
 static int load_api(char *reason) {
     if (api.cuptiGetSassToSourceCorrelation) return 0;
-    if (!api.lib && load_search(reason) != 0) return -1;
+    if (!api.lib && !(api.lib = cupti_lib_open(api.library, sizeof api.library, reason))) return -1;
 #define RESOLVE(fn)                                                                                                    \
     if (!(api.fn = (__typeof__(&fn))dlsym(api.lib, #fn))) {                                                            \
         dv_seterr(reason, "CUPTI: %s has no %s (SASS metrics need CUDA 12.4 or newer)", api.library, #fn);              \
