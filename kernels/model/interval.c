@@ -50,28 +50,35 @@ static void heap_sort(double *a, size_t n) {
     }
 }
 
+/* Hoare's partition of a[0..n) (n > 16) around the median of its first,
+ * middle and last values: returns `left` with a[0..left) <= pivot <=
+ * a[left..n), both sides non-empty. */
+static size_t partition(double *a, size_t n) {
+    const size_t mid = n / 2;
+    if (a[mid] < a[0]) swap_d(&a[mid], &a[0]);
+    if (a[n - 1] < a[0]) swap_d(&a[n - 1], &a[0]);
+    if (a[n - 1] < a[mid]) swap_d(&a[n - 1], &a[mid]);
+    const double pivot = a[mid];
+    size_t i = 0, j = n - 1;
+    for (;;) { /* a[0] <= pivot <= a[n-1] bound both scans */
+        while (a[i] < pivot) i++;
+        while (a[j] > pivot) j--;
+        if (i >= j) break;
+        swap_d(&a[i], &a[j]);
+        i++;
+        j--;
+    }
+    return j + 1;
+}
+
 static void intro_sort(double *a, size_t n, unsigned depth) {
     while (n > 16) {
         if (depth-- == 0) {
             heap_sort(a, n);
             return;
         }
-        const size_t mid = n / 2;
-        if (a[mid] < a[0]) swap_d(&a[mid], &a[0]);
-        if (a[n - 1] < a[0]) swap_d(&a[n - 1], &a[0]);
-        if (a[n - 1] < a[mid]) swap_d(&a[n - 1], &a[mid]);
-        const double pivot = a[mid];
-        size_t i = 0, j = n - 1;
-        for (;;) { /* a[0] <= pivot <= a[n-1] bound both scans */
-            while (a[i] < pivot) i++;
-            while (a[j] > pivot) j--;
-            if (i >= j) break;
-            swap_d(&a[i], &a[j]);
-            i++;
-            j--;
-        }
-        /* a[0..j] <= pivot <= a[j+1..n): recurse into the smaller side. */
-        const size_t left = j + 1;
+        /* a[0..left) <= pivot <= a[left..n): recurse into the smaller side. */
+        const size_t left = partition(a, n);
         if (left < n - left) {
             intro_sort(a, left, depth);
             a += left;
@@ -101,21 +108,7 @@ static void select_k(double *a, size_t n, size_t k) {
             heap_sort(a, n);
             return;
         }
-        const size_t mid = n / 2;
-        if (a[mid] < a[0]) swap_d(&a[mid], &a[0]);
-        if (a[n - 1] < a[0]) swap_d(&a[n - 1], &a[0]);
-        if (a[n - 1] < a[mid]) swap_d(&a[n - 1], &a[mid]);
-        const double pivot = a[mid];
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i] < pivot) i++;
-            while (a[j] > pivot) j--;
-            if (i >= j) break;
-            swap_d(&a[i], &a[j]);
-            i++;
-            j--;
-        }
-        const size_t left = j + 1;
+        const size_t left = partition(a, n);
         if (k < left) {
             n = left;
         } else {
