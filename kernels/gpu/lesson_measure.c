@@ -62,16 +62,6 @@ static int launch_counted(void *vctx, unsigned row, unsigned blocks, char *err) 
     return rc != 0 ? rc : launch(c, row, blocks, NULL, err);
 }
 
-/* The host mask of a row at phase 0, of the predicate its kernel evaluates
- * (what the check and the mask kernel read). */
-static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
-    struct predicate p;
-    if (experiment_row_predicate(row, &p, err) != 0) return NULL;
-    uint32_t *m = analysis_mask_build(&p, g, 0, err);
-    predicate_cleanup(&p);
-    return m;
-}
-
 /* The witness pass of a table (gpu/witness.h): each row's witness
  * instantiation on the whole grid, its record against the model's. */
 struct lesson_witness {
@@ -165,7 +155,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                                 .iterations = r->config.iterations};
     for (unsigned i = 0; i < t->nrows; i++) {
         const uint32_t *dmask = NULL;
-        if (!(masks[i] = session_mask(s, &t->rows[i], &g, row_mask,
+        if (!(masks[i] = session_mask(s, &t->rows[i], &g, experiment_row_mask,
                                       experiment_row_reads_mask(&t->rows[i]) ? &dmask : NULL, &rc, err)))
             goto cleanup;
         c.d_mask[i] = (uint32_t *)dmask;

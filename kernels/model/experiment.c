@@ -135,6 +135,14 @@ int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char
     return rc;
 }
 
+uint32_t *experiment_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
+    struct predicate p;
+    if (experiment_row_predicate(row, &p, err) != 0) return NULL;
+    uint32_t *m = analysis_mask_build(&p, g, 0, err);
+    predicate_cleanup(&p);
+    return m;
+}
+
 unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iterations) {
     return known_kernel(row->kernel) && kernels[row->kernel].per_iteration ? iterations : 1u;
 }

@@ -527,6 +527,12 @@ const char *experiment_kernel_name(int kernel);
  * a name that does not resolve). */
 int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err);
 
+/* The row's path mask at phase 0 over geometry `g`, of the predicate its
+ * kernel evaluates (what the CPU check and the mask kernel read; free()
+ * it); NULL with `err`. A session_mask_fn (gpu/session.h). */
+struct dv_geometry; /* model/analysis.h */
+uint32_t *experiment_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err);
+
 /* How often a thread of the row evaluates its branch over `iterations`:
  * every iteration for the per-iteration kernel (phase k at iteration k),
  * else once (phase 0; the no-branch kernel as always-a). A scenario row's

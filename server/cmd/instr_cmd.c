@@ -205,15 +205,6 @@ static int row_plan(const struct args *a, struct row_run *rr, char *err) {
     return 0;
 }
 
-/* The row's phase-0 mask (what the mask kernel reads). */
-static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
-    struct predicate p;
-    if (experiment_row_predicate(row, &p, err) != 0) return NULL;
-    uint32_t *m = analysis_mask_build(&p, g, 0, err);
-    predicate_cleanup(&p);
-    return m;
-}
-
 /* The device and the row's buffers, as the measurement makes them. */
 static int row_buffers(struct row_run *rr, struct dv_device *dev, char *err) {
     int rc;
@@ -229,7 +220,7 @@ static int row_buffers(struct row_run *rr, struct dv_device *dev, char *err) {
     float *out = session_output(rr->s, 0, n, &host, &rc, err);
     if (!out) return rc;
     const uint32_t *dmask = NULL;
-    if (!session_mask(rr->s, rr->row, &rr->g, row_mask, experiment_row_reads_mask(rr->row) ? &dmask : NULL, &rc, err))
+    if (!session_mask(rr->s, rr->row, &rr->g, experiment_row_mask, experiment_row_reads_mask(rr->row) ? &dmask : NULL, &rc, err))
         return rc;
     rr->base = (struct dv_launch){.in = in,
                                   .out = out,

@@ -69,14 +69,6 @@ static void validate(struct dv_options *o) {
 
 /* The phase-0 mask of a row's predicate over `g` (what lesson_measure.c's
  * check and mask kernel read). */
-static uint32_t *row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
-    struct predicate p;
-    if (experiment_row_predicate(row, &p, err) != 0) return NULL;
-    uint32_t *m = analysis_mask_build(&p, g, 0, err);
-    predicate_cleanup(&p);
-    return m;
-}
-
 /* ---- replay leaves the outputs as the timed launch left them ----------- */
 
 struct replay_ctx {
@@ -133,7 +125,7 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
         struct testimony_grid grids[DV_MAX_ROWS];
         float *host[DV_MAX_ROWS];
         for (unsigned i = 0; i < t->nrows; i++) {
-            masks[i] = session_mask(s, &t->rows[i], &g, row_mask,
+            masks[i] = session_mask(s, &t->rows[i], &g, experiment_row_mask,
                                     experiment_row_reads_mask(&t->rows[i]) ? &x.d_mask[i] : NULL, &rc, err);
             cr_assert_not_null(masks[i], "%s", err);
             cr_assert_not_null(x.out[i] = session_output(s, i, n, &host[i], &rc, err), "%s", err);
@@ -457,7 +449,7 @@ static void grid_text(const struct dv_options *o, const struct dv_table *t, unsi
         testimony_counter_grid(g.blocks, testimony_period_bytes(work, tpb, g.blocks), &tg);
         free(work);
     } else {
-        uint32_t *m = row_mask(&t->rows[j], &g, err);
+        uint32_t *m = experiment_row_mask(&t->rows[j], &g, err);
         cr_assert_not_null(m, "%s", err);
         cr_assert_eq(testimony_lesson_grid(&t->rows[j], &g, o->iterations, m, &tg, err), 0, "%s", err);
         free(m);
