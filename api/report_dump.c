@@ -205,6 +205,7 @@ static json_t *observed_json(const struct dv_observed *w, int *bad) {
     put(o, "agrees", json_boolean(w->agrees), bad);
     put(o, "predicated", json_boolean(w->predicated), bad);
     put(o, "first_difference", w->first_difference < 0 ? json_null() : integer(w->first_difference), bad);
+    if (w->blocks_witnessed) put(o, "blocks_witnessed", integer(w->blocks_witnessed), bad);
     put(o, "verdict", TEXT(w->verdict), bad);
     return o;
 }

@@ -301,6 +301,10 @@ static void observed_parse(struct rd *rd, const json_t *o, const char *path, str
     get_bool(rd, v, sub, "agrees", &w->agrees);
     get_bool(rd, v, sub, "predicated", &w->predicated);
     get_ll(rd, v, sub, "first_difference", &w->first_difference);
+    long long witnessed = 0;
+    get_ll(rd, v, sub, "blocks_witnessed", &witnessed);
+    if (witnessed < 0 || witnessed > DV_MAX_BLOCKS) rd_fail(rd, sub, "blocks_witnessed", "out of range");
+    else w->blocks_witnessed = (unsigned)witnessed;
     GET_STR(rd, v, sub, "verdict", w->verdict);
 }
 

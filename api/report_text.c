@@ -468,7 +468,7 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
  * agreement with the model) and what the counters say (active lanes per
  * instruction, divergent branch targets per block beside the model's split
  * warps, warp instructions per warp-wide FMA). "-" where not taken. */
-static void testimony_text(struct strbuf *b, const struct dv_table *t) {
+static void testimony_text(struct strbuf *b, const struct dv_table *t, unsigned grid) {
     int any = 0, width = (int)strlen("GPU saw");
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         any |= t->rows[r].observed.present || t->rows[r].counters.present;
@@ -536,6 +536,20 @@ static void testimony_text(struct strbuf *b, const struct dv_table *t) {
                   "instr/FMA: warp instructions per 32 FMAs (1.0 = nothing but the FMAs); instr vs base: warp "
                   "instructions over the baseline row's, the ratio the GPU's own count predicts\n",
                   is_kernel_table(t) || is_scenario_table(t) ? " (per iteration where the branch is in the loop)" : "");
+    /* Where the witness ran on the blocks that stand for a grid, say so. */
+    unsigned lo = 0, hi = 0;
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
+        const struct dv_observed *o = &t->rows[r].observed;
+        if (!o->present || !o->blocks_witnessed) continue;
+        if (!lo || o->blocks_witnessed < lo) lo = o->blocks_witnessed;
+        if (o->blocks_witnessed > hi) hi = o->blocks_witnessed;
+    }
+    if (!is_scenario_table(t) && lo && grid && lo < grid) {
+        if (lo == hi) strbuf_printf(b, "witness: run on %u of the grid's %u blocks, ", lo, grid);
+        else strbuf_printf(b, "witness: run on %u to %u of the grid's %u blocks, ", lo, hi, grid);
+        strbuf_printf(b, "the blocks that stand for each row's grid (the others take the paths of the block they "
+                         "repeat, and its record)\n");
+    }
 }
 
 /* ---- the layout for the other writers (report_layout.h) ------------------ */
@@ -680,7 +694,7 @@ char *report_text(const struct dv_report *r) {
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
         strbuf_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
-        if (r->measured) testimony_text(&b, &r->tables[i]);
+        if (r->measured) testimony_text(&b, &r->tables[i], c->blocks);
         if (r->measured) instructions_text(&b, &r->tables[i]);
     }
     const struct dv_testimony *tm = &r->testimony;

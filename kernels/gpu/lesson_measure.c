@@ -70,11 +70,12 @@ struct lesson_witness {
     struct dv_table *t;
     const struct dv_geometry *g;
     const uint32_t *const *masks;
+    const unsigned *blocks; /* per row: the blocks its witness kernel runs */
 };
 
 static int witness_launch(void *p, unsigned row, struct dv_witness_block *d_rec, char *err) {
     const struct lesson_witness *x = p;
-    return launch(x->c, row, x->c->base.blocks, d_rec, err);
+    return launch(x->c, row, x->blocks[row], d_rec, err);
 }
 
 static int witness_expect(void *p, unsigned row, struct dv_witness_block *exp, char *err) {
@@ -88,6 +89,7 @@ static void witness_observe(void *p, unsigned row, const struct dv_witness_block
     struct dv_row *w = &x->t->rows[row];
     testimony_observe(seen, exp, x->g->blocks, w->warps_per_block,
                       experiment_row_evaluations(w, x->r->config.iterations), &w->observed);
+    w->observed.blocks_witnessed = x->blocks[row];
 }
 
 static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
@@ -227,16 +229,9 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
 /* The counter pass of table `t`: each row counted on the blocks that stand
  * for its grid (from the row's phase-0 mask `masks[row]`). */
 static int lesson_counters(const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
-                           const struct dv_geometry *g, const uint32_t *const *masks, struct dv_testimony *tm,
-                           struct counters **cnt, char *err) {
+                           const struct testimony_grid *grids, struct dv_testimony *tm, struct counters **cnt) {
     unsigned evaluations[DV_MAX_ROWS];
-    struct testimony_grid grids[DV_MAX_ROWS];
-    const double t0 = timeutil_now_ms();
-    for (unsigned i = 0; i < t->nrows; i++) {
-        evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
-        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0) return DV_ERR;
-    }
-    tm->counters_ms += timeutil_now_ms() - t0;
+    for (unsigned i = 0; i < t->nrows; i++) evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
     const struct counters_launch l = {.launch = launch_counted, .ctx = c};
     counters_table(cnt, t, grids, &l, evaluations, tm);
     return 0;
@@ -252,11 +247,26 @@ static int lesson_counters(const struct dv_report *r, struct dv_table *t, struct
 static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
                             struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
                             const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    struct lesson_witness x = {c, r, t, g, masks};
-    const struct witness_rows rows = {t->nrows, g->blocks, witness_launch, witness_expect, witness_observe, &x};
+    /* The blocks that stand for each row's grid (testimony_lesson_grid():
+     * one block for a predicate that does not read blockIdx.x, one period of
+     * blocks for one that does), found once for the counter pass and the
+     * witness, which runs them and repeats their records over the grid. */
+    struct testimony_grid grids[DV_MAX_ROWS];
+    unsigned wblocks[DV_MAX_ROWS];
+    if (o->no_witness && !*cnt) return 0;
+    const double tg = timeutil_now_ms();
+    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
+        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0) return DV_ERR;
+        wblocks[i] = grids[i].nparts > 0 && grids[i].part_blocks[0] > 0 ? grids[i].part_blocks[0] : g->blocks;
+    }
+    const double grid_ms = timeutil_now_ms() - tg;
+    struct lesson_witness x = {c, r, t, g, masks, wblocks};
+    const struct witness_rows rows = {t->nrows, g->blocks, wblocks, witness_launch, witness_expect, witness_observe, &x};
     struct witness_pass wp;
     int rc = 0, counted = 0;
     memset(&wp, 0, sizeof wp);
+    tm->witness_ms += o->no_witness ? 0 : grid_ms;
+    if (o->no_witness) tm->counters_ms += grid_ms;
     if (!o->no_witness) {
         const double t0 = timeutil_now_ms();
         rc = witness_start(s, &rows, &wp, err);
@@ -265,7 +275,7 @@ static int lesson_testimony(struct session *s, const struct dv_options *o, const
     }
     if (*cnt && (o->no_witness || (wp.queued && counters_alongside(*cnt)))) {
         c->pending = o->no_witness ? NULL : &wp;
-        rc = lesson_counters(r, t, c, g, masks, tm, cnt, err);
+        rc = lesson_counters(r, t, c, grids, tm, cnt);
         c->pending = NULL;
         tm->counters_ms -= wp.settle_ms;
         tm->witness_ms += wp.settle_ms;
@@ -278,5 +288,5 @@ static int lesson_testimony(struct session *s, const struct dv_options *o, const
         tm->witness_ms += timeutil_now_ms() - t0;
         if (rc != 0) return rc;
     }
-    return *cnt && !counted ? lesson_counters(r, t, c, g, masks, tm, cnt, err) : 0;
+    return *cnt && !counted ? lesson_counters(r, t, c, grids, tm, cnt) : 0;
 }

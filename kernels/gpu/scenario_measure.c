@@ -102,6 +102,7 @@ static void witness_observe(void *p, unsigned row, const struct dv_witness_block
     const struct scenario_witness *x = p;
     testimony_observe(seen, exp, x->c->blocks, x->t->rows[row].warps_per_block, scenario_evaluations(x->c->s, x->o),
                       &x->t->rows[row].observed);
+    x->t->rows[row].observed.blocks_witnessed = x->c->blocks; /* a scenario row's witness runs its whole grid */
 }
 
 static void scenario_counters(const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
@@ -118,7 +119,7 @@ static void scenario_counters(const struct dv_options *o, struct dv_table *t, st
 static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
                               uint8_t *work, struct dv_testimony *tm, struct counters **cnt, char *err) {
     struct scenario_witness x = {c, o, t, work};
-    const struct witness_rows rows = {c->s->nrows, c->blocks, witness_launch, witness_expect, witness_observe, &x};
+    const struct witness_rows rows = {c->s->nrows, c->blocks, NULL, witness_launch, witness_expect, witness_observe, &x};
     struct witness_pass wp;
     int rc = 0, counted = 0;
     memset(&wp, 0, sizeof wp);

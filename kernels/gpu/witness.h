@@ -37,6 +37,11 @@ typedef int (*witness_launch_fn)(void *ctx, unsigned row, struct dv_witness_bloc
 /* A table's witness pass: rows 0..nrows-1 on grids of `blocks` blocks. */
 struct witness_rows {
     unsigned nrows, blocks;
+    /* NULL, or per row the blocks its witness kernel runs (<= blocks): the
+     * first ones, of which the rest of the grid repeats the records (block
+     * b those of block b mod row_blocks[row], testimony_repeat()); `launch`
+     * launches that many. */
+    const unsigned *row_blocks;
     witness_launch_fn launch;
     /* The model's record of row `row` into `exp` (`blocks` records, not
      * zeroed). Returns 0, or -1 with `err`. */

@@ -195,6 +195,9 @@ struct dv_observed {
     int agrees;                    /* every block matched the model's record   */
     int predicated;                /* every warp ran both paths with all lanes */
     long long first_difference;    /* block, -1 when none                      */
+    unsigned blocks_witnessed;     /* blocks the witness kernel ran (the rest
+                                      repeat their records: the model's period);
+                                      0 in a document from before the field    */
     char verdict[256];
 };
 

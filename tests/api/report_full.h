@@ -156,6 +156,7 @@ static void report_full_row(struct dv_row *w, unsigned k, int kernel) {
     o->agrees = 1;
     o->predicated = 1;
     o->first_difference = 3 + k;
+    o->blocks_witnessed = 1 + k;
     snprintf(o->verdict, sizeof o->verdict, "witness verdict %u", k);
 
     struct dv_counters *c = &w->counters;

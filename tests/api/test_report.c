@@ -1318,3 +1318,27 @@ Test(report, text_lists_each_rows_branch_region) {
     free(s);
     experiment_report_free(r);
 }
+
+/* A witness run on the blocks that stand for each row's grid says so under
+ * the testimony, with how many of the grid's blocks ran; on the whole grid,
+ * or in a document from before the field, nothing is said. */
+Test(report, text_says_on_how_many_blocks_the_witness_ran) {
+    add_testimony(&rep);
+    char *s = report_text(&rep);
+    cr_assert_not_null(s);
+    cr_expect_null(strstr(s, "witness: run on"), "no field, no line: %s", s);
+    free(s);
+    rep.tables[0].rows[0].observed.blocks_witnessed = 1;
+    rep.tables[0].rows[2].observed.blocks_witnessed = 2;
+    s = report_text(&rep);
+    char want[160];
+    snprintf(want, sizeof want, "witness: run on 1 to 2 of the grid's %u blocks, the blocks that stand for each row's grid",
+             rep.config.blocks);
+    cr_expect_not_null(strstr(s, want), "%s", s);
+    free(s);
+    rep.tables[0].rows[0].observed.blocks_witnessed = rep.config.blocks;
+    rep.tables[0].rows[2].observed.blocks_witnessed = rep.config.blocks;
+    s = report_text(&rep);
+    cr_expect_null(strstr(s, "witness: run on"), "the whole grid: nothing to say: %s", s);
+    free(s);
+}
