@@ -1187,7 +1187,7 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   assert.equal(await p.evaluate((s) => document.querySelector(s).shadowRoot.activeElement.tagName, W), 'H3');
   assert.equal(await panel.locator('h3').innerText(), `Instructions of ${r.label}`);
   const meta = await panel.locator('.meta').innerText();
-  assert.ok(meta.includes(`on ${grouped(x.grid.blocks)} blocks \u00d7 ${x.grid.block[0]} threads`), meta);
+  assert.ok(meta.includes(`on ${grouped(x.grid.blocks)} block${x.grid.blocks === 1 ? '' : 's'} \u00d7 ${x.grid.block[0]} threads`), meta);
   if (x.scale !== 1) assert.ok(meta.includes(`scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid`), meta);
   assert.ok(meta.includes(x.disassembler) && meta.includes(x.kernel) && meta.includes(`${fx(x.mapped * 100, 1)}% of its instructions mapped`), meta);
   assert.ok(meta.includes(x.cached ? 'from the cache of an identical launch' : `in ${fx(x.collect_ms, 1)} ms`), meta);
