@@ -1351,6 +1351,21 @@ test('under the provenance, the night against the previous good night: unchanged
   await closePage(got.p);
 });
 
+test('a table whose intervals missed their target says so among the warnings, from intervals_ok and why sampling stopped', async () => {
+  const missed = (body, suite) => {
+    if (suite !== SUITE) return;
+    Object.assign(body.document.tables[0], { intervals_ok: false, noise_ok: false, stop_reason: 'budget', halfwidth_target: 0.005, worst_halfwidth: 0.0072 });
+  };
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE], missed) });
+  const t = doc.tables[0];
+  assert.deepEqual(await p.locator(`${W} ul.warn li`).allInnerTexts(),
+    [`\u26a0 ${t.title}: sampling spent its time budget with an interval wider than \u00b10.50% of its ratio (the widest \u00b10.72%).`]);
+  await closePage(p);
+  // The capture met its target: no warning.
+  assert.equal(t.intervals_ok, true);
+  assert.equal(await page.locator(`${W} ul.warn li`).count(), 0);
+});
+
 test('a table whose baseline puts every thread of the block on one path says so under the baseline, with the baseline it suggests', async () => {
   // What the server's analysis says for the lesson's baseline in a 32x8 block.
   const req = { part: 1, predicates: ['threadIdx.x & 1', 'warp-parity'], baseline: 'warp-parity', threads_per_block: [32, 8] };
