@@ -55,8 +55,9 @@
  * transcript prints it, "1.951" over "[1.950, 1.953]", and the chart draws
  * the interval as a whisker across the bar's end, to scale. A table's note
  * (Table `note`: a baseline that puts every thread of the block on one
- * path) sits under the baseline row's label with the baseline it suggests
- * (`suggested_baseline`), in the table and in the try box. Under the
+ * path) is said under the table, which the baseline row points to, and
+ * under the try box's analysis, with the baseline it suggests
+ * (`suggested_baseline`). Under the
  * provenance of stored evidence, the night against the previous good night
  * (Evidence `comparison`): "Unchanged since 2026-11-30", or each changed
  * ratio with its change and interval, and what changed around it (driver,
@@ -828,8 +829,9 @@ td[data-k=pad]{display:none}
       const testimony = hasTestimony(t);
       const cols = ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Time (ms, median)',
         'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'].concat(testimony ? ["GPU's testimony"] : []);
-      // With intervals, every ratio of the table to their decimals; the
-      // baseline row's is 1 by definition, so it has no interval to show.
+      // A ratio with an interval to the interval's decimals; the baseline
+      // row's is 1 by definition, so it shows no interval and takes the
+      // table's decimals (the most any of its intervals needs).
       const cis = (t.rows || []).map((r, i) => (i === t.baseline_row ? null : ciOf(r.ratio, r.ratio_ci)));
       const ciD = Math.max(0, ...cis.map((c) => (c ? c.d : 0)));
       const body = (t.rows || []).map((r, i) => {
