@@ -51,10 +51,24 @@
  * table and chart show each GPU's ratios with each GPU's provenance. The element's `state` attribute says what it shows
  * (loading, empty, shown), so a page can hide text that needs numbers.
  *
+ * A measured ratio with its 95% interval (Row `ratio_ci`) reads as the
+ * transcript prints it, "1.951" over "[1.950, 1.953]", and the chart draws
+ * the interval as a whisker across the bar's end, to scale. A table's note
+ * (Table `note`: a baseline that puts every thread of the block on one
+ * path) is said under the table, which the baseline row points to, and
+ * under the try box's analysis, with the baseline it suggests
+ * (`suggested_baseline`). Under the
+ * provenance of stored evidence, the night against the previous good night
+ * (Evidence `comparison`): "Unchanged since 2026-11-30", or each changed
+ * ratio with its change and interval, and what changed around it (driver,
+ * CUDA, build, clocks).
+ *
  * Numbers: fixed decimals per quantity (ms 3, ratios and noise % 2, clocks
- * 0), rounded as C's printf rounds them (the CLI, the .txt transcripts and
- * the README use printf): to the nearest, and a value exactly halfway to the
- * even digit, so the model's 1.125 reads 1.12 everywhere.
+ * 0, a ratio with its interval 3, or 4 where 3 would print the interval as
+ * a point, changes between nights in % 1), rounded as C's printf rounds
+ * them (the CLI, the .txt transcripts and the README use printf): to the
+ * nearest, and a value exactly halfway to the even digit, so the model's
+ * 1.125 reads 1.12 everywhere.
  *
  * The contract: the widget reads only the fields api/openapi.yaml names for
  * the answer it holds (an Evidence record's `document`, a Job's `state` and
@@ -67,6 +81,9 @@
   'use strict';
   const SVGNS = 'http://www.w3.org/2000/svg';
   const POLL_MS = 1000, POLL_LIMIT = 600, DEBOUNCE_MS = 250, WAIT_S = 25, PROBE_MS = 1000, PROBE_LIMIT = 60;
+  // Table `stop_reason` of a table whose intervals missed their target.
+  const STOPPED = { cap: 'sampling kept its most rounds', budget: 'sampling spent its time budget', throttled: 'too many rounds were sampled while the GPU throttled' };
+  const SINCE_ROWS = 3; // changed ratios named under the provenance; the rest counted
   const KEEP = ' The table still shows the last good numbers.';
   const HOW = 'a server with a GPU records one with divergence refresh (its nightly timer runs it)';
 
@@ -87,6 +104,11 @@ tbody th{font-weight:normal}
 code,input{font-family:ui-monospace,Menlo,Consolas,monospace}
 .nc{display:block;font-size:.88em;margin-top:.15rem}
 .nc b{white-space:nowrap;border:1px solid;padding:0 .25rem;border-radius:.2rem;margin-right:.3rem}
+.ci{display:block;font-size:.78em;font-weight:normal;margin-top:.05rem}
+.bn{display:block;font-size:.88em;margin-top:.15rem}
+.tnote{font-size:.92em;margin:-.6rem 0 1rem;padding:.2rem .6rem;border-left:4px solid var(--dw-p)}
+.out .tnote{margin:.5rem 0}
+.tnote code{white-space:nowrap}
 .fail{font-weight:bold}
 figure{margin:0 0 1rem}
 figcaption,.hint{font-size:.9em;margin:.2rem 0}
@@ -97,6 +119,7 @@ svg text{fill:currentColor;font-size:15px;font-family:inherit}
 .hatch{stroke:var(--dw-p);stroke-width:2}
 .bg{fill:none;stroke:currentColor;stroke-width:1.5}
 .ref{stroke:currentColor;stroke-dasharray:3 3;opacity:.7}
+.wh line{stroke:currentColor;stroke-width:2}
 .bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.4rem 0}
 button{font:inherit;padding:.45rem .9rem;min-height:2.5rem;cursor:pointer}
 .msg{margin:.4rem 0;padding:.4rem .6rem;border-left:4px solid var(--dw-m)}
@@ -140,7 +163,9 @@ tbody.readings td[data-k=sentence]{white-space:normal;text-align:left}
 .cmp h3{font-size:1.05em;margin:1.2rem 0 .3rem}
 .provs{margin:.2rem 0 .6rem;padding-left:1.2rem;font-size:.92em}
 .g0{fill:var(--dw-m)}.g1{fill:#b45309}.g2{fill:#047857}.g3{fill:#be123c}
-.why:empty,.note:empty,.warn:empty{display:none}
+.why:empty,.note:empty,.warn:empty,.since:empty{display:none}
+.since{list-style:none;margin:-.5rem 0 .8rem;padding:0;font-size:.95em}
+.since li{margin:.1rem 0}
 .note,.warn{margin:.2rem 0 .8rem;padding:.3rem .6rem;border-left:4px solid var(--dw-p)}
 .warn{list-style:none}
 .warn li{margin:.1rem 0}
@@ -247,6 +272,19 @@ td[data-k=pad]{display:none}
   }
   const fx = (v, d) => (fin(v) ? fixed(v, d) : D);
   const num = (v) => (fin(v) ? (Number.isInteger(v) ? String(v) : fixed(v, 1)) : D);
+  // A ratio with its 95% interval (Row `ratio_ci`) as the transcript prints
+  // it: 3 decimals, or 4 where 3 would print an interval that is not a
+  // point as the point itself. The point takes the interval's decimals, so
+  // 0.998 [0.996, 0.998] never reads as 1.00 beside an interval without it.
+  // Null without an interval (a document from before them).
+  function ciOf(v, ci) {
+    if (!fin(v) || !ci || !fin(ci.lo) || !fin(ci.hi)) return null;
+    const p = fixed(v, 3), d = ci.lo < ci.hi && p === fixed(ci.lo, 3) && p === fixed(ci.hi, 3) ? 4 : 3;
+    return { lo: ci.lo, hi: ci.hi, d, point: fixed(v, d), text: `[${fixed(ci.lo, d)}, ${fixed(ci.hi, d)}]`, said: `95% interval ${fixed(ci.lo, d)} to ${fixed(ci.hi, d)}` };
+  }
+  // A relative change (Comparison `change`, `change_ci`) in percent to 1
+  // decimal, as the server's summary line prints it.
+  const pct = (v, sign) => (fin(v) ? (sign && v >= 0 ? '+' : '') + fixed(100 * v, 1) : D);
   // "3 min ago" from milliseconds.
   function ago(ms) {
     const s = Math.max(0, Math.round(ms / 1000));
@@ -460,6 +498,7 @@ td[data-k=pad]{display:none}
       this.setAttribute('state', 'loading');
       this.prov = el('p', { class: 'prov' }, 'Loading the latest measurement\u2026');
       this.note = el('p', { class: 'note' });
+      this.since = el('ul', { class: 'since', 'aria-label': 'Since the previous night' });
       this.warn = el('ul', { class: 'warn', 'aria-label': 'Warnings about this measurement' });
       this.tables = el('div', { class: 'tables' });
       this.picker = el('p', { class: 'picker' });
@@ -470,7 +509,7 @@ td[data-k=pad]{display:none}
       this.msg = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
       const measure = !this.hasAttribute('no-measure');
       if (!measure) this.btn = null;
-      root.append(el('style', { text: CSS }), this.picker, this.prov, this.note, this.warn, this.tables,
+      root.append(el('style', { text: CSS }), this.picker, this.prov, this.since, this.note, this.warn, this.tables,
         measure ? el('div', { class: 'bar' }, this.btn, this.prog, this.why) : null, this.msg);
       root.append(this.cmp);
       if (!this.hasAttribute('no-try')) root.append(this.tryBox(uid, measure));
@@ -701,16 +740,60 @@ td[data-k=pad]{display:none}
       this.doc = doc;
       this.live = live;
       this.prov.replaceChildren(...this.provenance(doc, prov, live));
+      this.since.replaceChildren(...(live ? [] : this.sinceLines(this.evidence, doc)));
       this.warn.replaceChildren(...this.warnings(doc).map((w) => el('li', {}, '\u26a0 ', w)));
       this.tables.replaceChildren(...this.renderDoc(doc, 'main'));
       this.note.textContent = '';
       this.labelRecorded();
     }
 
+    // The lines under the provenance of stored evidence (Evidence
+    // `comparison`): the night against the previous good night on the same
+    // GPU model. "Unchanged since <date>" when every ratio is the same;
+    // else each changed ratio (at most SINCE_ROWS, the ambiguous after the
+    // higher and lower) with its change and interval, and what changed
+    // around the numbers (driver, CUDA, build, clocks). Nothing on a first
+    // night or for a record from before comparisons.
+    sinceLines(ev, doc) {
+      const c = ev && ev.comparison;
+      if (!c || !c.previous) return [];
+      const prev = c.previous.date || 'the previous night', n = c.counts || {}, tol = `${pct(c.tolerance)}%`;
+      const compared = ['same', 'higher', 'lower', 'ambiguous'].reduce((k, w) => k + (fin(n[w]) ? n[w] : 0), 0);
+      const env = (Array.isArray(c.environment) ? c.environment : []).flatMap((e, k) => [k ? '; ' : '', `${e.what} ${e.before}`,
+        el('span', { 'aria-hidden': 'true' }, ' \u2192 '), el('span', { class: 'sr' }, ' to '), e.after]);
+      const tables = doc.tables || [];
+      const title = (id) => { const t = tables.find((x) => x.id === id); return tables.length > 1 && t ? `${t.title}: ` : ''; };
+      const ratios = (k) => `${k} ratio${k === 1 ? '' : 's'}`;
+      const out = [];
+      if (!compared) out.push(el('li', {}, `No ratio could be compared with ${prev}: one of the two nights has no intervals.`));
+      else if (c.unchanged_since) out.push(el('li', { 'data-label': 'same' }, `Unchanged since ${c.unchanged_since}`, ` (${ratios(compared)} the same within ${tol})`,
+        env.length ? ['; since ', prev, ': ', ...env] : null, '.'));
+      else {
+        const rank = { higher: 0, lower: 0, ambiguous: 1 };
+        const rows = (Array.isArray(c.rows) ? c.rows : []).filter((r) => r.previous && r.previous.label in rank)
+          .sort((a, b) => rank[a.previous.label] - rank[b.previous.label]);
+        for (const r of rows.slice(0, SINCE_ROWS)) {
+          const ch = r.previous, ci = ch.change_ci || {};
+          const what = ch.label === 'higher' ? [el('b', {}, `higher by ${pct(ch.change)}%`), ` [${pct(ci.lo)}, ${pct(ci.hi)}]`]
+            : ch.label === 'lower' ? [el('b', {}, `lower by ${pct(-ch.change)}%`), ` [${pct(-ci.hi)}, ${pct(-ci.lo)}]`]
+              : [el('b', {}, 'ambiguous'), `: ${pct(ch.change, true)}% [${pct(ci.lo, true)}, ${pct(ci.hi, true)}]`];
+          out.push(el('li', { 'data-label': ch.label, 'data-table': r.table, 'data-row': r.name }, title(r.table), el('code', {}, r.label), ': ', what,
+            ` since ${prev}`, ch.label === 'ambiguous' ? ` (neither shown within ${tol} nor beyond it)` : null, '.'));
+        }
+        const more = rows.length - SINCE_ROWS;
+        if (more > 0) out.push(el('li', {}, `${more} more ratio${more === 1 ? ' changed or is' : 's changed or are'} ambiguous.`));
+        if (!rows.length) out.push(el('li', {}, `No ratio changed by more than ${tol} since ${prev}.`));
+        if (env.length) out.push(el('li', { 'data-k': 'environment' }, `Changed since ${prev}: `, ...env, '.'));
+      }
+      return out;
+    }
+
     // The document's warnings and the rows' notes, each once.
     warnings(doc) {
       const out = new Set((doc.warnings || []).filter((w) => typeof w === 'string' && w));
-      for (const t of doc.tables || []) if (t.noise_ok === false) out.add(`${t.title}: a row stayed noisier than ${fx((t.noise_limit || 0) * 100, 2)}%.`);
+      // Table `intervals_ok` (what `noise_ok`, its old name, now means): the interval the stopping rule judges, not the per-sample spread.
+      for (const t of doc.tables || []) if (t.intervals_ok === false) out.add(`${t.title}: ${STOPPED[t.stop_reason] || 'sampling stopped'} with an interval` +
+        ` wider than \u00b1${fx(100 * t.halfwidth_target, 2)}% of its ratio (the widest \u00b1${fx(100 * t.worst_halfwidth, 2)}%).`);
       return [...out];
     }
 
@@ -736,30 +819,43 @@ td[data-k=pad]{display:none}
     // listing, the panel a row's listing opens in, the chart.
     renderDoc(doc, key) {
       return (doc.tables || []).flatMap((t, i) => {
-        const ins = this.listingPanel(`${this.uid}-${key}-${i}-ins`);
-        return [this.table(t, doc, ins), this.listingNote(t, doc), ins.panel, this.chart(t, `${this.uid}-${key}-${i}`)].filter(Boolean);
+        const ins = this.listingPanel(`${this.uid}-${key}-${i}-ins`), noteId = `${this.uid}-${key}-${i}-note`;
+        return [this.table(t, doc, ins, noteId), t.note ? this.baseNote(t, noteId) : null, this.listingNote(t, doc), ins.panel,
+          this.chart(t, `${this.uid}-${key}-${i}`)].filter(Boolean);
       });
     }
 
-    table(t, doc, ins) {
+    table(t, doc, ins, noteId) {
       const testimony = hasTestimony(t);
       const cols = ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Time (ms, median)',
         'Ratio vs baseline', 'Predicted ratio', 'Noise (%)', 'Check'].concat(testimony ? ["GPU's testimony"] : []);
+      // A ratio with an interval to the interval's decimals; the baseline
+      // row's is 1 by definition, so it shows no interval and takes the
+      // table's decimals (the most any of its intervals needs).
+      const cis = (t.rows || []).map((r, i) => (i === t.baseline_row ? null : ciOf(r.ratio, r.ratio_ci)));
+      const ciD = Math.max(0, ...cis.map((c) => (c ? c.d : 0)));
       const body = (t.rows || []).map((r, i) => {
         const isBase = i === t.baseline_row;
         const first = el('th', { scope: 'row' }, el('code', { title: r.name }, r.label), isBase ? ' (baseline)' : null);
         if (r.comparable === false) first.append(el('span', { class: 'nc' }, el('b', {}, 'not comparable'), ncReason(r)));
+        // The table's note is about its baseline: the baseline row points to it (and is described by it).
+        if (isBase && t.note) { first.append(el('span', { class: 'bn' }, 'See the note under the table.')); first.setAttribute('aria-describedby', noteId); }
+        const ci = cis[i];
         if (ins && r.instructions !== null && typeof r.instructions === 'object') first.append(this.listingButton(t, r, i, ins));
         const c = r.check, cells = {
           split: count(r.warps_split_per_block, r.warps_split, r.warps_per_block),
           'on-a': count(r.threads_on_a_per_block, r.threads_on_a, r.threads_per_block),
-          time: fx(r.time_ms && r.time_ms.median, 3), ratio: fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
+          time: fx(r.time_ms && r.time_ms.median, 3),
+          ratio: ci ? ci.point : isBase && ciD && fin(r.ratio) ? fixed(r.ratio, ciD) : fx(r.ratio, 2), predicted: fx(r.predicted_ratio, 2),
           noise: fin(r.noise) ? fx(r.noise * 100, 2) : D, check: checkText(c) };
         if (testimony) cells.gpu = gpuSaw(r) || D;
+        // The interval under the ratio; in words for screen readers.
+        const under = { ratio: ci ? [el('span', { class: 'ci', 'aria-hidden': 'true' }, ci.text), el('span', { class: 'sr' }, `, ${ci.said}`)]
+          : isBase && ciD ? [el('span', { class: 'ci' }, 'by definition')] : null };
         // Each cell carries its column name (shown only where the table reflows into cards).
         return el('tr', { 'data-row': i }, first, Object.entries(cells).map(([k, v], j) =>
           el('td', { 'data-k': k, class: k === 'check' && c && !c.ok ? 'fail' : null },
-            el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j + 1]), el('span', { class: 'v' }, v))));
+            el('span', { class: 'dl', 'aria-hidden': 'true' }, cols[j + 1]), el('span', { class: 'v' }, v), under[k])));
       });
       const cfg = doc.config || {};
       const cap = `${t.title} \u2014 ratios against ${t.baseline || 'the baseline row'}` +
@@ -769,6 +865,17 @@ td[data-k=pad]{display:none}
         el('table', {}, el('caption', {}, el('span', {}, cap)),
           el('thead', {}, el('tr', {}, cols.map((c) => el('th', { scope: 'col' }, c)))),
           el('tbody', {}, body), this.readingRows(t, cols)));
+    }
+
+    // The table's note (Table `note`: a baseline that puts every thread of
+    // the block on one path, say) under the table and the try box's
+    // analysis, full width (it runs to a few lines: under the baseline
+    // row's label it made that row a column of words), with the baseline
+    // the table suggests instead (Table `suggested_baseline`).
+    baseNote(t, id) {
+      const text = capital(t.note) + (/[.!?]$/.test(t.note) ? '' : '.');
+      return el('p', { class: 'tnote', id }, text, t.suggested_baseline
+        ? [' To compare the rows, measure them against ', el('code', {}, t.suggested_baseline), ' as the baseline.'] : null);
     }
 
     // The instruction listing of a row (Row `instructions`), opened from the
@@ -1011,13 +1118,18 @@ td[data-k=pad]{display:none}
       // over the baseline row's, the ratio the hardware testifies to.
       const gpu = (r) => (r.counters ? r.counters.instructions_vs_baseline : null);
       const counted = rows.some((r) => fin(gpu(r)));
+      // Each measured ratio's 95% interval (Row `ratio_ci`), a whisker across
+      // its bar's end; none on the baseline row (1 by definition).
+      const cis = rows.map((r, i) => (i === t.baseline_row ? null : ciOf(r.ratio, r.ratio_ci)));
+      const whiskers = cis.some(Boolean);
       // 380 wide with 15px text: at phone width (about 340px) text stays >= 13px.
-      const W = 380, X0 = 8, XMAX = 250, TOP = counted ? 58 : 38, RH = counted ? 84 : 64;
+      // A ratio with its interval has a decimal more, written after the whisker: its bars are a little shorter.
+      const W = 380, X0 = 8, XMAX = whiskers ? 238 : 250, TOP = 18 + 20 * (1 + (counted || whiskers ? 1 : 0) + (counted && whiskers ? 1 : 0)), RH = counted ? 84 : 64;
       // Part 2's readings (one row against another) below the rows, each
       // a measured/predicted pair under a two-line label.
       const readings = Array.isArray(t.readings) ? t.readings : [];
       const GH = 30, QH = 84;
-      const vals = rows.flatMap((r) => [r.ratio, r.predicted_ratio, gpu(r)]).concat(readings.flatMap((g) => [g.ratio, g.predicted])).filter(fin);
+      const vals = rows.flatMap((r, i) => [r.ratio, r.predicted_ratio, gpu(r), cis[i] && cis[i].hi]).concat(readings.flatMap((g) => [g.ratio, g.predicted])).filter(fin);
       const max = Math.max(1, ...vals) * 1.05;
       const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
       // Labels wrap (SVG text does not): rows grow by a line per extra line.
@@ -1030,22 +1142,27 @@ td[data-k=pad]{display:none}
       yy = RT;
       for (const l of rlab) { rys.push(yy); yy += QH + (l.length - 2) * LH; }
       const H = yy + 20;
-      const desc = rows.map((r) => `${r.label}: measured ${fx(r.ratio, 2)}x, predicted ${fx(r.predicted_ratio, 2)}x` +
+      const desc = rows.map((r, i) => `${r.label}: measured ${cis[i] ? `${cis[i].point}x (${cis[i].said})` : `${fx(r.ratio, 2)}x`}, predicted ${fx(r.predicted_ratio, 2)}x` +
         (counted ? `, GPU instruction count ${fx(gpu(r), 2)}x` : '') +
         (r.comparable === false ? ' (not comparable)' : '')).join('; ') +
         (readings.length ? '. Read both ways: ' + readings.map((g) => `${this.rowLabel(t, g.row)} against ${this.rowLabel(t, g.against)}: ` +
           `measured ${fx(g.ratio, 2)}x, predicted ${fx(g.predicted, 2)}x`).join('; ') : '');
       const title = `${t.title}: measured ratio beside predicted ratio, per row`;
-      const bar = (v, yy, cls, word) => [
+      // A bar with its value; with an interval, the whisker (a line from lo
+      // to hi with a cap at each end, to scale: an interval narrower than
+      // the caps draws as one tick) and the value after the whisker.
+      const bar = (v, yy, cls, word, ci) => [
         svg('rect', { class: cls, x: X0, y: yy, width: Math.max(1, x(v) - X0), height: 16, ...(cls === 'bp' ? { fill: `url(#${id}-h)` } : {}) }),
-        svg('text', { x: x(v) + 5, y: yy + 14 }, fin(v) ? `${fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
+        ci ? svg('g', { class: 'wh', 'aria-hidden': 'true' }, svg('line', { class: 'wl', x1: x(ci.lo), x2: x(ci.hi), y1: yy + 8, y2: yy + 8 }),
+          svg('line', { class: 'wlo', x1: x(ci.lo), x2: x(ci.lo), y1: yy - 3, y2: yy + 19 }), svg('line', { class: 'whi', x1: x(ci.hi), x2: x(ci.hi), y1: yy - 3, y2: yy + 19 })) : null,
+        svg('text', { x: Math.max(x(v), ci ? x(ci.hi) + 2 : 0) + 5, y: yy + 14 }, fin(v) ? `${ci ? ci.point : fx(v, 2)}\u00d7 ${word}` : `no ${word} value`),
       ];
       const g = rows.map((r, i) => {
         const y = ys[i], b = y + (labels[i].length - 1) * LH;
         return svg('g', { class: 'pair', 'data-row': i },
           labels[i].map((l, k) => svg('text', { x: X0, y: y + 14 + k * LH, 'font-weight': 600 }, l)),
-          bar(r.ratio, b + 20, 'bm', 'measured'), bar(r.predicted_ratio, b + 40, 'bp', 'predicted'),
-          counted ? bar(gpu(r), b + 60, 'bg', 'GPU instructions') : null);
+          bar(r.ratio, b + 20, 'bm', 'measured', cis[i]), bar(r.predicted_ratio, b + 40, 'bp', 'predicted'),
+          counted ? bar(gpu(r), b + 60, 'bg', 'GPU count') : null);
       });
       const rg = readings.length ? [svg('text', { x: X0, y: RT - 8, 'font-weight': 600, class: 'rhead' }, 'Read both ways (one row against another)'),
         ...readings.map((rd, i) => {
@@ -1058,6 +1175,7 @@ td[data-k=pad]{display:none}
       return el('figure', {},
         el('figcaption', {}, `Chart: solid bars are the measured ratio, hatched bars the model's prediction` +
           (counted ? `, outlined bars the GPU's own count of warp instructions against the baseline row's` : '') +
+          (whiskers ? '; the whisker across a solid bar\u2019s end is its 95% interval, drawn to scale (one tick where the interval is narrower than the tick)' : '') +
           `; the dashed line is 1.00, the baseline` + (readings.length ? ' (for the readings, the row read against)' : '') + '.'),
         svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
           svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc),
@@ -1067,7 +1185,11 @@ td[data-k=pad]{display:none}
             svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 14 }), svg('text', { x: X0 + 24, y: 19 }, 'measured'),
             svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 120, y: 6, width: 18, height: 14 }), svg('text', { x: 144, y: 19 }, 'predicted (model)'),
             counted ? svg('rect', { class: 'bg', x: X0, y: 28, width: 18, height: 14 }) : null,
-            counted ? svg('text', { x: X0 + 24, y: 41 }, 'GPU count (instructions vs baseline)') : null),
+            counted ? svg('text', { x: X0 + 24, y: 41 }, 'GPU count (instructions vs baseline)') : null,
+            whiskers ? svg('g', { class: 'wh' }, svg('line', { x1: X0 + 3, x2: X0 + 15, y1: 35 + (counted ? 20 : 0), y2: 35 + (counted ? 20 : 0) }),
+              svg('line', { x1: X0 + 3, x2: X0 + 3, y1: 27 + (counted ? 20 : 0), y2: 43 + (counted ? 20 : 0) }),
+              svg('line', { x1: X0 + 15, x2: X0 + 15, y1: 27 + (counted ? 20 : 0), y2: 43 + (counted ? 20 : 0) })) : null,
+            whiskers ? svg('text', { x: X0 + 24, y: 41 + (counted ? 20 : 0) }, 'measured ratio\u2019s 95% interval') : null),
           g, rg,
           svg('line', { class: 'ref', x1: one, x2: one, y1: TOP - 4, y2: H - 16 }),
             svg('text', { x: one, y: H - 3, 'text-anchor': one < 70 ? 'start' : 'middle' }, '1.00 = baseline')));
@@ -1315,7 +1437,8 @@ td[data-k=pad]{display:none}
         item('Path-runs per block', count(row.path_runs_per_block, row.path_runs)),
         item(`Predicted ratio vs ${t.baseline || base}`, fx(row.predicted_ratio, 2)),
         item('Comparable', row.comparable === false ? `no \u2014 ${ncReason(row)}` : 'yes: same work as the baseline'));
-      this.out.replaceChildren(el('div', { class: 'an-wrap' }, dl, Array.isArray(row.lanes_block0) ? this.laneMap(row.lanes_block0, row) : null));
+      this.out.replaceChildren(el('div', { class: 'an-wrap' }, dl, Array.isArray(row.lanes_block0) ? this.laneMap(row.lanes_block0, row) : null),
+        t.note ? this.baseNote(t) : null);
     }
 
     // The lane map of block 0 (Row `lanes_block0`, from the server's

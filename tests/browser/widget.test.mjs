@@ -108,6 +108,32 @@ function fx(v, d) {
   return (v < 0 && digits ? '-' : '') + (d ? `${str.slice(0, -d)}.${str.slice(-d)}` : str);
 }
 
+// How row `i` of table `t` reads its ratio, written from the transcript's
+// rule (api/report_text.c): with an interval (Row `ratio_ci`), the ratio and
+// its ends to 3 decimals, or to 4 where all three print the same at 3 and
+// the interval is not a point; the baseline row (1 by definition) to the
+// table's decimals, with no interval; without intervals, 2 decimals.
+// {point, ci: "[lo, hi]" | null, said: the words for screen readers | null}.
+function ratioWant(t, i) {
+  const dOf = (r) => {
+    const c = r.ratio_ci;
+    if (!c || typeof c.lo !== 'number' || typeof c.hi !== 'number' || typeof r.ratio !== 'number') return 0;
+    const p = fx(r.ratio, 3);
+    return c.lo < c.hi && p === fx(c.lo, 3) && p === fx(c.hi, 3) ? 4 : 3;
+  };
+  const r = t.rows[i];
+  if (i === t.baseline_row) {
+    const d = Math.max(0, ...t.rows.map((q, k) => (k === t.baseline_row ? 0 : dOf(q))));
+    return { point: fx(r.ratio, d || 2), ci: null, said: null, byDefinition: d > 0 };
+  }
+  const d = dOf(r);
+  if (!d) return { point: fx(r.ratio, 2), ci: null, said: null };
+  const [lo, hi] = [fx(r.ratio_ci.lo, d), fx(r.ratio_ci.hi, d)];
+  return { point: fx(r.ratio, d), ci: `[${lo}, ${hi}]`, said: `95% interval ${lo} to ${hi}` };
+}
+// The ratio shown in a chart's measured label: with an interval, as the table; else 2 decimals.
+const chartRatio = (t, i) => (ratioWant(t, i).ci ? ratioWant(t, i).point : fx(t.rows[i].ratio, 2));
+
 // Latest <date>/<suite>.json of an evidence store, as the server picks it.
 function latestEvidence(dir, suite) {
   const dates = fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, suite + '.json'))).sort();
@@ -314,7 +340,7 @@ async function assertTablesMatchFixture(p = page) {
       const tr = rows.nth(i);
       const cell = (k) => tr.locator(`td[data-k="${k}"]`).innerText();
       assert.ok((await tr.locator('th').innerText()).includes(r.label || r.name), `row ${i} label`);
-      assert.equal(await cell('ratio'), fx(r.ratio, 2), `row ${i} (${r.name}) ratio`);
+      assert.equal(await tr.locator('td[data-k="ratio"] .v').innerText(), ratioWant(t, i).point, `row ${i} (${r.name}) ratio`);
       assert.equal(await cell('predicted'), fx(r.predicted_ratio, 2), `row ${i} (${r.name}) predicted ratio`);
       assert.equal(await cell('time'), fx(r.time_ms?.median, 3), `row ${i} (${r.name}) median time`);
       assert.equal(await cell('noise'), fx(r.noise * 100, 2), `row ${i} (${r.name}) noise`);
@@ -513,7 +539,7 @@ test('the chart has one measured/predicted bar pair per row, labelled', async ()
     const labels = await svg.locator('g.pair').allInnerTexts();
     for (const [i, r] of t.rows.entries()) {
       const text = await svg.locator('g.pair').nth(i).textContent();
-      assert.ok(text.includes(`${fx(r.ratio, 2)}\u00d7 measured`), `bar label ${i}: ${text} ${labels}`);
+      assert.ok(text.includes(`${chartRatio(t, i)}\u00d7 measured`), `bar label ${i}: ${text} ${labels}`);
     }
     const named = await svg.evaluate((s) => s.getAttribute('aria-labelledby').split(' ').map((id) => s.getRootNode().getElementById(id)?.textContent || ''));
     assert.ok(named[0].length > 0 && named[1].includes(t.rows[0].label || t.rows[0].name), 'title and desc name the chart');
@@ -758,9 +784,10 @@ test('with a token and the default open limit a page measures the suite, shows w
   const t = fresh.tables[0];
   assert.equal(await rows.count(), t.rows.length);
   for (const [i, r] of t.rows.entries()) {
-    assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `fresh row ${i} ratio`);
+    assert.equal(await rows.nth(i).locator('td[data-k="ratio"] .v').innerText(), ratioWant(t, i).point, `fresh row ${i} ratio`);
   }
   assert.match(await p.locator(`${W} .prov`).first().innerText(), /^Measured just now on /);
+  assert.equal(await p.locator(`${W} ul.since li`).count(), 0, 'a measurement made now is compared with no night');
   assert.ok(fresh.warnings.length > 0, 'the fake worker warns');
   assert.ok((await p.locator(`${W} .warn`).innerText()).includes(fresh.warnings[0]), 'the warning is on the page');
   // The same request again after a while: the cache answers, and says how old it is.
@@ -1119,6 +1146,272 @@ test('Part 2 read both ways: both readings with their sentences in the table and
   await closePage(p);
 });
 
+// The visible text of what `loc` selects (screen-reader-only parts left
+// out) and what a screen reader hears (aria-hidden parts left out).
+const seenAndSaid = (loc) => loc.evaluate((e) => {
+  const strip = (sel) => { const k = e.cloneNode(true); k.querySelectorAll(sel).forEach((x) => x.remove()); return k.textContent; };
+  return { seen: strip('.sr'), said: strip('[aria-hidden="true"]') };
+});
+
+// A chart's bars and whiskers per row: the measured bar's left end and
+// width, the whisker's ends and the measured label's x, in the SVG's units.
+const whiskersOf = (svgLoc) => svgLoc.evaluate((s) => [...s.querySelectorAll('g.pair')].map((g) => {
+  const bm = g.querySelector('rect.bm'), wh = g.querySelector('g.wh');
+  const num = (el, a) => (el ? Number(el.getAttribute(a)) : null);
+  const label = [...g.querySelectorAll('text')].find((t) => /measured$/.test(t.textContent));
+  return { row: Number(g.dataset.row), x0: num(bm, 'x'), w: num(bm, 'width'), lo: num(wh && wh.querySelector('.wlo'), 'x1'),
+    hi: num(wh && wh.querySelector('.whi'), 'x1'), line: wh ? [num(wh.querySelector('.wl'), 'x1'), num(wh.querySelector('.wl'), 'x2')] : null,
+    labelX: label ? Number(label.getAttribute('x')) : null, labelRight: label ? label.getBBox().x + label.getBBox().width : null, W: s.viewBox.baseVal.width };
+}));
+
+// Each row's whisker against the chart's scale: the measured bar's width is
+// the ratio's (from its left end), so each end of the whisker lies at lo /
+// ratio and hi / ratio of it; none on the baseline row or a row without an
+// interval; the label after the whisker, inside the chart.
+function assertWhiskers(t, got) {
+  for (const [i, r] of t.rows.entries()) {
+    const w = got.find((x) => x.row === i), want = ratioWant(t, i);
+    if (!want.ci) { assert.equal(w.lo, null, `${t.id} row ${i} (${r.name}): no whisker`); continue; }
+    const at = (v) => w.x0 + w.w * v / r.ratio;
+    assert.ok(Math.abs(w.lo - at(r.ratio_ci.lo)) < 1e-3, `${t.id} row ${i}: whisker's low end ${w.lo} vs ${at(r.ratio_ci.lo)}`);
+    assert.ok(Math.abs(w.hi - at(r.ratio_ci.hi)) < 1e-3, `${t.id} row ${i}: whisker's high end ${w.hi} vs ${at(r.ratio_ci.hi)}`);
+    assert.deepEqual(w.line, [w.lo, w.hi], `${t.id} row ${i}: the whisker's line joins its ends`);
+    assert.ok(w.lo <= w.x0 + w.w + 1e-6 && w.x0 + w.w <= w.hi + 1e-6, `${t.id} row ${i}: the bar's end lies inside its interval`);
+    assert.ok(w.labelX > w.hi, `${t.id} row ${i}: the value is written after the whisker`);
+    assert.ok(w.labelRight <= w.W + 0.5, `${t.id} row ${i}: the value stays inside the chart`);
+  }
+}
+
+// Each row's ratio cell against ratioWant: the number, the interval under
+// it, the interval in words for screen readers.
+async function assertIntervals(p, sel, d) {
+  const tables = p.locator(`${sel} .tables table`);
+  for (const [ti, t] of d.tables.entries()) {
+    for (const [i, r] of t.rows.entries()) {
+      const td = tables.nth(ti).locator(`tbody:not(.readings) tr[data-row="${i}"] td[data-k="ratio"]`);
+      const want = ratioWant(t, i);
+      assert.equal(await td.locator('.v').innerText(), want.point, `${t.id} row ${i} (${r.name}): ratio`);
+      const { seen, said } = await seenAndSaid(td);
+      if (want.ci) {
+        assert.equal(seen, `Ratio vs baseline${want.point}${want.ci}`, `${t.id} row ${i} (${r.name}): the interval shown`);
+        assert.equal(said, `${want.point}, ${want.said}`, `${t.id} row ${i} (${r.name}): the interval in words`);
+      } else {
+        assert.equal(seen, `Ratio vs baseline${want.point}${want.byDefinition ? 'by definition' : ''}`, `${t.id} row ${i} (${r.name}): no interval`);
+      }
+    }
+  }
+}
+
+test('each ratio with its 95% interval, to the transcript\'s decimals, and its whisker to scale in the chart', async () => {
+  // The committed H200 capture: every measured row has ratio_ci.
+  for (const t of doc.tables) for (const [i, r] of t.rows.entries()) if (i !== t.baseline_row) assert.ok(r.ratio_ci && typeof r.ratio_ci.lo === 'number', `${t.id} ${r.name} has ratio_ci`);
+  await assertIntervals(page, W, doc);
+  // The same strings as the transcript the CLI wrote for the same night.
+  const txt = fs.readFileSync(latestEvidence(evidenceSrc, SUITE).replace(/\.json$/, '.txt'), 'utf8').split('\n');
+  const t0 = doc.tables[0];
+  for (const [i, r] of t0.rows.entries()) {
+    if (i === t0.baseline_row) continue;
+    const line = txt.find((l) => l.startsWith(r.label + ' '));
+    const m = line && line.match(/(\d+\.\d+) (\[\d+\.\d+, \d+\.\d+\])/);
+    assert.ok(m, `the transcript's row of ${r.label}: ${line}`);
+    const tr = page.locator(`${W} .tables table`).first().locator(`tbody tr[data-row="${i}"] td[data-k="ratio"]`);
+    assert.equal(`${await tr.locator('.v').innerText()} ${await tr.locator('.ci').innerText()}`, `${m[1]} ${m[2]}`, `${r.label}: widget and transcript`);
+  }
+  // The charts: a whisker per measured row, to scale; named in the legend and the caption; said in the description.
+  const charts = page.locator(`${W} .tables svg[role=img]`);
+  for (const [ti, t] of doc.tables.entries()) {
+    assertWhiskers(t, await whiskersOf(charts.nth(ti)));
+    assert.equal(await charts.nth(ti).locator('g.legend text', { hasText: '95% interval' }).count(), 1, 'the legend names the whisker');
+    const i = t.rows.findIndex((_, k) => k !== t.baseline_row);
+    assert.ok((await charts.nth(ti).locator('desc').textContent()).includes(`${t.rows[i].label}: measured ${ratioWant(t, i).point}x (${ratioWant(t, i).said})`));
+  }
+  assert.match(await page.locator(`${W} .tables figure figcaption`).first().innerText(), /whisker across a solid bar.s end is its 95% interval, drawn to scale/);
+  const cut = await page.locator(`${W} .tables svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
+    .filter((x) => { const b = x.getBBox(); return b.x + b.width > s.viewBox.baseVal.width + 0.5; }).map((x) => x.textContent)));
+  assert.deepEqual(cut, [], 'chart text that runs past the chart\'s edge');
+  await shotsLD(page, 'intervals-table', `${W} .tables .scroll`);
+  await shotsLD(page, 'intervals-chart', `${W} .tables figure`);
+
+  // Edited in through the route: the 4-decimal case, an interval narrower
+  // than 0.001 that 3 decimals still tell from a point, a wide interval (a
+  // whisker one can see) and a row from before intervals.
+  const narrow = (body, suite) => {
+    if (suite !== SUITE) return;
+    const rows = body.document.tables[0].rows, by = (n) => rows.find((r) => r.name === n);
+    Object.assign(by('lane-parity'), { ratio: 1.9512, ratio_ci: { lo: 1.95104, hi: 1.95136 } });
+    Object.assign(by('lane-half'), { ratio: 1.95152, ratio_ci: { lo: 1.95146, hi: 1.95158 } });
+    by('block-parity').ratio_ci = { lo: 0.82, hi: 1.12 };
+    if (by('first-16')) by('first-16').ratio_ci = null;
+    rows.push({ ...structuredClone(by('lane-half')), name: 'old', label: 'a row from before intervals', ratio_ci: null, instructions: null });
+    delete rows.at(-1).ratio_ci;
+  };
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE], narrow) });
+  const d = await evidenceDoc(SUITE, narrow);
+  const t = d.tables[0], by = (n) => t.rows.findIndex((r) => r.name === n);
+  assert.deepEqual(ratioWant(t, by('lane-parity')), { point: '1.9512', ci: '[1.9510, 1.9514]', said: '95% interval 1.9510 to 1.9514' });
+  assert.deepEqual(ratioWant(t, by('lane-half')), { point: '1.952', ci: '[1.951, 1.952]', said: '95% interval 1.951 to 1.952' });
+  assert.equal(ratioWant(t, by('old')).ci, null);
+  await assertIntervals(p, W, d);
+  const ws = await whiskersOf(p.locator(`${W} .tables svg[role=img]`).first());
+  assertWhiskers(t, ws);
+  const wide = ws.find((w) => w.row === by('block-parity'));
+  assert.ok(wide.hi - wide.lo > 20, `a wide interval draws a wide whisker: ${JSON.stringify(wide)}`);
+  await shotsLD(p, 'intervals-edited-chart', `${W} .tables figure`);
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  await p.waitForTimeout(100);
+  assert.deepEqual(await overflowIn(p, `${W} .tables`), [], `the tables with intervals fit at ${PHONE} px`);
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await closePage(p);
+});
+
+test('under the provenance, the night against the previous good night: unchanged, changed with its interval, what changed around it, or nothing', async () => {
+  // The capture is a first night: a comparison with no previous night, so no line.
+  assert.equal(fixture.comparison.previous, null);
+  assert.equal(await page.locator(`${W} ul.since li`).count(), 0, 'a first night says nothing');
+  const prevNight = { date: '2026-11-30', finished_utc: '2026-11-30T03:10:00Z' };
+  const change = (label, change, lo, hi) => ({ label, change, change_ci: { lo, hi }, ratio: 1.9 });
+  // `set(c)` edits the record's comparison; resolves to the lines' text as seen and as said.
+  const linesOf = async (set) => {
+    const edit = (body, suite) => { if (suite === SUITE) { if (set) set(body); } };
+    const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE], edit) });
+    const lis = p.locator(`${W} ul.since li`);
+    const out = [];
+    for (let k = 0; k < await lis.count(); k++) out.push(await seenAndSaid(lis.nth(k)));
+    return { p, seen: out.map((x) => x.seen), said: out.map((x) => x.said) };
+  };
+  const base0 = (body) => {
+    const c = body.comparison;
+    c.previous = prevNight;
+    c.history_nights = 1;
+    for (const r of c.rows) r.previous = change('same', 0.001, -0.002, 0.004);
+    Object.assign(c.counts, { same: c.rows.length, not_compared: 0 });
+    return c;
+  };
+  const t0 = doc.tables[0];
+  const rowLabel = (name) => t0.rows.find((r) => r.name === name).label;
+
+  // Every ratio the same.
+  let got = await linesOf((body) => { base0(body).unchanged_since = '2026-11-29'; });
+  const n = fixture.comparison.rows.length;
+  assert.deepEqual(got.seen, [`Unchanged since 2026-11-29 (${n} ratios the same within 1.0%).`]);
+  await shotsLD(got.p, 'since-unchanged', null, { at: `${W} ul.since` });
+  await closePage(got.p);
+
+  // The same, with the driver moved: said after it.
+  got = await linesOf((body) => {
+    const c = base0(body);
+    c.unchanged_since = '2026-11-30';
+    c.environment = [{ what: 'driver', before: '580.159', after: '585.01' }];
+  });
+  assert.deepEqual(got.seen, [`Unchanged since 2026-11-30 (${n} ratios the same within 1.0%); since 2026-11-30: driver 580.159 \u2192 585.01.`]);
+  assert.deepEqual(got.said, [`Unchanged since 2026-11-30 (${n} ratios the same within 1.0%); since 2026-11-30: driver 580.159 to 585.01.`]);
+  await closePage(got.p);
+
+  // One ratio lower, with its interval (magnitudes), one ambiguous (signed), the driver and the CUDA runtime changed.
+  const [r0, r1] = fixture.comparison.rows;
+  got = await linesOf((body) => {
+    const c = base0(body);
+    c.unchanged_since = null;
+    c.rows[1].previous = change('ambiguous', 0.008, -0.003, 0.019);
+    c.rows[0].previous = change('lower', -0.044, -0.049, -0.039);
+    Object.assign(c.counts, { same: n - 2, lower: 1, ambiguous: 1 });
+    c.changed = 1;
+    c.environment = [{ what: 'driver', before: '580.159', after: '585.01' }, { what: 'CUDA runtime', before: '13.0', after: '13.1' }];
+  });
+  assert.deepEqual(got.seen, [
+    `${rowLabel(r0.name)}: lower by 4.4% [3.9, 4.9] since 2026-11-30.`,
+    `${rowLabel(r1.name)}: ambiguous: +0.8% [-0.3, +1.9] since 2026-11-30 (neither shown within 1.0% nor beyond it).`,
+    'Changed since 2026-11-30: driver 580.159 \u2192 585.01; CUDA runtime 13.0 \u2192 13.1.',
+  ]);
+  assert.equal(await got.p.locator(`${W} ul.since li[data-label="lower"][data-row="${r0.name}"] b`).innerText(), 'lower by 4.4%');
+  await shotsLD(got.p, 'since-changed', null, { at: `${W} ul.since` });
+  await closePage(got.p);
+
+  // Higher, and more changed ratios than the lines name: the rest counted.
+  got = await linesOf((body) => {
+    const c = base0(body);
+    c.unchanged_since = null;
+    const extra = [0, 1, 2].map((k) => ({ ...structuredClone(c.rows[0]), name: `x${k}`, label: `x${k}` }));
+    c.rows.push(...extra);
+    for (const r of c.rows) r.previous = change('higher', 0.052, 0.047, 0.057);
+    Object.assign(c.counts, { same: 0, higher: c.rows.length });
+    c.changed = c.rows.length;
+  });
+  assert.equal(got.seen.length, 4);
+  assert.equal(got.seen[0], `${rowLabel(r0.name)}: higher by 5.2% [4.7, 5.7] since 2026-11-30.`);
+  // Six changed ratios, three named: three more counted.
+  assert.equal(n, 3, 'the capture compares three ratios');
+  assert.equal(got.seen[3], '3 more ratios changed or are ambiguous.');
+  await closePage(got.p);
+
+  // A record from before comparisons: nothing.
+  got = await linesOf((body) => { delete body.comparison; });
+  assert.deepEqual(got.seen, []);
+  assert.equal(await got.p.locator(`${W} ul.since`).isVisible(), false);
+  await closePage(got.p);
+});
+
+test('a table whose intervals missed their target says so among the warnings, from intervals_ok and why sampling stopped', async () => {
+  const missed = (body, suite) => {
+    if (suite !== SUITE) return;
+    Object.assign(body.document.tables[0], { intervals_ok: false, noise_ok: false, stop_reason: 'budget', halfwidth_target: 0.005, worst_halfwidth: 0.0072 });
+  };
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE], missed) });
+  const t = doc.tables[0];
+  assert.deepEqual(await p.locator(`${W} ul.warn li`).allInnerTexts(),
+    [`\u26a0 ${t.title}: sampling spent its time budget with an interval wider than \u00b10.50% of its ratio (the widest \u00b10.72%).`]);
+  await closePage(p);
+  // The capture met its target: no warning.
+  assert.equal(t.intervals_ok, true);
+  assert.equal(await page.locator(`${W} ul.warn li`).count(), 0);
+});
+
+test('a table whose baseline puts every thread of the block on one path says so under the baseline, with the baseline it suggests', async () => {
+  // What the server's analysis says for the lesson's baseline in a 32x8 block.
+  const req = { part: 1, predicates: ['threadIdx.x & 1', 'warp-parity'], baseline: 'warp-parity', threads_per_block: [32, 8] };
+  const a = await (await fetch(`${base}/analyze`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(req) })).json();
+  const at = a.tables[0];
+  assert.ok(at.note && at.suggested_baseline, `the analysis of a 32x8 block has a note and a suggested baseline: ${JSON.stringify(at)}`);
+  const sentence = (t) => `${t.note.charAt(0).toUpperCase()}${t.note.slice(1)}${/[.!?]$/.test(t.note) ? '' : '.'}` +
+    (t.suggested_baseline ? ` To compare the rows, measure them against ${t.suggested_baseline} as the baseline.` : '');
+  // The try box: the reader's predicate in that block.
+  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE, 'day22-part2'], (body, suite) => {
+    const t = body.document.tables[0];
+    if (suite === SUITE) Object.assign(t, { note: at.note, suggested_baseline: at.suggested_baseline });
+    else t.note = 'a stand-in note without a suggested baseline';
+  }) });
+  await p.getByLabel(/^Predicate/).first().fill('threadIdx.x & 1');
+  await p.getByLabel('Block width (blockDim.x)').first().fill('32');
+  await p.getByLabel('Block height (blockDim.y)').first().fill('8');
+  await p.waitForFunction((s) => !!document.querySelector(s).shadowRoot.querySelector('.out .tnote'), W);
+  assert.equal(await p.locator(`${W} .out .tnote`).innerText(), sentence(at));
+  assert.equal(await p.locator(`${W} .out .tnote code`).innerText(), at.suggested_baseline);
+  // In a table: under the table, full width; the baseline row points to it
+  // and is described by it, and no other row.
+  const t = doc.tables[0];
+  const table = p.locator(`${W} .tables table`).first();
+  const note = p.locator(`${W} .tables > p.tnote`);
+  assert.equal(await note.count(), 1);
+  assert.equal(await note.innerText(), sentence(at));
+  assert.equal(await p.locator(`${W} .tables > .scroll + p.tnote`).count(), 1, 'right under its table');
+  const th = table.locator(`tbody tr[data-row="${t.baseline_row}"] th`);
+  assert.equal(await th.locator('.bn').innerText(), 'See the note under the table.');
+  assert.equal(await th.getAttribute('aria-describedby'), await note.getAttribute('id'));
+  assert.equal(await table.locator('tbody th .bn').count(), 1);
+  // Without a suggested baseline, the note alone.
+  assert.equal(await p.locator(`${W2} .tables > p.tnote`).innerText(), 'A stand-in note without a suggested baseline.');
+  // A table without a note has none (the capture's own).
+  assert.equal(await page.locator(`${W} .tables .bn, ${W} .tables .tnote`).count(), 0);
+  await shotsLD(p, 'baseline-note-table', null, { at: `${W} .tables > p.tnote` });
+  await shotsLD(p, 'baseline-note-try', `${W} fieldset.try`);
+  await p.setViewportSize({ width: PHONE, height: 844 });
+  await p.waitForTimeout(100);
+  assert.deepEqual(await overflowIn(p, `${W} .tables`), [], `the note fits at ${PHONE} px`);
+  assert.deepEqual(await overflowIn(p, `${W} fieldset.try`), [], `the try box's note fits at ${PHONE} px`);
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await closePage(p);
+});
+
 test('the instruction fixture holds the wire shape and adds up', async () => {
   // Against api/openapi.yaml's proposed schemas (the same Ajv the API tests use).
   const req = createRequire(path.join(repo, 'tests', 'api', 'openapi', 'package.json'));
@@ -1400,7 +1693,7 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
   for (const [ti, t] of fresh.tables.entries()) {
     const rows = tables.nth(ti).locator('tbody:not(.readings) tr');
     assert.equal(await rows.count(), t.rows.length, t.id);
-    for (const [i, r] of t.rows.entries()) assert.equal(await rows.nth(i).locator('td[data-k="ratio"]').innerText(), fx(r.ratio, 2), `${t.id} row ${i}`);
+    for (const [i, r] of t.rows.entries()) assert.equal(await rows.nth(i).locator('td[data-k="ratio"] .v').innerText(), ratioWant(t, i).point, `${t.id} row ${i} (${r.name})`);
   }
   assert.match(await p.locator(`${S} .prov`).first().innerText(), /^Measured just now on /);
   // The worked cases' long row labels wrap inside their charts rather than run off the edge.
