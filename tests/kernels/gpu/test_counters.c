@@ -204,6 +204,26 @@ Test(counters, a_ready_profiler_is_kept_and_another_context_rebuilds_it) {
     cr_expect_eq(calls("cuptiProfilerDeInitialize"), 2);
 }
 
+/* Letting go of the profiler (before another process profiles the GPU)
+ * ends it at once; a second release and a NULL one do nothing; the next
+ * prepare builds it again from CUPTI's initialisation. */
+Test(counters, a_released_profiler_is_ended_now_and_rebuilt_by_the_next_prepare) {
+    standin(NULL, 0);
+    struct counters *c = prepared();
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 0);
+    counters_release(c);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 1, "the range profiler ended");
+    cr_expect_eq(calls("cuptiProfilerDeInitialize"), 1, "CUPTI's profiler ended");
+    counters_release(c);
+    counters_release(NULL);
+    cr_expect_eq(calls("cuptiRangeProfilerDisable"), 1, "nothing more to end");
+    char library[256], reason[ERR_LEN] = "";
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiProfilerInitialize"), 2, "rebuilt from the start");
+    cr_expect_eq(calls("cuptiRangeProfilerEnable"), 2);
+    counters_free(c);
+}
+
 Test(counters, an_unknown_pass_in_the_environment_is_refused_by_name) {
     standin(NULL, 0);
     setenv("DV_COUNTERS_SET", "sometimes", 1);
