@@ -63,7 +63,8 @@ static int launch_counted(void *vctx, unsigned row, unsigned blocks, char *err) 
 }
 
 /* The witness pass of a table (gpu/witness.h): each row's witness
- * instantiation on the whole grid, its record against the model's. */
+ * instantiation on the blocks that stand for its grid, their records
+ * against the model's of the same blocks. */
 struct lesson_witness {
     const struct table_ctx *c;
     const struct dv_report *r;
@@ -78,18 +79,19 @@ static int witness_launch(void *p, unsigned row, struct dv_witness_block *d_rec,
     return launch(x->c, row, x->blocks[row], d_rec, err);
 }
 
-static int witness_expect(void *p, unsigned row, struct dv_witness_block *exp, char *err) {
+static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
     const struct lesson_witness *x = p;
-    return testimony_expect_lesson(&x->t->rows[row], x->g, x->r->config.iterations, x->masks[row], exp, err);
+    const struct dv_geometry run = {launched, x->g->block_x, x->g->block_y}; /* the grid's first blocks */
+    return testimony_expect_lesson(&x->t->rows[row], &run, x->r->config.iterations, x->masks[row], exp, err);
 }
 
-static void witness_observe(void *p, unsigned row, const struct dv_witness_block *seen,
+static void witness_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
                             const struct dv_witness_block *exp) {
     const struct lesson_witness *x = p;
     struct dv_row *w = &x->t->rows[row];
-    testimony_observe(seen, exp, x->g->blocks, w->warps_per_block,
-                      experiment_row_evaluations(w, x->r->config.iterations), &w->observed);
-    w->observed.blocks_witnessed = x->blocks[row];
+    testimony_observe_standing(seen, exp, launched, x->g->blocks, w->warps_per_block,
+                               experiment_row_evaluations(w, x->r->config.iterations), &w->observed);
+    w->observed.blocks_witnessed = launched;
 }
 
 static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,

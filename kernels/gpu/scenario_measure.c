@@ -69,40 +69,38 @@ static int launch_counted(void *p, unsigned row, unsigned blocks, char *err) {
     return rc != 0 ? rc : launch_any(c, row, blocks, NULL, err);
 }
 
-/* The witness pass of a scenario table (gpu/witness.h). `work` holds
- * scratch for one row's assignment; the model's record is built on the
- * blocks that stand for the grid (the period of the assignment, which the
- * counter pass uses too) and repeated. */
+/* The witness pass of a scenario table (gpu/witness.h): each row's
+ * witness kernel on the blocks that stand for its grid (the period of its
+ * assignment, which the counter pass uses too), and the model's records of
+ * those blocks. `work` holds scratch for one row's assignment. */
 struct scenario_witness {
     struct table_ctx *c;
     const struct dv_options *o;
     struct dv_table *t;
     uint8_t *work;
+    unsigned blocks[SCENARIO_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
 };
 
 static int witness_launch(void *p, unsigned row, struct dv_witness_block *w, char *err) {
-    struct table_ctx *c = ((struct scenario_witness *)p)->c;
-    return launch_any(c, row, c->blocks, w, err);
+    const struct scenario_witness *x = p;
+    return launch_any(x->c, row, x->blocks[row], w, err);
 }
 
-static int witness_expect(void *p, unsigned row, struct dv_witness_block *exp, char *err) {
+static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
     const struct scenario_witness *x = p;
     const struct table_ctx *c = x->c;
     const unsigned tpb = c->block_x * c->block_y;
-    const struct testimony_grid *g = &c->grids[row];
-    const unsigned period = g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks : g->part_blocks[0];
     if (scenario_assign(c->s, c->s->rows[row].layout, c->blocks, tpb, x->work, err) != 0) return -1;
-    testimony_expect_scenario(c->s, x->work, period, tpb, c->iters, exp);
-    testimony_repeat(exp, c->blocks, period);
+    testimony_expect_scenario(c->s, x->work, launched, tpb, c->iters, exp);
     return 0;
 }
 
-static void witness_observe(void *p, unsigned row, const struct dv_witness_block *seen,
+static void witness_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
                             const struct dv_witness_block *exp) {
     const struct scenario_witness *x = p;
-    testimony_observe(seen, exp, x->c->blocks, x->t->rows[row].warps_per_block, scenario_evaluations(x->c->s, x->o),
-                      &x->t->rows[row].observed);
-    x->t->rows[row].observed.blocks_witnessed = x->c->blocks; /* a scenario row's witness runs its whole grid */
+    testimony_observe_standing(seen, exp, launched, x->c->blocks, x->t->rows[row].warps_per_block,
+                               scenario_evaluations(x->c->s, x->o), &x->t->rows[row].observed);
+    x->t->rows[row].observed.blocks_witnessed = launched;
 }
 
 static void scenario_counters(const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
@@ -118,8 +116,13 @@ static void scenario_counters(const struct dv_options *o, struct dv_table *t, st
  * (as lesson_measure.c). */
 static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
                               uint8_t *work, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    struct scenario_witness x = {c, o, t, work};
-    const struct witness_rows rows = {c->s->nrows, c->blocks, NULL, witness_launch, witness_expect, witness_observe, &x};
+    struct scenario_witness x = {c, o, t, work, {0}};
+    for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
+        const struct testimony_grid *g = &c->grids[r];
+        x.blocks[r] = g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks : g->part_blocks[0];
+    }
+    const struct witness_rows rows = {c->s->nrows, c->blocks, x.blocks, witness_launch, witness_expect, witness_observe,
+                                      &x};
     struct witness_pass wp;
     int rc = 0, counted = 0;
     memset(&wp, 0, sizeof wp);

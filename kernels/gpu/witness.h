@@ -2,6 +2,12 @@
  * witness instantiation, its per-block record brought back
  * (model/witness_record.h) and compared with the model's.
  *
+ * A row's witness kernel runs the blocks that stand for its grid (one
+ * block for a predicate that does not read blockIdx.x, one period of blocks
+ * for one that does, testimony_lesson_grid()), or the whole grid; only
+ * those blocks have records, here and in the model, and the comparison
+ * counts each for the blocks it stands for (testimony_observe_standing()).
+ *
  * witness_start() allocates the session's record buffers (gpu/session.h,
  * kept for its life) and, when every row's records fit in one batch
  * (WITNESS_BATCH_BYTES of each buffer), queues on the default stream each
@@ -25,7 +31,7 @@ extern "C" {
 #endif
 
 /* The most bytes of records (each of the device, pinned and model buffers)
- * one batch of rows uses: 9 rows of the default 4096-block grid. */
+ * one batch of rows uses: 9 rows that run the whole of a 4096-block grid. */
 #define WITNESS_BATCH_BYTES (12u << 20)
 
 struct session; /* gpu/session.h */
@@ -38,16 +44,17 @@ typedef int (*witness_launch_fn)(void *ctx, unsigned row, struct dv_witness_bloc
 struct witness_rows {
     unsigned nrows, blocks;
     /* NULL, or per row the blocks its witness kernel runs (<= blocks): the
-     * first ones, of which the rest of the grid repeats the records (block
-     * b those of block b mod row_blocks[row], testimony_repeat()); `launch`
-     * launches that many. */
+     * first ones, which stand for the rest of the grid (block b for the
+     * blocks b mod row_blocks[row]); `launch` launches that many. */
     const unsigned *row_blocks;
     witness_launch_fn launch;
-    /* The model's record of row `row` into `exp` (`blocks` records, not
-     * zeroed). Returns 0, or -1 with `err`. */
-    int (*expect)(void *ctx, unsigned row, struct dv_witness_block *exp, char *err);
-    /* Row `row`'s records as the GPU saw them against the model's. */
-    void (*observe)(void *ctx, unsigned row, const struct dv_witness_block *seen, const struct dv_witness_block *exp);
+    /* The model's records of the first `launched` blocks of row `row` into
+     * `exp` (not zeroed). Returns 0, or -1 with `err`. */
+    int (*expect)(void *ctx, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err);
+    /* Row `row`'s records of its first `launched` blocks as the GPU saw
+     * them against the model's. */
+    void (*observe)(void *ctx, unsigned row, unsigned launched, const struct dv_witness_block *seen,
+                    const struct dv_witness_block *exp);
     void *ctx;
 };
 
@@ -56,7 +63,7 @@ struct witness_pass {
     const struct witness_rows *w;
     struct session *s;
     struct dv_witness_block *d_rec, *seen, *exp;
-    unsigned per;      /* rows per batch                                */
+    int all;           /* every row fits one batch                      */
     int queued;        /* every row queued and modelled by _start()     */
     int settled;       /* the queued rows waited for                    */
     int rc;            /* the wait's result                             */

@@ -127,25 +127,39 @@ void testimony_repeat(struct dv_witness_block *exp, unsigned blocks, unsigned pe
     for (unsigned b = period; b < blocks; b++) exp[b] = exp[b - period];
 }
 
-void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
-                       unsigned warps_per_block, unsigned per, struct dv_observed *o) {
+/* The blocks of a grid of `blocks` that block b < `launched` stands for
+ * (b, b + launched, ...): block b' takes the records of b' mod launched. */
+static unsigned long long stands_for(unsigned b, unsigned launched, unsigned blocks) {
+    return (unsigned long long)(blocks / launched) + (b < blocks % launched);
+}
+
+void testimony_observe_standing(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                                unsigned launched, unsigned blocks, unsigned warps_per_block, unsigned per,
+                                struct dv_observed *o) {
     memset(o, 0, sizeof *o);
     o->present = 1;
     o->per = per ? per : 1u;
     o->first_difference = -1;
+    if (launched == 0 || launched > blocks) launched = blocks;
     int every_warp_both_full = blocks > 0;
     unsigned long long exp_runs = 0;
-    for (unsigned b = 0; b < blocks; b++) {
+    for (unsigned b = 0; b < launched; b++) {
         const struct dv_witness_block *s = &seen[b];
+        const unsigned long long w = stands_for(b, launched, blocks);
         for (unsigned p = 0; p < DV_WITNESS_PATHS; p++) {
-            o->runs[p] += s->runs[p];
-            o->split[p] += s->split[p];
-            o->lanes[p] += s->lanes[p];
-            for (unsigned k = 0; k < DV_WITNESS_BINS; k++) o->hist[p][k] += s->hist[p][k];
-            exp_runs += exp ? exp[b].runs[p] : 0;
+            o->runs[p] += w * s->runs[p];
+            o->split[p] += w * s->split[p];
+            o->lanes[p] += w * s->lanes[p];
+            for (unsigned k = 0; k < DV_WITNESS_BINS; k++) o->hist[p][k] += w * s->hist[p][k];
+            exp_runs += exp ? w * exp[b].runs[p] : 0;
         }
-        dv_count_add(&o->path_runs, (s->runs[0] + s->runs[1]) / o->per, b == 0);
-        dv_count_add(&o->split_warps, (s->split[0] > s->split[1] ? s->split[0] : s->split[1]) / o->per, b == 0);
+        const unsigned long long runs = (s->runs[0] + s->runs[1]) / o->per;
+        const unsigned long long split = (s->split[0] > s->split[1] ? s->split[0] : s->split[1]) / o->per;
+        dv_count_add(&o->path_runs, runs, b == 0);
+        dv_count_add(&o->split_warps, split, b == 0);
+        /* The blocks it stands for count as many times in the totals. */
+        o->path_runs.total += (w - 1) * (runs > 0xFFFFFFFFull ? 0xFFFFFFFFull : runs);
+        o->split_warps.total += (w - 1) * (split > 0xFFFFFFFFull ? 0xFFFFFFFFull : split);
         if (s->split[0] || s->split[1] || s->runs[0] != s->runs[1] ||
             s->runs[0] != (unsigned long long)warps_per_block * o->per)
             every_warp_both_full = 0;
@@ -177,6 +191,11 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
                  o->first_difference, s->runs[0], s->split[0], e->runs[0], e->split[0], s->runs[1], s->split[1],
                  e->runs[1], e->split[1]);
     }
+}
+
+void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
+                       unsigned warps_per_block, unsigned per, struct dv_observed *o) {
+    testimony_observe_standing(seen, exp, blocks, blocks, warps_per_block, per, o);
 }
 
 void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per) {

@@ -83,6 +83,17 @@ void testimony_repeat(struct dv_witness_block *exp, unsigned blocks, unsigned pe
 void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
                        unsigned warps_per_block, unsigned per, struct dv_observed *o);
 
+/* The same over a grid of `blocks` of which only the first `launched` ran
+ * (and were modelled): block b of the grid takes the records of block
+ * b mod launched (the blocks that stand for a grid, testimony_lesson_grid()),
+ * so each record counts once for every block it stands for in the totals,
+ * the per-block means and the histogram, while min, max and the first
+ * difference are those of the blocks that ran. testimony_observe() is this
+ * with launched == blocks; a `launched` of 0 or over `blocks` means all. */
+void testimony_observe_standing(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                                unsigned launched, unsigned blocks, unsigned warps_per_block, unsigned per,
+                                struct dv_observed *o);
+
 /* Fills the derived fields of `c` (raw counters set) for a row of `blocks`
  * blocks whose model splits `model_split_per_block` warps per block at each
  * of `per` branch evaluations (the iterations of a per-iteration row, else

@@ -546,3 +546,38 @@ Test(testimony, repeat_copies_block_b_mod_the_period) {
     testimony_repeat(e, 7, 7);
     cr_expect_eq(e[6].runs[0], 10);
 }
+
+/* The blocks that stand for a grid, counted for the blocks they stand for,
+ * give what the whole grid's records give: block parity on 7 blocks from
+ * its first 2 (block 0 stands for 4 blocks, block 1 for 3). */
+Test(testimony, observe_standing_counts_what_the_whole_grid_counts) {
+    struct dv_witness_block *whole = expect_builtin("block-parity", DV_KERNEL_BRANCH, 7, 256, 1, 4096);
+    struct dv_witness_block *two = expect_builtin("block-parity", DV_KERNEL_BRANCH, 2, 256, 1, 4096);
+    struct dv_observed a, b;
+    testimony_observe(whole, whole, 7, 8, 1, &a);
+    testimony_observe_standing(two, two, 2, 7, 8, 1, &b);
+    cr_expect(a.agrees && b.agrees, "%s / %s", a.verdict, b.verdict);
+    cr_expect_eq(b.runs[0], 32, "4 blocks of 8 warps on A");
+    cr_expect_eq(b.runs[1], 24, "3 on B");
+    for (unsigned p = 0; p < 2; p++) {
+        cr_expect_eq(a.runs[p], b.runs[p]);
+        cr_expect_eq(a.split[p], b.split[p]);
+        cr_expect_eq(a.lanes[p], b.lanes[p]);
+        for (unsigned k = 0; k < DV_WITNESS_BINS; k++) cr_expect_eq(a.hist[p][k], b.hist[p][k], "path %u bin %u", p, k);
+        cr_expect_float_eq(a.lanes_per_run[p], b.lanes_per_run[p], 1e-12);
+    }
+    cr_expect_eq(a.path_runs.min, b.path_runs.min);
+    cr_expect_eq(a.path_runs.max, b.path_runs.max);
+    cr_expect_eq(a.path_runs.total, b.path_runs.total);
+    cr_expect_float_eq(a.path_runs.per_block, b.path_runs.per_block, 1e-12);
+    cr_expect_eq(a.split_warps.total, b.split_warps.total);
+    cr_expect_str_eq(a.verdict, b.verdict);
+
+    /* A difference in a block that ran is named by that block. */
+    two[1].runs[1] = 7;
+    testimony_observe_standing(two, whole, 2, 7, 8, 1, &b);
+    cr_expect_not(b.agrees);
+    cr_expect_eq(b.first_difference, 1);
+    free(whole);
+    free(two);
+}
