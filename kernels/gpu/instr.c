@@ -7,11 +7,12 @@
  * cuptiProfilerInitialize, cuptiProfilerDeviceSupported for the SASS
  * metrics, the metric ids (cuptiSassMetricsGetProperties), PC sampling
  * enabled and configured (serialized collection, start/stop control, parsed
- * records); one sampled launch between Start and Stop, GetData until no PC
- * remains, PC sampling disabled; SetConfig with the four metrics, Enable
- * with lazy patching, per launch GetDataProperties + FlushData, Disable;
- * then cuptiGetCubinCrc on the captured cubins and
- * cuptiGetSassToSourceCorrelation per pc.
+ * records); per row one sampled launch between Start and Stop, GetData until
+ * no PC remains; PC sampling disabled; SetConfig with the four metrics,
+ * Enable with lazy patching, per launch GetDataProperties + FlushData (the
+ * launches of every row of the process), Disable; then cuptiGetCubinCrc on
+ * the captured cubins and cuptiGetSassToSourceCorrelation per pc, each pc
+ * once per process.
  *
  * The library is looked for where counters.c looks for it (counters.h), so
  * DV_CUPTI_LIBRARY and the bundle's lib/ mean the same for both; the search
@@ -102,6 +103,15 @@ struct cubin {
     int crc_ok;
 };
 
+/* A pc's source line, looked up once per process. */
+struct pc_line {
+    const struct cubin *cubin;
+    char function[LISTING_FUNCTION_LEN];
+    uint32_t pc;
+    unsigned line;
+    char file[LISTING_FILE_LEN];
+};
+
 struct instr {
     CUpti_SubscriberHandle sub;
     int subscribed, initialized, sampling, configured;
@@ -117,6 +127,8 @@ struct instr {
     uint32_t *reason_index;
     char **reason_name;
     CUpti_PCSamplingData config_buffer, user_buffer;
+    struct pc_line *lines; /* the memo of pc_line()       */
+    size_t nlines, cap_lines;
 };
 
 static int cupti_check(CUptiResult r, const char *call, const char *file, int line, char *reason) {
@@ -227,6 +239,7 @@ void instr_free(struct instr *p) {
     free(p->reason_index);
     free_sampling_buffer(&p->config_buffer);
     free_sampling_buffer(&p->user_buffer);
+    free(p->lines);
     free(p);
 }
 
@@ -388,7 +401,8 @@ static int add_samples(struct instr *p, const CUpti_PCSamplingData *d, struct li
     return 0;
 }
 
-int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct listing_insns *f, char *reason) {
+int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, unsigned part, struct listing_insns *f,
+                 char *reason) {
     int rc = -1;
     listing_insns_init(f);
     if (!p->sampling) return 0;
@@ -397,7 +411,7 @@ int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct list
     CUpti_PCSamplingStartParams st = {.size = CUpti_PCSamplingStartParamsSize};
     st.ctx = p->ctx;
     if (CUPTI_CALL(api.cuptiPCSamplingStart(&st), reason)) goto fail;
-    rc = launch(ctx, 0, reason);
+    rc = launch(ctx, part, reason);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
     CUpti_PCSamplingStopParams sp = {.size = CUpti_PCSamplingStopParamsSize};
     sp.ctx = p->ctx;
@@ -419,8 +433,10 @@ int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct list
         else if (p->user_buffer.totalNumPcs == 0)
             usleep(20 * 1000);
     }
+    /* What the configuration's own buffer kept of this launch, emptied for
+     * the next one. */
     if (rc == 0 && add_samples(p, &p->config_buffer, f, slot) != 0) rc = -1;
-    sampling_off(p);
+    reset_buffer(&p->config_buffer);
     if (rc != 0) goto fail;
     f->sampled = 1;
     return 0;
@@ -428,6 +444,10 @@ fail:
     sampling_off(p);
     listing_insns_cleanup(f);
     return rc ? rc : -1;
+}
+
+void instr_sampling_end(struct instr *p) {
+    if (p) sampling_off(p);
 }
 
 /* ---- SASS metrics ------------------------------------------------------ */
@@ -448,12 +468,45 @@ static int sass_configure(struct instr *p, char *reason) {
     return 0;
 }
 
-/* The records of the launch just made, into `f`. */
+/* The function the launch just flushed ran: of the functions the records
+ * name, the one they count the most executions for (a flush may also name
+ * functions patched for an earlier launch, with nothing counted since).
+ * NULL when they count nothing. */
+static const char *launched_function(const CUpti_SassMetrics_Data *data, size_t nrec, size_t ninst) {
+    enum { MAX_FUNCTIONS = 16 };
+    const char *name[MAX_FUNCTIONS];
+    unsigned long long sum[MAX_FUNCTIONS];
+    unsigned n = 0;
+    for (size_t i = 0; i < nrec; i++) {
+        const CUpti_SassMetrics_Data *d = &data[i];
+        if (!d->functionName) continue;
+        unsigned k = 0;
+        while (k < n && strcmp(name[k], d->functionName) != 0) k++;
+        if (k == n) {
+            if (n == MAX_FUNCTIONS) continue;
+            name[n] = d->functionName;
+            sum[n++] = 0;
+        }
+        for (size_t v = 0; v < ninst; v++) sum[k] += d->pInstanceValues[v].value;
+    }
+    const char *best = NULL;
+    unsigned long long most = 0;
+    for (unsigned k = 0; k < n; k++)
+        if (sum[k] > most) {
+            most = sum[k];
+            best = name[k];
+        }
+    return best;
+}
+
+/* The records of the launch just made, into `f`. Returns 0, -1 with
+ * `reason` when the launch gave no record, -2 with `reason` when CUPTI
+ * failed or memory ran out. */
 static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, char *reason) {
     CUpti_SassMetricsGetDataProperties_Params gp = {.structSize =
                                                         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     gp.ctx = p->ctx;
-    if (CUPTI_CALL(api.cuptiSassMetricsGetDataProperties(&gp), reason)) return -1;
+    if (CUPTI_CALL(api.cuptiSassMetricsGetDataProperties(&gp), reason)) return -2;
     const size_t nrec = gp.numOfPatchedInstructionRecords, ninst = gp.numOfInstances;
     if (nrec == 0 || ninst == 0) {
         dv_seterr(reason, "CUPTI: the SASS metrics gave no record for launch %u (%zu records, %zu instances)", part,
@@ -462,7 +515,7 @@ static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, c
     }
     CUpti_SassMetrics_Data *data = calloc(nrec, sizeof *data);
     CUpti_SassMetrics_InstanceValue *values = calloc(nrec * ninst, sizeof *values);
-    int rc = -1;
+    int rc = -2;
     if (!data || !values) {
         dv_seterr(reason, "CUPTI: out of memory for %zu SASS records", nrec);
         goto cleanup;
@@ -477,14 +530,23 @@ static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, c
     fp.numOfInstances = ninst;
     fp.pMetricsData = data;
     if (CUPTI_CALL(api.cuptiSassMetricsFlushData(&fp), reason)) goto cleanup;
+    const char *ran = launched_function(data, nrec, ninst);
+    if (!ran) {
+        dv_seterr(reason, "CUPTI: the SASS metrics counted nothing for launch %u (%zu records)", part, nrec);
+        rc = -1;
+        goto cleanup;
+    }
+    snprintf(f->function, sizeof f->function, "%s", ran);
     for (size_t i = 0; i < nrec; i++) {
         const CUpti_SassMetrics_Data *d = &data[i];
-        if (!d->functionName) continue;
-        if (!f->function[0]) snprintf(f->function, sizeof f->function, "%s", d->functionName);
-        if (strcmp(f->function, d->functionName) != 0) continue; /* only the profiled kernel runs here */
+        if (!d->functionName || strcmp(f->function, d->functionName) != 0) continue; /* another function's */
         if (!p->have_record_crc) {
             p->record_crc = d->cubinCrc;
             p->have_record_crc = 1;
+        }
+        if (!f->have_record_crc) {
+            f->record_crc = d->cubinCrc;
+            f->have_record_crc = 1;
         }
         struct listing_insn *in = listing_insns_at(f, d->pcOffset);
         if (!in) {
@@ -507,8 +569,11 @@ cleanup:
 }
 
 int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *ctx, struct listing_insns *parts,
-                char *reason) {
-    for (unsigned k = 0; k < nparts; k++) listing_insns_init(&parts[k]);
+                int *ok, char *reason) {
+    for (unsigned k = 0; k < nparts; k++) {
+        listing_insns_init(&parts[k]);
+        if (ok) ok[k] = 0;
+    }
     if (sass_configure(p, reason) != 0) return -1;
     CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = p->ctx;
@@ -516,8 +581,15 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
     if (CUPTI_CALL(api.cuptiSassMetricsEnable(&en), reason)) return -1;
     int rc = 0;
     for (unsigned k = 0; rc == 0 && k < nparts; k++) {
-        if ((rc = launch(ctx, k, reason)) == 0 && (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason)) == 0)
-            rc = sass_flush(p, k, &parts[k], reason);
+        if ((rc = launch(ctx, k, reason)) != 0 || (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason)) != 0) break;
+        char why[ERR_LEN];
+        const int flushed = sass_flush(p, k, &parts[k], ok ? why : reason);
+        if (flushed == 0 && ok) ok[k] = 1;
+        else if (flushed != 0 && !ok) rc = -1;
+        else if (flushed == -2) { /* not a launch's own trouble: CUPTI's */
+            dv_seterr(reason, "%s", why);
+            rc = -1;
+        }
     }
     if (rc == DV_ESTICKY) return rc;
     CUpti_SassMetricsDisable_Params dis = {.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
@@ -528,11 +600,59 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
 
 /* ---- the cubin --------------------------------------------------------- */
 
+/* The line of `pc` in `function` from the memo of the lines looked up
+ * before (rows of one process share their kernels), or from CUPTI; 0 when
+ * the pc has none. */
+static int pc_line(struct instr *p, const struct cubin *c, const char *function, uint32_t pc, struct listing_insn *in) {
+    struct pc_line *m = NULL;
+    for (size_t i = 0; i < p->nlines; i++)
+        if (p->lines[i].cubin == c && p->lines[i].pc == pc && strcmp(p->lines[i].function, function) == 0) {
+            m = &p->lines[i];
+            break;
+        }
+    if (!m) {
+        if (p->nlines == p->cap_lines) {
+            size_t cap = p->cap_lines ? 2 * p->cap_lines : 1024;
+            struct pc_line *v = realloc(p->lines, cap * sizeof *v);
+            if (!v) return -1;
+            p->lines = v;
+            p->cap_lines = cap;
+        }
+        m = &p->lines[p->nlines];
+        memset(m, 0, sizeof *m);
+        m->cubin = c;
+        m->pc = pc;
+        snprintf(m->function, sizeof m->function, "%s", function);
+        CUpti_GetSassToSourceCorrelationParams sc = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
+        sc.cubin = c->data;
+        sc.cubinSize = c->size;
+        sc.functionName = function;
+        sc.pcOffset = pc;
+        if (api.cuptiGetSassToSourceCorrelation(&sc) == CUPTI_SUCCESS) {
+            if (sc.fileName && sc.lineNumber) {
+                snprintf(m->file, sizeof m->file, "%s%s%s", sc.dirName && sc.dirName[0] ? sc.dirName : "",
+                         sc.dirName && sc.dirName[0] ? "/" : "", sc.fileName);
+                m->line = sc.lineNumber;
+            }
+            free(sc.fileName);
+            free(sc.dirName);
+        }
+        p->nlines++;
+    }
+    if (m->line) {
+        snprintf(in->file, sizeof in->file, "%s", m->file);
+        in->line = m->line;
+    }
+    return 0;
+}
+
 int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, const void **cubin, size_t *size,
                     char *reason) {
     *cubin = NULL;
     *size = 0;
-    if (!p->have_record_crc) {
+    const int have = f->have_record_crc || p->have_record_crc;
+    const uint32_t want = f->have_record_crc ? f->record_crc : p->record_crc;
+    if (!have) {
         dv_seterr(reason, "instructions: no SASS record named a cubin");
         return -1;
     }
@@ -547,34 +667,23 @@ int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, con
             c->crc = cp.cubinCrc;
             c->crc_ok = 1;
         }
-        if ((uint32_t)c->crc == p->record_crc && !match) match = c;
+        if ((uint32_t)c->crc == want && !match) match = c;
     }
     if (!match) {
         dv_seterr(reason,
                   "instructions: none of the %u cubins loaded has the records' CRC %08x%s%s", p->ncubins,
-                  (unsigned)p->record_crc, p->lost_cubins ? " (some modules were not kept)" : "",
+                  (unsigned)want, p->lost_cubins ? " (some modules were not kept)" : "",
                   p->capture_failed ? " (a cubin could not be copied: out of memory)" : "");
         return -1;
     }
     *crc = match->crc;
     *cubin = match->data;
     *size = match->size;
-    for (size_t k = 0; k < f->n; k++) {
-        struct listing_insn *in = &f->v[k];
-        CUpti_GetSassToSourceCorrelationParams sc = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
-        sc.cubin = match->data;
-        sc.cubinSize = match->size;
-        sc.functionName = f->function;
-        sc.pcOffset = in->pc;
-        if (api.cuptiGetSassToSourceCorrelation(&sc) != CUPTI_SUCCESS) continue; /* no line for this pc */
-        if (sc.fileName && sc.lineNumber) {
-            snprintf(in->file, sizeof in->file, "%s%s%s", sc.dirName && sc.dirName[0] ? sc.dirName : "",
-                     sc.dirName && sc.dirName[0] ? "/" : "", sc.fileName);
-            in->line = sc.lineNumber;
+    for (size_t k = 0; k < f->n; k++)
+        if (pc_line(p, match, f->function, f->v[k].pc, &f->v[k]) != 0) {
+            dv_seterr(reason, "instructions: out of memory for the source lines of %s", f->function);
+            return -1;
         }
-        free(sc.fileName);
-        free(sc.dirName);
-    }
     return 0;
 }
 
@@ -604,17 +713,23 @@ int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *s
     return -1;
 }
 
-int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct listing_insns *f, char *reason) {
-    (void)p, (void)launch, (void)ctx;
+int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, unsigned part, struct listing_insns *f,
+                 char *reason) {
+    (void)p, (void)launch, (void)ctx, (void)part;
     listing_insns_init(f);
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
     return -1;
 }
 
+void instr_sampling_end(struct instr *p) { (void)p; }
+
 int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *ctx, struct listing_insns *parts,
-                char *reason) {
+                int *ok, char *reason) {
     (void)p, (void)launch, (void)ctx;
-    for (unsigned k = 0; k < nparts; k++) listing_insns_init(&parts[k]);
+    for (unsigned k = 0; k < nparts; k++) {
+        listing_insns_init(&parts[k]);
+        if (ok) ok[k] = 0;
+    }
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
     return -1;
 }

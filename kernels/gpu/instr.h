@@ -1,10 +1,11 @@
-/* instr.h -- one function's instruction profile through CUPTI: per SASS
+/* instr.h -- the instruction profiles of a process's rows through CUPTI: per SASS
  * instruction the four SASS metrics (warp executions, thread executions,
  * predicated-on thread executions, divergent branch targets), PC-sampling
  * stall reasons, the cubin's CRC and each pc's source line.
  *
- * Only the short-lived process that profiles one row uses this (server/cmd's
- * `divergence-gpu instructions`, which the worker starts per row): CUPTI's
+ * Only the short-lived process that profiles a job's rows uses this
+ * (server/cmd's `divergence-gpu instructions`, which the worker starts once
+ * per job for the rows not in its cache): CUPTI's
  * SASS patching and PC sampling stay out of the process that times kernels,
  * and what the probe on an H200 found about the API is kept to:
  *   - CUPTI is subscribed to module loads before any CUDA call, so the cubin
@@ -63,18 +64,29 @@ int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *s
  * code with `err`. */
 typedef int (*instr_launch_fn)(void *ctx, unsigned part, char *err);
 
-/* PC sampling of one launch (part 0 of `launch`) into `f`: the function's
- * stall samples per pc and the reasons' names, f->sampled set (nothing and
- * 0 returned when sampling is off). PC sampling is disabled after it.
- * Returns 0, or a DV_* code / -1 with `reason`. */
-int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, struct listing_insns *f, char *reason);
+/* PC sampling of launch `part` of `launch` into `f`: the function's stall
+ * samples per pc and the reasons' names, f->sampled set (nothing and 0
+ * returned when sampling is off). Sampling stays on for the next launch to
+ * sample (several rows of one process are each sampled this way, before
+ * anything is patched); a failure turns it off. Returns 0, or a DV_* code /
+ * -1 with `reason`. */
+int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, unsigned part, struct listing_insns *f,
+                 char *reason);
+
+/* Disables PC sampling (before instr_count() patches anything); harmless
+ * when it is off. */
+void instr_sampling_end(struct instr *p);
 
 /* The SASS metrics of launches 0..nparts-1, each flushed into parts[k]
- * (initialised here: the function's name, its instructions' four counts).
- * Returns 0, or a DV_* code / -1 with `reason` (CUPTI failed, or gave no
- * record for a launch). */
+ * (initialised here: the function's name, its instructions' four counts,
+ * the record CRC), all under one enable (launches of several rows of one
+ * process included: each launch is flushed on its own). With `ok` NULL a
+ * launch that gives no record fails the call; otherwise ok[k] says whether
+ * launch k gave records and the others go on. Returns 0, or a DV_* code /
+ * -1 with `reason` (CUPTI failed, a launch failed, or without `ok` gave no
+ * record). */
 int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *ctx, struct listing_insns *parts,
-                char *reason);
+                int *ok, char *reason);
 
 /* The cubin of the function instr_count() profiled: its 64-bit CRC into
  * *crc, the source file and line of every instruction of `f` (f->function

@@ -112,6 +112,8 @@ int listing_combine(const struct listing_insns *parts, const unsigned long long 
     snprintf(out->function, sizeof out->function, "%s", parts[0].function);
     out->nreasons = parts[0].nreasons;
     out->sampled = parts[0].sampled;
+    out->record_crc = parts[0].record_crc;
+    out->have_record_crc = parts[0].have_record_crc;
     memcpy(out->reasons, parts[0].reasons, sizeof out->reasons);
     for (unsigned k = 0; k < nparts; k++) {
         if (weight[k] == 0) {

@@ -112,6 +112,8 @@ struct listing_insns {
     unsigned nreasons;             /* 0: no PC sampling                       */
     char reasons[LISTING_MAX_REASONS][LISTING_REASON_LEN];
     int sampled;                   /* PC sampling ran (its samples may be 0)  */
+    uint32_t record_crc;           /* the low 32 bits of the cubin CRC its    */
+    int have_record_crc;           /* SASS records named, when they named one */
 };
 
 void listing_insns_init(struct listing_insns *f);
@@ -197,7 +199,10 @@ struct listing {
     double scale;                      /* row's blocks / grid_blocks           */
     int cached;                        /* served from the cache               */
     char collected_utc[32];
-    double collect_ms;                 /* host time of the collection         */
+    double collect_ms;                 /* host time of the collection: the    */
+                                       /* process's, shared by its rows       */
+    unsigned process_rows;             /* rows profiled in that process (the  */
+                                       /* worker's record; not in documents)  */
     char disassembler[LISTING_TOOL_LEN];       /* "" when none                */
     char disassembly_reason[ERR_LEN];          /* "" when there is SASS text  */
     double mapped;                     /* instructions with a source line     */

@@ -42,10 +42,16 @@
 #define DISASSEMBLER_DEADLINE_MS 60000.0
 #define NCU_DEADLINE_MS 120000.0
 
+#define INSTR_CMD_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
+
 struct args {
     int table, row, device;
     const char *request, *disassembler, *sass_cache, *ncu;
     int stalls, whole_grid, launch_only, part, compare;
+    /* --rows T:R,...: the rows of one process, one answer line each */
+    int many;
+    unsigned nrows;
+    int tables[INSTR_CMD_MAX_ROWS], rows[INSTR_CMD_MAX_ROWS];
 };
 
 /* ---- the output line ---------------------------------------------------- */
@@ -74,6 +80,24 @@ static int number(const char *v, int lo, int hi, int *out) {
     return 0;
 }
 
+/* "T:R,T:R,..." into a->tables / a->rows. */
+static int parse_rows(const char *v, struct args *a) {
+    a->many = 1;
+    a->nrows = 0;
+    for (const char *p = v; *p;) {
+        char *end = NULL;
+        long t = strtol(p, &end, 10);
+        if (end == p || *end != ':' || t < 0 || t >= DV_MAX_TABLES) return -1;
+        p = end + 1;
+        long r = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || r < 0 || r >= DV_MAX_ROWS || a->nrows == INSTR_CMD_MAX_ROWS) return -1;
+        a->tables[a->nrows] = (int)t;
+        a->rows[a->nrows++] = (int)r;
+        p = *end ? end + 1 : end;
+    }
+    return a->nrows ? 0 : -1;
+}
+
 static int parse_args(int argc, char **argv, struct args *a, char *err) {
     memset(a, 0, sizeof *a);
     a->table = a->row = -1;
@@ -94,6 +118,7 @@ static int parse_args(int argc, char **argv, struct args *a, char *err) {
         else if (strcmp(k, "--row") == 0) bad = number(v, 0, DV_MAX_ROWS - 1, &a->row);
         else if (strcmp(k, "--device") == 0) bad = number(v, 0, OPTIONS_MAX_DEVICE, &a->device);
         else if (strcmp(k, "--part") == 0) bad = number(v, 0, TESTIMONY_GRID_PARTS - 1, &a->part);
+        else if (strcmp(k, "--rows") == 0) bad = parse_rows(v, a);
         else if (strcmp(k, "--request") == 0) a->request = v;
         else if (strcmp(k, "--disassembler") == 0) a->disassembler = v;
         else if (strcmp(k, "--sass-cache") == 0) a->sass_cache = v;
@@ -108,10 +133,19 @@ static int parse_args(int argc, char **argv, struct args *a, char *err) {
             return -1;
         }
     }
-    if (a->table < 0 || a->row < 0) {
-        dv_seterr(err, "instructions: --table T and --row R are needed");
+    if (a->many && (a->table >= 0 || a->row >= 0 || a->launch_only || a->compare)) {
+        dv_seterr(err, "instructions: --rows takes the place of --table and --row, and goes without --launch-only and "
+                       "--compare");
         return -1;
     }
+    if (a->many) return 0;
+    if (a->table < 0 || a->row < 0) {
+        dv_seterr(err, "instructions: --table T and --row R (or --rows T:R,...) are needed");
+        return -1;
+    }
+    a->nrows = 1;
+    a->tables[0] = a->table;
+    a->rows[0] = a->row;
     return 0;
 }
 
@@ -137,21 +171,53 @@ static char *read_all(FILE *f, size_t *len) {
     return buf;
 }
 
-struct row_run {
+/* What every row of the process shares: the request as planned, the
+ * device, its input and its output. */
+struct job_run {
     struct dv_options o;
     struct dv_report *r;
-    const struct dv_row *row;
     struct dv_geometry g;
-    struct profile_plan plan;
     struct session *s;
-    struct dv_launch base;
-    unsigned sample_blocks;
-    int sampling; /* the launch callback launches the sampling grid */
+    struct dv_device dev;
+    struct dv_launch base; /* the row's mode and mask left out */
 };
 
-/* The request, its plan and the row's profile plan. Returns 0, or -1 with
+/* One row of the process, and what came of it. */
+struct row_run {
+    struct job_run *j;
+    int table, index;
+    const struct dv_row *row;
+    struct profile_plan plan;
+    const uint32_t *dmask;
+    unsigned sample_blocks;
+    int sampling;      /* the launch callback launches the sampling grid */
+    int failed;        /* err says why                                    */
+    char err[ERR_LEN]; /* stall_reason: why it has no stall samples      */
+    char stall_reason[ERR_LEN];
+    struct listing_insns samples, parts[TESTIMONY_GRID_PARTS], combined;
+    unsigned nparts; /* of parts[] initialised */
+    struct listing *l;
+};
+
+static void row_fail(struct row_run *rr, const char *why) {
+    if (rr->failed) return;
+    rr->failed = 1;
+    if (why == rr->err && why[0]) return; /* the reason is in place */
+    snprintf(rr->err, sizeof rr->err, "%s", why && why[0] ? why : "instructions: failed");
+}
+
+static void row_cleanup(struct row_run *rr) {
+    listing_insns_cleanup(&rr->samples);
+    for (unsigned k = 0; k < rr->nparts; k++) listing_insns_cleanup(&rr->parts[k]);
+    listing_insns_cleanup(&rr->combined);
+    listing_free(rr->l);
+    rr->l = NULL;
+    rr->nparts = 0;
+}
+
+/* The request and its plan, shared by the rows. Returns 0, or -1 with
  * `err`. */
-static int row_plan(const struct args *a, struct row_run *rr, char *err) {
+static int job_plan(const struct args *a, struct job_run *j, char *err) {
     size_t len = 0;
     char *text = NULL;
     if (a->request) {
@@ -170,29 +236,35 @@ static int row_plan(const struct args *a, struct row_run *rr, char *err) {
         return -1;
     }
     struct request_error re;
-    int rc = request_parse(text, len, &rr->o, &re);
+    int rc = request_parse(text, len, &j->o, &re);
     free(text);
     if (rc != 0) {
         dv_seterr(err, "instructions: the request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
         return -1;
     }
-    rr->o.device = a->device;
-    if (rr->o.blocks == 0) {
+    j->o.device = a->device;
+    if (j->o.blocks == 0) {
         dv_seterr(err, "instructions: the request's blocks must be the grid the row ran on, not auto");
         return -1;
     }
-    if (!(rr->r = experiment_report_create())) {
+    if (!(j->r = experiment_report_create())) {
         dv_seterr(err, "instructions: out of memory");
         return -1;
     }
-    if (experiment_plan(&rr->o, rr->r, NULL, err) != 0) return -1;
-    if ((unsigned)a->table >= rr->r->ntables || (unsigned)a->row >= rr->r->tables[a->table].nrows) {
-        dv_seterr(err, "instructions: the plan has no row %d in table %d", a->row, a->table);
+    if (experiment_plan(&j->o, j->r, NULL, err) != 0) return -1;
+    j->g = (struct dv_geometry){j->r->config.blocks, j->r->config.block_x, j->r->config.block_y};
+    return 0;
+}
+
+/* Row (table, index)'s profile plan. Returns 0, or -1 with `err`. */
+static int row_plan(const struct args *a, struct row_run *rr, char *err) {
+    const struct job_run *j = rr->j;
+    if ((unsigned)rr->table >= j->r->ntables || (unsigned)rr->index >= j->r->tables[rr->table].nrows) {
+        dv_seterr(err, "instructions: the plan has no row %d in table %d", rr->index, rr->table);
         return -1;
     }
-    rr->row = &rr->r->tables[a->table].rows[a->row];
-    rr->g = (struct dv_geometry){rr->r->config.blocks, rr->r->config.block_x, rr->r->config.block_y};
-    if (profile_plan_row(rr->row, &rr->g, rr->r->config.iterations, a->whole_grid, &rr->plan, err) != 0) return -1;
+    rr->row = &j->r->tables[rr->table].rows[rr->index];
+    if (profile_plan_row(rr->row, &j->g, j->r->config.iterations, a->whole_grid, &rr->plan, err) != 0) return -1;
     if (rr->plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
         dv_seterr(err, "instructions: over the cost cap: %.3g thread-iterations patched (%u blocks), the cap %.3g",
                   rr->plan.cost, rr->plan.grid.part_blocks[0], OPTIONS_MAX_INSTRUCTIONS_COST);
@@ -205,52 +277,61 @@ static int row_plan(const struct args *a, struct row_run *rr, char *err) {
     return 0;
 }
 
-/* The device and the row's buffers, as the measurement makes them. */
-static int row_buffers(struct row_run *rr, struct dv_device *dev, char *err) {
+/* The device and the buffers every row reads and writes, as the
+ * measurement makes them. */
+static int job_buffers(struct job_run *j, char *err) {
     int rc;
-    if (!(rr->s = session_create())) {
+    if (!(j->s = session_create())) {
         dv_seterr(err, "instructions: out of memory");
         return DV_ERR;
     }
-    if ((rc = session_device(rr->s, rr->o.device, dev, err)) != 0) return rc;
-    const unsigned long long n = analysis_threads(&rr->g);
-    const float *in = session_input(rr->s, n, &rc, err);
+    if ((rc = session_device(j->s, j->o.device, &j->dev, err)) != 0) return rc;
+    const unsigned long long n = analysis_threads(&j->g);
+    const float *in = session_input(j->s, n, &rc, err);
     if (!in) return rc;
     float *host = NULL;
-    float *out = session_output(rr->s, 0, n, &host, &rc, err);
+    float *out = session_output(j->s, 0, n, &host, &rc, err);
     if (!out) return rc;
-    const uint32_t *dmask = NULL;
-    if (!session_mask(rr->s, rr->row, &rr->g, experiment_row_mask, experiment_row_reads_mask(rr->row) ? &dmask : NULL, &rc, err))
-        return rc;
-    rr->base = (struct dv_launch){.in = in,
-                                  .out = out,
-                                  .n = n,
-                                  .blocks = rr->g.blocks,
-                                  .block_x = rr->g.block_x,
-                                  .block_y = rr->g.block_y,
-                                  .iterations = rr->r->config.iterations,
-                                  .mode = rr->row->mode,
-                                  .mask = dmask};
+    j->base = (struct dv_launch){.in = in,
+                                 .out = out,
+                                 .n = n,
+                                 .blocks = j->g.blocks,
+                                 .block_x = j->g.block_x,
+                                 .block_y = j->g.block_y,
+                                 .iterations = j->r->config.iterations};
+    return 0;
+}
+
+/* The row's path mask on the device, when its kernel reads one. */
+static int row_buffers(struct row_run *rr, char *err) {
+    int rc = 0;
+    rr->dmask = NULL;
+    if (!session_mask(rr->j->s, rr->row, &rr->j->g, experiment_row_mask,
+                      experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
+        return rc ? rc : DV_ERR;
     return 0;
 }
 
 /* One wave of the row's kernel (at most its grid): the sampled launch. The
  * occupancy query loads the kernel's module, so it comes after CUPTI is
  * set up, never before (instr.h). */
-static int row_wave(struct row_run *rr, const struct dv_device *dev, char *err) {
+static int row_wave(struct row_run *rr, char *err) {
+    const struct job_run *j = rr->j;
     int per_sm = 0, rc;
-    if ((rc = dv_occupancy(rr->row->kernel, rr->base.iterations, rr->g.block_x * rr->g.block_y, &per_sm, err)) != 0)
+    if ((rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err)) != 0)
         return rc;
-    unsigned long long wave = (unsigned long long)(per_sm > 0 ? per_sm : 1) * (unsigned)dev->sm_count;
-    rr->sample_blocks = (unsigned)(wave < rr->g.blocks ? wave : rr->g.blocks);
+    unsigned long long wave = (unsigned long long)(per_sm > 0 ? per_sm : 1) * (unsigned)j->dev.sm_count;
+    rr->sample_blocks = (unsigned)(wave < j->g.blocks ? wave : j->g.blocks);
     if (!rr->sample_blocks) rr->sample_blocks = 1;
     return 0;
 }
 
-/* Part `part` of the profile plan, or the sampling wave. */
+/* Part `part` of the row's profile plan, or its sampling wave. */
 static int launch(void *ctx, unsigned part, char *err) {
     struct row_run *rr = ctx;
-    struct dv_launch l = rr->base;
+    struct dv_launch l = rr->j->base;
+    l.mode = rr->row->mode;
+    l.mask = rr->dmask;
     l.blocks = rr->sampling ? rr->sample_blocks : rr->plan.grid.part_blocks[part];
     return dv_run_kernel(rr->row->kernel, &l, err);
 }
@@ -354,8 +435,39 @@ static int write_file(const char *path, const void *data, size_t n, char *err) {
 /* The disassembly of `cubin` (CRC `crc`) as text (malloc()ed, first line
  * "# <label>"), from the cache folder or by running `tool`. NULL with
  * `why`. */
+static char *disassemble_uncached(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size,
+                                  size_t *len, char *why);
+
+/* As disassemble_uncached(), once per cubin in this process: the rows of
+ * one process share their kernels' cubin, --sass-cache or not. */
 static char *disassemble(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size,
                          size_t *len, char *why) {
+    static struct {
+        uint64_t crc;
+        char *text;
+        size_t len;
+    } memo;
+    if (!memo.text || memo.crc != crc) {
+        size_t n = 0;
+        char *text = disassemble_uncached(tool, cache, crc, cubin, size, &n, why);
+        if (!text) return NULL;
+        free(memo.text);
+        memo.text = text;
+        memo.len = n;
+        memo.crc = crc;
+    }
+    char *copy = malloc(memo.len + 1);
+    if (!copy) {
+        dv_seterr(why, "instructions: out of memory for the disassembly");
+        return NULL;
+    }
+    memcpy(copy, memo.text, memo.len + 1);
+    *len = memo.len;
+    return copy;
+}
+
+static char *disassemble_uncached(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size,
+                                  size_t *len, char *why) {
     char cached[PATH_MAX] = "";
     if (cache) {
         snprintf(cached, sizeof cached, "%s/%016llx.sass", cache, (unsigned long long)crc);
@@ -550,60 +662,196 @@ static void add_stalls(struct listing_insns *f, const struct listing_insns *samp
     }
 }
 
-static int collect(const struct args *a, struct row_run *rr, struct listing *l, struct listing_insns *combined,
-                   char *stall_reason, char *err) {
-    struct dv_device dev;
-    struct listing_insns samples, parts[TESTIMONY_GRID_PARTS];
+/* Where the process's time went, for its answer: the phases in order. */
+enum { PH_PLAN, PH_CUDA, PH_CUPTI, PH_SAMPLING, PH_PATCHED, PH_LINES, PH_TEXT, PH_N };
+static const char *const phase_names[PH_N] = {"plan", "cuda", "cupti", "sampling", "patched", "lines", "text"};
+
+struct phases {
+    double ms[PH_N];
+    double mark;
+};
+
+static void phase_end(struct phases *ph, int k) {
+    const double now = timeutil_now_ms();
+    ph->ms[k] += now - ph->mark;
+    ph->mark = now;
+}
+
+/* The launches of instr_count(): every part of every row still going. */
+struct count_map {
+    struct row_run *rr[INSTR_CMD_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    unsigned part[INSTR_CMD_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    unsigned n;
+};
+
+static int count_launch(void *ctx, unsigned k, char *err) {
+    const struct count_map *m = ctx;
+    return launch(m->rr[k], m->part[k], err);
+}
+
+/* PC sampling of each row still going, one sampled wave each, before
+ * anything is patched; a row whose sampling failed says why, and so do the
+ * rows after it (sampling is off from there). Returns 0, or DV_ESTICKY. */
+static int sample_rows(struct instr *p, struct row_run *rows, unsigned n) {
+    char off[ERR_LEN] = "";
+    for (unsigned i = 0; i < n; i++) {
+        struct row_run *rr = &rows[i];
+        if (rr->failed) continue;
+        if (off[0]) {
+            if (!rr->stall_reason[0]) dv_seterr(rr->stall_reason, "PC sampling stopped at an earlier row: %s", off);
+            continue;
+        }
+        rr->sampling = 1;
+        int rc = instr_sample(p, launch, rr, 0, &rr->samples, rr->stall_reason);
+        rr->sampling = 0;
+        if (rc == DV_ESTICKY) return rc;
+        if (rc != 0) { /* no stall reasons, the counts still: the reason says why */
+            listing_insns_init(&rr->samples);
+            snprintf(off, sizeof off, "%s", rr->stall_reason);
+        }
+    }
+    instr_sampling_end(p);
+    return 0;
+}
+
+/* The SASS metrics of every part of every row still going, under one
+ * enable; a row whose launch gave no record fails on its own. Returns 0,
+ * or a DV_* code / -1 with `err` for the process. */
+static int count_rows(struct instr *p, struct row_run *rows, unsigned n, char *err) {
+    static struct count_map m;
+    static struct listing_insns flat[INSTR_CMD_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    static int ok[INSTR_CMD_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    m.n = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned k = 0; !rows[i].failed && k < rows[i].plan.grid.nparts; k++) {
+            m.rr[m.n] = &rows[i];
+            m.part[m.n++] = k;
+        }
+    if (m.n == 0) return 0;
+    int rc = instr_count(p, m.n, count_launch, &m, flat, ok, err);
+    for (unsigned k = 0; k < m.n; k++) {
+        struct row_run *rr = m.rr[k];
+        rr->parts[m.part[k]] = flat[k]; /* the row owns it now */
+        rr->nparts = m.part[k] + 1;
+        if (rc == 0 && !ok[k]) {
+            char why[ERR_LEN];
+            dv_seterr(why, "CUPTI: the SASS metrics gave no record for this row's launch %u (%u blocks)", m.part[k],
+                      rr->plan.grid.part_blocks[m.part[k]]);
+            row_fail(rr, why);
+        }
+    }
+    return rc;
+}
+
+/* One counted row into its listing: parts combined, lines, stalls, text. */
+static void finish_row(const struct args *a, struct instr *p, struct row_run *rr, struct phases *ph) {
     uint64_t crc = 0;
     const void *cubin = NULL;
     size_t size = 0;
-    int rc = -1;
-    unsigned nparts = 0;
-    listing_insns_init(&samples);
+    char err[ERR_LEN] = "";
+    if (listing_combine(rr->parts, rr->plan.weight, rr->plan.grid.nparts, &rr->combined, err) != 0 ||
+        instr_correlate(p, &rr->combined, &crc, &cubin, &size, err) != 0) {
+        row_fail(rr, err);
+        return;
+    }
+    relative_files(&rr->combined);
+    add_stalls(&rr->combined, &rr->samples);
+    phase_end(ph, PH_LINES);
+    if (!(rr->l = listing_create())) {
+        row_fail(rr, "instructions: out of memory");
+        return;
+    }
+    add_text(a, &rr->combined, crc, cubin, size, rr->l);
+    rr->l->cubin_crc = crc;
+    phase_end(ph, PH_TEXT);
+    struct listing_paths paths;
+    instr_lesson_paths(&paths);
+    listing_classify(&rr->combined, &paths);
+    if (listing_build(&rr->combined, rr->l, err) != 0) {
+        row_fail(rr, err);
+        return;
+    }
+    struct listing *l = rr->l;
+    snprintf(l->source, sizeof l->source, "cupti-sass");
+    snprintf(l->kernel, sizeof l->kernel, "%s", rr->combined.function);
+    l->mask_hash = rr->plan.mask_hash;
+    l->grid_blocks = rr->plan.grid.part_blocks[0];
+    l->block_x = rr->j->g.block_x;
+    l->block_y = rr->j->g.block_y;
+    l->scale = (double)rr->j->g.blocks / (double)l->grid_blocks;
+    timeutil_utc(time(NULL), l->collected_utc, sizeof l->collected_utc);
+}
+
+/* Every row of the process, each into rr->l or failed with its reason.
+ * Returns 0, or -1 with `err` for a failure of the whole process (the
+ * device, CUPTI, a sticky error), which the caller gives every row left. */
+static int collect(const struct args *a, struct job_run *j, struct row_run *rows, unsigned n, struct phases *ph,
+                   char *err) {
     struct instr *p = NULL;
+    char stall_reason[ERR_LEN] = "";
+    int rc = -1;
     /* The device first (its reason is the one to give without one), then
      * CUPTI: with lazy loading (main() makes sure) no module has loaded yet,
-     * so the subscription still sees the kernel's cubin arrive. */
-    if (row_buffers(rr, &dev, err) != 0) goto cleanup;
+     * so the subscription still sees the kernels' cubin arrive. */
+    if (job_buffers(j, err) != 0) goto cleanup;
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) row_fail(&rows[i], rows[i].err);
+    phase_end(ph, PH_CUDA);
     if (!(p = instr_create(err))) goto cleanup;
-    if (instr_prepare(p, dev.ordinal, dev.cc_major, a->stalls, stall_reason, err) != 0) goto cleanup;
-    if (row_wave(rr, &dev, err) != 0) goto cleanup;
-    rr->sampling = 1;
-    if (instr_sample(p, launch, rr, &samples, stall_reason) != 0) {
-        /* No stall reasons, the counts still: the reason says why. */
-        listing_insns_init(&samples);
+    if (instr_prepare(p, j->dev.ordinal, j->dev.cc_major, a->stalls, stall_reason, err) != 0) goto cleanup;
+    for (unsigned i = 0; i < n; i++) {
+        if (stall_reason[0]) snprintf(rows[i].stall_reason, sizeof rows[i].stall_reason, "%s", stall_reason);
+        if (!rows[i].failed && row_wave(&rows[i], rows[i].err) != 0) row_fail(&rows[i], rows[i].err);
     }
-    rr->sampling = 0;
-    nparts = rr->plan.grid.nparts;
-    if (instr_count(p, nparts, launch, rr, parts, err) != 0) goto cleanup;
-    if (listing_combine(parts, rr->plan.weight, nparts, combined, err) != 0) goto cleanup;
-    if (instr_correlate(p, combined, &crc, &cubin, &size, err) != 0) goto cleanup;
-    relative_files(combined);
-    add_stalls(combined, &samples);
-    add_text(a, combined, crc, cubin, size, l);
-    l->cubin_crc = crc;
+    phase_end(ph, PH_CUPTI);
+    if (sample_rows(p, rows, n) == DV_ESTICKY) {
+        dv_seterr(err, "instructions: a sticky CUDA error while sampling");
+        goto cleanup;
+    }
+    phase_end(ph, PH_SAMPLING);
+    if (count_rows(p, rows, n, err) != 0) goto cleanup;
+    phase_end(ph, PH_PATCHED);
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed) finish_row(a, p, &rows[i], ph);
     rc = 0;
 cleanup:
-    for (unsigned k = 0; k < nparts; k++) listing_insns_cleanup(&parts[k]);
-    listing_insns_cleanup(&samples);
     instr_free(p);
     return rc;
 }
 
-static int launch_only(struct row_run *rr, char *err, unsigned part) {
-    struct dv_device dev;
-    int rc = row_buffers(rr, &dev, err);
+static int launch_only(struct job_run *j, struct row_run *rr, char *err, unsigned part) {
+    int rc = job_buffers(j, err);
+    if (rc == 0) rc = row_buffers(rr, err);
     if (rc == 0) rc = launch(rr, part, err);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err);
     return rc;
 }
 
-static int print_success(const struct listing *l, const char *stall_reason, const struct listing_diff *cmp) {
+static json_t *phases_json(const struct phases *ph, double total_ms, int *bad) {
+    json_t *o = json_object();
+    for (int k = 0; k < PH_N; k++) jsonout_put(o, phase_names[k], json_real(ph->ms[k]), bad);
+    jsonout_put(o, "total", json_real(total_ms), bad);
+    return o;
+}
+
+/* One row's answer line: {"ok": true, "instructions", "stalls_reason"} or
+ * {"ok": false, "reason"}, with "table" and "row"; a single row's also has
+ * "phases_ms" (and "compare"). Returns 0, or 1 for a failed row. */
+static int print_row(const struct row_run *rr, const struct phases *ph, double total_ms,
+                     const struct listing_diff *cmp) {
     int bad = 0;
     json_t *o = json_object();
-    jsonout_put(o, "ok", json_true(), &bad);
-    jsonout_put(o, "instructions", report_instructions_json(l), &bad);
-    jsonout_put(o, "stalls_reason", stall_reason && stall_reason[0] ? jsonout_str(stall_reason) : json_null(), &bad);
+    jsonout_put(o, "table", json_integer(rr->table), &bad);
+    jsonout_put(o, "row", json_integer(rr->index), &bad);
+    if (rr->failed || !rr->l) {
+        jsonout_put(o, "ok", json_false(), &bad);
+        jsonout_put(o, "reason", jsonout_str(rr->err[0] ? rr->err : "instructions: failed"), &bad);
+    } else {
+        jsonout_put(o, "ok", json_true(), &bad);
+        jsonout_put(o, "instructions", report_instructions_json(rr->l), &bad);
+        jsonout_put(o, "stalls_reason", rr->stall_reason[0] ? jsonout_str(rr->stall_reason) : json_null(), &bad);
+    }
+    if (ph) jsonout_put(o, "phases_ms", phases_json(ph, total_ms, &bad), &bad);
     if (cmp) {
         json_t *c = json_object();
         jsonout_put(c, "cells", json_integer((json_int_t)cmp->cells), &bad);
@@ -618,19 +866,40 @@ static int print_success(const struct listing *l, const char *stall_reason, cons
     printf("%s\n", s);
     fflush(stdout);
     free(s);
-    return 0;
+    return rr->failed || !rr->l;
+}
+
+/* The last line of --rows: how many rows, and where the time went. */
+static void print_summary(unsigned n, unsigned profiled, const struct phases *ph, double total_ms) {
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "done", json_true(), &bad);
+    jsonout_put(o, "rows", json_integer(n), &bad);
+    jsonout_put(o, "profiled", json_integer(profiled), &bad);
+    jsonout_put(o, "phases_ms", phases_json(ph, total_ms, &bad), &bad);
+    char *s = bad ? NULL : jsonout_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    printf("%s\n", s ? s : "{\"done\":true}");
+    fflush(stdout);
+    free(s);
+}
+
+static void usage(void) {
+    fputs("usage: divergence-gpu instructions (--table T --row R | --rows T:R,T:R,...) [--device N]\n"
+          "         [--request FILE] [--disassembler PATH|none] [--sass-cache DIR] [--stalls on|off]\n"
+          "         [--grid reduced|whole] [--compare ncu] [--ncu PATH]\n"
+          "       divergence-gpu instructions --launch-only --part K --table T --row R ...\n"
+          "The instruction profiles of rows of the request on stdin (started by the GPU worker): one JSON\n"
+          "line per row; with --rows, every row in one process and a last line with the process's phases.\n",
+          stdout);
 }
 
 int instr_cmd_main(int argc, char **argv) {
-    struct args a;
-    char err[ERR_LEN] = "", stall_reason[ERR_LEN] = "";
+    static struct args a;
+    static struct row_run rows[INSTR_CMD_MAX_ROWS];
+    char err[ERR_LEN] = "";
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fputs("usage: divergence-gpu instructions --table T --row R [--device N] [--request FILE]\n"
-              "         [--disassembler PATH|none] [--sass-cache DIR] [--stalls on|off] [--grid reduced|whole]\n"
-              "         [--compare ncu] [--ncu PATH]\n"
-              "       divergence-gpu instructions --launch-only --part K --table T --row R ...\n"
-              "The instruction profile of one row of the request on stdin (started by the GPU worker).\n",
-              stdout);
+        usage();
         return 0;
     }
     if (parse_args(argc, argv, &a, err) != 0) {
@@ -642,54 +911,61 @@ int instr_cmd_main(int argc, char **argv) {
      * environment the worker was given says. */
     setenv("CUDA_MODULE_LOADING", "LAZY", 1);
     const double t0 = timeutil_now_ms();
-    struct row_run rr;
-    memset(&rr, 0, sizeof rr);
-    struct listing *l = NULL;
-    struct listing_insns combined, ncu;
+    struct phases ph;
+    memset(&ph, 0, sizeof ph);
+    ph.mark = t0;
+    struct job_run j;
+    memset(&j, 0, sizeof j);
+    memset(rows, 0, sizeof rows);
+    struct listing_insns ncu;
     struct listing_diff diff;
-    listing_insns_init(&combined);
     listing_insns_init(&ncu);
-    int status = 1;
-    if (row_plan(&a, &rr, err) != 0) goto done;
+    int status = 1, planned = job_plan(&a, &j, err) == 0;
+    for (unsigned i = 0; i < a.nrows; i++) {
+        struct row_run *rr = &rows[i];
+        rr->j = &j;
+        rr->table = a.tables[i];
+        rr->index = a.rows[i];
+        listing_insns_init(&rr->samples);
+        listing_insns_init(&rr->combined);
+        if (!planned) row_fail(rr, err);
+        else if (row_plan(&a, rr, rr->err) != 0) row_fail(rr, rr->err);
+    }
+    phase_end(&ph, PH_PLAN);
     if (a.launch_only) {
-        status = launch_only(&rr, err, (unsigned)a.part) == 0 ? 0 : 1;
-        if (status) fprintf(stderr, "%s\n", err);
+        status = !rows[0].failed && launch_only(&j, &rows[0], err, (unsigned)a.part) == 0 ? 0 : 1;
+        if (status) fprintf(stderr, "%s\n", rows[0].failed ? rows[0].err : err);
         goto out;
     }
-    if (a.compare) {
-        char *request = request_dump(&rr.o);
-        int rc = request ? ncu_collect(&a, &rr, request, &ncu, err) : -1;
+    if (a.compare && !rows[0].failed) {
+        char *request = request_dump(&j.o);
+        int rc = request ? ncu_collect(&a, &rows[0], request, &ncu, err) : -1;
         if (!request) dv_seterr(err, "instructions: out of memory");
         free(request);
-        if (rc != 0) goto done;
+        if (rc != 0) row_fail(&rows[0], err);
     }
-    if (!(l = listing_create())) {
-        dv_seterr(err, "instructions: out of memory");
-        goto done;
+    unsigned live = 0;
+    for (unsigned i = 0; i < a.nrows; i++) live += !rows[i].failed;
+    if (live && collect(&a, &j, rows, a.nrows, &ph, err) != 0)
+        for (unsigned i = 0; i < a.nrows; i++) row_fail(&rows[i], err);
+    const double total = timeutil_now_ms() - t0;
+    unsigned profiled = 0;
+    for (unsigned i = 0; i < a.nrows; i++) profiled += !rows[i].failed && rows[i].l;
+    /* The cold cost of a row: its share of the process, start to answer. */
+    for (unsigned i = 0; i < a.nrows; i++)
+        if (!rows[i].failed && rows[i].l) rows[i].l->collect_ms = total / profiled;
+    if (a.compare && !rows[0].failed) listing_compare(&rows[0].combined, &ncu, &diff);
+    status = 0;
+    for (unsigned i = 0; i < a.nrows; i++)
+        status |= print_row(&rows[i], a.many ? NULL : &ph, total, a.compare && !rows[0].failed ? &diff : NULL);
+    if (a.many) {
+        print_summary(a.nrows, profiled, &ph, total);
+        status = profiled ? 0 : 1;
     }
-    if (collect(&a, &rr, l, &combined, stall_reason, err) != 0) goto done;
-    struct listing_paths paths;
-    instr_lesson_paths(&paths);
-    listing_classify(&combined, &paths);
-    if (listing_build(&combined, l, err) != 0) goto done;
-    snprintf(l->source, sizeof l->source, "cupti-sass");
-    snprintf(l->kernel, sizeof l->kernel, "%s", combined.function);
-    l->mask_hash = rr.plan.mask_hash;
-    l->grid_blocks = rr.plan.grid.part_blocks[0];
-    l->block_x = rr.g.block_x;
-    l->block_y = rr.g.block_y;
-    l->scale = (double)rr.g.blocks / (double)l->grid_blocks;
-    timeutil_utc(time(NULL), l->collected_utc, sizeof l->collected_utc);
-    l->collect_ms = timeutil_now_ms() - t0;
-    if (a.compare) listing_compare(&combined, &ncu, &diff);
-    status = print_success(l, stall_reason, a.compare ? &diff : NULL);
-done:
-    if (status) print_failure(err[0] ? err : "instructions: failed");
 out:
-    listing_free(l);
-    listing_insns_cleanup(&combined);
+    for (unsigned i = 0; i < a.nrows; i++) row_cleanup(&rows[i]);
     listing_insns_cleanup(&ncu);
-    session_free(rr.s);
-    experiment_report_free(rr.r);
+    session_free(j.s);
+    experiment_report_free(j.r);
     return status;
 }

@@ -1,32 +1,38 @@
-/* instr_cmd.h -- `divergence-gpu instructions`: one row's instruction
- * profile, collected in a process of its own.
+/* instr_cmd.h -- `divergence-gpu instructions`: the instruction profiles
+ * of rows of a request, collected in a process of their own.
  *
- *   divergence-gpu instructions --table T --row R [--device N]
+ *   divergence-gpu instructions (--table T --row R | --rows T:R,...) [--device N]
  *       [--request FILE] [--disassembler PATH|none] [--sass-cache DIR]
  *       [--stalls on|off] [--grid reduced|whole] [--compare ncu] [--ncu PATH]
  *   divergence-gpu instructions --launch-only --part K --table T --row R ...
  *
  * The request (request.h's JSON, as the job ran it: blocks a number, not
  * auto) comes on stdin or from --request FILE; row R of table T of its plan
- * is profiled. The worker starts one such process per row whose profile it
- * has not cached (jobs/instrproc.h), so CUPTI's SASS patching and PC
- * sampling never run in the process that times kernels, and a crash or a
- * hang costs one row. The process:
- *   1. loads CUPTI and subscribes to module loads (gpu/instr.h), then opens
- *      the device;
- *   2. builds the row's input, output and mask as the measurement does, and
- *      launches the row's timed kernel: once on one wave of its grid under
- *      PC sampling, then on each part of the blocks that stand for its grid
- *      (model/profile.h) under the SASS metrics;
- *   3. combines the parts, maps each pc to its source line, disassembles
+ * is profiled, or each row of --rows. The worker starts one such process
+ * for a job's rows whose profiles it has not cached (jobs/instrproc.h), so
+ * CUPTI's SASS patching and PC sampling never run in the process that times
+ * kernels, and a crash or a hang costs profiles, not the job. The process:
+ *   1. opens the device, builds the input and output, and each row's mask,
+ *      as the measurement does; loads CUPTI and subscribes to module loads
+ *      (gpu/instr.h) before any module loads;
+ *   2. launches each row's timed kernel once on one wave of its grid under
+ *      PC sampling, then, PC sampling off, each part of the blocks that
+ *      stand for each row's grid (model/profile.h) under the SASS metrics,
+ *      every launch flushed on its own;
+ *   3. per row combines the parts, maps each pc to its source line (once
+ *      per process for a kernel its rows share), disassembles
  *      the cubin (nvdisasm -c, else cuobjdump -sass: --disassembler, then
  *      $DV_DISASSEMBLER, the toolkit found at build time, /usr/local/cuda/bin
  *      and PATH; the text is kept in --sass-cache DIR by the cubin's CRC, so
  *      a worker disassembles each cubin once), and groups the instructions
  *      into regions and runs (model/listing.h);
- *   4. prints one line: {"ok": true, "instructions": <the row's
- *      instructions object>, "stalls_reason": null | "..."} or {"ok":
- *      false, "reason": "..."}, and exits 0 or 1 (2 for bad arguments).
+ *   4. prints one line per row: {"table": T, "row": R, "ok": true,
+ *      "instructions": <the row's instructions object>, "stalls_reason":
+ *      null | "..."} or {"table", "row", "ok": false, "reason": "..."};
+ *      for --table/--row the line also has "phases_ms", and --rows ends
+ *      with {"done": true, "rows", "profiled", "phases_ms"} (the host time
+ *      of plan, cuda, cupti, sampling, patched, lines, text, and the total).
+ *      It exits 0 when a row was profiled, else 1 (2 for bad arguments).
  * --compare ncu first runs Nsight Compute's Source page (`ncu --section
  * SourceCounters --clock-control none`, then its `--page source
  * --print-source sass --csv`) on this binary's --launch-only for each part

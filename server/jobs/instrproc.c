@@ -4,12 +4,13 @@
  * Per row: the profile plan (model/profile.h: the blocks that stand for the
  * grid, its cost, its mask hash) decides whether the row can be profiled at
  * all and under the cap; the cache is asked once the kernel's function and
- * cubin are known; otherwise `divergence-gpu instructions --table T --row R`
- * gets the request on stdin (subproc.h) and answers with one JSON line, read
- * with api/report.h's reader of a row's `instructions` object, so the child
- * and the document cannot disagree on the shape. Its wall time, process
- * start and CUDA context included, is the profile's collect_ms: the cold
- * cost of a row.
+ * cubin are known. The rows left go to one `divergence-gpu instructions
+ * --rows T:R,...` (or `--table T --row R` for one), which gets the request
+ * on stdin (subproc.h) and answers with one JSON line per row, read with
+ * api/report.h's reader of a row's `instructions` object, so the child and
+ * the document cannot disagree on the shape. The process's wall time, its
+ * start and CUDA context included, shared among the rows it profiled, is
+ * each profile's collect_ms: the cold cost of a row.
  *
  * The cache is a small array searched by key: a worker sees few distinct
  * rows, and the oldest entry makes room when it is full. Entries are
@@ -38,6 +39,7 @@
 #include "server/core/subproc.h"
 
 #define KEY_LEN 768
+#define INSTRPROC_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
 
 struct entry {
     char key[KEY_LEN];
@@ -187,61 +189,114 @@ static int row_key(const struct dv_report *r, const struct dv_row *row, const st
     return listing_key_format(&k, key, KEY_LEN);
 }
 
-/* ---- one row's process ------------------------------------------------------ */
+/* ---- a process for the rows --------------------------------------------------- */
 
-/* The last non-empty line of `out`, parsed; NULL when it is not JSON. */
-static json_t *last_line(char *out) {
-    size_t n = strlen(out);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ')) out[--n] = '\0';
-    char *line = strrchr(out, '\n');
+/* A row the cache did not have, and what its process said. */
+struct pending {
+    unsigned table, row;
+    struct dv_row *r;
+    struct profile_plan plan;
+    struct kernel_id *id;
+    struct listing *l; /* the profile, or NULL             */
+    int answered;      /* the process wrote the row's line */
+    char why[ERR_LEN]; /* without a profile: why           */
+};
+
+/* Reads one answer line `line` into the pending row it names (or, with
+ * one row only, the row). */
+static void read_line(const char *line, struct pending *rows, unsigned n) {
     json_error_t je;
-    return jsonout_loads(line ? line + 1 : out, 0, &je);
+    json_t *o = jsonout_loads(line, 0, &je);
+    if (!o || json_object_get(o, "done")) {
+        json_decref(o);
+        return;
+    }
+    struct pending *p = n == 1 ? &rows[0] : NULL;
+    const json_t *t = json_object_get(o, "table"), *r = json_object_get(o, "row");
+    for (unsigned i = 0; !p && json_is_integer(t) && json_is_integer(r) && i < n; i++)
+        if (rows[i].table == json_integer_value(t) && rows[i].row == json_integer_value(r)) p = &rows[i];
+    const json_t *ok = json_object_get(o, "ok");
+    if (p && !p->answered) {
+        char err[ERR_LEN];
+        if (json_is_true(ok)) {
+            p->answered = 1;
+            if (report_instructions_parse(json_object_get(o, "instructions"), &p->l, err) != 0)
+                dv_seterr(p->why, "the profiling process's answer does not read: %s", err);
+        } else if (json_is_false(ok) && json_is_string(json_object_get(o, "reason"))) {
+            p->answered = 1;
+            dv_seterr(p->why, "%s", json_string_value(json_object_get(o, "reason")));
+        }
+    }
+    json_decref(o);
 }
 
-/* Row (table, row)'s profile from a process of its own into *out, or -1
- * with `why`; *hung when the process ran past its deadline. */
-static int row_collect(struct instrproc *ip, const char *request, unsigned table, unsigned rowi, struct listing **out,
-                       int *hung, char *why) {
-    char tb[16], rw[16], dv[16];
-    snprintf(tb, sizeof tb, "%u", table);
-    snprintf(rw, sizeof rw, "%u", rowi);
+/* Rows `rows` (n of them) profiled by one process: each answered row gets
+ * its profile or its reason; the others, the process's fate in `why`.
+ * Returns the process's wall time; *hung when it ran past its deadline. */
+static double rows_collect(struct instrproc *ip, const char *request, struct pending *rows, unsigned n,
+                           double deadline_ms, int *hung) {
+    char list[INSTRPROC_MAX_ROWS * 8] = "", dv[16], tb[16], rw[16];
+    size_t used = 0;
+    for (unsigned i = 0; i < n; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%u:%u", i ? "," : "", rows[i].table, rows[i].row);
     snprintf(dv, sizeof dv, "%d", ip->device);
-    const char *argv[16] = {ip->exe, "instructions", "--table", tb, "--row", rw, "--device", dv, "--sass-cache", ip->dir};
-    int n = 10;
-    if (ip->has_disassembler) {
-        argv[n++] = "--disassembler";
-        argv[n++] = ip->disassembler;
+    snprintf(tb, sizeof tb, "%u", rows[0].table);
+    snprintf(rw, sizeof rw, "%u", rows[0].row);
+    const char *argv[16] = {ip->exe, "instructions"};
+    int k = 2;
+    if (n == 1) {
+        argv[k++] = "--table";
+        argv[k++] = tb;
+        argv[k++] = "--row";
+        argv[k++] = rw;
+    } else {
+        argv[k++] = "--rows";
+        argv[k++] = list;
     }
-    argv[n] = NULL;
+    argv[k++] = "--device";
+    argv[k++] = dv;
+    argv[k++] = "--sass-cache";
+    argv[k++] = ip->dir;
+    if (ip->has_disassembler) {
+        argv[k++] = "--disassembler";
+        argv[k++] = ip->disassembler;
+    }
+    argv[k] = NULL;
     struct subproc_result res;
     char err[ERR_LEN];
-    *out = NULL;
     *hung = 0;
     ip->children++;
     if (ip->before_child) ip->before_child(ip->before_child_ctx);
-    if (subproc_run(argv, request, strlen(request), ip->deadline_ms, &res, err) != 0) {
-        dv_seterr(why, "the profiling process could not start: %s", err);
-        return -1;
+    if (subproc_run(argv, request, strlen(request), deadline_ms, &res, err) != 0) {
+        for (unsigned i = 0; i < n; i++) dv_seterr(rows[i].why, "the profiling process could not start: %s", err);
+        return 0;
     }
-    json_t *o = res.how == SUBPROC_KILLED ? NULL : last_line(res.out);
-    const json_t *ok = o ? json_object_get(o, "ok") : NULL;
-    int rc = -1;
-    if (json_is_true(ok)) {
-        rc = report_instructions_parse(json_object_get(o, "instructions"), out, err);
-        if (rc != 0) dv_seterr(why, "the profiling process's answer does not read: %s", err);
-        else (*out)->collect_ms = res.ms;
-    } else if (json_is_false(ok) && json_is_string(json_object_get(o, "reason"))) {
-        dv_seterr(why, "%s", json_string_value(json_object_get(o, "reason")));
-    } else {
-        char what[160];
-        subproc_describe(&res, ip->deadline_ms, what, sizeof what);
-        *hung = res.how == SUBPROC_KILLED;
-        dv_seterr(why, "the profiling process %s%s, with no answer%s%.120s", res.how == SUBPROC_EXITED ? "ended with " : "",
-                  what, res.len ? ": " : "", res.len ? res.out : "");
+    if (res.how != SUBPROC_KILLED)
+        for (char *line = res.out, *next; line && *line; line = next) {
+            next = strchr(line, '\n');
+            if (next) *next++ = '\0';
+            read_line(line, rows, n);
+        }
+    char what[160];
+    subproc_describe(&res, deadline_ms, what, sizeof what);
+    *hung = res.how == SUBPROC_KILLED;
+    for (unsigned i = 0; i < n; i++) {
+        if (rows[i].answered) continue;
+        dv_seterr(rows[i].why, "the profiling process %s%s, with no answer%s%.120s",
+                  res.how == SUBPROC_EXITED ? "ended with " : "", what, res.len && res.how != SUBPROC_KILLED ? ": " : "",
+                  res.len && res.how != SUBPROC_KILLED ? res.out : "");
     }
-    json_decref(o);
+    /* The cold cost of a row: its share of the process, start to exit. */
+    unsigned got = 0;
+    for (unsigned i = 0; i < n; i++) got += rows[i].l != NULL;
+    for (unsigned i = 0; i < n; i++)
+        if (rows[i].l) {
+            rows[i].l->collect_ms = res.ms / got;
+            rows[i].l->process_rows = got;
+        }
+    const double ms = res.ms;
     subproc_result_cleanup(&res);
-    return rc;
+    return ms;
 }
 
 /* ---- the report --------------------------------------------------------------- */
@@ -250,6 +305,55 @@ static int row_collect(struct instrproc *ip, const char *request, unsigned table
 static void row_failed(struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row, const char *why) {
     if (tm->instructions_reason[0]) return;
     dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name, why);
+}
+
+/* The profile of pending row `p` onto its row, into the cache. */
+static void row_take(struct instrproc *ip, const struct dv_report *r, struct pending *p) {
+    char key[KEY_LEN];
+    p->r->instructions = p->l;
+    if (p->id) {
+        p->id->known = 1;
+        snprintf(p->id->function, sizeof p->id->function, "%s", p->l->kernel);
+        p->id->crc = p->l->cubin_crc;
+        if (row_key(r, p->r, p->id, &p->plan, key) == 0) cache_put(ip, key, p->l);
+    }
+    p->l = NULL;
+}
+
+/* The rows not in the cache: one process for all of them; then, alone, each
+ * row it left without a profile while it gave others theirs (or ended before
+ * their turn), so that a trap of one row, or of several rows in one
+ * process, costs only that row. `spent` and `hung` carry the job's budget. */
+static void pending_collect(struct instrproc *ip, const char *request, struct pending *rows, unsigned n,
+                            double *spent, int *hung) {
+    if (n == 0) return;
+    double deadline = ip->deadline_ms * (1.0 + (n - 1) / 4.0);
+    if (deadline > ip->budget_ms - *spent) deadline = ip->budget_ms - *spent;
+    *spent += rows_collect(ip, request, rows, n, deadline, hung);
+    unsigned got = 0, answered = 0;
+    for (unsigned i = 0; i < n; i++) {
+        got += rows[i].l != NULL;
+        answered += rows[i].answered;
+    }
+    /* A process that answered no row (it could not start, crashed or hung
+     * before the first, or refused every row) tells the same of every row:
+     * asking again, row by row, would change nothing. */
+    if (n == 1 || *hung || answered == 0) return;
+    for (unsigned i = 0; i < n; i++) {
+        struct pending *p = &rows[i];
+        if (p->l || (p->answered && got == 0)) continue;
+        if (*hung) {
+            dv_seterr(p->why, "not collected: an earlier row's profiling process ran past its deadline");
+            continue;
+        }
+        if (*spent >= ip->budget_ms) {
+            dv_seterr(p->why, "not collected: the job's %.0f ms for new profiles were spent", ip->budget_ms);
+            continue;
+        }
+        double d = ip->deadline_ms < ip->budget_ms - *spent ? ip->deadline_ms : ip->budget_ms - *spent;
+        p->answered = 0;
+        *spent += rows_collect(ip, request, p, 1, d, hung);
+    }
 }
 
 void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {
@@ -272,14 +376,19 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
     struct dv_options ran = *o;
     ran.blocks = r->config.blocks;
     char *request = request_dump(&ran);
-    if (!request) {
+    struct pending *rows = calloc(INSTRPROC_MAX_ROWS, sizeof *rows);
+    if (!request || !rows) {
         snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: out of memory");
+        free(request);
+        free(rows);
         return;
     }
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
-    int all = 1, hung_before = 0;
+    int all = 1, hung = 0;
+    unsigned n = 0;
     double spent = 0;
     char why[ERR_LEN], key[KEY_LEN];
+    /* First the plan and the cache, row by row; what is left goes to one process. */
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         for (unsigned j = 0; j < t->nrows; j++) {
@@ -304,28 +413,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
                     continue;
                 }
             }
-            if (hung_before) {
-                dv_seterr(why, "not collected: an earlier row's profiling process ran past its deadline");
-                goto failed;
-            }
-            if (spent >= ip->budget_ms) {
-                dv_seterr(why, "not collected: the job's %.0f ms for new profiles were spent", ip->budget_ms);
-                goto failed;
-            }
-            int hung = 0;
-            const double c0 = timeutil_now_ms();
-            struct listing *l = NULL;
-            int rc = row_collect(ip, request, i, j, &l, &hung, why);
-            spent += timeutil_now_ms() - c0;
-            hung_before |= hung;
-            if (rc != 0) goto failed;
-            row->instructions = l;
-            if (id) {
-                id->known = 1;
-                snprintf(id->function, sizeof id->function, "%s", l->kernel);
-                id->crc = l->cubin_crc;
-                if (row_key(r, row, id, &plan, key) == 0) cache_put(ip, key, l);
-            }
+            rows[n++] = (struct pending){.table = i, .row = j, .r = row, .plan = plan, .id = id};
             continue;
         failed:
             all = 0;
@@ -333,6 +421,19 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
             LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
         }
     }
+    pending_collect(ip, request, rows, n, &spent, &hung);
+    for (unsigned i = 0; i < n; i++) {
+        struct pending *p = &rows[i];
+        if (p->l) {
+            row_take(ip, r, p);
+            continue;
+        }
+        const struct dv_table *t = &r->tables[p->table];
+        all = 0;
+        row_failed(tm, t, p->r, p->why);
+        LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, p->r->name, p->why);
+    }
+    free(rows);
     free(request);
     tm->instructions_taken = all;
     if (all) tm->instructions_reason[0] = '\0';

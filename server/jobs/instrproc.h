@@ -1,15 +1,20 @@
 /* instrproc.h -- the instruction profiles of a measured report: one
- * short-lived `divergence-gpu instructions` process per row whose profile
- * is not in the cache (cmd/instr_cmd.h), run after the job's timed samples
- * and its testimony, with a deadline after which it is killed; and the
- * cache, for the life of the process that holds it (the GPU worker, or one
- * `divergence-gpu measure`).
+ * short-lived `divergence-gpu instructions --rows ...` process for the rows
+ * whose profile is not in the cache (cmd/instr_cmd.h), run after the job's
+ * timed samples and its testimony, with a deadline after which it is
+ * killed; and the cache, for the life of the process that holds it (the GPU
+ * worker, or one `divergence-gpu measure`).
  *
- * Why a process per row: CUPTI's SASS patching and PC sampling then never
- * run in the process that times kernels; its traps (SetConfig only once per
- * process, patched kernels left behind) end with the process; and a crash
- * or a hang costs one row's profile, not the job: the row's `instructions`
- * is null with the reason and the job goes on.
+ * Why a process of its own: CUPTI's SASS patching and PC sampling then
+ * never run in the process that times kernels; its traps (SetConfig only
+ * once per process, patched kernels left behind) end with the process; and
+ * a crash or a hang costs profiles, not the job: a row without one has
+ * `instructions` null with the reason and the job goes on. Why one for the
+ * job's rows: the process's start, CUDA context and CUPTI set-up are most of
+ * a profile's cost, and its rows share them. A row that process left
+ * without a profile while it answered others (it ended before the row's
+ * turn, or the row got no record beside the others) is asked again in a
+ * process of its own, so that it costs only itself.
  *
  * The cache key (model/listing.h's struct listing_key): the cubin's CRC, the
  * driver, the device, the kernel's function and mode, the mask hash of the
@@ -29,7 +34,7 @@
 
 #include "kernels/model/experiment.h"
 
-#define INSTRPROC_DEADLINE_MS 15000.0 /* one row's process                    */
+#define INSTRPROC_DEADLINE_MS 15000.0 /* a process of one row; a quarter more per further row */
 #define INSTRPROC_BUDGET_MS 20000.0   /* all of a job's new profiles          */
 #define INSTRPROC_CACHE_ENTRIES 128
 

@@ -7,8 +7,8 @@
  * `--testimony off` makes every job skip them (no CUPTI is ever loaded):
  * a worker for a fleet that reads no counters, or the baseline of a
  * benchmark. A job that asks for instructions gets each row's profile
- * after all of that, from the cache or from a `divergence-gpu
- * instructions` process per row (jobs/instrproc.h), while this process
+ * after all of that, from the cache or from one `divergence-gpu
+ * instructions` process for the job's other rows (jobs/instrproc.h), while this process
  * waits: nothing of its own runs on the GPU meanwhile, and what the
  * profiler patches lives and dies in the other process. `--disassembler
  * PATH` and `--instructions-deadline-ms N` are passed to that profiler. */

@@ -337,6 +337,79 @@ Test(gpu_instructions, the_blocks_that_stand_for_the_grid_count_what_the_grid_co
     }
 }
 
+/* Every row of `list` ("T:R,...", `n` rows) of `request` in one process:
+ * its answer lines into lines[] by position, and its last line's phases. */
+static void command_rows(const char *request, const char *list, unsigned n, json_t **lines, json_t **done) {
+    char err[ERR_LEN];
+    const char *argv[] = {GPU_BINARY, "instructions", "--rows", list, NULL};
+    struct subproc_result res;
+    cr_assert_eq(subproc_run(argv, request, strlen(request), 300000, &res, err), 0, "%s", err);
+    unsigned k = 0;
+    *done = NULL;
+    for (char *line = res.out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        json_error_t je;
+        json_t *o = jsonout_loads(line, 0, &je);
+        cr_assert_not_null(o, "not JSON: %s", line);
+        if (json_object_get(o, "done")) *done = o;
+        else if (k < n) lines[k++] = o;
+        else json_decref(o);
+    }
+    subproc_result_cleanup(&res);
+    cr_assert_eq(k, n, "one line per row");
+    cr_assert_not_null(*done, "the last line");
+}
+
+static void print_phases(const char *what, const json_t *ph) {
+    printf("%s:", what);
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)ph, key, v) printf(" %s %.1f", key, json_number_value(v));
+    printf(" ms\n");
+}
+
+/* Rows profiled in one process count exactly what each counts in a process
+ * of its own: the lesson's eight rows (two kernels) and eight custom ones. */
+Test(gpu_instructions, rows_in_one_process_count_what_each_counts_alone, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    stop_worker(&c);
+    static const struct {
+        const char *request, *list;
+        unsigned n;
+    } cases[] = {
+        {NULL, "0:0,0:1,0:2,0:3,0:4,1:0,1:1,1:2", 8},
+        {NULL, "0:0,0:1,0:2,0:3,0:4,0:5,0:6,0:7", 8},
+    };
+    for (size_t c2 = 0; c2 < 2; c2++) {
+        const char *request = c2 == 0 ? lesson_request : customs[0].request;
+        json_t *lines[8], *done = NULL;
+        command_rows(request, cases[c2].list, cases[c2].n, lines, &done);
+        print_phases(c2 == 0 ? "one process, the lesson's 8 rows" : "one process, 8 custom rows",
+                     json_object_get(done, "phases_ms"));
+        cr_expect_eq(json_integer_value(json_object_get(done, "profiled")), cases[c2].n);
+        for (unsigned k = 0; k < cases[c2].n; k++) {
+            const unsigned table = cases[c2].list[4 * k] - '0', row = cases[c2].list[4 * k + 2] - '0';
+            cr_assert(json_is_true(json_object_get(lines[k], "ok")), "row %u:%u: %s", table, row,
+                      json_string_value(json_object_get(lines[k], "reason")));
+            cr_expect_eq(json_integer_value(json_object_get(lines[k], "table")), table);
+            cr_expect_eq(json_integer_value(json_object_get(lines[k], "row")), row);
+            json_t *alone = command(request, table, row, NULL, NULL);
+            cr_assert(json_is_true(json_object_get(alone, "ok")), "%s",
+                      json_string_value(json_object_get(alone, "reason")));
+            char what[128];
+            snprintf(what, sizeof what, "%s row %u:%u (%s), together against alone", c2 ? "custom" : "lesson", table,
+                     row, json_string_value(json_object_get(json_object_get(alone, "instructions"), "kernel")));
+            expect_same_counts(lines[k], alone, what);
+            if (k == 0) print_phases("one process, one row", json_object_get(alone, "phases_ms"));
+            json_decref(alone);
+            json_decref(lines[k]);
+        }
+        json_decref(done);
+    }
+}
+
 static int have_ncu(void) {
     const char *argv[] = {"/bin/sh", "-c", "command -v ncu || ls /usr/local/cuda/bin/ncu", NULL};
     struct subproc_result res;

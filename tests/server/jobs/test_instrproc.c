@@ -37,13 +37,24 @@ static void teardown(void) { unlink(log_path); }
 
 TestSuite(instrproc, .init = setup, .fini = teardown);
 
-/* Processes started, from the fake's log. */
+/* Processes started, from the fake's log (a line each). */
 static unsigned started(void) {
     char *s = readfile(log_path, NULL);
     unsigned n = 0;
-    for (const char *p = s; p && (p = strstr(p, "row ")); p++) n++;
+    for (const char *p = s; p && *p; p++) n += *p == '\n';
     free(s);
     return n;
+}
+
+/* Whether the fake's log has line `line`, whole. */
+static int logged(const char *line) {
+    char *s = readfile(log_path, NULL);
+    const size_t n = strlen(line);
+    int found = 0;
+    for (const char *p = s; p && *p && !found; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        found = strncmp(p, line, n) == 0 && p[n] == '\n';
+    free(s);
+    return found;
 }
 
 /* The plan of `o` as a measured report on a named device. */
@@ -93,15 +104,20 @@ Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the
     cr_expect(tm->instructions_taken, "%s", tm->instructions_reason);
     cr_expect_str_eq(tm->instructions_reason, "");
     cr_expect_eq(tm->instructions_cached_rows, 0);
-    cr_expect_eq(instrproc_children(ip), n, "one process per row (%u rows)", n);
-    cr_expect_eq(started(), n);
+    cr_expect_eq(instrproc_children(ip), 1, "one process for the job's %u rows", n);
+    cr_expect_eq(started(), 1);
+    cr_expect(logged("rows 0:0,0:1,0:2,0:3,1:0,1:1,1:2"), "every row in one process, in order");
+    const double share = r->tables[0].rows[0].instructions ? r->tables[0].rows[0].instructions->collect_ms : 0;
     for (unsigned i = 0; i < r->ntables; i++)
         for (unsigned j = 0; j < r->tables[i].nrows; j++) {
             const struct listing *l = r->tables[i].rows[j].instructions;
             cr_assert_not_null(l, "%s row %u", r->tables[i].id, j);
             cr_expect(!l->cached);
-            cr_expect_gt(l->collect_ms, 1.5, "the worker's own wall time of the process, not the child's figure");
-            cr_expect_eq(l->runs[0].line, j, "the row's own process answered row %u", j);
+            cr_expect_eq(l->process_rows, n, "the worker counts the rows the process profiled");
+            cr_expect(l->collect_ms > 0 && l->collect_ms != 1.5 && l->collect_ms == share,
+                      "each row's share of the worker's own wall time of the process (%.3f), not the child's figure",
+                      l->collect_ms);
+            cr_expect_eq(l->runs[0].line, j, "the answer line of row %u is its own", j);
         }
     cr_expect_gt(tm->instructions_ms, 0);
 
@@ -110,7 +126,7 @@ Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the
     const double t0 = timeutil_now_ms();
     instrproc_report(ip, &o, again);
     const double ms = timeutil_now_ms() - t0;
-    cr_expect_eq(instrproc_children(ip), n, "no new process");
+    cr_expect_eq(instrproc_children(ip), 1, "no new process");
     cr_expect_eq(again->testimony.instructions_cached_rows, n);
     cr_expect(again->testimony.instructions_taken);
     for (unsigned i = 0; i < again->ntables; i++)
@@ -129,8 +145,10 @@ Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the
     snprintf(other.predicates[0], sizeof other.predicates[0], "first-16");
     struct dv_report *third = measured(&other);
     instrproc_report(ip, &other, third);
-    cr_expect_eq(instrproc_children(ip), n + 1);
+    cr_expect_eq(instrproc_children(ip), 2);
+    cr_expect(logged("row 0"), "a single row is asked for with --table and --row");
     cr_expect_eq(third->testimony.instructions_cached_rows, n - 1);
+    cr_expect_eq(third->tables[0].rows[0].instructions->process_rows, 1);
     experiment_report_free(third);
     experiment_report_free(r);
     instrproc_free(ip);
@@ -163,7 +181,7 @@ Test(instrproc, a_refusal_a_crash_or_garbage_leaves_the_row_null_with_the_reason
         struct dv_report *r = measured(&o);
         instrproc_report(ip, &o, r);
         expect_all_null(r, cases[k].reason);
-        cr_expect_eq(instrproc_children(ip), rows_of(r), "%s: each row tries on its own", cases[k].mode);
+        cr_expect_eq(instrproc_children(ip), 1, "%s: one process, not asked again row by row", cases[k].mode);
         experiment_report_free(r);
         instrproc_free(ip);
     }
@@ -182,6 +200,26 @@ Test(instrproc, a_crash_costs_only_its_own_row) {
     cr_expect(!r->testimony.instructions_taken);
     cr_expect(strstr(r->testimony.instructions_reason, "part1 row lane-half: the profiling process signal 11"),
               "%s", r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), rows_of(r), "the job's process, then each row it did not reach alone");
+    cr_expect_eq(r->tables[0].rows[0].instructions->process_rows, 1, "row 0's answer came before the crash");
+    experiment_report_free(r);
+    instrproc_free(ip);
+}
+
+Test(instrproc, a_row_without_records_beside_others_is_asked_again_alone) {
+    setenv("FAKE_INSTRUCTIONS", "trap-table-0-row-1", 1);
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler(5000);
+    struct dv_report *r = measured(&o);
+    const unsigned n = rows_of(r);
+    instrproc_report(ip, &o, r);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), 2, "the job's process, then row 0/1 alone");
+    cr_expect(logged("row 1"), "row 1 on its own");
+    const struct listing *l = r->tables[0].rows[1].instructions;
+    cr_assert_not_null(l, "its profile from the second process");
+    cr_expect_eq(l->process_rows, 1);
+    cr_expect_eq(r->tables[0].rows[0].instructions->process_rows, n - 1, "the others shared the first");
     experiment_report_free(r);
     instrproc_free(ip);
 }
@@ -194,7 +232,8 @@ Test(instrproc, a_hung_process_is_killed_at_its_deadline_and_the_job_goes_on) {
     const double t0 = timeutil_now_ms();
     instrproc_report(ip, &o, r);
     const double ms = timeutil_now_ms() - t0;
-    expect_all_null(r, "killed after 300 ms (its deadline)");
+    /* 7 rows in one process: the deadline of one and a quarter more per further row. */
+    expect_all_null(r, "killed after 750 ms (its deadline)");
     cr_expect_eq(instrproc_children(ip), 1, "after one hang the others are not started");
     cr_expect(ms < 3000, "%.0f ms: one deadline, not one per row", ms);
     experiment_report_free(r);
@@ -289,13 +328,13 @@ Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cach
     struct dv_report *r = measured(&o);
     const unsigned n = rows_of(r);
     instrproc_report(hook_ip, &o, r);
-    cr_expect_eq(hook_calls, n, "once per process (%u rows)", n);
-    cr_expect_eq(started(), n, "every row's process started");
-    cr_expect_eq(hook_children_at_call, n, "the last call came with the last process");
+    cr_expect_eq(hook_calls, 1, "once per process (one for the %u rows)", n);
+    cr_expect_eq(started(), 1, "the rows' process started");
+    cr_expect_eq(hook_children_at_call, 1, "the call came with the process");
     struct dv_report *again = measured(&o);
     instrproc_report(hook_ip, &o, again);
     cr_expect_eq(again->testimony.instructions_cached_rows, n);
-    cr_expect_eq(hook_calls, n, "not called for rows from the cache");
+    cr_expect_eq(hook_calls, 1, "not called for rows from the cache");
     experiment_report_free(again);
     experiment_report_free(r);
     instrproc_free(hook_ip);
