@@ -167,7 +167,10 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     }
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              dv_kernel_iterations_name(r->config.iterations));
+    double h0 = timeutil_now_ms();
     if ((rc = timing_rows(t, launch_row, &c, o, r->device.rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
+    t->host_timing_ms = timeutil_now_ms() - h0;
+    h0 = timeutil_now_ms();
 
     /* Each row's last timed output comes back on the stream behind the timed
      * launches; row r is checked on a CPU thread while row r+1 downloads, and
@@ -193,10 +196,13 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                                      .check = &row->check};
         check_start(&jobs[i]);
     }
+    t->host_outputs_ms = timeutil_now_ms() - h0;
     rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
 cleanup:;
     char cerr[ERR_LEN] = "";
+    const double j0 = timeutil_now_ms();
     int crc = check_join(jobs, t->nrows, cerr);
+    t->host_checks_ms = timeutil_now_ms() - j0;
     if (rc == 0 && crc != 0) {
         dv_seterr(err, "%s", cerr);
         rc = crc;

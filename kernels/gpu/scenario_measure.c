@@ -280,10 +280,15 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
     const double clk_sum0 = clk ? clk->sum_mhz : 0;
     const unsigned clk_n0 = clk ? clk->n : 0;
+    double h0 = timeutil_now_ms();
     if ((rc = timing_rows(t, launch_row, &c, o, dev->rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
+    t->host_timing_ms = timeutil_now_ms() - h0;
     /* The floor at the clock sampled between this table's rounds. */
     if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
-    if ((rc = check_rows(&c, dev, mhz, t, work, host_out, err)) != 0) goto cleanup;
+    h0 = timeutil_now_ms();
+    rc = check_rows(&c, dev, mhz, t, work, host_out, err);
+    t->host_checks_ms = timeutil_now_ms() - h0; /* outputs back and checked, one row after the other */
+    if (rc != 0) goto cleanup;
     derive_ratios(s, t);
     if ((rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
     rc = 0;

@@ -305,6 +305,11 @@ struct dv_table {
     double noise_limit;   /* the old name of halfwidth_target (the same value) */
     int noise_ok;         /* the old name of intervals_ok (the same verdict)   */
     double gpu_time_ms;   /* sum of timed samples                              */
+    /* Where the table's host time went, for the worker's log (not in the
+     * document): the timed rounds (warm-up, lead-ins, clock spins and the
+     * waits for them included), the outputs brought back and the checks
+     * started, and the wait for the checks after the testimony. */
+    double host_timing_ms, host_outputs_ms, host_checks_ms;
     /* The stopping rule (model/stoprule.h), set when measured: the target
      * every judged interval's relative half-width had to meet, whether each
      * did, why sampling stopped ("target", "cap", "throttled", "budget"),

@@ -87,6 +87,26 @@ static int send_hello(const struct dv_device *d) {
     return rc;
 }
 
+/* Where job `id`'s wall time went, one info line: what a job costs beyond
+ * its timed GPU work, phase by phase (the instruction profiles come after
+ * the measurement's wall time, so they are beside it, not in it). */
+static void log_phases(const char *id, const struct dv_report *r) {
+    double timing = 0, outputs = 0, checks = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        timing += r->tables[i].host_timing_ms;
+        outputs += r->tables[i].host_outputs_ms;
+        checks += r->tables[i].host_checks_ms;
+    }
+    const struct dv_testimony *tm = &r->testimony;
+    const double known = timing + outputs + checks + tm->witness_ms + tm->counters_ms + tm->counters_setup_ms;
+    LOG(LOG_INFO,
+        "job %s: wall %.2f ms for %.2f ms of timed GPU work (%.2fx): timed rounds %.2f, outputs %.2f, witness %.2f, "
+        "counters %.2f (set-up %.2f), checks %.2f, the rest %.2f; instructions after it %.2f",
+        id, r->wall_time_ms, r->gpu_time_ms, r->gpu_time_ms > 0 ? r->wall_time_ms / r->gpu_time_ms : 0.0, timing,
+        outputs, tm->witness_ms, tm->counters_ms, tm->counters_setup_ms, checks, r->wall_time_ms - known,
+        tm->instructions_ms);
+}
+
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
  * -1 on a pipe error. */
 static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
@@ -142,6 +162,7 @@ static int handle(struct session *sess, struct instrproc *ip, const char *msg, s
     }
     const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms +
                                 r->testimony.instructions_ms;
+    if (rc == 0 || rc == DV_EGATE) log_phases(idbuf, r);
     int out;
     if (rc == 0 && doc) out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
     else if (rc == 0) out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);

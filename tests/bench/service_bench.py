@@ -41,12 +41,15 @@ samples with the profiler enabled against those with no profiler at all.
 After the jobs the script prints what /metrics says of the testimony (its
 time per job, dv_testimony_seconds) and of the worker's resident memory;
 --worker-memory FILE also writes where that memory is (the worker's
-/proc/PID/smaps_rollup and its largest mappings).
+/proc/PID/smaps_rollup and its largest mappings). --serve-log FILE keeps
+the server's log, where the worker writes per job where its wall time went
+(timed rounds, outputs, witness, counters, checks, the rest).
 
 Usage:
   service_bench.py --binary build/divergence [--port 18090] [--jobs 14]
                    [--addresses 32] [--loadgen build/tests/bench_loadgen]
                    [--wrk wrk] [--duration 10] [--threads 8] [--json out.json]
+                   [--serve-log serve.log]
   service_bench.py --server http://127.0.0.1:8080 ...
 
 Needs python3 and, for the front loads, bench_loadgen (or wrk). Prints one
@@ -349,6 +352,8 @@ def main():
                          "with it enabled (one testimony job between)")
     ap.add_argument("--worker-memory", metavar="FILE", help="write where the worker's resident memory is")
     ap.add_argument("--json")
+    ap.add_argument("--serve-log", metavar="FILE",
+                    help="keep the server's log (the worker's line per job says where its wall time went)")
     args = ap.parse_args()
     if args.testimony == "off":
         EXTRA.update({"witness": False, "counters": False})
@@ -452,6 +457,8 @@ def main():
                 proc.wait(timeout=40)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+        if args.serve_log and os.path.exists(os.path.join(tmp, "serve.log")):
+            shutil.copyfile(os.path.join(tmp, "serve.log"), args.serve_log)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
