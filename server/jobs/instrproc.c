@@ -37,6 +37,7 @@
 #include "kernels/model/profile.h"
 #include "server/core/log.h"
 #include "server/core/subproc.h"
+#include "server/jobs/profilecache.h"
 
 #define KEY_LEN 768
 #define INSTRPROC_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
@@ -68,6 +69,9 @@ struct instrproc {
     unsigned children;
     void (*before_child)(void *ctx);
     void *before_child_ctx;
+    char cache_dir[PATH_MAX]; /* "" when none                      */
+    struct profilecache *disk; /* NULL until opened, or memory alone */
+    int disk_tried;            /* opened, or failed and logged once   */
 };
 
 struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) {
@@ -96,6 +100,7 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
     ip->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : INSTRPROC_DEADLINE_MS;
     ip->budget_ms = c->budget_ms > 0 ? c->budget_ms : INSTRPROC_BUDGET_MS;
     ip->cap = c->cache_entries ? c->cache_entries : INSTRPROC_CACHE_ENTRIES;
+    if (c->cache_dir) snprintf(ip->cache_dir, sizeof ip->cache_dir, "%s", c->cache_dir);
     if (!(ip->entries = calloc(ip->cap, sizeof *ip->entries))) {
         dv_seterr(err, "instructions: out of memory for the cache");
         free(ip);
@@ -115,6 +120,7 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
 
 void instrproc_free(struct instrproc *ip) {
     if (!ip) return;
+    profilecache_close(ip->disk);
     for (unsigned i = 0; i < ip->nentries; i++) listing_free(ip->entries[i].l);
     free(ip->entries);
     DIR *d = opendir(ip->dir);
@@ -187,6 +193,89 @@ static int row_key(const struct dv_report *r, const struct dv_row *row, const st
     k.block_y = r->config.block_y;
     k.iterations = r->config.iterations;
     return listing_key_format(&k, key, KEY_LEN);
+}
+
+/* ---- the cache on disk ---------------------------------------------------------- */
+
+#define KERNELS_KEY "kernels: the functions and cubins of this binary"
+
+/* The folder, opened at the first job that asks for profiles, and the
+ * kernels' identities an earlier worker of this binary learned. */
+static void disk_open(struct instrproc *ip) {
+    if (ip->disk_tried || !ip->cache_dir[0]) return;
+    ip->disk_tried = 1;
+    char err[ERR_LEN] = "";
+    if (!(ip->disk = profilecache_open(ip->cache_dir, ip->exe, err))) {
+        LOG(LOG_WARNING, "instructions: profiles are kept in memory only: %s", err);
+        return;
+    }
+    json_t *ids = profilecache_load(ip->disk, KERNELS_KEY);
+    for (int k = 0; k < DV_NUM_KERNELS; k++)
+        for (int i = 0; i < 2; i++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
+            const json_t *o = json_object_get(ids, name);
+            const json_t *fn = json_object_get(o, "function"), *crc = json_object_get(o, "cubin_crc");
+            struct kernel_id *id = &ip->ids[k][i];
+            if (id->known || !json_is_string(fn) || !json_is_string(crc)) continue;
+            char *end = NULL;
+            const unsigned long long v = strtoull(json_string_value(crc), &end, 16);
+            if (!end || *end || strlen(json_string_value(fn)) >= sizeof id->function) continue;
+            snprintf(id->function, sizeof id->function, "%s", json_string_value(fn));
+            id->crc = v;
+            id->known = 1;
+        }
+    json_decref(ids);
+    LOG(LOG_INFO, "instructions: profiles are kept in %s", profilecache_dir(ip->disk));
+}
+
+/* The kernels' identities onto the disk. */
+static void disk_store_ids(struct instrproc *ip) {
+    if (!ip->disk) return;
+    json_t *o = json_object();
+    int bad = 0;
+    for (int k = 0; k < DV_NUM_KERNELS; k++)
+        for (int i = 0; i < 2; i++) {
+            const struct kernel_id *id = &ip->ids[k][i];
+            if (!id->known) continue;
+            char name[96], crc[24];
+            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
+            snprintf(crc, sizeof crc, "%016llx", (unsigned long long)id->crc);
+            json_t *e = json_object();
+            jsonout_put(e, "function", jsonout_str(id->function), &bad);
+            jsonout_put(e, "cubin_crc", jsonout_str(crc), &bad);
+            jsonout_put(o, name, e, &bad);
+        }
+    char err[ERR_LEN];
+    if (bad || profilecache_store(ip->disk, KERNELS_KEY, o, err) != 0)
+        LOG(LOG_WARNING, "instructions: the kernels' identities were not kept: %s", bad ? "out of memory" : err);
+    json_decref(o);
+}
+
+/* Key `key`'s profile from the disk into the memory cache; NULL on a miss. */
+static struct entry *disk_find(struct instrproc *ip, const char *key) {
+    json_t *v = ip->disk ? profilecache_load(ip->disk, key) : NULL;
+    if (!v) return NULL;
+    struct listing *l = NULL;
+    char err[ERR_LEN];
+    if (report_instructions_parse(v, &l, err) != 0) {
+        LOG(LOG_INFO, "instructions: a kept profile does not read (%s): collected again", err);
+        json_decref(v);
+        return NULL;
+    }
+    json_decref(v);
+    cache_put(ip, key, l);
+    listing_free(l);
+    return cache_find(ip, key);
+}
+
+static void disk_store(struct instrproc *ip, const char *key, const struct listing *l) {
+    if (!ip->disk) return;
+    json_t *v = report_instructions_json(l);
+    char err[ERR_LEN];
+    if (!v || profilecache_store(ip->disk, key, v, err) != 0)
+        LOG(LOG_WARNING, "instructions: a profile was not kept on disk: %s", v ? err : "out of memory");
+    json_decref(v);
 }
 
 /* ---- a process for the rows --------------------------------------------------- */
@@ -307,17 +396,24 @@ static void row_failed(struct dv_testimony *tm, const struct dv_table *t, const 
     dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name, why);
 }
 
-/* The profile of pending row `p` onto its row, into the cache. */
-static void row_take(struct instrproc *ip, const struct dv_report *r, struct pending *p) {
+/* The profile of pending row `p` onto its row, into the cache. Returns 1
+ * when it taught the row's kernel's identity (new or changed), else 0. */
+static int row_take(struct instrproc *ip, const struct dv_report *r, struct pending *p) {
     char key[KEY_LEN];
+    int learned = 0;
     p->r->instructions = p->l;
     if (p->id) {
+        learned = !p->id->known || p->id->crc != p->l->cubin_crc || strcmp(p->id->function, p->l->kernel) != 0;
         p->id->known = 1;
         snprintf(p->id->function, sizeof p->id->function, "%s", p->l->kernel);
         p->id->crc = p->l->cubin_crc;
-        if (row_key(r, p->r, p->id, &p->plan, key) == 0) cache_put(ip, key, p->l);
+        if (row_key(r, p->r, p->id, &p->plan, key) == 0) {
+            cache_put(ip, key, p->l);
+            disk_store(ip, key, p->l);
+        }
     }
     p->l = NULL;
+    return learned;
 }
 
 /* The rows not in the cache: one process for all of them; then, alone, each
@@ -372,6 +468,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: no profiler in this process");
         return;
     }
+    disk_open(ip);
     /* The request as it ran: the grid auto chose, written out. */
     struct dv_options ran = *o;
     ran.blocks = r->config.blocks;
@@ -407,6 +504,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
             struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
             if (id && id->known && row_key(r, row, id, &plan, key) == 0) {
                 struct entry *e = cache_find(ip, key);
+                if (!e) e = disk_find(ip, key);
                 if (e && (row->instructions = listing_copy(e->l))) {
                     row->instructions->cached = 1;
                     tm->instructions_cached_rows++;
@@ -422,10 +520,11 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         }
     }
     pending_collect(ip, request, rows, n, &spent, &hung);
+    int learned = 0;
     for (unsigned i = 0; i < n; i++) {
         struct pending *p = &rows[i];
         if (p->l) {
-            row_take(ip, r, p);
+            learned |= row_take(ip, r, p);
             continue;
         }
         const struct dv_table *t = &r->tables[p->table];
@@ -433,6 +532,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         row_failed(tm, t, p->r, p->why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, p->r->name, p->why);
     }
+    if (learned) disk_store_ids(ip);
     free(rows);
     free(request);
     tm->instructions_taken = all;

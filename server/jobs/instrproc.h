@@ -16,6 +16,11 @@
  * turn, or the row got no record beside the others) is asked again in a
  * process of its own, so that it costs only itself.
  *
+ * With a cache folder (instrproc_config.cache_dir) the cache outlives the
+ * process (jobs/profilecache.h): a new worker of the same binary serves
+ * what an earlier one collected, labelled as cached with the time it was
+ * collected, and knows the kernels' functions and cubins it learned.
+ *
  * The cache key (model/listing.h's struct listing_key): the cubin's CRC, the
  * driver, the device, the kernel's function and mode, the mask hash of the
  * blocks profiled and the geometry. The function and the cubin's CRC are
@@ -45,6 +50,11 @@ struct instrproc_config {
     double deadline_ms;       /* 0: INSTRPROC_DEADLINE_MS                            */
     double budget_ms;         /* 0: INSTRPROC_BUDGET_MS                              */
     unsigned cache_entries;   /* 0: INSTRPROC_CACHE_ENTRIES                          */
+    /* NULL, or the folder where profiles outlive this process
+     * (jobs/profilecache.h): a miss in memory is looked up there, and
+     * every profile collected is kept there too. A folder that cannot be
+     * used is logged once and left: memory alone. */
+    const char *cache_dir;
     /* Called before each profiling process starts (NULL: nothing): the
      * caller lets go of a CUPTI profiler of its own there, since a process
      * holding one makes the child's SASS metrics refused. */

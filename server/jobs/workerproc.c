@@ -8,10 +8,13 @@
  * a worker for a fleet that reads no counters, or the baseline of a
  * benchmark. A job that asks for instructions gets each row's profile
  * after all of that, from the cache or from one `divergence-gpu
- * instructions` process for the job's other rows (jobs/instrproc.h), while this process
- * waits: nothing of its own runs on the GPU meanwhile, and what the
- * profiler patches lives and dies in the other process. `--disassembler
- * PATH` and `--instructions-deadline-ms N` are passed to that profiler. */
+ * instructions` process for the job's other rows (jobs/instrproc.h), while
+ * this process waits: nothing of its own runs on the GPU meanwhile, and
+ * what the profiler patches lives and dies in the other process.
+ * `--disassembler PATH` and `--instructions-deadline-ms N` are passed to
+ * that profiler; `--profile-cache DIR` (by default $CACHE_DIRECTORY/profiles
+ * when systemd gives the unit one, `none` for memory alone) keeps its
+ * profiles for the next worker (jobs/profilecache.h). */
 #define _GNU_SOURCE
 #include "server/jobs/workerproc.h"
 #include "api/jsonout.h"
@@ -21,6 +24,7 @@
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,10 +180,12 @@ static int handle(struct session *sess, struct instrproc *ip, const char *msg, s
 }
 
 /* `--device N` (the CUDA ordinal this worker owns, 0 by default),
- * `--testimony on|off` (on by default), `--disassembler PATH` and
- * `--instructions-deadline-ms N` (the profiler's, instrproc.h). Returns 0,
- * or -1 with `err`. */
-static int parse_args(int argc, char **argv, int *ordinal, int *testimony, struct instrproc_config *ic, char *err) {
+ * `--testimony on|off` (on by default), `--disassembler PATH`,
+ * `--instructions-deadline-ms N` and `--profile-cache DIR|none` (the
+ * profiler's, instrproc.h; *cache_set when given). Returns 0, or -1 with
+ * `err`. */
+static int parse_args(int argc, char **argv, int *ordinal, int *testimony, struct instrproc_config *ic, int *cache_set,
+                      char *err) {
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--device") == 0 && v) {
@@ -194,6 +200,9 @@ static int parse_args(int argc, char **argv, int *ordinal, int *testimony, struc
             *testimony = strcmp(v, "on") == 0;
         } else if (strcmp(argv[i], "--disassembler") == 0 && v && v[0]) {
             ic->disassembler = v;
+        } else if (strcmp(argv[i], "--profile-cache") == 0 && v && v[0]) {
+            ic->cache_dir = strcmp(v, "none") == 0 ? NULL : v;
+            *cache_set = 1;
         } else if (strcmp(argv[i], "--instructions-deadline-ms") == 0 && v) {
             char *end = NULL;
             double ms = strtod(v, &end);
@@ -205,7 +214,7 @@ static int parse_args(int argc, char **argv, int *ordinal, int *testimony, struc
         } else {
             dv_seterr(err,
                       "worker: unexpected argument %s (only --device N, N in 0..255, --testimony on|off, "
-                      "--disassembler PATH and --instructions-deadline-ms N)",
+                      "--disassembler PATH, --instructions-deadline-ms N and --profile-cache DIR|none)",
                       argv[i]);
             return -1;
         }
@@ -218,9 +227,18 @@ int workerproc_main(int argc, char **argv) {
     int ordinal = 0, testimony = 1;
     char perr[ERR_LEN];
     struct instrproc_config ic = {0};
-    if (parse_args(argc, argv, &ordinal, &testimony, &ic, perr) != 0) {
+    int cache_set = 0;
+    if (parse_args(argc, argv, &ordinal, &testimony, &ic, &cache_set, perr) != 0) {
         LOG(LOG_ERR, "%s", perr);
         return 2;
+    }
+    /* Without --profile-cache, the cache folder systemd gives the unit
+     * (CacheDirectory=, deploy/divergence.service) keeps the profiles. */
+    char cache[PATH_MAX];
+    const char *cd = getenv("CACHE_DIRECTORY");
+    if (!cache_set && cd && cd[0] && !strchr(cd, ':')) {
+        snprintf(cache, sizeof cache, "%s/profiles", cd);
+        ic.cache_dir = cache;
     }
     if (fcntl(WIRE_FD_IN, F_GETFD) < 0 || fcntl(WIRE_FD_OUT, F_GETFD) < 0) {
         LOG(LOG_ERR, "worker: fds %d and %d are not open: this command is started by `divergence serve`",

@@ -339,3 +339,106 @@ Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cach
     experiment_report_free(r);
     instrproc_free(hook_ip);
 }
+
+/* ---- the cache on disk ---------------------------------------------------- */
+
+static struct instrproc *profiler_in(const char *exe, const char *dir) {
+    struct instrproc_config c = {.exe = exe, .deadline_ms = 5000, .cache_dir = dir};
+    char err[ERR_LEN];
+    struct instrproc *ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    return ip;
+}
+
+Test(instrproc, a_new_worker_of_the_same_binary_serves_what_an_earlier_one_collected) {
+    char dir[64], other[128], cmd[512];
+    snprintf(dir, sizeof dir, "/tmp/dv-instr-disk-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler_in(FAKE, dir);
+    struct dv_report *r = measured(&o);
+    const unsigned n = rows_of(r);
+    instrproc_report(ip, &o, r);
+    cr_assert(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), 1);
+    instrproc_free(ip);
+
+    /* A new worker: nothing started, every row from the folder, labelled. */
+    ip = profiler_in(FAKE, dir);
+    struct dv_report *again = measured(&o);
+    instrproc_report(ip, &o, again);
+    cr_expect_eq(instrproc_children(ip), 0, "no process: the kernels' identities and the profiles were kept");
+    cr_expect_eq(again->testimony.instructions_cached_rows, n);
+    cr_expect(again->testimony.instructions_taken, "%s", again->testimony.instructions_reason);
+    for (unsigned i = 0; i < again->ntables; i++)
+        for (unsigned j = 0; j < again->tables[i].nrows; j++) {
+            const struct listing *a = r->tables[i].rows[j].instructions, *b = again->tables[i].rows[j].instructions;
+            cr_assert(a && b, "%s row %u", again->tables[i].id, j);
+            cr_expect(b->cached, "served as from an identical launch");
+            cr_expect_str_eq(b->collected_utc, a->collected_utc);
+            cr_expect_eq(b->runs[0].line, a->runs[0].line, "the row's own profile");
+            cr_expect_eq(b->nruns, a->nruns);
+        }
+    instrproc_free(ip);
+    experiment_report_free(again);
+
+    /* Another binary (a copy with other bytes) finds nothing of it. */
+    snprintf(other, sizeof other, "%s-other.sh", dir);
+    snprintf(cmd, sizeof cmd, "cp %s %s && echo '# another build' >> %s", FAKE, other, other);
+    cr_assert_eq(system(cmd), 0);
+    ip = profiler_in(other, dir);
+    again = measured(&o);
+    instrproc_report(ip, &o, again);
+    cr_expect_eq(instrproc_children(ip), 1, "another binary profiles anew");
+    cr_expect_eq(again->testimony.instructions_cached_rows, 0);
+    instrproc_free(ip);
+    experiment_report_free(again);
+    experiment_report_free(r);
+    unlink(other);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+Test(instrproc, kept_files_that_do_not_read_or_a_folder_that_cannot_be_used_cost_a_profile_not_the_job) {
+    char dir[64], cmd[512];
+    snprintf(dir, sizeof dir, "/tmp/dv-instr-disk-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    struct dv_options o = lesson();
+    struct instrproc *ip = profiler_in(FAKE, dir);
+    struct dv_report *r = measured(&o);
+    instrproc_report(ip, &o, r);
+    instrproc_free(ip);
+    experiment_report_free(r);
+    /* Every kept file torn. */
+    snprintf(cmd, sizeof cmd, "for f in %s/*/*.json; do printf '{\"key\":' > \"$f\"; done", dir);
+    cr_assert_eq(system(cmd), 0);
+    ip = profiler_in(FAKE, dir);
+    r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), 1, "collected again");
+    instrproc_free(ip);
+    experiment_report_free(r);
+    ip = profiler_in(FAKE, dir);
+    r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect_eq(instrproc_children(ip), 0, "and kept again");
+    instrproc_free(ip);
+    experiment_report_free(r);
+
+    /* A folder under a file: memory alone, the job as before. */
+    snprintf(cmd, sizeof cmd, "%s/a-file", dir);
+    FILE *f = fopen(cmd, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    strcat(cmd, "/cache");
+    ip = profiler_in(FAKE, cmd);
+    r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_children(ip), 1);
+    instrproc_free(ip);
+    experiment_report_free(r);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
