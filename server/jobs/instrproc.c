@@ -293,9 +293,23 @@ struct pending {
 
 /* Reads one answer line `line` into the pending row it names (or, with
  * one row only, the row). */
+/* The process's own account of its time (its "phases_ms"), logged. */
+static void log_phases(const json_t *o, unsigned n) {
+    const json_t *ph = json_object_get(o, "phases_ms");
+    if (!json_is_object(ph)) return;
+    char text[320] = "";
+    size_t used = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)ph, k, v) if (json_is_number(v) && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %.1f", used ? ", " : "", k, json_number_value(v));
+    if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms", n, n == 1 ? "" : "s", text);
+}
+
 static void read_line(const char *line, struct pending *rows, unsigned n) {
     json_error_t je;
     json_t *o = jsonout_loads(line, 0, &je);
+    if (o && (json_object_get(o, "done") || n == 1)) log_phases(o, n);
     if (!o || json_object_get(o, "done")) {
         json_decref(o);
         return;
