@@ -306,7 +306,7 @@ static void log_phases(const json_t *o, unsigned n) {
     if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms", n, n == 1 ? "" : "s", text);
 }
 
-static void read_line(const char *line, struct pending *rows, unsigned n) {
+static void read_line(const char *line, struct pending **rows, unsigned n) {
     json_error_t je;
     json_t *o = jsonout_loads(line, 0, &je);
     if (o && (json_object_get(o, "done") || n == 1)) log_phases(o, n);
@@ -314,10 +314,10 @@ static void read_line(const char *line, struct pending *rows, unsigned n) {
         json_decref(o);
         return;
     }
-    struct pending *p = n == 1 ? &rows[0] : NULL;
+    struct pending *p = n == 1 ? rows[0] : NULL;
     const json_t *t = json_object_get(o, "table"), *r = json_object_get(o, "row");
     for (unsigned i = 0; !p && json_is_integer(t) && json_is_integer(r) && i < n; i++)
-        if (rows[i].table == json_integer_value(t) && rows[i].row == json_integer_value(r)) p = &rows[i];
+        if (rows[i]->table == json_integer_value(t) && rows[i]->row == json_integer_value(r)) p = rows[i];
     const json_t *ok = json_object_get(o, "ok");
     if (p && !p->answered) {
         char err[ERR_LEN];
@@ -336,15 +336,15 @@ static void read_line(const char *line, struct pending *rows, unsigned n) {
 /* Rows `rows` (n of them) profiled by one process: each answered row gets
  * its profile or its reason; the others, the process's fate in `why`.
  * Returns the process's wall time; *hung when it ran past its deadline. */
-static double rows_collect(struct instrproc *ip, const char *request, struct pending *rows, unsigned n,
+static double rows_collect(struct instrproc *ip, const char *request, struct pending **rows, unsigned n,
                            double deadline_ms, int *hung) {
     char list[INSTRPROC_MAX_ROWS * 8] = "", dv[16], tb[16], rw[16];
     size_t used = 0;
     for (unsigned i = 0; i < n; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%u:%u", i ? "," : "", rows[i].table, rows[i].row);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%u:%u", i ? "," : "", rows[i]->table, rows[i]->row);
     snprintf(dv, sizeof dv, "%d", ip->device);
-    snprintf(tb, sizeof tb, "%u", rows[0].table);
-    snprintf(rw, sizeof rw, "%u", rows[0].row);
+    snprintf(tb, sizeof tb, "%u", rows[0]->table);
+    snprintf(rw, sizeof rw, "%u", rows[0]->row);
     const char *argv[16] = {ip->exe, "instructions"};
     int k = 2;
     if (n == 1) {
@@ -371,7 +371,7 @@ static double rows_collect(struct instrproc *ip, const char *request, struct pen
     ip->children++;
     if (ip->before_child) ip->before_child(ip->before_child_ctx);
     if (subproc_run(argv, request, strlen(request), deadline_ms, &res, err) != 0) {
-        for (unsigned i = 0; i < n; i++) dv_seterr(rows[i].why, "the profiling process could not start: %s", err);
+        for (unsigned i = 0; i < n; i++) dv_seterr(rows[i]->why, "the profiling process could not start: %s", err);
         return 0;
     }
     if (res.how != SUBPROC_KILLED)
@@ -384,18 +384,18 @@ static double rows_collect(struct instrproc *ip, const char *request, struct pen
     subproc_describe(&res, deadline_ms, what, sizeof what);
     *hung = res.how == SUBPROC_KILLED;
     for (unsigned i = 0; i < n; i++) {
-        if (rows[i].answered) continue;
-        dv_seterr(rows[i].why, "the profiling process %s%s, with no answer%s%.120s",
+        if (rows[i]->answered) continue;
+        dv_seterr(rows[i]->why, "the profiling process %s%s, with no answer%s%.120s",
                   res.how == SUBPROC_EXITED ? "ended with " : "", what, res.len && res.how != SUBPROC_KILLED ? ": " : "",
                   res.len && res.how != SUBPROC_KILLED ? res.out : "");
     }
     /* The cold cost of a row: its share of the process, start to exit. */
     unsigned got = 0;
-    for (unsigned i = 0; i < n; i++) got += rows[i].l != NULL;
+    for (unsigned i = 0; i < n; i++) got += rows[i]->l != NULL;
     for (unsigned i = 0; i < n; i++)
-        if (rows[i].l) {
-            rows[i].l->collect_ms = res.ms / got;
-            rows[i].l->process_rows = got;
+        if (rows[i]->l) {
+            rows[i]->l->collect_ms = res.ms / got;
+            rows[i]->l->process_rows = got;
         }
     const double ms = res.ms;
     subproc_result_cleanup(&res);
@@ -430,40 +430,66 @@ static int row_take(struct instrproc *ip, const struct dv_report *r, struct pend
     return learned;
 }
 
-/* The rows not in the cache: one process for all of them; then, alone, each
- * row it left without a profile while it gave others theirs (or ended before
- * their turn), so that a trap of one row, or of several rows in one
- * process, costs only that row. `spent` and `hung` carry the job's budget. */
+/* Process deadline for `n` rows within what is left of the job's budget. */
+static double deadline_for(const struct instrproc *ip, unsigned n, double spent) {
+    double d = ip->deadline_ms * (1.0 + (n - 1) / 4.0);
+    return d < ip->budget_ms - spent ? d : ip->budget_ms - spent;
+}
+
+#define SILENT_PROCESSES 3 /* in a row that end with no answer: every row's fate */
+
+/* The rows not in the cache (`n` of `rows`): one process for all of them.
+ * Then, of what it left, each row it refused while it gave others their
+ * profiles is asked again alone (a trap of rows together, not of the row);
+ * and where it ended before answering a row, that row is asked alone and
+ * the rows after it together again, until SILENT_PROCESSES processes in a
+ * row end with no answer (then that is every row's fate: asking on would
+ * change nothing). So one row that crashes its process costs itself and a
+ * few processes, and a process that ran past its deadline ends the asking.
+ * `spent` and `hung` carry the job's budget. */
 static void pending_collect(struct instrproc *ip, const char *request, struct pending *rows, unsigned n,
                             double *spent, int *hung) {
-    if (n == 0) return;
-    double deadline = ip->deadline_ms * (1.0 + (n - 1) / 4.0);
-    if (deadline > ip->budget_ms - *spent) deadline = ip->budget_ms - *spent;
-    *spent += rows_collect(ip, request, rows, n, deadline, hung);
-    unsigned got = 0, answered = 0;
-    for (unsigned i = 0; i < n; i++) {
-        got += rows[i].l != NULL;
-        answered += rows[i].answered;
-    }
-    /* A process that answered no row (it could not start, crashed or hung
-     * before the first, or refused every row) tells the same of every row:
-     * asking again, row by row, would change nothing. */
-    if (n == 1 || *hung || answered == 0) return;
-    for (unsigned i = 0; i < n; i++) {
-        struct pending *p = &rows[i];
-        if (p->l || (p->answered && got == 0)) continue;
-        if (*hung) {
-            dv_seterr(p->why, "not collected: an earlier row's profiling process ran past its deadline");
-            continue;
+    struct pending *q[INSTRPROC_MAX_ROWS], *alone[INSTRPROC_MAX_ROWS];
+    unsigned nq = 0, silent = 0;
+    int unrun = 0;          /* q holds rows no process has had yet   */
+    char last[ERR_LEN] = ""; /* how the last silent process ended      */
+    for (unsigned i = 0; i < n; i++) q[nq++] = &rows[i];
+    while (nq > 0) {
+        unrun = 0;
+        unsigned na = 0, next = 0, got = 0, answered = 0;
+        for (unsigned i = 0; i < nq; i++) q[i]->answered = 0;
+        *spent += rows_collect(ip, request, q, nq, deadline_for(ip, nq, *spent), hung);
+        for (unsigned i = 0; i < nq; i++) {
+            got += q[i]->l != NULL;
+            answered += q[i]->answered;
         }
-        if (*spent >= ip->budget_ms) {
-            dv_seterr(p->why, "not collected: the job's %.0f ms for new profiles were spent", ip->budget_ms);
-            continue;
+        silent = answered ? 0 : silent + 1;
+        if (!answered) snprintf(last, sizeof last, "%s", q[0]->why);
+        if (nq == 1 || *hung || silent >= SILENT_PROCESSES) break;
+        int ended = 0; /* the first row without an answer: where the process ended */
+        for (unsigned i = 0; i < nq; i++) {
+            if (q[i]->l || (q[i]->answered && got == 0)) continue; /* done, or refused as every row was */
+            if (q[i]->answered || !ended) alone[na++] = q[i];
+            else q[next++] = q[i];
+            ended |= !q[i]->answered;
         }
-        double d = ip->deadline_ms < ip->budget_ms - *spent ? ip->deadline_ms : ip->budget_ms - *spent;
-        p->answered = 0;
-        *spent += rows_collect(ip, request, p, 1, d, hung);
+        for (unsigned i = 0; i < na && !*hung && *spent < ip->budget_ms; i++) {
+            alone[i]->answered = 0;
+            *spent += rows_collect(ip, request, &alone[i], 1, deadline_for(ip, 1, *spent), hung);
+            silent = alone[i]->answered ? 0 : silent + 1;
+            if (!alone[i]->answered) snprintf(last, sizeof last, "%s", alone[i]->why);
+        }
+        nq = next;
+        unrun = 1;
+        if (*hung || *spent >= ip->budget_ms || silent >= SILENT_PROCESSES) break;
     }
+    for (unsigned i = 0; unrun && i < nq && (*hung || *spent >= ip->budget_ms); i++) {
+        if (*hung) dv_seterr(q[i]->why, "not collected: an earlier row's profiling process ran past its deadline");
+        else dv_seterr(q[i]->why, "not collected: the job's %.0f ms for new profiles were spent", ip->budget_ms);
+    }
+    for (unsigned i = 0; unrun && i < nq && silent >= SILENT_PROCESSES; i++)
+        dv_seterr(q[i]->why, "not collected: %u profiling processes in a row ended with no answer (the last: %.200s)",
+                  SILENT_PROCESSES, last);
 }
 
 void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {

@@ -11,10 +11,12 @@
  * a crash or a hang costs profiles, not the job: a row without one has
  * `instructions` null with the reason and the job goes on. Why one for the
  * job's rows: the process's start, CUDA context and CUPTI set-up are most of
- * a profile's cost, and its rows share them. A row that process left
- * without a profile while it answered others (it ended before the row's
- * turn, or the row got no record beside the others) is asked again in a
- * process of its own, so that it costs only itself.
+ * a profile's cost, and its rows share them. A row the process refused
+ * while it gave others their profiles (no record beside the others) is
+ * asked again alone; where the process ended before a row's answer, that
+ * row is asked alone and the rows after it together again; three processes
+ * in a row that end with no answer are every row's fate. So one row that
+ * crashes its process costs itself, not the others.
  *
  * With a cache folder (instrproc_config.cache_dir) the cache outlives the
  * process (jobs/profilecache.h): a new worker of the same binary serves

@@ -5,7 +5,7 @@
 # or every row of --rows T:R,... and a last "done" line). Its behaviour comes
 # from $FAKE_INSTRUCTIONS:
 #   ok, refuse, crash, hang, garbage   every row the same way;
-#   crash-table-0-row-1                the process dies when it reaches row 0/1;
+#   crash-table-T-row-R                the process dies when it reaches row T/R;
 #   trap-table-0-row-1                 row 0/1 gets no record beside other rows,
 #                                      and its profile when alone.
 # Each start appends "row R" or "rows T:R,..." to $FAKE_INSTRUCTIONS_LOG when
@@ -48,7 +48,7 @@ case $mode in
   crash) kill -SEGV $$ ;;
   hang) exec sleep 30 ;;
   garbage) echo 'Segmentation fault in a library that prints'; exit 0 ;;
-  ok|refuse|crash-table-0-row-1|trap-table-0-row-1) ;;
+  ok|refuse|crash-table-*-row-*|trap-table-0-row-1) ;;
   *) echo "fake_instructions: unknown mode $mode" >&2; exit 2 ;;
 esac
 many=0
@@ -56,7 +56,8 @@ case $rows in *,*) many=1 ;; esac
 for tr in $(echo "$rows" | tr ',' ' '); do
   t=${tr%%:*} r=${tr#*:} m=$mode
   case $mode in
-    crash-table-0-row-1) [ "$tr" = 0:1 ] && kill -SEGV $$; m=ok ;;
+    crash-table-*-row-*) at=${mode#crash-table-}; at=${at%%-row-*}:${mode##*-row-}
+                         [ "$tr" = "$at" ] && kill -SEGV $$; m=ok ;;
     trap-table-0-row-1) m=ok; [ "$tr" = 0:1 ] && [ $many = 1 ] && m=trap ;;
   esac
   answer "$t" "$r" "$m"
