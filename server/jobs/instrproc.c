@@ -358,8 +358,10 @@ static double rows_collect(struct instrproc *ip, const char *request, struct pen
     }
     argv[k++] = "--device";
     argv[k++] = dv;
+    /* The disassembly by cubin CRC: in the cache folder, where the next
+     * worker of the same binary finds it too, else in this process's own. */
     argv[k++] = "--sass-cache";
-    argv[k++] = ip->dir;
+    argv[k++] = ip->disk ? profilecache_dir(ip->disk) : ip->dir;
     if (ip->has_disassembler) {
         argv[k++] = "--disassembler";
         argv[k++] = ip->disassembler;

@@ -9,16 +9,19 @@
 #   trap-table-0-row-1                 row 0/1 gets no record beside other rows,
 #                                      and its profile when alone.
 # Each start appends "row R" or "rows T:R,..." to $FAKE_INSTRUCTIONS_LOG when
-# that is set.
+# that is set, and leaves fake-disassembly.sass in its --sass-cache folder.
 [ "$1" = instructions ] || { echo "fake_instructions: expected 'instructions', got '$1'" >&2; exit 2; }
 shift
-row= table= rows=
+row= table= rows= sass=
 while [ $# -gt 0 ]; do
   [ "$1" = --row ] && row=$2
   [ "$1" = --table ] && table=$2
   [ "$1" = --rows ] && rows=$2
+  [ "$1" = --sass-cache ] && sass=$2
   shift
 done
+# What the real command keeps in --sass-cache DIR: the disassembly.
+[ -n "$sass" ] && : > "$sass/fake-disassembly.sass"
 if [ -n "$FAKE_INSTRUCTIONS_LOG" ]; then
   if [ -n "$rows" ]; then echo "rows $rows" >> "$FAKE_INSTRUCTIONS_LOG"; else echo "row $row" >> "$FAKE_INSTRUCTIONS_LOG"; fi
 fi

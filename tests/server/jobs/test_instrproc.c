@@ -383,6 +383,8 @@ Test(instrproc, a_new_worker_of_the_same_binary_serves_what_an_earlier_one_colle
     cr_assert(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     cr_expect_eq(instrproc_children(ip), 1);
     instrproc_free(ip);
+    snprintf(cmd, sizeof cmd, "ls %s/*/fake-disassembly.sass > /dev/null", dir);
+    cr_expect_eq(system(cmd), 0, "the disassembly is kept in the binary's folder too");
 
     /* A new worker: nothing started, every row from the folder, labelled. */
     ip = profiler_in(FAKE, dir);
