@@ -743,6 +743,40 @@ static int count_rows(struct instr *p, struct row_run *rows, unsigned n, char *e
     return rc;
 }
 
+/* The function each row's records name must be its own kernel's: the one
+ * its sampled launch ran, when it was sampled, and one no other kernel of
+ * the process named (records left over from another row's launch would
+ * otherwise pass for this row's). A row that fails this fails on its own
+ * (the worker asks again for it alone). */
+static void check_functions(struct row_run *rows, unsigned n) {
+    for (unsigned i = 0; i < n; i++) {
+        struct row_run *rr = &rows[i];
+        if (rr->failed || rr->nparts == 0) continue;
+        const char *fn = rr->parts[0].function;
+        char why[ERR_LEN] = "";
+        for (unsigned k = 1; k < rr->nparts && !why[0]; k++)
+            if (strcmp(rr->parts[k].function, fn) != 0)
+                dv_seterr(why, "instructions: the parts of this row's grid named two functions (%.80s, %.80s)", fn,
+                          rr->parts[k].function);
+        if (!why[0] && rr->samples.function[0] && strcmp(rr->samples.function, fn) != 0)
+            dv_seterr(why, "instructions: the SASS records named %.100s, the sampled launch ran %.100s", fn,
+                      rr->samples.function);
+        for (unsigned j = 0; j < n && !why[0]; j++) {
+            const struct row_run *o = &rows[j];
+            if (j == i || o->failed || o->nparts == 0) continue;
+            const int same_kernel = o->row->kernel == rr->row->kernel;
+            const int same_function = strcmp(o->parts[0].function, fn) == 0;
+            if (same_kernel && !same_function)
+                dv_seterr(why, "instructions: this row's SASS records named %.100s, row %d:%d of the same kernel %.100s",
+                          fn, o->table, o->index, o->parts[0].function);
+            else if (!same_kernel && same_function)
+                dv_seterr(why, "instructions: this row's SASS records named %.100s, as did row %d:%d of another kernel",
+                          fn, o->table, o->index);
+        }
+        if (why[0]) row_fail(rr, why);
+    }
+}
+
 /* One counted row into its listing: parts combined, lines, stalls, text. */
 static void finish_row(const struct args *a, struct instr *p, struct row_run *rr, struct phases *ph) {
     uint64_t crc = 0;
@@ -810,6 +844,7 @@ static int collect(const struct args *a, struct job_run *j, struct row_run *rows
     }
     phase_end(ph, PH_SAMPLING);
     if (count_rows(p, rows, n, err) != 0) goto cleanup;
+    check_functions(rows, n);
     phase_end(ph, PH_PATCHED);
     for (unsigned i = 0; i < n; i++)
         if (!rows[i].failed) finish_row(a, p, &rows[i], ph);
