@@ -747,9 +747,10 @@ static int count_rows(struct instr *p, struct row_run *rows, unsigned n, char *e
  * its sampled launch ran, when it was sampled, and one no other kernel of
  * the process named (records left over from another row's launch would
  * otherwise pass for this row's). A row that fails this fails on its own
- * (the worker asks again for it alone). */
+ * (the worker asks again for it alone). A process of one row has no other
+ * row's launch to take records from: it is not checked. */
 static void check_functions(struct row_run *rows, unsigned n) {
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; n > 1 && i < n; i++) {
         struct row_run *rr = &rows[i];
         if (rr->failed || rr->nparts == 0) continue;
         const char *fn = rr->parts[0].function;
