@@ -122,11 +122,6 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
     }
 }
 
-void testimony_repeat(struct dv_witness_block *exp, unsigned blocks, unsigned period) {
-    if (period == 0 || period >= blocks) return;
-    for (unsigned b = period; b < blocks; b++) exp[b] = exp[b - period];
-}
-
 /* The blocks of a grid of `blocks` that block b < `launched` stands for
  * (b, b + launched, ...): block b' takes the records of b' mod launched. */
 static unsigned long long stands_for(unsigned b, unsigned launched, unsigned blocks) {

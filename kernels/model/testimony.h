@@ -66,13 +66,6 @@ int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
                                unsigned threads_per_block, unsigned short_iters, struct dv_witness_block *exp);
 
-/* Repeats the first `period` records of `exp` over all `blocks`: record b
- * becomes record b mod period (a grid whose block b takes the paths of
- * block b mod period, testimony_period_*() below, has the model's record
- * of its first period blocks repeated). A period of 0 or at least `blocks`
- * leaves `exp` as it is. */
-void testimony_repeat(struct dv_witness_block *exp, unsigned blocks, unsigned period);
-
 /* Compares the GPU's records `seen` with the model's `exp` (`blocks` each)
  * and summarises into `o`: totals, per-block path-runs and split warps
  * divided by `per` (the iterations a per-iteration row spans, else 1), lanes
