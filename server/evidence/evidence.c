@@ -61,6 +61,7 @@
 
 #include "api/report.h"
 #include "kernels/base/buildinfo.h"
+#include "kernels/base/fnv.h"
 #include "kernels/base/timeutil.h"
 #include "api/jsonout.h"
 #include "server/evidence/durable.h"
@@ -184,15 +185,7 @@ static void seterror(struct evidence_error *e, enum evidence_code code, const ch
 
 /* ---- blobs ------------------------------------------------------------ */
 
-static uint64_t fnv1a(const void *data, size_t len) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
+static uint64_t fnv1a(const void *data, size_t len) { return fnv1a_64(FNV1A_64_OFFSET, data, len); }
 
 /* A blob of `data` (malloc()ed, NUL-terminated, taken over even on failure). */
 static struct evidence_blob *blob_new(char *data, size_t len, time_t mtime, enum evidence_kind kind,

@@ -15,22 +15,12 @@
 #include <unistd.h>
 
 #include "api/jsonout.h"
+#include "kernels/base/fnv.h"
 #include "kernels/base/status.h"
 
 struct profilecache {
     char dir[PATH_MAX]; /* DIR/<binary> */
 };
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-#define FNV_OFFSET 0xcbf29ce484222325ull
 
 /* The FNV-1a of file `path`'s bytes into *h; -1 with `err`. */
 static int file_hash(const char *path, uint64_t *h, char *err) {
@@ -40,7 +30,7 @@ static int file_hash(const char *path, uint64_t *h, char *err) {
         return -1;
     }
     unsigned char buf[1 << 16];
-    uint64_t x = FNV_OFFSET;
+    uint64_t x = FNV1A_64_OFFSET;
     for (;;) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
@@ -50,7 +40,7 @@ static int file_hash(const char *path, uint64_t *h, char *err) {
             return -1;
         }
         if (n == 0) break;
-        x = fnv1a(x, buf, (size_t)n);
+        x = fnv1a_64(x, buf, (size_t)n);
     }
     close(fd);
     *h = x;
@@ -147,7 +137,7 @@ void profilecache_close(struct profilecache *pc) { free(pc); }
 const char *profilecache_dir(const struct profilecache *pc) { return pc ? pc->dir : ""; }
 
 static void entry_name(const char *key, char *out, size_t len) {
-    snprintf(out, len, "%016llx.json", (unsigned long long)fnv1a(FNV_OFFSET, key, strlen(key)));
+    snprintf(out, len, "%016llx.json", (unsigned long long)fnv1a_64(FNV1A_64_OFFSET, key, strlen(key)));
 }
 
 static void entry_path(const struct profilecache *pc, const char *key, char *out, size_t len) {
