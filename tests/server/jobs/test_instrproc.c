@@ -190,12 +190,20 @@ Test(instrproc, a_refusal_a_crash_or_garbage_leaves_the_row_null_with_the_reason
     }
 }
 
-Test(instrproc, a_crash_costs_only_its_own_row) {
-    setenv("FAKE_INSTRUCTIONS", "crash-table-0-row-1", 1);
+/* The lesson's job on a new profiler whose processes answer as `mode` says
+ * (fake_instructions.sh). */
+static struct dv_report *lesson_job(const char *mode, struct instrproc **ip) {
+    setenv("FAKE_INSTRUCTIONS", mode, 1);
     struct dv_options o = lesson();
-    struct instrproc *ip = profiler(5000);
+    *ip = profiler(5000);
     struct dv_report *r = measured(&o);
-    instrproc_report(ip, &o, r);
+    instrproc_report(*ip, &o, r);
+    return r;
+}
+
+Test(instrproc, a_crash_costs_only_its_own_row) {
+    struct instrproc *ip = NULL;
+    struct dv_report *r = lesson_job("crash-table-0-row-1", &ip);
     cr_expect_not_null(r->tables[0].rows[0].instructions);
     cr_expect_null(r->tables[0].rows[1].instructions);
     cr_expect_not_null(r->tables[0].rows[2].instructions);
@@ -210,11 +218,8 @@ Test(instrproc, a_crash_costs_only_its_own_row) {
 }
 
 Test(instrproc, a_crash_at_the_first_row_costs_only_that_row_too) {
-    setenv("FAKE_INSTRUCTIONS", "crash-table-0-row-0", 1);
-    struct dv_options o = lesson();
-    struct instrproc *ip = profiler(5000);
-    struct dv_report *r = measured(&o);
-    instrproc_report(ip, &o, r);
+    struct instrproc *ip = NULL;
+    struct dv_report *r = lesson_job("crash-table-0-row-0", &ip);
     cr_expect_null(r->tables[0].rows[0].instructions);
     for (unsigned i = 0; i < r->ntables; i++)
         for (unsigned j = i == 0 ? 1 : 0; j < r->tables[i].nrows; j++)
@@ -228,12 +233,9 @@ Test(instrproc, a_crash_at_the_first_row_costs_only_that_row_too) {
 }
 
 Test(instrproc, a_row_without_records_beside_others_is_asked_again_alone) {
-    setenv("FAKE_INSTRUCTIONS", "trap-table-0-row-1", 1);
-    struct dv_options o = lesson();
-    struct instrproc *ip = profiler(5000);
-    struct dv_report *r = measured(&o);
+    struct instrproc *ip = NULL;
+    struct dv_report *r = lesson_job("trap-table-0-row-1", &ip);
     const unsigned n = rows_of(r);
-    instrproc_report(ip, &o, r);
     cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     cr_expect_eq(instrproc_children(ip), 2, "the job's process, then row 0/1 alone");
     cr_expect(logged("row 1"), "row 1 on its own");
