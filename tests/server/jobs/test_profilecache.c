@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/base/fnv.h"
 #include "kernels/base/status.h"
 #include "server/jobs/profilecache.h"
 
@@ -162,4 +163,28 @@ Test(profilecache, other_binaries_folders_go_when_stale_and_a_folder_that_cannot
     err[0] = '\0';
     cr_expect_null(profilecache_open(dir, "/nonexistent/binary", err));
     cr_expect(strstr(err, "/nonexistent/binary") != NULL, "%s", err);
+}
+
+/* A store that cannot write (here its temp file's name is taken by a
+ * folder) says why and leaves what was stored before. */
+Test(profilecache, a_store_that_cannot_write_says_why_and_keeps_the_old_value) {
+    char err[ERR_LEN] = "", dir[256], part[512];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    struct profilecache *pc = profilecache_open(dir, exe, err);
+    cr_assert_not_null(pc, "%s", err);
+    json_t *one = json_integer(1), *two = json_integer(2);
+    cr_assert_eq(profilecache_store(pc, "the key", one, err), 0, "%s", err);
+    snprintf(part, sizeof part, "%s/%016llx.json.%ld.part", profilecache_dir(pc),
+             (unsigned long long)fnv1a_64(FNV1A_64_OFFSET, "the key", strlen("the key")), (long)getpid());
+    cr_assert_eq(mkdir(part, 0755), 0);
+    err[0] = '\0';
+    cr_expect_eq(profilecache_store(pc, "the key", two, err), -1);
+    cr_expect(strstr(err, "profile cache:") != NULL && strstr(err, ".part") != NULL, "%s", err);
+    json_t *back = profilecache_load(pc, "the key");
+    cr_expect(back && json_integer_value(back) == 1, "the old value stays");
+    json_decref(back);
+    rmdir(part);
+    json_decref(one);
+    json_decref(two);
+    profilecache_close(pc);
 }
