@@ -20,31 +20,141 @@
  * is the very mask the numbers come from, not a second evaluation of the
  * predicate.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/model/analysis.h"
+#include "kernels/model/expr.h"
 
 size_t analysis_mask_words(const struct dv_geometry *g) {
     return (size_t)((analysis_threads(g) + 31) / 32);
 }
 
-/* analysis_mask_build(), with where an evaluation failed into `fault`
- * (may be NULL). */
-static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry *g, unsigned phase,
-                            struct predicate_fault *fault, char *err) {
-    size_t words = analysis_mask_words(g);
-    uint32_t *mask = calloc(words ? words : 1, sizeof(*mask));
-    if (!mask) {
-        dv_seterr(err, "path mask: out of memory for %zu words", words);
-        return NULL;
+/* ---- the memo of block-dependent masks ----------------------------------------
+ *
+ * A predicate that reads blockIdx.x is evaluated for every thread of the
+ * grid (a million for the lesson's grid), and the plan, the profile plan and
+ * the session's mask each ask for the same mask of the same row, job after
+ * job. A mask is a pure function of the predicate (its expression, or the
+ * built-in mode), the geometry and the phase, so the memo keeps the last
+ * few by that key and hands out copies: what a caller gets is the very mask
+ * a new evaluation would build, and it owns it as before. Least recently
+ * used first out, at most MEMO_ENTRIES masks and memo_limit bytes in all.
+ * One lock: the HTTP front plans on several threads. Failures are not kept
+ * (each asks again, and says again which thread failed). */
+
+#define MEMO_ENTRIES 16
+
+struct memo_entry {
+    char *key; /* NULL: free */
+    uint32_t *mask;
+    size_t words;
+    unsigned long long used; /* memo_clock when last handed out */
+};
+
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct memo_entry memo[MEMO_ENTRIES];
+static unsigned long long memo_clock;
+static size_t memo_bytes, memo_limit = ANALYSIS_MEMO_DEFAULT_BYTES;
+static struct analysis_memo_stats memo_stats;
+
+/* The memo's key of (p, g, phase): what the evaluation reads and nothing
+ * else. A new string (free() it), or NULL when out of memory. */
+static char *memo_key(const struct predicate *p, const struct dv_geometry *g, unsigned phase) {
+    const char *src = p->expr ? expr_source(p->expr) : "";
+    const size_t len = strlen(src) + 96;
+    char *k = malloc(len);
+    if (k) snprintf(k, len, "%u %u %u %u %d %s", g->blocks, g->block_x, g->block_y, phase, p->expr ? -1 : (int)p->mode, src);
+    return k;
+}
+
+static void memo_drop(struct memo_entry *e) {
+    memo_bytes -= e->words * sizeof(uint32_t);
+    free(e->key);
+    free(e->mask);
+    memset(e, 0, sizeof(*e));
+}
+
+/* A copy of the memo's mask for `key`, or NULL (not kept, or out of memory). */
+static uint32_t *memo_find(const char *key, size_t words) {
+    uint32_t *copy = NULL;
+    pthread_mutex_lock(&memo_lock);
+    for (unsigned i = 0; i < MEMO_ENTRIES; i++) {
+        struct memo_entry *e = &memo[i];
+        if (!e->key || e->words != words || strcmp(e->key, key) != 0) continue;
+        if ((copy = malloc(words * sizeof(uint32_t)))) {
+            memcpy(copy, e->mask, words * sizeof(uint32_t));
+            e->used = ++memo_clock;
+            memo_stats.hits++;
+        }
+        break;
     }
-    const unsigned tpb = g->block_x * g->block_y;
-    /* A predicate that cannot see blockIdx.x gives every block the same
-     * bits: evaluate block 0 and copy (bit by bit, blocks may be unaligned). */
-    const unsigned eval_blocks = (p->uses & PREDICATE_USES_BLOCK) ? g->blocks : 1;
+    if (!copy) memo_stats.misses++;
+    pthread_mutex_unlock(&memo_lock);
+    return copy;
+}
+
+/* Keeps a copy of `mask` under `key` (taking `key`), when it fits. */
+static void memo_put(char *key, const uint32_t *mask, size_t words) {
+    const size_t bytes = words * sizeof(uint32_t);
+    uint32_t *copy = NULL;
+    pthread_mutex_lock(&memo_lock);
+    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
+        if (memo[i].key && strcmp(memo[i].key, key) == 0) goto done; /* another thread kept it first */
+    if (bytes > memo_limit || !(copy = malloc(bytes))) goto done;
+    memcpy(copy, mask, bytes);
+    for (;;) { /* make room: a free entry within the byte limit */
+        struct memo_entry *lru = NULL, *free_e = NULL;
+        for (unsigned i = 0; i < MEMO_ENTRIES; i++) {
+            if (!memo[i].key) free_e = free_e ? free_e : &memo[i];
+            else if (!lru || memo[i].used < lru->used) lru = &memo[i];
+        }
+        if (free_e && memo_bytes + bytes <= memo_limit) {
+            *free_e = (struct memo_entry){key, copy, words, ++memo_clock};
+            memo_bytes += bytes;
+            key = NULL;
+            copy = NULL;
+            break;
+        }
+        memo_drop(lru); /* lru is set: a full memo or one over the limit holds something */
+        memo_stats.evictions++;
+    }
+done:
+    pthread_mutex_unlock(&memo_lock);
+    free(copy);
+    free(key);
+}
+
+void analysis_memo_limit(size_t bytes) {
+    pthread_mutex_lock(&memo_lock);
+    memo_limit = bytes;
+    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
+        if (memo[i].key && memo_bytes > memo_limit) memo_drop(&memo[i]);
+    pthread_mutex_unlock(&memo_lock);
+}
+
+void analysis_memo_get_stats(struct analysis_memo_stats *out) {
+    pthread_mutex_lock(&memo_lock);
+    *out = memo_stats;
+    out->bytes = memo_bytes;
+    out->limit = memo_limit;
+    pthread_mutex_unlock(&memo_lock);
+}
+
+/* ---- building a mask ------------------------------------------------------------ */
+
+/* Evaluates `p` for the threads of blocks [0, eval_blocks) of `g` into
+ * `mask` (zeroed), one bit per thread in launch order: the bits go out a
+ * word at a time. Returns 0, or -1 with `err` naming the thread. */
+static int mask_eval(const struct predicate *p, const struct dv_geometry *g, unsigned eval_blocks, unsigned phase,
+                     uint32_t *mask, struct predicate_fault *fault, char *err) {
     struct predicate_thread t = {0, 0, 0, g->block_x, g->block_y};
     char why[ERR_LEN];
+    uint32_t word = 0;
+    unsigned bit = 0;
+    size_t w = 0;
     for (unsigned b = 0; b < eval_blocks; b++) {
         t.bx = b;
         for (unsigned y = 0; y < g->block_y; y++) {
@@ -54,15 +164,47 @@ static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry 
                 int a = predicate_eval(p, &t, phase, fault, why);
                 if (a < 0) {
                     dv_seterr(err, "predicate fails for thread (%u, %u) of block %u: %s", x, y, b, why);
-                    free(mask);
-                    return NULL;
+                    return -1;
                 }
-                if (a) {
-                    unsigned long long gi = (unsigned long long)b * tpb + x + (unsigned long long)y * g->block_x;
-                    mask[gi >> 5] |= 1u << (gi & 31);
+                word |= (uint32_t)(a != 0) << bit;
+                if (++bit == 32) {
+                    mask[w++] = word;
+                    word = 0;
+                    bit = 0;
                 }
             }
         }
+    }
+    if (bit) mask[w] = word;
+    return 0;
+}
+
+/* analysis_mask_build(), with where an evaluation failed into `fault`
+ * (may be NULL). A block-dependent mask comes from the memo when it holds
+ * it, and goes into it when built. */
+static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry *g, unsigned phase,
+                            struct predicate_fault *fault, char *err) {
+    size_t words = analysis_mask_words(g);
+    const unsigned tpb = g->block_x * g->block_y;
+    /* A predicate that cannot see blockIdx.x gives every block the same
+     * bits: evaluate block 0 and copy (bit by bit, blocks may be unaligned). */
+    const unsigned eval_blocks = (p->uses & PREDICATE_USES_BLOCK) ? g->blocks : 1;
+    char *key = eval_blocks > 1 ? memo_key(p, g, phase) : NULL;
+    uint32_t *mask = key ? memo_find(key, words ? words : 1) : NULL;
+    if (mask) {
+        free(key);
+        return mask;
+    }
+    mask = calloc(words ? words : 1, sizeof(*mask));
+    if (!mask) {
+        dv_seterr(err, "path mask: out of memory for %zu words", words);
+        free(key);
+        return NULL;
+    }
+    if (mask_eval(p, g, eval_blocks, phase, mask, fault, err) != 0) {
+        free(mask);
+        free(key);
+        return NULL;
     }
     if (eval_blocks == 1 && g->blocks > 1) {
         if (tpb % 32 == 0) {
@@ -77,6 +219,7 @@ static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry 
                     }
         }
     }
+    if (key) memo_put(key, mask, words ? words : 1);
     return mask;
 }
 

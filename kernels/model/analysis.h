@@ -43,11 +43,25 @@ size_t analysis_mask_words(const struct dv_geometry *g);
 
 /* Evaluates `p` at `phase` for every thread of `g` into a new mask
  * (free() it). A predicate that does not read blockIdx.x is evaluated for one
- * block and replicated. Returns NULL with `err` on an evaluation error (names
+ * block and replicated; one that does comes from the memo below when it
+ * was built before. Returns NULL with `err` on an evaluation error (names
  * the thread) or out of memory. (analysis_row() is the form that also says
  * where in the expression an evaluation failed.) */
 uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometry *g,
                               unsigned phase, char *err);
+
+/* The masks of predicates that read blockIdx.x, kept by analysis_mask_build()
+ * (and analysis_row()) for the process: the last few, least recently used
+ * out, within a byte limit (ANALYSIS_MEMO_DEFAULT_BYTES unless set; 0 keeps
+ * none). A mask from it is a copy of the one built before for the same
+ * predicate, geometry and phase. */
+#define ANALYSIS_MEMO_DEFAULT_BYTES ((size_t)64 << 20)
+struct analysis_memo_stats {
+    unsigned long long hits, misses, evictions;
+    size_t bytes, limit;
+};
+void analysis_memo_limit(size_t bytes);
+void analysis_memo_get_stats(struct analysis_memo_stats *out);
 
 /* Counts warps, split warps, threads on path A and path-runs per block from a
  * mask, into the analysis fields of `row` (warps_per_block, threads_per_block,

@@ -382,3 +382,93 @@ Test(analysis, the_lane_map_is_block_0s_mask) {
     }
     predicate_cleanup(&p);
 }
+
+/* A mask of `text` at `phase` on `g`, built by analysis_mask_build(). */
+static uint32_t *mask_of(const char *text, const struct dv_geometry *g, unsigned phase) {
+    struct predicate p;
+    char err[ERR_LEN];
+    cr_assert_eq(predicate_resolve(text, &p, NULL, err), 0, "resolve '%s': %s", text, err);
+    uint32_t *m = analysis_mask_build(&p, g, phase, err);
+    cr_assert_not_null(m, "%s", err);
+    predicate_cleanup(&p);
+    return m;
+}
+
+/* The memo of block-dependent masks: a second build of the same predicate,
+ * geometry and phase is a hit that hands out a copy equal to a fresh
+ * evaluation's (made with the memo off); a different expression, phase or
+ * geometry is a different mask, never a hit; a predicate that does not read
+ * blockIdx.x does not go through it; a byte limit that holds one mask
+ * evicts the older. */
+Test(analysis, the_memo_gives_what_a_new_evaluation_gives) {
+    const struct dv_geometry g = {300, 96, 1}, g2 = {300, 32, 3};
+    analysis_memo_limit(0);
+    uint32_t *fresh = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 0", &g, 0);
+    uint32_t *fresh_bp3 = mask_of("block-parity", &g, 3);
+    analysis_memo_limit(ANALYSIS_MEMO_DEFAULT_BYTES);
+    const size_t words = analysis_mask_words(&g);
+    struct analysis_memo_stats s0, s1;
+    analysis_memo_get_stats(&s0);
+    uint32_t *a = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 0", &g, 0);
+    uint32_t *b = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 0", &g, 0);
+    analysis_memo_get_stats(&s1);
+    cr_assert_eq(s1.misses - s0.misses, 1);
+    cr_assert_eq(s1.hits - s0.hits, 1);
+    cr_assert(a != b, "a copy, owned by the caller");
+    cr_assert_eq(memcmp(a, fresh, words * 4), 0);
+    cr_assert_eq(memcmp(b, fresh, words * 4), 0);
+    b[0] ^= 1u; /* a caller's copy is its own */
+    uint32_t *c = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 0", &g, 0);
+    cr_assert_eq(memcmp(c, fresh, words * 4), 0);
+
+    /* Other expressions, phases, geometries: their own masks. */
+    uint32_t *d = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 1", &g, 0);
+    cr_assert_neq(memcmp(d, fresh, words * 4), 0);
+    uint32_t *bp0 = mask_of("block-parity", &g, 0), *bp3 = mask_of("block-parity", &g, 3);
+    cr_assert_eq(memcmp(bp3, fresh_bp3, words * 4), 0);
+    cr_assert_neq(memcmp(bp0, bp3, words * 4), 0, "block parity flips with the phase");
+    uint32_t *e = mask_of("(blockIdx.x * 7 + threadIdx.x) % 3 == 0", &g2, 0);
+    struct dv_row r1, r2;
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
+    analysis_count(e, &g2, &r2);
+    analysis_count(fresh, &g, &r1);
+    cr_assert_eq(r2.threads_per_block, 96);
+    cr_assert_eq(r2.threads_on_a.total, r1.threads_on_a.total, "the same threads, the linear id is the same");
+    analysis_memo_get_stats(&s0);
+    uint32_t *u = mask_of("lane-parity", &g, 0);
+    analysis_memo_get_stats(&s1);
+    cr_assert_eq(s1.hits + s1.misses, s0.hits + s0.misses, "a block-independent mask is one block copied");
+
+    /* Room for one mask: the second evicts the first, which is built again. */
+    analysis_memo_limit(words * 4);
+    analysis_memo_get_stats(&s0);
+    cr_assert_leq(s0.bytes, words * 4);
+    free(mask_of("(blockIdx.x & 5) == 1", &g, 0));
+    free(mask_of("(blockIdx.x & 6) == 2", &g, 0));
+    uint32_t *again = mask_of("(blockIdx.x & 5) == 1", &g, 0);
+    analysis_memo_get_stats(&s1);
+    cr_assert_eq(s1.hits, s0.hits);
+    cr_assert_geq(s1.evictions - s0.evictions, 2);
+    cr_assert_leq(s1.bytes, words * 4);
+    analysis_memo_limit(0);
+    uint32_t *again_fresh = mask_of("(blockIdx.x & 5) == 1", &g, 0);
+    cr_assert_eq(memcmp(again, again_fresh, words * 4), 0);
+    analysis_memo_limit(ANALYSIS_MEMO_DEFAULT_BYTES);
+    uint32_t *all[] = {fresh, fresh_bp3, a, b, c, d, bp0, bp3, e, u, again, again_fresh};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]);
+}
+
+/* A failure is not kept: the second build of a predicate that fails in
+ * block 7 fails again and names the same thread. */
+Test(analysis, the_memo_keeps_no_failure) {
+    const struct dv_geometry g = {16, 64, 1};
+    struct predicate p;
+    char err[ERR_LEN], err2[ERR_LEN];
+    cr_assert_eq(predicate_resolve("threadIdx.x / (blockIdx.x - 7) > 0", &p, NULL, err), 0, "%s", err);
+    cr_assert_null(analysis_mask_build(&p, &g, 0, err));
+    cr_assert_null(analysis_mask_build(&p, &g, 0, err2));
+    cr_assert_str_eq(err, err2);
+    cr_assert(strstr(err, "thread (0, 0) of block 7"), "%s", err);
+    predicate_cleanup(&p);
+}
