@@ -158,3 +158,54 @@ Test(reference, no_branch_rows_are_path_a_everywhere) {
     free(out);
     free(mask);
 }
+
+/* The check reads a word of the mask at a time: on a grid whose blocks end
+ * in partial warps and whose length is no multiple of 32, every element is
+ * still checked once, a wrong element in the last, partial word is found,
+ * and the first mismatch is the lowest wrong thread even when a later word
+ * also differs. A value that differs only in its bits (-0.0 for 0.0) is
+ * wrong too: the check compares bits. */
+Test(reference, word_at_a_time_check_counts_every_element_of_partial_warps) {
+    char err[ERR_LEN];
+    const unsigned iters = 16;
+    cr_assert_eq(reference_chains(iters, ra, rb, err), 0, "%s", err);
+    struct dv_geometry g = {37, 48, 1}; /* 1776 threads: 55.5 words */
+    struct predicate p;
+    cr_assert_eq(predicate_resolve("(threadIdx.x % 3) == 0", &p, NULL, err), 0, "%s", err);
+    uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
+    cr_assert_not_null(mask, "%s", err);
+    const unsigned long long n = analysis_threads(&g);
+    float *out = malloc(sizeof(float) * n);
+    cr_assert_not_null(out);
+    for (unsigned long long i = 0; i < n; i++) {
+        unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
+        out[i] = ((mask[i >> 5] >> (i & 31)) & 1u) ? ra[v] : rb[v];
+    }
+    struct dv_row row;
+    memset(&row, 0, sizeof(row));
+    row.kernel = DV_KERNEL_MASK;
+    snprintf(row.name, sizeof row.name, "%s", p.name);
+    struct dv_check c;
+    cr_assert_eq(reference_check(&row, &g, mask, ra, rb, iters, out, &c, err), 0, "%s", err);
+    cr_assert(c.ok);
+    cr_assert_eq(c.checked, n);
+    out[n - 1] = -out[n - 1]; /* in the last word, which holds 16 threads */
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(reference_check(&row, &g, mask, ra, rb, iters, out, &c, err), 0, "%s", err);
+    cr_assert_not(c.ok);
+    cr_assert_eq(c.checked, n);
+    cr_assert_eq(c.mismatches, 1);
+    cr_assert_eq(c.first_mismatch, (long long)(n - 1));
+    const float was = out[1030];
+    out[1030] = (float)n; /* an earlier word (the one of threads 1024..1055) */
+    out[1031] = out[1031] == 0.0f ? -0.0f : out[1031] * 2.0f;
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(reference_check(&row, &g, mask, ra, rb, iters, out, &c, err), 0, "%s", err);
+    cr_assert_eq(c.mismatches, 3);
+    cr_assert_eq(c.first_mismatch, 1030);
+    cr_assert_eq(c.got, (float)n);
+    cr_assert_eq(c.expected, was);
+    free(out);
+    free(mask);
+    predicate_cleanup(&p);
+}
