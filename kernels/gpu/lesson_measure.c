@@ -150,6 +150,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     struct check_job jobs[DV_MAX_ROWS];
     memset(&c, 0, sizeof(c));
     memset(jobs, 0, sizeof(jobs));
+    const double s0 = timeutil_now_ms();
     c.t = t;
     c.base = (struct dv_launch){.in = d_in,
                                 .n = n,
@@ -168,6 +169,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              dv_kernel_iterations_name(r->config.iterations));
     double h0 = timeutil_now_ms();
+    t->host_setup_ms = h0 - s0;
     if ((rc = timing_rows(t, launch_row, &c, o, r->device.rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
     t->host_timing_ms = timeutil_now_ms() - h0;
     h0 = timeutil_now_ms();
@@ -197,7 +199,9 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         check_start(&jobs[i]);
     }
     t->host_outputs_ms = timeutil_now_ms() - h0;
+    h0 = timeutil_now_ms();
     rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
+    t->host_testimony_ms = timeutil_now_ms() - h0;
 cleanup:;
     char cerr[ERR_LEN] = "";
     const double j0 = timeutil_now_ms();

@@ -35,10 +35,12 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
     int lesson = 0;
     for (unsigned i = 0; i < r->ntables; i++) lesson |= !experiment_table_is_scenario(&r->tables[i]);
 
+    const double h0 = timeutil_now_ms();
     if (lesson && session_chains(s, r->config.iterations, &ref_a, &ref_b, err) != 0) return DV_ERR;
     if (!(d_in = session_input(s, input_threads(o, r), &rc, err))) return rc;
     if (!(clk->d_spin = session_spin_buffer(s, (unsigned)r->device.sm_count, &rc, err))) return rc;
     clk->sms = (unsigned)r->device.sm_count;
+    r->host_inputs_ms = timeutil_now_ms() - h0;
 
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
@@ -127,7 +129,9 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     tm->counters_requested = !o.no_counters;
     if (o.no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
     cnt = counters_for_job(s, &o, r);
+    r->host_plan_ms = timeutil_now_ms() - t0;
     rc = measure_tables(s, &o, r, mhz, &clk, &cnt, err);
+    const double end0 = timeutil_now_ms();
     tm->witness_taken = !o.no_witness && rc == 0;
     counters_outcome(r, cnt != NULL && rc == 0);
     if (rc != 0) goto done;
@@ -162,6 +166,7 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     }
     r->measured = 1;
     rc = experiment_gate(r, err);
+    r->host_end_ms = timeutil_now_ms() - end0;
 done:
     r->wall_time_ms = timeutil_now_ms() - t0;
     timeutil_utc(time(NULL), r->finished_utc, sizeof(r->finished_utc));

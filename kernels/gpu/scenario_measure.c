@@ -275,7 +275,9 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
         dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
         goto cleanup;
     }
+    const double s0 = timeutil_now_ms();
     if ((rc = table_setup(&c, s, o, in_dev, work, err)) != 0) goto cleanup;
+    t->host_setup_ms = timeutil_now_ms() - s0;
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
     const double clk_sum0 = clk ? clk->sum_mhz : 0;
@@ -290,8 +292,10 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     t->host_checks_ms = timeutil_now_ms() - h0; /* outputs back and checked, one row after the other */
     if (rc != 0) goto cleanup;
     derive_ratios(s, t);
-    if ((rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err)) != 0) goto cleanup;
-    rc = 0;
+    h0 = timeutil_now_ms();
+    rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err);
+    t->host_testimony_ms = timeutil_now_ms() - h0;
+    if (rc != 0) goto cleanup;
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {
         devmem_free(c.work[r]);

@@ -308,8 +308,10 @@ struct dv_table {
     /* Where the table's host time went, for the worker's log (not in the
      * document): the timed rounds (warm-up, lead-ins, clock spins and the
      * waits for them included), the outputs brought back and the checks
-     * started, and the wait for the checks after the testimony. */
-    double host_timing_ms, host_outputs_ms, host_checks_ms;
+     * started, the wait for the checks after the testimony, the set-up
+     * before the timed rounds (masks, outputs), and the testimony passes
+     * whole (their witness and counter shares are in the testimony). */
+    double host_timing_ms, host_outputs_ms, host_checks_ms, host_setup_ms, host_testimony_ms;
     /* The stopping rule (model/stoprule.h), set when measured: the target
      * every judged interval's relative half-width had to meet, whether each
      * did, why sampling stopped ("target", "cap", "throttled", "budget"),
@@ -395,6 +397,10 @@ struct dv_report {
     double gpu_time_ms;           /* all tables                                */
     struct dv_testimony testimony;
     double wall_time_ms;          /* the whole measurement, host clock         */
+    /* For the worker's log (not in the document): the device, the grid, the
+     * plan and the job's profiler before the first table, the inputs and the clock's buffer,
+     * and the verdicts after the last. */
+    double host_plan_ms, host_inputs_ms, host_end_ms;
     char started_utc[32], finished_utc[32];
 };
 

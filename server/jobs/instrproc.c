@@ -525,7 +525,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     int all = 1, hung = 0;
     unsigned n = 0;
-    double spent = 0;
+    double spent = 0, plan_ms = 0, lookup_ms = 0;
     char why[ERR_LEN], key[KEY_LEN];
     /* First the plan and the cache, row by row; what is left goes to one process. */
     for (unsigned i = 0; i < r->ntables; i++) {
@@ -536,7 +536,10 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
             struct profile_plan plan;
             listing_free(row->instructions);
             row->instructions = NULL;
-            if (profile_plan_row(row, &g, r->config.iterations, 0, &plan, why) != 0) goto failed;
+            const double p0 = timeutil_now_ms();
+            const int planned = profile_plan_row(row, &g, r->config.iterations, 0, &plan, why);
+            plan_ms += timeutil_now_ms() - p0;
+            if (planned != 0) goto failed;
             if (plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
                 dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
                                "%u threads), the cap is %.3g",
@@ -544,15 +547,18 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
                 goto failed;
             }
             struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
+            const double l0 = timeutil_now_ms();
             if (id && id->known && row_key(r, row, id, &plan, key) == 0) {
                 struct entry *e = cache_find(ip, key);
                 if (!e) e = disk_find(ip, key);
                 if (e && (row->instructions = listing_copy(e->l))) {
                     row->instructions->cached = 1;
                     tm->instructions_cached_rows++;
+                    lookup_ms += timeutil_now_ms() - l0;
                     continue;
                 }
             }
+            lookup_ms += timeutil_now_ms() - l0;
             rows[n++] = (struct pending){.table = i, .row = j, .r = row, .plan = plan, .id = id};
             continue;
         failed:
@@ -561,6 +567,9 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
             LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
         }
     }
+    if (tm->instructions_cached_rows)
+        LOG(LOG_INFO, "instructions: %u rows from the cache, %u to collect: plans %.2f ms, lookups %.2f ms, %.2f ms so far",
+            tm->instructions_cached_rows, n, plan_ms, lookup_ms, timeutil_now_ms() - t0);
     pending_collect(ip, request, rows, n, &spent, &hung);
     int learned = 0;
     for (unsigned i = 0; i < n; i++) {

@@ -93,22 +93,29 @@ static int send_hello(const struct dv_device *d) {
 
 /* Where job `id`'s wall time went, one info line: what a job costs beyond
  * its timed GPU work, phase by phase (the instruction profiles come after
- * the measurement's wall time, so they are beside it, not in it). */
+ * the measurement's wall time, so they are beside it, not in it). The
+ * testimony is its passes whole; the witness, the counters and the
+ * profiler's set-up beside it are its parts (the set-up also counts the
+ * job's profiler, taken in the plan). */
 static void log_phases(const char *id, const struct dv_report *r) {
-    double timing = 0, outputs = 0, checks = 0;
+    double timing = 0, outputs = 0, checks = 0, setup = 0, testimony = 0;
     for (unsigned i = 0; i < r->ntables; i++) {
         timing += r->tables[i].host_timing_ms;
         outputs += r->tables[i].host_outputs_ms;
         checks += r->tables[i].host_checks_ms;
+        setup += r->tables[i].host_setup_ms;
+        testimony += r->tables[i].host_testimony_ms;
     }
     const struct dv_testimony *tm = &r->testimony;
-    const double known = timing + outputs + checks + tm->witness_ms + tm->counters_ms + tm->counters_setup_ms;
+    const double known =
+        r->host_plan_ms + r->host_inputs_ms + setup + timing + outputs + testimony + checks + r->host_end_ms;
     LOG(LOG_INFO,
-        "job %s: wall %.2f ms for %.2f ms of timed GPU work (%.2fx): timed rounds %.2f, outputs %.2f, witness %.2f, "
-        "counters %.2f (set-up %.2f), checks %.2f, the rest %.2f; instructions after it %.2f",
-        id, r->wall_time_ms, r->gpu_time_ms, r->gpu_time_ms > 0 ? r->wall_time_ms / r->gpu_time_ms : 0.0, timing,
-        outputs, tm->witness_ms, tm->counters_ms, tm->counters_setup_ms, checks, r->wall_time_ms - known,
-        tm->instructions_ms);
+        "job %s: wall %.2f ms for %.2f ms of timed GPU work (%.2fx): plan %.2f, inputs %.2f, set-up %.2f, timed "
+        "rounds %.2f, outputs %.2f, testimony %.2f (witness %.2f, counters %.2f, profiler set-up %.2f), checks %.2f, "
+        "verdicts %.2f, the rest %.2f; instructions after it %.2f",
+        id, r->wall_time_ms, r->gpu_time_ms, r->gpu_time_ms > 0 ? r->wall_time_ms / r->gpu_time_ms : 0.0,
+        r->host_plan_ms, r->host_inputs_ms, setup, timing, outputs, testimony, tm->witness_ms, tm->counters_ms,
+        tm->counters_setup_ms, checks, r->host_end_ms, r->wall_time_ms - known, tm->instructions_ms);
 }
 
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,

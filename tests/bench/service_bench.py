@@ -43,7 +43,8 @@ time per job, dv_testimony_seconds) and of the worker's resident memory;
 --worker-memory FILE also writes where that memory is (the worker's
 /proc/PID/smaps_rollup and its largest mappings). --serve-log FILE keeps
 the server's log, where the worker writes per job where its wall time went
-(timed rounds, outputs, witness, counters, checks, the rest).
+(plan, inputs, set-up, timed rounds, outputs, testimony, checks, verdicts,
+the rest).
 
 Usage:
   service_bench.py --binary build/divergence [--port 18090] [--jobs 14]
