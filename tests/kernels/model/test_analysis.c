@@ -5,6 +5,8 @@
  * disagree is split and runs both paths".
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -471,4 +473,54 @@ Test(analysis, the_memo_keeps_no_failure) {
     cr_assert_str_eq(err, err2);
     cr_assert(strstr(err, "thread (0, 0) of block 7"), "%s", err);
     predicate_cleanup(&p);
+}
+
+/* The memo under several threads at once (the HTTP front plans on its
+ * pool's threads): four threads build three block-dependent masks over and
+ * over, with room for two so that they evict each other's, and every mask
+ * each thread gets is the fresh evaluation's. */
+
+static const char *const memo_texts[3] = {"(blockIdx.x & 3) == (threadIdx.x & 3)", "(blockIdx.x % 5) < 2",
+                                          "block-parity"};
+static const struct dv_geometry memo_g = {200, 64, 2};
+static uint32_t *memo_fresh[3];
+
+static void *memo_worker(void *arg) {
+    const unsigned seed = (unsigned)(uintptr_t)arg;
+    const size_t words = analysis_mask_words(&memo_g);
+    for (unsigned k = 0; k < 60; k++) {
+        const unsigned i = (k * 7 + seed) % 3;
+        struct predicate p;
+        char err[ERR_LEN];
+        if (predicate_resolve(memo_texts[i], &p, NULL, err) != 0) return (void *)"resolve";
+        uint32_t *m = analysis_mask_build(&p, &memo_g, 0, err);
+        predicate_cleanup(&p);
+        const int same = m && memcmp(m, memo_fresh[i], words * 4) == 0;
+        free(m);
+        if (!same) return (void *)memo_texts[i];
+    }
+    return NULL;
+}
+
+Test(analysis, the_memo_under_four_threads_gives_every_thread_the_fresh_mask) {
+    const size_t words = analysis_mask_words(&memo_g);
+    analysis_memo_limit(0);
+    for (unsigned i = 0; i < 3; i++) memo_fresh[i] = mask_of(memo_texts[i], &memo_g, 0);
+    analysis_memo_limit(2 * words * 4);
+    struct analysis_memo_stats s0, s1;
+    analysis_memo_get_stats(&s0);
+    pthread_t t[4];
+    for (unsigned i = 0; i < 4; i++) cr_assert_eq(pthread_create(&t[i], NULL, memo_worker, (void *)(uintptr_t)i), 0);
+    for (unsigned i = 0; i < 4; i++) {
+        void *bad = NULL;
+        pthread_join(t[i], &bad);
+        cr_assert_null(bad, "thread %u got a wrong mask of %s", i, bad ? (const char *)bad : "");
+    }
+    analysis_memo_get_stats(&s1);
+    cr_assert_eq((s1.hits - s0.hits) + (s1.misses - s0.misses), 240);
+    cr_assert_gt(s1.hits - s0.hits, 0);
+    cr_assert_gt(s1.evictions - s0.evictions, 0);
+    cr_assert_leq(s1.bytes, 2 * words * 4);
+    analysis_memo_limit(ANALYSIS_MEMO_DEFAULT_BYTES);
+    for (unsigned i = 0; i < 3; i++) free(memo_fresh[i]);
 }
