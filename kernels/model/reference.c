@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "kernels/model/chain.h"
+#include "kernels/base/hostfma.h"
 #include "kernels/model/reference.h"
 
 void reference_input(float *in, unsigned long long n) {
     for (unsigned long long i = 0; i < n; i++) in[i] = dv_input_value(i);
 }
 
-int reference_chains(unsigned iterations, float *a, float *b, char *err) {
+DV_FMA_CLONES int reference_chains(unsigned iterations, float *a, float *b, char *err) {
     for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++) {
         float xa = dv_input_value(v), xb = xa;
         for (unsigned k = 0; k < iterations; k++) {
@@ -90,7 +91,7 @@ static int choice_pattern(const struct predicate *p, const struct predicate_thre
     return 0;
 }
 
-static float *periter_values(struct periter_class *c, const struct predicate *p, const struct predicate_thread *t,
+DV_FMA_CLONES static float *periter_values(struct periter_class *c, const struct predicate *p, const struct predicate_thread *t,
                              unsigned iterations, char *err) {
     if (c->values) return c->values;
     /* Confirm the 64-phase pattern really repeats for this thread. */
@@ -103,16 +104,20 @@ static float *periter_values(struct periter_class *c, const struct predicate *p,
             return NULL;
         }
     }
-    c->values = malloc(DV_INPUT_DISTINCT * sizeof(float));
-    if (!c->values) {
+    float *x = c->values = malloc(DV_INPUT_DISTINCT * sizeof(float));
+    if (!x) {
         dv_seterr(err, "reference: out of memory");
         return NULL;
     }
-    for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++) {
-        float x = dv_input_value(v);
-        for (unsigned k = 0; k < iterations; k++)
-            x = ((c->pattern >> (k & 63)) & 1u) ? fmaf(x, DV_MUL_A, DV_ADD_A) : fmaf(x, DV_MUL_B, DV_ADD_B);
-        c->values[v] = x;
+    /* Every input's chain, step by step side by side (one iteration of all
+     * of them, then the next): the same operations per input, with
+     * independent work for the multiply-add units. */
+    for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++) x[v] = dv_input_value(v);
+    for (unsigned k = 0; k < iterations; k++) {
+        if ((c->pattern >> (k & 63)) & 1u)
+            for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++) x[v] = fmaf(x[v], DV_MUL_A, DV_ADD_A);
+        else
+            for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++) x[v] = fmaf(x[v], DV_MUL_B, DV_ADD_B);
     }
     return c->values;
 }
