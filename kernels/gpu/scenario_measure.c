@@ -3,7 +3,9 @@
  * Per table: one assignment buffer and one output buffer per row (the input
  * is measure.c's, shared by every table), a launch callback for the shared
  * timing engine (timing.h), then each row's last timed output compared bit
- * for bit with the CPU reference (scenario_check). The correctness-gate rule
+ * for bit with the CPU reference (scenario_refs: the table's reference
+ * values, computed on the host's cores as the first row that needs them
+ * comes, kept for the rows after it). The correctness-gate rule
  * itself (what a failed check means for the job) is measure.c's, the same
  * for every table kind.
  *
@@ -20,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/device.h"
@@ -37,7 +40,8 @@ struct table_ctx {
     struct scenario_lengths lengths;
     const float *in;
     float *out[SCENARIO_MAX_ROWS];
-    void *work[SCENARIO_MAX_ROWS];
+    void *work[SCENARIO_MAX_ROWS];                  /* each row's assignment on the device */
+    uint8_t *host_work[SCENARIO_MAX_ROWS];          /* and on the host, for the checks and the witness's model */
     struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* the counter pass's, from the assignments */
     struct witness_pass *pending;                   /* a witness the counter pass waits for before its first launch */
 };
@@ -72,12 +76,11 @@ static int launch_counted(void *p, unsigned row, unsigned blocks, char *err) {
 /* The witness pass of a scenario table (gpu/witness.h): each row's
  * witness kernel on the blocks that stand for its grid (the period of its
  * assignment, which the counter pass uses too), and the model's records of
- * those blocks. `work` holds scratch for one row's assignment. */
+ * those blocks. */
 struct scenario_witness {
     struct table_ctx *c;
     const struct dv_options *o;
     struct dv_table *t;
-    uint8_t *work;
     unsigned blocks[SCENARIO_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
 };
 
@@ -90,8 +93,8 @@ static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_wi
     const struct scenario_witness *x = p;
     const struct table_ctx *c = x->c;
     const unsigned tpb = c->block_x * c->block_y;
-    if (scenario_assign(c->s, c->s->rows[row].layout, c->blocks, tpb, x->work, err) != 0) return -1;
-    testimony_expect_scenario(c->s, x->work, launched, tpb, c->iters, exp);
+    (void)err;
+    testimony_expect_scenario(c->s, c->host_work[row], launched, tpb, c->iters, exp);
     return 0;
 }
 
@@ -115,8 +118,8 @@ static void scenario_counters(const struct dv_options *o, struct dv_table *t, st
  * counter pass set up while the witness kernels run where its set allows
  * (as lesson_measure.c). */
 static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
-                              uint8_t *work, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    struct scenario_witness x = {c, o, t, work, {0}};
+                              struct dv_testimony *tm, struct counters **cnt, char *err) {
+    struct scenario_witness x = {c, o, t, {0}};
     for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
         const struct testimony_grid *g = &c->grids[r];
         x.blocks[r] = g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks : g->part_blocks[0];
@@ -173,11 +176,11 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
 /* The launch state of scenario table `s` for options `o` over device input
  * `in_dev`: the grid, the unit and short-kernel iterations, the path
  * lengths, and per row its assignment (uploaded in the element type its
- * kernel reads) and its output buffer. `work` (one byte per thread) is the
- * scratch the assignments are built in. Returns 0 or a DV_* code; the
- * caller frees c->work[] and c->out[] either way. */
+ * kernel reads, and kept on the host: one byte per thread) and its output
+ * buffer. Returns 0 or a DV_* code; the caller frees c->work[],
+ * c->host_work[] and c->out[] either way. */
 static int table_setup(struct table_ctx *c, const struct scenario *s, const struct dv_options *o, const float *in_dev,
-                       uint8_t *work, char *err) {
+                       char *err) {
     int rc;
     const struct dv_geometry g = scenario_grid(o);
     c->s = s;
@@ -191,6 +194,11 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
     const unsigned tpb = c->block_x * c->block_y;
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
     for (unsigned r = 0; r < s->nrows; r++) {
+        uint8_t *work = c->host_work[r] = malloc((size_t)n);
+        if (!work) {
+            dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
+            return DV_ERR;
+        }
         if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0) return DV_ERR;
         /* A block runs what its threads' assignments say, and nothing else
          * tells blocks apart: the counter pass counts one period of them. */
@@ -204,34 +212,40 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
     return 0;
 }
 
+/* The host's cores for the reference values, at most SCENARIO_REFS_MAX_THREADS. */
+static unsigned reference_threads(void) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > SCENARIO_REFS_MAX_THREADS ? SCENARIO_REFS_MAX_THREADS : (unsigned)n;
+}
+
 /* Each row's last timed output against the CPU reference, and its floor
- * fraction: the row's own FMAs at `mhz` on every FP32 lane of `dev`, over
- * its median (timing_rows() filled the times). `work` and `host_out` are
- * scratch of one row (a byte and a float per thread). Returns 0 or a DV_*
- * code. */
+ * fraction: the row's own FMAs (the plan's model, row->thread_fmas) at
+ * `mhz` on every FP32 lane of `dev`, over its median (timing_rows() filled
+ * the times). Each row's assignment is the one table_setup() kept;
+ * `host_out` is scratch of one row (a float per thread). Returns 0 or a
+ * DV_* code. */
 static int check_rows(const struct table_ctx *c, const struct dv_device *dev, double mhz, struct dv_table *t,
-                      uint8_t *work, float *host_out, char *err) {
+                      float *host_out, char *err) {
     const struct scenario *s = c->s;
     const unsigned tpb = c->block_x * c->block_y;
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
-    int rc;
+    const unsigned threads = reference_threads();
+    const int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm : device_fp32_lanes(dev->cc_major, dev->cc_minor);
+    const double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
+    struct scenario_refs refs;
+    int rc = 0;
+    if (scenario_refs_init(&refs, s, c->unit, c->iters, err) != 0) return DV_ERR;
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];
-        struct scenario_model m;
-        struct dv_row scratch;
-        if ((rc = devmem_download(host_out, c->out[r], (size_t)n * sizeof(float), err)) != 0) return rc;
-        if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0 ||
-            scenario_check(s, work, n, c->unit, c->iters, host_out, &row->check, err) != 0)
-            return DV_ERR;
+        if ((rc = devmem_download(host_out, c->out[r], (size_t)n * sizeof(float), err)) != 0) break;
+        scenario_refs_fill(&refs, c->host_work[r], n, threads);
+        scenario_refs_check(&refs, c->host_work[r], n, host_out, &row->check);
         row->measured = 1;
-        memset(&scratch, 0, sizeof scratch);
-        scenario_model(s, work, c->blocks, tpb, c->unit, c->iters, &m, &scratch);
-        int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm : device_fp32_lanes(dev->cc_major, dev->cc_minor);
-        double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
         row->floor_fraction =
-            rate > 0 && row->time_ms.median > 0 ? (double)m.thread_fmas / rate / row->time_ms.median : NAN;
+            rate > 0 && row->time_ms.median > 0 ? (double)row->thread_fmas / rate / row->time_ms.median : NAN;
     }
-    return 0;
+    scenario_refs_free(&refs);
+    return rc;
 }
 
 /* Ratio, agreement and measured efficiency of every measured row (see the
@@ -258,7 +272,6 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     const struct scenario *s =
         strncmp(t->id, "scenario:", 9) == 0 ? scenario_find(t->id + strlen("scenario:")) : NULL;
     struct table_ctx c;
-    uint8_t *work = NULL;
     float *host_out = NULL;
     int rc = DV_ERR;
 
@@ -269,14 +282,13 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     }
     const struct dv_geometry g = scenario_grid(o);
     const unsigned long long n = (unsigned long long)g.blocks * (g.block_x * g.block_y);
-    work = malloc((size_t)n);
     host_out = malloc((size_t)n * sizeof *host_out);
-    if (!work || !host_out) {
+    if (!host_out) {
         dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
         goto cleanup;
     }
     const double s0 = timeutil_now_ms();
-    if ((rc = table_setup(&c, s, o, in_dev, work, err)) != 0) goto cleanup;
+    if ((rc = table_setup(&c, s, o, in_dev, err)) != 0) goto cleanup;
     t->host_setup_ms = timeutil_now_ms() - s0;
     snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
              scenario_kernel_compiled(c.unit, c.iters) ? "compile-time 4096" : "runtime");
@@ -288,20 +300,20 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     /* The floor at the clock sampled between this table's rounds. */
     if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
     h0 = timeutil_now_ms();
-    rc = check_rows(&c, dev, mhz, t, work, host_out, err);
+    rc = check_rows(&c, dev, mhz, t, host_out, err);
     t->host_checks_ms = timeutil_now_ms() - h0; /* outputs back and checked, one row after the other */
     if (rc != 0) goto cleanup;
     derive_ratios(s, t);
     h0 = timeutil_now_ms();
-    rc = scenario_testimony(sess, o, t, &c, work, tm, cnt, err);
+    rc = scenario_testimony(sess, o, t, &c, tm, cnt, err);
     t->host_testimony_ms = timeutil_now_ms() - h0;
     if (rc != 0) goto cleanup;
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {
         devmem_free(c.work[r]);
         devmem_free(c.out[r]);
+        free(c.host_work[r]);
     }
-    free(work);
     free(host_out);
     return rc;
 }

@@ -267,6 +267,7 @@ struct dv_row {
     double spread_excess, spread_drift;
     unsigned rounds_dropped;  /* throttled rounds left out (the table's)       */
     double floor_fraction;    /* FMA floor / median                            */
+    unsigned long long thread_fmas; /* a scenario row: the FMAs its threads need (the model's) */
     struct dv_check check;
 
     /* scenario suite (scenario tables only; NaN = not measured):

@@ -11,10 +11,12 @@
  * gpu/scenario_measure.c adds the timings.
  */
 #include "kernels/model/scenario.h"
+#include "kernels/base/hostfma.h"
 
 #include "kernels/model/analysis.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -444,6 +446,7 @@ double scenario_warp_efficiency(const struct scenario *s, const uint8_t lanes[32
 
 /* ---- CPU reference ----------------------------------------------------- */
 
+DV_FMA_CLONES
 float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned unit_fmas,
                          unsigned short_iters) {
     switch (s->kind) {
@@ -470,26 +473,124 @@ float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned
     }
 }
 
-int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long long threads,
-                   unsigned unit_fmas, unsigned short_iters, const float *got,
-                   struct dv_check *c, char *err) {
-    /* One slot per (input value, work value); NaN marks "not computed yet"
-     * (no reference value is NaN: every chain stays in (0, 1]). */
-    float *cache = malloc(sizeof(float) * DV_INPUT_DISTINCT * 256u);
-    if (!cache) {
+/* Work values of one fill: those of `work` not yet computed, ascending. */
+static unsigned refs_wanted(const struct scenario_refs *r, const uint8_t *work, unsigned long long threads,
+                            unsigned char *list) {
+    unsigned char seen[256] = {0};
+    for (unsigned long long i = 0; i < threads; i++) seen[work[i]] = 1;
+    unsigned n = 0;
+    for (unsigned w = 0; w < 256; w++)
+        if (seen[w] && !r->have[w]) list[n++] = (unsigned char)w;
+    return n;
+}
+
+/* One thread's share of a fill: input values [x0, x1) for the `n` work
+ * values `list` (ascending). Each value is scenario_reference()'s chain for
+ * its input, step for step; the inputs' chains run side by side (one step
+ * of every input, then the next), so the host's multiply-add units have
+ * independent work instead of waiting for one chain's last result. A loop's
+ * trip counts share one chain per input: w trips are the first w x unit
+ * multiply-adds of every longer count, so the chain is carried from one
+ * count to the next. */
+struct refs_part {
+    struct scenario_refs *r;
+    const unsigned char *list;
+    unsigned n, x0, x1;
+};
+
+DV_FMA_CLONES static void *refs_part_main(void *p) {
+    const struct refs_part *t = p;
+    const struct scenario_refs *r = t->r;
+    const struct scenario *s = r->s;
+    const unsigned nv = t->x1 - t->x0;
+    float y[DV_INPUT_DISTINCT];
+    for (unsigned v = 0; v < nv; v++) y[v] = dv_input_value(t->x0 + v);
+    unsigned long long done = 0; /* a loop's trips run so far */
+    for (unsigned k = 0; k < t->n; k++) {
+        const unsigned w = t->list[k];
+        if (s->kind == SCENARIO_LOOP) {
+            for (const unsigned long long upto = (unsigned long long)w * r->unit_fmas; done < upto; done++)
+                for (unsigned v = 0; v < nv; v++) y[v] = fmaf(y[v], SCENARIO_LOOP_A, SCENARIO_LOOP_B);
+        } else {
+            for (unsigned v = 0; v < nv; v++) y[v] = dv_input_value(t->x0 + v);
+            if (s->kind == SCENARIO_KWAY) {
+                const float a = scenario_kway_a(w), b = scenario_kway_b(w);
+                const unsigned long long steps = (unsigned long long)s->lengths[w] * r->unit_fmas;
+                for (unsigned long long i = 0; i < steps; i++)
+                    for (unsigned v = 0; v < nv; v++) y[v] = fmaf(y[v], a, b);
+            } else {
+                const uint32_t pat = scenario_short_pattern(w);
+                for (unsigned it = 0; it < r->short_iters / 32u; it++)
+                    for (unsigned b = 0; b < 32u; b++) {
+                        const unsigned side = (pat >> b) & 1u, len = s->lengths[side];
+                        for (unsigned v = 0; v < nv; v++) y[v] = scenario_short_side(y[v], side, len);
+                    }
+            }
+        }
+        for (unsigned v = 0; v < nv; v++) r->values[(size_t)(t->x0 + v) * 256u + w] = y[v];
+    }
+    return NULL;
+}
+
+int scenario_refs_init(struct scenario_refs *r, const struct scenario *s, unsigned unit_fmas, unsigned short_iters,
+                       char *err) {
+    memset(r, 0, sizeof *r);
+    if (!(r->values = malloc(sizeof(float) * DV_INPUT_DISTINCT * 256u))) {
         dv_seterr(err, "scenario check: out of memory");
         return -1;
     }
-    for (size_t i = 0; i < (size_t)DV_INPUT_DISTINCT * 256u; i++) cache[i] = NAN;
+    r->s = s;
+    r->unit_fmas = unit_fmas;
+    r->short_iters = short_iters;
+    return 0;
+}
+
+void scenario_refs_free(struct scenario_refs *r) {
+    free(r->values);
+    r->values = NULL;
+}
+
+void scenario_refs_fill(struct scenario_refs *r, const uint8_t *work, unsigned long long threads, unsigned nthreads) {
+    unsigned char list[256];
+    const unsigned n = refs_wanted(r, work, threads, list);
+    if (n == 0) return;
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > SCENARIO_REFS_MAX_THREADS) nthreads = SCENARIO_REFS_MAX_THREADS;
+    struct refs_part parts[SCENARIO_REFS_MAX_THREADS];
+    pthread_t tid[SCENARIO_REFS_MAX_THREADS];
+    int started[SCENARIO_REFS_MAX_THREADS] = {0};
+    for (unsigned k = 0; k < nthreads; k++) {
+        parts[k] = (struct refs_part){r, list, n, (unsigned)((unsigned long long)DV_INPUT_DISTINCT * k / nthreads),
+                                      (unsigned)((unsigned long long)DV_INPUT_DISTINCT * (k + 1) / nthreads)};
+        /* The first share runs here; a thread that does not start runs here too. */
+        started[k] = k > 0 && pthread_create(&tid[k], NULL, refs_part_main, &parts[k]) == 0;
+    }
+    for (unsigned k = 0; k < nthreads; k++)
+        if (!started[k]) refs_part_main(&parts[k]);
+    for (unsigned k = 0; k < nthreads; k++)
+        if (started[k]) pthread_join(tid[k], NULL);
+    for (unsigned k = 0; k < n; k++) r->have[list[k]] = 1;
+}
+
+void scenario_refs_check(const struct scenario_refs *r, const uint8_t *work, unsigned long long threads,
+                         const float *got, struct dv_check *c) {
     dv_check_init(c);
+    unsigned v = 0; /* i % DV_INPUT_DISTINCT */
     for (unsigned long long i = 0; i < threads; i++) {
-        size_t slot = (size_t)(i % DV_INPUT_DISTINCT) * 256u + work[i];
-        if (isnan(cache[slot]))
-            cache[slot] = scenario_reference(s, dv_input_value(i), work[i], unit_fmas, short_iters);
-        dv_check_add(c, i, cache[slot], got[i]);
+        dv_check_add(c, i, r->values[(size_t)v * 256u + work[i]], got[i]);
+        if (++v == DV_INPUT_DISTINCT) v = 0;
     }
     c->ok = c->mismatches == 0 && c->checked == threads;
-    free(cache);
+}
+
+int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long long threads,
+                   unsigned unit_fmas, unsigned short_iters, const float *got,
+                   struct dv_check *c, char *err) {
+    struct scenario_refs r;
+    if (scenario_refs_init(&r, s, unit_fmas, short_iters, err) != 0) return -1;
+    scenario_refs_fill(&r, work, threads, 1);
+    scenario_refs_check(&r, work, threads, got, c);
+    scenario_refs_free(&r);
     return 0;
 }
 
@@ -591,6 +692,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
         row->kernel = DV_KERNEL_SCENARIO;
         row->mode = DV_MODE_NONE;
         scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
+        row->thread_fmas = m[r].thread_fmas;
         row->predicted_efficiency = m[r].efficiency;
         row->measured_efficiency = NAN;
         row->agreement = NAN;

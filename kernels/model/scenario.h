@@ -230,10 +230,35 @@ float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned
 
 /* Checks `got` (threads values) against the reference of assignment `work`,
  * computing each distinct (input value, work value) once. Fills `c`.
- * Returns 0, or -1 with `err` when out of memory. */
+ * Returns 0, or -1 with `err` when out of memory. (The scenario_refs
+ * functions below are the same check with the values kept for a table's
+ * rows and computed on several threads.) */
 int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long long threads,
                    unsigned unit_fmas, unsigned short_iters, const float *got,
                    struct dv_check *c, char *err);
+
+/* The reference values of one scenario table's rows: one per (input value,
+ * work value), computed when a row first needs them and kept for the rows
+ * after it (every row of a table runs the same scenario, units and
+ * iterations; only the work values' places differ). A value here is what
+ * scenario_reference() gives, to the bit. */
+#define SCENARIO_REFS_MAX_THREADS 16
+struct scenario_refs {
+    const struct scenario *s;
+    unsigned unit_fmas, short_iters;
+    float *values;           /* [DV_INPUT_DISTINCT][256]            */
+    unsigned char have[256]; /* work value w computed for every input */
+};
+int scenario_refs_init(struct scenario_refs *r, const struct scenario *s, unsigned unit_fmas, unsigned short_iters,
+                       char *err);
+void scenario_refs_free(struct scenario_refs *r);
+/* Computes the values assignment `work` needs that are not kept yet, on up
+ * to `nthreads` threads (at most SCENARIO_REFS_MAX_THREADS; the calling one
+ * among them). */
+void scenario_refs_fill(struct scenario_refs *r, const uint8_t *work, unsigned long long threads, unsigned nthreads);
+/* `got` against the kept values of `work` (filled for it), into `c`. */
+void scenario_refs_check(const struct scenario_refs *r, const uint8_t *work, unsigned long long threads,
+                         const float *got, struct dv_check *c);
 
 /* Stable kernel name of `s`: "kway", "loop" or "short-ifelse". */
 const char *scenario_kernel_name(const struct scenario *s);

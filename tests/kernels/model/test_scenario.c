@@ -479,3 +479,52 @@ Test(scenario, names_and_worked_cases_select_their_tables) {
     }
     cr_expect_eq(scenario_rows("nope"), 0);
 }
+
+/* The table's kept reference values: for every scenario (the loop's counts
+ * carried along one chain included), each row's values filled on several
+ * threads into one scenario_refs are scenario_reference()'s to the bit, and
+ * a row checked against them passes where its true outputs are and fails at
+ * the same first thread as a check of its own. */
+Test(scenario, kept_reference_values_are_scenario_references_to_the_bit) {
+    const unsigned blocks = 5, tpb = 96, unit = 16, iters = 64;
+    const unsigned long long n = (unsigned long long)blocks * tpb;
+    char err[ERR_LEN] = "";
+    size_t count = 0;
+    scenario_names(&count);
+    cr_assert_gt(count, 0);
+    uint8_t *w = malloc(n);
+    float *got = malloc(n * sizeof *got);
+    cr_assert(w && got);
+    for (size_t k = 0; k < count; k++) {
+        const struct scenario *s = scenario_get(k);
+        struct scenario_refs refs;
+        cr_assert_eq(scenario_refs_init(&refs, s, unit, iters, err), 0, "%s", err);
+        for (unsigned r = 0; r < s->nrows; r++) {
+            cr_assert_eq(scenario_assign(s, s->rows[r].layout, blocks, tpb, w, err), 0, "%s", err);
+            scenario_refs_fill(&refs, w, n, 1 + (r + k) % 5);
+            for (unsigned long long i = 0; i < n; i++) {
+                const float want = scenario_reference(s, dv_input_value(i), w[i], unit, iters);
+                const float kept = refs.values[(i % DV_INPUT_DISTINCT) * 256u + w[i]];
+                cr_assert_eq(memcmp(&want, &kept, sizeof want), 0, "%s row %u thread %llu: %.9g kept, %.9g wanted",
+                             s->name, r, i, kept, want);
+                got[i] = want;
+            }
+            struct dv_check c, alone;
+            scenario_refs_check(&refs, w, n, got, &c);
+            cr_expect(c.ok, "%s row %u", s->name, r);
+            cr_expect_eq(c.checked, n);
+            got[n / 3] = -got[n / 3];
+            got[n - 1] = got[n - 1] * 0.5f;
+            scenario_refs_check(&refs, w, n, got, &c);
+            cr_assert_eq(scenario_check(s, w, n, unit, iters, got, &alone, err), 0, "%s", err);
+            cr_expect_not(c.ok);
+            cr_expect_eq(c.mismatches, 2);
+            cr_expect_eq(c.first_mismatch, (long long)(n / 3));
+            cr_expect_eq(c.first_mismatch, alone.first_mismatch);
+            cr_expect_eq(c.mismatches, alone.mismatches);
+        }
+        scenario_refs_free(&refs);
+    }
+    free(w);
+    free(got);
+}
