@@ -331,12 +331,11 @@ static const char *record_gpu_name(json_t *rec) {
     return n ? n : jstr(rec, "gpu_name");
 }
 
-/* The form `kind` (SVG, MD, CSV) of record `rec` of `suite` filed under
- * `date`, drawn from its document into *out (NULL when the record has no
- * document that reads as divergence.v1: a failed night, an older schema).
- * Returns 0, or -1 out of memory. */
-static int draw(json_t *rec, const struct suite *suite, const char *date, int kind, time_t mtime,
-                struct evidence_blob **out) {
+/* The document of record `rec` read back as a report, for drawing: into
+ * *out, or NULL when the record has no document that reads as
+ * divergence.v1 (a failed night, an older schema: nothing is drawn).
+ * Returns 0, or -1 when out of memory. */
+static int draw_read(json_t *rec, struct dv_report **out) {
     *out = NULL;
     json_t *doc = json_object_get(rec, "document");
     if (!json_is_object(doc)) return 0;
@@ -348,7 +347,23 @@ static int draw(json_t *rec, const struct suite *suite, const char *date, int ki
     int parsed = report_parse(text, strlen(text), r, why) == 0;
     if (jsonout_failures() != failures) goto cleanup; /* what it read may be cut short */
     rc = 0;
-    if (!parsed) goto cleanup;
+    if (parsed) {
+        *out = r;
+        r = NULL;
+    }
+cleanup:
+    experiment_report_free(r);
+    free(text);
+    return rc;
+}
+
+/* The form `kind` (SVG, MD, CSV) of record `rec` of `suite` filed under
+ * `date`, drawn from `r` (its draw_read(); NULL: nothing to draw, *out
+ * stays NULL) into a new blob. Returns 0, or -1 when out of memory. */
+static int draw(const struct dv_report *r, json_t *rec, const struct suite *suite, const char *date, int kind,
+                time_t mtime, struct evidence_blob **out) {
+    *out = NULL;
+    if (!r) return 0;
     char *drawn = NULL;
     if (kind == EVIDENCE_SVG) {
         /* The title names what a reader of the picture alone needs: the
@@ -361,11 +376,7 @@ static int draw(json_t *rec, const struct suite *suite, const char *date, int ki
     } else {
         drawn = kind == EVIDENCE_MD ? report_markdown(r) : report_csv(r);
     }
-    if (!drawn || !(*out = blob_new(drawn, strlen(drawn), mtime, (enum evidence_kind)kind, EVIDENCE_CHANGES))) rc = -1;
-cleanup:
-    experiment_report_free(r);
-    free(text);
-    return rc;
+    return drawn && (*out = blob_new(drawn, strlen(drawn), mtime, (enum evidence_kind)kind, EVIDENCE_CHANGES)) ? 0 : -1;
 }
 
 static void latest_cleanup(struct latest *l) {
@@ -504,8 +515,11 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
             oom = 1;
             break;
         }
+        struct dv_report *r = NULL; /* read once for every drawing */
+        if (draw_read(l->good, &r) != 0) oom = 1;
         for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
-            if (draw(l->good, suites_get(i), l->good_date, k, l->good_st.st_mtime, &g->drawn[k][i]) != 0) oom = 1;
+            if (draw(r, l->good, suites_get(i), l->good_date, k, l->good_st.st_mtime, &g->drawn[k][i]) != 0) oom = 1;
+        experiment_report_free(r);
         if (oom) break;
     }
     if (oom) { /* a view missing a record would say it is not there */
@@ -1341,7 +1355,10 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     enum evidence_fresh fresh = strcmp(date, yesterday) < 0 ? EVIDENCE_FINAL : EVIDENCE_CHANGES;
     if (EVIDENCE_KIND_DRAWN(kind)) {
         free(raw);
-        int rc2 = draw(rec, s, date, kind, st.st_mtime, out);
+        struct dv_report *r = NULL;
+        int rc2 = draw_read(rec, &r);
+        if (rc2 == 0) rc2 = draw(r, rec, s, date, kind, st.st_mtime, out);
+        experiment_report_free(r);
         json_decref(rec);
         if (rc2 != 0) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
         else if (!*out)
