@@ -62,5 +62,7 @@ char *report_svg(const struct dv_report *r, const char *title);
  * report); the rows' profiles it reads are `r`'s (experiment_report_free()).
  * Returns 0, or -1 with `err`. */
 int report_parse(const char *json, size_t len, struct dv_report *r, char *err);
+/* The same, of a document already read (`doc`, left as it is). */
+int report_parse_json(const json_t *doc, struct dv_report *r, char *err);
 
 #endif /* DV_REPORT_H */

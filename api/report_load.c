@@ -661,24 +661,29 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
 
 int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {
     json_error_t jerr;
-    struct rd rd = {err, 0};
     json_t *doc = jsonout_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
-    const json_t *v;
-
-    memset(r, 0, sizeof *r);
     if (!doc) {
+        memset(r, 0, sizeof *r);
         dv_seterr(err, "report: line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
         return -1;
     }
+    int rc = report_parse_json(doc, r, err);
+    json_decref(doc);
+    return rc;
+}
+
+int report_parse_json(const json_t *doc, struct dv_report *r, char *err) {
+    struct rd rd = {err, 0};
+    const json_t *v;
+
+    memset(r, 0, sizeof *r);
     if (!json_is_object(doc)) {
         dv_seterr(err, "report: expected a JSON object");
-        json_decref(doc);
         return -1;
     }
     v = json_object_get(doc, "schema");
     if (!json_is_string(v) || strcmp(json_string_value(v), REPORT_SCHEMA) != 0) {
         dv_seterr(err, "schema: expected \"%s\"", REPORT_SCHEMA);
-        json_decref(doc);
         return -1;
     }
     if ((v = get_obj(&rd, doc, "", "device"))) device_parse(&rd, v, &r->device);
@@ -713,7 +718,6 @@ int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {
     get_num(&rd, doc, "", "wall_time_ms", &r->wall_time_ms, NAN);
     GET_STR(&rd, doc, "", "started_utc", r->started_utc);
     GET_STR(&rd, doc, "", "finished_utc", r->finished_utc);
-    json_decref(doc);
     return rd.failed ? -1 : 0;
 }
 

@@ -337,24 +337,20 @@ static const char *record_gpu_name(json_t *rec) {
  * Returns 0, or -1 when out of memory. */
 static int draw_read(json_t *rec, struct dv_report **out) {
     *out = NULL;
-    json_t *doc = json_object_get(rec, "document");
+    const json_t *doc = json_object_get(rec, "document");
     if (!json_is_object(doc)) return 0;
-    char *text = jsonout_dumps(doc, JSON_COMPACT), why[ERR_LEN];
-    struct dv_report *r = text ? experiment_report_create() : NULL;
-    int rc = -1;
-    if (!r) goto cleanup;
+    char why[ERR_LEN];
+    struct dv_report *r = experiment_report_create();
+    if (!r) return -1;
     unsigned long failures = jsonout_failures();
-    int parsed = report_parse(text, strlen(text), r, why) == 0;
-    if (jsonout_failures() != failures) goto cleanup; /* what it read may be cut short */
-    rc = 0;
-    if (parsed) {
-        *out = r;
-        r = NULL;
+    int parsed = report_parse_json(doc, r, why) == 0;
+    if (jsonout_failures() != failures) { /* what it read may be cut short */
+        experiment_report_free(r);
+        return -1;
     }
-cleanup:
-    experiment_report_free(r);
-    free(text);
-    return rc;
+    if (parsed) *out = r;
+    else experiment_report_free(r);
+    return 0;
 }
 
 /* The form `kind` (SVG, MD, CSV) of record `rec` of `suite` filed under
@@ -463,9 +459,35 @@ static void gpu_free(struct gpu *g) {
     free(g);
 }
 
-/* Reads GPU folder `slug` from disk into a new struct gpu (no lock held).
+/* 1 when `a` and `b` are the same file as it was: device, inode, size and
+ * modification time (a record is replaced by a rename, never rewritten in
+ * place, so a new record is a new inode). */
+static int same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           same_time(&a->st_mtim, &b->st_mtim);
+}
+
+/* Suite `i` of `old` (the view installed before), when its newest good
+ * record is the one `l` found: its blobs go into `g` (their references
+ * taken) and 1 is returned; else 0 and nothing is taken. The bytes, the
+ * transcript and the drawings of a record that did not change are the
+ * ones made when it was first read: a write of one suite redraws that
+ * suite alone. */
+static int reuse_suite(const struct gpu *old, size_t i, const struct latest *l, struct gpu *g) {
+    if (!old || i >= old->n || !old->l[i].good || !l->good || !old->json[i] || !old->text[i]) return 0;
+    if (strcmp(old->l[i].good_date, l->good_date) != 0 || !same_file(&old->l[i].good_st, &l->good_st)) return 0;
+    for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS; k++)
+        if (old->drawn[k]) g->drawn[k][i] = blob_ref(old->drawn[k][i]);
+    g->json[i] = blob_ref(old->json[i]);
+    g->text[i] = blob_ref(old->text[i]);
+    return 1;
+}
+
+/* Reads GPU folder `slug` from disk into a new struct gpu, taking from
+ * `old` (the view of the same folder installed now, or NULL) what belongs
+ * to records that did not change. reload_lock held (so `old` stays).
  * Returns NULL with `err` (out of memory, or the folder is gone). */
-static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *err) {
+static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const struct gpu *old, char *err) {
     char gdir[PATH_MAX];
     struct stat st;
     if (durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) {
@@ -505,6 +527,11 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, char *e
             if (name) snprintf(g->name, sizeof g->name, "%s", name);
         }
         if (!l->good) continue;
+        if (reuse_suite(old, i, l, g)) {
+            free(l->good_raw);
+            l->good_raw = NULL;
+            continue;
+        }
         const char *t = jstr(l->good, "transcript");
         char *text = strdup(t ? t : "");
         size_t tlen = text ? strlen(text) : 0;
@@ -566,10 +593,15 @@ static int gpu_install_locked(struct evidence *ev, struct gpu *g) {
     return 0;
 }
 
+static struct gpu *gpu_find_locked(struct evidence *ev, const char *slug);
+
 /* Reloads GPU `slug` from disk and swaps it in. Returns 0, or -1 with `err`
  * (the old view kept). reload_lock held. */
 static int gpu_reload(struct evidence *ev, const char *slug, char *err) {
-    struct gpu *g = gpu_load(ev, slug, err);
+    pthread_rwlock_rdlock(&ev->lock);
+    const struct gpu *old = gpu_find_locked(ev, slug); /* stays: only a reload replaces it */
+    pthread_rwlock_unlock(&ev->lock);
+    struct gpu *g = gpu_load(ev, slug, old, err);
     if (!g) return -1;
     pthread_rwlock_wrlock(&ev->lock);
     int rc = gpu_install_locked(ev, g);

@@ -1018,3 +1018,48 @@ Test(evidence, a_history_page_is_whole_or_absent_under_failing_allocations, .ini
      .timeout = 300) {
     check_built(BUILT_HISTORY);
 }
+
+/* A latest form of `suite` (released by the caller). */
+static struct evidence_blob *latest_form(const char *suite, enum evidence_kind kind) {
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    cr_assert_eq(evidence_get_latest(ev, NULL, GPU, suite, kind, &b, &e), 0, "%s: %d %s", suite, e.code, e.reason);
+    return b;
+}
+
+/* A write of one suite redraws that suite alone: the other suites' forms
+ * are the very blobs made before (the same record file), while a record
+ * written again on the same night (a new file) gives new forms that show
+ * its numbers; and what another server rewrote (a new file too) is read
+ * again after a recheck. */
+Test(evidence, a_write_redraws_its_own_suite_and_keeps_the_others, .init = setup, .fini = teardown) {
+    put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
+    put("day22-part2", "2024-05-01", 1, 1.0, NULL, NULL);
+    struct evidence_blob *svg1 = latest_form("day22-part1", EVIDENCE_SVG), *csv1 = latest_form("day22-part1", EVIDENCE_CSV);
+    struct evidence_blob *json1 = latest_form("day22-part1", EVIDENCE_JSON), *svg2 = latest_form("day22-part2", EVIDENCE_SVG);
+    put("day22-part2", "2024-05-01", 1, 3.0, NULL, NULL); /* part 2 again, other numbers */
+    struct evidence_blob *svg1b = latest_form("day22-part1", EVIDENCE_SVG), *csv1b = latest_form("day22-part1", EVIDENCE_CSV);
+    struct evidence_blob *json1b = latest_form("day22-part1", EVIDENCE_JSON), *svg2b = latest_form("day22-part2", EVIDENCE_CSV);
+    cr_expect(svg1b == svg1 && csv1b == csv1 && json1b == json1, "part 1's record did not change: its forms are kept");
+    cr_expect(svg2b != svg2, "part 2's record is a new file: drawn again");
+    cr_expect(svg2b->len != svg2->len || memcmp(svg2b->data, svg2->data, svg2->len) != 0,
+              "part 2's new numbers show in its table");
+    struct evidence_blob *all[] = {svg1, csv1, json1, svg2, svg1b, csv1b, json1b, svg2b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) evidence_blob_release(all[i]);
+
+    /* Another server files part 1 again on the same night: after a recheck,
+     * this one's part 1 is the new record, drawn from it. */
+    char err[ERR_LEN];
+    struct evidence *peer = evidence_open(dir, err);
+    cr_assert_not_null(peer, "%s", err);
+    struct evidence_blob *before = latest_form("day22-part1", EVIDENCE_CSV);
+    put_on(peer, GPU, "NVIDIA H200", "day22-part1", "2024-05-01", 1, 5.0, NULL, NULL);
+    evidence_recheck(ev);
+    struct evidence_blob *after = latest_form("day22-part1", EVIDENCE_CSV);
+    cr_expect(after != before);
+    cr_expect(after->len != before->len || memcmp(after->data, before->data, before->len) != 0,
+              "the peer's numbers show in this server's drawing");
+    evidence_blob_release(before);
+    evidence_blob_release(after);
+    evidence_close(peer);
+}
