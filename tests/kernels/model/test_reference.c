@@ -10,6 +10,19 @@
 
 static float ra[DV_INPUT_DISTINCT], rb[DV_INPUT_DISTINCT];
 
+/* The outputs a correct one-branch kernel writes for path mask `mask` over
+ * `n` threads: chain A's value where the bit is set, B's elsewhere (new
+ * memory, free() it). */
+static float *right_outputs(const uint32_t *mask, unsigned long long n) {
+    float *out = malloc(sizeof(float) * n);
+    cr_assert_not_null(out);
+    for (unsigned long long i = 0; i < n; i++) {
+        unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
+        out[i] = ((mask[i >> 5] >> (i & 31)) & 1u) ? ra[v] : rb[v];
+    }
+    return out;
+}
+
 Test(reference, paths_differ_for_every_input) {
     char err[ERR_LEN];
     cr_assert_eq(reference_chains(4096, ra, rb, err), 0, "%s", err);
@@ -42,11 +55,7 @@ Test(reference, gate_names_the_first_wrong_thread) {
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask);
     const unsigned long long n = analysis_threads(&g);
-    float *out = malloc(sizeof(float) * n);
-    for (unsigned long long i = 0; i < n; i++) {
-        unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
-        out[i] = ((mask[i >> 5] >> (i & 31)) & 1u) ? ra[v] : rb[v];
-    }
+    float *out = right_outputs(mask, n);
     struct dv_row row;
     memset(&row, 0, sizeof(row));
     row.kernel = DV_KERNEL_BRANCH;
@@ -175,12 +184,7 @@ Test(reference, word_at_a_time_check_counts_every_element_of_partial_warps) {
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask, "%s", err);
     const unsigned long long n = analysis_threads(&g);
-    float *out = malloc(sizeof(float) * n);
-    cr_assert_not_null(out);
-    for (unsigned long long i = 0; i < n; i++) {
-        unsigned v = (unsigned)(i % DV_INPUT_DISTINCT);
-        out[i] = ((mask[i >> 5] >> (i & 31)) & 1u) ? ra[v] : rb[v];
-    }
+    float *out = right_outputs(mask, n);
     struct dv_row row;
     memset(&row, 0, sizeof(row));
     row.kernel = DV_KERNEL_MASK;
