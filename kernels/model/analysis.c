@@ -96,6 +96,27 @@ static uint32_t *memo_find(const char *key, size_t words) {
     return copy;
 }
 
+/* The least recently used kept entry, or NULL when none is kept. Lock held. */
+static struct memo_entry *memo_lru(void) {
+    struct memo_entry *lru = NULL;
+    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
+        if (memo[i].key && (!lru || memo[i].used < lru->used)) lru = &memo[i];
+    return lru;
+}
+
+/* Drops least recently used entries until `bytes` more fit in the limit
+ * and an entry is free; returns that entry. Lock held; bytes <= memo_limit. */
+static struct memo_entry *memo_room(size_t bytes) {
+    for (;;) {
+        struct memo_entry *free_e = NULL;
+        for (unsigned i = 0; i < MEMO_ENTRIES && !free_e; i++)
+            if (!memo[i].key) free_e = &memo[i];
+        if (free_e && memo_bytes + bytes <= memo_limit) return free_e;
+        memo_drop(memo_lru()); /* a full memo or one over the limit holds something */
+        memo_stats.evictions++;
+    }
+}
+
 /* Keeps a copy of `mask` under `key` (taking `key`), when it fits. */
 static void memo_put(char *key, const uint32_t *mask, size_t words) {
     const size_t bytes = words * sizeof(uint32_t);
@@ -105,22 +126,10 @@ static void memo_put(char *key, const uint32_t *mask, size_t words) {
         if (memo[i].key && strcmp(memo[i].key, key) == 0) goto done; /* another thread kept it first */
     if (bytes > memo_limit || !(copy = malloc(bytes))) goto done;
     memcpy(copy, mask, bytes);
-    for (;;) { /* make room: a free entry within the byte limit */
-        struct memo_entry *lru = NULL, *free_e = NULL;
-        for (unsigned i = 0; i < MEMO_ENTRIES; i++) {
-            if (!memo[i].key) free_e = free_e ? free_e : &memo[i];
-            else if (!lru || memo[i].used < lru->used) lru = &memo[i];
-        }
-        if (free_e && memo_bytes + bytes <= memo_limit) {
-            *free_e = (struct memo_entry){key, copy, words, ++memo_clock};
-            memo_bytes += bytes;
-            key = NULL;
-            copy = NULL;
-            break;
-        }
-        memo_drop(lru); /* lru is set: a full memo or one over the limit holds something */
-        memo_stats.evictions++;
-    }
+    *memo_room(bytes) = (struct memo_entry){key, copy, words, ++memo_clock};
+    memo_bytes += bytes;
+    key = NULL;
+    copy = NULL;
 done:
     pthread_mutex_unlock(&memo_lock);
     free(copy);
@@ -130,8 +139,10 @@ done:
 void analysis_memo_limit(size_t bytes) {
     pthread_mutex_lock(&memo_lock);
     memo_limit = bytes;
-    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
-        if (memo[i].key && memo_bytes > memo_limit) memo_drop(&memo[i]);
+    for (struct memo_entry *e; memo_bytes > memo_limit && (e = memo_lru());) { /* least recently used first */
+        memo_drop(e);
+        memo_stats.evictions++;
+    }
     pthread_mutex_unlock(&memo_lock);
 }
 

@@ -548,17 +548,16 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
             }
             struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
             const double l0 = timeutil_now_ms();
-            if (id && id->known && row_key(r, row, id, &plan, key) == 0) {
-                struct entry *e = cache_find(ip, key);
-                if (!e) e = disk_find(ip, key);
-                if (e && (row->instructions = listing_copy(e->l))) {
-                    row->instructions->cached = 1;
-                    tm->instructions_cached_rows++;
-                    lookup_ms += timeutil_now_ms() - l0;
-                    continue;
-                }
-            }
+            struct entry *e = NULL;
+            if (id && id->known && row_key(r, row, id, &plan, key) == 0 && !(e = cache_find(ip, key)))
+                e = disk_find(ip, key);
+            const int hit = e && (row->instructions = listing_copy(e->l)) != NULL;
             lookup_ms += timeutil_now_ms() - l0;
+            if (hit) {
+                row->instructions->cached = 1;
+                tm->instructions_cached_rows++;
+                continue;
+            }
             rows[n++] = (struct pending){.table = i, .row = j, .r = row, .plan = plan, .id = id};
             continue;
         failed:
