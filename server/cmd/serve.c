@@ -512,6 +512,7 @@ int serve_main(int argc, char **argv) {
     http_quiesce(s.http);
     jobq_close(s.q, "server shutting down");
     worker_stop(s.w);
+    evroutes_drain(evr); /* the last results' evidence on disk */
     LOG(LOG_NOTICE, "serve: stopped");
     rc = 0;
 cleanup:

@@ -4,10 +4,14 @@
  *
  * Registry: a small array of refreshes (the newest REFRESH_KEEP), each with one
  * slot per suite, under one mutex. The job queue is reached only through the
- * struct refresh_queue callback, called with the mutex released, and the
- * evidence is written with it released too (fsync is slow); a slot stays
- * "running" until its record is on disk, so a client that sees "done" can
- * fetch the evidence at once.
+ * struct refresh_queue callback, called with the mutex released. A job's
+ * end is filed on the registry's own thread (the filer), in the order the
+ * jobs ended, so the thread that reported it (the GPU worker's) goes on to
+ * the next job at once: the gates and the evidence write (parsing the
+ * document, drawing it, fsync) take tens of milliseconds a suite, which the
+ * GPU would otherwise sit out. A slot stays "running" until its record is on
+ * disk, so a client that sees "done" can fetch the evidence at once.
+ * refresh_drain() waits for every filing queued; refresh_free() drains too.
  *
  * A refresh that cannot be queued at all (the queue full, the server
  * shutting down) is forgotten at once and files nothing: the caller answers
@@ -57,12 +61,39 @@ struct run {
     unsigned long seq; /* creation order, for eviction */
 };
 
+/* What a slot's filing needs, copied under the lock when the slot is
+ * claimed (the run may change while the record is written). */
+struct claim {
+    char date[EVIDENCE_DATE_LEN];
+    char gpu[EVIDENCE_SLUG_LEN], gpu_name[128];
+    char created[32], started[32];
+    char *request; /* owned; NULL when the slot had none */
+};
+
+/* A job's end waiting for the filer. */
+struct filing {
+    struct filing *next;
+    char id[REFRESH_ID_LEN];
+    size_t index;
+    int ok;
+    char *document; /* owned; NULL for none */
+    char reason[ERR_LEN];
+    struct claim c;
+};
+
 struct refresh {
     pthread_mutex_t lock;
     struct evidence *ev;
     struct refresh_queue q;
     struct run *runs[REFRESH_KEEP];
     unsigned long seq;
+    /* The filer: a queue of filings, under `lock`. */
+    pthread_t filer;
+    int filer_running; /* 0: filings are made by the thread that reports */
+    int stopping;      /* refresh_free(): file what is queued, then end */
+    int filing;        /* the filer is writing one now */
+    struct filing *head, *tail;
+    pthread_cond_t work, idle;
 };
 
 static void run_free(struct run *run) {
@@ -85,6 +116,8 @@ static struct run *run_find(struct refresh *r, const char *id) {
     return NULL;
 }
 
+static void *filer_main(void *arg);
+
 /* A fresh refresh id, "r" and 16 hex digits (base/ids.h). */
 static int make_id(char *id, char *err) { return ids_random_hex("r", 8, id, REFRESH_ID_LEN, err); }
 
@@ -99,14 +132,36 @@ struct refresh *refresh_create(struct evidence *ev, const struct refresh_queue *
         return NULL;
     }
     pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->work, NULL);
+    pthread_cond_init(&r->idle, NULL);
     r->ev = ev;
     r->q = *q;
+    /* Without a filer thread (none could be started) each end is filed by
+     * the thread that reports it, as slowly but as correctly. */
+    r->filer_running = pthread_create(&r->filer, NULL, filer_main, r) == 0;
+    if (!r->filer_running) LOG(LOG_WARNING, "refresh: no filer thread; results are filed as jobs end");
     return r;
+}
+
+void refresh_drain(struct refresh *r) {
+    if (!r) return;
+    pthread_mutex_lock(&r->lock);
+    while (r->head || r->filing) pthread_cond_wait(&r->idle, &r->lock);
+    pthread_mutex_unlock(&r->lock);
 }
 
 void refresh_free(struct refresh *r) {
     if (!r) return;
+    if (r->filer_running) {
+        pthread_mutex_lock(&r->lock);
+        r->stopping = 1;
+        pthread_cond_signal(&r->work);
+        pthread_mutex_unlock(&r->lock);
+        pthread_join(r->filer, NULL); /* it files what is queued first */
+    }
     for (size_t i = 0; i < REFRESH_KEEP; i++) run_free(r->runs[i]);
+    pthread_cond_destroy(&r->work);
+    pthread_cond_destroy(&r->idle);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -380,51 +435,61 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
     return rc;
 }
 
-/* Files the result of slot `i` and marks it ended. */
-static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
-                        const char *reason) {
-    char why[ERR_LEN] = "", date[EVIDENCE_DATE_LEN], created[32], started[32], *request = NULL;
-    unsigned nok = 0, nfailed = 0;
-    int finished = 0;
-    char gpu[EVIDENCE_SLUG_LEN], gpu_name[128];
+/* Claims slot `i` of refresh `id` for its one filing, copying what the
+ * filing needs into `c`. Returns 1, or 0 when there is nothing to file (an
+ * unknown refresh or suite, or a slot already claimed: a second report of
+ * the same job is ignored). */
+static int claim_slot(struct refresh *r, const char *id, size_t i, struct claim *c) {
+    memset(c, 0, sizeof *c);
     pthread_mutex_lock(&r->lock);
     struct run *run = run_find(r, id);
     if (!run || i >= run->nslots || run->slots[i].recorded) {
         pthread_mutex_unlock(&r->lock);
-        return;
+        return 0;
     }
-    run->slots[i].recorded = 1; /* a second report of the same job is ignored */
-    memcpy(date, run->date, sizeof date);
-    memcpy(gpu, run->gpu, sizeof gpu);
-    memcpy(gpu_name, run->gpu_name, sizeof gpu_name);
-    memcpy(created, run->created_utc, sizeof created);
-    memcpy(started, run->slots[i].started_utc, sizeof started);
-    if (run->slots[i].request_json) request = strdup(run->slots[i].request_json);
+    run->slots[i].recorded = 1;
+    memcpy(c->date, run->date, sizeof c->date);
+    memcpy(c->gpu, run->gpu, sizeof c->gpu);
+    memcpy(c->gpu_name, run->gpu_name, sizeof c->gpu_name);
+    memcpy(c->created, run->created_utc, sizeof c->created);
+    memcpy(c->started, run->slots[i].started_utc, sizeof c->started);
+    if (run->slots[i].request_json) c->request = strdup(run->slots[i].request_json);
     pthread_mutex_unlock(&r->lock);
+    return 1;
+}
 
+/* Files claimed slot `i` of refresh `id` (the gates, then the evidence) and
+ * marks it ended; frees c->request. */
+static void file_claimed(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
+                         const char *reason, struct claim *c) {
+    char why[ERR_LEN] = "";
+    unsigned nok = 0, nfailed = 0;
+    int finished = 0;
     if (ok && refresh_gate(i, document_json, why) != 0) ok = 0;
     else if (!ok) snprintf(why, sizeof why, "%s", reason && *reason ? reason : "the job failed");
 
     struct evidence_record rec = {
         .suite = suites_get(i)->name,
-        .gpu = gpu,
-        .gpu_name = gpu_name[0] ? gpu_name : NULL,
-        .date = date,
+        .gpu = c->gpu,
+        .gpu_name = c->gpu_name[0] ? c->gpu_name : NULL,
+        .date = c->date,
         .ok = ok,
         .reason = ok ? NULL : why,
-        .request_json = request,
-        .queued_utc = created,
-        .started_utc = started[0] ? started : NULL,
+        .request_json = c->request,
+        .queued_utc = c->created,
+        .started_utc = c->started[0] ? c->started : NULL,
         .finished_utc = NULL,
         .document_json = document_json,
         .transcript = NULL,
     };
     char werr[ERR_LEN];
     int wrc = evidence_write(r->ev, &rec, werr);
-    free(request);
+    free(c->request);
+    c->request = NULL;
 
     pthread_mutex_lock(&r->lock);
-    if ((run = run_find(r, id)) != NULL) {
+    struct run *run = run_find(r, id);
+    if (run) {
         struct slot *sl = &run->slots[i];
         if (wrc != 0) {
             sl->state = SLOT_FAILED;
@@ -453,9 +518,59 @@ static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, con
             nok + nfailed, nfailed);
 }
 
+/* Files the result of slot `i` now, on this thread, and marks it ended. */
+static void finish_slot(struct refresh *r, const char *id, size_t i, int ok, const char *document_json,
+                        const char *reason) {
+    struct claim c;
+    if (claim_slot(r, id, i, &c)) file_claimed(r, id, i, ok, document_json, reason, &c);
+}
+
+static void *filer_main(void *arg) {
+    struct refresh *r = arg;
+    pthread_mutex_lock(&r->lock);
+    for (;;) {
+        while (!r->head && !r->stopping) pthread_cond_wait(&r->work, &r->lock);
+        struct filing *f = r->head;
+        if (!f) break; /* stopping, and nothing left to file */
+        r->head = f->next;
+        if (!r->head) r->tail = NULL;
+        r->filing = 1;
+        pthread_mutex_unlock(&r->lock);
+        file_claimed(r, f->id, f->index, f->ok, f->document, f->reason, &f->c);
+        free(f->document);
+        free(f);
+        pthread_mutex_lock(&r->lock);
+        r->filing = 0;
+        if (!r->head) pthread_cond_broadcast(&r->idle);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
 void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok, const char *document_json,
                       const char *reason) {
-    finish_slot(r, id, suite_index, ok, document_json, reason);
+    struct claim c;
+    if (!claim_slot(r, id, suite_index, &c)) return;
+    struct filing *f = r->filer_running ? calloc(1, sizeof *f) : NULL;
+    if (f && document_json && !(f->document = strdup(document_json))) {
+        free(f);
+        f = NULL;
+    }
+    if (!f) { /* no filer, or no memory for the copy: file it here */
+        file_claimed(r, id, suite_index, ok, document_json, reason, &c);
+        return;
+    }
+    snprintf(f->id, sizeof f->id, "%s", id);
+    f->index = suite_index;
+    f->ok = ok;
+    snprintf(f->reason, sizeof f->reason, "%s", reason ? reason : "");
+    f->c = c;
+    pthread_mutex_lock(&r->lock);
+    if (r->tail) r->tail->next = f;
+    else r->head = f;
+    r->tail = f;
+    pthread_cond_signal(&r->work);
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* The status document of `run`, or NULL when it could not be built whole.

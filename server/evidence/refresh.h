@@ -7,8 +7,8 @@
  * The server tells the registry when each of those jobs starts and ends
  * (refresh_job_started / refresh_job_done); on the end the registry applies
  * the publication gates (correctness check, each ratio's interval within
- * the suite's limit) and files the result
- * in the evidence store, good or failed. GET /evidence/refresh/{id} is
+ * the suite's limit) and files the result in the evidence store, good or
+ * failed, on a thread of its own. GET /evidence/refresh/{id} is
  * refresh_status_json(). A refresh is filed under the server's GPU and the UTC
  * date it was started; one that cannot be queued whole files nothing.
  */
@@ -66,11 +66,18 @@ void refresh_job_started(struct refresh *r, const char *id, size_t suite_index);
  * or 0 with `reason`. A good document still fails the suite when a row's
  * correctness check failed or its ratio's 95% interval is wider than the
  * suite's limit on either side (a document without intervals: its per-sample
- * noise over the limit). The
- * result (good or failed) is written to the evidence store before this
- * returns. Unknown ids are ignored (the refresh was forgotten). */
+ * noise over the limit). The result (good or failed) is filed in the
+ * evidence store by the registry's own thread, in the order the jobs ended
+ * (`document_json` is copied), so the caller, the thread that runs the GPU's
+ * jobs, goes on at once; the suite reads "running" until its record is on
+ * disk. Where no copy can be made it is filed before this returns. Unknown
+ * ids, and a second report of the same job, are ignored. */
 void refresh_job_done(struct refresh *r, const char *id, size_t suite_index, int ok,
                       const char *document_json, const char *reason);
+
+/* Waits until every result reported so far is filed (the server's drain on
+ * shutdown, after the last job has ended). refresh_free() drains too. */
+void refresh_drain(struct refresh *r);
 
 /* Checks a measured document against the publication gates of suite
  * `suite_index`. Returns 0, or -1 with `reason` (ERR_LEN) saying which row

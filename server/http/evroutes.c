@@ -547,6 +547,10 @@ char *evroutes_index_json(void *ctx) {
     return text;
 }
 
+void evroutes_drain(struct evroutes *e) {
+    if (e) refresh_drain(e->reg);
+}
+
 void evroutes_free(struct evroutes *e) {
     if (!e) return;
     refresh_free(e->reg);

@@ -36,8 +36,13 @@ struct evroutes *evroutes_create(struct service *s, char *err);
  * callback type). */
 char *evroutes_index_json(void *e);
 
-/* Frees the registry and closes the store. Call once no job can end any
- * more (after jobq_close and worker_stop). NULL ok. */
+/* Waits until every refresh result reported so far is filed (the drain on
+ * shutdown, after jobq_close and worker_stop). NULL ok. */
+void evroutes_drain(struct evroutes *e);
+
+/* Frees the registry (filing what is still queued) and closes the store.
+ * Call once no job can end any more (after jobq_close and worker_stop).
+ * NULL ok. */
 void evroutes_free(struct evroutes *e);
 
 /* The strong ETag of `len` bytes whose digest is `digest` into `out`

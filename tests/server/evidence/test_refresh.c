@@ -1,12 +1,16 @@
 /* test_refresh.c -- the refresh registry against a stand-in job queue:
  * every suite queued, progress, the publication gates, failures filed
  * without replacing good evidence, a refresh refused whole when it cannot be
- * queued, and the awkward orders of events. */
+ * queued, the awkward orders of events, and the filing on the registry's
+ * own thread (the reporter goes on while a record is written; a suite reads
+ * "running" until its record is on disk; freeing the registry files what is
+ * queued). */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <string.h>
 
+#include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "tests/support/evidence_fixture.h"
 #include "server/evidence/refresh.h"
@@ -101,11 +105,17 @@ static const char *suite_field(json_t *st, size_t i, const char *key) {
     return json_string_value(json_object_get(json_array_get(json_object_get(st, "suites"), i), key));
 }
 
+/* A job's end reported, and filed (the registry files on its own thread). */
+static void done(const char *id, size_t i, int ok, const char *doc, const char *reason) {
+    refresh_job_done(reg, id, i, ok, doc, reason);
+    refresh_drain(reg);
+}
+
 static void finish(const char *id, size_t i, double noise, int check_ok) {
     refresh_job_started(reg, id, i);
     char *doc = fixture_document(i, 1.0, noise, check_ok, "NVIDIA H200");
     cr_assert_not_null(doc);
-    refresh_job_done(reg, id, i, 1, doc, NULL);
+    done(id, i, 1, doc, NULL);
     free(doc);
 }
 
@@ -292,6 +302,7 @@ Test(refresh, a_bad_gpu_slug_is_refused, .init = setup, .fini = teardown) {
 Test(refresh, a_job_answered_inside_enqueue_does_not_deadlock, .init = setup, .fini = teardown, .timeout = 10) {
     q.answer_now = 1;
     char *id = start(NULL);
+    refresh_drain(reg);
     json_t *st = status_of(id);
     cr_expect_str_eq(json_string_value(json_object_get(st, "state")), "done");
     cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
@@ -307,10 +318,10 @@ Test(refresh, unknown_and_repeated_reports_are_ignored, .init = setup, .fini = t
     cr_expect_null(refresh_status_json(reg, NULL, &found));
     cr_expect_eq(found, 0);
     char *id = start(NULL);
-    refresh_job_done(reg, "r0000000000000000", 0, 0, NULL, "nobody asked");
-    refresh_job_done(reg, id, 99, 0, NULL, "no such suite");
+    done("r0000000000000000", 0, 0, NULL, "nobody asked");
+    done(id, 99, 0, NULL, "no such suite");
     finish(id, 0, 0.001, 1);
-    refresh_job_done(reg, id, 0, 0, NULL, "late duplicate");
+    done(id, 0, 0, NULL, "late duplicate");
     json_t *st = status_of(id);
     cr_expect_str_eq(suite_field(st, 0, "state"), "done", "the first report wins");
     json_decref(st);
@@ -326,7 +337,7 @@ Test(refresh, a_failed_night_keeps_the_good_evidence, .init = setup, .fini = tea
     json_t *good = latest("day22-part1", 1);
     char *id = start(NULL);
     refresh_job_started(reg, id, 0);
-    refresh_job_done(reg, id, 0, 0, NULL, "worker: illegal memory access; worker restarted");
+    done(id, 0, 0, NULL, "worker: illegal memory access; worker restarted");
     for (size_t i = 1; i < suites_count(); i++) finish(id, i, 0.001, 1);
     json_t *still = latest("day22-part1", 1);
     cr_expect(json_equal(good, still), "the failure replaced the good evidence");
@@ -389,7 +400,7 @@ Test(refresh, status_is_whole_or_absent_under_failing_allocations, .init = setup
     char *id = start(NULL);
     finish(id, 0, 0.001, 1);
     refresh_job_started(reg, id, 1);
-    refresh_job_done(reg, id, 1, 0, NULL, "worker: the GPU \xff fell off the bus");
+    done(id, 1, 0, NULL, "worker: the GPU \xff fell off the bus");
     refresh_job_started(reg, id, 2);
     char *want = status_text(id);
     cr_assert_not_null(want);
@@ -397,4 +408,70 @@ Test(refresh, status_is_whole_or_absent_under_failing_allocations, .init = setup
     unsigned failed = failing_alloc_each(&(struct failing_case){.build = status_text, .ctx = id, .want = want});
     cr_assert_geq(failed, 20, "only %u builds met a failure", failed);
     free(want);
+}
+
+/* The store's lock on GPU folder GPU, as another replica's write holds it:
+ * a filing waits for it. Returns the descriptor to release. */
+static int hold_gpu_lock(void) {
+    char gdir[4096], err[ERR_LEN];
+    snprintf(gdir, sizeof gdir, "%s/%s", dir, GPU);
+    cr_assert_eq(durable_mkdir(gdir, err), 0, "%s", err);
+    int fd = durable_lock(gdir, err);
+    cr_assert_geq(fd, 0, "%s", err);
+    return fd;
+}
+
+/* The end of suite `i` reported while its record cannot be written yet: the
+ * report returns at once (a report that wrote the record itself would wait
+ * on the lock for ever: the test's timeout), the suite reads "running", and
+ * once the lock is let go the record is filed and the suite reads "done". */
+Test(refresh, a_result_is_filed_off_the_reporting_thread, .init = setup, .fini = teardown, .timeout = 20) {
+    char *id = start(NULL);
+    int fd = hold_gpu_lock();
+    refresh_job_started(reg, id, 0);
+    char *doc = fixture_document(0, 1.0, 0.001, 1, "NVIDIA H200");
+    cr_assert_not_null(doc);
+    refresh_job_done(reg, id, 0, 1, doc, NULL);
+    free(doc); /* the registry keeps its own copy */
+    json_t *st = status_of(id);
+    cr_expect_str_eq(suite_field(st, 0, "state"), "running", "done before its record could be written");
+    cr_expect_null(json_object_get(json_array_get(json_object_get(st, "suites"), 0), "evidence"));
+    json_decref(st);
+    durable_unlock(fd);
+    refresh_drain(reg);
+    st = status_of(id);
+    cr_expect_str_eq(suite_field(st, 0, "state"), "done");
+    const char *href = suite_field(st, 0, "evidence");
+    cr_expect(href && strncmp(href, "/evidence/" GPU "/", strlen("/evidence/" GPU "/")) == 0, "%s", href);
+    json_decref(st);
+    json_t *rec = latest("day22-part1", 1);
+    cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok");
+    json_decref(rec);
+}
+
+/* Every suite's end reported while the records wait on the lock, then the
+ * registry freed (the server's shutdown): each is filed, in the order the
+ * jobs ended, before refresh_free() returns. */
+Test(refresh, freeing_the_registry_files_what_is_queued, .init = setup, .fini = teardown, .timeout = 20) {
+    char *id = start(NULL);
+    int fd = hold_gpu_lock();
+    for (size_t i = 0; i < suites_count(); i++) {
+        refresh_job_started(reg, id, i);
+        char *doc = fixture_document(i, 1.0, 0.001, 1, "NVIDIA H200");
+        cr_assert_not_null(doc);
+        refresh_job_done(reg, id, i, 1, doc, NULL);
+        free(doc);
+    }
+    json_t *st = status_of(id);
+    for (size_t i = 0; i < suites_count(); i++)
+        cr_expect_str_eq(suite_field(st, i, "state"), "running", "suite %zu read done before it was filed", i);
+    json_decref(st);
+    durable_unlock(fd);
+    refresh_free(reg);
+    reg = NULL;
+    for (size_t i = 0; i < suites_count(); i++) {
+        json_t *rec = latest(suites_get(i)->name, 1);
+        cr_expect_str_eq(json_string_value(json_object_get(rec, "status")), "ok", "suite %zu", i);
+        json_decref(rec);
+    }
 }
