@@ -480,6 +480,12 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         put(o, "timer_resolution_ms", num(t->timer_resolution_ms), bad);
         put(o, "gpu_time_ms", num(t->gpu_time_ms), bad);
         if (t->kernel_iterations[0]) put(o, "kernel_iterations", TEXT(t->kernel_iterations), bad);
+        json_t *cost = json_object();
+        put(cost, "witness_host_ms", num(t->cost_witness_ms), bad);
+        put(cost, "counters_host_ms", num(t->cost_counters_ms), bad);
+        put(cost, "counters_launches", integer(t->counters_launches), bad);
+        put(cost, "counters_blocks", integer((long long)t->counters_blocks), bad);
+        put(o, "testimony_cost", cost, bad);
     }
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
         jsonout_append(rows, row_json(&t->rows[i], measured, bad), bad);

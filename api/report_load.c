@@ -10,6 +10,7 @@
 #include "api/jsonout.h"
 #include "kernels/model/listing.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -638,6 +639,7 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     t->intervals_ok = t->noise_ok;
     t->worst_row = -1;
     t->worst_halfwidth = t->timer_resolution_ms = NAN;
+    t->cost_witness_ms = t->cost_counters_ms = NAN;
     get_num(rd, o, p, "halfwidth_target", &t->halfwidth_target, NAN);
     get_bool(rd, o, p, "intervals_ok", &t->intervals_ok);
     GET_STR(rd, o, p, "stop_reason", t->stop_reason);
@@ -646,6 +648,19 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     get_num(rd, o, p, "timer_resolution_ms", &t->timer_resolution_ms, NAN);
     get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);
     GET_STR(rd, o, p, "kernel_iterations", t->kernel_iterations);
+    char cp[96];
+    const json_t *cost = get_sub(rd, o, p, "testimony_cost", cp, sizeof cp);
+    if (cost) {
+        long long launches = 0, blocks = 0;
+        get_num(rd, cost, cp, "witness_host_ms", &t->cost_witness_ms, NAN);
+        get_num(rd, cost, cp, "counters_host_ms", &t->cost_counters_ms, NAN);
+        get_ll(rd, cost, cp, "counters_launches", &launches);
+        get_ll(rd, cost, cp, "counters_blocks", &blocks);
+        if (launches < 0 || launches > UINT_MAX) rd_fail(rd, cp, "counters_launches", "out of range");
+        else if (blocks < 0) rd_fail(rd, cp, "counters_blocks", "out of range");
+        t->counters_launches = (unsigned)(launches > 0 && launches <= UINT_MAX ? launches : 0);
+        t->counters_blocks = (unsigned long long)(blocks > 0 ? blocks : 0);
+    }
     const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);
     for (size_t i = 0; rows && i < json_array_size(rows) && !rd->failed; i++) {
         snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);

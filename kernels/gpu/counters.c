@@ -137,6 +137,8 @@ struct counters {
     int full_grid;
     const char *const *names; /* metric_names[set] */
     unsigned passes;          /* the last session's */
+    unsigned launches;        /* and its launches and blocks, every pass */
+    unsigned long long blocks;
     int initialized; /* cuptiProfilerInitialize succeeded, not yet undone */
     int ready;       /* everything below is built for (device, ctx)       */
     int broken;      /* a pass failed: rebuild before the next use        */
@@ -350,6 +352,11 @@ int counters_alongside(const struct counters *c) { return c && c->set == COUNTER
 
 unsigned counters_passes(const struct counters *c) { return c ? c->passes : 0; }
 
+void counters_launched(const struct counters *c, unsigned *launches, unsigned long long *blocks) {
+    *launches = c ? c->launches : 0;
+    *blocks = c ? c->blocks : 0;
+}
+
 double counters_take_start_ms(struct counters *c) {
     if (!c) return 0;
     const double ms = c->start_ms;
@@ -555,9 +562,13 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
     }
     if ((rc = plan_ranges(c, nrows, grids, ranges, &nranges, reason)) != 0) return rc;
     rc = session_begin(c, nranges, reason);
-    c->passes = 0;
-    for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++, c->passes++)
+    c->passes = c->launches = 0;
+    c->blocks = 0;
+    for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++, c->passes++) {
         rc = pass_run(c, ranges, nranges, l, &all, reason);
+        c->launches += nranges;
+        for (unsigned i = 0; i < nranges; i++) c->blocks += ranges[i].blocks;
+    }
     if (rc == 0 && !all) {
         dv_seterr(reason, "CUPTI: %d passes did not collect the metric set", COUNTERS_MAX_PASSES);
         rc = COUNTERS_REFUSED;
@@ -605,6 +616,12 @@ unsigned counters_passes(const struct counters *c) {
     return 0;
 }
 
+void counters_launched(const struct counters *c, unsigned *launches, unsigned long long *blocks) {
+    (void)c;
+    *launches = 0;
+    *blocks = 0;
+}
+
 double counters_take_start_ms(struct counters *c) {
     (void)c;
     return 0;
@@ -637,6 +654,7 @@ void counters_table(struct counters **c, struct dv_table *t, const struct testim
     const double t0 = timeutil_now_ms();
     int rc = counters_profile(*c, t->nrows, grids, l, out, why);
     const double start = counters_take_start_ms(*c);
+    counters_launched(*c, &t->counters_launches, &t->counters_blocks);
     tm->counters_ms += timeutil_now_ms() - t0 - start;
     tm->counters_setup_ms += start;
     if (rc != 0) {

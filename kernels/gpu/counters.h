@@ -118,6 +118,10 @@ int counters_alongside(const struct counters *c);
 /* The passes the last counters_profile() of `c` ran (0 before any). */
 unsigned counters_passes(const struct counters *c);
 
+/* The launches the last counters_profile() of `c` made and the blocks they
+ * ran, every pass counted (0 before any, and for NULL). */
+void counters_launched(const struct counters *c, unsigned *launches, unsigned long long *blocks);
+
 /* The host time of the range profiler's first Start after it was enabled,
  * when a pass since the last call made it (0 otherwise), then 0: starting
  * the profiler's hardware for the first time (a hundred milliseconds and
@@ -151,7 +155,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
  * timed on the host into tm->counters_ms (the first Start's share into
  * tm->counters_setup_ms, see counters_take_start_ms()), then each row's figures derived
  * (model/testimony.h) against its whole grid and evaluations[row]
- * evaluations of its branch per thread, and compared across the table. A
+ * evaluations of its branch per thread, and compared across the table; the
+ * launches and blocks into t->counters_launches and t->counters_blocks. A
  * pass that fails leaves its reason in tm->counters_reason, marks *c for a
  * rebuild (or lost, after a sticky CUDA error) and sets *c NULL, so later
  * tables of the job do not ask again; it never fails the table. */

@@ -200,8 +200,12 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
     }
     t->host_outputs_ms = timeutil_now_ms() - h0;
     h0 = timeutil_now_ms();
+    const double w0 = tm->witness_ms, c0 = tm->counters_ms;
+    const int counted = *cnt != NULL;
     rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
     t->host_testimony_ms = timeutil_now_ms() - h0;
+    t->cost_witness_ms = o->no_witness ? NAN : tm->witness_ms - w0;
+    t->cost_counters_ms = counted ? tm->counters_ms - c0 : NAN;
 cleanup:;
     char cerr[ERR_LEN] = "";
     const double j0 = timeutil_now_ms();

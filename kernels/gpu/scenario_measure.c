@@ -305,8 +305,12 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     if (rc != 0) goto cleanup;
     derive_ratios(s, t);
     h0 = timeutil_now_ms();
+    const double w0 = tm->witness_ms, c0 = tm->counters_ms;
+    const int counted = *cnt != NULL;
     rc = scenario_testimony(sess, o, t, &c, tm, cnt, err);
     t->host_testimony_ms = timeutil_now_ms() - h0;
+    t->cost_witness_ms = o->no_witness ? NAN : tm->witness_ms - w0;
+    t->cost_counters_ms = counted ? tm->counters_ms - c0 : NAN;
     if (rc != 0) goto cleanup;
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {

@@ -399,6 +399,7 @@ int experiment_plan(const struct dv_options *o, struct dv_report *r, struct dv_f
         memset(t, 0, sizeof(*t));
         t->noise_limit = t->halfwidth_target = o->max_noise;
         t->worst_row = -1;
+        t->cost_witness_ms = t->cost_counters_ms = NAN;
         if (parts[i].plan(o, &g, t, fault, err) != 0) return -1;
         r->ntables++;
     }

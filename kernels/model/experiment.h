@@ -313,6 +313,13 @@ struct dv_table {
      * before the timed rounds (masks, outputs), and the testimony passes
      * whole (their witness and counter shares are in the testimony). */
     double host_timing_ms, host_outputs_ms, host_checks_ms, host_setup_ms, host_testimony_ms;
+    /* The table's share of the testimony, in the document ("testimony_cost"):
+     * the host time of its witness and of its counter pass (NaN: that pass
+     * did not run for it), and the counter pass's launches and the blocks
+     * they ran, every pass and range counted (what the reduced grids save). */
+    double cost_witness_ms, cost_counters_ms;
+    unsigned counters_launches;
+    unsigned long long counters_blocks;
     /* The stopping rule (model/stoprule.h), set when measured: the target
      * every judged interval's relative half-width had to meet, whether each
      * did, why sampling stopped ("target", "cap", "throttled", "budget"),

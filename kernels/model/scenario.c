@@ -678,6 +678,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
     t->nrows = s->nrows;
     t->noise_limit = t->halfwidth_target = o->max_noise;
     t->worst_row = -1;
+    t->cost_witness_ms = t->cost_counters_ms = NAN;
 
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];

@@ -994,6 +994,10 @@ Test(report, text_measured_scenario_columns_and_agreement_mark) {
 static void add_testimony(struct dv_report *r) {
     struct dv_table *t = &r->tables[0];
     snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "compile-time 4096");
+    t->cost_witness_ms = NAN;
+    t->cost_counters_ms = 7.5;
+    t->counters_launches = 5;
+    t->counters_blocks = 4097;
     struct dv_observed *o = &t->rows[0].observed;
     o->present = 1;
     o->per = 1;
@@ -1043,6 +1047,9 @@ Test(report, testimony_round_trips_with_its_contract_names) {
     cr_assert_not_null(s);
     json_t *j = load(s);
     expect_type(j, "tables.0.kernel_iterations", JSON_STRING);
+    cr_expect_float_eq(json_number_value(at(j, "tables.0.testimony_cost.counters_host_ms")), 7.5, 1e-12);
+    cr_expect_eq(json_integer_value(at(j, "tables.0.testimony_cost.counters_blocks")), 4097);
+    cr_expect(json_is_null(at(j, "tables.0.testimony_cost.witness_host_ms")), "a witness that did not run reads null");
     expect_type(j, "tables.0.rows.0.observed.split_warps_per_block", JSON_REAL);
     expect_type(j, "tables.0.rows.0.observed.runs", JSON_ARRAY);
     expect_type(j, "tables.0.rows.0.observed.lanes_histogram.1.16", JSON_INTEGER);
