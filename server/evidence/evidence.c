@@ -102,6 +102,10 @@ struct gpu {
     struct evidence_blob *index;
 };
 
+/* Older nights kept for the comparisons: a week of each suite, twice over. */
+#define OLDER_MEMO_SLOTS (2 * NIGHTS_HISTORY * 8)
+#define OLDER_KEY_LEN (EVIDENCE_SLUG_LEN + EVIDENCE_DATE_LEN + 96)
+
 struct evidence {
     char root[PATH_MAX];
     pthread_rwlock_t lock;       /* gpus, the index cache               */
@@ -112,6 +116,19 @@ struct evidence {
     char index_for[EVIDENCE_SLUG_LEN];
     struct timespec root_seen;
     atomic_llong next_check_ms;
+    /* The older nights writes compare with (older_nights()), trimmed to
+     * what the comparison reads and kept by file identity: a good night is
+     * read again by each of the next NIGHTS_HISTORY nights' writes of its
+     * suite, and parsing a whole record (hundreds of kilobytes with the
+     * instruction listings) costs milliseconds each time. */
+    pthread_mutex_t older_lock;
+    struct older_entry {
+        char key[OLDER_KEY_LEN]; /* "<gpu>/<date>/<suite>.json" */
+        struct stat st;          /* of the file the entry was read from */
+        json_t *rec;    /* trimmed (older_trim()); NULL: a free slot */
+        unsigned long used;
+    } older[OLDER_MEMO_SLOTS];
+    unsigned long older_clock;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -167,6 +184,14 @@ int evidence_valid_slug(const char *s) {
 
 static int same_time(const struct timespec *a, const struct timespec *b) {
     return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* 1 when `a` and `b` are the same file as it was: device, inode, size and
+ * modification time (a record is replaced by a rename, never rewritten in
+ * place, so a new record is a new inode). */
+static int same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           same_time(&a->st_mtim, &b->st_mtim);
 }
 
 static void seterror(struct evidence_error *e, enum evidence_code code, const char *fmt, ...)
@@ -386,8 +411,24 @@ static void latest_cleanup(struct latest *l) {
 /* Finds the newest good record of `s` in GPU folder `gdir` (whose dates are
  * `dates`, oldest first) and its newest attempt. *oom is set when a record
  * could not be read for want of memory (then `l` may miss it). */
+/* Good record `jname` of `date` as the view before found it (`was`, NULL
+ * for none), when the file is still the one it read (device, inode, size,
+ * mtime): a new reference to its object with *st, and no bytes (the view's
+ * blobs hold them: reuse_suite() takes them). NULL otherwise. */
+static json_t *record_as_was(const struct latest *was, const char *gdir, const char *date, const char *jname,
+                             struct stat *st) {
+    char path[PATH_MAX];
+    if (!was || !was->good || strcmp(was->good_date, date) != 0) return NULL;
+    if (durable_join(path, sizeof path, gdir, date, jname) != 0 || stat(path, st) != 0) return NULL;
+    return same_file(&was->good_st, st) ? json_incref(was->good) : NULL;
+}
+
+/* The newest good record and the newest attempt of suite `s` over `dates`.
+ * `was` is the suite's latest in the view installed before, whose blobs
+ * the new view may take (NULL: none may be): a good record that did not
+ * change since is not read and parsed again. */
 static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN], size_t ndates,
-                        struct latest *l, int *oom) {
+                        const struct latest *was, struct latest *l, int *oom) {
     memset(l, 0, sizeof *l);
     l->newest_mtime = (time_t)-1;
     char jname[NAME_MAX + 1], fname[NAME_MAX + 1];
@@ -397,7 +438,8 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
         struct stat st, fst;
         char *raw = NULL;
         size_t rawlen = 0;
-        json_t *rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen, oom);
+        json_t *rec = record_as_was(was, gdir, dates[k], jname, &st);
+        if (!rec) rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen, oom);
         json_t *failed = l->attempt ? NULL : load_record(gdir, dates[k], fname, &fst, NULL, NULL, oom);
         if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
         if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
@@ -459,13 +501,6 @@ static void gpu_free(struct gpu *g) {
     free(g);
 }
 
-/* 1 when `a` and `b` are the same file as it was: device, inode, size and
- * modification time (a record is replaced by a rename, never rewritten in
- * place, so a new record is a new inode). */
-static int same_file(const struct stat *a, const struct stat *b) {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           same_time(&a->st_mtim, &b->st_mtim);
-}
 
 /* Suite `i` of `old` (the view installed before), when its newest good
  * record is the one `l` found: its blobs go into `g` (their references
@@ -520,7 +555,10 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
     int oom = 0;
     for (size_t i = 0; i < n; i++) {
         struct latest *l = &g->l[i];
-        latest_find(gdir, suites_get(i), dates, nd, l, &oom);
+        /* The view before may lend its record only where it has its blobs
+         * to lend (reuse_suite()). */
+        const int lend = old && i < old->n && old->json[i] && old->text[i];
+        latest_find(gdir, suites_get(i), dates, nd, lend ? &old->l[i] : NULL, l, &oom);
         if (oom) break;
         if (!g->name[0]) {
             const char *name = l->good ? record_gpu_name(l->good) : NULL;
@@ -810,6 +848,7 @@ struct evidence *evidence_open(const char *root, char *err) {
     pthread_rwlock_init(&ev->lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&ev->reload_lock, NULL);
+    pthread_mutex_init(&ev->older_lock, NULL);
     atomic_init(&ev->next_check_ms, 0);
     int fd = durable_lock(ev->root, err);
     if (fd < 0 || migrate_legacy(ev, err) != 0) {
@@ -834,8 +873,10 @@ void evidence_close(struct evidence *ev) {
     for (size_t i = 0; i < ev->ngpus; i++) gpu_free(ev->gpus[i]);
     free(ev->gpus);
     evidence_blob_release(ev->index);
+    for (size_t i = 0; i < OLDER_MEMO_SLOTS; i++) json_decref(ev->older[i].rec);
     pthread_rwlock_destroy(&ev->lock);
     pthread_mutex_destroy(&ev->reload_lock);
+    pthread_mutex_destroy(&ev->older_lock);
     free(ev);
 }
 
@@ -893,12 +934,95 @@ static json_t *record_part(const char *text, const char *suite, const char *what
     return v;
 }
 
+/* What nights_compare() reads of an older night (nights.h): its date,
+ * status and suite version (older_nights() filters on them), summary,
+ * comparison and provenance, and its document's device and build. A new
+ * object, or NULL when out of memory. */
+static json_t *older_trim(json_t *rec) {
+    static const char *const keep[] = {"date", "status", "suite_version", "summary", "comparison", "provenance"};
+    int bad = 0;
+    json_t *t = json_object(), *doc = json_object(), *d = json_object_get(rec, "document");
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        json_t *v = json_object_get(rec, keep[i]);
+        if (v) jsonout_put(t, keep[i], json_deep_copy(v), &bad);
+    }
+    if (json_is_object(d)) {
+        json_t *dev = json_object_get(d, "device"), *build = json_object_get(d, "build");
+        if (dev) jsonout_put(doc, "device", json_deep_copy(dev), &bad);
+        if (build) jsonout_put(doc, "build", json_deep_copy(build), &bad);
+    }
+    jsonout_put(t, "document", doc, &bad);
+    if (bad) {
+        json_decref(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* Older night `key` (gpu/date/name) as older_trim() keeps it, from the
+ * memo when the file is the one read before (device, inode, size, mtime),
+ * else read (load_record()) and kept. A new reference, or NULL when it is
+ * missing or not a record (*oom: or could not be read for want of memory). */
+static json_t *older_get(struct evidence *ev, const char *gdir, const char *gpu, const char *date, const char *name,
+                         int *oom) {
+    char key[OLDER_KEY_LEN], path[PATH_MAX];
+    struct stat now;
+    int k = snprintf(key, sizeof key, "%s/%s/%s", gpu, date, name);
+    const int keyed = k > 0 && (size_t)k < sizeof key && durable_join(path, sizeof path, gdir, date, name) == 0 &&
+                      stat(path, &now) == 0;
+    if (keyed) {
+        json_t *hit = NULL;
+        pthread_mutex_lock(&ev->older_lock);
+        for (size_t i = 0; i < OLDER_MEMO_SLOTS && !hit; i++) {
+            struct older_entry *e = &ev->older[i];
+            if (e->rec && strcmp(e->key, key) == 0 && same_file(&e->st, &now)) {
+                e->used = ++ev->older_clock;
+                hit = json_deep_copy(e->rec); /* the caller's own: no object is shared between threads */
+                if (!hit) *oom = 1;
+            }
+        }
+        pthread_mutex_unlock(&ev->older_lock);
+        if (hit || *oom) return hit;
+    }
+    struct stat st;
+    json_t *full = load_record(gdir, date, name, &st, NULL, NULL, oom);
+    if (!full) return NULL;
+    json_t *rec = older_trim(full);
+    json_decref(full);
+    if (!rec) {
+        *oom = 1;
+        return NULL;
+    }
+    json_t *copy = keyed ? json_deep_copy(rec) : NULL;
+    if (copy) {
+        pthread_mutex_lock(&ev->older_lock);
+        size_t slot = 0;
+        for (size_t i = 0; i < OLDER_MEMO_SLOTS; i++) {
+            struct older_entry *e = &ev->older[i];
+            if (e->rec && strcmp(e->key, key) == 0) { /* the same night, rewritten: replace it */
+                slot = i;
+                break;
+            }
+            if (!e->rec || (ev->older[slot].rec && e->used < ev->older[slot].used)) slot = i;
+        }
+        struct older_entry *e = &ev->older[slot];
+        json_decref(e->rec);
+        snprintf(e->key, sizeof e->key, "%s", key);
+        e->st = st;
+        e->rec = copy;
+        e->used = ++ev->older_clock;
+        pthread_mutex_unlock(&ev->older_lock);
+    }
+    return rec;
+}
+
 /* The good records of `suite` (at its version) filed under GPU `gpu` on
  * dates before `date`, newest first, at most NIGHTS_HISTORY, into
- * out[0..*n) (release each). Returns 0, or -1 when a night could not be
- * read for want of memory (then none is kept: a comparison with a night
- * missing would name the wrong previous one). */
-static int older_nights(const struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
+ * out[0..*n) (release each), trimmed to what the comparison reads
+ * (older_trim()). Returns 0, or -1 when a night could not be read for want
+ * of memory (then none is kept: a comparison with a night missing would
+ * name the wrong previous one). */
+static int older_nights(struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
                         json_t **out, size_t *n) {
     char gdir[PATH_MAX], jname[NAME_MAX + 1], err[ERR_LEN];
     char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
@@ -912,7 +1036,7 @@ static int older_nights(const struct evidence *ev, const char *gpu, const struct
     int oom = 0;
     for (size_t k = nd; k-- > 0 && *n < NIGHTS_HISTORY && !oom;) {
         if (strcmp(dates[k], date) >= 0) continue;
-        json_t *r = load_record(gdir, dates[k], jname, NULL, NULL, NULL, &oom);
+        json_t *r = older_get(ev, gdir, gpu, dates[k], jname, &oom);
         json_t *v = json_object_get(r, "suite_version");
         if (r && record_ok(r) && json_is_integer(v) && json_integer_value(v) == (json_int_t)suite->version)
             out[(*n)++] = r;
@@ -951,28 +1075,35 @@ static int record_build(const struct evidence_record *rec, const struct suite *s
                         char *err) {
     int bad = 0, rc = -1;
     struct dv_report *report = NULL;
+    const struct dv_report *read = rec->report; /* the document as a report, when it reads as one */
     char *made_text = NULL;
     const char *transcript = rec->transcript;
     *json = *text = NULL;
-    json_t *doc = record_part(rec->document_json, suite->name, "document", &bad, err);
+    /* The record holds the caller's parsed document (a reference) or its own. */
+    json_t *doc = rec->document ? json_incref((json_t *)rec->document)
+                                : record_part(rec->document_json, suite->name, "document", &bad, err);
     json_t *req = bad ? NULL : record_part(rec->request_json, suite->name, "request", &bad, err);
     json_t *summary = json_null();
     if (bad) goto cleanup;
-    if (rec->document_json) {
-        char why[ERR_LEN];
-        if (!(report = experiment_report_create())) {
-            dv_seterr(err, "evidence: out of memory");
-            goto cleanup;
-        }
-        unsigned long failures = jsonout_failures();
-        int parsed = report_parse(rec->document_json, strlen(rec->document_json), report, why) == 0;
-        if (jsonout_failures() != failures) { /* what it read may be cut short */
-            dv_seterr(err, "evidence: out of memory");
-            goto cleanup;
+    if (rec->document_json || rec->document) {
+        char why[ERR_LEN] = "";
+        int parsed = read != NULL;
+        if (!read) {
+            if (!(report = experiment_report_create())) {
+                dv_seterr(err, "evidence: out of memory");
+                goto cleanup;
+            }
+            unsigned long failures = jsonout_failures();
+            parsed = report_parse_json(doc, report, why) == 0;
+            if (jsonout_failures() != failures) { /* what it read may be cut short */
+                dv_seterr(err, "evidence: out of memory");
+                goto cleanup;
+            }
+            read = report;
         }
         if (parsed) {
-            summary = summary_of(report, &bad);
-            if (!transcript) transcript = made_text = report_text(report);
+            summary = summary_of(read, &bad);
+            if (!transcript) transcript = made_text = report_text(read);
             if (!transcript) bad = 1;
         } else if (rec->ok) {
             dv_seterr(err, "evidence %s: the document does not parse: %s", suite->name, why);

@@ -43,7 +43,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <jansson.h>
 #include "kernels/base/status.h"
+#include "kernels/model/experiment.h"
 
 #define EVIDENCE_SCHEMA "divergence.evidence.v1"
 #define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"
@@ -72,6 +74,11 @@ struct evidence_record {
     const char *finished_utc;  /* NULL: now                                      */
     const char *document_json; /* divergence.v1 document, or NULL (required ok)  */
     const char *transcript;    /* lesson text; NULL: made from the document      */
+    /* Optional, borrowed: document_json already parsed (a JSON object), and
+     * that object read as a report (report_parse_json() succeeded), so the
+     * write does not parse them again; NULL: parsed from document_json. */
+    const json_t *document;
+    const struct dv_report *report;
 };
 
 /* What a read returns: bytes that never change while a reference is held.

@@ -403,8 +403,17 @@ static int row_gate(const struct suite *s, const struct dv_report *rep, char *re
     return 0;
 }
 
-int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
+/* The publication gates of suite `suite_index` on the worker's document,
+ * read once: into *doc its JSON (NULL when it is not JSON) and into *rep
+ * its report (NULL unless it reads as divergence.v1), both for the record
+ * to reuse (free them either way). Returns 0 when the gates pass, else -1
+ * with `reason`. Where memory ran out both are NULL (what was read may be
+ * cut short). */
+static int gate_document(size_t suite_index, const char *document_json, json_t **doc, struct dv_report **rep,
+                         char *reason) {
     const struct suite *s = suites_get(suite_index);
+    *doc = NULL;
+    *rep = NULL;
     if (!s) {
         dv_seterr(reason, "unknown suite %zu", suite_index);
         return -1;
@@ -413,24 +422,41 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
         dv_seterr(reason, "the worker returned no document");
         return -1;
     }
-    struct dv_report *rep = experiment_report_create();
-    if (!rep) {
+    char why[ERR_LEN];
+    json_error_t je;
+    unsigned long failures = jsonout_failures();
+    *doc = jsonout_loadb(document_json, strlen(document_json), JSON_REJECT_DUPLICATES, &je);
+    if (*doc && !(*rep = experiment_report_create())) {
+        json_decref(*doc);
+        *doc = NULL;
         dv_seterr(reason, "out of memory");
         return -1;
     }
-    char why[ERR_LEN];
-    int rc;
-    unsigned long failures = jsonout_failures();
-    int parsed = report_parse(document_json, strlen(document_json), rep, why) == 0;
-    if (jsonout_failures() != failures) { /* what it read may be cut short */
+    int parsed = *doc && report_parse_json(*doc, *rep, why) == 0;
+    if (jsonout_failures() != failures || (!*doc && jsonout_oom(&je))) { /* what it read may be cut short */
+        json_decref(*doc);
+        experiment_report_free(*rep);
+        *doc = NULL;
+        *rep = NULL;
         dv_seterr(reason, "out of memory while reading the worker's document");
-        rc = -1;
-    } else if (!parsed) {
-        dv_seterr(reason, "the worker's document does not parse: %s", why);
-        rc = -1;
-    } else {
-        rc = row_gate(s, rep, reason);
+        return -1;
     }
+    if (!parsed) {
+        if (*doc) dv_seterr(reason, "the worker's document does not parse: %s", why);
+        else dv_seterr(reason, "the worker's document does not parse: report: line %d, column %d: %s", je.line,
+                       je.column, je.text);
+        experiment_report_free(*rep);
+        *rep = NULL;
+        return -1;
+    }
+    return row_gate(s, *rep, reason);
+}
+
+int refresh_gate(size_t suite_index, const char *document_json, char *reason) {
+    json_t *doc;
+    struct dv_report *rep;
+    int rc = gate_document(suite_index, document_json, &doc, &rep, reason);
+    json_decref(doc);
     experiment_report_free(rep);
     return rc;
 }
@@ -465,7 +491,9 @@ static void file_claimed(struct refresh *r, const char *id, size_t i, int ok, co
     char why[ERR_LEN] = "";
     unsigned nok = 0, nfailed = 0;
     int finished = 0;
-    if (ok && refresh_gate(i, document_json, why) != 0) ok = 0;
+    json_t *doc = NULL; /* the document read once, for the gates and the record */
+    struct dv_report *rep = NULL;
+    if (ok && gate_document(i, document_json, &doc, &rep, why) != 0) ok = 0;
     else if (!ok) snprintf(why, sizeof why, "%s", reason && *reason ? reason : "the job failed");
 
     struct evidence_record rec = {
@@ -481,9 +509,13 @@ static void file_claimed(struct refresh *r, const char *id, size_t i, int ok, co
         .finished_utc = NULL,
         .document_json = document_json,
         .transcript = NULL,
+        .document = doc,
+        .report = rep,
     };
     char werr[ERR_LEN];
     int wrc = evidence_write(r->ev, &rec, werr);
+    json_decref(doc);
+    experiment_report_free(rep);
     free(c->request);
     c->request = NULL;
 

@@ -326,3 +326,21 @@ Test(nights, history_and_index_carry_the_comparison) {
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(entry, "comparison"), "changed")), 1);
     json_decref(idx);
 }
+
+/* An older night is read once and kept for the nights after it, by its
+ * file: a re-run of that night (a new record under the same date) is what
+ * the next night compares with, not the copy kept of the first run. */
+Test(nights, a_rerun_of_an_older_night_is_what_the_next_night_compares_with) {
+    file(&(struct night){.date = "2026-11-29", .row = -1, .halfwidth = 0.002});
+    file(&(struct night){.date = "2026-11-30", .row = 1, .scale = 1.05, .halfwidth = 0.002});
+    json_t *c = comparison_of("2026-11-30");
+    cr_expect_eq(count(c, "higher"), 1, "the first run of 2026-11-29 is the one compared with");
+    json_decref(c);
+    /* 2026-11-29 measured again, now with the higher ratio of 2026-11-30. */
+    file(&(struct night){.date = "2026-11-29", .row = 1, .scale = 1.05, .halfwidth = 0.002});
+    file(&(struct night){.date = "2026-11-30", .row = 1, .scale = 1.05, .halfwidth = 0.002});
+    c = comparison_of("2026-11-30");
+    cr_expect_eq(count(c, "higher"), 0, "compared with the kept first run of 2026-11-29: %s", summary(c));
+    cr_expect_eq(count(c, "same"), 3, "%s", summary(c));
+    json_decref(c);
+}
