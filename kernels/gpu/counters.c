@@ -155,7 +155,8 @@ struct counters {
 
 /* One launch of the pass: part `part` of row `row`. */
 struct range {
-    unsigned row, part, blocks;
+    unsigned row, part;
+    struct counters_span span;
     double weight;
 };
 
@@ -414,9 +415,10 @@ static int plan_ranges(const struct counters *c, unsigned nrows, const struct te
     for (unsigned r = 0; r < nrows; r++) {
         const struct testimony_grid *g = &grids[r];
         const unsigned parts = c->full_grid ? 1u : g->nparts;
-        for (unsigned k = 0; k < parts && k < TESTIMONY_GRID_PARTS; k++)
-            ranges[n++] =
-                (struct range){r, k, c->full_grid ? g->blocks : g->part_blocks[k], c->full_grid ? 1.0 : g->weight[k]};
+        for (unsigned k = 0; k < parts && k < TESTIMONY_GRID_PARTS; k++) {
+            const struct counters_span whole = {0, g->blocks, 0}, part = {g->first[k], g->part_blocks[k], g->standin};
+            ranges[n++] = (struct range){r, k, c->full_grid ? whole : part, c->full_grid ? 1.0 : g->weight[k]};
+        }
     }
     *nranges = n;
     return 0;
@@ -456,7 +458,7 @@ static int pass_launches(struct counters *c, const struct range *rg, unsigned n,
         pr.pRangeProfilerObject = c->obj;
         pr.pRangeName = name;
         if (CUPTI_CALL(api.cuptiRangeProfilerPushRange(&pr), reason)) return COUNTERS_REFUSED;
-        int rc = l->launch(l->ctx, rg[i].row, rg[i].blocks, reason);
+        int rc = l->launch(l->ctx, rg[i].row, &rg[i].span, reason);
         if (rc != 0) return rc;
         CUpti_RangeProfiler_PopRange_Params pp = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         pp.pRangeProfilerObject = c->obj;
@@ -567,7 +569,7 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
     for (unsigned pass = 0; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++, c->passes++) {
         rc = pass_run(c, ranges, nranges, l, &all, reason);
         c->launches += nranges;
-        for (unsigned i = 0; i < nranges; i++) c->blocks += ranges[i].blocks;
+        for (unsigned i = 0; i < nranges; i++) c->blocks += ranges[i].span.blocks;
     }
     if (rc == 0 && !all) {
         dv_seterr(reason, "CUPTI: %d passes did not collect the metric set", COUNTERS_MAX_PASSES);

@@ -129,13 +129,20 @@ void counters_launched(const struct counters *c, unsigned *launches, unsigned lo
  * profiler up, not to the table whose pass happened to be first. */
 double counters_take_start_ms(struct counters *c);
 
-/* How the pass launches a table's rows: launch(ctx, row, blocks, err)
- * enqueues row `row`'s timed kernel on the first `blocks` blocks of its grid
- * (the same launch each pass: same inputs, same output buffer); wait(ctx,
- * err) waits for everything enqueued (NULL: cudaDeviceSynchronize()). Both
- * return 0 or a DV_* code with `err`. */
+/* How the pass launches a table's rows: launch(ctx, row, p, err) enqueues
+ * row `row`'s timed kernel on span `p` (the same launch each pass: same
+ * inputs, same output buffer); wait(ctx, err) waits for everything enqueued
+ * (NULL: cudaDeviceSynchronize()). Both return 0 or a DV_* code with
+ * `err`. A span is blocks first .. first + blocks - 1 of the row's stand-in
+ * grid (`standin` 1: the grid has one, model/testimony.h) or the first
+ * `blocks` blocks of its own grid (first 0); DV_COUNTERS_GRID=full always
+ * asks for the whole grid, stand-in or not. */
+struct counters_span {
+    unsigned first, blocks;
+    int standin;
+};
 struct counters_launch {
-    int (*launch)(void *ctx, unsigned row, unsigned blocks, char *err);
+    int (*launch)(void *ctx, unsigned row, const struct counters_span *p, char *err);
     int (*wait)(void *ctx, char *err);
     void *ctx;
 };

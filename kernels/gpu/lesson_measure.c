@@ -56,10 +56,14 @@ static int launch_row(void *vctx, unsigned row, char *err) {
 
 /* A launch of the counter pass, which first waits for a witness still
  * running (witness_settle() waits once). */
-static int launch_counted(void *vctx, unsigned row, unsigned blocks, char *err) {
+static int launch_counted(void *vctx, unsigned row, const struct counters_span *p, char *err) {
     const struct table_ctx *c = vctx;
+    if (p->standin || p->first != 0) { /* a lesson row's blocks are told apart by blockIdx.x: no stand-in */
+        dv_seterr(err, "counter pass: row %u: a lesson row has no stand-in grid", row);
+        return DV_ERR;
+    }
     int rc = c->pending ? witness_settle(c->pending, err) : 0;
-    return rc != 0 ? rc : launch(c, row, blocks, NULL, err);
+    return rc != 0 ? rc : launch(c, row, p->blocks, NULL, err);
 }
 
 /* The witness pass of a table (gpu/witness.h): each row's witness

@@ -31,7 +31,21 @@
 #include "kernels/gpu/devmem.h"
 #include "kernels/gpu/scenario_kernels.h"
 #include "kernels/gpu/timing.h"
+#include "kernels/model/chain.h"
 #include "kernels/model/scenario.h"
+
+/* The stand-in grid of a row (model/testimony.h, testimony_standin_bytes()):
+ * `n` blocks, block k a copy of grid block src[k], laid out as the row's
+ * kernel reads them: its assignment and its input on the device, an output
+ * of its own (the testimony's launches leave the timed output alone), and
+ * the assignment on the host for the witness's model. n 0: none. */
+struct standin {
+    unsigned n;
+    unsigned *src;
+    uint8_t *host_work;
+    void *work;
+    float *in, *out;
+};
 
 struct table_ctx {
     const struct scenario *s;
@@ -43,34 +57,49 @@ struct table_ctx {
     void *work[SCENARIO_MAX_ROWS];                  /* each row's assignment on the device */
     uint8_t *host_work[SCENARIO_MAX_ROWS];          /* and on the host, for the checks and the witness's model */
     struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* the counter pass's, from the assignments */
+    struct standin sub[SCENARIO_MAX_ROWS];          /* a row's stand-in grid, where it has one */
     struct witness_pass *pending;                   /* a witness the counter pass waits for before its first launch */
 };
 
-/* Row `row` on the first `blocks` blocks of the table's grid. */
-static int launch_any(struct table_ctx *c, unsigned row, unsigned blocks, struct dv_witness_block *w, char *err) {
+/* Row `row`'s kernel on `blocks` blocks from block `first` of its own grid
+ * or, with `standin`, of its stand-in grid. A scenario kernel tells its
+ * blocks apart only by what they read (blockIdx.x only indexes the
+ * buffers), so blocks from `first` on are launched as a grid of their own
+ * over the buffers from that block on. */
+static int launch_any(struct table_ctx *c, unsigned row, int standin, unsigned first, unsigned blocks,
+                      struct dv_witness_block *w, char *err) {
+    const size_t at = (size_t)first * c->block_x * c->block_y;
+    const struct standin *x = &c->sub[row];
+    const float *in = (standin ? x->in : c->in) + at;
+    float *out = (standin ? x->out : c->out[row]) + at;
+    const size_t elem = c->s->kind == SCENARIO_KWAY ? 1u : sizeof(uint32_t);
+    const void *work = (const char *)(standin ? x->work : c->work[row]) + at * elem;
     switch (c->s->kind) {
     case SCENARIO_KWAY:
-        return scenario_launch_kway(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, &c->lengths,
-                                    c->unit, w, err);
+        return scenario_launch_kway(in, out, work, blocks, c->block_x, c->block_y, &c->lengths, c->unit, w, err);
     case SCENARIO_LOOP:
-        return scenario_launch_loop(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->unit, w, err);
+        return scenario_launch_loop(in, out, work, blocks, c->block_x, c->block_y, c->unit, w, err);
     default:
-        return scenario_launch_short(c->in, c->out[row], c->work[row], blocks, c->block_x, c->block_y, c->s->lengths[0],
-                                     c->s->lengths[1], c->iters, w, err);
+        return scenario_launch_short(in, out, work, blocks, c->block_x, c->block_y, c->s->lengths[0], c->s->lengths[1],
+                                     c->iters, w, err);
     }
 }
 
 static int launch_row(void *p, unsigned row, char *err) {
     struct table_ctx *c = p;
-    return launch_any(c, row, c->blocks, NULL, err);
+    return launch_any(c, row, 0, 0, c->blocks, NULL, err);
 }
 
 /* A launch of the counter pass, which first waits for a witness still
  * running (witness_settle() waits once). */
-static int launch_counted(void *p, unsigned row, unsigned blocks, char *err) {
+static int launch_counted(void *p, unsigned row, const struct counters_span *span, char *err) {
     struct table_ctx *c = p;
     int rc = c->pending ? witness_settle(c->pending, err) : 0;
-    return rc != 0 ? rc : launch_any(c, row, blocks, NULL, err);
+    if (rc == 0 && span->standin && !c->sub[row].n) {
+        dv_seterr(err, "counter pass: row %u has no stand-in grid", row);
+        rc = DV_ERR;
+    }
+    return rc != 0 ? rc : launch_any(c, row, span->standin, span->first, span->blocks, NULL, err);
 }
 
 /* The witness pass of a scenario table (gpu/witness.h): each row's
@@ -84,9 +113,11 @@ struct scenario_witness {
     unsigned blocks[SCENARIO_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
 };
 
+/* A row with a stand-in grid is witnessed on it: each of its blocks'
+ * records counts for the grid blocks its copy stands for. */
 static int witness_launch(void *p, unsigned row, struct dv_witness_block *w, char *err) {
     const struct scenario_witness *x = p;
-    return launch_any(x->c, row, x->blocks[row], w, err);
+    return launch_any(x->c, row, x->c->sub[row].n > 0, 0, x->blocks[row], w, err);
 }
 
 static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
@@ -94,16 +125,20 @@ static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_wi
     const struct table_ctx *c = x->c;
     const unsigned tpb = c->block_x * c->block_y;
     (void)err;
-    testimony_expect_scenario(c->s, c->host_work[row], launched, tpb, c->iters, exp);
+    const uint8_t *work = c->sub[row].n ? c->sub[row].host_work : c->host_work[row];
+    testimony_expect_scenario(c->s, work, launched, tpb, c->iters, exp);
     return 0;
 }
 
 static void witness_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
                             const struct dv_witness_block *exp) {
     const struct scenario_witness *x = p;
-    testimony_observe_standing(seen, exp, launched, x->c->blocks, x->t->rows[row].warps_per_block,
-                               scenario_evaluations(x->c->s, x->o), &x->t->rows[row].observed);
-    x->t->rows[row].observed.blocks_witnessed = launched;
+    const struct table_ctx *c = x->c;
+    struct dv_observed *o = &x->t->rows[row].observed;
+    const unsigned per = scenario_evaluations(c->s, x->o), warps = x->t->rows[row].warps_per_block;
+    if (c->sub[row].n) testimony_observe_standin(seen, exp, &c->grids[row], c->sub[row].src, warps, per, o);
+    else testimony_observe_standing(seen, exp, launched, c->blocks, warps, per, o);
+    o->blocks_witnessed = launched;
 }
 
 static void scenario_counters(const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
@@ -114,15 +149,99 @@ static void scenario_counters(const struct dv_options *o, struct dv_table *t, st
     counters_table(cnt, t, c->grids, &l, evaluations, tm);
 }
 
+/* Uploads row `r`'s assignment `w` in the element type its kernel reads. */
+static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long long n, void **dev,
+                       char *err) {
+    size_t elem = s->kind == SCENARIO_KWAY ? 1u : sizeof(uint32_t);
+    uint32_t *wide = NULL;
+    int rc = devmem_alloc(dev, (size_t)n * elem, err);
+    if (rc != 0) return rc;
+    if (s->kind == SCENARIO_KWAY) return devmem_upload(*dev, w, (size_t)n, err);
+    wide = malloc((size_t)n * sizeof *wide);
+    if (!wide) {
+        dv_seterr(err, "scenario %s: out of memory", s->name);
+        return DV_ERR;
+    }
+    for (unsigned long long i = 0; i < n; i++)
+        wide[i] = s->kind == SCENARIO_LOOP ? w[i] : scenario_short_pattern(w[i]);
+    rc = devmem_upload(*dev, wide, (size_t)n * sizeof *wide, err);
+    free(wide);
+    return rc;
+}
+
+/* Row `r`'s stand-in grid, where one costs the counter pass fewer launch
+ * waves than its own grid (`wave` blocks run at once): the blocks copied,
+ * their assignment and input uploaded, an output of their own. Returns 0
+ * (with or without one) or a DV_* code. */
+static int standin_setup(struct table_ctx *c, unsigned r, unsigned wave, char *err) {
+    const unsigned tpb = c->block_x * c->block_y, blocks = c->blocks;
+    struct standin *x = &c->sub[r];
+    struct testimony_grid g;
+    float *hin = NULL;
+    int rc = 0;
+    if (!(x->src = malloc((size_t)blocks * sizeof *x->src))) {
+        dv_seterr(err, "scenario %s: out of memory for the stand-in of %u blocks", c->s->name, blocks);
+        return DV_ERR;
+    }
+    const unsigned n = testimony_standin_bytes(c->host_work[r], tpb, blocks, wave, &c->grids[r], &g, x->src, blocks);
+    if (n == 0) return 0;
+    const size_t threads = (size_t)n * tpb;
+    x->host_work = malloc(threads);
+    hin = malloc(threads * sizeof *hin);
+    if (!x->host_work || !hin) {
+        free(hin);
+        dv_seterr(err, "scenario %s: out of memory for the stand-in of %u blocks", c->s->name, n);
+        return DV_ERR;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        const unsigned long long from = (unsigned long long)x->src[k] * tpb;
+        memcpy(x->host_work + (size_t)k * tpb, c->host_work[r] + from, tpb);
+        for (unsigned t = 0; t < tpb; t++) hin[(size_t)k * tpb + t] = dv_input_value(from + t);
+    }
+    void *in = NULL, *out = NULL;
+    if ((rc = upload_work(c->s, x->host_work, threads, &x->work, err)) == 0 &&
+        (rc = devmem_alloc(&in, threads * sizeof(float), err)) == 0 &&
+        (rc = devmem_upload(in, hin, threads * sizeof(float), err)) == 0)
+        rc = devmem_alloc(&out, threads * sizeof(float), err);
+    x->in = in;
+    x->out = out;
+    free(hin);
+    if (rc != 0) return rc;
+    c->grids[r] = g;
+    x->n = n;
+    return 0;
+}
+
+static void standin_free(struct standin *x) {
+    devmem_free(x->work);
+    devmem_free(x->in);
+    devmem_free(x->out);
+    free(x->src);
+    free(x->host_work);
+    memset(x, 0, sizeof *x);
+}
+
 /* The testimony after the timed samples: witness, then counters, the
  * counter pass set up while the witness kernels run where its set allows
  * (as lesson_measure.c). */
 static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
-                              struct dv_testimony *tm, struct counters **cnt, char *err) {
+                              unsigned wave, struct dv_testimony *tm, struct counters **cnt, char *err) {
     struct scenario_witness x = {c, o, t, {0}};
+    if (o->no_witness && !*cnt) return 0;
+    /* The stand-ins are the testimony's: made only when it runs, timed as
+     * the witness's (they serve it first). */
+    const double s0 = timeutil_now_ms();
+    for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
+        int rc = standin_setup(c, r, wave, err);
+        if (rc != 0) return rc;
+    }
+    if (!o->no_witness) tm->witness_ms += timeutil_now_ms() - s0;
+    else tm->counters_ms += timeutil_now_ms() - s0;
     for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
         const struct testimony_grid *g = &c->grids[r];
-        x.blocks[r] = g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks : g->part_blocks[0];
+        x.blocks[r] = c->sub[r].n                                ? c->sub[r].n
+                      : g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks
+                                                               : g->part_blocks[0];
     }
     const struct witness_rows rows = {c->s->nrows, c->blocks, x.blocks, witness_launch, witness_expect, witness_observe,
                                       &x};
@@ -151,26 +270,6 @@ static int scenario_testimony(struct session *s, const struct dv_options *o, str
     }
     if (*cnt && !counted) scenario_counters(o, t, c, tm, cnt);
     return 0;
-}
-
-/* Uploads row `r`'s assignment `w` in the element type its kernel reads. */
-static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long long n, void **dev,
-                       char *err) {
-    size_t elem = s->kind == SCENARIO_KWAY ? 1u : sizeof(uint32_t);
-    uint32_t *wide = NULL;
-    int rc = devmem_alloc(dev, (size_t)n * elem, err);
-    if (rc != 0) return rc;
-    if (s->kind == SCENARIO_KWAY) return devmem_upload(*dev, w, (size_t)n, err);
-    wide = malloc((size_t)n * sizeof *wide);
-    if (!wide) {
-        dv_seterr(err, "scenario %s: out of memory", s->name);
-        return DV_ERR;
-    }
-    for (unsigned long long i = 0; i < n; i++)
-        wide[i] = s->kind == SCENARIO_LOOP ? w[i] : scenario_short_pattern(w[i]);
-    rc = devmem_upload(*dev, wide, (size_t)n * sizeof *wide, err);
-    free(wide);
-    return rc;
 }
 
 /* The launch state of scenario table `s` for options `o` over device input
@@ -307,7 +406,7 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     h0 = timeutil_now_ms();
     const double w0 = tm->witness_ms, c0 = tm->counters_ms;
     const int counted = *cnt != NULL;
-    rc = scenario_testimony(sess, o, t, &c, tm, cnt, err);
+    rc = scenario_testimony(sess, o, t, &c, dev->sm_count > 0 ? (unsigned)dev->sm_count : 1u, tm, cnt, err);
     t->host_testimony_ms = timeutil_now_ms() - h0;
     t->cost_witness_ms = o->no_witness ? NAN : tm->witness_ms - w0;
     t->cost_counters_ms = counted ? tm->counters_ms - c0 : NAN;
@@ -317,6 +416,7 @@ cleanup:
         devmem_free(c.work[r]);
         devmem_free(c.out[r]);
         free(c.host_work[r]);
+        standin_free(&c.sub[r]);
     }
     free(host_out);
     return rc;

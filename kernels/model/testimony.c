@@ -13,6 +13,8 @@
  */
 #include "kernels/model/testimony.h"
 
+#include "kernels/base/fnv.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,19 +130,31 @@ static unsigned long long stands_for(unsigned b, unsigned launched, unsigned blo
     return (unsigned long long)(blocks / launched) + (b < blocks % launched);
 }
 
-void testimony_observe_standing(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
-                                unsigned launched, unsigned blocks, unsigned warps_per_block, unsigned per,
-                                struct dv_observed *o) {
+/* How the launched blocks stand for the grid: by period (block b for the
+ * blocks b mod launched), or by a stand-in's weights and sources. */
+struct standing {
+    unsigned launched, blocks;
+    const struct testimony_grid *g; /* NULL: by period */
+    const unsigned *src;
+};
+
+static unsigned long long standing_weight(const struct standing *st, unsigned b) {
+    return st->g ? (unsigned long long)testimony_grid_weight_of(st->g, b) : stands_for(b, st->launched, st->blocks);
+}
+
+static void observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                    const struct standing *st, unsigned warps_per_block, unsigned per, struct dv_observed *o) {
+    const unsigned launched = st->launched, blocks = st->blocks;
     memset(o, 0, sizeof *o);
     o->present = 1;
     o->per = per ? per : 1u;
     o->first_difference = -1;
-    if (launched == 0 || launched > blocks) launched = blocks;
     int every_warp_both_full = blocks > 0;
     unsigned long long exp_runs = 0;
+    unsigned differs = 0; /* the launched block of the first difference */
     for (unsigned b = 0; b < launched; b++) {
         const struct dv_witness_block *s = &seen[b];
-        const unsigned long long w = stands_for(b, launched, blocks);
+        const unsigned long long w = standing_weight(st, b);
         for (unsigned p = 0; p < DV_WITNESS_PATHS; p++) {
             o->runs[p] += w * s->runs[p];
             o->split[p] += w * s->split[p];
@@ -158,7 +172,13 @@ void testimony_observe_standing(const struct dv_witness_block *seen, const struc
         if (s->split[0] || s->split[1] || s->runs[0] != s->runs[1] ||
             s->runs[0] != (unsigned long long)warps_per_block * o->per)
             every_warp_both_full = 0;
-        if (exp && o->first_difference < 0 && memcmp(s, &exp[b], sizeof *s) != 0) o->first_difference = b;
+        /* The first grid block that differs: a stand-in lists its blocks'
+         * copies out of grid order, so the least of their sources. */
+        const long long at = st->src ? (long long)st->src[b] : (long long)b;
+        if (exp && (o->first_difference < 0 || at < o->first_difference) && memcmp(s, &exp[b], sizeof *s) != 0) {
+            o->first_difference = at;
+            differs = b;
+        }
     }
     dv_count_finish(&o->path_runs, blocks);
     dv_count_finish(&o->split_warps, blocks);
@@ -179,13 +199,28 @@ void testimony_observe_standing(const struct dv_witness_block *seen, const struc
                  o->path_runs.per_block, o->per > 1 ? " per iteration" : "",
                  (double)exp_runs / o->per / (blocks ? blocks : 1));
     else {
-        const struct dv_witness_block *s = &seen[o->first_difference], *e = &exp[o->first_difference];
+        const struct dv_witness_block *s = &seen[differs], *e = &exp[differs];
         snprintf(o->verdict, sizeof o->verdict,
                  "differs from the model at block %lld: path A %llu runs (%llu partial), model %llu (%llu); "
                  "path B %llu runs (%llu partial), model %llu (%llu)",
                  o->first_difference, s->runs[0], s->split[0], e->runs[0], e->split[0], s->runs[1], s->split[1],
                  e->runs[1], e->split[1]);
     }
+}
+
+void testimony_observe_standing(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                                unsigned launched, unsigned blocks, unsigned warps_per_block, unsigned per,
+                                struct dv_observed *o) {
+    if (launched == 0 || launched > blocks) launched = blocks;
+    const struct standing st = {launched, blocks, NULL, NULL};
+    observe(seen, exp, &st, warps_per_block, per, o);
+}
+
+void testimony_observe_standin(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                               const struct testimony_grid *g, const unsigned *src, unsigned warps_per_block,
+                               unsigned per, struct dv_observed *o) {
+    const struct standing st = {testimony_grid_launched(g), g->blocks, g, src};
+    observe(seen, exp, &st, warps_per_block, per, o);
 }
 
 void testimony_observe(const struct dv_witness_block *seen, const struct dv_witness_block *exp, unsigned blocks,
@@ -253,6 +288,136 @@ void testimony_counter_grid(unsigned blocks, unsigned period, struct testimony_g
         out->part_blocks[1] = rest;
         out->weight[1] = 1.0;
     }
+}
+
+unsigned testimony_grid_launched(const struct testimony_grid *g) {
+    unsigned n = 0;
+    for (unsigned k = 0; k < g->nparts && k < TESTIMONY_GRID_PARTS; k++) n += g->part_blocks[k];
+    return n;
+}
+
+double testimony_grid_weight_of(const struct testimony_grid *g, unsigned b) {
+    for (unsigned k = 0; k < g->nparts && k < TESTIMONY_GRID_PARTS; k++)
+        if (b >= g->first[k] && b - g->first[k] < g->part_blocks[k]) return g->weight[k];
+    return 0;
+}
+
+/* A block by its bytes, for grouping identical blocks. */
+struct block_key {
+    uint64_t hash;
+    unsigned block;
+};
+
+static int block_key_cmp(const void *a, const void *b) {
+    const struct block_key *x = a, *y = b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return x->block < y->block ? -1 : x->block > y->block;
+}
+
+/* Launch waves of `n` blocks, `wave` at a time. */
+static unsigned long long waves_of(unsigned long long n, unsigned wave) { return (n + wave - 1) / wave; }
+
+static int class_cmp(const void *a, const void *b) {
+    const unsigned *x = a, *y = b; /* {representative, count} pairs by representative */
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned blocks, unsigned wave,
+                                 const struct testimony_grid *plain, struct testimony_grid *out, unsigned *src,
+                                 unsigned max_src) {
+    if (!values || tpb == 0 || blocks < 2 || max_src == 0) return 0;
+    if (wave == 0) wave = 1;
+    struct block_key *keys = malloc((size_t)blocks * sizeof *keys);
+    unsigned *cls = malloc((size_t)2 * blocks * sizeof *cls); /* {representative, count} per distinct block */
+    unsigned ncls = 0, made = 0;
+    if (!keys || !cls) goto done;
+    for (unsigned b = 0; b < blocks; b++)
+        keys[b] = (struct block_key){fnv1a_64(FNV1A_64_OFFSET, values + (size_t)b * tpb, tpb), b};
+    qsort(keys, blocks, sizeof *keys, block_key_cmp);
+    /* Blocks of one hash, compared byte for byte with the distinct blocks
+     * of that hash found so far (a hash shared by different bytes is
+     * vanishingly rare, and then costs a comparison, not a wrong count). */
+    for (unsigned i = 0; i < blocks;) {
+        unsigned j = i;
+        while (j < blocks && keys[j].hash == keys[i].hash) j++;
+        const unsigned first = ncls;
+        for (unsigned k = i; k < j; k++) {
+            const uint8_t *v = values + (size_t)keys[k].block * tpb;
+            unsigned c = first;
+            while (c < ncls && memcmp(values + (size_t)cls[2 * c] * tpb, v, tpb) != 0) c++;
+            if (c == ncls) {
+                cls[2 * ncls] = keys[k].block; /* the least block of its bytes: keys are sorted by block */
+                cls[2 * ncls + 1] = 0;
+                ncls++;
+            }
+            cls[2 * c + 1]++;
+        }
+        i = j;
+    }
+    if (ncls > max_src) goto done;
+    qsort(cls, ncls, 2 * sizeof *cls, class_cmp);
+    /* The base: 1 .. 64, each count and their greatest common divisor. */
+    unsigned long long best_cost = 0, best_n = 0;
+    unsigned best_s = 0, most = 0, g = 0;
+    for (unsigned c = 0; c < ncls; c++) {
+        const unsigned w = cls[2 * c + 1];
+        most = w > most ? w : most;
+        unsigned a = g, b = w;
+        while (b) {
+            const unsigned t = a % b;
+            a = b;
+            b = t;
+        }
+        g = a;
+    }
+    for (unsigned cand = 0; cand < 64u + 1u + ncls; cand++) {
+        const unsigned s = cand < 64u ? cand + 1u : cand == 64u ? g : cls[2 * (cand - 65u) + 1];
+        if (s == 0 || s > most) continue;
+        unsigned long long n0 = 0, n1 = 0;
+        for (unsigned c = 0; c < ncls; c++) {
+            n0 += cls[2 * c + 1] / s;
+            n1 += cls[2 * c + 1] % s;
+        }
+        if (n0 + n1 > max_src) continue;
+        const unsigned long long cost = waves_of(n0, wave) + waves_of(n1, wave);
+        if (!best_s || cost < best_cost || (cost == best_cost && n0 + n1 < best_n)) {
+            best_cost = cost;
+            best_n = n0 + n1;
+            best_s = s;
+        }
+    }
+    if (!best_s) goto done;
+    unsigned long long plain_cost = 0, plain_n = 0;
+    for (unsigned k = 0; k < plain->nparts && k < TESTIMONY_GRID_PARTS; k++) {
+        plain_cost += waves_of(plain->part_blocks[k], wave);
+        plain_n += plain->part_blocks[k];
+    }
+    if (best_cost > plain_cost || (best_cost == plain_cost && best_n >= plain_n)) goto done;
+    unsigned n = 0;
+    for (unsigned c = 0; c < ncls; c++)
+        for (unsigned q = cls[2 * c + 1] / best_s; q-- > 0;) src[n++] = cls[2 * c];
+    const unsigned n0 = n;
+    for (unsigned c = 0; c < ncls; c++)
+        for (unsigned r = cls[2 * c + 1] % best_s; r-- > 0;) src[n++] = cls[2 * c];
+    memset(out, 0, sizeof *out);
+    out->blocks = blocks;
+    out->standin = 1;
+    out->nparts = 0;
+    if (n0) {
+        out->part_blocks[out->nparts] = n0;
+        out->weight[out->nparts] = best_s;
+        out->first[out->nparts++] = 0;
+    }
+    if (n > n0) {
+        out->part_blocks[out->nparts] = n - n0;
+        out->weight[out->nparts] = 1.0;
+        out->first[out->nparts++] = n0;
+    }
+    made = n;
+done:
+    free(keys);
+    free(cls);
+    return made;
 }
 
 /* The per-thread values of a grid, read 64 bits at a time per block: a

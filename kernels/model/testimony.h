@@ -102,15 +102,57 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
  * not 0, the first blocks % period blocks, weight 1. A period of 0 or of at
  * least `blocks`, or parts that would launch as many blocks as the grid,
  * give one part: the whole grid, weight 1. The full grid's count of any
- * per-block sum is sum(weight[k] x count of part k). */
+ * per-block sum is sum(weight[k] x count of part k).
+ *
+ * A grid with a stand-in (`standin` 1, testimony_standin_bytes()) counts
+ * other blocks: part k is blocks first[k] .. first[k] + part_blocks[k] - 1
+ * of a stand-in grid the caller lays out, each a copy of a block of the
+ * row's grid; the sums are the same. Otherwise every first[k] is 0 and a
+ * part is the first part_blocks[k] blocks of the row's own grid. */
 #define TESTIMONY_GRID_PARTS 2
 struct testimony_grid {
     unsigned blocks; /* the row's whole grid        */
     unsigned nparts; /* 1 or 2                      */
     unsigned part_blocks[TESTIMONY_GRID_PARTS];
     double weight[TESTIMONY_GRID_PARTS];
+    unsigned first[TESTIMONY_GRID_PARTS];
+    int standin;
 };
 void testimony_counter_grid(unsigned blocks, unsigned period, struct testimony_grid *out);
+
+/* The blocks of the stand-in grid in all (sum of part_blocks[]). */
+unsigned testimony_grid_launched(const struct testimony_grid *g);
+
+/* The weight of stand-in block `b` of `g` (a grid with a stand-in): the
+ * weight of the part it lies in, 0 past the last. */
+double testimony_grid_weight_of(const struct testimony_grid *g, unsigned b);
+
+/* A stand-in for a grid of `blocks` blocks of `tpb` threads whose blocks
+ * run only what their own per-thread values say (a scenario row's
+ * assignment, one byte a thread): blocks with the same bytes count the
+ * same, so the grid's sums are each distinct block's count times the
+ * blocks that have its bytes. With w_c such blocks of distinct block c, a
+ * base s lays out part 0 with w_c / s copies of each (weight s) and part 1
+ * with the w_c % s left (weight 1); s is chosen for the fewest launch
+ * waves of `wave` blocks (the blocks the GPU runs at once; 0: 1), then the
+ * fewest blocks, never more than `max_src` blocks in all. When that costs
+ * fewer waves than `plain` (the row's grid without a stand-in), or as many
+ * waves in fewer blocks, it writes the stand-in into *out (standin 1) and
+ * into src[k] the grid block stand-in block k copies, and returns how many
+ * blocks it has; else it returns 0 and leaves *out as it was. The same
+ * holds for the witness's records: stand-in block k's record stands for
+ * testimony_grid_weight_of(out, k) blocks of the grid. It returns 0 when
+ * memory for the search (16 bytes a block) cannot be had. */
+unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned blocks, unsigned wave,
+                                 const struct testimony_grid *plain, struct testimony_grid *out, unsigned *src,
+                                 unsigned max_src);
+/* testimony_observe_standing() over a grid with a stand-in (testimony_standin_bytes()): `seen`
+ * and `exp` hold the records of the stand-in's blocks, block k standing for
+ * testimony_grid_weight_of(g, k) blocks of the grid and copying grid block
+ * src[k] (the first difference names that block). */
+void testimony_observe_standin(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
+                               const struct testimony_grid *g, const unsigned *src, unsigned warps_per_block,
+                               unsigned per, struct dv_observed *o);
 
 /* The smallest period P, in blocks, of a grid's per-thread values: thread t
  * of block b has the value of thread t of block b mod P for every block b <

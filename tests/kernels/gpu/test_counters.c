@@ -100,12 +100,13 @@ static void standin(const char *fail, unsigned result) {
 /* Launches that record what the pass asked for. */
 struct fake {
     unsigned n;
-    unsigned row[64], blocks[64];
+    unsigned row[64], blocks[64], first[64];
+    int standin[64];
     int fail_row, fail_rc;
     unsigned waits;
 };
 
-static int fake_launch(void *ctx, unsigned row, unsigned blocks, char *err) {
+static int fake_launch(void *ctx, unsigned row, const struct counters_span *p, char *err) {
     struct fake *f = ctx;
     if ((int)row == f->fail_row) {
         snprintf(err, ERR_LEN, "launch mixOneBranch at kernels/gpu/lesson_kernels.cu:1: an injected failure");
@@ -113,7 +114,9 @@ static int fake_launch(void *ctx, unsigned row, unsigned blocks, char *err) {
     }
     if (f->n < 64) {
         f->row[f->n] = row;
-        f->blocks[f->n] = blocks;
+        f->blocks[f->n] = p->blocks;
+        f->first[f->n] = p->first;
+        f->standin[f->n] = p->standin;
     }
     f->n++;
     return 0;
@@ -323,6 +326,58 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         counters_free(c);
     }
     unsetenv("DV_COUNTERS_SET");
+    unsetenv("DV_COUNTERS_GRID");
+}
+
+/* A row with a stand-in grid (model/testimony.h) is launched part by part
+ * at each part's place in the stand-in, and said to be a stand-in; with
+ * DV_COUNTERS_GRID=full it is launched on its own whole grid. The blocks
+ * the pass launched are counted over both passes. */
+Test(counters, a_stand_in_grids_parts_are_launched_at_their_places) {
+    static const struct {
+        const char *grid;
+        unsigned n;
+        struct counters_span span[3];
+    } modes[] = {
+        {NULL, 3, {{0, 1, 0}, {0, 3, 1}, {3, 2, 1}}},
+        {"full", 2, {{0, 4096, 0}, {0, 4096, 0}}},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        standin(NULL, 0);
+        unsetenv("DV_COUNTERS_SET");
+        if (modes[m].grid) setenv("DV_COUNTERS_GRID", modes[m].grid, 1);
+        else unsetenv("DV_COUNTERS_GRID");
+        struct counters *c = prepared();
+        struct testimony_grid g[2];
+        testimony_counter_grid(4096, 1, &g[0]);
+        g[1] = (struct testimony_grid){.blocks = 4096,
+                                       .nparts = 2,
+                                       .part_blocks = {3, 2},
+                                       .weight = {1365, 1},
+                                       .first = {0, 3},
+                                       .standin = 1};
+        struct fake f = {.fail_row = -1};
+        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        struct dv_counters out[2];
+        char reason[ERR_LEN] = "";
+        cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* the stand-in's NaNs */
+        const unsigned per = modes[m].n, passes = counters_passes(c);
+        cr_assert_eq(f.n, per * passes, "mode %zu: %u launches", m, f.n);
+        unsigned long long blocks = 0;
+        for (unsigned i = 0; i < f.n && i < 64; i++) {
+            const struct counters_span *want = &modes[m].span[i % per];
+            cr_expect_eq(f.first[i], want->first, "mode %zu launch %u", m, i);
+            cr_expect_eq(f.blocks[i], want->blocks, "mode %zu launch %u", m, i);
+            cr_expect_eq(f.standin[i], want->standin, "mode %zu launch %u", m, i);
+            blocks += want->blocks;
+        }
+        unsigned launches = 0;
+        unsigned long long counted = 0;
+        counters_launched(c, &launches, &counted);
+        cr_expect_eq(launches, f.n);
+        cr_expect_eq(counted, blocks);
+        counters_free(c);
+    }
     unsetenv("DV_COUNTERS_GRID");
 }
 

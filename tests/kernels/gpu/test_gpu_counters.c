@@ -78,13 +78,13 @@ struct replay_ctx {
     const uint32_t *d_mask[DV_MAX_ROWS];
 };
 
-static int replay_launch(void *vctx, unsigned row, unsigned blocks, char *err) {
+static int replay_launch(void *vctx, unsigned row, const struct counters_span *p, char *err) {
     const struct replay_ctx *c = vctx;
     struct dv_launch l = c->base;
     l.out = c->out[row];
     l.mode = c->t->rows[row].mode;
     l.mask = c->d_mask[row];
-    l.blocks = blocks;
+    l.blocks = p->blocks;
     return dv_run_kernel(c->t->rows[row].kernel, &l, err);
 }
 
@@ -130,7 +130,7 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
             cr_assert_not_null(masks[i], "%s", err);
             cr_assert_not_null(x.out[i] = session_output(s, i, n, &host[i], &rc, err), "%s", err);
             cr_assert_eq(testimony_lesson_grid(&t->rows[i], &g, r->config.iterations, masks[i], &grids[i], err), 0);
-            cr_assert_eq(replay_launch(&x, i, g.blocks, err), 0, "%s", err);
+            cr_assert_eq(replay_launch(&x, i, &(struct counters_span){0, g.blocks, 0}, err), 0, "%s", err);
         }
         cr_assert_eq(DV_CUDA_CALL(cudaDeviceSynchronize(), err), 0, "%s", err);
         struct dv_counters out[DV_MAX_ROWS];
@@ -432,9 +432,11 @@ static int compare_run(const char *set, const char *grid, struct dv_report **rep
     return skipped;
 }
 
-/* How the pass now counts row `j` of table `t` under options `o`: "1 of
- * 4096 blocks", "2 x 2048", "3 x 333 + 1", "the whole grid". */
-static void grid_text(const struct dv_options *o, const struct dv_table *t, unsigned j, char *out, size_t len) {
+/* How the pass now counts row `j` of table `t` under options `o` on a GPU
+ * of `sms` SMs (a scenario row's stand-in takes them for its wave): "2 x
+ * 2048", "3 x 333 + 1", "whole grid (4096)", "stand-in 16 x 256". */
+static void grid_text(const struct dv_options *o, const struct dv_table *t, unsigned j, unsigned sms, char *out,
+                      size_t len) {
     const struct dv_geometry g = experiment_table_is_scenario(t)
                                      ? scenario_grid(o)
                                      : (struct dv_geometry){o->blocks, o->block_x, o->block_y ? o->block_y : 1};
@@ -447,7 +449,16 @@ static void grid_text(const struct dv_options *o, const struct dv_table *t, unsi
         cr_assert(s && work);
         cr_assert_eq(scenario_assign(s, s->rows[j].layout, g.blocks, tpb, work, err), 0, "%s", err);
         testimony_counter_grid(g.blocks, testimony_period_bytes(work, tpb, g.blocks), &tg);
+        unsigned *src = malloc((size_t)g.blocks * sizeof *src);
+        cr_assert_not_null(src);
+        struct testimony_grid sg;
+        const int standin = testimony_standin_bytes(work, tpb, g.blocks, sms ? sms : 1, &tg, &sg, src, g.blocks) > 0;
+        free(src);
         free(work);
+        if (standin && sg.nparts == 1) snprintf(out, len, "stand-in %u x %.0f", sg.part_blocks[0], sg.weight[0]);
+        else if (standin)
+            snprintf(out, len, "stand-in %u x %.0f + %u", sg.part_blocks[0], sg.weight[0], sg.part_blocks[1]);
+        if (standin) return;
     } else {
         uint32_t *m = experiment_row_mask(&t->rows[j], &g, err);
         cr_assert_not_null(m, "%s", err);
@@ -502,7 +513,7 @@ Test(gpu_counters, the_default_pass_counts_what_the_hardware_counts_on_whole_gri
             for (unsigned j = 0; j < tn->nrows; j++) {
                 const struct dv_counters *a = &tb->rows[j].counters, *b = &tn->rows[j].counters;
                 char grid[64];
-                grid_text(&o, tn, j, grid, sizeof grid);
+                grid_text(&o, tn, j, (unsigned)now[k]->device.sm_count, grid, sizeof grid);
                 int same = a->present && b->present;
                 same &= a->branch_targets_divergent == b->branch_targets_divergent;
                 same &= a->branch_targets == b->branch_targets;

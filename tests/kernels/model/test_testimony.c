@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/base/fnv.h"
 #include "kernels/model/testimony.h"
 
 /* The model's record of a row of `kernel` running `name`, planned as the
@@ -579,4 +580,136 @@ Test(testimony, observe_standing_counts_what_the_whole_grid_counts) {
     cr_expect_eq(b.first_difference, 1);
     free(whole);
     free(two);
+}
+
+/* A stand-in grid of a scenario row (identical blocks grouped, laid out as
+ * copies in at most two parts) sums what the whole grid sums: for every
+ * row of the suite at the suites' grid and at odd ones, any per-block
+ * count (here one that differs for every distinct block: a hash of its
+ * bytes) weighted by the stand-in's weights equals the grid's sum, every
+ * copy is of a block with the same bytes, and the witness's records built
+ * on the stand-in and counted with its weights give the whole grid's
+ * figures. The sorted rows, 4096 blocks of a few kinds, stand in a
+ * handful of blocks. */
+static uint64_t block_count(const uint8_t *work, unsigned tpb, unsigned b) {
+    return fnv1a_64(FNV1A_64_OFFSET, work + (size_t)b * tpb, tpb) & 0xffffu;
+}
+
+Test(testimony, a_scenario_rows_stand_in_sums_what_its_grid_sums) {
+    static const struct { unsigned blocks, tpb, wave; } grids[] = {{4096, 256, 132}, {64, 256, 8}, {37, 96, 4}};
+    size_t n = 0;
+    const char *const *names = scenario_names(&n);
+    unsigned made = 0, sorted_small = 0, sorted = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct scenario *s = scenario_find(names[i]);
+        for (size_t k = 0; k < sizeof grids / sizeof grids[0]; k++) {
+            const unsigned blocks = grids[k].blocks, tpb = grids[k].tpb;
+            for (unsigned r = 0; r < s->nrows; r++) {
+                uint8_t *work = malloc((size_t)blocks * tpb);
+                unsigned *src = malloc(blocks * sizeof *src);
+                char err[ERR_LEN];
+                cr_assert(work && src);
+                cr_assert_eq(scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
+                struct testimony_grid plain, g;
+                testimony_counter_grid(blocks, testimony_period_bytes(work, tpb, blocks), &plain);
+                memset(&g, 0x5a, sizeof g);
+                const unsigned ns = testimony_standin_bytes(work, tpb, blocks, grids[k].wave, &plain, &g, src, blocks);
+                if (ns == 0) {
+                    cr_expect_eq(g.blocks, 0x5a5a5a5au, "no stand-in leaves the grid as it was");
+                    free(work);
+                    free(src);
+                    continue;
+                }
+                made++;
+                cr_assert_eq(g.standin, 1);
+                cr_assert_eq(g.blocks, blocks);
+                cr_assert_eq(testimony_grid_launched(&g), ns);
+                cr_expect_lt(ns, testimony_grid_launched(&plain) + 1, "%s row %u: no more blocks than its grid", names[i], r);
+                uint64_t want = 0, got = 0;
+                double stands = 0;
+                for (unsigned b = 0; b < blocks; b++) want += block_count(work, tpb, b);
+                uint8_t *copy = malloc((size_t)ns * tpb);
+                cr_assert_not_null(copy);
+                for (unsigned b = 0; b < ns; b++) {
+                    cr_assert_lt(src[b], blocks);
+                    const double w = testimony_grid_weight_of(&g, b);
+                    cr_assert_gt(w, 0);
+                    stands += w;
+                    got += (uint64_t)w * block_count(work, tpb, src[b]);
+                    memcpy(copy + (size_t)b * tpb, work + (size_t)src[b] * tpb, tpb);
+                }
+                cr_expect_eq(got, want, "%s row %u, %u blocks: the stand-in's weighted sum", names[i], r, blocks);
+                cr_expect_float_eq(stands, blocks, 1e-9, "%s row %u: the weights cover the grid", names[i], r);
+                /* The witness's records on the stand-in, counted with its weights. */
+                struct dv_witness_block *whole = calloc(blocks, sizeof *whole), *rep = calloc(ns, sizeof *rep);
+                cr_assert(whole && rep);
+                testimony_expect_scenario(s, work, blocks, tpb, 128, whole);
+                testimony_expect_scenario(s, copy, ns, tpb, 128, rep);
+                struct dv_observed a, o;
+                testimony_observe(whole, whole, blocks, (tpb + 31) / 32, 1, &a);
+                testimony_observe_standin(rep, rep, &g, src, (tpb + 31) / 32, 1, &o);
+                cr_expect(a.runs[0] == o.runs[0] && a.runs[1] == o.runs[1] && a.lanes[0] == o.lanes[0] &&
+                              a.lanes[1] == o.lanes[1] && a.split[0] == o.split[0] && a.split[1] == o.split[1] &&
+                              a.path_runs.total == o.path_runs.total && a.split_warps.total == o.split_warps.total &&
+                              a.path_runs.min == o.path_runs.min && a.path_runs.max == o.path_runs.max &&
+                              a.split_warps.min == o.split_warps.min && a.split_warps.max == o.split_warps.max &&
+                              memcmp(a.hist, o.hist, sizeof a.hist) == 0 && o.agrees,
+                          "%s row %u, %u blocks: the stand-in's records count what the grid's count", names[i], r,
+                          blocks);
+                cr_expect_str_eq(a.verdict, o.verdict);
+                if (blocks == 4096 && s->rows[r].layout == SCENARIO_LAYOUT_SORTED) {
+                    sorted++;
+                    sorted_small += ns <= 64;
+                }
+                free(whole);
+                free(rep);
+                free(copy);
+                free(work);
+                free(src);
+            }
+        }
+    }
+    cr_expect_gt(made, 0);
+    cr_expect_gt(sorted, 0, "no sorted row had a stand-in");
+    cr_expect_eq(sorted_small, sorted, "%u of %u sorted rows of 4096 blocks stand in at most 64 blocks", sorted_small,
+                 sorted);
+}
+
+/* Blocks that are all different have no stand-in; a grid of one kind of
+ * block stands in one block when its plain grid is larger; a difference
+ * the witness sees is named by the least grid block with those bytes. */
+Test(testimony, a_stand_in_only_where_it_saves_and_differences_name_grid_blocks) {
+    enum { B = 40, T = 64 };
+    uint8_t work[B * T];
+    unsigned src[B];
+    struct testimony_grid plain, g;
+    for (unsigned i = 0; i < B * T; i++) work[i] = (uint8_t)(i / T); /* every block its own */
+    testimony_counter_grid(B, testimony_period_bytes(work, T, B), &plain);
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 4, &plain, &g, src, B), 0);
+    /* Blocks 0-9 of one kind, 10-39 of another: the plain grid is the whole
+     * grid (no period), the stand-in 1 + 3 blocks weighted 10. */
+    for (unsigned i = 0; i < B * T; i++) work[i] = i / T < 10 ? 1 : 2;
+    testimony_counter_grid(B, testimony_period_bytes(work, T, B), &plain);
+    cr_assert_eq(testimony_grid_launched(&plain), B);
+    const unsigned ns = testimony_standin_bytes(work, T, B, 4, &plain, &g, src, B);
+    cr_assert_eq(ns, 4);
+    cr_expect_eq(g.nparts, 1);
+    cr_expect_float_eq(g.weight[0], 10, 1e-12);
+    cr_expect(src[0] == 0 && src[1] == 10 && src[2] == 10 && src[3] == 10, "%u %u %u %u", src[0], src[1], src[2], src[3]);
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 4, &plain, &g, src, 3), 0, "no room for its 4 blocks");
+    /* Too few blocks to hold it: 0. One wave of 64: the plain grid (one
+     * wave too) against 4 blocks in one wave, fewer blocks: a stand-in. */
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 64, &plain, &g, src, B), 4);
+    struct dv_witness_block seen[4], exp[4];
+    memset(seen, 0, sizeof seen);
+    memset(exp, 0, sizeof exp);
+    for (unsigned b = 0; b < 4; b++) seen[b].runs[0] = exp[b].runs[0] = 2;
+    seen[3].runs[0] = 5; /* a copy of block 10 differs */
+    struct dv_observed o;
+    testimony_observe_standin(seen, exp, &g, src, 2, 1, &o);
+    cr_expect_not(o.agrees);
+    cr_expect_eq(o.first_difference, 10, "the grid block the copy stands for");
+    seen[0].runs[0] = 5; /* and block 0 too: the least grid block is named */
+    testimony_observe_standin(seen, exp, &g, src, 2, 1, &o);
+    cr_expect_eq(o.first_difference, 0);
 }
