@@ -169,16 +169,19 @@ static int upload_work(const struct scenario *s, const uint8_t *w, unsigned long
     return rc;
 }
 
-/* Row `r`'s stand-in grid, where one costs the counter pass fewer launch
- * waves than its own grid (`wave` blocks run at once): the blocks copied,
- * their assignment and input uploaded, an output of their own. Returns 0
- * (with or without one) or a DV_* code. */
+/* The blocks that stand for row `r`'s grid in the testimony: a block runs
+ * what its threads' assignments say and nothing else tells blocks apart,
+ * so one period of them (c->grids[r]) or, where one costs the counter pass
+ * fewer launch waves (`wave` blocks run at once), a stand-in grid: the
+ * distinct blocks copied, their assignment and input uploaded, an output of
+ * their own. Returns 0 (with or without a stand-in) or a DV_* code. */
 static int standin_setup(struct table_ctx *c, unsigned r, unsigned wave, char *err) {
     const unsigned tpb = c->block_x * c->block_y, blocks = c->blocks;
     struct standin *x = &c->sub[r];
     struct testimony_grid g;
     float *hin = NULL;
     int rc = 0;
+    testimony_counter_grid(blocks, testimony_period_bytes(c->host_work[r], tpb, blocks), &c->grids[r]);
     if (!(x->src = malloc((size_t)blocks * sizeof *x->src))) {
         dv_seterr(err, "scenario %s: out of memory for the stand-in of %u blocks", c->s->name, blocks);
         return DV_ERR;
@@ -228,8 +231,8 @@ static int scenario_testimony(struct session *s, const struct dv_options *o, str
                               unsigned wave, struct dv_testimony *tm, struct counters **cnt, char *err) {
     struct scenario_witness x = {c, o, t, {0}};
     if (o->no_witness && !*cnt) return 0;
-    /* The stand-ins are the testimony's: made only when it runs, timed as
-     * the witness's (they serve it first). */
+    /* The rows' counted grids are the testimony's: found only when it runs,
+     * timed as the witness's (they serve it first). */
     const double s0 = timeutil_now_ms();
     for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
         int rc = standin_setup(c, r, wave, err);
@@ -299,9 +302,6 @@ static int table_setup(struct table_ctx *c, const struct scenario *s, const stru
             return DV_ERR;
         }
         if (scenario_assign(s, s->rows[r].layout, c->blocks, tpb, work, err) != 0) return DV_ERR;
-        /* A block runs what its threads' assignments say, and nothing else
-         * tells blocks apart: the counter pass counts one period of them. */
-        testimony_counter_grid(c->blocks, testimony_period_bytes(work, tpb, c->blocks), &c->grids[r]);
         if ((rc = upload_work(s, work, n, &c->work[r], err)) != 0) return rc;
         void *out = NULL;
         rc = devmem_alloc(&out, (size_t)n * sizeof(float), err);

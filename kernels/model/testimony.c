@@ -327,19 +327,38 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
                                  unsigned max_src) {
     if (!values || tpb == 0 || blocks < 2 || max_src == 0) return 0;
     if (wave == 0) wave = 1;
+    unsigned long long plain_cost = 0, plain_n = 0;
+    for (unsigned k = 0; k < plain->nparts && k < TESTIMONY_GRID_PARTS; k++) {
+        plain_cost += waves_of(plain->part_blocks[k], wave);
+        plain_n += plain->part_blocks[k];
+    }
+    if (plain_cost <= 1) return 0; /* one wave already: nothing to save */
     struct block_key *keys = malloc((size_t)blocks * sizeof *keys);
+    unsigned *len = malloc((size_t)blocks * sizeof *len);       /* per run of equal blocks: its length */
     unsigned *cls = malloc((size_t)2 * blocks * sizeof *cls); /* {representative, count} per distinct block */
-    unsigned ncls = 0, made = 0;
-    if (!keys || !cls) goto done;
-    for (unsigned b = 0; b < blocks; b++)
-        keys[b] = (struct block_key){fnv1a_64(FNV1A_64_OFFSET, values + (size_t)b * tpb, tpb), b};
-    qsort(keys, blocks, sizeof *keys, block_key_cmp);
-    /* Blocks of one hash, compared byte for byte with the distinct blocks
-     * of that hash found so far (a hash shared by different bytes is
+    unsigned nruns = 0, ncls = 0, made = 0;
+    if (!keys || !len || !cls) goto done;
+    /* Runs of equal neighbours first (a sorted layout is a few long runs),
+     * then one hash per run. */
+    for (unsigned b = 0; b < blocks; b++) {
+        const uint8_t *v = values + (size_t)b * tpb;
+        if (b > 0 && memcmp(v - tpb, v, tpb) == 0) {
+            len[nruns - 1]++;
+            continue;
+        }
+        keys[nruns] = (struct block_key){fnv1a_64(FNV1A_64_OFFSET, v, tpb), b};
+        len[nruns++] = 1;
+    }
+    /* A run's length goes with it through the sort: keep it by its block. */
+    for (unsigned i = 0; i < nruns; i++) cls[keys[i].block] = len[i];
+    qsort(keys, nruns, sizeof *keys, block_key_cmp);
+    for (unsigned i = 0; i < nruns; i++) len[i] = cls[keys[i].block];
+    /* Runs of one hash, compared byte for byte with the distinct blocks of
+     * that hash found so far (a hash shared by different bytes is
      * vanishingly rare, and then costs a comparison, not a wrong count). */
-    for (unsigned i = 0; i < blocks;) {
+    for (unsigned i = 0; i < nruns;) {
         unsigned j = i;
-        while (j < blocks && keys[j].hash == keys[i].hash) j++;
+        while (j < nruns && keys[j].hash == keys[i].hash) j++;
         const unsigned first = ncls;
         for (unsigned k = i; k < j; k++) {
             const uint8_t *v = values + (size_t)keys[k].block * tpb;
@@ -350,7 +369,7 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
                 cls[2 * ncls + 1] = 0;
                 ncls++;
             }
-            cls[2 * c + 1]++;
+            cls[2 * c + 1] += len[k];
         }
         i = j;
     }
@@ -387,11 +406,6 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
         }
     }
     if (!best_s) goto done;
-    unsigned long long plain_cost = 0, plain_n = 0;
-    for (unsigned k = 0; k < plain->nparts && k < TESTIMONY_GRID_PARTS; k++) {
-        plain_cost += waves_of(plain->part_blocks[k], wave);
-        plain_n += plain->part_blocks[k];
-    }
     if (best_cost > plain_cost || (best_cost == plain_cost && best_n >= plain_n)) goto done;
     unsigned n = 0;
     for (unsigned c = 0; c < ncls; c++)
@@ -416,6 +430,7 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
     made = n;
 done:
     free(keys);
+    free(len);
     free(cls);
     return made;
 }

@@ -139,10 +139,13 @@ double testimony_grid_weight_of(const struct testimony_grid *g, unsigned b);
  * fewer waves than `plain` (the row's grid without a stand-in), or as many
  * waves in fewer blocks, it writes the stand-in into *out (standin 1) and
  * into src[k] the grid block stand-in block k copies, and returns how many
- * blocks it has; else it returns 0 and leaves *out as it was. The same
+ * blocks it has; else it returns 0 and leaves *out as it was. A `plain`
+ * grid of one wave is kept without looking (nothing to save). The same
  * holds for the witness's records: stand-in block k's record stands for
- * testimony_grid_weight_of(out, k) blocks of the grid. It returns 0 when
- * memory for the search (16 bytes a block) cannot be had. */
+ * testimony_grid_weight_of(out, k) blocks of the grid. Equal neighbouring
+ * blocks are found by comparing them, the rest by a hash of their bytes
+ * and a comparison. It returns 0 when memory for the search (28 bytes a
+ * block) cannot be had. */
 unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned blocks, unsigned wave,
                                  const struct testimony_grid *plain, struct testimony_grid *out, unsigned *src,
                                  unsigned max_src);

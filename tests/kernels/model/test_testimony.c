@@ -697,9 +697,18 @@ Test(testimony, a_stand_in_only_where_it_saves_and_differences_name_grid_blocks)
     cr_expect_float_eq(g.weight[0], 10, 1e-12);
     cr_expect(src[0] == 0 && src[1] == 10 && src[2] == 10 && src[3] == 10, "%u %u %u %u", src[0], src[1], src[2], src[3]);
     cr_expect_eq(testimony_standin_bytes(work, T, B, 4, &plain, &g, src, 3), 0, "no room for its 4 blocks");
-    /* Too few blocks to hold it: 0. One wave of 64: the plain grid (one
-     * wave too) against 4 blocks in one wave, fewer blocks: a stand-in. */
-    cr_expect_eq(testimony_standin_bytes(work, T, B, 64, &plain, &g, src, B), 4);
+    /* A plain grid of one wave (64 blocks at once) is kept as it is. */
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 64, &plain, &g, src, B), 0);
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 4, &plain, &g, src, B), 4);
+    /* Equal blocks apart, not neighbours (1 2 1 2 ...): found by their hash. */
+    for (unsigned i = 0; i < B * T; i++) work[i] = (i / T) % 2 ? 2 : 1;
+    struct testimony_grid whole;
+    testimony_counter_grid(B, 0, &whole);
+    cr_expect_eq(testimony_standin_bytes(work, T, B, 4, &whole, &g, src, B), 2);
+    cr_expect(src[0] == 0 && src[1] == 1 && g.nparts == 1 && g.weight[0] == 20, "%u %u x %g", src[0], src[1],
+              g.weight[0]);
+    for (unsigned i = 0; i < B * T; i++) work[i] = i / T < 10 ? 1 : 2;
+    cr_assert_eq(testimony_standin_bytes(work, T, B, 4, &plain, &g, src, B), 4);
     struct dv_witness_block seen[4], exp[4];
     memset(seen, 0, sizeof seen);
     memset(exp, 0, sizeof exp);
