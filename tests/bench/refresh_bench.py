@@ -14,9 +14,11 @@ summary, as the nightly timer sees it. Only one refresh runs at a time: the
 idle server's worker holds its CUDA context and nothing else.
 
 Per night and server it prints the refresh's wall time, the timed GPU work
-its suites' documents report (gpu_time_ms; the scenario suite samples until
-its intervals are narrow enough, so this varies from night to night) and the
-wall time less that work, then each night's ratio, testimony on over off.
+its suites' documents report (gpu_time_ms, of each suite's newest record of
+the night, failed or good; the scenario suite samples until its intervals
+are narrow enough, so this varies from night to night) and the wall time
+less that work, then each night's ratio, testimony on over off, and which
+suite failed its gates where one did.
 Night 1 of a server is its build's first: the worker collects the lesson
 rows' instruction profiles (cached for every later night of the build), so
 the summary is over nights 2..N: the medians of each column and the median
@@ -106,7 +108,8 @@ class Server:
         wall = time.monotonic() - t0
         docs = self.documents()
         gpu = sum(d.get("gpu_time_ms") or 0 for d in docs.values()) / 1e3
-        return {"rc": p.returncode, "wall_s": wall, "gpu_s": gpu, "wall_less_gpu_s": wall - gpu,
+        failed = sorted(k for k, d in docs.items() if d.get("_status") != "ok")
+        return {"rc": p.returncode, "wall_s": wall, "gpu_s": gpu, "wall_less_gpu_s": wall - gpu, "failed": failed,
                 "suites": {k: suite_figures(d) for k, d in docs.items()},
                 "output": p.stdout[-2000:] + p.stderr[-2000:]}
 
@@ -114,20 +117,28 @@ class Server:
         return sorted(glob.glob(os.path.join(self.evidence, "*", "????-??-??")))
 
     def documents(self):
-        """Today's records' documents, by suite (the last night filed)."""
+        """The last night's documents, by suite: each suite's newest record
+        of the night, good (<suite>.json) or failed (<suite>.failed.json,
+        filed beside a good record of the same date), so a night whose
+        suite failed its gates counts the GPU work it did."""
         dirs = self.night_dirs()
         out = {}
         if not dirs:
             return out
-        for path in sorted(glob.glob(os.path.join(dirs[-1], "*.json"))):
-            if path.endswith(".failed.json"):
-                continue
+        newest = {}
+        for path in glob.glob(os.path.join(dirs[-1], "*.json")):
+            name = os.path.basename(path)
+            suite = name[:-len(".failed.json")] if name.endswith(".failed.json") else name[:-5]
+            t = os.stat(path).st_mtime_ns
+            if suite not in newest or t > newest[suite][0]:
+                newest[suite] = (t, path)
+        for suite, (_, path) in sorted(newest.items()):
             try:
                 with open(path) as f:
                     rec = json.load(f)
             except (OSError, ValueError):
                 continue
-            out[os.path.basename(path)[:-5]] = rec.get("document") or {}
+            out[suite] = dict(rec.get("document") or {}, _status=rec.get("status"))
         return out
 
     def file_history(self, k):
@@ -224,9 +235,11 @@ def main():
                     night.setdefault("history_filed", {})[s.name] = s.file_history(args.history)
             nights.append(night)
             on, off = night["on"], night["off"]
+            gates = "; ".join(f"{k} failed {', '.join(night[k]['failed'])}" for k in ("on", "off") if night[k]["failed"])
             print(f"night {n} ({order[0]} first): on {on['wall_s']:.2f} s (GPU {on['gpu_s']:.2f}, "
                   f"less GPU {on['wall_less_gpu_s']:.2f}), off {off['wall_s']:.2f} s (GPU {off['gpu_s']:.2f}, "
-                  f"less GPU {off['wall_less_gpu_s']:.2f}): on/off {on['wall_s'] / off['wall_s']:.2f}x", flush=True)
+                  f"less GPU {off['wall_less_gpu_s']:.2f}): on/off {on['wall_s'] / off['wall_s']:.2f}x"
+                  + (f" ({gates})" if gates else ""), flush=True)
     finally:
         for s in servers.values():
             s.stop()
@@ -241,12 +254,19 @@ def main():
         "ratios": [x["on"]["wall_s"] / x["off"]["wall_s"] for x in later],
     }
     summary["ratio_of_medians"] = summary["on_s"] / summary["off_s"]
+    good = [x for x in later if not x["on"]["failed"] and not x["off"]["failed"]]
+    summary["nights_all_good"] = len(good)
+    summary["ratio_median_of_good_nights"] = med(x["on"]["wall_s"] / x["off"]["wall_s"] for x in good)
     print()
     print(f"nights 2-{len(nights)}, medians    testimony on    off      on/off")
     print(f"  refresh wall             {summary['on_s']:8.2f} s  {summary['off_s']:6.2f} s  "
           f"{summary['ratio_of_medians']:.2f}x (median of the nights' ratios {summary['ratio_median_of_nights']:.2f}x)")
     print(f"  wall less timed GPU work {summary['on_less_gpu_s']:8.2f} s  {summary['off_less_gpu_s']:6.2f} s")
     print(f"  each night's on/off      " + ", ".join(f"{r:.2f}x" for r in summary["ratios"]))
+    if summary["nights_all_good"] < len(later):
+        print(f"  nights with every suite good on both servers: {summary['nights_all_good']} of {len(later)}, "
+              f"median of their ratios {summary['ratio_median_of_good_nights']:.2f}x (a suite that fails its "
+              "gates has sampled to its cap: more GPU work)")
     print(f"  night 1 (the build's first): on {summary['first_night']['on_s']:.2f} s, "
           f"off {summary['first_night']['off_s']:.2f} s")
     last = later[-1]["on"]["suites"]
