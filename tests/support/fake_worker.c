@@ -5,7 +5,8 @@
  * plants a failure with an ordinary POST /measure body:
  *   1111  hang forever (the server must kill it at the deadline)
  *   2222  abort() (a crash: SIGABRT)
- *   3333  sleep 300 ms, then answer like any other job
+ *   3333  sleep 300 ms (or, when FAKE_WORKER_GATE names a file, wait until
+ *         that file exists, at most 60 s), then answer like any other job
  *   4444  answer a sticky CUDA error and exit (as the real worker does)
  *   5555  answer a failed correctness gate (DV_EGATE) with a document
  *   6666  answer like any other job, saying it exits after the reply (as
@@ -171,9 +172,13 @@ int main(int argc, char **argv) {
             for (;;) timeutil_sleep_ms(1000);
         case 2222:
             abort();
-        case 3333:
-            timeutil_sleep_ms(300);
+        case 3333: {
+            const char *gate = getenv("FAKE_WORKER_GATE");
+            if (!gate || !*gate) timeutil_sleep_ms(300);
+            for (int waited = 0; gate && *gate && access(gate, F_OK) != 0 && waited < 60000; waited += 10)
+                timeutil_sleep_ms(10);
             break;
+        }
         case 4444:
             reply_fail(id, DV_ESTICKY, "cudaDeviceSynchronize: an illegal memory access was encountered (fake)", NULL);
             return 3;
