@@ -50,19 +50,9 @@ import sys
 import tempfile
 import time
 import urllib.error
-import urllib.request
 
-
-def request(method, url, body=None, timeout=60):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from service_bench import request  # noqa: E402  (the same HTTP helper as the service's benchmark)
 
 
 class Server:
