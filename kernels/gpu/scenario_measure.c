@@ -103,9 +103,9 @@ static int launch_counted(void *p, unsigned row, const struct counters_span *spa
 }
 
 /* The witness pass of a scenario table (gpu/witness.h): each row's
- * witness kernel on the blocks that stand for its grid (the period of its
- * assignment, which the counter pass uses too), and the model's records of
- * those blocks. */
+ * witness kernel on the blocks that stand for its grid (one period of its
+ * assignment, or its stand-in grid: the counter pass's blocks), and the
+ * model's records of those blocks. */
 struct scenario_witness {
     struct table_ctx *c;
     const struct dv_options *o;
