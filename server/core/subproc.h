@@ -1,6 +1,7 @@
 /* subproc.h -- the one way the server's parts run a program and take its
  * answer: a child process with the given argv, `input` on its stdin, its
- * stdout read whole into memory, under a deadline after which it is killed.
+ * stdout read whole into memory, under a deadline after which it is killed
+ * with everything it started.
  *
  *   struct subproc_result res;
  *   const char *argv[] = {"/usr/local/cuda/bin/nvdisasm", "-c", path, NULL};
@@ -15,6 +16,13 @@
  * before it has read everything cannot deadlock the two. The caller's
  * SIGPIPE must be ignored (the worker and the CLI ignore it) for a child
  * that exits without reading its input. Any thread may call it.
+ *
+ * The child leads a process group of its own, and the run ends with a
+ * SIGKILL to that group: nothing the child started outlives the run. The
+ * deadline bounds the child's whole life, whether or not it has closed its
+ * stdout. A child that has ended while something it started still holds its
+ * stdout is given SUBPROC_GRACE_MS more, then judged by its own exit, with
+ * what it wrote kept.
  */
 #ifndef DV_SUBPROC_H
 #define DV_SUBPROC_H
@@ -22,6 +30,7 @@
 #include <stddef.h>
 
 #define SUBPROC_MAX_OUTPUT (64u << 20) /* more output than this ends the child */
+#define SUBPROC_GRACE_MS 100           /* the output's end awaited after the child's */
 
 enum subproc_how {
     SUBPROC_EXITED,   /* status: its exit status                    */
@@ -34,13 +43,14 @@ struct subproc_result {
     int status;
     char *out; /* stdout, NUL-terminated (not counted in len); never NULL after success */
     size_t len;
-    double ms; /* wall time from start to the child's end */
+    double ms; /* wall time from start to the end of the run (the child reaped) */
 };
 
 /* Runs argv[0] (a path, not searched for) with `argv`, `input` (`len`
- * bytes, may be NULL) on stdin, for at most `deadline_ms` (<= 0: none).
- * Returns 0 with *res filled whatever the child did, or -1 with `err` when
- * it could not be started (no such program: the reason says so). */
+ * bytes, may be NULL) on stdin, for at most `deadline_ms` (<= 0: none) of
+ * its life, its group killed past it. Returns 0 with *res filled whatever
+ * the child did, or -1 with `err` when it could not be started (no such
+ * program: the reason says so). */
 int subproc_run(const char *const *argv, const void *input, size_t len, double deadline_ms, struct subproc_result *res,
                 char *err);
 

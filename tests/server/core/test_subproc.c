@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kernels/base/status.h"
+#include "kernels/base/timeutil.h"
 #include "server/core/subproc.h"
 
 static struct subproc_result run(const char *const *argv, const char *input, size_t len, double deadline) {
@@ -103,4 +104,107 @@ Test(subproc, the_callers_descriptors_do_not_leak) {
     cr_expect_str_eq(r.out, "closed\n");
     subproc_result_cleanup(&r);
     close(fd);
+}
+
+/* ---- the deadline bounds the child's whole life, and its group ends with it -- */
+
+/* The pid a script printed as "grandchild N", or -1. */
+static pid_t grandchild_of(const char *out) {
+    const char *g = strstr(out, "grandchild ");
+    return g ? (pid_t)strtol(g + 11, NULL, 10) : -1;
+}
+
+/* Whether `pid` has ended (gone, or a zombie its new parent has yet to
+ * reap), waiting up to 2 s for the SIGKILL to land. */
+static int gone(pid_t pid) {
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 200; i++) {
+        FILE *f = fopen(path, "r");
+        if (!f) return 1;
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        const char *paren = strrchr(stat, ')');
+        if (!paren || paren[1] == '\0' || paren[2] == 'Z') return 1;
+        timeutil_sleep_ms(10);
+    }
+    return 0;
+}
+
+Test(subproc, a_child_that_closes_stdout_and_hangs_is_killed_at_its_deadline, .timeout = 20) {
+    const char *argv[] = {"/bin/sh", "-c", "echo answer; exec 1>&-; exec sleep 8", NULL};
+    const double t0 = timeutil_now_ms();
+    struct subproc_result r = run(argv, NULL, 0, 1000);
+    const double elapsed = timeutil_now_ms() - t0;
+    cr_log_info("closed stdout and hung: returned %.1f ms after its 1000 ms deadline", elapsed - 1000);
+    cr_expect_eq(r.how, SUBPROC_KILLED);
+    cr_expect(elapsed >= 1000 && elapsed < 1100, "returned after %.1f ms, deadline 1000 ms", elapsed);
+    subproc_result_cleanup(&r);
+}
+
+Test(subproc, a_child_that_exits_is_judged_by_its_exit_not_by_a_grandchilds_pipe, .timeout = 20) {
+    /* The grandchild keeps the child's stdout open and sleeps on. */
+    const char *argv[] = {"/bin/sh", "-c", "sleep 8 & echo \"grandchild $!\"; echo answer; exit 0", NULL};
+    const double t0 = timeutil_now_ms();
+    struct subproc_result r = run(argv, NULL, 0, 5000);
+    const double elapsed = timeutil_now_ms() - t0;
+    cr_expect_eq(r.how, SUBPROC_EXITED);
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "answer\n") != NULL, "%s", r.out);
+    cr_expect(elapsed < 2500, "returned after %.1f ms: it waited for the grandchild", elapsed);
+    const pid_t g = grandchild_of(r.out);
+    cr_assert_gt(g, 0, "%s", r.out);
+    cr_expect(gone(g), "the grandchild %d is still running", (int)g);
+    subproc_result_cleanup(&r);
+}
+
+Test(subproc, what_a_child_started_ends_with_it, .timeout = 20) {
+    /* At its deadline, with the grandchild holding stdout... */
+    const char *hung[] = {"/bin/sh", "-c", "sleep 8 & echo \"grandchild $!\"; sleep 8", NULL};
+    struct subproc_result r = run(hung, NULL, 0, 300);
+    cr_expect_eq(r.how, SUBPROC_KILLED);
+    pid_t g = grandchild_of(r.out);
+    cr_assert_gt(g, 0, "%s", r.out);
+    cr_expect(gone(g), "the grandchild %d outlived its group's deadline", (int)g);
+    subproc_result_cleanup(&r);
+    /* ... and at a clean exit, with the grandchild's stdout elsewhere. */
+    const char *clean[] = {"/bin/sh", "-c", "sleep 8 >/dev/null & echo \"grandchild $!\"", NULL};
+    r = run(clean, NULL, 0, 5000);
+    cr_expect_eq(r.how, SUBPROC_EXITED);
+    cr_expect_eq(r.status, 0);
+    g = grandchild_of(r.out);
+    cr_assert_gt(g, 0, "%s", r.out);
+    cr_expect(gone(g), "the grandchild %d outlived the run", (int)g);
+    subproc_result_cleanup(&r);
+}
+
+Test(subproc, a_child_that_floods_stdout_is_killed_at_the_limit, .timeout = 60) {
+    const char *argv[] = {"/bin/sh", "-c", "echo \"grandchild $$\"; exec cat /dev/zero", NULL};
+    struct subproc_result r = run(argv, NULL, 0, 50000);
+    cr_expect_eq(r.how, SUBPROC_KILLED);
+    cr_expect_gt(r.len, SUBPROC_MAX_OUTPUT);
+    cr_expect_lt(r.len, SUBPROC_MAX_OUTPUT + (1u << 20), "%zu bytes kept", r.len);
+    char what[128];
+    subproc_describe(&r, 50000, what, sizeof what);
+    cr_expect(strstr(what, "more than") != NULL, "%s", what);
+    const pid_t g = grandchild_of(r.out); /* the child itself, by then cat */
+    cr_assert_gt(g, 0);
+    cr_expect(gone(g));
+    subproc_result_cleanup(&r);
+}
+
+Test(subproc, a_stopped_child_is_killed_at_its_deadline, .timeout = 20) {
+    /* Stopped with its stdout open, and stopped after closing it. */
+    const char *open_out[] = {"/bin/sh", "-c", "echo answer; kill -STOP $$; echo never", NULL};
+    const char *closed_out[] = {"/bin/sh", "-c", "echo answer; exec 1>&-; kill -STOP $$", NULL};
+    const char *const *cases[] = {open_out, closed_out};
+    for (int i = 0; i < 2; i++) {
+        const double t0 = timeutil_now_ms();
+        struct subproc_result r = run(cases[i], NULL, 0, 500);
+        const double elapsed = timeutil_now_ms() - t0;
+        cr_expect_eq(r.how, SUBPROC_KILLED, "case %d", i);
+        cr_expect(elapsed >= 500 && elapsed < 600, "case %d: returned after %.1f ms, deadline 500 ms", i, elapsed);
+        subproc_result_cleanup(&r);
+    }
 }
