@@ -30,9 +30,13 @@ struct listing; /* model/listing.h */
  * profiler's child process writes its result with it. */
 json_t *report_instructions_json(const struct listing *l);
 
-/* Reads such an object back into a new listing (*out, listing_free() it).
- * Returns 0, or -1 with `err` naming the field ("instructions.runs[3].pc:
- * expected an integer"). */
+/* Reads such an object back into a new listing (*out, listing_free() it),
+ * and takes it only whole (listing_check(): regions and runs present,
+ * each region the sum of its runs, no more lanes than a warp has): the
+ * profiler's answers and the profile cache's files come through here, so
+ * what does not add up never reaches a cache. Returns 0, or -1 with `err`
+ * naming the field ("instructions.runs[3].pc: expected an integer",
+ * "instructions.regions: none: a profile has its regions"). */
 int report_instructions_parse(const json_t *o, struct listing **out, char *err);
 
 /* The document's `device` object alone (what GET /device shows), as a

@@ -48,12 +48,13 @@ static void get_ll(struct rd *rd, const json_t *o, const char *path, const char 
     *dst = json_integer_value(v);
 }
 
-#define GET_INT(rd, o, path, key, dst, type)                                  \
-    do {                                                                      \
-        long long tmp_ = (long long)(dst);                                    \
-        get_ll(rd, o, path, key, &tmp_);                                      \
-        if (tmp_ < 0 && (type)-1 > 0) rd_fail(rd, path, key, "negative");     \
-        else (dst) = (type)tmp_;                                              \
+#define GET_INT(rd, o, path, key, dst, type)                                      \
+    do {                                                                          \
+        long long tmp_ = (long long)(dst);                                        \
+        get_ll(rd, o, path, key, &tmp_);                                          \
+        if (tmp_ < 0 && (type)-1 > 0) rd_fail(rd, path, key, "negative");         \
+        else if ((long long)(type)tmp_ != tmp_) rd_fail(rd, path, key, "out of range"); \
+        else (dst) = (type)tmp_;                                                  \
     } while (0)
 
 /* A number; null reads as `if_null` (NaN where null stood for NaN). */
@@ -473,7 +474,18 @@ int report_instructions_parse(const json_t *o, struct listing **out, char *err) 
         return -1;
     }
     *out = listing_parse(&rd, o, "instructions");
-    return *out ? 0 : -1;
+    if (!*out) return -1;
+    /* Read, then whole: a profile that reads but does not add up (no
+     * regions, counts its runs do not give) is refused here, before any
+     * cache takes it. */
+    char field[64], why[ERR_LEN];
+    if (listing_check(*out, field, sizeof field, why) != 0) {
+        rd_fail(&rd, "instructions", field, why);
+        listing_free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 static void testimony_parse(struct rd *rd, const json_t *o, struct dv_testimony *t) {

@@ -404,6 +404,100 @@ void listing_sum(const struct listing *l, enum listing_kind kind, const char *op
     if (instructions) *instructions = n;
 }
 
+/* ---- the shape of a profile --------------------------------------------- */
+
+#define WARP_LANES 32
+
+/* A fault: the field ("runs[3].count", or `name` alone when index < 0)
+ * into `field`, `reason` into `why`; returns -1. */
+static int check_fail(char *field, size_t fsize, char *why, const char *name, long index, const char *key,
+                      const char *reason) {
+    if (index >= 0) snprintf(field, fsize, "%s[%ld]%s%s", name, index, *key ? "." : "", key);
+    else snprintf(field, fsize, "%s", name);
+    dv_seterr(why, "%s", reason);
+    return -1;
+}
+
+/* A lanes figure: NaN (never executed) or within a warp. */
+static int lanes_ok(double lanes) { return isnan(lanes) || (lanes >= 0 && lanes <= WARP_LANES); }
+
+/* The counts of one run, and its place after the run before it. */
+static int check_run(const struct listing *l, unsigned i, char *field, size_t fsize, char *why) {
+    const struct listing_run *r = &l->runs[i];
+    char reason[160];
+    if (r->count == 0) return check_fail(field, fsize, why, "runs", i, "count", "0: a run has instructions");
+    if (i > 0 && r->pc <= l->runs[i - 1].pc)
+        return check_fail(field, fsize, why, "runs", i, "pc", "not after the run before it");
+    if ((unsigned)r->region >= LISTING_KINDS) return check_fail(field, fsize, why, "runs", i, "region", "no such region");
+    if (r->thread / WARP_LANES + (r->thread % WARP_LANES != 0) > r->warp) { /* thread > 32 warp, unoverflowed */
+        snprintf(reason, sizeof reason, "%llu for %llu warp executions: more than %d lanes each", r->thread, r->warp,
+                 WARP_LANES);
+        return check_fail(field, fsize, why, "runs", i, "thread_executions", reason);
+    }
+    if (r->pred_on > r->thread)
+        return check_fail(field, fsize, why, "runs", i, "pred_on_thread_executions", "more than its thread executions");
+    if (!lanes_ok(r->lanes)) return check_fail(field, fsize, why, "runs", i, "lanes", "not within 0 to 32");
+    return 0;
+}
+
+/* The sums of region `k` against its runs': instructions, warp, thread and
+ * predicated-on executions. */
+static int check_region(const struct listing *l, unsigned k, char *field, size_t fsize, char *why) {
+    const struct listing_region *g = &l->regions[k];
+    unsigned long long n = 0, sum[3] = {0, 0, 0};
+    for (unsigned i = 0; i < l->nruns; i++) {
+        const struct listing_run *r = &l->runs[i];
+        if (r->region != g->kind) continue;
+        const unsigned long long per[3] = {r->warp, r->thread, r->pred_on};
+        n += r->count;
+        for (int c = 0; c < 3; c++) {
+            unsigned long long x;
+            if (__builtin_mul_overflow(per[c], (unsigned long long)r->count, &x) ||
+                __builtin_add_overflow(sum[c], x, &sum[c]))
+                return check_fail(field, fsize, why, "runs", i, "", "its counts overflow 64 bits");
+        }
+    }
+    static const char *const keys[4] = {"instructions", "warp_executions", "thread_executions",
+                                        "pred_on_thread_executions"};
+    const unsigned long long want[4] = {n, sum[0], sum[1], sum[2]}, got[4] = {g->instructions, g->warp, g->thread,
+                                                                              g->pred_on};
+    char reason[160];
+    for (int c = 0; c < 4; c++) {
+        if (got[c] == want[c]) continue;
+        snprintf(reason, sizeof reason, "%llu, but its runs add up to %llu", got[c], want[c]);
+        return check_fail(field, fsize, why, "regions", k, keys[c], reason);
+    }
+    if (!lanes_ok(g->lanes)) return check_fail(field, fsize, why, "regions", k, "lanes_per_execution", "not within 0 to 32");
+    for (unsigned s = 0; g->has_stalls && s < g->nstalls; s++)
+        if (!(g->stalls[s].share >= 0 && g->stalls[s].share <= 1))
+            return check_fail(field, fsize, why, "regions", k, "stalls", "a share not within 0 to 1");
+    return 0;
+}
+
+int listing_check(const struct listing *l, char *field, size_t fsize, char *why) {
+    if (l->nregions == 0) return check_fail(field, fsize, why, "regions", -1, "", "none: a profile has its regions");
+    if (l->nruns == 0) return check_fail(field, fsize, why, "runs", -1, "", "none: a profile has its instructions");
+    if (!(isnan(l->mapped) || (l->mapped >= 0 && l->mapped <= 1)))
+        return check_fail(field, fsize, why, "mapped", -1, "", "not within 0 to 1");
+    if (!(isnan(l->scale) || l->scale > 0)) return check_fail(field, fsize, why, "scale", -1, "", "not above 0");
+    if (!(isnan(l->collect_ms) || l->collect_ms >= 0))
+        return check_fail(field, fsize, why, "collect_ms", -1, "", "negative");
+    int seen[LISTING_KINDS] = {0};
+    for (unsigned k = 0; k < l->nregions; k++) {
+        const unsigned kind = (unsigned)l->regions[k].kind;
+        if (kind >= LISTING_KINDS || seen[kind]++)
+            return check_fail(field, fsize, why, "regions", k, "kind", kind >= LISTING_KINDS ? "no such region" : "listed twice");
+    }
+    for (unsigned i = 0; i < l->nruns; i++) {
+        if (check_run(l, i, field, fsize, why) != 0) return -1;
+        if (!seen[l->runs[i].region])
+            return check_fail(field, fsize, why, "runs", i, "region", "a region the profile's regions do not list");
+    }
+    for (unsigned k = 0; k < l->nregions; k++)
+        if (check_region(l, k, field, fsize, why) != 0) return -1;
+    return 0;
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 static void compare_cells(const struct listing_insn *a, const struct listing_insn *b, struct listing_diff *d) {

@@ -226,6 +226,19 @@ int listing_add_run(struct listing *l, const struct listing_run *run);
  * (its other fields are the caller's). Returns 0, or -1 with `err`. */
 int listing_build(const struct listing_insns *f, struct listing *l, char *err);
 
+/* Whether `l` has the shape listing_build() gives it, so that a profile
+ * read from elsewhere (a child's answer, a file, a document) can be trusted
+ * like one built here: at least one region and one run; each region kind
+ * listed once, and every run's region listed; runs in pc order, each of at
+ * least one instruction, no more than 32 thread executions per warp
+ * execution, no more predicated-on executions than thread executions; each
+ * region's instructions and executions the sums of its runs'; lanes within
+ * 0 to 32 (or NaN), stall shares within 0 to 1, mapped within 0 to 1, the
+ * scale above 0 and collect_ms not negative (or NaN). Returns 0, or -1 with
+ * the field at fault in `field` (`fsize` bytes: the document's name below
+ * the profile, "regions[1].warp_executions") and why in `why` (ERR_LEN). */
+int listing_check(const struct listing *l, char *field, size_t fsize, char *why);
+
 /* Sums over the runs of region `kind` whose opcode is `opcode` (all runs
  * when NULL): thread and predicated-on thread executions, each run's
  * per-instruction counts times its length, and the instructions counted. */

@@ -259,7 +259,7 @@ static struct entry *disk_find(struct instrproc *ip, const char *key) {
     struct listing *l = NULL;
     char err[ERR_LEN];
     if (report_instructions_parse(v, &l, err) != 0) {
-        LOG(LOG_INFO, "instructions: a kept profile does not read (%s): collected again", err);
+        LOG(LOG_INFO, "instructions: a kept profile is refused (%s): collected again", err);
         json_decref(v);
         return NULL;
     }
@@ -324,7 +324,7 @@ static void read_line(const char *line, struct pending **rows, unsigned n) {
         if (json_is_true(ok)) {
             p->answered = 1;
             if (report_instructions_parse(json_object_get(o, "instructions"), &p->l, err) != 0)
-                dv_seterr(p->why, "the profiling process's answer does not read: %s", err);
+                dv_seterr(p->why, "the profiling process's answer is refused: %s", err);
         } else if (json_is_false(ok) && json_is_string(json_object_get(o, "reason"))) {
             p->answered = 1;
             dv_seterr(p->why, "%s", json_string_value(json_object_get(o, "reason")));

@@ -1257,39 +1257,6 @@ Test(report, instructions_round_trip_with_their_contract_names) {
     experiment_report_free(r);
 }
 
-Test(report, instructions_parse_rejects_bad_fields_by_their_path) {
-    char err[ERR_LEN];
-    struct listing *l = NULL;
-    static const struct {
-        const char *obj, *want;
-    } bad[] = {
-        {"{\"cubin_crc\": \"xyz\"}", "instructions.cubin_crc: expected 16 hex digits"},
-        {"{\"cubin_crc\": \"00000000000000001\"}", "instructions.cubin_crc: expected 16 hex digits"},
-        {"{\"runs\": [{\"pc\": 16}, {\"region\": \"path_c\"}]}", "instructions.runs[1].region: expected before"},
-        {"{\"runs\": [{\"pc\": -16}]}", "instructions.runs[0].pc: negative"},
-        {"{\"regions\": [{\"stalls\": [3]}]}", "instructions.regions[0].stalls[0]: expected an object"},
-        {"{\"grid\": {\"block\": [1]}}", "instructions.grid.block: expected [x, y]"},
-        {"{\"runs\": [7]}", "instructions.runs[0]: expected an object"},
-        {"[]", "instructions: expected an object"},
-    };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        json_t *o = load(bad[k].obj);
-        err[0] = '\0';
-        cr_expect_eq(report_instructions_parse(o, &l, err), -1, "accepted %s", bad[k].obj);
-        cr_expect_null(l);
-        cr_expect(strstr(err, bad[k].want), "%s: got '%s', want '%s'", bad[k].obj, err, bad[k].want);
-        json_decref(o);
-    }
-    json_t *o = load("{\"source\": \"ncu\", \"runs\": [{\"pc\": 32, \"count\": 2, \"region\": \"reconverge\"}]}");
-    cr_assert_eq(report_instructions_parse(o, &l, err), 0, "%s", err);
-    cr_expect_str_eq(l->source, "ncu");
-    cr_assert_eq(l->nruns, 1);
-    cr_expect_eq(l->runs[0].region, LISTING_RECONVERGE);
-    cr_expect_eq(l->runs[0].count, 2);
-    listing_free(l);
-    json_decref(o);
-}
-
 Test(report, text_lists_each_rows_branch_region) {
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);

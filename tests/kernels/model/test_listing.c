@@ -369,6 +369,70 @@ Test(listing, runs_stand_for_every_instruction) {
     listing_insns_cleanup(&f);
 }
 
+/* What listing_build() gives (an H200's listing) is whole; each way a
+ * profile read from elsewhere can fail to add up is refused by its field. */
+Test(listing, check_takes_what_build_gives_and_refuses_what_does_not_add_up) {
+    struct listing_insns f;
+    char err[ERR_LEN], field[64], why[ERR_LEN];
+    load_counts("probe-branch-lane-parity.tsv", &f);
+    join_disassembly(&f, BRANCH);
+    const struct listing_paths p = probe_branch_paths();
+    listing_classify(&f, &p);
+    struct listing *l = listing_create();
+    cr_assert_not_null(l);
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    l->scale = 1;
+    cr_assert_eq(listing_check(l, field, sizeof field, why), 0, "%s: %s", field, why);
+    cr_assert_gt(l->nruns, 2);
+    cr_assert_gt(l->nregions, 1);
+    const enum listing_kind before = l->regions[0].kind;
+    static const char *const want[][2] = {
+        {"regions", "none"},
+        {"runs", "none"},
+        {"regions[0].instructions", "but its runs add up to"},
+        {"regions[0].warp_executions", "but its runs add up to"},
+        {"regions[1].kind", "listed twice"},
+        {"runs[1].thread_executions", "more than 32 lanes"},
+        {"runs[1].pred_on_thread_executions", "more than its thread executions"},
+        {"runs[1].count", "0"},
+        {"runs[1].pc", "not after the run before it"},
+        {"runs[1].lanes", "not within 0 to 32"},
+        {"regions[0].lanes_per_execution", "not within 0 to 32"},
+        {"mapped", "not within 0 to 1"},
+        {"scale", "not above 0"},
+        {"collect_ms", "negative"},
+        {"runs[0]", "overflow"},
+    };
+    for (unsigned k = 0; k < sizeof want / sizeof want[0]; k++) {
+        struct listing *m = listing_copy(l);
+        cr_assert_not_null(m);
+        switch (k) {
+        case 0: m->nregions = 0; break;
+        case 1: m->nruns = 0; break;
+        case 2: m->regions[0].instructions++; break;
+        case 3: m->regions[0].warp--; break;
+        case 4: m->regions[1].kind = before; break;
+        case 5: m->runs[1].thread = 32 * m->runs[1].warp + 1; break;
+        case 6: m->runs[1].pred_on = m->runs[1].thread + 1; break;
+        case 7: m->runs[1].count = 0; break;
+        case 8: m->runs[1].pc = m->runs[0].pc; break;
+        case 9: m->runs[1].lanes = 33; break;
+        case 10: m->regions[0].lanes = -1; break;
+        case 11: m->mapped = 1.5; break;
+        case 12: m->scale = -2; break;
+        case 13: m->collect_ms = -1; break;
+        case 14: m->runs[0].count = 1u << 31, m->runs[0].warp = m->runs[0].thread = 1ull << 40; break;
+        }
+        field[0] = why[0] = '\0';
+        cr_expect_eq(listing_check(m, field, sizeof field, why), -1, "case %u (%s) taken", k, want[k][0]);
+        cr_expect_str_eq(field, want[k][0], "case %u: %s", k, why);
+        cr_expect(strstr(why, want[k][1]) != NULL, "case %u: %s: '%s', want '%s'", k, field, why, want[k][1]);
+        listing_free(m);
+    }
+    listing_free(l);
+    listing_insns_cleanup(&f);
+}
+
 Test(listing, reads_the_source_page_csv) {
     size_t len;
     char err[ERR_LEN];

@@ -467,3 +467,41 @@ Test(instrproc, kept_files_that_do_not_read_or_a_folder_that_cannot_be_used_cost
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* A row answered "ok" with a profile that is not whole (`{}`, or a region
+ * whose runs do not add up to it) is refused with the reason, and reaches
+ * neither the memory cache nor the disk: the next job asks a process again,
+ * and the folder holds no profile. */
+Test(instrproc, a_profile_that_does_not_add_up_is_refused_and_never_cached) {
+    static const struct {
+        const char *mode, *reason;
+    } cases[] = {
+        {"empty", "answer is refused: instructions.regions: none"},
+        {"unbalanced", "answer is refused: instructions.regions[0].instructions: 5, but its runs add up to 1"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char dir[64], cmd[256];
+        snprintf(dir, sizeof dir, "/tmp/dv-instr-disk-XXXXXX");
+        cr_assert_not_null(mkdtemp(dir));
+        setenv("FAKE_INSTRUCTIONS", cases[k].mode, 1);
+        struct dv_options o = lesson();
+        struct instrproc *ip = profiler_in(FAKE, dir);
+        struct dv_report *r = measured(&o);
+        instrproc_report(ip, &o, r);
+        expect_all_null(r, cases[k].reason);
+        experiment_report_free(r);
+        snprintf(cmd, sizeof cmd, "ls %s/*/*.json > /dev/null 2>&1", dir);
+        cr_expect_neq(system(cmd), 0, "%s: a profile was kept on disk", cases[k].mode);
+        const unsigned before = instrproc_children(ip);
+        unsetenv("FAKE_INSTRUCTIONS");
+        r = measured(&o);
+        instrproc_report(ip, &o, r);
+        cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+        cr_expect_eq(instrproc_children(ip), before + 1, "%s: served from memory", cases[k].mode);
+        cr_expect_eq(r->testimony.instructions_cached_rows, 0);
+        experiment_report_free(r);
+        instrproc_free(ip);
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_expect_eq(system(cmd), 0);
+    }
+}
