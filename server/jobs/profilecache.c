@@ -73,33 +73,43 @@ static int make_dirs(const char *path, char *err) {
     return 0;
 }
 
-/* Removes folder `path` and its files (entries only: no subfolders). */
-static void remove_folder(const char *path) {
-    DIR *d = opendir(path);
-    if (!d) return;
+/* Removes folder `name` of the folder open as `root`, and its entries (no
+ * subfolders are made there), all relative to descriptors: the folder is
+ * opened without following a link, so a link put in its place, or in the
+ * place of one of its entries, is removed as a link and never followed. */
+static void remove_folder(int root, const char *name) {
+    int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
     struct dirent *e;
-    char f[2 * PATH_MAX];
     while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
-            unlink(f);
-        }
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(fd, e->d_name, 0);
     closedir(d);
-    rmdir(path);
+    unlinkat(root, name, AT_REMOVEDIR);
 }
 
-/* The folders of other binaries under `root` untouched for the stale days. */
+/* The folders of other binaries under `root` untouched for the stale days:
+ * real folders only (fstatat without following: a link to a folder is not
+ * one), removed by remove_folder(). */
 static void sweep_binaries(const char *root, const char *mine) {
-    DIR *d = opendir(root);
-    if (!d) return;
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) return;
+    DIR *d = fdopendir(rfd);
+    if (!d) {
+        close(rfd);
+        return;
+    }
     const time_t limit = time(NULL) - (time_t)PROFILECACHE_STALE_DAYS * 86400;
     struct dirent *e;
-    char p[PATH_MAX + 256];
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' || strcmp(e->d_name, mine) == 0 || strlen(e->d_name) != 16) continue;
-        snprintf(p, sizeof p, "%s/%s", root, e->d_name);
         struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_mtime < limit) remove_folder(p);
+        if (fstatat(rfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_mtime < limit)
+            remove_folder(rfd, e->d_name);
     }
     closedir(d);
 }
@@ -120,6 +130,12 @@ struct profilecache *profilecache_open(const char *dir, const char *exe, char *e
     snprintf(mine, sizeof mine, "%016llx", (unsigned long long)h);
     if (snprintf(pc->dir, sizeof pc->dir, "%s/%s", dir, mine) >= (int)sizeof pc->dir || make_dirs(pc->dir, err) != 0) {
         if (!err[0]) dv_seterr(err, "profile cache: the folder's name is too long");
+        free(pc);
+        return NULL;
+    }
+    struct stat st;
+    if (lstat(pc->dir, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a link in its place is not its folder */
+        dv_seterr(err, "profile cache: %s is not a folder of its own", pc->dir);
         free(pc);
         return NULL;
     }
@@ -150,41 +166,52 @@ json_t *profilecache_load(struct profilecache *pc, const char *key) {
     if (!pc) return NULL;
     char path[PATH_MAX + 32];
     entry_path(pc, key, path, sizeof path);
+    /* A regular file of a profile's size, or a miss: a link, a FIFO or a
+     * device in its place is neither followed nor waited on. */
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    json_t *o = NULL;
     json_error_t je;
-    json_t *o = json_load_file(path, 0, &je);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= PROFILECACHE_MAX_BYTES)
+        o = json_loadfd(fd, 0, &je);
     const json_t *k = o ? json_object_get(o, "key") : NULL;
     json_t *v = o ? json_object_get(o, "value") : NULL;
     json_t *out = json_is_string(k) && strcmp(json_string_value(k), key) == 0 && v ? json_incref(v) : NULL;
     json_decref(o);
-    if (out) utimensat(AT_FDCWD, path, NULL, 0); /* in use: the last to go */
+    if (out) futimens(fd, NULL); /* in use: the last to go */
+    close(fd);
     return out;
 }
 
 /* Past the cap, the oldest entries go, never `keep` (the one just
- * stored). */
+ * stored). Regular files only, looked at and removed relative to the
+ * folder's descriptor: nothing is followed out of it. */
 static void prune(const struct profilecache *pc, const char *keep) {
-    DIR *d = opendir(pc->dir);
-    if (!d) return;
+    const int fd = open(pc->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     struct old {
         char name[64];
         struct timespec when;
     } *v = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
-    char p[PATH_MAX + 256];
     const time_t hour_ago = time(NULL) - 3600;
     while ((e = readdir(d))) {
         const size_t len = strlen(e->d_name);
         struct stat st;
-        snprintf(p, sizeof p, "%s/%s", pc->dir, e->d_name);
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
         if (len > 5 && strcmp(e->d_name + len - 5, ".part") == 0) { /* a store that died half-way */
-            if (stat(p, &st) == 0 && st.st_mtime < hour_ago) unlink(p);
+            if (st.st_mtime < hour_ago) unlinkat(fd, e->d_name, 0);
             continue;
         }
         if (len < 6 || len >= sizeof v->name || strcmp(e->d_name + len - 5, ".json") != 0 ||
             strcmp(e->d_name, keep) == 0)
             continue;
-        if (stat(p, &st) != 0) continue;
         if (n == cap) {
             struct old *w = realloc(v, (cap ? 2 * cap : 64) * sizeof *v);
             if (!w) break;
@@ -194,17 +221,16 @@ static void prune(const struct profilecache *pc, const char *keep) {
         snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
         v[n++].when = st.st_mtim;
     }
-    closedir(d);
     while (n + 1 > PROFILECACHE_MAX_FILES) { /* `keep` is one of them */
         size_t oldest = 0;
         for (size_t i = 1; i < n; i++)
             if (v[i].when.tv_sec < v[oldest].when.tv_sec ||
                 (v[i].when.tv_sec == v[oldest].when.tv_sec && v[i].when.tv_nsec < v[oldest].when.tv_nsec))
                 oldest = i;
-        snprintf(p, sizeof p, "%s/%s", pc->dir, v[oldest].name);
-        unlink(p);
+        unlinkat(fd, v[oldest].name, 0);
         v[oldest] = v[--n];
     }
+    closedir(d);
     free(v);
 }
 

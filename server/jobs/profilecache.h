@@ -17,7 +17,12 @@
  *
  * Bounded: past PROFILECACHE_MAX_FILES entries a store removes the oldest
  * (by modification time), and opening removes the folders of other
- * binaries that were not touched for PROFILECACHE_STALE_DAYS.
+ * binaries that were not touched for PROFILECACHE_STALE_DAYS. Neither ever
+ * follows a link or leaves its folder: entries are looked at without
+ * following (fstatat, AT_SYMLINK_NOFOLLOW) and removed relative to the
+ * folder's descriptor, a link where a binary's folder stands is not swept
+ * into, and a binary's own folder must be a folder, not a link. An entry is
+ * read only when it is a regular file of at most PROFILECACHE_MAX_BYTES.
  *
  * One thread uses a struct profilecache.
  */
@@ -28,6 +33,7 @@
 
 #define PROFILECACHE_MAX_FILES 512
 #define PROFILECACHE_STALE_DAYS 7
+#define PROFILECACHE_MAX_BYTES (64 << 20) /* an entry larger than this is a miss */
 
 struct profilecache;
 

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,4 +188,96 @@ Test(profilecache, a_store_that_cannot_write_says_why_and_keeps_the_old_value) {
     json_decref(one);
     json_decref(two);
     profilecache_close(pc);
+}
+
+/* Sets `path`'s times (not following a link) `days` days back. */
+static void age(const char *path, int days) {
+    const struct timespec t[2] = {{time(NULL) - days * 86400, 0}, {time(NULL) - days * 86400, 0}};
+    cr_assert_eq(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0, "%s", path);
+}
+
+static void touch(const char *path) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs("kept\n", f);
+    fclose(f);
+}
+
+static int exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+Test(profilecache, the_sweep_never_follows_a_link_out_of_its_folder) {
+    char err[ERR_LEN] = "", dir[256], outside[256], a[300], b[300], link[300], stale[300], inner[400], victim[256];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    snprintf(outside, sizeof outside, "%s/outside", root);
+    snprintf(a, sizeof a, "%s/a.json", outside);
+    snprintf(b, sizeof b, "%s/b", outside);
+    snprintf(link, sizeof link, "%s/00000000000000cc", dir);
+    snprintf(stale, sizeof stale, "%s/00000000000000aa", dir);
+    snprintf(inner, sizeof inner, "%s/victim", stale);
+    snprintf(victim, sizeof victim, "%s/victim-file", root);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    cr_assert_eq(mkdir(outside, 0755), 0);
+    touch(a);
+    touch(b);
+    touch(victim);
+    /* A link named like a binary's folder, to a folder (and files) older
+     * than the stale days. */
+    cr_assert_eq(symlink(outside, link), 0);
+    age(a, PROFILECACHE_STALE_DAYS + 3);
+    age(b, PROFILECACHE_STALE_DAYS + 3);
+    age(outside, PROFILECACHE_STALE_DAYS + 3);
+    age(link, PROFILECACHE_STALE_DAYS + 3);
+    /* A stale folder of its own, holding a link to a file outside. */
+    cr_assert_eq(mkdir(stale, 0755), 0);
+    cr_assert_eq(symlink(victim, inner), 0);
+    age(stale, PROFILECACHE_STALE_DAYS + 1);
+    struct profilecache *pc = profilecache_open(dir, exe, err);
+    cr_assert_not_null(pc, "%s", err);
+    cr_expect(exists(a) && exists(b), "the linked folder's files were unlinked");
+    cr_expect(exists(outside), "the linked folder went");
+    cr_expect(exists(link), "the link is not a folder of the cache's: left as it is");
+    cr_expect(!exists(stale), "the cache's own stale folder went");
+    cr_expect(exists(victim), "a link in it was followed");
+    profilecache_close(pc);
+}
+
+Test(profilecache, an_entry_or_a_folder_that_is_not_what_it_seems_is_a_miss, .timeout = 10) {
+    char err[ERR_LEN] = "", dir[256], path[512] = "", moved[256];
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    struct profilecache *pc = profilecache_open(dir, exe, err);
+    cr_assert_not_null(pc, "%s", err);
+    json_t *v = json_integer(7);
+    cr_assert_eq(profilecache_store(pc, "key one", v, err), 0, "%s", err);
+    json_decref(v);
+    DIR *d = opendir(profilecache_dir(pc));
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".json")) snprintf(path, sizeof path, "%s/%s", profilecache_dir(pc), e->d_name);
+    closedir(d);
+    cr_assert(path[0]);
+    /* The entry moved out and linked back: not followed. */
+    snprintf(moved, sizeof moved, "%s/moved.json", root);
+    cr_assert_eq(rename(path, moved), 0);
+    cr_assert_eq(symlink(moved, path), 0);
+    cr_expect_null(profilecache_load(pc, "key one"), "a link was followed");
+    /* A FIFO in its place: a miss at once, not a wait for a writer. */
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_expect_null(profilecache_load(pc, "key one"));
+    /* A binary's folder that is a link: refused, the worker goes on with
+     * its memory alone. */
+    char mine[300], real[256];
+    snprintf(mine, sizeof mine, "%s", profilecache_dir(pc));
+    profilecache_close(pc);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(rmdir(mine), 0);
+    snprintf(real, sizeof real, "%s/real", root);
+    cr_assert_eq(mkdir(real, 0755), 0);
+    cr_assert_eq(symlink(real, mine), 0);
+    err[0] = '\0';
+    cr_expect_null(profilecache_open(dir, exe, err));
+    cr_expect(strstr(err, "not a folder of its own") != NULL, "%s", err);
 }
