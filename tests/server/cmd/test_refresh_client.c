@@ -4,7 +4,9 @@
  * statuses. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,8 @@ struct script {
     int moved; /* paths under /old/ answer 307 to the same path without it */
     const char *running_body; /* what a "running" GET answers (SUITES_RUNNING) */
     int hold_ms;              /* GET /jobs/{id}?wait= is held this long, then "done" */
+    int post_hold_ms, poll_hold_ms, record_hold_ms; /* the POST, a status GET, a record GET held (or until the
+                                                       client hangs up) */
     /* seen */
     const char *record_body; /* what GET /evidence/<date>/<suite>.json answers */
     int posts, gets, redirects, job_waits, records;
@@ -51,6 +55,12 @@ struct script {
 
 static struct script sc;
 static struct loopback lo;
+
+/* Holds an answer `ms` milliseconds, or until the client hangs up. */
+static void hold(int fd, int ms) {
+    struct pollfd p = {.fd = fd, .events = POLLIN}; /* readable at the hang-up (EOF) */
+    if (ms > 0) poll(&p, 1, ms);
+}
 
 static void answer(int fd, int status, const char *body, int chunked) {
     char head[512];
@@ -84,9 +94,11 @@ static void *serve(void *arg) {
             dprintf(fd, "HTTP/1.1 307 X\r\nLocation: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", path + 4);
         } else if (strcmp(method, "POST") == 0) {
             sc.posts++;
+            hold(fd, sc.post_hold_ms);
             answer(fd, sc.post_status, sc.post_body, 0);
         } else if (record) {
             sc.records++;
+            hold(fd, sc.record_hold_ms);
             answer(fd, sc.record_body ? 200 : 404, sc.record_body ? sc.record_body : "{\"error\":\"none\"}", 0);
         } else if (strncmp(path, "/jobs/", 6) == 0) {
             sc.job_waits++;
@@ -95,6 +107,7 @@ static void *serve(void *arg) {
             answer(fd, 200, "{\"state\":\"done\"}", 0);
         } else {
             sc.gets++;
+            hold(fd, sc.poll_hold_ms);
             answer(fd, 200, sc.gets <= sc.polls_running ? sc.running_body : sc.final_body, sc.chunked);
         }
         close(fd);
@@ -109,6 +122,7 @@ static void no_proxies(void) {
 
 static void setup(void) {
     no_proxies();
+    signal(SIGPIPE, SIG_IGN); /* an answer held past the client's timeout is written to a closed socket */
     memset(&sc, 0, sizeof sc);
     sc.post_status = 202;
     sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
@@ -122,8 +136,10 @@ static void teardown(void) {
     loopback_stop(&lo);
 }
 
+static char err_out[8192]; /* the last run's stderr */
+
 /* Runs the client with `extra` arguments after --server; returns its exit
- * status, its stdout in `out`. */
+ * status, its stdout in `out`, its stderr in err_out. */
 static int run(const char *server, const char *const *extra, char *out, size_t outlen) {
     char url[128];
     if (!server) {
@@ -135,18 +151,27 @@ static int run(const char *server, const char *const *extra, char *out, size_t o
     for (; extra && *extra; extra++) argv[argc++] = (char *)*extra;
     argv[argc] = NULL;
     fflush(stdout);
-    int saved = dup(1);
-    FILE *tmp = tmpfile();
+    fflush(stderr);
+    int saved = dup(1), saved_err = dup(2);
+    FILE *tmp = tmpfile(), *tmp_err = tmpfile();
     dup2(fileno(tmp), 1);
+    dup2(fileno(tmp_err), 2);
     int rc = refresh_cmd_main(argc, argv);
     fflush(stdout);
+    fflush(stderr);
     dup2(saved, 1);
+    dup2(saved_err, 2);
     close(saved);
+    close(saved_err);
     rewind(tmp);
     size_t n = fread(out, 1, outlen - 1, tmp);
     out[n] = '\0';
     fclose(tmp);
-    fprintf(stderr, "%s", out);
+    rewind(tmp_err);
+    n = fread(err_out, 1, sizeof err_out - 1, tmp_err);
+    err_out[n] = '\0';
+    fclose(tmp_err);
+    fprintf(stderr, "%s%s", out, err_out);
     return rc;
 }
 
@@ -301,4 +326,89 @@ Test(refresh_client, prints_what_changed_since_the_previous_night, .init = setup
     cr_expect_eq(sc.records, 2);
     cr_expect_null(strstr(out, "CHANGED"), "%s", out);
     cr_expect(strstr(out, "2 ok, 0 failed"), "%s", out);
+}
+
+static double seconds_since(const struct timespec *a) {
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* --timeout is the whole run's: a server that holds each answer (the POST,
+ * a status GET, each record's GET) for 5 s does not stretch a 1 s budget,
+ * and the run says the budget is spent. */
+Test(refresh_client, the_timeout_is_the_whole_runs_budget, .init = setup, .fini = teardown, .timeout = 60) {
+    char out[4096];
+    const char *const args[] = {"--interval", "0.01", "--timeout", "1", NULL};
+    struct timespec a;
+    /* Held comparisons: the refresh is done and good, the budget runs out
+     * in the first record's GET, the second is not asked. */
+    sc.polls_running = 0;
+    sc.record_hold_ms = 5000;
+    sc.record_body = "{\"comparison\":{\"changed\":0,\"summary\":\"no change\"}}";
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    cr_expect_eq(run(NULL, args, out, sizeof out), 0, "the refresh's outcome stands: %s", out);
+    double s = seconds_since(&a);
+    cr_expect(s < 1.8, "comparisons: the run took %.2f s against a 1 s budget", s);
+    cr_expect_eq(sc.records, 1, "a request after the budget was spent");
+    cr_expect(strstr(out, "2 ok, 0 failed"), "%s", out);
+    cr_expect(strstr(err_out, "the --timeout of 1 s is spent") && strstr(err_out, "not shown for 2 suites"), "%s",
+              err_out);
+    /* A held status GET: the refresh is not done when the budget ends. */
+    sc.record_hold_ms = 0;
+    sc.polls_running = 1000000;
+    sc.poll_hold_ms = 5000;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    cr_expect_eq(run(NULL, args, out, sizeof out), 1);
+    s = seconds_since(&a);
+    cr_expect(s < 1.8, "status: the run took %.2f s against a 1 s budget", s);
+    cr_expect(strstr(err_out, "the --timeout of 1 s is spent"), "%s", err_out);
+    /* A held POST. */
+    sc.post_hold_ms = 5000;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    cr_expect_eq(run(NULL, args, out, sizeof out), 2);
+    s = seconds_since(&a);
+    cr_expect(s < 1.8, "start: the run took %.2f s against a 1 s budget", s);
+}
+
+/* The first byte of `s` that would reach a terminal as a control: C0 but
+ * the newline, DEL, a C1 control (U+0080-U+009F in UTF-8) or a
+ * right-to-left override (U+202E); NULL when none. */
+static const char *first_unsafe(const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) ||
+            (p[0] == 0xe2 && p[1] == 0x80 && p[2] == 0xae))
+            return (const char *)p;
+    return NULL;
+}
+
+/* Server text reaches the terminal escaped: no escape sequence, control
+ * character, C1 control or bidirectional override of a hostile server's
+ * names, states, reasons, comparisons or error bodies is printed as itself. */
+Test(refresh_client, server_text_is_printed_escaped, .init = setup, .fini = teardown) {
+    char out[4096];
+    sc.polls_running = 1;
+    sc.running_body = "{\"id\":\"rtest\",\"state\":\"running\",\"suites\":["
+                      "{\"suite\":\"\\u001b[2J\\u001b]0;pwned\\u0007evil\",\"state\":\"running\\r\"}]}";
+    sc.final_body = "{\"id\":\"rtest\",\"state\":\"done\",\"date\":\"2024-05-01\\u001b[8m\",\"suites\":["
+                    "{\"suite\":\"\\u001b[2J\\u001b]0;pwned\\u0007evil\",\"state\":\"done\","
+                    "\"evidence\":\"/evidence/2024-05-01/x.json\"},"
+                    "{\"suite\":\"b\\u202ebad\",\"state\":\"failed\",\"reason\":\"\\u009b31mred\\nline caf\\u00e9\"}]}";
+    sc.record_body = "{\"comparison\":{\"changed\":1,\"summary\":\"\\u001b[31mhigher\\u001b[0m by 5%\"}}";
+    cr_expect_eq(run(NULL, fast, out, sizeof out), 1, "%s", out);
+    const char *bad = first_unsafe(out);
+    cr_expect_null(bad, "byte 0x%02x at %zu printed as itself", bad ? (unsigned char)*bad : 0u,
+                   bad ? (size_t)(bad - out) : 0u);
+    cr_expect(strstr(out, "\\x1b[2J\\x1b]0;pwned\\x07evil"), "%s", out);
+    cr_expect(strstr(out, "running\\x0d"), "%s", out);
+    cr_expect(strstr(out, "2024-05-01\\x1b[8m"), "%s", out);
+    cr_expect(strstr(out, "\\xc2\\x9b31mred\\x0aline caf\xc3\xa9"), "printable UTF-8 kept: %s", out);
+    cr_expect(strstr(out, "b\\xe2\\x80\\xaebad"), "%s", out);
+    cr_expect(strstr(out, "CHANGED: \\x1b[31mhigher\\x1b[0m by 5%"), "%s", out);
+    /* An error body, on stderr. */
+    sc.post_status = 500;
+    sc.post_body = "{\"error\":{\"reason\":\"\\u001b]52;c;aGk=\\u0007 clipboard\"}}";
+    cr_expect_eq(run(NULL, fast, out, sizeof out), 2);
+    cr_expect(strstr(err_out, "HTTP 500: \\x1b]52;c;aGk=\\x07 clipboard"), "%s", err_out);
+    cr_expect_null(first_unsafe(err_out), "an escape on stderr");
 }
