@@ -71,7 +71,8 @@ static void usage(FILE *f) {
           "  --trust-forwarded      believe X-Forwarded-For from 127.0.0.1 and ::1 (a local proxy)\n"
           "  --trusted-proxy NET    believe X-Forwarded-For from NET, a network (10.244.0.0/16,\n"
           "                         fd00::/8) or one address (repeatable); the client is the\n"
-          "                         rightmost hop that is not a trusted proxy\n"
+          "                         rightmost hop that is not a trusted proxy (the proxy itself\n"
+          "                         when that hop is no address); 0.0.0.0/0 or ::/0 warns\n"
           "  --header-timeout S     seconds to send a request's headers, from connect or the\n"
           "                         previous reply, however often bytes arrive (10)\n"
           "  --body-timeout S       seconds to send a request's body after its headers (30)\n"
@@ -327,6 +328,15 @@ static int special_set(int c, const char *v, struct service_config *cfg, struct 
             fprintf(stderr, "divergence serve: --trusted-proxy %s\n", why);
             return 2;
         }
+        /* A prefix of no bits is every address of its family: then any
+         * client is a "proxy", names itself in X-Forwarded-For and has
+         * fresh limits with each name. Allowed (a test bench may want it),
+         * never silent. */
+        if (net.bits == 0)
+            fprintf(stderr,
+                    "divergence serve: warning: --trusted-proxy %s trusts every %s address: any client can name "
+                    "itself in X-Forwarded-For and escape the per-address limits\n",
+                    v, net.family == AF_INET ? "IPv4" : "IPv6");
         while (h->trusted_proxies[n]) n++;
         if (n == HTTP_MAX_PROXIES - 2) { /* room for --trust-forwarded's two */
             fprintf(stderr, "divergence serve: at most %d --trusted-proxy\n", HTTP_MAX_PROXIES - 2);

@@ -2,7 +2,7 @@
  * buffer and read from its end; a line that does not fit pushes the oldest
  * bytes out, cut at a comma so no hop is kept half. Addresses are compared
  * as bytes (inet_pton), never as text, so every way of writing one address
- * is the same address. */
+ * is the same address, and a hop that is no address is never a client. */
 #include "server/http/clientaddr.h"
 
 #include <arpa/inet.h>
@@ -131,13 +131,15 @@ void clientaddr_xff_add(struct clientaddr_xff *x, const char *line) {
     x->buf[x->n] = '\0';
 }
 
-/* `hop` (`n` bytes) into `out`: an address in its usual form, anything
- * else as written, cut to 63 characters. */
-static void put_hop(const char *hop, size_t n, char *out, size_t len) {
+/* `hop` (`n` bytes) into `out` in its usual form when it is an address;
+ * -1 (out untouched) when it is not. */
+static int put_hop(const char *hop, size_t n, char *out, size_t len) {
     int family;
     unsigned char a[16];
-    if (parse_addr(hop, n, &family, a) == 0 && inet_ntop(family, a, out, (socklen_t)len)) return;
-    snprintf(out, len, "%.*s", (int)(n < 63 ? n : 63), hop);
+    char text[CLIENTADDR_LEN];
+    if (parse_addr(hop, n, &family, a) != 0 || !inet_ntop(family, a, text, sizeof text)) return -1;
+    snprintf(out, len, "%s", text);
+    return 0;
 }
 
 void clientaddr_forwarded(const char *peer, const struct clientaddr_net *proxies, size_t nproxies,
@@ -152,6 +154,10 @@ void clientaddr_forwarded(const char *peer, const struct clientaddr_net *proxies
         while (b < e && (*b == ' ' || *b == '\t')) b++;
         while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
         if (e > b && !clientaddr_in_nets(proxies, nproxies, b, (size_t)(e - b))) {
+            /* The client's hop, as a trusted proxy wrote it: an address, or
+             * (1.2.3.4:5678, a name, garbage) the peer stays: each such text
+             * counted as its own client would mint a fresh key per request,
+             * and a hop further left is the client's own word. */
             put_hop(b, (size_t)(e - b), out, len);
             return;
         }

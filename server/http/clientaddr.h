@@ -59,11 +59,16 @@ int clientaddr_in_nets(const struct clientaddr_net *nets, size_t nnets, const ch
 /* Adds one X-Forwarded-For line (NULL: nothing) after those added before. */
 void clientaddr_xff_add(struct clientaddr_xff *x, const char *line);
 
-/* The address the limits count, into `out` (`len` bytes, at most 63
- * characters kept): `peer` itself unless it lies in one of the `nproxies`
- * trusted `proxies`, else the rightmost hop of `xff` (NULL: none) that does
- * not, or `peer` when every hop does. A hop that is an address is written
- * in its usual form (so 2001:DB8::1 and 2001:db8:0::1 are one client). */
+/* The address the limits count, into `out` (`len` bytes): `peer` itself
+ * unless it lies in one of the `nproxies` trusted `proxies`, else the
+ * rightmost hop of `xff` (NULL: none) that does not, in its usual form (so
+ * 2001:DB8::1 and 2001:db8:0::1 are one client), or `peer` when every hop
+ * does. When that hop is no address ("1.2.3.4:5678", "[::1]", a name,
+ * garbage) the request counts as `peer`, the proxy itself: never as a
+ * client of its own (any text would then be a new client with fresh
+ * limits), nor as a hop further left (what the client wrote). It then
+ * shares the proxy's limits, the tightest there are, and costs no one
+ * but the requests counted as the proxy. */
 void clientaddr_forwarded(const char *peer, const struct clientaddr_net *proxies, size_t nproxies,
                           const struct clientaddr_xff *xff, char *out, size_t len);
 

@@ -61,12 +61,24 @@ Test(clientaddr, the_rightmost_hop_that_is_not_a_proxy_counts) {
                      "blanks and empty hops are passed over");
 }
 
-Test(clientaddr, a_hop_is_cut_to_63_characters) {
-    char hop[200];
-    memset(hop, 'a', sizeof hop - 1);
-    hop[sizeof hop - 1] = '\0';
-    const char *got = counted("127.0.0.1", (const char *[]){hop, NULL});
-    cr_expect_eq(strlen(got), 63);
+/* A hop that is no address is never a client of its own: the request
+ * counts as the proxy (the peer), not as that text (a fresh key, fresh
+ * limits, for every text a client writes) nor as a hop to its left (the
+ * client's own word). */
+Test(clientaddr, a_hop_that_is_no_address_counts_as_the_proxy_itself) {
+    static char long_hop[200];
+    memset(long_hop, 'a', sizeof long_hop - 1);
+    const char *const bad[] = {"1.2.3.4:8080", "[2001:db8::1]:443", "[2001:db8::1]", "unknown", "_hidden",
+                               "garbage", "203.0.113.5 x", "fe80::1%eth0", "1.2.3.4.5", "0x7f.1", long_hop};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_str_eq(counted("127.0.0.1", (const char *[]){bad[i], NULL}), "127.0.0.1", "%.40s", bad[i]);
+        char line[300];
+        snprintf(line, sizeof line, "198.51.100.9, %s", bad[i]);
+        cr_expect_str_eq(counted("127.0.0.1", (const char *[]){line, NULL}), "127.0.0.1",
+                         "the hop to its left is the client's own word: %.60s", line);
+        snprintf(line, sizeof line, "%s, 10.0.0.5", bad[i]);
+        cr_expect_str_eq(counted("::1", (const char *[]){line, NULL}), "::1", "behind a chain of proxies: %.60s", line);
+    }
 }
 
 Test(clientaddr, a_header_longer_than_the_room_keeps_its_rightmost_hops) {
