@@ -428,7 +428,8 @@ static int check_run(const struct listing *l, unsigned i, char *field, size_t fs
     if (r->count == 0) return check_fail(field, fsize, why, "runs", i, "count", "0: a run has instructions");
     if (i > 0 && r->pc <= l->runs[i - 1].pc)
         return check_fail(field, fsize, why, "runs", i, "pc", "not after the run before it");
-    if ((unsigned)r->region >= LISTING_KINDS) return check_fail(field, fsize, why, "runs", i, "region", "no such region");
+    if ((unsigned)r->region >= LISTING_KINDS)
+        return check_fail(field, fsize, why, "runs", i, "region", "no such region");
     if (r->thread / WARP_LANES + (r->thread % WARP_LANES != 0) > r->warp) { /* thread > 32 warp, unoverflowed */
         snprintf(reason, sizeof reason, "%llu for %llu warp executions: more than %d lanes each", r->thread, r->warp,
                  WARP_LANES);
@@ -459,15 +460,16 @@ static int check_region(const struct listing *l, unsigned k, char *field, size_t
     }
     static const char *const keys[4] = {"instructions", "warp_executions", "thread_executions",
                                         "pred_on_thread_executions"};
-    const unsigned long long want[4] = {n, sum[0], sum[1], sum[2]}, got[4] = {g->instructions, g->warp, g->thread,
-                                                                              g->pred_on};
+    const unsigned long long want[4] = {n, sum[0], sum[1], sum[2]},
+                             got[4] = {g->instructions, g->warp, g->thread, g->pred_on};
     char reason[160];
     for (int c = 0; c < 4; c++) {
         if (got[c] == want[c]) continue;
         snprintf(reason, sizeof reason, "%llu, but its runs add up to %llu", got[c], want[c]);
         return check_fail(field, fsize, why, "regions", k, keys[c], reason);
     }
-    if (!lanes_ok(g->lanes)) return check_fail(field, fsize, why, "regions", k, "lanes_per_execution", "not within 0 to 32");
+    if (!lanes_ok(g->lanes))
+        return check_fail(field, fsize, why, "regions", k, "lanes_per_execution", "not within 0 to 32");
     for (unsigned s = 0; g->has_stalls && s < g->nstalls; s++)
         if (!(g->stalls[s].share >= 0 && g->stalls[s].share <= 1))
             return check_fail(field, fsize, why, "regions", k, "stalls", "a share not within 0 to 1");
@@ -486,7 +488,8 @@ int listing_check(const struct listing *l, char *field, size_t fsize, char *why)
     for (unsigned k = 0; k < l->nregions; k++) {
         const unsigned kind = (unsigned)l->regions[k].kind;
         if (kind >= LISTING_KINDS || seen[kind]++)
-            return check_fail(field, fsize, why, "regions", k, "kind", kind >= LISTING_KINDS ? "no such region" : "listed twice");
+            return check_fail(field, fsize, why, "regions", k, "kind",
+                              kind >= LISTING_KINDS ? "no such region" : "listed twice");
     }
     for (unsigned i = 0; i < l->nruns; i++) {
         if (check_run(l, i, field, fsize, why) != 0) return -1;

@@ -56,7 +56,11 @@ static long left_ms(const struct target *t) {
  * cut, an overlong form, a surrogate, past U+10FFFF). */
 static size_t utf8_char(const unsigned char *p, unsigned *cp) {
     static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t len = *p < 0x80 ? 1 : *p >= 0xc2 && *p < 0xe0 ? 2 : *p >= 0xe0 && *p < 0xf0 ? 3 : *p >= 0xf0 && *p < 0xf5 ? 4 : 0;
+    size_t len = *p < 0x80                 ? 1
+                 : *p >= 0xc2 && *p < 0xe0 ? 2
+                 : *p >= 0xe0 && *p < 0xf0 ? 3
+                 : *p >= 0xf0 && *p < 0xf5 ? 4
+                                           : 0;
     unsigned c = len == 1 ? *p : len == 2 ? *p & 0x1fu : len == 3 ? *p & 0x0fu : *p & 0x07u;
     for (size_t k = 1; k < len; k++) {
         if ((p[k] & 0xc0) != 0x80) return 0; /* the NUL stops it too */
@@ -414,8 +418,10 @@ static int summary(const struct target *t, const char *id, json_t *final) {
     }
     printf("%d ok, %d failed\n", ok, failed);
     if (unfetched)
-        fprintf(stderr, "refresh %s: the --timeout of %g s is spent: what changed since the previous night is not "
-                        "shown for %d suite%s\n", id, t->budget_s, unfetched, unfetched == 1 ? "" : "s");
+        fprintf(stderr,
+                "refresh %s: the --timeout of %g s is spent: what changed since the previous night is not "
+                "shown for %d suite%s\n",
+                id, t->budget_s, unfetched, unfetched == 1 ? "" : "s");
     return failed || ok == 0 ? REFRESH_CMD_FAILED : REFRESH_CMD_OK;
 }
 

@@ -18,15 +18,15 @@ static json_t *load(const char *s) {
 
 /* A whole profile as the profiler writes one: two regions, each the sum of
  * its run. */
-#define WHOLE_PROFILE                                                                                                 \
-    "{\"source\": \"ncu\", \"kernel\": \"k\", \"scale\": 2, \"regions\": ["                                             \
-    "{\"kind\": \"before\", \"instructions\": 3, \"warp_executions\": 24, \"thread_executions\": 768, "                 \
-    "\"pred_on_thread_executions\": 768, \"lanes_per_execution\": 32}, "                                                \
-    "{\"kind\": \"reconverge\", \"instructions\": 2, \"warp_executions\": 32, \"thread_executions\": 512, "             \
-    "\"pred_on_thread_executions\": 512, \"lanes_per_execution\": 16}], "                                               \
-    "\"runs\": [{\"pc\": 16, \"count\": 3, \"region\": \"before\", \"warp_executions\": 8, \"thread_executions\": 256, " \
-    "\"pred_on_thread_executions\": 256, \"lanes\": 32}, "                                                              \
-    "{\"pc\": 64, \"count\": 2, \"region\": \"reconverge\", \"warp_executions\": 16, \"thread_executions\": 256, "      \
+#define WHOLE_PROFILE                                                                                                  \
+    "{\"source\": \"ncu\", \"kernel\": \"k\", \"scale\": 2, \"regions\": ["                                            \
+    "{\"kind\": \"before\", \"instructions\": 3, \"warp_executions\": 24, \"thread_executions\": 768, "                \
+    "\"pred_on_thread_executions\": 768, \"lanes_per_execution\": 32}, "                                               \
+    "{\"kind\": \"reconverge\", \"instructions\": 2, \"warp_executions\": 32, \"thread_executions\": 512, "            \
+    "\"pred_on_thread_executions\": 512, \"lanes_per_execution\": 16}], "                                              \
+    "\"runs\": [{\"pc\": 16, \"count\": 3, \"region\": \"before\", \"warp_executions\": 8, "                           \
+    "\"thread_executions\": 256, \"pred_on_thread_executions\": 256, \"lanes\": 32}, "                                 \
+    "{\"pc\": 64, \"count\": 2, \"region\": \"reconverge\", \"warp_executions\": 16, \"thread_executions\": 256, "     \
     "\"pred_on_thread_executions\": 256, \"lanes\": 16}]}"
 
 Test(report_instructions, parse_rejects_bad_fields_by_their_path) {
@@ -74,10 +74,11 @@ Test(report_instructions, parse_refuses_a_profile_that_does_not_add_up) {
         {"", "", ""}, /* replaced by {} below */
         {"\"runs\": [", "\"runs\": [], \"x\": [", "instructions.runs: none"},
         {"\"regions\": [", "\"regions\": [], \"x\": [", "instructions.regions: none"},
-        {"\"instructions\": 3,", "\"instructions\": 4,", "instructions.regions[0].instructions: 4, but its runs add up to 3"},
+        {"\"instructions\": 3,", "\"instructions\": 4,",
+         "instructions.regions[0].instructions: 4, but its runs add up to 3"},
         {"\"warp_executions\": 24,", "\"warp_executions\": 25,", "instructions.regions[0].warp_executions: 25"},
-        {"\"thread_executions\": 256,", "\"thread_executions\": 257,", "instructions.runs[0].thread_executions: "
-                                                                           "257 for 8 warp executions: more than 32"},
+        {"\"thread_executions\": 256,", "\"thread_executions\": 257,",
+         "instructions.runs[0].thread_executions: 257 for 8 warp executions: more than 32"},
         {"\"lanes\": 32", "\"lanes\": 33", "instructions.runs[0].lanes: not within 0 to 32"},
         {"\"lanes\": 32", "\"lanes\": -1", "instructions.runs[0].lanes: not within 0 to 32"},
         {"\"count\": 3", "\"count\": -3", "instructions.runs[0].count: negative"},
@@ -91,8 +92,7 @@ Test(report_instructions, parse_refuses_a_profile_that_does_not_add_up) {
         if (k)
             snprintf(text, sizeof text, "%.*s%s%s", (int)(at - WHOLE_PROFILE), WHOLE_PROFILE, bad[k].to,
                      at + strlen(bad[k].from));
-        else
-            snprintf(text, sizeof text, "{}");
+        else snprintf(text, sizeof text, "{}");
         json_t *o = load(text);
         err[0] = '\0';
         cr_expect_eq(report_instructions_parse(o, &l, err), -1, "accepted %s", text);

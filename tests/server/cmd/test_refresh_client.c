@@ -411,4 +411,21 @@ Test(refresh_client, server_text_is_printed_escaped, .init = setup, .fini = tear
     cr_expect_eq(run(NULL, fast, out, sizeof out), 2);
     cr_expect(strstr(err_out, "HTTP 500: \\x1b]52;c;aGk=\\x07 clipboard"), "%s", err_out);
     cr_expect_null(first_unsafe(err_out), "an escape on stderr");
+    /* A reason of 2,800 characters is cut with "...", escapes and all. */
+    static char body[4096];
+    int n = snprintf(body, sizeof body, "{\"id\":\"rtest\",\"state\":\"done\",\"suites\":[{\"suite\":\"s\","
+                                         "\"state\":\"failed\",\"reason\":\"");
+    for (int i = 0; i < 400; i++) n += snprintf(body + n, sizeof body - (size_t)n, "x\\u001b");
+    snprintf(body + n, sizeof body - (size_t)n, "\"}]}");
+    sc.post_status = 202;
+    sc.post_body = "{\"id\":\"rtest\",\"state\":\"running\"}";
+    sc.polls_running = 0;
+    sc.final_body = body;
+    static char big[16384];
+    cr_expect_eq(run(NULL, fast, big, sizeof big), 1);
+    const char *line = strstr(big, "FAILED ");
+    cr_assert_not_null(line, "%s", big);
+    const size_t len = strcspn(line, "\n");
+    cr_expect(len < 1100 && strncmp(line + len - 3, "...", 3) == 0, "%zu characters: %.80s", len, line);
+    cr_expect_null(first_unsafe(big));
 }
