@@ -11,7 +11,7 @@
  * The evidence GETs: this file turns the path into a store read (the store
  * answers bytes with their mtime and digest, or a code and a reason) and
  * does all of HTTP: the ETag (from the digest and length), Last-Modified,
- * the conditional-GET decision (RFC 9110 13.2.2), Cache-Control (a night
+ * the conditional-GET decision (conditional.h), Cache-Control (a night
  * before yesterday is immutable, everything else changes nightly) and the
  * service's error shape. The store hands the latest views from memory with
  * their digest and mtime computed once; the header text made of them is
@@ -39,6 +39,7 @@
 #include "server/evidence/evidence.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
+#include "server/http/conditional.h"
 #include "server/http/evroutes.h"
 
 #define CT_JSON "application/json"
@@ -79,63 +80,6 @@ struct suite_job {
 
 void evroutes_etag(uint64_t digest, size_t len, char *out) {
     snprintf(out, EVROUTES_ETAG_LEN, "\"%016llx-%zx\"", (unsigned long long)digest, len);
-}
-
-static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-time_t evroutes_parse_http_date(const char *s) {
-    /* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" */
-    if (!s || strlen(s) != 29 || s[3] != ',' || s[4] != ' ' || strcmp(s + 25, " GMT") != 0) return (time_t)-1;
-    char mon[4] = {s[8], s[9], s[10], 0};
-    int m = -1;
-    for (int i = 0; i < 12; i++)
-        if (strcmp(mon, months[i]) == 0) m = i;
-    const int digits[] = {5, 6, 12, 13, 14, 15, 17, 18, 20, 21, 23, 24};
-    for (size_t i = 0; i < sizeof digits / sizeof digits[0]; i++)
-        if (!isdigit((unsigned char)s[digits[i]])) return (time_t)-1;
-    if (m < 0 || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' || s[19] != ':' || s[22] != ':') return (time_t)-1;
-    struct tm tm = {0};
-    tm.tm_mday = (s[5] - '0') * 10 + (s[6] - '0');
-    tm.tm_mon = m;
-    tm.tm_year = atoi(s + 12) - 1900;
-    tm.tm_hour = (s[17] - '0') * 10 + (s[18] - '0');
-    tm.tm_min = (s[20] - '0') * 10 + (s[21] - '0');
-    tm.tm_sec = (s[23] - '0') * 10 + (s[24] - '0');
-    if (tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) return (time_t)-1;
-    return timegm(&tm);
-}
-
-/* Does the If-None-Match list name `etag`? Weak comparison: W/ is ignored. */
-static int etag_listed(const char *list, const char *etag) {
-    size_t elen = strlen(etag);
-    const char *p = list;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == ',') p++;
-        if (!*p) break;
-        if (*p == '*') return 1;
-        if (strncmp(p, "W/", 2) == 0) p += 2;
-        const char *end = p;
-        if (*p == '"') {
-            end = strchr(p + 1, '"');
-            end = end ? end + 1 : p + strlen(p);
-        } else {
-            while (*end && *end != ',') end++;
-        }
-        if ((size_t)(end - p) == elen && strncmp(p, etag, elen) == 0) return 1;
-        p = end;
-    }
-    return 0;
-}
-
-int evroutes_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
-                          const char *if_modified_since) {
-    if (if_none_match) return etag && *etag && etag_listed(if_none_match, etag);
-    if (if_modified_since && last_modified != (time_t)-1) {
-        time_t since = evroutes_parse_http_date(if_modified_since);
-        return since != (time_t)-1 && last_modified <= since;
-    }
-    return 0;
 }
 
 /* The header text of a blob's validators, a function of (digest, length,
@@ -184,8 +128,8 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
      * none and loads nothing (every response is nosniff already: http.c). */
     if (b->kind == EVIDENCE_SVG)
         http_req_add_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
-    if (evroutes_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
-                              http_req_header(r, "If-Modified-Since")))
+    if (conditional_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
+                                 http_req_header(r, "If-Modified-Since"), time(NULL)))
         http_reply(r, 304, NULL, "", 0);
     else http_reply(r, 200, content_type(b->kind), b->data, b->len);
     evidence_blob_release(b);

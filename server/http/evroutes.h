@@ -49,14 +49,4 @@ void evroutes_free(struct evroutes *e);
  * (EVROUTES_ETAG_LEN): "\"<16 hex>-<hex length>\"". */
 void evroutes_etag(uint64_t digest, size_t len, char *out);
 
-/* The conditional-GET rule (RFC 9110 13.2.2): If-None-Match decides when
- * present (weak comparison, "*" matches); otherwise If-Modified-Since means
- * not modified when `last_modified` is at or before it. 1: answer 304. */
-int evroutes_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
-                          const char *if_modified_since);
-
-/* IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") to Unix time; (time_t)-1
- * for anything else. */
-time_t evroutes_parse_http_date(const char *s);
-
 #endif /* DV_EVROUTES_H */

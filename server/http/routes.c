@@ -29,6 +29,7 @@
 #include "server/http/service.h"
 #include "api/jsonout.h"
 #include "server/core/log.h"
+#include "server/http/conditional.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -797,25 +798,6 @@ static int safe_relpath(const char *rel) {
     return 1;
 }
 
-/* RFC 9110 13.2.2 for the static files: If-None-Match (weak comparison,
- * "*" or any listed tag) decides when present; else If-Modified-Since equal
- * to the Last-Modified sent (what browsers send back) means not modified. */
-static int static_not_modified(const char *etag, const char *lm, const char *inm, const char *ims) {
-    if (inm) {
-        const char *p = inm;
-        size_t n = strlen(etag);
-        while (*p) {
-            while (*p == ' ' || *p == ',') p++;
-            if (*p == '*') return 1;
-            if (strncmp(p, "W/", 2) == 0) p += 2;
-            if (strncmp(p, etag, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' ')) return 1;
-            while (*p && *p != ',') p++;
-        }
-        return 0;
-    }
-    return ims && strcmp(ims, lm) == 0;
-}
-
 void routes_static_file(struct http_req *r, const char *dir, const char *rel) {
     if (!dir || !dir[0]) {
         http_reply_error(r, 404, NULL, "static files are not installed with this server");
@@ -850,7 +832,8 @@ void routes_static_file(struct http_req *r, const char *dir, const char *rel) {
     http_req_add_header(r, "Cache-Control", "no-cache");
     http_req_add_header(r, "ETag", etag);
     http_req_add_header(r, "Last-Modified", lm);
-    if (static_not_modified(etag, lm, http_req_header(r, "If-None-Match"), http_req_header(r, "If-Modified-Since"))) {
+    if (conditional_not_modified(etag, sb.st_mtime, http_req_header(r, "If-None-Match"),
+                                 http_req_header(r, "If-Modified-Since"), time(NULL))) {
         close(fd);
         http_reply(r, 304, NULL, "", 0);
         return;

@@ -778,6 +778,13 @@ Test(http, static_files_openapi_and_no_traversal) {
     snprintf(cond, sizeof cond, "If-Modified-Since: %s\r\n", lm);
     cr_assert_eq(req("GET", "/static/widget.js", cond, NULL, &r, NULL), 304);
     helper_response_free(&r);
+    /* The one rule of conditional.h: exact entity-tags, real dates only. */
+    snprintf(cond, sizeof cond, "If-None-Match: %sx\r\n", etag);
+    cr_assert_eq(req("GET", "/static/widget.js", cond, NULL, &r, NULL), 200, "an ETag with a byte after it");
+    helper_response_free(&r);
+    cr_assert_eq(req("GET", "/static/widget.js", "If-Modified-Since: Sat, 06 Nov 2094 08:49:37 GMT\r\n", NULL, &r, NULL),
+                 200, "a date in the future");
+    helper_response_free(&r);
     cr_assert_eq(req("GET", "/openapi.yaml", NULL, NULL, &r, NULL), 200);
     cr_assert(strstr(r.body, "openapi: 3.1.0"));
     cr_assert_str_eq(helper_header(&r, "Content-Type", ct, sizeof ct), "application/yaml");
