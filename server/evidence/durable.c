@@ -76,7 +76,11 @@ int durable_mkdir(const char *path, char *err) {
     return 0;
 }
 
-int durable_write(const char *dir, const char *name, const void *data, size_t len, char *err) {
+/* Writes the temp file of `dir`/`name` and renames it over the name,
+ * with fsync()s of the file and the directory when `sync`. Returns 0, -1
+ * (nothing renamed) or DURABLE_UNSYNCED (renamed, the directory's fsync
+ * failed). */
+static int write_renamed(const char *dir, const char *name, const void *data, size_t len, int sync, char *err) {
     char tmp[PATH_MAX], final[PATH_MAX], tmpname[NAME_MAX + 1];
     pthread_mutex_lock(&tmp_counter_lock);
     unsigned long n = ++tmp_counter;
@@ -104,7 +108,7 @@ int durable_write(const char *dir, const char *name, const void *data, size_t le
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0) {
+    if (sync && fsync(fd) != 0) {
         dv_seterr(err, "fsync %s: %s", tmp, strerror(errno));
         goto fail;
     }
@@ -118,20 +122,35 @@ int durable_write(const char *dir, const char *name, const void *data, size_t le
         dv_seterr(err, "rename %s: %s", final, strerror(errno));
         goto fail;
     }
-    return durable_fsync_dir(dir, err);
+    /* From here the new bytes are what readers get: whatever follows, the
+     * write happened. */
+    if (sync && durable_fsync_dir(dir, err) != 0) return DURABLE_UNSYNCED;
+    return 0;
 fail:
     if (fd >= 0) close(fd);
     unlink(tmp);
     return -1;
 }
 
-enum durable_read_status durable_read(const char *path, char **data, size_t *len, struct stat *st, char *err) {
+int durable_write(const char *dir, const char *name, const void *data, size_t len, char *err) {
+    return write_renamed(dir, name, data, len, 1, err);
+}
+
+int durable_replace(const char *dir, const char *name, const void *data, size_t len, char *err) {
+    return write_renamed(dir, name, data, len, 0, err);
+}
+
+enum durable_read_status durable_read(const char *path, size_t max, char **data, size_t *len, struct stat *st,
+                                      char *err) {
     *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NOFOLLOW: a link is refused (ELOOP), never followed to a device;
+     * O_NONBLOCK: opening a FIFO returns at once instead of waiting for a
+     * writer (and reading a regular file never blocks anyway). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT || errno == ENOTDIR) return DURABLE_MISSING;
-        dv_seterr(err, "open %s: %s", path, strerror(errno));
+        dv_seterr(err, "open %s: %s", path, errno == ELOOP ? "a symbolic link, not a file" : strerror(errno));
         return DURABLE_ERROR;
     }
     struct stat s;
@@ -140,7 +159,13 @@ enum durable_read_status durable_read(const char *path, char **data, size_t *len
         close(fd);
         return DURABLE_ERROR;
     }
-    /* Sized by the stat, grown if the file grew since. */
+    if (!S_ISREG(s.st_mode) || (unsigned long long)s.st_size > max) {
+        if (!S_ISREG(s.st_mode)) dv_seterr(err, "read %s: not a regular file", path);
+        else dv_seterr(err, "read %s: %lld bytes, over the %zu a file here may hold", path, (long long)s.st_size, max);
+        close(fd);
+        return DURABLE_ERROR;
+    }
+    /* Sized by the stat, grown if the file grew since, up to `max`. */
     size_t cap = (size_t)s.st_size + 1, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -150,7 +175,9 @@ enum durable_read_status durable_read(const char *path, char **data, size_t *len
     }
     for (;;) {
         if (n + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
+            if (n > max) break;
+            size_t ncap = cap * 2 > max + 2 ? max + 2 : cap * 2;
+            char *bigger = realloc(buf, ncap);
             if (!bigger) {
                 free(buf);
                 close(fd);
@@ -158,7 +185,7 @@ enum durable_read_status durable_read(const char *path, char **data, size_t *len
                 return DURABLE_NOMEM;
             }
             buf = bigger;
-            cap *= 2;
+            cap = ncap;
         }
         ssize_t r = read(fd, buf + n, cap - n - 1);
         if (r < 0 && errno == EINTR) continue;
@@ -172,6 +199,11 @@ enum durable_read_status durable_read(const char *path, char **data, size_t *len
         n += (size_t)r;
     }
     close(fd);
+    if (n > max) {
+        free(buf);
+        dv_seterr(err, "read %s: grew past the %zu bytes a file here may hold", path, max);
+        return DURABLE_ERROR;
+    }
     buf[n] = '\0';
     *data = buf;
     *len = n;

@@ -36,9 +36,19 @@ int durable_fsync_dir(const char *dir, char *err);
  * when `path` exists and is not a directory. */
 int durable_mkdir(const char *path, char *err);
 
-/* Writes `len` bytes of `data` to `dir`/`name` by the protocol above. On
- * failure the temp file is removed and `name` keeps its old bytes. */
+/* Writes `len` bytes of `data` to `dir`/`name` by the protocol above.
+ * Returns 0 when `name` holds the new bytes durably; -1 with `err` when it
+ * keeps its old bytes (the temp file removed); DURABLE_UNSYNCED with `err`
+ * when the rename was made (readers see the new bytes from now on) but the
+ * directory's fsync failed, so a crash may yet bring the old ones back. */
+#define DURABLE_UNSYNCED 1
 int durable_write(const char *dir, const char *name, const void *data, size_t len, char *err);
+
+/* The same temp file and rename, without any fsync: for files that can be
+ * made again from others (a cache), where a reader must never see a torn
+ * file but a crash may leave the old bytes, the new or an empty file.
+ * Returns 0, or -1 with `err` (the temp file removed). */
+int durable_replace(const char *dir, const char *name, const void *data, size_t len, char *err);
 
 enum durable_read_status {
     DURABLE_READ_OK = 0,
@@ -47,9 +57,16 @@ enum durable_read_status {
     DURABLE_NOMEM = -2   /* no memory for its bytes (`err` says so too)  */
 };
 
-/* Reads file `path` whole into `*data` (malloc()ed, NUL-terminated, `*len`
- * bytes without the NUL) and its stat into `st` (may be NULL). */
-enum durable_read_status durable_read(const char *path, char **data, size_t *len, struct stat *st, char *err);
+/* Reads regular file `path` whole into `*data` (malloc()ed,
+ * NUL-terminated, `*len` bytes without the NUL) and its stat into `st` (may
+ * be NULL). The file is opened O_NOFOLLOW | O_NONBLOCK and looked at
+ * (fstat) before a byte is read: a symbolic link, a FIFO, a device, a
+ * directory, or a file of more than `max` bytes is refused (DURABLE_ERROR,
+ * `err` says which), so a FIFO never blocks the reader and a link to
+ * /dev/zero is never read; a file that grows past `max` while it is read
+ * is refused too. */
+enum durable_read_status durable_read(const char *path, size_t max, char **data, size_t *len, struct stat *st,
+                                      char *err);
 
 /* Takes the advisory lock `dir`/DURABLE_LOCK_NAME (flock, created when
  * missing), waiting for it. Returns the descriptor that holds it, or -1

@@ -64,9 +64,12 @@
 #include "kernels/base/fnv.h"
 #include "kernels/base/timeutil.h"
 #include "api/jsonout.h"
+#include "server/core/log.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
+#include "server/evidence/history.h"
 #include "server/evidence/nights.h"
+#include "server/evidence/record.h"
 #include "server/evidence/suites.h"
 
 #define STAMP_NAME ".stamp"
@@ -74,6 +77,7 @@
 
 /* Date and slug folders are listed with durable_list_dirs(). */
 _Static_assert(EVIDENCE_SLUG_LEN == DURABLE_NAME_LEN, "a listed name holds a slug");
+_Static_assert(EVIDENCE_SLUG_LEN == HISTORY_DIR_LEN, "the history takes the listed dates");
 #define LEGACY_GPU "unknown-gpu"
 
 /* What the index says of one suite of one GPU. */
@@ -83,6 +87,7 @@ struct latest {
     struct stat good_st;
     char *good_raw; /* its bytes (moved into a blob when loaded) */
     size_t good_len;
+    struct dv_report *good_report; /* its document read, when it was read from disk (drawn once) */
     json_t *attempt; /* the newest record of any status, or NULL */
     char attempt_date[EVIDENCE_DATE_LEN];
     time_t newest_mtime; /* of the files read */
@@ -99,6 +104,7 @@ struct gpu {
     struct latest *l;
     struct evidence_blob **json, **text;
     struct evidence_blob **drawn[EVIDENCE_NUM_KINDS]; /* SVG, MD, CSV: [kind][suite] */
+    struct history **hist;                            /* each suite's nights        */
     struct evidence_blob *index;
 };
 
@@ -212,9 +218,11 @@ static void seterror(struct evidence_error *e, enum evidence_code code, const ch
 
 static uint64_t fnv1a(const void *data, size_t len) { return fnv1a_64(FNV1A_64_OFFSET, data, len); }
 
-/* A blob of `data` (malloc()ed, NUL-terminated, taken over even on failure). */
-static struct evidence_blob *blob_new(char *data, size_t len, time_t mtime, enum evidence_kind kind,
-                                      enum evidence_fresh fresh) {
+/* A blob of `data` (malloc()ed, NUL-terminated, taken over even on
+ * failure) whose digest is `digest`: one that identifies its bytes as the
+ * FNV-1a of them would (a history page's, made of its nights' digests). */
+static struct evidence_blob *blob_new_digest(char *data, size_t len, uint64_t digest, time_t mtime,
+                                             enum evidence_kind kind, enum evidence_fresh fresh) {
     struct evidence_blob *b = data ? malloc(sizeof *b) : NULL;
     if (!b) {
         free(data);
@@ -223,11 +231,17 @@ static struct evidence_blob *blob_new(char *data, size_t len, time_t mtime, enum
     b->data = data;
     b->len = len;
     b->mtime = mtime;
-    b->digest = fnv1a(data, len);
+    b->digest = digest;
     b->kind = kind;
     b->fresh = fresh;
     atomic_init(&b->refs, 1);
     return b;
+}
+
+/* A blob of `data` (malloc()ed, NUL-terminated, taken over even on failure). */
+static struct evidence_blob *blob_new(char *data, size_t len, time_t mtime, enum evidence_kind kind,
+                                      enum evidence_fresh fresh) {
+    return blob_new_digest(data, len, data ? fnv1a(data, len) : 0, mtime, kind, fresh);
 }
 
 static struct evidence_blob *blob_ref(struct evidence_blob *b) {
@@ -312,74 +326,8 @@ static json_t *summary_of(const struct dv_report *r, int *bad) {
     return s;
 }
 
-/* Loads <dir>/<date>/<name>. Returns the object (NULL when missing or not a
- * record) and its stat; with `raw`, its bytes too. *oom is set when it could
- * not tell for want of memory (a record read then may be missing). */
-static json_t *load_record(const char *dir, const char *date, const char *name, struct stat *st, char **raw,
-                           size_t *rawlen, int *oom) {
-    char path[PATH_MAX], *data;
-    size_t len;
-    char err[ERR_LEN];
-    if (raw) *raw = NULL;
-    if (durable_join(path, sizeof path, dir, date, name) != 0) return NULL;
-    enum durable_read_status rs = durable_read(path, &data, &len, st, err);
-    if (rs != DURABLE_READ_OK) {
-        if (rs == DURABLE_NOMEM) *oom = 1;
-        return NULL;
-    }
-    json_error_t je;
-    json_t *j = jsonout_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
-    if (!j && jsonout_oom(&je)) *oom = 1;
-    if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
-        strcmp(jstr(j, "schema") ? jstr(j, "schema") : "", EVIDENCE_SCHEMA) != 0) {
-        json_decref(j);
-        free(data);
-        return NULL;
-    }
-    if (raw) {
-        *raw = data;
-        *rawlen = len;
-    } else {
-        free(data);
-    }
-    return j;
-}
-
-static int record_ok(json_t *j) {
-    const char *s = json_string_value(json_object_get(j, "status"));
-    return s && strcmp(s, "ok") == 0;
-}
-
-/* The GPU name a record gives: its summary's, else its own gpu_name. */
-static const char *record_gpu_name(json_t *rec) {
-    const char *n = jstr(json_object_get(rec, "summary"), "gpu");
-    return n ? n : jstr(rec, "gpu_name");
-}
-
-/* The document of record `rec` read back as a report, for drawing: into
- * *out, or NULL when the record has no document that reads as
- * divergence.v1 (a failed night, an older schema: nothing is drawn).
- * Returns 0, or -1 when out of memory. */
-static int draw_read(json_t *rec, struct dv_report **out) {
-    *out = NULL;
-    const json_t *doc = json_object_get(rec, "document");
-    if (!json_is_object(doc)) return 0;
-    char why[ERR_LEN];
-    struct dv_report *r = experiment_report_create();
-    if (!r) return -1;
-    unsigned long failures = jsonout_failures();
-    int parsed = report_parse_json(doc, r, why) == 0;
-    if (jsonout_failures() != failures) { /* what it read may be cut short */
-        experiment_report_free(r);
-        return -1;
-    }
-    if (parsed) *out = r;
-    else experiment_report_free(r);
-    return 0;
-}
-
 /* The form `kind` (SVG, MD, CSV) of record `rec` of `suite` filed under
- * `date`, drawn from `r` (its draw_read(); NULL: nothing to draw, *out
+ * `date`, drawn from `r` (its record_report(); NULL: nothing to draw, *out
  * stays NULL) into a new blob. Returns 0, or -1 when out of memory. */
 static int draw(const struct dv_report *r, json_t *rec, const struct suite *suite, const char *date, int kind,
                 time_t mtime, struct evidence_blob **out) {
@@ -404,13 +352,12 @@ static void latest_cleanup(struct latest *l) {
     json_decref(l->good);
     json_decref(l->attempt);
     free(l->good_raw);
+    experiment_report_free(l->good_report);
     l->good = l->attempt = NULL;
     l->good_raw = NULL;
+    l->good_report = NULL;
 }
 
-/* Finds the newest good record of `s` in GPU folder `gdir` (whose dates are
- * `dates`, oldest first) and its newest attempt. *oom is set when a record
- * could not be read for want of memory (then `l` may miss it). */
 /* Good record `jname` of `date` as the view before found it (`was`, NULL
  * for none), when the file is still the one it read (device, inode, size,
  * mtime): a new reference to its object with *st, and no bytes (the view's
@@ -419,14 +366,18 @@ static json_t *record_as_was(const struct latest *was, const char *gdir, const c
                              struct stat *st) {
     char path[PATH_MAX];
     if (!was || !was->good || strcmp(was->good_date, date) != 0) return NULL;
-    if (durable_join(path, sizeof path, gdir, date, jname) != 0 || stat(path, st) != 0) return NULL;
+    if (durable_join(path, sizeof path, gdir, date, jname) != 0 || lstat(path, st) != 0) return NULL;
     return same_file(&was->good_st, st) ? json_incref(was->good) : NULL;
 }
 
-/* The newest good record and the newest attempt of suite `s` over `dates`.
- * `was` is the suite's latest in the view installed before, whose blobs
- * the new view may take (NULL: none may be): a good record that did not
- * change since is not read and parsed again. */
+/* The newest good record and the newest attempt of suite `s` in GPU folder
+ * `gdir` over `dates` (oldest first). `was` is the suite's latest in the
+ * view installed before, whose blobs the new view may take (NULL: none may
+ * be): a good record that did not change since is not read and parsed
+ * again. A record read from disk is judged (record_judge()): one that says
+ * ok with a document that does not read is a failed attempt, and the search
+ * goes on to the nights before it. *oom is set when a record could not be
+ * read for want of memory (then `l` may miss it). */
 static void latest_find(const char *gdir, const struct suite *s, char (*dates)[EVIDENCE_SLUG_LEN], size_t ndates,
                         const struct latest *was, struct latest *l, int *oom) {
     memset(l, 0, sizeof *l);
@@ -438,9 +389,12 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
         struct stat st, fst;
         char *raw = NULL;
         size_t rawlen = 0;
+        struct dv_report *report = NULL;
         json_t *rec = record_as_was(was, gdir, dates[k], jname, &st);
-        if (!rec) rec = load_record(gdir, dates[k], jname, &st, &raw, &rawlen, oom);
-        json_t *failed = l->attempt ? NULL : load_record(gdir, dates[k], fname, &fst, NULL, NULL, oom);
+        if (!rec && (rec = record_load(gdir, dates[k], jname, &st, &raw, &rawlen, oom)) != NULL &&
+            record_judge(rec, &report) != 0)
+            *oom = 1;
+        json_t *failed = l->attempt ? NULL : record_load(gdir, dates[k], fname, &fst, NULL, NULL, oom);
         if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
         if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
         if (!l->attempt && (rec || failed)) {
@@ -462,7 +416,7 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
         }
         if (rec && record_ok(rec) && !failed && l->attempt) {
             /* The failure of this date, if any, was not loaded above. */
-            json_t *f2 = load_record(gdir, dates[k], fname, &fst, NULL, NULL, oom);
+            json_t *f2 = record_load(gdir, dates[k], fname, &fst, NULL, NULL, oom);
             l->good_failed_too = f2 != NULL;
             json_decref(f2);
         } else if (rec && record_ok(rec) && failed) {
@@ -474,10 +428,12 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
             l->good_st = st;
             l->good_raw = raw;
             l->good_len = rawlen;
+            l->good_report = report;
             memcpy(l->good_date, dates[k], EVIDENCE_DATE_LEN);
         } else {
             json_decref(rec);
             free(raw);
+            experiment_report_free(report);
         }
     }
 }
@@ -493,6 +449,8 @@ static void gpu_free(struct gpu *g) {
         for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS; k++)
             if (g->drawn[k]) evidence_blob_release(g->drawn[k][i]);
     }
+    for (size_t i = 0; g->hist && i < g->n; i++) history_free(g->hist[i]);
+    free(g->hist);
     evidence_blob_release(g->index);
     free(g->l);
     free(g->json);
@@ -538,7 +496,7 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
     int nodraw = 0;
     for (int k = EVIDENCE_SVG; g && k < EVIDENCE_NUM_KINDS; k++) nodraw |= !(g->drawn[k] = calloc(n, sizeof(void *)));
     if (!g || nodraw || !(g->l = calloc(n, sizeof *g->l)) || !(g->json = calloc(n, sizeof *g->json)) ||
-        !(g->text = calloc(n, sizeof *g->text))) {
+        !(g->text = calloc(n, sizeof *g->text)) || !(g->hist = calloc(n, sizeof *g->hist))) {
         gpu_free(g);
         dv_seterr(err, "evidence: out of memory");
         return NULL;
@@ -553,7 +511,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
         return NULL;
     }
     int oom = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !oom; i++)
+        g->hist[i] = history_load(gdir, suites_get(i), dates, nd, old && i < old->n ? old->hist[i] : NULL, &oom);
+    for (size_t i = 0; i < n && !oom; i++) {
         struct latest *l = &g->l[i];
         /* The view before may lend its record only where it has its blobs
          * to lend (reuse_suite()). */
@@ -580,8 +540,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
             oom = 1;
             break;
         }
-        struct dv_report *r = NULL; /* read once for every drawing */
-        if (draw_read(l->good, &r) != 0) oom = 1;
+        struct dv_report *r = l->good_report; /* read once for every drawing */
+        l->good_report = NULL;
+        if (!r && record_report(l->good, &r, NULL) != 0) oom = 1;
         for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
             if (draw(r, l->good, suites_get(i), l->good_date, k, l->good_st.st_mtime, &g->drawn[k][i]) != 0) oom = 1;
         experiment_report_free(r);
@@ -727,7 +688,7 @@ static int migrate_legacy(struct evidence *ev, char *err) {
             size_t len = strlen(e->d_name);
             if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.') continue;
             int oom = 0;
-            json_t *rec = load_record(ev->root, dates[k], e->d_name, NULL, NULL, NULL, &oom);
+            json_t *rec = record_load(ev->root, dates[k], e->d_name, NULL, NULL, NULL, &oom);
             char s[EVIDENCE_SLUG_LEN];
             const char *name = rec ? record_gpu_name(rec) : NULL;
             int found = name && evidence_slug(name, s, sizeof s) == 0 && evidence_valid_slug(s);
@@ -961,7 +922,7 @@ static json_t *older_trim(json_t *rec) {
 
 /* Older night `key` (gpu/date/name) as older_trim() keeps it, from the
  * memo when the file is the one read before (device, inode, size, mtime),
- * else read (load_record()) and kept. A new reference, or NULL when it is
+ * else read (record_load()) and kept. A new reference, or NULL when it is
  * missing or not a record (*oom: or could not be read for want of memory). */
 static json_t *older_get(struct evidence *ev, const char *gdir, const char *gpu, const char *date, const char *name,
                          int *oom) {
@@ -969,7 +930,7 @@ static json_t *older_get(struct evidence *ev, const char *gdir, const char *gpu,
     struct stat now;
     int k = snprintf(key, sizeof key, "%s/%s/%s", gpu, date, name);
     const int keyed = k > 0 && (size_t)k < sizeof key && durable_join(path, sizeof path, gdir, date, name) == 0 &&
-                      stat(path, &now) == 0;
+                      lstat(path, &now) == 0;
     if (keyed) {
         json_t *hit = NULL;
         pthread_mutex_lock(&ev->older_lock);
@@ -985,8 +946,13 @@ static json_t *older_get(struct evidence *ev, const char *gdir, const char *gpu,
         if (hit || *oom) return hit;
     }
     struct stat st;
-    json_t *full = load_record(gdir, date, name, &st, NULL, NULL, oom);
+    json_t *full = record_load(gdir, date, name, &st, NULL, NULL, oom);
     if (!full) return NULL;
+    if (record_judge(full, NULL) != 0) { /* a good night must read as one to be compared with */
+        json_decref(full);
+        *oom = 1;
+        return NULL;
+    }
     json_t *rec = older_trim(full);
     json_decref(full);
     if (!rec) {
@@ -1160,13 +1126,35 @@ cleanup:
     return rc;
 }
 
+/* Appends "what: why" to warning `warn` (ERR_LEN), after "; " when it
+ * already says something. */
+static void warn_add(char *warn, const char *what, const char *why) {
+    size_t n = strlen(warn);
+    /* Cut short when it runs out of room: the first failures matter most. */
+    if (n + 1 < ERR_LEN && snprintf(warn + n, ERR_LEN - n, "%s%s: %s", n ? "; " : "", what, why) < 0) warn[n] = '\0';
+}
+
 /* Files the record text `json` and its transcript `text` under GPU `gpu`'s
  * lock: a good record (`ok`) over the date's record, a failure over it only
- * when it is not a good one (else as <suite>.failed.json); then the stamp
- * other servers watch. Returns 0, or -1 with `err`. */
+ * when it is not a good one (else as <suite>.failed.json); then the
+ * transcript beside the date's record, then the stamp other servers watch.
+ *
+ * The night is published exactly when its record is renamed into place:
+ * from then on it is read, served and compared with. So the record goes
+ * first, and returns 0 from then on whatever fails after it, each such
+ * failure said in `warn` (ERR_LEN; "" when none): the directory's fsync
+ * (the rename may not survive a crash), the transcript (then no stale
+ * transcript is left beside the new record: the old one is removed) or the
+ * stamp (servers sharing the directory see the night when the next one is
+ * filed). A record that could not be put in place returns -1 with `err`,
+ * and nothing of it was written: no transcript without its record. A crash
+ * between the two renames leaves the new record beside the transcript of
+ * the one before; reads serve each record's own copy, so the two views of a
+ * night never disagree. */
 static int record_file(struct evidence *ev, const char *gpu, const struct suite *suite, const char *date,
-                       const char *finished, int ok, const char *json, const char *text, char *err) {
-    char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1];
+                       const char *finished, int ok, const char *json, const char *text, char *warn, char *err) {
+    char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1], why[ERR_LEN];
+    warn[0] = '\0';
     if (durable_join(gdir, sizeof gdir, ev->root, gpu, NULL) != 0 ||
         durable_join(dir, sizeof dir, gdir, date, NULL) != 0) {
         dv_seterr(err, "evidence: path too long");
@@ -1180,38 +1168,45 @@ static int record_file(struct evidence *ev, const char *gpu, const struct suite 
      * replica of this GPU model must not decide on what it saw before. */
     int lockfd = durable_lock(gdir, err);
     if (lockfd < 0) return -1;
-    int rc = 0, keep_good = 0;
+    int keep_good = 0;
     if (!ok) {
         int oom = 0;
-        json_t *old = load_record(gdir, date, jname, NULL, NULL, NULL, &oom);
+        json_t *old = record_load(gdir, date, jname, NULL, NULL, NULL, &oom);
+        if (old && record_judge(old, NULL) != 0) oom = 1;
         keep_good = old && record_ok(old);
         json_decref(old);
         if (oom) { /* not knowing, a failure could replace good evidence */
+            durable_unlock(lockfd);
             dv_seterr(err, "evidence: out of memory");
-            rc = -1;
+            return -1;
         }
     }
-    if (rc == 0 && keep_good) {
-        rc = durable_write(dir, fname, json, strlen(json), err);
-    } else if (rc == 0) {
-        /* The transcript first: the .json is the record, and a crash between
-         * the two leaves the old record whole (reads serve its own copy). */
-        rc = durable_write(dir, tname, text, strlen(text), err);
-        if (rc == 0) rc = durable_write(dir, jname, json, strlen(json), err);
+    const char *rname = keep_good ? fname : jname;
+    int w = durable_write(dir, rname, json, strlen(json), err);
+    if (w < 0) {
+        durable_unlock(lockfd);
+        return -1;
+    }
+    if (w == DURABLE_UNSYNCED) warn_add(warn, rname, err);
+    if (!keep_good && (w = durable_write(dir, tname, text, strlen(text), why)) != 0) {
+        warn_add(warn, tname, why);
+        char tpath[PATH_MAX];
+        if (w < 0 && durable_join(tpath, sizeof tpath, dir, tname, NULL) == 0 && unlink(tpath) == 0)
+            durable_fsync_dir(dir, why);
     }
     /* The folder's mtime moves with this rename: what other servers on the
      * directory watch for. Its content is only for people. */
-    if (rc == 0) {
-        char stamp[96];
-        int k = snprintf(stamp, sizeof stamp, "%s %s %s\n", date, suite->name, finished);
-        rc = durable_write(gdir, STAMP_NAME, stamp, (size_t)k, err);
-    }
+    char stamp[96];
+    int k = snprintf(stamp, sizeof stamp, "%s %s %s\n", date, suite->name, finished);
+    if (durable_write(gdir, STAMP_NAME, stamp, (size_t)k, why) != 0)
+        warn_add(warn, "the stamp that shows other servers on the directory a new night", why);
     durable_unlock(lockfd);
-    return rc;
+    return 0;
 }
 
-int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err) {
-    char finished[32], date[EVIDENCE_DATE_LEN], *json = NULL, *text = NULL;
+int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *warn, char *err) {
+    char finished[32], date[EVIDENCE_DATE_LEN], *json = NULL, *text = NULL, w[ERR_LEN] = "";
+    if (warn) warn[0] = '\0';
     const struct suite *suite = record_check(rec, finished, sizeof finished, date, err);
     if (!suite) return -1;
     json_t *older[NIGHTS_HISTORY];
@@ -1223,10 +1218,14 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
     int built = record_build(rec, suite, date, finished, older, nolder, &json, &text, err);
     for (size_t i = 0; i < nolder; i++) json_decref(older[i]);
     if (built != 0) return -1;
-    int rc = record_file(ev, rec->gpu, suite, date, finished, rec->ok, json, text, err);
+    int rc = record_file(ev, rec->gpu, suite, date, finished, rec->ok, json, text, w, err);
     free(json);
     free(text);
     if (rc != 0) return -1;
+    if (w[0]) {
+        LOG(LOG_WARNING, "evidence %s %s %s: filed, but %s", rec->gpu, date, suite->name, w);
+        if (warn) snprintf(warn, ERR_LEN, "%s", w);
+    }
     char rerr[ERR_LEN];
     pthread_mutex_lock(&ev->reload_lock);
     if (gpu_reload(ev, rec->gpu, rerr) != 0) {
@@ -1503,7 +1502,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     snprintf(jname, sizeof jname, "%s.json", s->name);
     int oom = 0;
     json_t *rec = slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
-                      ? load_record(gdir, date, jname, &st, &raw, &rawlen, &oom)
+                      ? record_load(gdir, date, jname, &st, &raw, &rawlen, &oom)
                       : NULL;
     if (!rec) {
         if (oom) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
@@ -1519,7 +1518,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     if (EVIDENCE_KIND_DRAWN(kind)) {
         free(raw);
         struct dv_report *r = NULL;
-        int rc2 = draw_read(rec, &r);
+        int rc2 = record_report(rec, &r, NULL);
         if (rc2 == 0) rc2 = draw(r, rec, s, date, kind, st.st_mtime, out);
         experiment_report_free(r);
         json_decref(rec);
@@ -1540,37 +1539,6 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     return *out ? 0 : -1;
 }
 
-/* One night of the history: its status and a flat list of rows, each
- * naming its table (what a trend plot iterates over). */
-static json_t *history_point(json_t *rec, const char *date, int *bad) {
-    json_t *p = json_object(), *summary = json_object_get(rec, "summary");
-    jsonout_put(p, "date", jsonout_str(date), bad);
-    jsonout_put(p, "status", jsonout_str(jstr(rec, "status")), bad);
-    if (jstr(rec, "reason")) jsonout_put(p, "reason", jsonout_str(jstr(rec, "reason")), bad);
-    json_t *version = json_object_get(rec, "suite_version");
-    if (version) jsonout_put(p, "suite_version", json_incref(version), bad);
-    jsonout_put(p, "gpu", jsonout_str_or_null(jstr(summary, "gpu")), bad);
-    jsonout_put(p, "finished_utc", jsonout_str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")), bad);
-    jsonout_put(p, "comparison", nights_brief(rec, bad), bad);
-    json_t *rows = json_array(), *tb, *row, *v;
-    size_t ti, ri;
-    const char *key;
-    json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
-        json_array_foreach(json_object_get(tb, "rows"), ri, row) {
-            json_t *copy = json_object();
-            const char *table = jstr(tb, "id") ? jstr(tb, "id") : "";
-            json_object_foreach(row, key, v) jsonout_put(copy, key, json_incref(v), bad);
-            jsonout_put(copy, "table", jsonout_str(table), bad);
-            /* The night against the one before it, as it was filed. */
-            json_t *cmp = jstr(row, "name") ? nights_row(rec, table, jstr(row, "name")) : NULL;
-            jsonout_put(copy, "compared", cmp ? json_incref(cmp) : json_null(), bad);
-            jsonout_append(rows, copy, bad);
-        }
-    }
-    jsonout_put(p, "rows", rows, bad);
-    return p;
-}
-
 int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite, unsigned limit,
                          const char *cursor, struct evidence_blob **out, struct evidence_error *e) {
     *out = NULL;
@@ -1584,61 +1552,31 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
         seterror(e, EVIDENCE_EINVAL, "cursor: expected a date YYYY-MM-DD (a page's next_cursor), got %.32s", cursor);
         return -1;
     }
-    char slug[EVIDENCE_SLUG_LEN], gdir[PATH_MAX] = "", err[ERR_LEN];
+    char slug[EVIDENCE_SLUG_LEN], gdir[PATH_MAX];
+    size_t i = (size_t)suites_index(s->name), len = 0;
+    time_t mtime = (time_t)-1;
+    uint64_t digest = 0;
+    char *page = NULL;
+    maybe_rescan(ev);
+    /* The page is cut from the nights the view keeps, under the read lock
+     * (a copy of their texts, no record read): the view stays whole. */
     pthread_rwlock_rdlock(&ev->lock);
     int rc = resolve_locked(ev, gpu, own, slug, e);
-    int known = rc == 0 && gpu_find_locked(ev, slug) != NULL;
+    const struct gpu *g = rc == 0 ? gpu_find_locked(ev, slug) : NULL;
+    if (rc == 0 && (g || !gpu))
+        page = history_page(g && i < g->n ? g->hist[i] : NULL, s, slug, limit, cursor, &len, &mtime, &digest);
     pthread_rwlock_unlock(&ev->lock);
     if (rc != 0) return -1;
-    if (slug[0] && durable_join(gdir, sizeof gdir, ev->root, slug, NULL) != 0) gdir[0] = '\0';
-    struct stat gst;
-    if (gpu && !known && (!gdir[0] || stat(gdir, &gst) != 0)) {
-        seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
-        return -1;
-    }
-    char(*dates)[EVIDENCE_SLUG_LEN] = NULL;
-    size_t n = 0;
-    if (gdir[0] && durable_list_dirs(gdir, evidence_valid_date, &dates, &n, err) != 0) {
-        seterror(e, EVIDENCE_EIO, "%s", err);
-        return -1;
-    }
-    /* Newest first from before the cursor, at most `limit` records read. */
-    size_t k = n;
-    while (cursor && k > 0 && strcmp(dates[k - 1], cursor) >= 0) k--;
-    json_t **page = calloc(limit, sizeof *page);
-    char(*pdates)[EVIDENCE_DATE_LEN] = calloc(limit, EVIDENCE_DATE_LEN);
-    size_t np = 0;
-    time_t newest = (time_t)-1;
-    char jname[NAME_MAX + 1];
-    snprintf(jname, sizeof jname, "%s.json", s->name);
-    int bad = !page || !pdates;
-    while (!bad && k > 0 && np < limit) {
-        k--;
+    if (!g && gpu) {
+        /* A folder that is there but not in memory could not be loaded (no
+         * memory; the next look tries again): not a GPU without evidence. */
         struct stat st;
-        /* A night that cannot be read for want of memory sets `bad`: no
-         * page then, rather than one with a gap. */
-        json_t *rec = load_record(gdir, dates[k], jname, &st, NULL, NULL, &bad);
-        if (!rec) continue;
-        if (st.st_mtime > newest) newest = st.st_mtime;
-        page[np] = rec;
-        memcpy(pdates[np], dates[k], EVIDENCE_DATE_LEN);
-        np++;
+        int there = durable_join(gdir, sizeof gdir, ev->root, slug, NULL) == 0 && stat(gdir, &st) == 0;
+        if (there) seterror(e, EVIDENCE_EIO, "evidence %s: not loaded (out of memory); try again", slug);
+        else seterror(e, EVIDENCE_ENOENT, "no evidence for GPU %s", slug);
+        return -1;
     }
-    json_t *root = json_object(), *nights = json_array();
-    jsonout_put(root, "schema", jsonout_str(EVIDENCE_HISTORY_SCHEMA), &bad);
-    jsonout_put(root, "suite", jsonout_str(s->name), &bad);
-    jsonout_put(root, "version", json_integer(s->version), &bad);
-    jsonout_put(root, "gpu", slug[0] ? jsonout_str(slug) : json_null(), &bad);
-    jsonout_put(root, "limit", json_integer(limit), &bad);
-    for (size_t i = np; i-- > 0;) jsonout_append(nights, history_point(page[i], pdates[i], &bad), &bad);
-    jsonout_put(root, "nights", nights, &bad);
-    /* Older dates remain: the next page starts before this one's oldest. */
-    jsonout_put(root, "next_cursor", np == limit && k > 0 ? jsonout_str(pdates[np - 1]) : json_null(), &bad);
-    for (size_t i = 0; page && i < np; i++) json_decref(page[i]);
-    free(page);
-    free(pdates);
-    free(dates);
-    *out = json_blob(root, bad, newest);
+    *out = page ? blob_new_digest(page, len, digest, mtime, EVIDENCE_JSON, EVIDENCE_CHANGES) : NULL;
     if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
     return *out ? 0 : -1;
 }

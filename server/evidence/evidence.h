@@ -141,10 +141,15 @@ int evidence_valid_slug(const char *s);
 /* Files `rec` durably under rec->gpu, holding that GPU's lock. A good record
  * replaces that date's record; a failure replaces that date's record only
  * when it is not a good one, and is otherwise written as
- * <suite>.failed.json. The in-memory latest view of the GPU is replaced
- * before this returns. Returns 0, or -1 with `err`; on any failure, crash
+ * <suite>.failed.json. The night is published exactly when its record is
+ * renamed into place: returns 0 from then on, -1 with `err` when it was not
+ * (then nothing of it was written). What failed after the record was in
+ * place (the transcript file beside it, the stamp other servers watch, a
+ * directory's fsync) is said in `warn` (ERR_LEN, may be NULL; "" when
+ * nothing did) and logged: the night is filed all the same. The in-memory
+ * views of the GPU are replaced before this returns. On any failure, crash
  * included, every file is either its old or its new content, never a part. */
-int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *err);
+int evidence_write(struct evidence *ev, const struct evidence_record *rec, char *warn, char *err);
 
 /* Removes temp files left in the root, in every GPU folder and in every date
  * directory (each GPU's under its lock, so a live writer's temp file is never

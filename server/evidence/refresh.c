@@ -45,6 +45,7 @@ struct slot {
     enum slot_state state;
     char job_id[REFRESH_JOB_ID_LEN];
     char reason[ERR_LEN];
+    char warning[ERR_LEN]; /* filed, but what failed after its record was in place */
     char *request_json;
     char started_utc[32], finished_utc[32];
     int recorded; /* evidence written */
@@ -512,8 +513,8 @@ static void file_claimed(struct refresh *r, const char *id, size_t i, int ok, co
         .document = doc,
         .report = rep,
     };
-    char werr[ERR_LEN];
-    int wrc = evidence_write(r->ev, &rec, werr);
+    char werr[ERR_LEN], warn[ERR_LEN] = "";
+    int wrc = evidence_write(r->ev, &rec, warn, werr);
     json_decref(doc);
     experiment_report_free(rep);
     free(c->request);
@@ -528,8 +529,11 @@ static void file_claimed(struct refresh *r, const char *id, size_t i, int ok, co
             if (ok) snprintf(sl->reason, sizeof sl->reason, "evidence not written: %.400s", werr);
             else snprintf(sl->reason, sizeof sl->reason, "%.200s; evidence not written: %.250s", why, werr);
         } else {
+            /* Its record is in place: the night is published, done or
+             * failed as the gates said, whatever failed after it. */
             sl->state = ok ? SLOT_DONE : SLOT_FAILED;
             if (!ok) snprintf(sl->reason, sizeof sl->reason, "%s", why);
+            snprintf(sl->warning, sizeof sl->warning, "%s", warn);
         }
         timeutil_utc(time(NULL), sl->finished_utc, sizeof sl->finished_utc);
         snprintf(why, sizeof why, "%s", sl->state == SLOT_DONE ? "" : sl->reason);
@@ -621,6 +625,7 @@ static char *status_json_locked(const struct run *run) {
         jsonout_put(e, "started_utc", sl->started_utc[0] ? jsonout_str(sl->started_utc) : json_null(), &bad);
         jsonout_put(e, "finished_utc", sl->finished_utc[0] ? jsonout_str(sl->finished_utc) : json_null(), &bad);
         if (sl->state == SLOT_FAILED) jsonout_put(e, "reason", jsonout_str(sl->reason), &bad);
+        if (sl->warning[0]) jsonout_put(e, "warning", jsonout_str(sl->warning), &bad);
         if (sl->state == SLOT_DONE || sl->state == SLOT_FAILED) {
             char href[160];
             snprintf(href, sizeof href, "/evidence/%s/%s/%s.json", run->gpu, run->date, s->name);
@@ -689,7 +694,7 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
         .document_json = doc,
     };
     struct evidence *ev = evidence_open(dir, err);
-    int rc = ev ? evidence_write(ev, &rec, err) : -1;
+    int rc = ev ? evidence_write(ev, &rec, NULL, err) : -1;
     evidence_close(ev);
     free(request);
     return rc;

@@ -98,7 +98,10 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",
  * "version", "state": queued|running|done|failed, "job", "reason",
- * "evidence"}]} as a malloc()ed string; NULL when `id` is unknown or when
+ * "warning", "evidence"}]} as a malloc()ed string ("warning": the suite's
+ * night is filed, but what failed after its record was in place, such as
+ * the stamp; a suite whose record is in place is done or failed as its
+ * gates said, never failed for that); NULL when `id` is unknown or when
  * the document could not be built whole (out of memory). `*found` (may be
  * NULL) tells the two apart: 1 when `id` is known. */
 char *refresh_status_json(struct refresh *r, const char *id, int *found);

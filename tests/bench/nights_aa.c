@@ -72,7 +72,7 @@ static int file_night(struct evidence *ev, const char *date, const char *doc_pat
                                   .ok = 1,
                                   .finished_utc = finished,
                                   .document_json = doc};
-    int rc = evidence_write(ev, &rec, err);
+    int rc = evidence_write(ev, &rec, NULL, err);
     free(doc);
     return rc;
 }

@@ -2,7 +2,9 @@
  * durable.h): a write leaves the new bytes and no temp file, a failed one
  * the old bytes; reads tell a missing file from an error; directories are
  * made whole; a sweep removes temp files only; listings are sorted and
- * filtered; a lock held keeps another process's lock waiting. (Writes killed
+ * filtered; a lock held keeps another process's lock waiting; a read opens
+ * nothing but a regular file no larger than its cap, and waits on none;
+ * a cache file is replaced whole. (Writes killed
  * midway are test_evidence's killed_writer_leaves_old_or_new_file_whole.) */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -18,6 +20,8 @@
 
 #include "server/evidence/durable.h"
 #include "tests/support/evidence_fixture.h"
+
+#define MAX (1u << 20)
 
 static char *dir;
 
@@ -53,7 +57,7 @@ Test(durable, a_write_leaves_the_new_bytes_and_no_temp_file) {
     cr_assert_eq(durable_write(dir, "a.txt", "first", 5, err), 0, "%s", err);
     cr_assert_eq(durable_write(dir, "a.txt", "second, longer", 14, err), 0, "%s", err);
     struct stat st;
-    cr_assert_eq(durable_read(path_of("a.txt"), &data, &len, &st, err), DURABLE_READ_OK, "%s", err);
+    cr_assert_eq(durable_read(path_of("a.txt"), MAX, &data, &len, &st, err), DURABLE_READ_OK, "%s", err);
     cr_assert_eq(len, 14);
     cr_assert_str_eq(data, "second, longer");
     cr_assert_eq(st.st_size, 14);
@@ -73,7 +77,7 @@ Test(durable, a_failed_write_keeps_the_old_bytes_and_removes_its_temp_file) {
     cr_assert_eq(temp_files(dir), 0, "the failed write left its temp file");
     cr_assert_eq(durable_write(path_of("nowhere"), "b.txt", "x", 1, err), -1);
     cr_assert(strstr(err, "create"), "%s", err);
-    cr_assert_eq(durable_read(path_of("b.txt"), &data, &len, NULL, err), DURABLE_READ_OK);
+    cr_assert_eq(durable_read(path_of("b.txt"), MAX, &data, &len, NULL, err), DURABLE_READ_OK);
     cr_assert_str_eq(data, "old");
     free(data);
 }
@@ -81,22 +85,73 @@ Test(durable, a_failed_write_keeps_the_old_bytes_and_removes_its_temp_file) {
 Test(durable, a_read_tells_missing_from_an_error) {
     char err[ERR_LEN] = "", *data = (char *)1;
     size_t len = 9;
-    cr_assert_eq(durable_read(path_of("none"), &data, &len, NULL, err), DURABLE_MISSING);
+    cr_assert_eq(durable_read(path_of("none"), MAX, &data, &len, NULL, err), DURABLE_MISSING);
     cr_assert_null(data);
     cr_assert_eq(len, 0);
-    cr_assert_eq(durable_read(path_of("none/deeper"), &data, &len, NULL, err), DURABLE_MISSING);
+    cr_assert_eq(durable_read(path_of("none/deeper"), MAX, &data, &len, NULL, err), DURABLE_MISSING);
     cr_assert_eq(mkdir(path_of("d"), 0755), 0);
-    cr_assert_eq(durable_read(path_of("d"), &data, &len, NULL, err), DURABLE_ERROR, "a directory is no file");
+    cr_assert_eq(durable_read(path_of("d"), MAX, &data, &len, NULL, err), DURABLE_ERROR, "a directory is no file");
     cr_assert(strstr(err, "read"), "%s", err);
     /* Bigger than any buffer it starts with. */
     static char big[300000];
     for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
     cr_assert_eq(durable_write(dir, "big", big, sizeof big, err), 0, "%s", err);
-    cr_assert_eq(durable_read(path_of("big"), &data, &len, NULL, err), DURABLE_READ_OK);
+    cr_assert_eq(durable_read(path_of("big"), MAX, &data, &len, NULL, err), DURABLE_READ_OK);
     cr_assert_eq(len, sizeof big);
     cr_assert_eq(memcmp(data, big, len), 0);
     cr_assert_eq(data[len], '\0');
     free(data);
+}
+
+/* A read looks at what it opened before it reads a byte: a FIFO (no writer:
+ * a plain open would wait for ever), a link (to /dev/zero: read until
+ * memory runs out; to a real file: still not a file of the store) and a
+ * file over the cap are refused, each with what it is. */
+Test(durable, a_read_refuses_fifos_links_and_oversized_files_without_reading, .timeout = 10) {
+    char err[ERR_LEN] = "", *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(mkfifo(path_of("fifo"), 0644), 0);
+    cr_assert_eq(durable_read(path_of("fifo"), MAX, &data, &len, NULL, err), DURABLE_ERROR);
+    cr_assert(strstr(err, "not a regular file"), "%s", err);
+    cr_assert_eq(symlink("/dev/zero", path_of("zero")), 0);
+    cr_assert_eq(durable_read(path_of("zero"), MAX, &data, &len, NULL, err), DURABLE_ERROR);
+    cr_assert(strstr(err, "symbolic link"), "%s", err);
+    cr_assert_eq(durable_write(dir, "real", "bytes", 5, err), 0, "%s", err);
+    char real[1024];
+    snprintf(real, sizeof real, "%s", path_of("real"));
+    cr_assert_eq(symlink(real, path_of("link")), 0);
+    cr_assert_eq(durable_read(path_of("link"), MAX, &data, &len, NULL, err), DURABLE_ERROR, "a link to a file");
+    /* 64 GiB that take no disk: refused by their size, never allocated. */
+    int fd = open(path_of("huge"), O_WRONLY | O_CREAT, 0644);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, 64ll << 30), 0);
+    close(fd);
+    cr_assert_eq(durable_read(path_of("huge"), MAX, &data, &len, NULL, err), DURABLE_ERROR);
+    cr_assert(strstr(err, "over the"), "%s", err);
+    cr_assert_null(data);
+    /* The cap itself is allowed, a byte more is not. */
+    static char at_cap[MAX + 1];
+    memset(at_cap, 'x', sizeof at_cap);
+    cr_assert_eq(durable_write(dir, "at-cap", at_cap, MAX, err), 0, "%s", err);
+    cr_assert_eq(durable_read(path_of("at-cap"), MAX, &data, &len, NULL, err), DURABLE_READ_OK, "%s", err);
+    cr_assert_eq(len, MAX);
+    free(data);
+    cr_assert_eq(durable_write(dir, "over-cap", at_cap, MAX + 1, err), 0, "%s", err);
+    cr_assert_eq(durable_read(path_of("over-cap"), MAX, &data, &len, NULL, err), DURABLE_ERROR);
+}
+
+/* A cache file: replaced whole by a rename, with no temp file left. */
+Test(durable, a_replace_leaves_the_new_bytes_and_no_temp_file) {
+    char err[ERR_LEN], *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(durable_replace(dir, "cache", "one", 3, err), 0, "%s", err);
+    cr_assert_eq(durable_replace(dir, "cache", "two!", 4, err), 0, "%s", err);
+    cr_assert_eq(durable_read(path_of("cache"), MAX, &data, &len, NULL, err), DURABLE_READ_OK, "%s", err);
+    cr_assert_str_eq(data, "two!");
+    free(data);
+    cr_assert_eq(mkdir(path_of("taken"), 0755), 0);
+    cr_assert_eq(durable_replace(dir, "taken", "x", 1, err), -1);
+    cr_assert_eq(temp_files(dir), 0, "a temp file was left behind");
 }
 
 Test(durable, mkdir_makes_every_level_and_refuses_a_file_in_the_way) {

@@ -24,6 +24,7 @@
 #include "kernels/base/buildinfo.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
+#include "server/evidence/history.h"
 #include "tests/support/evidence_fixture.h"
 #include "server/evidence/suites.h"
 #include "tests/support/failing_alloc.h"
@@ -62,7 +63,7 @@ static void put_on(struct evidence *store, const char *gpu, const char *name, co
                                   .queued_utc = "2024-01-01T00:00:00Z",
                                   .finished_utc = finished,
                                   .document_json = doc};
-    cr_assert_eq(evidence_write(store, &rec, err), 0, "%s", err);
+    cr_assert_eq(evidence_write(store, &rec, NULL, err), 0, "%s", err);
     free(doc);
 }
 
@@ -148,7 +149,7 @@ static void writer(unsigned long base) {
                                       .reason = reason,
                                       .request_json = req,
                                       .transcript = text};
-        if (evidence_write(w, &rec, err) != 0) _exit(4);
+        if (evidence_write(w, &rec, NULL, err) != 0) _exit(4);
         free(text);
     }
 }
@@ -199,7 +200,7 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
     unsigned seed = (unsigned)time(NULL);
     cr_log_info("seed %u", seed);
     int iterations = 150, seen = 0, tmp_seen = 0;
-    long last = -1;
+    long last = -1, tlast = -1;
     for (int it = 0; it < iterations; it++) {
         unsigned long base = (unsigned long)(it + 1) * 100000u;
         pid_t pid = fork();
@@ -215,6 +216,7 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
         char *jtext = slurp(jpath, &jlen), *ttext = slurp(tpath, &tlen);
         if (!jtext) {
             cr_assert_eq(seen, 0, "iteration %d: the record disappeared after it had been written", it);
+            cr_assert_null(ttext, "iteration %d: a transcript without its record", it);
         } else {
             seen = 1;
             json_error_t je;
@@ -231,14 +233,17 @@ Test(evidence, killed_writer_leaves_old_or_new_file_whole, .init = setup, .fini 
             cr_assert_eq(json_integer_value(json_object_get(req, "seq")), seq);
             cr_assert_geq(seq, last, "iteration %d: went back from version %ld to %ld", it, last, seq);
             last = seq;
-            /* The .txt goes first: the same version, or the one a writer
-             * was killed between the two renames of: the same writer's next
-             * version or a later writer's first. */
-            cr_assert_not_null(ttext, "iteration %d: record without transcript file", it);
-            long tseq = text_version(ttext);
-            cr_assert_geq(tseq, 0, "iteration %d: torn transcript file", it);
-            cr_assert(tseq == seq || tseq == seq + 1 || (tseq > seq && tseq % 100000 == 0),
-                      "iteration %d: txt v%ld beside json v%ld", it, tseq, seq);
+            /* The record goes first (it is what publishes the night), its
+             * transcript file after it: the same version, or, when a writer
+             * was killed between the two renames, the version before (none
+             * at all before the first transcript was ever written), never
+             * a later one and never a transcript without its record. */
+            long tseq = ttext ? text_version(ttext) : -1;
+            if (ttext) cr_assert_geq(tseq, 0, "iteration %d: torn transcript file", it);
+            else cr_assert_lt(tlast, 0, "iteration %d: the transcript file disappeared", it);
+            cr_assert_leq(tseq, seq, "iteration %d: txt v%ld beside json v%ld", it, tseq, seq);
+            cr_assert_geq(tseq, tlast, "iteration %d: the transcript went back from v%ld to v%ld", it, tlast, tseq);
+            tlast = tseq;
             json_decref(j);
         }
         free(jtext);
@@ -283,27 +288,27 @@ Test(evidence, open_sweeps_only_temp_files, .init = setup, .fini = teardown) {
 Test(evidence, write_rejects_bad_records, .init = setup, .fini = teardown) {
     char err[ERR_LEN] = "";
     struct evidence_record rec = {.suite = "nope", .gpu = GPU, .date = DATE, .ok = 0, .reason = "x"};
-    cr_expect_eq(evidence_write(ev, &rec, err), -1);
+    cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1);
     cr_expect(strstr(err, "unknown suite"), "%s", err);
     rec.suite = "../day22-part1";
-    cr_expect_eq(evidence_write(ev, &rec, err), -1);
+    cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1);
     rec.suite = "day22-part1";
     rec.date = "2024-02-30";
-    cr_expect_eq(evidence_write(ev, &rec, err), -1);
+    cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1);
     cr_expect(strstr(err, "bad date"), "%s", err);
     rec.date = DATE;
     const char *bad_gpus[] = {NULL, "", "../x", "NVIDIA H200", "latest", "2024-05-01", "-a", "a--b"};
     for (size_t i = 0; i < sizeof bad_gpus / sizeof bad_gpus[0]; i++) {
         rec.gpu = bad_gpus[i];
-        cr_expect_eq(evidence_write(ev, &rec, err), -1, "gpu %s accepted", bad_gpus[i] ? bad_gpus[i] : "NULL");
+        cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1, "gpu %s accepted", bad_gpus[i] ? bad_gpus[i] : "NULL");
         cr_expect(strstr(err, "gpu"), "%s", err);
     }
     rec.gpu = GPU;
     rec.ok = 1;
-    cr_expect_eq(evidence_write(ev, &rec, err), -1, "a good record without a document");
+    cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1, "a good record without a document");
     rec.ok = 0;
     rec.document_json = "{not json";
-    cr_expect_eq(evidence_write(ev, &rec, err), -1);
+    cr_expect_eq(evidence_write(ev, &rec, NULL, err), -1);
     char p[700];
     snprintf(p, sizeof p, "%s/" GPU "/" DATE "/day22-part1.json", dir);
     cr_expect_neq(access(p, F_OK), 0, "a rejected record left a file");
@@ -849,7 +854,7 @@ Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, 
                                               .ok = ok,
                                               .reason = ok ? NULL : why,
                                               .document_json = doc};
-                if (evidence_write(mine, &rec, err) != 0) _exit(4);
+                if (evidence_write(mine, &rec, NULL, err) != 0) _exit(4);
                 free(doc);
             }
             evidence_close(mine);
@@ -868,12 +873,16 @@ Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, 
     struct dirent *e;
     int files = 0;
     while ((e = readdir(dd)) != NULL) {
+        size_t len = strlen(e->d_name);
+        const size_t slen = strlen(HISTORY_SIDECAR_SUFFIX);
+        if (len > slen && strcmp(e->d_name + len - slen, HISTORY_SIDECAR_SUFFIX) == 0 &&
+            strncmp(e->d_name, DURABLE_TMP_PREFIX, strlen(DURABLE_TMP_PREFIX)) != 0)
+            continue; /* the history's cache (history.h), not a record */
         if (e->d_name[0] == '.') {
             cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0, "left behind: %s", e->d_name);
             continue;
         }
         files++;
-        size_t len = strlen(e->d_name);
         if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
             char p[1000];
             snprintf(p, sizeof p, "%s/%s", d, e->d_name);
@@ -928,7 +937,7 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
     char path[700], tpath[700], err[ERR_LEN];
     snprintf(path, sizeof path, "%s/" GPU "/2024-03-01/day22-part1.json", dir);
     snprintf(tpath, sizeof tpath, "%s/" GPU "/2024-03-01/day22-part1.txt", dir);
-    cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err);
+    cr_assert_eq(evidence_write(ev, &rec, NULL, err), 0, "%s", err);
     size_t wlen = 0, len = 0;
     char *want = slurp(path, &wlen);
     cr_assert_not_null(want);
@@ -938,13 +947,13 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
         cr_assert_eq(unlink(path), 0);
         unlink(tpath);
         failing_alloc_at(k);
-        int rc = evidence_write(ev, &rec, err);
+        int rc = evidence_write(ev, &rec, NULL, err);
         long made = failing_alloc_stop();
         char *got = slurp(path, &len);
         if (rc != 0) {
             failed++;
             cr_assert_null(got, "allocation %ld failed: -1 (%s), yet a record was filed", k, err);
-            cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err); /* for the next unlink */
+            cr_assert_eq(evidence_write(ev, &rec, NULL, err), 0, "%s", err); /* for the next unlink */
             continue;
         }
         cr_assert_not_null(got, "allocation %ld failed: 0, and no record was filed", k);
@@ -965,8 +974,8 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
     free(doc);
 }
 
-/* Every store document that is built (the index, one GPU's index, a
- * history page) with the k-th allocation failing: an EIO error or the very
+/* Every store document that is built (the index, one GPU's index) with
+ * the k-th allocation failing: an EIO error or the very
  * bytes a normal build gives. A fresh handle each time, so nothing cached
  * answers for the build. */
 enum built { BUILT_INDEX, BUILT_GPU_INDEX, BUILT_HISTORY };
@@ -1014,9 +1023,58 @@ Test(evidence, a_gpu_index_is_whole_or_absent_under_failing_allocations, .init =
     check_built(BUILT_GPU_INDEX);
 }
 
-Test(evidence, a_history_page_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
-     .timeout = 300) {
-    check_built(BUILT_HISTORY);
+/* The history's nights are made when the store is opened (from their
+ * sidecars, or from the records where there are none), a page is only cut
+ * from them: so the store is opened with the k-th allocation failing, and
+ * then it does not open, or its page is an EIO error or the very bytes an
+ * open without failures gives. With the sidecars, and without them. */
+static int history_from_records;
+
+static void close_and_forget_sidecars(void *ctx) {
+    (void)ctx;
+    evidence_close(ev);
+    ev = NULL;
+    if (!history_from_records) return;
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*%s' -delete", dir, HISTORY_SIDECAR_SUFFIX);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static char *open_and_page(void *ctx) {
+    (void)ctx;
+    char err[ERR_LEN];
+    if (!(ev = evidence_open(dir, err))) return NULL;
+    enum built what = BUILT_HISTORY;
+    return build_doc(&what);
+}
+
+static void check_history_built(int from_records) {
+    /* Fewer records where each open reads them whole (and the latest views
+     * read them again): every allocation of every parse is failed in turn. */
+    put("day22-part1", "2024-04-01", 1, 10.0, NULL, "2024-04-01T01:00:00Z");
+    put("day22-part1", "2024-04-02", 0, 0, "the worker \xff died", "2024-04-02T01:00:00Z");
+    if (!from_records) {
+        put("day22-part1", "2024-04-03", 1, 11.0, NULL, "2024-04-03T01:00:00Z");
+        put("day22-part2", "2024-04-03", 1, 12.0, NULL, "2024-04-03T01:00:00Z");
+    }
+    history_from_records = from_records;
+    close_and_forget_sidecars(NULL);
+    char *want = open_and_page(NULL);
+    cr_assert_not_null(want);
+    unsigned failed = failing_alloc_each(&(struct failing_case){
+        .build = open_and_page, .want = want, .prepare = close_and_forget_sidecars});
+    cr_assert_geq(failed, 20, "only %u opens met a failure", failed);
+    free(want);
+}
+
+Test(evidence, the_history_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
+     .timeout = 600) {
+    check_history_built(0);
+}
+
+Test(evidence, the_history_made_from_records_is_whole_or_absent_under_failing_allocations, .init = setup,
+     .fini = teardown, .timeout = 600) {
+    check_history_built(1);
 }
 
 /* A latest form of `suite` (released by the caller). */

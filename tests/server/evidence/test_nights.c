@@ -85,7 +85,7 @@ static void file(const struct night *n) {
                                   .reason = n->ok >= 0 ? NULL : "the job failed",
                                   .finished_utc = finished,
                                   .document_json = doc};
-    cr_assert_eq(evidence_write(ev, &rec, err), 0, "%s", err);
+    cr_assert_eq(evidence_write(ev, &rec, NULL, err), 0, "%s", err);
     free(doc);
 }
 

@@ -351,6 +351,29 @@ Test(refresh, a_failed_night_keeps_the_good_evidence, .init = setup, .fini = tea
     json_decref(still);
 }
 
+/* A night whose record is in place is published: the stamp that cannot be
+ * written after it (a directory in its place, as a full disk would refuse
+ * it) makes it "done" with a warning, not "failed" (the refresh client
+ * exits 1 on a failed suite), and the record is served. */
+Test(refresh, a_published_night_is_done_when_only_its_stamp_failed, .init = setup, .fini = teardown) {
+    char first[REFRESH_ID_LEN], cmd[700];
+    strcpy(first, start(NULL));
+    finish(first, 0, 0.001, 1); /* the GPU's folder and its stamp exist */
+    snprintf(cmd, sizeof cmd, "rm -f '%s/" GPU "/.stamp' && mkdir '%s/" GPU "/.stamp'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    for (size_t i = 1; i < suites_count(); i++) finish(first, i, 0.001, 1);
+    json_t *st = status_of(first);
+    cr_expect_eq(json_integer_value(json_object_get(st, "failed")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(st, "ok")), (json_int_t)suites_count());
+    cr_expect_str_eq(suite_field(st, 1, "state"), "done");
+    cr_expect_null(suite_field(st, 1, "reason"));
+    const char *w = suite_field(st, 1, "warning");
+    cr_expect(w && strstr(w, "stamp"), "the stamp's failure is said: %s", w ? w : "(no warning)");
+    cr_expect_null(suite_field(st, 0, "warning"), "the night before it had nothing to warn of");
+    json_decref(st);
+    json_decref(latest(suites_get(1)->name, 1));
+}
+
 Test(refresh, gate_names_the_row_and_the_rule) {
     char why[ERR_LEN] = "";
     char *doc = fixture_document(0, 1.0, 0.001, 1, "T4");
