@@ -83,6 +83,7 @@ static void usage(FILE *f) {
           "                         stops (5000)\n"
           "  --max-analysis-cost X  per-request limit on predicate-threads analysed (3.4e7)\n"
           "  --analyze-rate-limit N POST /analyze a minute per address (120; 0 off)\n"
+          "  --history-rate-limit N evidence history pages a minute per address (120; 0 off)\n"
           "  --static-dir D         widget files (default: <bindir>/../share/divergence/static,\n"
           "                         <bindir>/static, then the source tree's static/)\n"
           "  --openapi F            the OpenAPI file served at /openapi.yaml\n"
@@ -135,6 +136,7 @@ static void config_defaults(struct service_config *c) {
     c->max_cost = 1e15;
     c->open_cost = -1;               /* not given: suites_max_cost() */
     c->max_analysis_cost = 33554432; /* 2^25: four blockIdx.x predicates over 8 Mi threads */
+    c->history_rate_per_min = 120;
     c->evidence_dir = "var/evidence";
     c->worker_start_timeout_ms = 30000;
 }
@@ -390,6 +392,7 @@ static int parse_flags(int argc, char **argv, struct service_config *cfg, struct
         {"analysis-queue", .u = &h->cpu_queue, .lo = 1, .hi = 100000},
         {"max-analysis-cost", .d = &cfg->max_analysis_cost, .lo = 0},
         {"analyze-rate-limit", .u = &h->cpu_rate_per_min, .lo = 0, .hi = 1000000},
+        {"history-rate-limit", .u = &cfg->history_rate_per_min, .lo = 0, .hi = 1000000},
         {"open-measure-cost", .d = &cfg->open_cost, .lo = 0},
         {"drain-ms", .u = &h->drain_ms, .lo = 1, .hi = 600000},
         {"static-dir", .text = &cfg->static_dir},

@@ -41,6 +41,7 @@
 #include "server/evidence/suites.h"
 #include "server/http/conditional.h"
 #include "server/http/evroutes.h"
+#include "server/http/ratelimit.h"
 
 #define CT_JSON "application/json"
 #define CT_TEXT "text/plain; charset=utf-8"
@@ -64,6 +65,7 @@ struct evroutes {
     struct service *s;
     struct evidence *ev;
     struct refresh *reg;
+    struct ratelimit *history_rl; /* history pages per address (--history-rate-limit) */
     pthread_mutex_t own_lock;
     char own_slug[EVIDENCE_SLUG_LEN]; /* "" while unknown */
     char own_name[128];
@@ -371,14 +373,26 @@ static void suite_of(const char *seg, char *name, enum evidence_kind *kind) {
     name[n] = '\0';
 }
 
-/* The history's query: limit (1..EVIDENCE_HISTORY_MAX) and cursor. */
+/* The history's query: limit (1..EVIDENCE_HISTORY_MAX, written as a
+ * number is, no leading zero) and cursor (a date), each at most once, and
+ * nothing else: one page has one spelling, so a cache in front keeps it
+ * once (deploy/nginx keys the history by these two). Answers 400 naming the
+ * parameter and returns -1 otherwise. */
 static int history_query(struct http_req *r, unsigned *limit, const char **cursor) {
+    static const char *const known[] = {"limit", "cursor", NULL};
+    char name[48];
+    int bad = http_req_query_check(r, known, name, sizeof name);
+    if (bad) {
+        http_reply_error(r, 400, name, "%s: %s (the history takes limit and cursor, each once)", name,
+                         bad == 2 ? "given twice" : "not a parameter of the history");
+        return -1;
+    }
     const char *l = http_req_query(r, "limit");
     *cursor = http_req_query(r, "cursor");
     *limit = EVIDENCE_HISTORY_DEFAULT;
     if (l) {
         size_t n = strlen(l);
-        if (n == 0 || n > 4 || strspn(l, "0123456789") != n || atoi(l) < 1 || atoi(l) > EVIDENCE_HISTORY_MAX) {
+        if (n == 0 || n > 3 || l[0] == '0' || strspn(l, "0123456789") != n || atoi(l) > EVIDENCE_HISTORY_MAX) {
             http_reply_error(r, 400, "limit", "limit: expected a whole number of nights in 1..%d, got %.16s",
                              EVIDENCE_HISTORY_MAX, l);
             return -1;
@@ -435,7 +449,9 @@ static void evidence_get(struct http_req *r, void *ctx) {
         suite_of(seg[1], name, &kind);
         rc = evidence_get_latest(e->ev, gpu, own, name, kind, &b, &err);
     } else if (nseg == 2 && strcmp(seg[0], "history") == 0) {
-        if (history_query(r, &limit, &cursor) != 0) return;
+        if (history_query(r, &limit, &cursor) != 0 ||
+            !http_req_take_rate(r, e->history_rl, e->s->cfg.history_rate_per_min, "history pages"))
+            return;
         rc = evidence_get_history(e->ev, gpu, own, seg[1], limit, cursor, &b, &err);
     } else if (nseg == 2) {
         suite_of(seg[1], name, &kind);
@@ -458,6 +474,10 @@ struct evroutes *evroutes_create(struct service *s, char *err) {
     }
     e->s = s;
     pthread_mutex_init(&e->own_lock, NULL);
+    if (!(e->history_rl = ratelimit_create(s->cfg.history_rate_per_min, s->cfg.http.rate_table))) {
+        dv_seterr(err, "evidence: out of memory");
+        goto fail;
+    }
     if (!(e->ev = evidence_open(s->cfg.evidence_dir, err))) goto fail;
     struct refresh_queue q = {.enqueue = enqueue, .ctx = e, .room = room};
     if (!(e->reg = refresh_create(e->ev, &q, err))) goto fail;
@@ -499,6 +519,7 @@ void evroutes_free(struct evroutes *e) {
     if (!e) return;
     refresh_free(e->reg);
     evidence_close(e->ev);
+    ratelimit_free(e->history_rl);
     pthread_mutex_destroy(&e->own_lock);
     free(e);
 }

@@ -398,6 +398,44 @@ const char *http_req_query(const struct http_req *r, const char *key) {
 }
 const char *http_req_client(const struct http_req *r) { return r->client; }
 
+/* What http_req_query_check() walks the arguments with. */
+struct query_walk {
+    const char *const *known;
+    const char *seen[HTTP_MAX_ARGS];
+    unsigned nseen;
+    const char *bad;
+    int why; /* 1 unknown, 2 repeated */
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    struct query_walk *w = cls;
+    int known = 0;
+    for (size_t i = 0; w->known[i] && !known; i++) known = strcmp(key, w->known[i]) == 0;
+    for (unsigned i = 0; known && i < w->nseen; i++) {
+        if (strcmp(key, w->seen[i]) == 0) {
+            w->bad = key;
+            w->why = 2;
+            return MHD_NO;
+        }
+    }
+    if (!known) {
+        w->bad = key;
+        w->why = 1;
+        return MHD_NO;
+    }
+    if (w->nseen < HTTP_MAX_ARGS) w->seen[w->nseen++] = key;
+    return MHD_YES;
+}
+
+int http_req_query_check(const struct http_req *r, const char *const *known, char *name, size_t len) {
+    struct query_walk w = {.known = known};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &w);
+    if (w.bad && len) snprintf(name, len, "%s", w.bad);
+    return w.bad ? w.why : 0;
+}
+
 int http_secure_equal(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
     unsigned char diff = (unsigned char)(la != lb);
@@ -1177,7 +1215,7 @@ static int is_json_type(const char *ct) {
     return *ct == '\0' || *ct == ';';
 }
 
-static int take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min, const char *what) {
+int http_req_take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min, const char *what) {
     unsigned retry = 0;
     if (ratelimit_take(rl, r->addr, &retry)) return 1;
     char ra[16];
@@ -1244,8 +1282,9 @@ static int early_checks(struct http_req *r, const char *version, const char *all
         http_reply_error(r, 415, "Content-Type", "POST bodies must be sent as Content-Type: application/json");
         return 1;
     }
-    if ((flags & HTTP_ROUTE_RATELIMIT) && !take_rate(r, h->rl, h->cfg.rate_per_min, "requests")) return 1;
-    if ((flags & HTTP_ROUTE_RATELIMIT_CPU) && !take_rate(r, h->rl_cpu, h->cfg.cpu_rate_per_min, "analyses")) return 1;
+    if ((flags & HTTP_ROUTE_RATELIMIT) && !http_req_take_rate(r, h->rl, h->cfg.rate_per_min, "requests")) return 1;
+    if ((flags & HTTP_ROUTE_RATELIMIT_CPU) && !http_req_take_rate(r, h->rl_cpu, h->cfg.cpu_rate_per_min, "analyses"))
+        return 1;
     const char *cl = http_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl) {
         char *end;

@@ -168,6 +168,13 @@ const char *http_req_body(const struct http_req *r, size_t *len); /* NUL-termina
 const char *http_req_header(const struct http_req *r, const char *name); /* or NULL */
 const char *http_req_query(const struct http_req *r, const char *key);  /* or NULL */
 const char *http_req_client(const struct http_req *r);       /* address text        */
+/* Checks the query's argument names against `known` (NULL-terminated):
+ * 0 when each is known and given once; else 1 (one is not known) or 2 (one
+ * is given twice), with its name in `name` (`len` bytes, cut short when
+ * longer), so the route can refuse it (400 naming it): a query that means
+ * the same must read the same, or every spelling of it is another entry in
+ * a cache in front. */
+int http_req_query_check(const struct http_req *r, const char *const *known, char *name, size_t len);
 /* Whether the request carries the configured token (1 when none is set). */
 int http_req_authorized(const struct http_req *r);
 
@@ -216,6 +223,15 @@ void http_req_on_cleanup(struct http_req *r, void (*fn)(void *arg), void *arg);
 void http_reply_stream(struct http_req *r, int status, const char *content_type,
                        long (*read)(void *ctx, char *buf, size_t max), void *ctx,
                        void (*free_ctx)(void *ctx), unsigned idle_ms);
+
+struct ratelimit;
+/* Charges the request to its client in `rl` (ratelimit.h; a table the route
+ * owns, for a limit of its own), the address being the one every limit here
+ * counts (behind a trusted proxy, the client it names). 1 when allowed; 0
+ * when over, and then the request has been answered: 429 with Retry-After,
+ * "at most `per_min` `what` a minute per address". Call it after what is
+ * cheaper to refuse (a malformed request is not charged). */
+int http_req_take_rate(struct http_req *r, struct ratelimit *rl, unsigned per_min, const char *what);
 
 /* Adds a response header to the reply that follows (at most 12). */
 void http_req_add_header(struct http_req *r, const char *name, const char *value);

@@ -31,6 +31,7 @@ struct service_config {
     const char *worker_cmd;     /* NULL: this binary + " worker"        */
     unsigned worker_start_timeout_ms;
     double max_analysis_cost;   /* routes_analysis_cost() limit; 0: none */
+    unsigned history_rate_per_min; /* history pages a minute per address; 0: off */
 };
 
 struct service {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "server/evidence/evidence.h"
+#include "server/evidence/history.h"
 #include "server/evidence/suites.h"
 #include "server/http/conditional.h"
 #include "server/http/evroutes.h"
@@ -224,6 +225,59 @@ Test(http_evidence, errors_keep_the_services_shape_and_the_stores_reasons, .fini
     expect_error("/evidence/history/day22-part1?cursor=yesterday", 400, NULL, NULL);
     expect_error("/evidence/nvidia-h200/latest", 404, "no evidence for GPU nvidia-h200", NULL);
     expect_error("/evidence/", 404, "not found", NULL);
+}
+
+/* The error's field, or "" when it names none. */
+static const char *error_field(const char *path, int want) {
+    static char field[64];
+    struct helper_response r;
+    cr_assert_eq(helper_request(srv.port, "GET", path, NULL, NULL, 0, &r), 0);
+    cr_expect_eq(r.status, want, "GET %s: %d %s", path, r.status, r.body);
+    json_t *j = helper_json(&r);
+    const char *f = json_string_value(json_object_get(json_object_get(j, "error"), "field"));
+    snprintf(field, sizeof field, "%s", f ? f : "");
+    json_decref(j);
+    helper_response_free(&r);
+    return field;
+}
+
+/* One page, one spelling: a query the history does not take, a parameter
+ * given twice, or a limit not written as a plain number is refused with
+ * 400 naming the parameter, so no cache in front keeps a page twice under
+ * two keys (and a client varying it reaches a refusal, not the store). */
+Test(http_evidence, the_history_takes_limit_and_cursor_once_each_and_nothing_else, .fini = stop, .timeout = 60) {
+    start(NULL);
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=5&x=1", 400), "x");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?bust=123", 400), "bust");
+    cr_expect_str_eq(error_field("/evidence/fake-gpu/history/day22-part1?Limit=5", 400), "Limit");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=5&limit=6", 400), "limit");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?cursor=2024-01-02&cursor=2024-01-03", 400), "cursor");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=030", 400), "limit");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=367", 400), "limit");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=", 400), "limit");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?limit=366&cursor=2024-01-02", 200), "");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1?cursor=2024-01-02&limit=30", 200), "");
+    cr_expect_str_eq(error_field("/evidence/history/day22-part1", 200), "");
+}
+
+/* The history has its own rate limit per address, as /analyze has: past
+ * it 429 with Retry-After, and the other evidence routes still answer. */
+Test(http_evidence, the_history_is_rate_limited_per_address, .fini = stop, .timeout = 60) {
+    dir = fixture_tmpdir();
+    cr_assert_not_null(dir);
+    const char *args[] = {"--evidence-dir", dir, "--history-rate-limit", "3", NULL};
+    cr_assert_eq(helper_server_start(&srv, args, NULL), 0);
+    for (int i = 0; i < 3; i++) json_decref(get("/evidence/history/day22-part1?limit=366", 200, NULL));
+    struct helper_response r;
+    json_decref(get("/evidence/fake-gpu/history/day22-part1", 429, &r));
+    char ra[16];
+    cr_expect_not_null(helper_header(&r, "Retry-After", ra, sizeof ra), "a 429 says when to come back");
+    cr_expect(strstr(r.body, "history"), "%s", r.body);
+    helper_response_free(&r);
+    json_decref(get("/evidence/latest", 200, NULL));
+    json_decref(get("/healthz", 200, NULL));
+    /* Refused before it is charged: a malformed query costs the client nothing. */
+    json_decref(get("/evidence/history/day22-part1?x=1", 400, NULL));
 }
 
 static void cond(const char *path, const char *inm, const char *ims, int want, const char *why) {
@@ -482,11 +536,14 @@ Test(http_evidence, two_replicas_of_one_model_refresh_the_same_night, .fini = st
     struct dirent *e;
     int json_files = 0, txt_files = 0;
     while ((e = readdir(dd)) != NULL) {
+        size_t n = strlen(e->d_name), slen = strlen(HISTORY_SIDECAR_SUFFIX);
+        if (e->d_name[0] == '.' && n > slen && strcmp(e->d_name + n - slen, HISTORY_SIDECAR_SUFFIX) == 0 &&
+            strncmp(e->d_name, ".tmp-", 5) != 0)
+            continue; /* the history's cache (history.h), not a record */
         if (e->d_name[0] == '.') {
             cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0, "left behind: %s", e->d_name);
             continue;
         }
-        size_t n = strlen(e->d_name);
         if (n > 4 && strcmp(e->d_name + n - 4, ".txt") == 0) txt_files++;
         if (n <= 5 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
         json_files++;
