@@ -55,6 +55,21 @@ echo "JSON: gzip"
 for p in /metrics /device; do
   [ "$(curl -ks -o /dev/null -w '%{http_code}' "$u$p")" = 200 ] || fail "$p refused to loopback"
 done
+# The history: one cache entry per page however its query is written, and
+# nothing kept for a query with anything else in it.
+cache() { hdr "$u$1" | sed -n 's/^[Xx]-[Cc]ache-[Ss]tatus: //p'; }
+code() { curl -ks -o /dev/null -w '%{http_code}' "$u$1"; }
+h=/evidence/history/day22-part1
+[ "$(cache "$h?limit=5&cursor=2026-01-02")" = MISS ] || fail "the first history page was not a cache miss"
+[ "$(cache "$h?cursor=2026-01-02&limit=5")" = HIT ] || fail "the same page written the other way round missed the cache"
+for q in 'limit=5&x=1' 'limit=05' 'limit=5&limit=6'; do
+  for _ in 1 2; do
+    [ "$(code "$h?$q")" = 400 ] || fail "history ?$q was not refused"
+    [ "$(cache "$h?$q")" = BYPASS ] || fail "history ?$q went through the cache"
+  done
+done
+[ "$(code "/evidence//history/day22-part1?limit=5&cursor=2026-01-02")" = 200 ] || fail "a merged path lost its page"
+echo "history: one cache entry per page (the parameters' order aside); other queries bypass the cache and get 400"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http/healthz")" = 301 ] || fail "plain HTTP is not redirected"
 # The same site with loopback out of the allowlist: now this client is "anyone".
 nginx -p "$n" -c "$n/nginx.conf" -s stop 2>/dev/null; sleep 0.3
