@@ -90,7 +90,7 @@ struct latest {
     struct dv_report *good_report; /* its document read, when it was read from disk (drawn once) */
     json_t *attempt; /* the newest record of any status, or NULL */
     char attempt_date[EVIDENCE_DATE_LEN];
-    time_t newest_mtime; /* of the files read */
+    time_t newest_mtime; /* the newest measurement of the records read (record_time()) */
     int good_failed_too; /* the good record's date also has a failure */
 };
 
@@ -395,8 +395,10 @@ static void latest_find(const char *gdir, const struct suite *s, char (*dates)[E
             record_judge(rec, &report) != 0)
             *oom = 1;
         json_t *failed = l->attempt ? NULL : record_load(gdir, dates[k], fname, &fst, NULL, NULL, oom);
-        if (rec && st.st_mtime > l->newest_mtime) l->newest_mtime = st.st_mtime;
-        if (failed && fst.st_mtime > l->newest_mtime) l->newest_mtime = fst.st_mtime;
+        const time_t rt = rec ? record_time(rec, st.st_mtime) : (time_t)-1;
+        const time_t ft = failed ? record_time(failed, fst.st_mtime) : (time_t)-1;
+        if (rt > l->newest_mtime) l->newest_mtime = rt;
+        if (ft > l->newest_mtime) l->newest_mtime = ft;
         if (!l->attempt && (rec || failed)) {
             json_t *pick = rec;
             if (failed) {
@@ -533,8 +535,9 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
         const char *t = jstr(l->good, "transcript");
         char *text = strdup(t ? t : "");
         size_t tlen = text ? strlen(text) : 0;
-        g->json[i] = blob_new(l->good_raw, l->good_len, l->good_st.st_mtime, EVIDENCE_JSON, EVIDENCE_CHANGES);
-        g->text[i] = blob_new(text, tlen, l->good_st.st_mtime, EVIDENCE_TEXT, EVIDENCE_CHANGES);
+        const time_t when = record_time(l->good, l->good_st.st_mtime); /* Last-Modified: the measurement */
+        g->json[i] = blob_new(l->good_raw, l->good_len, when, EVIDENCE_JSON, EVIDENCE_CHANGES);
+        g->text[i] = blob_new(text, tlen, when, EVIDENCE_TEXT, EVIDENCE_CHANGES);
         l->good_raw = NULL;
         if (!g->json[i] || !g->text[i]) {
             oom = 1;
@@ -544,7 +547,7 @@ static struct gpu *gpu_load(const struct evidence *ev, const char *slug, const s
         l->good_report = NULL;
         if (!r && record_report(l->good, &r, NULL) != 0) oom = 1;
         for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
-            if (draw(r, l->good, suites_get(i), l->good_date, k, l->good_st.st_mtime, &g->drawn[k][i]) != 0) oom = 1;
+            if (draw(r, l->good, suites_get(i), l->good_date, k, when, &g->drawn[k][i]) != 0) oom = 1;
         experiment_report_free(r);
         if (oom) break;
     }
@@ -1519,7 +1522,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
         free(raw);
         struct dv_report *r = NULL;
         int rc2 = record_report(rec, &r, NULL);
-        if (rc2 == 0) rc2 = draw(r, rec, s, date, kind, st.st_mtime, out);
+        if (rc2 == 0) rc2 = draw(r, rec, s, date, kind, record_time(rec, st.st_mtime), out);
         experiment_report_free(r);
         json_decref(rec);
         if (rc2 != 0) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
@@ -1533,8 +1536,9 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
         raw = strdup(t ? t : "");
         rawlen = raw ? strlen(raw) : 0;
     }
+    const time_t when = record_time(rec, st.st_mtime);
     json_decref(rec);
-    *out = blob_new(raw, rawlen, st.st_mtime, kind, fresh);
+    *out = blob_new(raw, rawlen, when, kind, fresh);
     if (!*out) seterror(e, EVIDENCE_EIO, "evidence: out of memory");
     return *out ? 0 : -1;
 }

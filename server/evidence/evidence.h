@@ -32,7 +32,8 @@
  * writes a record and reloaded when another process's write shows (checked at
  * most once a second). Older dates and history are read from disk, bounded.
  *
- * Reads return bytes with their validator inputs (mtime, content digest);
+ * Reads return bytes with their validator inputs (the measurement's time,
+ * content digest);
  * failures return a code and a reason. HTTP (ETag text, 304, Cache-Control,
  * the error shape) is the routes' business. Thread-safe.
  */
@@ -98,7 +99,10 @@ enum evidence_fresh {
 struct evidence_blob {
     const char *data;         /* `len` bytes, NUL-terminated                  */
     size_t len;
-    time_t mtime;             /* newest file it was made from, -1 unknown     */
+    time_t mtime;             /* when the newest night in it was measured (its
+                                 document's finished_utc; the file's mtime
+                                 where a record says none), -1 unknown: the
+                                 Last-Modified, not when the store was copied */
     uint64_t digest;          /* FNV-1a 64 of the bytes (an ETag's input)     */
     enum evidence_kind kind;
     enum evidence_fresh fresh;

@@ -47,6 +47,7 @@ struct night {
     ino_t ino;
     off_t size;
     struct timespec mtim;
+    time_t when;       /* its measurement (record_time()): the page's Last-Modified */
     struct text *text; /* NULL: that file is not a record */
 };
 
@@ -120,9 +121,11 @@ static json_int_t mtime_ns(const struct stat *st) {
 }
 
 /* The entry kept in sidecar `dir`/`name` when it names the record file `st`
- * describes, as a text; NULL when it does not, or is missing or not a
- * sidecar (*oom set when it could not be told for want of memory). */
-static struct text *sidecar_read(const char *dir, const char *name, const struct stat *st, int *oom) {
+ * describes, as a text, and the record's measurement time into *when; NULL
+ * when it does not, or is missing or not a sidecar (*oom set when it could
+ * not be told for want of memory). */
+static struct text *sidecar_read(const char *dir, const char *name, const struct stat *st, time_t *when,
+                                 int *oom) {
     char path[PATH_MAX], err[ERR_LEN], *data = NULL;
     size_t len = 0;
     if (durable_join(path, sizeof path, dir, name, NULL) != 0) return NULL;
@@ -141,22 +144,25 @@ static struct text *sidecar_read(const char *dir, const char *name, const struct
     json_t *rec = json_object_get(j, "record"), *entry = json_object_get(j, "night");
     const char *schema = jstr(j, "schema");
     json_t *ino = json_object_get(rec, "inode"), *size = json_object_get(rec, "size"),
-           *ns = json_object_get(rec, "mtime_ns");
-    struct text *t = NULL;
+           *ns = json_object_get(rec, "mtime_ns"), *t = json_object_get(j, "time");
+    struct text *out = NULL;
     if (schema && strcmp(schema, HISTORY_SIDECAR_SCHEMA) == 0 && json_is_object(entry) && json_is_integer(ino) &&
-        json_is_integer(size) && json_is_integer(ns) && json_integer_value(ino) == (json_int_t)st->st_ino &&
-        json_integer_value(size) == (json_int_t)st->st_size && json_integer_value(ns) == mtime_ns(st)) {
-        t = text_take(jsonout_dumps(entry, TEXT_FLAGS));
-        if (!t) *oom = 1;
+        json_is_integer(size) && json_is_integer(ns) && json_is_integer(t) &&
+        json_integer_value(ino) == (json_int_t)st->st_ino && json_integer_value(size) == (json_int_t)st->st_size &&
+        json_integer_value(ns) == mtime_ns(st)) {
+        *when = (time_t)json_integer_value(t);
+        out = text_take(jsonout_dumps(entry, TEXT_FLAGS));
+        if (!out) *oom = 1;
     }
     json_decref(j);
-    return t;
+    return out;
 }
 
 /* Writes the sidecar `dir`/`name` of `entry`, made from the record file
- * `st` describes. A cache: a failure (a store that cannot be written, no
- * memory) only means the record is read again next time. */
-static void sidecar_write(const char *dir, const char *name, const struct stat *st, json_t *entry) {
+ * `st` describes, measured at `when`. A cache: a failure (a store that
+ * cannot be written, no memory) only means the record is read again next
+ * time. */
+static void sidecar_write(const char *dir, const char *name, const struct stat *st, time_t when, json_t *entry) {
     int bad = 0;
     char err[ERR_LEN];
     json_t *o = json_object(), *rec = json_object();
@@ -165,6 +171,7 @@ static void sidecar_write(const char *dir, const char *name, const struct stat *
     jsonout_put(rec, "size", json_integer((json_int_t)st->st_size), &bad);
     jsonout_put(rec, "mtime_ns", json_integer(mtime_ns(st)), &bad);
     jsonout_put(o, "record", rec, &bad);
+    jsonout_put(o, "time", json_integer((json_int_t)when), &bad);
     jsonout_put(o, "night", json_incref(entry), &bad);
     char *text = bad ? NULL : jsonout_dumps(o, TEXT_FLAGS);
     json_decref(o);
@@ -197,15 +204,16 @@ static int night_make(const char *gdir, const char *date, const struct suite *s,
     snprintf(sname, sizeof sname, HISTORY_SIDECAR_PREFIX "%s" HISTORY_SIDECAR_SUFFIX, s->name);
     if (durable_join(dir, sizeof dir, gdir, date, NULL) != 0) return 0;
     night_identify(n, st);
-    if ((n->text = sidecar_read(dir, sname, st, &oom)) != NULL || oom) return oom ? -1 : 0;
+    if ((n->text = sidecar_read(dir, sname, st, &n->when, &oom)) != NULL || oom) return oom ? -1 : 0;
     struct stat rst;
     json_t *rec = record_load(gdir, date, jname, &rst, NULL, NULL, &oom);
     if (!rec) return oom ? -1 : 0;
     night_identify(n, &rst); /* the file read, should it have been replaced since the look */
+    n->when = record_time(rec, rst.st_mtime);
     int bad = record_judge(rec, NULL) != 0;
     json_t *entry = bad ? NULL : history_entry(rec, date, &bad);
     if (!bad) n->text = text_take(jsonout_dumps(entry, TEXT_FLAGS));
-    if (n->text) sidecar_write(dir, sname, &rst, entry);
+    if (n->text) sidecar_write(dir, sname, &rst, n->when, entry);
     json_decref(entry);
     json_decref(rec);
     return n->text ? 0 : -1;
@@ -271,7 +279,7 @@ char *history_page(const struct history *h, const struct suite *suite, const cha
         first = i;
         count++;
         bytes += nt->text->len + 1;
-        if (nt->mtim.tv_sec > *mtime) *mtime = nt->mtim.tv_sec;
+        if (nt->when > *mtime) *mtime = nt->when;
     }
     int older = 0; /* a full page with nights before it: they are the next page */
     for (size_t i = first; count == limit && i-- > 0 && !older;) older = h->nights[i].text != NULL;

@@ -11,7 +11,8 @@
  *  - on disk beside the record, .<suite>.night.json (the sidecar), so that
  *    opening a store of a year of nights reads small sidecars, not every
  *    record in full. The sidecar names the record file it was made from
- *    (inode, size, modification time to the nanosecond): one that names
+ *    (inode, size, modification time to the nanosecond) and keeps when the
+ *    night was measured (the page's Last-Modified): one that names
  *    another file (the record was replaced or copied) or cannot be read is
  *    ignored and made again. Sidecars are a cache, never needed for
  *    correctness: written whole (durable_replace(), no fsync) by whoever
@@ -73,8 +74,8 @@ size_t history_nights(const struct history *h);
  * `cursor` (a date; NULL: from the newest), oldest first, and "next_cursor"
  * (the page's oldest date when older nights exist, else null). Returns the
  * text (malloc()ed, NUL-terminated) with its length, the newest
- * modification time of its nights' records ((time_t)-1 when it has none)
- * and its digest; NULL when out of memory. */
+ * measurement time of its nights (record_time(); (time_t)-1 when it has
+ * none) and its digest; NULL when out of memory. */
 char *history_page(const struct history *h, const struct suite *suite, const char *slug, unsigned limit,
                    const char *cursor, size_t *len, time_t *mtime, uint64_t *digest);
 

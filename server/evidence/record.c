@@ -8,6 +8,7 @@
 
 #include "api/jsonout.h"
 #include "api/report.h"
+#include "kernels/base/timeutil.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
 #include "server/evidence/record.h"
@@ -52,6 +53,13 @@ int record_ok(json_t *rec) {
 const char *record_gpu_name(json_t *rec) {
     const char *n = jstr(json_object_get(rec, "summary"), "gpu");
     return n ? n : jstr(rec, "gpu_name");
+}
+
+time_t record_time(json_t *rec, time_t fallback) {
+    time_t t;
+    if (timeutil_parse_utc(jstr(json_object_get(rec, "document"), "finished_utc"), &t) == 0) return t;
+    if (timeutil_parse_utc(jstr(json_object_get(rec, "provenance"), "finished_utc"), &t) == 0) return t;
+    return fallback;
 }
 
 int record_report(json_t *rec, struct dv_report **out, char *why) {

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -42,6 +43,13 @@ int record_ok(json_t *rec);
 /* The GPU name a record gives: its summary's, else its own gpu_name; NULL
  * when neither. Borrowed from `rec`. */
 const char *record_gpu_name(json_t *rec);
+
+/* When the night of record `rec` was measured: its document's
+ * finished_utc, else (a failure without a document) the time it was filed
+ * (provenance.finished_utc), else `fallback` (the file's mtime). What the
+ * evidence routes send as Last-Modified: the measurement's time, not when
+ * the store was copied. */
+time_t record_time(json_t *rec, time_t fallback);
 
 /* The document of `rec` read as a report into *out (experiment_report_free
  * it), or NULL when the record has no document that reads as divergence.v1

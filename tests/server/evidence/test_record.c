@@ -196,3 +196,30 @@ Test(record, the_judgement_makes_a_failure_in_place) {
     json_decref(rec);
     cr_expect_eq(oom, 0);
 }
+
+/* Last-Modified is when the night was measured (the document's
+ * finished_utc: the fixture's is 2024-01-01T00:00:05Z), not when its file
+ * was written or the store copied: the same for every form of a record,
+ * the index and the history. */
+Test(record, a_record_is_as_old_as_its_measurement) {
+    const time_t measured = 1704067205;
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    for (int kind = EVIDENCE_JSON; kind < EVIDENCE_NUM_KINDS; kind++) {
+        cr_assert_eq(evidence_get_latest(ev, GPU, NULL, SUITE, (enum evidence_kind)kind, &b, &e), 0, "%s", e.reason);
+        cr_expect_eq(b->mtime, measured, "latest, kind %d: %lld", kind, (long long)b->mtime);
+        evidence_blob_release(b);
+        cr_assert_eq(evidence_get_night(ev, GPU, NULL, GOOD, SUITE, (enum evidence_kind)kind, &b, &e), 0);
+        cr_expect_eq(b->mtime, measured, "night, kind %d: %lld", kind, (long long)b->mtime);
+        evidence_blob_release(b);
+    }
+    cr_assert_eq(evidence_get_gpu_index(ev, GPU, &b, &e), 0);
+    cr_expect_eq(b->mtime, measured, "index: %lld", (long long)b->mtime);
+    evidence_blob_release(b);
+    for (int pass = 0; pass < 2; pass++) { /* made from the record, then from its sidecar */
+        if (pass) reopen();
+        cr_assert_eq(evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e), 0);
+        cr_expect_eq(b->mtime, measured, "history (pass %d): %lld", pass, (long long)b->mtime);
+        evidence_blob_release(b);
+    }
+}
