@@ -86,6 +86,10 @@ static void expect_good_served(const char *want_bad) {
     json_t *rec = parsed(evidence_get_latest(ev, GPU, NULL, SUITE, EVIDENCE_JSON, &b, &e), &b, &e, "latest");
     cr_expect_str_eq(json_string_value(json_object_get(rec, "date")), GOOD, "the latest good night");
     json_decref(rec);
+    json_t *idx = parsed(evidence_get_gpu_index(ev, GPU, &b, &e), &b, &e, "index");
+    json_t *entry = json_array_get(json_object_get(idx, "suites"), (size_t)suites_index(SUITE));
+    cr_expect_str_eq(json_string_value(json_object_get(entry, "date")), GOOD, "the index's latest good night");
+    json_decref(idx);
     json_t *h = parsed(evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e), &b, &e, "history");
     json_t *nights = json_object_get(h, "nights");
     cr_expect_eq(json_array_size(nights), want_bad ? 2 : 1, "the history's nights");
