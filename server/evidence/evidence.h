@@ -30,7 +30,8 @@
  * In memory: the latest record and transcript of each suite of each GPU,
  * and the index, as immutable refcounted blobs, replaced when this process
  * writes a record and reloaded when another process's write shows (checked at
- * most once a second). Older dates and history are read from disk, bounded.
+ * most once a second); and each suite's history, one entry per night
+ * (history.h). Older dates are read from disk.
  *
  * Reads return bytes with their validator inputs (the measurement's time,
  * content digest);
@@ -190,7 +191,8 @@ int evidence_default_gpu(struct evidence *ev, const char *own, char *out);
  * evidence_get_history: up to `limit` (1..EVIDENCE_HISTORY_MAX) nights
  *   before `cursor` (a date, NULL: from the newest), oldest first, and
  *   "next_cursor" (the page's oldest date when older nights exist, else
- *   null). Reads at most `limit` records. */
+ *   null). From memory: each night's entry is made when its record is
+ *   filed or the store is opened (history.h), and a page reads no record. */
 int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out,
                        struct evidence_error *e);
 int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out,

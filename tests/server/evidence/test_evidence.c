@@ -976,17 +976,16 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
 
 /* Every store document that is built (the index, one GPU's index) with
  * the k-th allocation failing: an EIO error or the very
- * bytes a normal build gives. A fresh handle each time, so nothing cached
+ * bytes a normal build gives (the history's: test_history.c). A fresh handle each time, so nothing cached
  * answers for the build. */
-enum built { BUILT_INDEX, BUILT_GPU_INDEX, BUILT_HISTORY };
+enum built { BUILT_INDEX, BUILT_GPU_INDEX };
 
 static char *build_doc(void *what) {
     struct evidence_blob *b = NULL;
     struct evidence_error e;
     int rc;
     if (*(enum built *)what == BUILT_INDEX) rc = evidence_get_index(ev, GPU, &b, &e);
-    else if (*(enum built *)what == BUILT_GPU_INDEX) rc = evidence_get_gpu_index(ev, GPU, &b, &e);
-    else rc = evidence_get_history(ev, GPU, NULL, "day22-part1", 30, NULL, &b, &e);
+    else rc = evidence_get_gpu_index(ev, GPU, &b, &e);
     return blob_text(rc, b, &e, -1);
 }
 
@@ -1021,60 +1020,6 @@ Test(evidence, the_index_is_whole_or_absent_under_failing_allocations, .init = s
 Test(evidence, a_gpu_index_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
      .timeout = 300) {
     check_built(BUILT_GPU_INDEX);
-}
-
-/* The history's nights are made when the store is opened (from their
- * sidecars, or from the records where there are none), a page is only cut
- * from them: so the store is opened with the k-th allocation failing, and
- * then it does not open, or its page is an EIO error or the very bytes an
- * open without failures gives. With the sidecars, and without them. */
-static int history_from_records;
-
-static void close_and_forget_sidecars(void *ctx) {
-    (void)ctx;
-    evidence_close(ev);
-    ev = NULL;
-    if (!history_from_records) return;
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "find '%s' -name '*%s' -delete", dir, HISTORY_SIDECAR_SUFFIX);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static char *open_and_page(void *ctx) {
-    (void)ctx;
-    char err[ERR_LEN];
-    if (!(ev = evidence_open(dir, err))) return NULL;
-    enum built what = BUILT_HISTORY;
-    return build_doc(&what);
-}
-
-static void check_history_built(int from_records) {
-    /* Fewer records where each open reads them whole (and the latest views
-     * read them again): every allocation of every parse is failed in turn. */
-    put("day22-part1", "2024-04-01", 1, 10.0, NULL, "2024-04-01T01:00:00Z");
-    put("day22-part1", "2024-04-02", 0, 0, "the worker \xff died", "2024-04-02T01:00:00Z");
-    if (!from_records) {
-        put("day22-part1", "2024-04-03", 1, 11.0, NULL, "2024-04-03T01:00:00Z");
-        put("day22-part2", "2024-04-03", 1, 12.0, NULL, "2024-04-03T01:00:00Z");
-    }
-    history_from_records = from_records;
-    close_and_forget_sidecars(NULL);
-    char *want = open_and_page(NULL);
-    cr_assert_not_null(want);
-    unsigned failed = failing_alloc_each(&(struct failing_case){
-        .build = open_and_page, .want = want, .prepare = close_and_forget_sidecars});
-    cr_assert_geq(failed, 20, "only %u opens met a failure", failed);
-    free(want);
-}
-
-Test(evidence, the_history_is_whole_or_absent_under_failing_allocations, .init = setup, .fini = teardown,
-     .timeout = 600) {
-    check_history_built(0);
-}
-
-Test(evidence, the_history_made_from_records_is_whole_or_absent_under_failing_allocations, .init = setup,
-     .fini = teardown, .timeout = 600) {
-    check_history_built(1);
 }
 
 /* A latest form of `suite` (released by the caller). */

@@ -3,7 +3,8 @@
  * the very page the records give; a sidecar that names another record
  * file, or is not one, is not believed; a sidecar is written for each
  * night that has none; a page's digest follows its nights; a page's
- * next_cursor names only nights that exist. (Order and paging are
+ * next_cursor names only nights that exist; the nights are whole or absent
+ * when allocations fail while they are made. (Order and paging are
  * test_evidence's history_* tests; the route is test_http_evidence's.) */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
@@ -18,6 +19,7 @@
 #include "server/evidence/history.h"
 #include "server/evidence/suites.h"
 #include "tests/support/evidence_fixture.h"
+#include "tests/support/failing_alloc.h"
 
 #define GPU "nvidia-h200"
 #define SUITE "day22-part1"
@@ -210,4 +212,60 @@ Test(history, a_name_that_is_not_a_record_is_no_night) {
     cr_expect_eq(json_array_size(json_object_get(j, "nights")), 9);
     json_decref(j);
     free(p);
+}
+
+/* The nights are made when the store is opened (from their sidecars, or
+ * from the records where there are none), a page is only cut from them: so
+ * the store is opened with the k-th allocation failing, and then it does
+ * not open, or its page is an EIO error or the very bytes an open without
+ * failures gives. With the sidecars, and without them. */
+static int history_from_records;
+
+static void close_and_forget_sidecars(void *ctx) {
+    (void)ctx;
+    evidence_close(ev);
+    ev = NULL;
+    if (history_from_records) shell("find '%s' -name '*" HISTORY_SIDECAR_SUFFIX "' -delete", dir);
+}
+
+static char *open_and_page(void *ctx) {
+    (void)ctx;
+    char err[ERR_LEN];
+    if (!(ev = evidence_open(dir, err))) return NULL;
+    struct evidence_blob *b = NULL;
+    struct evidence_error e;
+    if (evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e) != 0) {
+        cr_assert_eq(e.code, EVIDENCE_EIO, "an allocation failed and the history said %d: %s", e.code, e.reason);
+        return NULL;
+    }
+    char *s = strdup(b->data);
+    evidence_blob_release(b);
+    return s;
+}
+
+static void check_history_built(int from_records) {
+    /* Fewer records where each open reads them whole (and the latest views
+     * read them again): every allocation of every parse is failed in turn. */
+    put(SUITE, "2024-04-01", 1, 10.0);
+    put(SUITE, "2024-04-02", 0, 0);
+    if (!from_records) {
+        put(SUITE, "2024-04-03", 1, 11.0);
+        put("day22-part2", "2024-04-03", 1, 12.0);
+    }
+    history_from_records = from_records;
+    close_and_forget_sidecars(NULL);
+    char *want = open_and_page(NULL);
+    cr_assert_not_null(want);
+    unsigned failed = failing_alloc_each(
+        &(struct failing_case){.build = open_and_page, .want = want, .prepare = close_and_forget_sidecars});
+    cr_assert_geq(failed, 20, "only %u opens met a failure", failed);
+    free(want);
+}
+
+Test(history, the_nights_are_whole_or_absent_under_failing_allocations, .timeout = 600) {
+    check_history_built(0);
+}
+
+Test(history, the_nights_made_from_records_are_whole_or_absent_under_failing_allocations, .timeout = 600) {
+    check_history_built(1);
 }
