@@ -22,11 +22,17 @@
  * static file servers; reads serve the transcript from the .json so the two
  * views of a night can never disagree, even if a crash fell between the two
  * renames. A failure is written as the date's record only when that date has
- * no good record; otherwise it goes to <suite>.failed.json.
+ * no good record; otherwise it goes to <suite>.failed.json. The record is
+ * renamed in first (that rename publishes the night), then the .txt, then
+ * the stamp; a failure after the first is a warning, not a failed write.
+ * Records are read through record.h, which refuses what is not a regular
+ * file of a sane size and judges a record's document.
  *
  * Memory: one struct gpu per GPU folder holds, per suite, the newest good
  * record's bytes and transcript as immutable refcounted blobs (with their
- * digest and mtime computed once) and what the index says of the suite. A
+ * digest and measurement time computed once), what the index says of the
+ * suite, and the suite's history (history.h: one entry per night, shared
+ * with the view before when its record did not change). A
  * read takes the read lock, adds a reference and lets go; a reload builds a
  * whole new struct gpu from disk without any lock and swaps it in under the
  * write lock, so a reader sees the old view or the new one, never a mix.
@@ -38,8 +44,8 @@
  * whole when a member did not go in (a write returns -1, a read EIO). A
  * record that cannot be read for want of memory is never taken for a
  * missing one: the load fails and the old view stays (the next check tries
- * again), a history page fails rather than skip the night, and a failure is
- * not filed over a good record it could not look at.
+ * again; a history is then not made with a night missing either), and a
+ * failure is not filed over a good record it could not look at.
  */
 #define _GNU_SOURCE
 
