@@ -173,6 +173,7 @@ def start(binary, worker, store, port, rate_limited):
     log = tempfile.NamedTemporaryFile(prefix="history-bench-", suffix=".log", delete=False)
     t0 = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log)
+    p.log = log.name
     while time.monotonic() - t0 < 600:
         if p.poll() is not None:
             sys.exit("history_bench: the server exited (log: %s)" % log.name)
@@ -186,12 +187,18 @@ def start(binary, worker, store, port, rate_limited):
 
 
 def stop(p):
+    """SIGTERM (SIGKILL past 30 s); the server's log is removed when it
+    stopped cleanly and named when it did not."""
     p.terminate()
     try:
-        p.wait(timeout=30)
+        rc = p.wait(timeout=30)
     except subprocess.TimeoutExpired:
         p.kill()
-        p.wait()
+        rc = p.wait()
+    if rc == 0:
+        os.unlink(p.log)
+    else:
+        print("history_bench: the server exited %d (log: %s)" % (rc, p.log), file=sys.stderr)
 
 
 def bench(a, binary, worker, template, suites):
