@@ -86,15 +86,15 @@ static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 thr
  * the WITNESS = false instantiations and contain no witness code at all. */
 
 /* The chains. With a compile-time trip count (ITERS) and no DV_LESSON_UNROLL
- * the kernels below write the loop in their own body, as the lesson does
+ * the Part 1 body (one_branch below, forced inline into both Part 1
+ * kernels) and the no-branch kernel write the loop as the lesson does
  * (`for (int k = 0; k < kIters; ++k)` inside the if and the else, no
- * pragma): nvcc unrolls a loop in a helper function before inlining it, and
- * less deeply than the same loop in the kernel (on sm_90, 128 FMAs per trip
- * against the lesson's 192 to 256), which left the compiled Part 1 rows 1.3
- * to 2.4% slower than the lesson's kernel on an H200
- * (tests/bench/lesson_floor.cu). These
- * helpers are the other cases: an asked-for unroll (DV_LESSON_UNROLL), and
- * the runtime fallback, unrolled 128 deep so that its loop control and
+ * pragma), and nvcc unrolls it as it unrolls the lesson's kernel (192 to
+ * 256 FMAs per trip on sm_90). The same loop written through these helpers
+ * was unrolled 128 deep, which left the compiled Part 1 rows 1.3 to 2.4%
+ * slower than the lesson's kernel on an H200 (tests/bench/lesson_floor.cu).
+ * These helpers are the other cases: an asked-for unroll (DV_LESSON_UNROLL),
+ * and the runtime fallback, unrolled 128 deep so that its loop control and
  * remainder stay a small share of the issued instructions. */
 
 #ifndef DV_LESSON_UNROLL
@@ -147,15 +147,23 @@ __device__ __forceinline__ size_t global_index(unsigned *tid_out) {
     return blockIdx.x * static_cast<size_t>(blockDim.x * blockDim.y) + tid;
 }
 
-template <unsigned ITERS, bool WITNESS>
-__global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
-                             unsigned iterations, struct dv_witness_block *witness) {
+/* The Part 1 body, written once for the branch and the mask kernels (as
+ * llm.c writes each kernel body once and launches it from thin wrappers):
+ * the input, the branch on the path bit `path_a(i)` around the two chains,
+ * the output and the witness's record. The kernels differ only in where the
+ * path bit comes from. Forced inline, it leaves each kernel's machine code
+ * what it was when both kernels spelled the body out: every instantiation's
+ * code on sm_75, sm_80 and sm_90 was compared byte for byte, before and
+ * after (nvcc 13.0), and its registers. */
+template <unsigned ITERS, bool WITNESS, typename PathA>
+__device__ __forceinline__ void one_branch(const float *__restrict__ in, float *__restrict__ out, size_t n,
+                                           unsigned iterations, struct dv_witness_block *witness, PathA path_a) {
     __shared__ struct dv_witness_block ws;
     unsigned tid;
     const size_t i = global_index(&tid);
     witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
     float x = (i < n) ? in[i] : 1.0f;
-    if (dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u)) {
+    if (path_a(i)) {
         rec.hit(0u);
         if constexpr (as_written(ITERS)) {
             for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
@@ -174,33 +182,22 @@ __global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ o
     rec.end(witness);
 }
 
+/* The lesson's mixOneBranch: the path bit is the built-in predicate `mode`. */
+template <unsigned ITERS, bool WITNESS>
+__global__ void mixOneBranch(const float *__restrict__ in, float *__restrict__ out, size_t n, int mode,
+                             unsigned iterations, struct dv_witness_block *witness) {
+    one_branch<ITERS, WITNESS>(in, out, n, iterations, witness,
+                               [mode](size_t) { return dv_takes_path_a(mode, threadIdx.x, blockIdx.x, 0u); });
+}
+
+/* Any predicate: the path bit of thread i read from the host-built mask. */
 template <unsigned ITERS, bool WITNESS>
 __global__ void mixMaskBranch(const float *__restrict__ in, float *__restrict__ out, size_t n,
                               const uint32_t *__restrict__ mask, unsigned iterations,
                               struct dv_witness_block *witness) {
-    __shared__ struct dv_witness_block ws;
-    unsigned tid;
-    const size_t i = global_index(&tid);
-    witness_recorder<WITNESS> rec(&ws, tid, blockDim.x * blockDim.y);
-    float x = (i < n) ? in[i] : 1.0f;
-    const bool path_a = (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
-    if (path_a) {
-        rec.hit(0u);
-        if constexpr (as_written(ITERS)) {
-            for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_A, DV_ADD_A);
-        } else {
-            x = chain_a<ITERS>(x, iterations);
-        }
-    } else {
-        rec.hit(1u);
-        if constexpr (as_written(ITERS)) {
-            for (int k = 0; k < (int)ITERS; ++k) x = fmaf(x, DV_MUL_B, DV_ADD_B);
-        } else {
-            x = chain_b<ITERS>(x, iterations);
-        }
-    }
-    if (i < n) out[i] = x;
-    rec.end(witness);
+    one_branch<ITERS, WITNESS>(in, out, n, iterations, witness, [mask, n](size_t i) {
+        return (i < n) ? ((mask[i >> 5] >> (i & 31)) & 1u) != 0u : true;
+    });
 }
 
 template <unsigned ITERS, bool WITNESS>
