@@ -15,7 +15,7 @@
  * because a ratio needs its baseline measured in the same table.
  */
 #include "api/options.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "kernels/base/status.h"
-#include "kernels/model/predicate.h"
+#include "kernels/model/model/predicate.h"
 
 /* An upper bound of threads x iterations for blocks "auto": gpu/measure.c grows
  * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms
@@ -57,7 +57,7 @@ static const struct field {
     [F_INSTRUCTIONS] = {"instructions", "--instructions"},
 };
 
-/* The CLI spelling of each DV_GIVEN_* bit (model/experiment.h), in bit order. */
+/* The CLI spelling of each DV_GIVEN_* bit (model/model/experiment.h), in bit order. */
 static const char *const given_cli[DV_GIVEN_NUM] = {
     "--part",      "--predicates",  "--baseline",    "--blocks", "--threads-per-block", "--iterations", "--max-noise",
     "--budget-ms", "--min-samples", "--max-samples", "--device", "--scenario",          "--witness",    "--counters",

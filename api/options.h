@@ -6,11 +6,11 @@
 #ifndef DV_OPTIONS_H
 #define DV_OPTIONS_H
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 
-/* Limits that model/experiment.h leaves to the request layer (the others are
+/* Limits that model/model/experiment.h leaves to the request layer (the others are
  * DV_MAX_* there). Error messages state every range from these constants. */
 #define OPTIONS_MAX_SAMPLES 100000u
 #define OPTIONS_MAX_DEVICE 63

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define REPORT_SCHEMA "divergence.v1"
 
@@ -23,7 +23,7 @@ char *report_json(const struct dv_report *r, int pretty);
  * NULL on OOM (never a partial row). */
 json_t *report_row_json(const struct dv_row *row, int measured);
 
-struct listing; /* model/listing.h */
+struct listing; /* model/listing/listing.h */
 
 /* A row's instruction profile exactly as the document writes it under
  * tables[].rows[].instructions: a new reference, or NULL on OOM. The

@@ -20,7 +20,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -30,9 +30,9 @@
 
 #include <jansson.h>
 
-#include "kernels/model/analysis.h"
-#include "kernels/model/ratio.h"
-#include "kernels/model/spread.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/stats/ratio.h"
+#include "kernels/model/stats/spread.h"
 
 #define REPORT_JSON_FLAGS JSON_REAL_PRECISION(15)
 
@@ -282,7 +282,7 @@ static json_t *run_json(const struct listing_run *r, int *bad) {
     return o;
 }
 
-/* A row's instruction profile (model/listing.h), or null when not taken. */
+/* A row's instruction profile (model/listing/listing.h), or null when not taken. */
 static json_t *instructions_json(const struct listing *l, int *bad) {
     if (!l) return json_null();
     json_t *o = json_object(), *grid = json_object(), *regions = json_array(), *runs = json_array();
@@ -437,7 +437,7 @@ json_t *report_row_json(const struct dv_row *row, int measured) {
     return built(o, bad);
 }
 
-/* Part 2 read both ways (model/experiment.h: experiment_readings), with the
+/* Part 2 read both ways (model/model/experiment.h: experiment_readings), with the
  * rows named as the document names them. */
 static json_t *readings_json(const struct dv_table *t, const struct dv_reading *rd, unsigned n, int measured,
                              int *bad) {

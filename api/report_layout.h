@@ -7,7 +7,7 @@
 #define DV_REPORT_LAYOUT_H
 
 #include <stddef.h>
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define REPORT_LAYOUT_MAX_COLS 12
 

@@ -8,7 +8,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 #include <limits.h>
 #include <math.h>
@@ -19,9 +19,9 @@
 
 #include <jansson.h>
 
-#include "kernels/model/analysis.h"
-#include "kernels/model/ratio.h"
-#include "kernels/model/spread.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/stats/ratio.h"
+#include "kernels/model/stats/spread.h"
 
 /* ------------------------------------------------------------------- JSON in */
 

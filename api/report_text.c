@@ -15,7 +15,7 @@
 #include "api/report.h"
 #include "api/report_layout.h"
 #include "api/strbuf.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/model/spread.h"
+#include "kernels/model/stats/spread.h"
 
 /* ---------------------------------------------------------------------- text */
 

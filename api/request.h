@@ -14,7 +14,7 @@
 #define DV_REQUEST_H
 
 #include <stddef.h>
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 /* Request error: HTTP status to answer with, the field (or "" for the body),
  * and the reason. For an expression error (it does not parse, or it fails

@@ -239,10 +239,10 @@ def check_links(cuda_free, control):
 def self_test(root):
     """Plants each kind of violation in a copy of the tree; each must fail."""
     plants = [
-        ("an upward include (model -> api)", "kernels/model/analysis.h", '#include "api/options.h"\n'),
+        ("an upward include (model -> api)", "kernels/model/model/analysis.h", '#include "api/options.h"\n'),
         ("an upward include (kernels -> server)", "kernels/base/ids.c", '#include "server/core/log.h"\n'),
         ("api reaching the GPU layer", "api/request.c", '#include "kernels/gpu/measure.h"\n'),
-        ("a CUDA header in the model", "kernels/model/stats.c", "#include <cuda_runtime.h>\n"),
+        ("a CUDA header in the model", "kernels/model/stats/stats.c", "#include <cuda_runtime.h>\n"),
         ("libmicrohttpd in api", "api/options.c", "#include <microhttpd.h>\n"),
         ("a header cycle", "kernels/base/timeutil.h", '#include "kernels/base/ids.h"\n', "kernels/base/ids.h",
          '#include "kernels/base/timeutil.h"\n'),

@@ -31,7 +31,7 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/cupti_lib.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/testimony.h"
 
 void counters_explain(int result, const char *text, const char *what, char *reason) {
     const char *hint = "";

@@ -19,7 +19,7 @@
  * user replay (the caller's launches, repeated once per pass, since a row's
  * kernel only reads its inputs and rewrites its own output with the same
  * values), one user range per launch. A row is launched on the blocks that
- * stand for its grid (model/testimony.h's struct testimony_grid: one block
+ * stand for its grid (model/model/testimony.h's struct testimony_grid: one block
  * for a predicate that does not read blockIdx.x, one period of blocks for
  * one that does, the whole grid otherwise) and its sums are scaled by the
  * parts' weights, which is exact; the ratios are made of the scaled sums.
@@ -65,8 +65,8 @@
 #ifndef DV_COUNTERS_H
 #define DV_COUNTERS_H
 
-#include "kernels/model/experiment.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/testimony.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -134,7 +134,7 @@ double counters_take_start_ms(struct counters *c);
  * inputs, same output buffer); wait(ctx, err) waits for everything enqueued
  * (NULL: cudaDeviceSynchronize()). Both return 0 or a DV_* code with
  * `err`. A span is blocks first .. first + blocks - 1 of the row's stand-in
- * grid (`standin` 1: the grid has one, model/testimony.h) or the first
+ * grid (`standin` 1: the grid has one, model/model/testimony.h) or the first
  * `blocks` blocks of its own grid (first 0); DV_COUNTERS_GRID=full always
  * asks for the whole grid, stand-in or not. */
 struct counters_span {
@@ -161,7 +161,7 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
 /* The counter pass of measured table `t`: counters_profile() over its rows,
  * timed on the host into tm->counters_ms (the first Start's share into
  * tm->counters_setup_ms, see counters_take_start_ms()), then each row's figures derived
- * (model/testimony.h) against its whole grid and evaluations[row]
+ * (model/model/testimony.h) against its whole grid and evaluations[row]
  * evaluations of its branch per thread, and compared across the table; the
  * launches and blocks into t->counters_launches and t->counters_blocks. A
  * pass that fails leaves its reason in tm->counters_reason, marks *c for a

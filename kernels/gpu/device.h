@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 #ifdef __cplusplus
 extern "C" {

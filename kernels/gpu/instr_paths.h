@@ -1,5 +1,5 @@
 /* instr_paths.h -- which source lines are path A's and path B's in the
- * lesson kernels, for the instruction profile's regions (model/listing.h).
+ * lesson kernels, for the instruction profile's regions (model/listing/listing.h).
  *
  * The lines are the ones of kernels/gpu/lesson_kernels.cu that write each
  * chain's statement (`fmaf(x, DV_MUL_A, DV_ADD_A)`, `fmaf(x, DV_MUL_B,
@@ -9,7 +9,7 @@
 #ifndef DV_INSTR_PATHS_H
 #define DV_INSTR_PATHS_H
 
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 #ifdef __cplusplus
 extern "C" {

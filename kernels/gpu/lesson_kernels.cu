@@ -27,14 +27,14 @@
  */
 #include <cuda_runtime.h>
 
-#include "kernels/model/chain.h"
+#include "kernels/model/model/chain.h"
 #include "kernels/base/status.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "kernels/gpu/lesson_kernels.h"
-#include "kernels/model/predicate.h"
+#include "kernels/model/model/predicate.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/witness_device.cuh"
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/witness_record.h"
 
 /* ---------------------------------------------------------------------------
  * Compile-time checks: the lesson's split counts for a 256-thread block. */
@@ -82,7 +82,7 @@ static_assert(threads_on_a(DV_FIRST_16, 0) == 16, "threadIdx.x < 16 sends 16 thr
  * arithmetic; ITERS = 0 is the fallback for any other `iterations`, read at
  * run time. WITNESS = true is the untimed witness instantiation: the same
  * kernel plus, at the top of each path, one active-lane record per warp
- * (model/witness_record.h, gpu/witness_device.cuh). The timed kernels are
+ * (model/model/witness_record.h, gpu/witness_device.cuh). The timed kernels are
  * the WITNESS = false instantiations and contain no witness code at all. */
 
 /* The chains. With a compile-time trip count (ITERS) and no DV_LESSON_UNROLL

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "kernels/model/experiment.h"
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/witness_record.h"
 
 /* The lesson's compile-time iteration count (kIters): the kernels are
  * instantiated for it; any other count runs the runtime-trip-count kernels. */

@@ -5,7 +5,7 @@
  * wrote cannot pass; one device mask per mask-kernel row. Outputs and masks
  * are the session's (gpu/session.h), kept between jobs. The rows go to the
  * shared timing engine (timing.h), then every output element of every row is
- * compared with the CPU reference (model/reference.h), one CPU thread per
+ * compared with the CPU reference (model/model/reference.h), one CPU thread per
  * row, started as each row's output lands on the host, so the checks run
  * while the next rows download and while the testimony passes use the GPU.
  */
@@ -22,10 +22,10 @@
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/witness.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/testimony.h"
 #include "kernels/gpu/timing.h"
-#include "kernels/model/analysis.h"
-#include "kernels/model/reference.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/reference.h"
 
 /* Table state for the launch callback. */
 struct table_ctx {

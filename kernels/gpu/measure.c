@@ -14,8 +14,8 @@
 #include "kernels/gpu/scenario_measure.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
-#include "kernels/model/scenario.h"
-#include "kernels/model/throttle.h"
+#include "kernels/model/model/scenario.h"
+#include "kernels/model/stats/throttle.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;

@@ -4,7 +4,7 @@
  * measure_run_session() takes the device's identity from the session
  * (gpu/session.h: queried once per process), picks the grid when `blocks`
  * is auto (with the session's latest measured clock), plans the tables
- * (model/experiment.h), takes the session's input buffer (never zeros, never
+ * (model/model/experiment.h), takes the session's input buffer (never zeros, never
  * constant) shared by every table, then per table hands the rows to the
  * table kind's code (lesson_measure.h or scenario_measure.h), which times
  * them with the shared engine (timing.h) and checks every output element
@@ -28,7 +28,7 @@
 #ifndef DV_MEASURE_H
 #define DV_MEASURE_H
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,7 +17,7 @@
  * Each kernel is instantiated with the suites' unit (the lesson's 4096
  * iterations / 8 = 512 FMAs = 16 chunks; 128 rounds of the short kernel) as
  * a compile-time constant, with a runtime fallback for other sizes, and as an
- * untimed witness (model/witness_record.h).
+ * untimed witness (model/model/witness_record.h).
  * The constants come from scenario.h, which the CPU reference shares.
  * Launchers check cudaGetLastError() after every launch and classify errors
  * with cuda_call.h.
@@ -25,10 +25,10 @@
 #include <cuda_runtime.h>
 
 #include "kernels/gpu/cuda_call.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 #include "kernels/gpu/scenario_kernels.h"
 #include "kernels/gpu/witness_device.cuh"
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/witness_record.h"
 
 static_assert(SCENARIO_MAX_PATHS == 32, "the k-way switch has 32 cases");
 

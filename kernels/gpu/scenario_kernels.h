@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/witness_record.h"
 
 /* The suites' sizes at the lesson's 4096 iterations, compiled in: a unit of
  * 512 FMAs (16 chunks of 32) and 4096 short-kernel iterations (128 rounds). */

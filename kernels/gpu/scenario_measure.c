@@ -27,14 +27,14 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/witness.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/testimony.h"
 #include "kernels/gpu/devmem.h"
 #include "kernels/gpu/scenario_kernels.h"
 #include "kernels/gpu/timing.h"
-#include "kernels/model/chain.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/chain.h"
+#include "kernels/model/model/scenario.h"
 
-/* The stand-in grid of a row (model/testimony.h, testimony_standin_bytes()):
+/* The stand-in grid of a row (model/model/testimony.h, testimony_standin_bytes()):
  * `n` blocks, block k a copy of grid block src[k], laid out as the row's
  * kernel reads them: its assignment and its input on the device, an output
  * of its own (the testimony's launches leave the timed output alone), and

@@ -9,7 +9,7 @@
 #include "kernels/gpu/counters.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,8 +24,8 @@
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/smclock.h"
-#include "kernels/model/chain.h"
-#include "kernels/model/reference.h"
+#include "kernels/model/model/chain.h"
+#include "kernels/model/model/reference.h"
 
 #define SESSION_CHAINS 4
 #define SESSION_MASKS 32

@@ -29,9 +29,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/model/analysis.h"
-#include "kernels/model/experiment.h"
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/witness_record.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
  * timing_rows() is the loop: a batch queues an untimed lead-in launch, the
  * clock spins when a sample is due (queue_clock), the rounds (queue_rounds),
  * then waits for them and files the samples (read_rounds, read_clock) with
- * model/sampling.h, until it says stop. The helpers below it each do one of
+ * model/stats/sampling.h, until it says stop. The helpers below it each do one of
  * those steps on the events of one call (struct timing_run); the samples
  * live in the struct sampling. */
 #include "kernels/gpu/timing.h"
@@ -15,7 +15,7 @@
 
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/lesson_kernels.h"
-#include "kernels/model/sampling.h"
+#include "kernels/model/stats/sampling.h"
 
 #define TIMING_BATCH 8 /* rounds queued per synchronisation */
 

@@ -1,6 +1,6 @@
 /* timing.h -- the timing engine every table kind shares (Part 1/2 and the
  * scenarios): warm-up, round-robin samples between CUDA events, and the
- * decisions on them of model/sampling.h (throttled rounds, statistics with
+ * decisions on them of model/stats/sampling.h (throttled rounds, statistics with
  * their intervals, the stopping rule on the ratios' intervals).
  *
  * `launch(ctx, row, err)` enqueues one launch of row `row` on the default
@@ -19,7 +19,7 @@
 #ifndef DV_TIMING_H
 #define DV_TIMING_H
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,7 +22,7 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/session.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/testimony.h"
 
 /* The blocks row `row`'s witness kernel runs: the blocks that stand for
  * its grid, or the whole grid. */

@@ -1,6 +1,6 @@
 /* witness.h -- the witness pass of a table: one untimed launch of each row's
  * witness instantiation, its per-block record brought back
- * (model/witness_record.h) and compared with the model's.
+ * (model/model/witness_record.h) and compared with the model's.
  *
  * A row's witness kernel runs the blocks that stand for its grid (one
  * block for a predicate that does not read blockIdx.x, one period of blocks
@@ -17,14 +17,14 @@
  * queue work of its own once witness_settle() has waited for the witness
  * (the counter pass does both: its set-up overlaps the witness kernels).
  * witness_finish() waits (if nobody did), compares row by row
- * (model/testimony.h), or, for a table too big for one batch, runs it then,
+ * (model/model/testimony.h), or, for a table too big for one batch, runs it then,
  * batch after batch.
  */
 #ifndef DV_WITNESS_H
 #define DV_WITNESS_H
 
 #include "kernels/base/status.h"
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/witness_record.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* witness_device.cuh -- the active-lane witness on the device, shared by
- * lesson_kernels.cu and scenario_kernels.cu (model/witness_record.h).
+ * lesson_kernels.cu and scenario_kernels.cu (model/model/witness_record.h).
  *
  * A witness kernel declares one struct dv_witness_block per block in shared
  * memory and one witness_recorder per thread: construction zeroes the
@@ -37,7 +37,7 @@
 #ifndef DV_WITNESS_DEVICE_CUH
 #define DV_WITNESS_DEVICE_CUH
 
-#include "kernels/model/witness_record.h"
+#include "kernels/model/model/witness_record.h"
 
 #define DV_WITNESS_U32 (sizeof(struct dv_witness_block) / sizeof(unsigned))
 static_assert(sizeof(struct dv_witness_block) % sizeof(unsigned) == 0, "the record is copied in 32-bit words");

@@ -18,7 +18,7 @@
 #include "server/cmd/cli.h"
 #include "api/options.h"
 #include "api/report.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 #include "server/cmd/sibling.h"
 #include "server/evidence/suites.h"
 

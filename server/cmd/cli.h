@@ -3,7 +3,7 @@
 #ifndef DV_CLI_H
 #define DV_CLI_H
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 /* Exit statuses, distinct so scripts and the scheduler can tell them apart. */
 #define CLI_EXIT_OK 0

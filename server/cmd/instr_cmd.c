@@ -34,9 +34,9 @@
 #include "kernels/gpu/instr_paths.h"
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/session.h"
-#include "kernels/model/listing.h"
-#include "kernels/model/listing_read.h"
-#include "kernels/model/profile.h"
+#include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_read.h"
+#include "kernels/model/model/profile.h"
 #include "server/core/subproc.h"
 
 #define DISASSEMBLER_DEADLINE_MS 60000.0

@@ -17,7 +17,7 @@
  *      (gpu/instr.h) before any module loads;
  *   2. launches each row's timed kernel once on one wave of its grid under
  *      PC sampling, then, PC sampling off, each part of the blocks that
- *      stand for each row's grid (model/profile.h) under the SASS metrics,
+ *      stand for each row's grid (model/model/profile.h) under the SASS metrics,
  *      every launch flushed on its own;
  *   3. per row combines the parts, maps each pc to its source line (once
  *      per process for a kernel its rows share), disassembles
@@ -25,7 +25,7 @@
  *      $DV_DISASSEMBLER, the toolkit found at build time, /usr/local/cuda/bin
  *      and PATH; the text is kept in --sass-cache DIR by the cubin's CRC, so
  *      a worker disassembles each cubin once), and groups the instructions
- *      into regions and runs (model/listing.h);
+ *      into regions and runs (model/listing/listing.h);
  *   4. prints one line per row: {"table": T, "row": R, "ok": true,
  *      "instructions": <the row's instructions object>, "stalls_reason":
  *      null | "..."} or {"table", "row", "ok": false, "reason": "..."};

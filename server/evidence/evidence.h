@@ -47,7 +47,7 @@
 #include <time.h>
 #include <jansson.h>
 #include "kernels/base/status.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define EVIDENCE_SCHEMA "divergence.evidence.v1"
 #define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"

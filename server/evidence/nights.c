@@ -4,7 +4,7 @@
  * ratio and ratio_ci), the document's device and build, the provenance. A
  * row is matched by table id and row name, so a suite whose rows are
  * reordered still compares row with row; the intervals go to
- * kernels/model/compare.h, which decides the labels. Every object is built
+ * kernels/model/stats/compare.h, which decides the labels. Every object is built
  * with jsonout_put() and dropped whole when a member did not go in.
  */
 #include "server/evidence/nights.h"
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "api/jsonout.h"
-#include "kernels/model/compare.h"
+#include "kernels/model/stats/compare.h"
 
 static const char *jstr(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
 

@@ -4,7 +4,7 @@
  * A night's record (evidence.h) is compared, row by row (table id and row
  * name), with the previous good night of the same suite and suite version
  * on the same GPU model, and with the median of the last NIGHTS_HISTORY good
- * nights (kernels/model/compare.h: compare_pair, compare_history). Each
+ * nights (kernels/model/stats/compare.h: compare_pair, compare_history). Each
  * row's ratio carries its 95% interval (ratio_ci in the record's summary);
  * the label says what the interval of the change proves against the
  * tolerance: same, higher, lower or ambiguous, with the change and its

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 /* A record is read whole; none written here comes near this (a night of
  * the lesson's suites is under 0.5 MB with every instruction listing). */

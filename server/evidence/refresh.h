@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 #include "server/evidence/evidence.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define REFRESH_ID_LEN 24  /* "r" + 16 hex + NUL, with room */
 #define REFRESH_JOB_ID_LEN 64

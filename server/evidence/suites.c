@@ -15,7 +15,7 @@
 #include "server/evidence/suites.h"
 #include "api/options.h"
 #include "api/request.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 
 /* A row whose ratio's 95% interval is wider than this on either side is too
  * uncertain to publish: the runner aims for max_halfwidth (0.5%) and stops
@@ -25,7 +25,7 @@
 
 /* The lesson's suites keep every row's instruction profile (version 2:
  * the request gained `instructions: true`); the scenario suite's kernels
- * are not profiled (model/profile.h), so it does not ask. */
+ * are not profiled (model/model/profile.h), so it does not ask. */
 static const struct suite table[] = {
     {"day22-part1", 2,
      "Day 22, Part 1: one branch, 4096 multiply-adds on each side; the lesson's four predicates",

@@ -10,7 +10,7 @@
 #define DV_SUITES_H
 
 #include <stddef.h>
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define SUITES_NAME_LEN 64
 #define SUITES_MAX_EXTRA 4

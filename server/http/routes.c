@@ -45,8 +45,8 @@
 #include <unistd.h>
 
 #include "api/options.h"
-#include "kernels/model/predicate.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/predicate.h"
+#include "kernels/model/model/scenario.h"
 #include "api/report.h"
 #include "api/request.h"
 
@@ -633,7 +633,7 @@ char *routes_predicates_doc(char *err) {
     for (size_t i = 0; i < n && arr; i++) {
         json_t *p = json_object();
         jsonout_put(p, "name", jsonout_str(b[i].name), &bad);
-        /* One source (model/predicate.c): the label is the definition. */
+        /* One source (model/model/predicate.c): the label is the definition. */
         jsonout_put(p, "label", jsonout_str(b[i].expr), &bad);
         jsonout_put(p, "expr", jsonout_str(b[i].expr), &bad);
         jsonout_put(p, "hint", jsonout_str(b[i].hint), &bad);

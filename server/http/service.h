@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include "server/http/http.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "server/jobs/jobq.h"
 #include "server/jobs/worker.h"
 

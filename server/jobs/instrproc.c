@@ -1,7 +1,7 @@
 /* instrproc.c -- a report's instruction profiles from processes of their
  * own, cached (instrproc.h).
  *
- * Per row: the profile plan (model/profile.h: the blocks that stand for the
+ * Per row: the profile plan (model/model/profile.h: the blocks that stand for the
  * grid, its cost, its mask hash) decides whether the row can be profiled at
  * all and under the cap; the cache is asked once the kernel's function and
  * cubin are known. The rows left go to one `divergence-gpu instructions
@@ -33,8 +33,8 @@
 #include "api/report.h"
 #include "api/request.h"
 #include "kernels/base/timeutil.h"
-#include "kernels/model/listing.h"
-#include "kernels/model/profile.h"
+#include "kernels/model/listing/listing.h"
+#include "kernels/model/model/profile.h"
 #include "server/core/log.h"
 #include "server/core/subproc.h"
 #include "server/jobs/profilecache.h"

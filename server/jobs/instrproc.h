@@ -23,7 +23,7 @@
  * what an earlier one collected, labelled as cached with the time it was
  * collected, and knows the kernels' functions and cubins it learned.
  *
- * The cache key (model/listing.h's struct listing_key): the cubin's CRC, the
+ * The cache key (model/listing/listing.h's struct listing_key): the cubin's CRC, the
  * driver, the device, the kernel's function and mode, the mask hash of the
  * blocks profiled and the geometry. The function and the cubin's CRC are
  * what the first process that profiles a kernel reports; they are facts of
@@ -39,7 +39,7 @@
 #ifndef DV_INSTRPROC_H
 #define DV_INSTRPROC_H
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define INSTRPROC_DEADLINE_MS 15000.0 /* a process of one row; a quarter more per further row */
 #define INSTRPROC_BUDGET_MS 20000.0   /* all of a job's new profiles          */

@@ -4,7 +4,7 @@
  * it again (jobs/instrproc.h).
  *
  * A profile's counts are facts of the cubin, the driver, the device, the
- * predicate's mask and the geometry, all in its key (model/listing.h); what
+ * predicate's mask and the geometry, all in its key (model/listing/listing.h); what
  * ties a key to the binary that runs is the kernels' functions and cubin
  * CRCs, which a worker learns from its first profile of each kernel. So the
  * cache is a folder per binary: DIR/<64-bit FNV-1a of the profiling binary's

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 #include "kernels/base/status.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 #define WIRE_FD_IN 3
 #define WIRE_FD_OUT 4

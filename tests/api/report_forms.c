@@ -20,7 +20,7 @@
 
 #include "api/options.h"
 #include "api/report.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "tests/api/report_full.h"
 #include "tests/support/fake_measure.h"
 

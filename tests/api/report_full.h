@@ -2,7 +2,7 @@
  * document carries is set, each to a value of its own.
  *
  * The wire format is written by hand in several places (the structs of
- * kernels/model/experiment.h, report_dump.c, report_load.c, api/openapi.yaml),
+ * kernels/model/model/experiment.h, report_dump.c, report_load.c, api/openapi.yaml),
  * and this report is what holds them together: test_report.c writes it, reads
  * it back and writes it again (a field the reader forgets comes back zero and
  * the two documents differ), and report_sample.c prints it for
@@ -24,8 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/model/experiment.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/listing/listing.h"
 
 static void report_full_count(struct dv_count *c, unsigned k) {
     c->min = k;

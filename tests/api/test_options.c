@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "api/options.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 
 static struct dv_options o;
 static char err[ERR_LEN];

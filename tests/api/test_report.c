@@ -9,7 +9,7 @@
 
 #include "api/options.h"
 #include "api/report.h"
-#include "kernels/model/spread.h"
+#include "kernels/model/stats/spread.h"
 #include "tests/api/report_full.h"
 
 static struct dv_report rep;
@@ -598,7 +598,7 @@ Test(report, planned_report_round_trips_and_reads) {
     expect_round_trip(r);
     char *t = report_text(r);
     cr_assert_not_null(t);
-    /* The labels are the built-ins' expressions (model/predicate.c). */
+    /* The labels are the built-ins' expressions (model/model/predicate.c). */
     cr_expect_not_null(find_line(t, "(threadIdx.x & 1) == 0                 8            128          16        2.00"),
                        "%s", t);
     cr_expect_not_null(find_line(t, "(threadIdx.x / 32 & 1) == 0            0            128           8        1.00"),

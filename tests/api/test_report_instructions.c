@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "api/report.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 
 static json_t *load(const char *s) {
     json_error_t je;

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "kernels/base/timeutil.h"
-#include "kernels/model/expr.h"
+#include "kernels/model/model/expr.h"
 
 int main(void) {
     static const char *srcs[] = {

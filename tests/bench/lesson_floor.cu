@@ -33,10 +33,10 @@
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/lesson_measure.h"
 #include "kernels/gpu/smclock.h"
-#include "kernels/model/chain.h"
-#include "kernels/model/experiment.h"
-#include "kernels/model/predicate.h"
-#include "kernels/model/reference.h"
+#include "kernels/model/model/chain.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/predicate.h"
+#include "kernels/model/model/reference.h"
 
 /* ---------------------------------------------------------------------------
  * The lesson's program, as the page writes it. */

@@ -56,7 +56,7 @@ const BLOCKS = 4096, THREADS = 256, ITERS = 4096, PROBE_BLOCKS = 132;
 const fail = (what) => { console.error(`make_instructions_fixture: ${what}`); process.exit(1); };
 const read = (rel) => { const f = path.join(dir, rel); if (!fs.existsSync(f)) fail(`${rel}: not found under ${dir}`); return fs.readFileSync(f, 'utf8'); };
 
-// The lesson's predicates (kernels/model/predicate.h), for the lane masks
+// The lesson's predicates (kernels/model/model/predicate.h), for the lane masks
 // and the threads on each path.
 const takesA = {
   'lane-parity': (t, b, p) => ((t + p) & 1) === 0,

@@ -1,5 +1,5 @@
 /* fuzz_expr.c -- libFuzzer harness for the predicate expression language
- * (kernels/model/expr.c): any bytes are parsed; what parses is evaluated for
+ * (kernels/model/model/expr.c): any bytes are parsed; what parses is evaluated for
  * a few threads of a few block shapes, and its caret diagnostic is drawn.
  * Nothing may crash, leak or trip ASan/UBSan; a parse error must name a
  * column inside the source (or one past its end). */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/model/expr.h"
+#include "kernels/model/model/expr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char src[EXPR_MAX_LEN * 2 + 2];

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "api/report.h"
 #include "server/evidence/suites.h"
 

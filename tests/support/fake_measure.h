@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 static void fake_measure(struct dv_report *r, const char *gpu_name) {
     r->measured = 1;

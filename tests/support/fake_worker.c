@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "kernels/base/timeutil.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "api/report.h"
 #include "api/request.h"
 #include "server/jobs/wire.h"

@@ -147,7 +147,7 @@ Test(buildinfo, kernel_digest_is_the_kernel_sources) {
     char want[128], cmd[2048];
     snprintf(cmd, sizeof cmd,
              "cd '%s' 2>/dev/null && { for f in $(ls kernels/gpu/*.cu kernels/gpu/*.cuh | LC_ALL=C sort) "
-             "kernels/model/predicate.h kernels/model/chain.h kernels/model/witness_record.h; do "
+             "kernels/model/model/predicate.h kernels/model/model/chain.h kernels/model/model/witness_record.h; do "
              "printf '%%s %%s\\n' \"$f\" \"$(sha256sum \"$f\" | cut -c1-64)\"; done; } | sha256sum | cut -c1-16",
              DV_TEST_SOURCE_DIR);
     if (!run(cmd, want, sizeof want)) cr_skip_test("no sha256sum to recompute the digest with");

@@ -329,7 +329,7 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
     unsetenv("DV_COUNTERS_GRID");
 }
 
-/* A row with a stand-in grid (model/testimony.h) is launched part by part
+/* A row with a stand-in grid (model/model/testimony.h) is launched part by part
  * at each part's place in the stand-in, and said to be a stand-in; with
  * DV_COUNTERS_GRID=full it is launched on its own whole grid. The blocks
  * the pass launched are counted over both passes. */

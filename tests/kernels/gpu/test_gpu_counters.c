@@ -45,10 +45,10 @@
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
-#include "kernels/model/analysis.h"
-#include "kernels/model/reference.h"
-#include "kernels/model/scenario.h"
-#include "kernels/model/testimony.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/reference.h"
+#include "kernels/model/model/scenario.h"
+#include "kernels/model/model/testimony.h"
 #include "tests/kernels/gpu/helper_gpu.h"
 
 static struct dv_options small(void) {

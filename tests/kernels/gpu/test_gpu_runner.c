@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "tests/kernels/gpu/helper_gpu.h"
 #include "api/options.h"
 #include "kernels/gpu/device.h"

@@ -14,7 +14,7 @@
 #include "api/options.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/measure.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 #include "kernels/gpu/devmem.h"
 #include "kernels/gpu/scenario_kernels.h"
 

@@ -14,7 +14,7 @@
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "tests/kernels/gpu/helper_gpu.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 static struct dv_options small(unsigned blocks, unsigned iterations) {
     struct dv_options o;

@@ -16,7 +16,7 @@
 #include "api/options.h"
 #include "kernels/gpu/measure.h"
 #include "tests/kernels/gpu/helper_gpu.h"
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 
 static struct dv_options small(void) {
     struct dv_options o;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/model/experiment.h"
+#include "kernels/model/model/experiment.h"
 #include "api/request.h"
-#include "kernels/model/scenario.h"
+#include "kernels/model/model/scenario.h"
 #include "server/evidence/suites.h"
 #include "tests/support/failing_alloc.h"
 

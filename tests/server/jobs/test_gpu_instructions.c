@@ -31,7 +31,7 @@
 
 #include "api/jsonout.h"
 #include "api/report.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 #include "server/core/subproc.h"
 #include "server/jobs/wire.h"
 

@@ -17,7 +17,7 @@
 
 #include "api/options.h"
 #include "kernels/base/timeutil.h"
-#include "kernels/model/listing.h"
+#include "kernels/model/listing/listing.h"
 #include "server/jobs/instrproc.h"
 #include "tests/support/readfile.h"
 

@@ -1,0 +1,55 @@
+/* profile.h -- what a row's instruction profile is collected on, decided
+ * once for the two processes that need it: the worker, which looks the
+ * profile up in its cache before it starts a collector, and the collector
+ * (`divergence-gpu instructions`), which launches what this says.
+ *
+ * A profile's counts are sums over blocks of what each block's warps
+ * executed, so the row is launched on the blocks that stand for its grid,
+ * the counter pass's rule (model/model/testimony.h, testimony_lesson_grid()):
+ * one block for a predicate that does not read blockIdx.x, one period of
+ * blocks for one that does (plus the first blocks % period once), the
+ * whole grid for a block-dependent branch inside the loop. The parts'
+ * weights are whole numbers (blocks / period and 1), and the full grid's
+ * count of every instruction is the weighted sum, exactly.
+ *
+ * The mask hash covers the path bits of the blocks launched (the second
+ * part is a prefix of the first): with the kernel's function, its mode, the
+ * geometry, the cubin and the driver it is the cache key (model/listing/listing.h's
+ * struct listing_key).
+ */
+#ifndef DV_PROFILE_H
+#define DV_PROFILE_H
+
+#include <stdint.h>
+
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/testimony.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct profile_plan {
+    struct testimony_grid grid;                       /* the parts launched */
+    unsigned long long weight[TESTIMONY_GRID_PARTS];  /* grid.weight[] as integers */
+    uint64_t mask_hash;
+    double cost; /* thread-iterations run patched: sum of part blocks x threads x iterations */
+};
+
+/* 1 when `row`'s kernel can be profiled (the Part 1 / Part 2 kernels);
+ * else 0 with `reason` (ERR_LEN). */
+int profile_row_supported(const struct dv_row *row, char *reason);
+
+/* The plan of `row` over grid `g` with `iterations`: the counter pass's
+ * parts, or with `whole_grid` the whole grid as one part. Builds the row's
+ * phase-0 path mask. Returns 0, or -1 with `err` (a scenario row, a
+ * predicate that does not evaluate, out of memory). */
+int profile_plan_row(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations, int whole_grid,
+                     struct profile_plan *out, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_PROFILE_H */

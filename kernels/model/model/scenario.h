@@ -1,0 +1,286 @@
+/* scenario.h -- the scenario suite: the worked cases C1.. of the lesson
+ * "Worked examples — Warp divergence penalties" as named experiments, their
+ * path-run model (the one of "Branch Divergence and Predication Performance
+ * in Warps"), and the CPU reference.
+ *
+ * A scenario is a warp pattern: 32 per-lane work values (a path id for the
+ * k-way kernel, a trip count for the loop kernel, a side bit for the short
+ * if/else kernel), path lengths, and the rows to measure. Every row is an
+ * arrangement of work over the whole grid (enum scenario_layout):
+ *
+ *   LANES   the pattern replicated in every warp: lane l gets lane_work[l];
+ *           the divergent arrangement the worked case describes;
+ *   SORTED  the very same multiset of per-thread work over the grid, sorted
+ *           by work value in thread order, so whole warps share one value
+ *           (the warp-uniform version doing the same work);
+ *   WARPS   warp w of the grid gets lane_work[w % 32] on every lane: the
+ *           (idx / 32) % 2 rewrite of the re-alignment case;
+ *   IDEAL   every lane of a LANES warp on the longest path present in that
+ *           warp: the worked examples' "ideal time" (more work, not
+ *           comparable; k-way scenarios only).
+ *
+ * Model (per warp, warps cut from consecutive linear thread ids of a block):
+ *   k-way:  issued = sum over the distinct paths present of their length in
+ *           units; ideal = the longest of them. The grid's issued work is the
+ *           sum over its warps, so a warp-uniform arrangement issues the sum
+ *           over warps of each warp's single path length.
+ *   loop:   issued = the warp's largest trip count (warp-iterations of a
+ *           one-unit body); useful lane-iterations = sum of the trip counts,
+ *           issued lane-iterations = lanes * largest.
+ *   short:  per iteration j a thread takes side (pattern >> (j % 32)) & 1;
+ *           issued = sum over iterations of the side lengths (FMAs) present,
+ *           or of both sides on every iteration when the compiler predicates
+ *           the if/else (struct scenario.predicated, read from the SASS).
+ *   predicted_ratio      = issued(row) / issued(baseline row), the time ratio
+ *                          the model expects against the same-work baseline;
+ *   predicted_efficiency = the worked examples' figure: sum of ideal / sum of issued
+ *                          (max/sum per warp) for k-way branches, useful /
+ *                          issued lane-iterations for loops; for the short
+ *                          if/else (the worked case gives no efficiency there, only
+ *                          T_pred = T_A + T_B against T_A + T_B + O) the
+ *                          same-work figure issued(baseline) / issued(row).
+ *
+ * The helpers at the top compile as C11 and as CUDA (DV_HD), so the kernels
+ * and the CPU reference use the very same constants.
+ */
+#ifndef DV_SCENARIO_H
+#define DV_SCENARIO_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "kernels/model/model/analysis.h"   /* struct dv_geometry */
+#include "kernels/model/model/chain.h"      /* dv_input_value: the input every table reads */
+#include "kernels/model/model/experiment.h"
+
+#define SCENARIO_MAX_PATHS 32u
+#define SCENARIO_MAX_ROWS 4u
+#define SCENARIO_CHUNK 32u       /* FMAs per unrolled chunk; a unit is a multiple */
+#define SCENARIO_DEFAULT_UNIT 512u /* FMAs per unit at the default 4096 iterations */
+#define SCENARIO_UNIT_DIVISOR 8u   /* a unit is iterations / 8 FMAs: long enough that
+                                      launch and tail costs stay a small share */
+
+/* k-way path p: x = fma(x, a, b) with a = 1 - (64 + p) / 2^16 and
+ * b = (p + 1)(64 + p) / 2^22, both exact in binary32. The fixed point
+ * b / (1 - a) = (p + 1) / 64 differs per path, so a thread that ran the wrong
+ * path cannot pass the check, and the constants differ per path, so the
+ * compiler cannot merge two paths into one. */
+DV_HD float scenario_kway_a(unsigned p) {
+    return 1.0f - (float)(64u + p) / 65536.0f;
+}
+DV_HD float scenario_kway_b(unsigned p) {
+    return (float)((p + 1u) * (64u + p)) / 4194304.0f;
+}
+
+/* Loop body constants (fixed point 0.375). */
+#define SCENARIO_LOOP_A (1.0f - 96.0f / 65536.0f)
+#define SCENARIO_LOOP_B (0.375f * 96.0f / 65536.0f)
+
+/* Short if/else: side 1 runs `len` (1..4) FMAs of one constant set, side 0
+ * `len` (1..3) of another. The kernel instantiates the lengths as template
+ * constants; ptxas (nvcc 13.0, sm_75/80/90) predicates sides of up to three
+ * FMAs and branches at four (see SCENARIOS.md). */
+#define SCENARIO_SHORT_MAX1 4u
+#define SCENARIO_SHORT_MAX0 3u
+DV_HD float scenario_short_side(float x, unsigned side, unsigned len) {
+    if (side) {
+        x = fmaf(x, 0.99951171875f, 0.000244140625f);
+        if (len > 1u) x = fmaf(x, 0.9990234375f, 0.00048828125f);
+        if (len > 2u) x = fmaf(x, 0.998046875f, 0.0009765625f);
+        if (len > 3u) x = fmaf(x, 0.99609375f, 0.001953125f);
+    } else {
+        x = fmaf(x, 0.9993896484375f, 0.0003662109375f);
+        if (len > 1u) x = fmaf(x, 0.998779296875f, 0.000732421875f);
+        if (len > 2u) x = fmaf(x, 0.99755859375f, 0.00146484375f);
+    }
+    return x;
+}
+
+/* The per-thread pattern word of the short kernel for work value `s` of a
+ * layout: the thread alternates sides every iteration, on side 1 at even
+ * iterations for s = 0 (0x55555555) and at odd ones for s = 1, so threads
+ * with different s take different sides on every iteration. */
+DV_HD uint32_t scenario_short_pattern(unsigned s) {
+    return s ? 0xAAAAAAAAu : 0x55555555u;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum scenario_kind {
+    SCENARIO_KWAY = 0,  /* switch over up to 32 FMA-chain paths          */
+    SCENARIO_LOOP,      /* per-thread trip count, one-unit body          */
+    SCENARIO_SHORT      /* tiny if/else per iteration (may be predicated) */
+};
+
+enum scenario_layout {
+    SCENARIO_LAYOUT_LANES = 0,
+    SCENARIO_LAYOUT_SORTED,
+    SCENARIO_LAYOUT_WARPS,
+    SCENARIO_LAYOUT_IDEAL
+};
+
+struct scenario_row_def {
+    const char *name;   /* stable row name: "lanes", "sorted", ...      */
+    const char *label;  /* how the row assigns work, in the lesson's words */
+    enum scenario_layout layout;
+};
+
+struct scenario {
+    const char *name;   /* stable id: "even-2way"                       */
+    const char *title;
+    const char *cell;   /* the worked case: "C1" ...                   */
+    enum scenario_kind kind;
+    unsigned npaths;    /* k-way paths / short sides                    */
+    unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
+    uint8_t lane_work[32];/* path id, trip count or side bit per lane   */
+    unsigned nrows;
+    struct scenario_row_def rows[SCENARIO_MAX_ROWS];
+    unsigned baseline;  /* index of the same-work warp-uniform row      */
+    int predicated;     /* short: SASS predicates both sides, so every
+                           warp issues both on every iteration          */
+    const char *note;   /* what the scenario shows                      */
+};
+
+/* The model of one row over a whole grid. */
+struct scenario_model {
+    unsigned long long issued;       /* units / warp-iterations / FMA-runs */
+    unsigned long long ideal;        /* sum over warps of the longest path */
+    unsigned long long useful_lanes; /* lane-work actually needed          */
+    unsigned long long issued_lanes; /* lanes * issued, per warp           */
+    unsigned long long thread_fmas;  /* FMAs the threads need (their own)  */
+    unsigned long long hist[256];    /* threads per work value             */
+    double efficiency;               /* the worked examples' figure         */
+};
+
+/* Stable scenario names, in the worked examples' order; *n receives the count. */
+const char *const *scenario_names(size_t *n);
+
+/* The scenario called `name`, or NULL. */
+const struct scenario *scenario_find(const char *name);
+
+/* Scenario `i` of the table (0 <= i < the count scenario_names() gives), or
+ * NULL past it. */
+const struct scenario *scenario_get(size_t i);
+
+/* At most this many scenarios are selected by one name ("all"). */
+#define SCENARIO_MAX_SELECTED 32u
+
+/* The scenarios `want` names into out[0..*n): "all" (or "") every one, a
+ * scenario name that one, a worked-case id ("C7" or "c7") every scenario of
+ * that case (C7 has two). Returns 0, or -1 with `err` = "unknown name 'x';
+ * known: all, even-2way (C1), ...": the one place that decides what a
+ * scenario name means (the planner, validation, the cost rule ask it). */
+int scenario_select(const char *want, const struct scenario **out, size_t *n, char *err);
+
+/* Rows the tables `want` selects have in all (0 for an unknown name). */
+unsigned scenario_rows(const char *want);
+
+/* "even-2way (C1), uneven-1v31 (C2), ..." into buf[len] (truncated);
+ * returns the length the whole list needs. For help texts and errors. */
+size_t scenario_names_text(char *buf, size_t len);
+
+/* The grid every scenario table of `o` runs: o's, with blocks 0 ("auto") as
+ * the lesson's DV_DEFAULT_BLOCKS (scenarios choose no grid on the GPU),
+ * block_x 0 as DV_DEFAULT_BLOCK_X and block_y 0 as 1. */
+struct dv_geometry scenario_grid(const struct dv_options *o);
+
+/* FMAs per unit for options `o`: iterations / 8, rounded down to a multiple
+ * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
+unsigned scenario_unit_fmas(const struct dv_options *o);
+
+/* Iterations of the short kernel for `o`: o->iterations rounded up to a
+ * multiple of 32 (each thread's pattern word covers 32 iterations). */
+unsigned scenario_short_iterations(const struct dv_options *o);
+
+/* How often a thread of a row of `s` evaluates its branch under `o`: every
+ * iteration of the short if/else kernel, once for the k-way switch and the
+ * loop (whose trips the witness counts as runs). What the testimony divides
+ * its per-block figures by. */
+unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o);
+
+/* Fills work[0..threads) for row layout `layout` of `s` on grid `g`
+ * (threads = blocks * block_x * block_y, linear ids, warps of 32 consecutive
+ * linear ids per block). Values are path ids, trip counts or side bits.
+ * Returns 0, or -1 with `err` for an unknown layout. */
+int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsigned blocks, unsigned threads_per_block,
+                    uint8_t *work, char *err);
+
+/* The model of assignment `work` (from scenario_assign) into `m`, and the
+ * analysis fields of `row` (warps_per_block, threads_per_block, warps_split,
+ * threads_on_a = threads on the longest path / largest count, path_runs =
+ * issued work per block). `short_iters` is used by SCENARIO_SHORT only,
+ * `unit_fmas` for thread_fmas. */
+void scenario_model(const struct scenario *s, const uint8_t *work, unsigned blocks,
+                    unsigned threads_per_block, unsigned unit_fmas, unsigned short_iters,
+                    struct scenario_model *m, struct dv_row *row);
+
+/* The worked examples' efficiency of one warp's 32 lane values (what the tests check):
+ * max/sum over the distinct paths for k-way, useful/issued lane-iterations
+ * for loops, per-iteration max/sum over 32 iterations for short (both sides
+ * every iteration when predicated). */
+double scenario_warp_efficiency(const struct scenario *s, const uint8_t lanes[32]);
+
+/* CPU reference of one thread: input x, work value w (path id, trip count or
+ * side bit: the thread's pattern word is scenario_short_pattern(w)), FMAs
+ * per unit, short-kernel iterations. */
+float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned unit_fmas,
+                         unsigned short_iters);
+
+/* Checks `got` (threads values) against the reference of assignment `work`,
+ * computing each distinct (input value, work value) once. Fills `c`.
+ * Returns 0, or -1 with `err` when out of memory. (The scenario_refs
+ * functions below are the same check with the values kept for a table's
+ * rows and computed on several threads.) */
+int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long long threads,
+                   unsigned unit_fmas, unsigned short_iters, const float *got,
+                   struct dv_check *c, char *err);
+
+/* The reference values of one scenario table's rows: one per (input value,
+ * work value), computed when a row first needs them and kept for the rows
+ * after it (every row of a table runs the same scenario, units and
+ * iterations; only the work values' places differ). A value here is what
+ * scenario_reference() gives, to the bit. */
+#define SCENARIO_REFS_MAX_THREADS 16
+struct scenario_refs {
+    const struct scenario *s;
+    unsigned unit_fmas, short_iters;
+    float *values;           /* [DV_INPUT_DISTINCT][256]            */
+    unsigned char have[256]; /* work value w computed for every input */
+};
+int scenario_refs_init(struct scenario_refs *r, const struct scenario *s, unsigned unit_fmas, unsigned short_iters,
+                       char *err);
+void scenario_refs_free(struct scenario_refs *r);
+/* Computes the values assignment `work` needs that are not kept yet, on up
+ * to `nthreads` threads (at most SCENARIO_REFS_MAX_THREADS; the calling one
+ * among them). */
+void scenario_refs_fill(struct scenario_refs *r, const uint8_t *work, unsigned long long threads, unsigned nthreads);
+/* `got` against the kept values of `work` (filled for it), into `c`. */
+void scenario_refs_check(const struct scenario_refs *r, const uint8_t *work, unsigned long long threads,
+                         const float *got, struct dv_check *c);
+
+/* Stable kernel name of `s`: "kway", "loop" or "short-ifelse". */
+const char *scenario_kernel_name(const struct scenario *s);
+
+/* Builds the table of `s` for options `o` into `t` (cleared first): every
+ * row's arrangement, analysis and model (measured fields NaN). When `works`
+ * is not NULL, works[row] receives each row's assignment (malloc'd, one byte
+ * per thread; the caller frees them). Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "blocks" or
+ * "threads_per_block" for a bad geometry, "" otherwise. */
+int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t, uint8_t **works,
+                         const char **field, char *err);
+
+/* Plans o->scenario (a name or "all") into `r`: one table per scenario with
+ * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and
+ * `*field` (may be NULL; as experiment_plan()): "scenario" for an unknown
+ * name or too many tables, "blocks" / "threads_per_block" for a bad
+ * geometry, "" out of memory. */
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_SCENARIO_H */

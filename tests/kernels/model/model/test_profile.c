@@ -1,0 +1,80 @@
+/* test_profile.c -- the blocks a row's instruction profile is collected on
+ * and the mask hash of its cache key. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "kernels/model/model/profile.h"
+
+static struct dv_row row_of(const char *name, enum dv_kernel kernel) {
+    struct dv_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.name, sizeof row.name, "%s", name);
+    row.kernel = kernel;
+    const struct predicate_builtin *b = predicate_find(name);
+    row.mode = kernel == DV_KERNEL_MASK || !b ? DV_MODE_NONE : b->mode;
+    return row;
+}
+
+static struct profile_plan plan(const char *name, enum dv_kernel kernel, unsigned blocks, unsigned bx, unsigned by,
+                                int whole) {
+    struct dv_row row = row_of(name, kernel);
+    const struct dv_geometry g = {blocks, bx, by};
+    struct profile_plan p;
+    char err[ERR_LEN];
+    cr_assert_eq(profile_plan_row(&row, &g, 4096, whole, &p, err), 0, "%s: %s", name, err);
+    return p;
+}
+
+Test(profile, one_block_stands_for_a_grid_that_does_not_read_blockIdx) {
+    struct profile_plan p = plan("lane-parity", DV_KERNEL_BRANCH, 4096, 256, 1, 0);
+    cr_expect_eq(p.grid.nparts, 1);
+    cr_expect_eq(p.grid.part_blocks[0], 1);
+    cr_expect_eq(p.weight[0], 4096);
+    cr_expect_float_eq(p.cost, 256.0 * 4096, 1e-6);
+    /* The same block's bits on any grid: one cache entry. */
+    struct profile_plan q = plan("lane-parity", DV_KERNEL_BRANCH, 264, 256, 1, 0);
+    cr_expect_eq(q.mask_hash, p.mask_hash);
+    cr_expect_neq(plan("warp-parity", DV_KERNEL_BRANCH, 4096, 256, 1, 0).mask_hash, p.mask_hash);
+    /* A 2D block and a partial warp: still one block. */
+    p = plan("(threadIdx.y & 1) == 0", DV_KERNEL_MASK, 512, 32, 8, 0);
+    cr_expect_eq(p.grid.part_blocks[0], 1);
+    p = plan("threadIdx.x % 3 == 0", DV_KERNEL_MASK, 100, 100, 1, 0);
+    cr_expect_eq(p.grid.part_blocks[0], 1);
+    cr_expect_eq(p.weight[0], 100);
+}
+
+Test(profile, a_block_dependent_predicate_takes_its_period_or_the_grid) {
+    struct profile_plan p = plan("block-parity", DV_KERNEL_BRANCH, 4096, 256, 1, 0);
+    cr_expect_eq(p.grid.part_blocks[0], 2);
+    cr_expect_eq(p.weight[0], 2048);
+    p = plan("(blockIdx.x % 3) == 0", DV_KERNEL_MASK, 1000, 256, 1, 0);
+    cr_expect_eq(p.grid.nparts, 2);
+    cr_expect_eq(p.grid.part_blocks[0], 3);
+    cr_expect_eq(p.weight[0], 333);
+    cr_expect_eq(p.grid.part_blocks[1], 1);
+    cr_expect_eq(p.weight[1], 1);
+    cr_expect_float_eq(p.cost, 4.0 * 256 * 4096, 1e-6);
+    p = plan("blockIdx.x < 7", DV_KERNEL_MASK, 64, 256, 1, 0);
+    cr_expect_eq(p.grid.nparts, 1);
+    cr_expect_eq(p.grid.part_blocks[0], 64, "no period shorter than the grid");
+    cr_expect_eq(p.weight[0], 1);
+    /* In the loop, one mask does not tell every phase: the whole grid. */
+    p = plan("block-parity", DV_KERNEL_PERITER, 96, 256, 1, 0);
+    cr_expect_eq(p.grid.part_blocks[0], 96);
+}
+
+Test(profile, whole_grid_on_request_and_scenario_rows_refused) {
+    struct profile_plan p = plan("lane-parity", DV_KERNEL_BRANCH, 132, 256, 1, 1);
+    cr_expect_eq(p.grid.part_blocks[0], 132);
+    cr_expect_eq(p.weight[0], 1);
+    cr_expect_neq(p.mask_hash, plan("lane-parity", DV_KERNEL_BRANCH, 132, 256, 1, 0).mask_hash,
+                  "the bits of 132 blocks are not the bits of one");
+    struct dv_row row = row_of("lanes", DV_KERNEL_SCENARIO);
+    const struct dv_geometry g = {64, 256, 1};
+    char err[ERR_LEN] = "";
+    cr_expect_eq(profile_plan_row(&row, &g, 4096, 0, &p, err), -1);
+    cr_expect(strstr(err, "scenario rows are not profiled"), "%s", err);
+    cr_expect_eq(profile_row_supported(&row, err), 0);
+    struct dv_row lp = row_of("lane-parity", DV_KERNEL_PERITER);
+    cr_expect_eq(profile_row_supported(&lp, err), 1);
+}
