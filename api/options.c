@@ -25,14 +25,13 @@
 #include <string.h>
 
 #include "kernels/base/status.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/model/predicate.h"
 
 /* An upper bound of threads x iterations for blocks "auto": gpu/measure.c grows
  * the grid until the uniform row takes about 1 ms, i.e. at most a couple of ms
  * of FMA throughput on any current GPU (64 TFMA/s x 2 ms). */
 #define OPTIONS_AUTO_FMA_BOUND 1.28e11
-/* Rows a Part 2 table has (no branch, lane parity, warp parity per iteration). */
-#define OPTIONS_PART2_ROWS 3u
 
 enum field_id {
     F_PART, F_PREDICATES, F_BASELINE, F_BLOCKS, F_TPB, F_ITERATIONS, F_MAX_HALFWIDTH,
@@ -271,7 +270,7 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
     }
     /* On the command line an option that does not apply is a mistake to
      * say; a JSON body (what a page sends) gets a warning in the document
-     * instead (experiment_plan()). */
+     * instead (plan_report()). */
     unsigned unused = style == OPTIONS_CLI ? experiment_unused(o) : 0;
     for (unsigned bit = 1; unused && bit < (1u << DV_GIVEN_NUM); bit <<= 1) {
         if (!(unused & bit)) continue;
@@ -545,7 +544,11 @@ double options_cost(const struct dv_options *o) {
         rows = scenario_rows(o->scenario);
     } else {
         if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
-        if (o->part == DV_PART_ALL || o->part == DV_PART_2) rows += OPTIONS_PART2_ROWS;
+        if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
+            unsigned n = 0;
+            plan_part2_rows(&n);
+            rows += n;
+        }
     }
     return work * rows * (double)o->max_samples;
 }
@@ -567,14 +570,19 @@ double options_instructions_cost(const struct dv_options *o, int *row) {
     if (grid < per_block) grid = per_block;
     double worst = 0;
     int worst_row = -1;
-    if (o->part == DV_PART_ALL || o->part == DV_PART_2) worst = per_block; /* built-ins without blockIdx.x */
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
+        unsigned n = 0;
+        const struct plan_fixed_row *rows = plan_part2_rows(&n);
+        for (unsigned i = 0; i < n; i++) {
+            const double c = predicate_mode_reads_block(rows[i].mode) == 1 ? grid : per_block;
+            if (c > worst) worst = c;
+        }
+    }
     for (unsigned i = 0; (o->part == DV_PART_ALL || o->part == DV_PART_1) && i < o->npredicates && i < DV_MAX_ROWS;
          i++) {
-        struct predicate p;
-        char why[ERR_LEN];
-        if (predicate_resolve(o->predicates[i], &p, NULL, why) != 0) continue;
-        const double c = (p.uses & PREDICATE_USES_BLOCK) ? grid : per_block;
-        predicate_cleanup(&p);
+        const int reads = predicate_text_reads_block(o->predicates[i]);
+        if (reads < 0) continue;
+        const double c = reads ? grid : per_block;
         if (c > worst) {
             worst = c;
             worst_row = (int)i;

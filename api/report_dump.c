@@ -355,7 +355,7 @@ static json_t *lanes_json(const struct dv_row *w, int *bad) {
     const unsigned nwarps = w->lanes_warps < DV_MAX_THREADS_PER_BLOCK / 32 ? w->lanes_warps : DV_MAX_THREADS_PER_BLOCK / 32;
     for (unsigned k = 0; a && k < nwarps; k++) {
         char lanes[33];
-        const unsigned present = k * 32 < w->threads_per_block ? analysis_warp_lanes(w->threads_per_block, k) : 0;
+        const unsigned present = k * 32 < w->threads_per_block ? dv_warp_lanes(w->threads_per_block, k) : 0;
         for (unsigned l = 0; l < 32; l++) lanes[l] = l >= present ? '-' : ((w->lanes_block0[k] >> l) & 1u) ? 'A' : 'B';
         lanes[32] = '\0';
         jsonout_append(a, json_string(lanes), bad);

@@ -536,7 +536,7 @@ static void lanes_parse(struct rd *rd, const json_t *o, const char *path, struct
         const char *s = json_string_value(json_array_get(a, k));
         uint32_t bits = 0;
         int ok = s && json_string_length(json_array_get(a, k)) == 32;
-        const unsigned present = analysis_warp_lanes(w->threads_per_block, (unsigned)k);
+        const unsigned present = dv_warp_lanes(w->threads_per_block, (unsigned)k);
         for (unsigned l = 0; ok && l < 32; l++) {
             if (l < present && s[l] == 'A') bits |= 1u << l;
             else if (!(l < present ? s[l] == 'B' : s[l] == '-')) ok = 0;

@@ -34,7 +34,7 @@ struct request_error {
  * body ({}) means the lesson's defaults. */
 int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e);
 
-/* A refusal that options_validate() or experiment_plan() wrote as `msg`
+/* A refusal that options_validate() or plan_report() wrote as `msg`
  * ("<field>: why", or "why") and `fault` (what it is about) into `e`: status
  * 400, fault->field, the reason (msg without the field's name in front of
  * it), and for an expression the column and caret, copied from the fault's

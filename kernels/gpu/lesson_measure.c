@@ -25,6 +25,7 @@
 #include "kernels/model/model/testimony.h"
 #include "kernels/gpu/timing.h"
 #include "kernels/model/model/analysis.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/model/reference.h"
 
 /* Table state for the launch callback. */
@@ -146,7 +147,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                          struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err) {
     int rc = 0;
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     struct table_ctx c;
     const uint32_t *masks[DV_MAX_ROWS] = {0};
     float *h_out[DV_MAX_ROWS] = {0};
@@ -164,7 +165,7 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                                 .iterations = r->config.iterations};
     for (unsigned i = 0; i < t->nrows; i++) {
         const uint32_t *dmask = NULL;
-        if (!(masks[i] = session_mask(s, &t->rows[i], &g, experiment_row_mask,
+        if (!(masks[i] = session_mask(s, &t->rows[i], &g, plan_row_mask,
                                       experiment_row_reads_mask(&t->rows[i]) ? &dmask : NULL, &rc, err)))
             goto cleanup;
         c.d_mask[i] = (uint32_t *)dmask;

@@ -15,6 +15,7 @@
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/stats/throttle.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
@@ -116,7 +117,7 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     }
     char reason[sizeof(r->config.blocks_reason)];
     memcpy(reason, r->config.blocks_reason, sizeof(reason));
-    if (experiment_plan(&o, r, NULL, err) != 0) {
+    if (plan_report(&o, r, NULL, err) != 0) {
         rc = DV_ERR;
         goto done;
     }

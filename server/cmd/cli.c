@@ -19,6 +19,7 @@
 #include "api/options.h"
 #include "api/report.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/plan.h"
 #include "server/cmd/sibling.h"
 #include "server/evidence/suites.h"
 
@@ -193,7 +194,7 @@ static int plan_check(const char *cmd, const struct dv_options *o) {
         return CLI_EXIT_FAILED;
     }
     int rc = 0;
-    if (experiment_plan(o, r, &fault, err) != 0) {
+    if (plan_report(o, r, &fault, err) != 0) {
         say_refused(cmd, err, &fault);
         rc = CLI_EXIT_USAGE;
     }
@@ -331,7 +332,7 @@ int cli_analyze(int argc, char **argv) {
     }
     rc = CLI_EXIT_OK;
     struct dv_fault fault;
-    if (experiment_plan(&o, r, &fault, err) != 0) {
+    if (plan_report(&o, r, &fault, err) != 0) {
         say_refused("analyze", err, &fault);
         rc = CLI_EXIT_USAGE;
     } else if (emit(r, a.format) != 0) {

@@ -37,6 +37,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_read.h"
 #include "kernels/model/model/profile.h"
+#include "kernels/model/model/plan.h"
 #include "server/core/subproc.h"
 
 #define DISASSEMBLER_DEADLINE_MS 60000.0
@@ -251,7 +252,7 @@ static int job_plan(const struct args *a, struct job_run *j, char *err) {
         dv_seterr(err, "instructions: out of memory");
         return -1;
     }
-    if (experiment_plan(&j->o, j->r, NULL, err) != 0) return -1;
+    if (plan_report(&j->o, j->r, NULL, err) != 0) return -1;
     j->g = (struct dv_geometry){j->r->config.blocks, j->r->config.block_x, j->r->config.block_y};
     return 0;
 }
@@ -286,7 +287,7 @@ static int job_buffers(struct job_run *j, char *err) {
         return DV_ERR;
     }
     if ((rc = session_device(j->s, j->o.device, &j->dev, err)) != 0) return rc;
-    const unsigned long long n = analysis_threads(&j->g);
+    const unsigned long long n = dv_grid_threads(&j->g);
     const float *in = session_input(j->s, n, &rc, err);
     if (!in) return rc;
     float *host = NULL;
@@ -306,7 +307,7 @@ static int job_buffers(struct job_run *j, char *err) {
 static int row_buffers(struct row_run *rr, char *err) {
     int rc = 0;
     rr->dmask = NULL;
-    if (!session_mask(rr->j->s, rr->row, &rr->j->g, experiment_row_mask,
+    if (!session_mask(rr->j->s, rr->row, &rr->j->g, plan_row_mask,
                       experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
         return rc ? rc : DV_ERR;
     return 0;

@@ -2,7 +2,7 @@
  *
  * POST /analyze and POST /measure share one validation: request_parse, the
  * per-request analysis cost cap (routes_analysis_cost) on the HTTP thread,
- * then the whole analysis (experiment_plan) on the HTTP layer's CPU pool
+ * then the whole analysis (plan_report) on the HTTP layer's CPU pool
  * with the connection suspended. Whatever the analysis rejects, both routes
  * answer with the same 400 and the same field, so /measure never answers
  * 202 to a job the worker would fail. /measure then checks its GPU limits,
@@ -47,6 +47,7 @@
 #include "api/options.h"
 #include "kernels/model/model/predicate.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/plan.h"
 #include "api/report.h"
 #include "api/request.h"
 
@@ -105,7 +106,7 @@ static int parse_body(struct http_req *r, struct dv_options *o) {
 /* ---- the shared validation: cost cap, then the analysis on the pool ------ */
 
 /* What the plan evaluates, counted by the model that plans it. */
-double routes_analysis_cost(const struct dv_options *o) { return experiment_analysis_cost(o, NULL); }
+double routes_analysis_cost(const struct dv_options *o) { return plan_cost(o, NULL); }
 
 /* Answers `status` with `reason` and, beside it, the two numbers it
  * compares: {`cost_key`: cost, `limit_key`: limit}. */
@@ -122,7 +123,7 @@ static void reply_over_limit(struct http_req *r, int status, const char *field, 
  * answering. */
 static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
     const char *field = NULL;
-    double cost = experiment_analysis_cost(o, &field), limit = s->cfg.max_analysis_cost;
+    double cost = plan_cost(o, &field), limit = s->cfg.max_analysis_cost;
     if (limit <= 0 || cost <= limit) return 0;
     char why[ERR_LEN];
     if (o->scenario[0])
@@ -160,7 +161,7 @@ static void plan_work(void *ctx) {
         snprintf(t->err, sizeof t->err, "out of memory");
         return;
     }
-    t->rc = experiment_plan(&t->o, rep, &t->fault, t->err) < 0 ? -1 : 0;
+    t->rc = plan_report(&t->o, rep, &t->fault, t->err) < 0 ? -1 : 0;
     if (t->rc == 0 && !t->for_measure && !(t->doc = report_json(rep, 0))) {
         t->rc = -2;
         snprintf(t->err, sizeof t->err, "out of memory");
@@ -208,7 +209,7 @@ static void plan_defer(struct http_req *r, struct service *s, int for_measure, h
     t->s = s;
     t->o = *o;
     t->for_measure = for_measure;
-    if (experiment_analysis_cost(o, NULL) <= ROUTES_INLINE_COST) {
+    if (plan_cost(o, NULL) <= ROUTES_INLINE_COST) {
         plan_work(t);
         done(r, t);
         plan_task_free(t);
@@ -617,7 +618,7 @@ char *routes_predicates_doc(char *err) {
     for (size_t i = 0; i < n && i < DV_MAX_ROWS; i++)
         snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "%s", b[i].name);
     struct dv_report *rep = experiment_report_create();
-    if (!rep || options_validate(&o, OPTIONS_JSON, NULL, err) < 0 || experiment_plan(&o, rep, NULL, err) < 0) {
+    if (!rep || options_validate(&o, OPTIONS_JSON, NULL, err) < 0 || plan_report(&o, rep, NULL, err) < 0) {
         if (!rep) dv_seterr(err, "out of memory");
         experiment_report_free(rep);
         return NULL;

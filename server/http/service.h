@@ -54,7 +54,7 @@ int routes_add_core(struct service *s, char *err);
 /* Serves `rel` (a path below the static directory, "" = index.html). */
 void routes_static_file(struct http_req *r, const char *dir, const char *rel);
 
-/* Thread evaluations the analysis of `o` makes (experiment_analysis_cost():
+/* Thread evaluations the analysis of `o` makes (plan_cost():
  * the model that plans counts them). The cap --max-analysis-cost applies to
  * it on /analyze and /measure alike; an over-limit 400 names the field the
  * bulk of it comes from. */

@@ -21,6 +21,7 @@
 #include "api/options.h"
 #include "api/report.h"
 #include "kernels/model/model/experiment.h"
+#include "kernels/model/model/plan.h"
 #include "tests/api/report_full.h"
 #include "tests/support/fake_measure.h"
 
@@ -58,7 +59,7 @@ static int planned(const char *dir, const char *name, const char *const *cli, in
             return -1;
         }
     struct dv_report *r = experiment_report_create();
-    if (!r || options_validate(&o, OPTIONS_CLI, NULL, err) != 0 || experiment_plan(&o, r, NULL, err) != 0) {
+    if (!r || options_validate(&o, OPTIONS_CLI, NULL, err) != 0 || plan_report(&o, r, NULL, err) != 0) {
         fprintf(stderr, "report_forms: %s: %s\n", name, r ? err : "out of memory");
         experiment_report_free(r);
         return -1;

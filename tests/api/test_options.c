@@ -395,7 +395,7 @@ Test(options, cost_is_threads_iterations_rows_samples) {
     cr_expect(options_cost(&o) >= want);
 }
 
-/* The scenario tables run instead of the Part tables (experiment_plan):
+/* The scenario tables run instead of the Part tables (plan_report):
  * the cost counts their rows, each scenario's own, and no Part row. */
 Test(options, scenario_costs_its_own_rows_instead_of_the_parts) {
     o.blocks = 4096;

@@ -10,6 +10,7 @@
 #include "api/options.h"
 #include "api/report.h"
 #include "kernels/model/stats/spread.h"
+#include "kernels/model/model/plan.h"
 #include "tests/api/report_full.h"
 
 static struct dv_report rep;
@@ -594,7 +595,7 @@ Test(report, planned_report_round_trips_and_reads) {
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     expect_round_trip(r);
     char *t = report_text(r);
     cr_assert_not_null(t);
@@ -616,7 +617,7 @@ Test(report, planned_report_round_trips_and_reads) {
     snprintf(o.baseline, PREDICATE_TEXT_LEN, "(threadIdx.y & 1) == 0");
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     memset(r, 0, sizeof *r);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     expect_round_trip(r);
     char *j = report_json(r, 0);
     cr_assert_not_null(j);
@@ -644,7 +645,7 @@ Test(report, planned_rows_carry_block_0s_lane_map) {
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     expect_round_trip(r);
     char *j = report_json(r, 0);
     cr_assert_not_null(j);
@@ -683,7 +684,7 @@ Test(report, planned_rows_carry_block_0s_lane_map) {
     o.blocks = 8;
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     memset(r, 0, sizeof *r);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     j = report_json(r, 0);
     cr_assert_not_null(j);
     doc = load(j);
@@ -855,7 +856,7 @@ Test(report, text_planned_scenarios_have_their_own_layout) {
     cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     cr_assert_gt(r->ntables, 1);
     char *s = report_text(r);
     cr_assert_not_null(s);

@@ -36,6 +36,7 @@
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
+#include "kernels/model/model/plan.h"
 
 #define PLANTED_ROW 1 /* lane-half among the lesson's four */
 #define PLANTED_ITERATIONS 4300u
@@ -94,7 +95,7 @@ static int planted(struct session *s, struct dv_report *r, unsigned iterations, 
     memset(r, 0, sizeof *r);
     int rc = session_device(s, 0, &r->device, err);
     if (rc != 0) return rc;
-    if (experiment_plan(&o, r, NULL, err) != 0) return DV_ERR;
+    if (plan_report(&o, r, NULL, err) != 0) return DV_ERR;
     struct dv_table *t = &r->tables[0];
     const unsigned long long n = r->config.threads;
     struct planted_ctx c;

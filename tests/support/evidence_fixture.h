@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "kernels/model/model/experiment.h"
+#include "kernels/model/model/plan.h"
 #include "api/report.h"
 #include "server/evidence/suites.h"
 
@@ -56,7 +57,7 @@ static inline struct dv_report *fixture_report(size_t suite_index, double base_m
     }
     struct dv_report *r = experiment_report_create();
     if (!r) return NULL;
-    if (experiment_plan(&o, r, NULL, err) != 0) {
+    if (plan_report(&o, r, NULL, err) != 0) {
         fprintf(stderr, "fixture: %s\n", err);
         experiment_report_free(r);
         return NULL;

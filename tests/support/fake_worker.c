@@ -12,7 +12,7 @@
  *   6666  answer like any other job, saying it exits after the reply (as
  *         the real worker does after a sticky error in a counter pass that
  *         let the job finish), and exit
- *   other the experiment_plan() analysis with plausible timings and the
+ *   other the plan_report() analysis with plausible timings and the
  *         warning "fake worker: no GPU was used"
  * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
  * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
@@ -33,6 +33,7 @@
 
 #include "kernels/base/timeutil.h"
 #include "kernels/model/model/experiment.h"
+#include "kernels/model/model/plan.h"
 #include "api/report.h"
 #include "api/request.h"
 #include "server/jobs/wire.h"
@@ -57,7 +58,7 @@ static int reply_fail(const char *id, int code, const char *why, const char *doc
 static char *fake_document(const struct dv_options *o, double *gpu_ms) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN];
-    if (!r || experiment_plan(o, r, NULL, err) < 0) {
+    if (!r || plan_report(o, r, NULL, err) < 0) {
         experiment_report_free(r);
         return NULL;
     }

@@ -29,7 +29,7 @@
 #include "kernels/model/model/expr.h"
 
 size_t analysis_mask_words(const struct dv_geometry *g) {
-    return (size_t)((analysis_threads(g) + 31) / 32);
+    return (size_t)((dv_grid_threads(g) + 31) / 32);
 }
 
 /* ---- the memo of block-dependent masks ----------------------------------------
@@ -199,7 +199,7 @@ static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry 
     const unsigned tpb = g->block_x * g->block_y;
     /* A predicate that cannot see blockIdx.x gives every block the same
      * bits: evaluate block 0 and copy (bit by bit, blocks may be unaligned). */
-    const unsigned eval_blocks = (p->uses & PREDICATE_USES_BLOCK) ? g->blocks : 1;
+    const unsigned eval_blocks = predicate_reads_block(p) ? g->blocks : 1;
     char *key = eval_blocks > 1 ? memo_key(p, g, phase) : NULL;
     uint32_t *mask = key ? memo_find(key, words ? words : 1) : NULL;
     if (mask) {
@@ -264,7 +264,7 @@ void analysis_count(const uint32_t *mask, const struct dv_geometry *g, struct dv
     for (unsigned b = 0; b < g->blocks; b++) {
         unsigned split = 0, on_a = 0, runs = 0;
         for (unsigned w = 0; w < wpb; w++) {
-            const unsigned lanes = analysis_warp_lanes(tpb, w);
+            const unsigned lanes = dv_warp_lanes(tpb, w);
             uint32_t bits = mask_bits(mask, words, (unsigned long long)b * tpb + w * 32ull, lanes);
             if (b == 0 && w < row->lanes_warps) row->lanes_block0[w] = bits;
             unsigned n = (unsigned)__builtin_popcount(bits);
@@ -293,7 +293,7 @@ static void count_scale(struct dv_count *c, unsigned blocks) {
 
 int analysis_row(const struct predicate *p, const struct dv_geometry *g, unsigned phase, struct dv_row *row,
                  struct predicate_fault *fault, char *err) {
-    const int uniform = !(p->uses & PREDICATE_USES_BLOCK) && g->blocks > 1;
+    const int uniform = !predicate_reads_block(p) && g->blocks > 1;
     const struct dv_geometry one = {uniform ? 1 : g->blocks, g->block_x, g->block_y};
     if (fault) fault->column = 0, fault->caret[0] = '\0';
     uint32_t *mask = mask_build(p, &one, phase, fault, err);

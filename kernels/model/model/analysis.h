@@ -16,27 +16,12 @@
 #define DV_ANALYSIS_H
 
 #include <stdint.h>
-#include "kernels/model/model/experiment.h"
 #include "kernels/model/model/predicate.h"
+#include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct dv_geometry {
-    unsigned blocks;
-    unsigned block_x, block_y;
-};
-
-static inline unsigned long long analysis_threads(const struct dv_geometry *g) {
-    return (unsigned long long)g->blocks * g->block_x * g->block_y;
-}
-
-/* Lanes of warp `w` of a block of `tpb` threads: 32, or fewer for a
- * partial last warp (its missing lanes do not exist). */
-static inline unsigned analysis_warp_lanes(unsigned tpb, unsigned w) {
-    return tpb - w * 32u < 32u ? tpb - w * 32u : 32u;
-}
 
 /* Words (uint32_t) a mask for `g` needs. */
 size_t analysis_mask_words(const struct dv_geometry *g);

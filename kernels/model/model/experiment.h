@@ -1,435 +1,24 @@
-/* experiment.h -- what a measurement is, as plain C structs.
- *
- * struct dv_options is a request (from the CLI, from JSON or from a suite);
- * struct dv_report is what comes back: the device and build, the
- * configuration that actually ran, and tables of rows. Each row carries its
- * analysis (computed from the shared predicate, no GPU) and, once measured,
- * its timing statistics, ratio, FMA-floor fraction and correctness check.
- *
- * experiment_plan() fills a report with everything that needs no GPU (the
- * tables, their rows and the analysis); measure_run() (gpu/measure.h) plans,
- * fills in the timings and applies experiment_gate(). api/report_dump.c
+/* experiment.h -- what a request and a report say beyond their fields:
+ * the lesson's defaults, the report's life, its warnings and correctness
+ * gate, Part 2 read both ways, the names of the request's fields and what a
+ * planned row runs. The types are model/model/types.h's; the planner that
+ * fills a report from a request is model/model/plan.h; api/report_dump.c
  * turns a report into the divergence.v1 JSON document, api/report_text.c
  * into the lesson's text layout.
  *
- * The structs are fixed-size on purpose: a report is one allocation, copied
- * and freed without walking pointers, and no json_t ever reaches this layer.
- * The one exception is a row's instruction profile (model/listing/listing.h): a few
- * hundred runs per row, present only when a job asks for it, so it lives on
- * the heap, owned by the report (experiment_report_free() frees it).
+ * Nothing here analyses a predicate or plans a scenario: this unit depends
+ * on the types, the predicate and the listing it frees, and neither the
+ * analysis (model/model/analysis.h) nor the scenarios
+ * (model/model/scenario.h) depend on it.
  */
 #ifndef DV_EXPERIMENT_H
 #define DV_EXPERIMENT_H
 
-#include <stdint.h>
-#include <string.h>
-
-#include "kernels/base/status.h"
-#include "kernels/model/model/predicate.h"
+#include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct listing; /* model/listing/listing.h */
-
-#define DV_MAX_ROWS 16
-#define DV_MAX_TABLES 16 /* "all" scenarios: one table each */
-#define DV_MAX_WARNINGS 8
-#define DV_SCENARIO_LEN 64
-
-/* Lesson defaults. */
-#define DV_DEFAULT_BLOCKS 4096u
-#define DV_DEFAULT_BLOCK_X 256u
-#define DV_DEFAULT_ITERATIONS 4096u
-#define DV_DEFAULT_MAX_NOISE 0.005
-#define DV_DEFAULT_BUDGET_MS 2000.0
-#define DV_DEFAULT_MIN_SAMPLES 10u
-#define DV_DEFAULT_MAX_SAMPLES 2000u
-#define DV_DEFAULT_BASELINE "warp-parity"
-
-/* Limits that validation enforces (api/options.c names them in errors). */
-#define DV_MAX_BLOCKS 1048576u
-#define DV_MAX_THREADS_PER_BLOCK 1024u
-#define DV_MAX_ITERATIONS 1048576u
-#define DV_MAX_BUDGET_MS 60000.0
-#define DV_MAX_GRID_THREADS (1ull << 26) /* 64 Mi threads: 256 MiB per buffer */
-
-enum dv_part { DV_PART_ALL = 0, DV_PART_1 = 1, DV_PART_2 = 2 };
-
-/* Which kernel a row (and so its whole table) ran. */
-enum dv_kernel {
-    DV_KERNEL_BRANCH = 0, /* Part 1, the lesson's mixOneBranch: mode argument   */
-    DV_KERNEL_MASK,       /* Part 1 for any predicate: the path bit from a mask */
-    DV_KERNEL_NOBRANCH,   /* Part 2 baseline: the chain with no branch          */
-    DV_KERNEL_PERITER,    /* Part 2: the branch inside the loop, phase = k      */
-    DV_KERNEL_SCENARIO,   /* scenario suite: k-way paths and loop trip counts   */
-    DV_NUM_KERNELS
-};
-
-/* Which fields a request named (dv_options.given): the CLI and the JSON
- * parser set them, so a field that does not apply to the tables the request
- * runs can be told from a default (experiment_unused()). */
-enum dv_given {
-    DV_GIVEN_PART = 1u << 0,
-    DV_GIVEN_PREDICATES = 1u << 1,
-    DV_GIVEN_BASELINE = 1u << 2,
-    DV_GIVEN_BLOCKS = 1u << 3,
-    DV_GIVEN_TPB = 1u << 4,
-    DV_GIVEN_ITERATIONS = 1u << 5,
-    DV_GIVEN_MAX_NOISE = 1u << 6,
-    DV_GIVEN_BUDGET_MS = 1u << 7,
-    DV_GIVEN_MIN_SAMPLES = 1u << 8,
-    DV_GIVEN_MAX_SAMPLES = 1u << 9,
-    DV_GIVEN_DEVICE = 1u << 10,
-    DV_GIVEN_SCENARIO = 1u << 11,
-    DV_GIVEN_WITNESS = 1u << 12,
-    DV_GIVEN_COUNTERS = 1u << 13,
-    DV_GIVEN_INSTRUCTIONS = 1u << 14,
-    DV_GIVEN_NUM = 15
-};
-/* What only a measurement reads: an analysis ignores these. */
-#define DV_GIVEN_MEASURE_ONLY                                                                                          \
-    (DV_GIVEN_MAX_NOISE | DV_GIVEN_BUDGET_MS | DV_GIVEN_MIN_SAMPLES | DV_GIVEN_MAX_SAMPLES | DV_GIVEN_DEVICE |         \
-     DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS | DV_GIVEN_INSTRUCTIONS)
-
-/* A request. experiment_defaults() fills the lesson's; api/options.h validates. */
-struct dv_options {
-    enum dv_part part;
-    unsigned npredicates;                               /* Part 1 rows          */
-    char predicates[DV_MAX_ROWS][PREDICATE_TEXT_LEN];   /* names or expressions */
-    char baseline[PREDICATE_TEXT_LEN];                  /* one of predicates    */
-    unsigned blocks;                                    /* 0: auto              */
-    unsigned block_x, block_y;                          /* block_y 1 for 1D     */
-    unsigned iterations;                                /* FMAs per thread      */
-    double max_noise;     /* the ratios' half-width target (request field
-                             max_halfwidth; max_noise is its old name)   */
-    double budget_ms;                                   /* GPU time per table   */
-    unsigned min_samples, max_samples;                  /* per row              */
-    int device;                                         /* CUDA ordinal         */
-    char scenario[DV_SCENARIO_LEN];                     /* "" or a name / "all" */
-    int no_witness;                                     /* 1: skip the witness  */
-    int no_counters;                                    /* 1: skip the counters */
-    int instructions;                                   /* 1: profile each row's
-                                                           instructions         */
-    unsigned given;                                     /* DV_GIVEN_* named     */
-};
-
-struct dv_stats {
-    double median, min, max, mean, stdev; /* milliseconds */
-    unsigned samples;
-    double noise; /* stdev / mean */
-};
-
-/* A confidence interval's two ends (the point is the field beside it). */
-struct dv_ci {
-    double lo, hi;
-};
-
-struct dv_check {
-    int ok;                        /* every element matched the reference  */
-    unsigned long long checked;    /* elements compared                    */
-    unsigned long long mismatches;
-    long long first_mismatch;      /* global thread index, -1 when none    */
-    float expected, got;           /* at first_mismatch                    */
-};
-
-/* An empty check: nothing compared, no mismatch. */
-static inline void dv_check_init(struct dv_check *c) {
-    memset(c, 0, sizeof(*c));
-    c->first_mismatch = -1;
-}
-
-/* Compares element `i`: bitwise, so NaN (the poison an unwritten output
- * keeps) never matches, and a wrong path's value cannot pass by rounding.
- * The first mismatch keeps its index and both values. `ok` is the caller's
- * verdict once every element is in. */
-static inline void dv_check_add(struct dv_check *c, unsigned long long i, float expected, float got) {
-    c->checked++;
-    if (memcmp(&expected, &got, sizeof(float)) != 0) {
-        if (c->mismatches == 0) {
-            c->first_mismatch = (long long)i;
-            c->expected = expected;
-            c->got = got;
-        }
-        c->mismatches++;
-    }
-}
-
-/* Min / max over the blocks of the grid, the grid total, and the mean per
- * block (total / blocks), which is what the *_per_block JSON fields carry. */
-struct dv_count {
-    unsigned min, max;
-    unsigned long long total;
-    double per_block;
-};
-
-/* Adds one block's value to `c` (zeroed before the first block): `first`
- * (the grid's first block) sets min and max outright. A value past what
- * min and max hold is counted as UINT_MAX. */
-static inline void dv_count_add(struct dv_count *c, unsigned long long value, int first) {
-    const unsigned v = value > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)value;
-    if (first || v < c->min) c->min = v;
-    if (first || v > c->max) c->max = v;
-    c->total += v;
-}
-
-/* Sets per_block once every one of `blocks` blocks is in (0 for none). */
-static inline void dv_count_finish(struct dv_count *c, unsigned blocks) {
-    c->per_block = blocks ? (double)c->total / blocks : 0.0;
-}
-
-/* The active-lane witness of a row (model/model/testimony.h): what the GPU saw at
- * the top of each path, one untimed launch of the witness instantiation.
- * Per-iteration rows (Part 2) record every iteration; their per-block
- * figures are per iteration (divided by `per`). */
-struct dv_observed {
-    int present;
-    unsigned long long runs[2], split[2], lanes[2]; /* grid totals, path A / B  */
-    unsigned long long hist[2][33]; /* grid: runs of A / B by active lanes 0..32 */
-    unsigned per;                  /* iterations the totals span (1 in Part 1) */
-    struct dv_count path_runs;     /* runs of either path per block (per iter) */
-    struct dv_count split_warps;   /* runs of path A with fewer lanes than the
-                                      warp has threads, per block (per iter)   */
-    double lanes_per_run[2];       /* active lanes per run of path A / B       */
-    int agrees;                    /* every block matched the model's record   */
-    int predicated;                /* every warp ran both paths with all lanes */
-    long long first_difference;    /* block, -1 when none                      */
-    unsigned blocks_witnessed;     /* blocks the witness kernel ran (the rest
-                                      repeat their records: the model's period);
-                                      0 in a document from before the field    */
-    char verdict[256];
-};
-
-/* Hardware counters of a row (gpu/counters.h, CUPTI's range profiler): one
- * untimed profiled launch of the timed kernel after its samples, and what the
- * testimony derives from them. */
-struct dv_counters {
-    int present;
-    double branch_targets_divergent;  /* smsp__sass_branch_targets_threads_divergent.sum */
-    double branch_targets;            /* smsp__sass_branch_targets.sum                   */
-    double branch_uniform_pct;        /* smsp__sass_average_branch_targets_threads_uniform.pct */
-    double threads_per_inst;          /* smsp__thread_inst_executed_per_inst_executed.ratio */
-    double inst_executed;             /* smsp__inst_executed.sum (warp instructions)      */
-    double ffma_threads;              /* smsp__sass_thread_inst_executed_op_ffma_pred_on.sum */
-    /* derived (model/model/testimony.h) */
-    double warp_efficiency;           /* threads_per_inst / 32                           */
-    double divergent_per_block;       /* divergent branch targets / blocks               */
-    double model_split_per_block;     /* the model's split warps per block               */
-    double inst_per_fma;              /* warp instructions per warp-wide FMA (32 FMAs)   */
-    double inst_vs_baseline;          /* warp instructions over the baseline row's: the
-                                         ratio the GPU's own count predicts          */
-    int predicated;                   /* the model splits warps, the timed kernel took
-                                         no divergent branch with every lane active  */
-    char verdict[320];
-};
-
-struct dv_row {
-    char name[PREDICATE_TEXT_LEN];  /* built-in name, expression or scenario row */
-    char label[PREDICATE_TEXT_LEN]; /* the lesson's label                        */
-    enum dv_kernel kernel;
-    enum dv_mode mode; /* the BRANCH / PERITER kernel's argument    */
-
-    /* Analysis: no GPU. */
-    unsigned warps_per_block, threads_per_block;
-    struct dv_count warps_split, threads_on_a, path_runs;
-    double predicted_ratio;   /* path-runs (or issued path work) vs baseline    */
-    int comparable;           /* same work as the baseline row                  */
-    char comparable_reason[160];
-    char note[256];           /* what the row is for, or what it shows          */
-    /* Block 0's lane map, from the path mask the counts come from (phase 0,
-     * analysis_count()): bit l of lanes_block0[w] set = lane l of warp w on
-     * path A. lanes_warps is the warps it holds (the block's), 0 for a row
-     * without one: a scenario row (its lanes take one of up to 32 paths or
-     * a trip count, which A and B cannot say) or one read from a document
-     * written before the field. Lanes a partial last warp lacks (past
-     * threads_per_block) are 0 and do not exist. */
-    unsigned lanes_warps;
-    uint32_t lanes_block0[DV_MAX_THREADS_PER_BLOCK / 32];
-
-    /* Measurement: valid when `measured`. */
-    int measured;
-    struct dv_stats time_ms;
-    struct dv_ci median_ci_ms; /* the median's 95% interval (model/stats/interval.h) */
-    /* The ratio over the baseline row: the median over the kept rounds of
-     * the row's time over the baseline's in the same round, with its 95%
-     * interval (model/stats/ratio.h, RATIO_OF_ROUNDS); the baseline's own is
-     * 1 [1, 1]. ratio_of_medians is median / baseline median, beside it. */
-    double ratio;
-    struct dv_ci ratio_ci;
-    double ratio_level;       /* the confidence ratio_ci attains               */
-    int ratio_method;         /* enum ratio_method (model/stats/ratio.h)             */
-    double ratio_of_medians;
-    double ratio_halfwidth;   /* of ratio_ci, relative to the ratio            */
-    /* The per-sample spread against what the interval implies
-     * (model/stats/spread.h): SPREAD_* flags, the excess and the drift. */
-    unsigned spread_flags;
-    double spread_excess, spread_drift;
-    unsigned rounds_dropped;  /* throttled rounds left out (the table's)       */
-    double floor_fraction;    /* FMA floor / median                            */
-    unsigned long long thread_fmas; /* a scenario row: the FMAs its threads need (the model's) */
-    struct dv_check check;
-
-    /* scenario suite (scenario tables only; NaN = not measured):
-     * predicted_efficiency: the worked examples' model figure for the row (max/sum of
-     *   path lengths per warp for branches, useful / issued lane-iterations
-     *   for loops);
-     * measured_efficiency: the same figure from times: t(reference) / t(row),
-     *   the reference being the row's ideal arrangement (every lane on its
-     *   warp's longest path) for branches, the same-work baseline for loops;
-     * agreement: measured ratio / predicted_ratio (1 = the model holds). */
-    double predicted_efficiency, measured_efficiency, agreement;
-
-    /* The GPU's testimony (untimed, after the samples): the witness and the
-     * hardware counters; `present` 0 when not taken (the report says why). */
-    struct dv_observed observed;
-    struct dv_counters counters;
-    /* The instruction profile of the timed kernel (NULL when not taken: the
-     * report's testimony says why); owned by the report. */
-    struct listing *instructions;
-};
-
-struct dv_table {
-    char id[32];          /* "part1", "part2", "scenario:<name>"               */
-    /* What the table says beyond its rows (e.g. a baseline that leaves a
-     * path empty in this block), "" for nothing; and the predicate that
-     * would make the comparison, "" for none (experiment_plan() fills both). */
-    char note[384];
-    char suggested_baseline[PREDICATE_TEXT_LEN];
-    char title[160];
-    char kernel[32];      /* the kernel every row of this table ran            */
-    char kernel_iterations[32]; /* "compile-time 4096" (", unroll N"), "runtime" */
-    char baseline[PREDICATE_TEXT_LEN];
-    int baseline_row;     /* index into rows                                   */
-    unsigned nrows;
-    struct dv_row rows[DV_MAX_ROWS];
-    double noise_limit;   /* the old name of halfwidth_target (the same value) */
-    int noise_ok;         /* the old name of intervals_ok (the same verdict)   */
-    double gpu_time_ms;   /* sum of timed samples                              */
-    /* Where the table's host time went, for the worker's log (not in the
-     * document): the timed rounds (warm-up, lead-ins, clock spins and the
-     * waits for them included), the outputs brought back and the checks
-     * started, the wait for the checks after the testimony, the set-up
-     * before the timed rounds (masks, outputs), and the testimony passes
-     * whole (their witness and counter shares are in the testimony). */
-    double host_timing_ms, host_outputs_ms, host_checks_ms, host_setup_ms, host_testimony_ms;
-    /* The table's share of the testimony, in the document ("testimony_cost"):
-     * the host time of its witness and of its counter pass (NaN: that pass
-     * did not run for it), and the counter pass's launches and the blocks
-     * they ran, every pass and range counted (what the reduced grids save). */
-    double cost_witness_ms, cost_counters_ms;
-    unsigned counters_launches;
-    unsigned long long counters_blocks;
-    /* The stopping rule (model/stats/stoprule.h), set when measured: the target
-     * every judged interval's relative half-width had to meet, whether each
-     * did, why sampling stopped ("target", "cap", "throttled", "budget"),
-     * the widest judged interval's row (-1: none) and half-width, and the
-     * timer's step the intervals were widened by (0: none found). */
-    double halfwidth_target;
-    int intervals_ok;
-    char stop_reason[16];
-    int worst_row;
-    double worst_halfwidth;
-    double timer_resolution_ms;
-};
-
-struct dv_device {
-    int present;
-    int ordinal;
-    char name[256];
-    int cc_major, cc_minor;
-    int sm_count, warp_size;
-    int driver_version, runtime_version;      /* CUDA's 13000 form             */
-    double rated_sm_clock_mhz;
-    double measured_sm_clock_mhz;             /* clock64() spin, timed         */
-    double measured_sm_clock_min_mhz;
-    int fp32_lanes_per_sm;
-    unsigned long long total_mem_bytes;
-    int max_threads_per_sm;
-    char pci_bus_id[32];
-    char nvidia_driver_version[32];           /* kernel module release, "" if unknown */
-    char reason[ERR_LEN];                     /* why there is none             */
-};
-
-struct dv_build {
-    char nvcc_version[32];
-    char cuda_architectures[64];
-    char flags[128];
-    char kernel_digest[24]; /* base/buildinfo.h: the kernels' sources */
-};
-
-struct dv_config {
-    char experiment[32];          /* "part1", "part2", "all", "scenario"       */
-    unsigned blocks;
-    int blocks_auto;
-    char blocks_reason[256];      /* how auto chose                            */
-    unsigned block_x, block_y, threads_per_block;
-    unsigned long long threads;
-    unsigned iterations;
-    unsigned long long fmas_per_launch;
-    unsigned long long bytes_per_launch;
-    double fma_floor_ms;          /* 0 until a clock is measured               */
-    double max_noise, budget_ms;
-    unsigned min_samples, max_samples;
-};
-
-/* What the testimony passes did for the whole report. */
-struct dv_testimony {
-    int witness_requested, counters_requested;
-    int witness_taken;            /* every measured row has `observed`         */
-    int counters_taken;           /* every measured row has `counters`         */
-    char witness_reason[ERR_LEN]; /* why not, "" when taken                    */
-    char counters_reason[ERR_LEN];
-    char counters_library[256];   /* the CUPTI library that was loaded         */
-    double witness_ms;            /* host time of the witness passes           */
-    double counters_ms;           /* host time of the counter passes           */
-    double counters_setup_ms;     /* host time of starting the profiler (CUPTI
-                                     loaded, initialised, enabled, first start)
-                                     when this job had to, else about 0       */
-    int instructions_requested;
-    int instructions_taken;       /* every measured row has `instructions`     */
-    char instructions_reason[ERR_LEN];
-    double instructions_ms;       /* host time of profiling or looking up      */
-    unsigned instructions_cached_rows; /* rows served from the cache           */
-};
-
-struct dv_report {
-    struct dv_device device;
-    struct dv_build build;
-    struct dv_config config;
-    int measured;                 /* timings present                           */
-    unsigned ntables;
-    struct dv_table tables[DV_MAX_TABLES];
-    unsigned nwarnings;
-    char warnings[DV_MAX_WARNINGS][256];
-    double gpu_time_ms;           /* all tables                                */
-    struct dv_testimony testimony;
-    double wall_time_ms;          /* the whole measurement, host clock         */
-    /* For the worker's log (not in the document): the device, the grid, the
-     * plan and the job's profiler before the first table, the inputs and the clock's buffer,
-     * and the verdicts after the last. */
-    double host_plan_ms, host_inputs_ms, host_end_ms;
-    char started_utc[32], finished_utc[32];
-};
-
-/* What a refused request is about, as values beside the one-line "what:
- * why" message (STYLE.md rule 19: a caller that needs them never reads them
- * back out of the text): the request field, as api/options.h spells it
- * ("predicates[2]", "baseline", "threads_per_block"...; "" for none; static
- * text), and, when the error is in that field's expression (it does not
- * parse, or fails for some thread), where in it (expr.column 0 otherwise). */
-struct dv_fault {
-    const char *field;
-    struct predicate_fault expr;
-};
-
-/* `f` (may be NULL) about no field and no column. */
-static inline void dv_fault_clear(struct dv_fault *f) {
-    if (!f) return;
-    f->field = "";
-    f->expr.column = 0;
-    f->expr.caret[0] = '\0';
-}
 
 /* The lesson's defaults: part all, the four Part 1 rows, baseline
  * warp-parity, 4096 blocks x 256 threads, 4096 iterations, 0.5% noise,
@@ -441,18 +30,6 @@ void experiment_defaults(struct dv_options *o);
 struct dv_report *experiment_report_create(void);
 void experiment_report_free(struct dv_report *r);
 
-/* Builds the tables of `o` into `r` with the analysis of every row and the
- * configuration (blocks "auto" is planned as the lesson's 4096 and marked;
- * gpu/measure.c replaces it). Needs no GPU. `o` must have passed validation.
- * Returns 0, or -1 with `err` (a predicate that fails to resolve or to
- * evaluate for some thread names the row) and `fault` (may be NULL) what it
- * is about: fault->field "threads_per_block", "iterations", "blocks",
- * "predicates", "predicates[i]", "baseline", "scenario", or "" when it is
- * about none (out of memory); for a predicate that fails to evaluate,
- * fault->expr the column of the operator that failed in that entry's text
- * (without its surrounding blanks) and the caret under it. */
-int experiment_plan(const struct dv_options *o, struct dv_report *r, struct dv_fault *fault, char *err);
-
 /* "predicates[i]" for entry `i` of dv_options.predicates, as static text
  * ("predicates" past DV_MAX_ROWS). */
 const char *experiment_predicate_field(unsigned i);
@@ -460,7 +37,7 @@ const char *experiment_predicate_field(unsigned i);
 /* The DV_GIVEN_* fields `o` names that the tables it plans do not read:
  * part, predicates and baseline under a scenario (the scenario tables run
  * instead of Part 1 and 2); predicates and baseline under part 2 (its rows
- * are fixed). experiment_plan() warns of each; the CLI refuses them. */
+ * are fixed). plan_report() warns of each; the CLI refuses them. */
 unsigned experiment_unused(const struct dv_options *o);
 
 /* The JSON name of one DV_GIVEN_* bit ("predicates"), "" for none. */
@@ -468,15 +45,6 @@ const char *experiment_given_name(unsigned bit);
 
 /* Why field `bit` does not apply to `o` (a static sentence), "" when it does. */
 const char *experiment_unused_reason(const struct dv_options *o, unsigned bit);
-
-/* Thread evaluations experiment_plan() makes for `o`: a Part 1 predicate
- * that reads blockIdx.x is evaluated for every thread of the grid, one that
- * does not for one block; each Part 2 row for one block; each scenario row
- * assigns and models every thread of the grid. `*field` (may be NULL)
- * receives the request field the bulk of it comes from ("scenario",
- * "predicates[i]" of the first blockIdx.x predicate, else
- * "threads_per_block"), which is what an over-limit error names. */
-double experiment_analysis_cost(const struct dv_options *o, const char **field);
 
 /* Part 2 read both ways ("Read the two per-iteration rows against each
  * other for the cost of splitting a warp, and both against the baseline for
@@ -536,24 +104,19 @@ int experiment_gate(struct dv_report *r, char *err);
 const char *experiment_kernel_name(int kernel);
 
 /* What a Part 1 / Part 2 row runs, decided here once from what the planner
- * set (row->kernel, row->mode, row->name). The analysis, the CPU reference,
+ * set (row->kernel, row->mode, row->name). The planner, the CPU reference,
  * the testimony and the GPU side ask these instead of branching on
- * row->kernel or row->mode for themselves.
+ * row->kernel or row->mode for themselves (plan_row_mask(), model/model/plan.h,
+ * is the row's path mask).
  *
  * experiment_row_predicate(): the predicate the row's kernel evaluates, into
  * `p` (predicate_cleanup() it): the built-in `mode` the branch and
  * per-iteration kernels take as their argument, always-a for the no-branch
- * kernel, the row's name or expression for the mask kernel. p->uses says
- * what it reads (PREDICATE_USES_BLOCK: blockIdx.x), and nothing else second-
- * guesses it. Returns 0, or -1 with `err` (a scenario row has no predicate;
+ * kernel, the row's name or expression for the mask kernel.
+ * predicate_reads_block(p) says whether it reads blockIdx.x, and nothing
+ * else second-guesses it. Returns 0, or -1 with `err` (a scenario row has no predicate;
  * a name that does not resolve). */
 int experiment_row_predicate(const struct dv_row *row, struct predicate *p, char *err);
-
-/* The row's path mask at phase 0 over geometry `g`, of the predicate its
- * kernel evaluates (what the CPU check and the mask kernel read; free()
- * it); NULL with `err`. A session_mask_fn (gpu/session.h). */
-struct dv_geometry; /* model/model/analysis.h */
-uint32_t *experiment_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err);
 
 /* How often a thread of the row evaluates its branch over `iterations`:
  * every iteration for the per-iteration kernel (phase k at iteration k),

@@ -136,6 +136,24 @@ void predicate_cleanup(struct predicate *p) {
     p->expr = NULL;
 }
 
+bool predicate_reads_block(const struct predicate *p) { return (p->uses & PREDICATE_USES_BLOCK) != 0; }
+
+int predicate_text_reads_block(const char *text) {
+    struct predicate p;
+    char why[ERR_LEN];
+    if (predicate_resolve(text, &p, NULL, why) != 0) return -1;
+    const int reads = predicate_reads_block(&p);
+    predicate_cleanup(&p);
+    return reads;
+}
+
+int predicate_mode_reads_block(enum dv_mode mode) {
+    struct predicate p;
+    char why[ERR_LEN];
+    if (predicate_of_mode(mode, &p, why) != 0) return -1;
+    return predicate_reads_block(&p); /* a built-in holds nothing to clean up */
+}
+
 int predicate_eval(const struct predicate *p, const struct predicate_thread *t,
                    unsigned phase, struct predicate_fault *fault, char *err) {
     if (!p->expr) return dv_takes_path_a(p->mode, t->tx, t->bx, phase) ? 1 : 0;

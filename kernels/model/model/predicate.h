@@ -136,6 +136,19 @@ void predicate_cleanup(struct predicate *p);
  * name. Returns 0, or -1 with `err` for a mode that is not a built-in. */
 int predicate_of_mode(enum dv_mode mode, struct predicate *p, char *err);
 
+/* Whether a predicate reads blockIdx.x, so that blocks may take different
+ * paths: decided here, from what predicate_resolve() found it reads (a
+ * built-in: block parity only; an expression: whether it names
+ * blockIdx.x), and asked by every reader that needs it (the analysis, the
+ * planner's cost, the request's cost rules, the testimony's grids, the
+ * CPU reference), none of which works it out again.
+ * predicate_text_reads_block(): of `text` as predicate_resolve() reads it:
+ * 1 or 0, -1 when it does not resolve. predicate_mode_reads_block(): of
+ * built-in `mode`, -1 for a mode that is not one. */
+bool predicate_reads_block(const struct predicate *p);
+int predicate_text_reads_block(const char *text);
+int predicate_mode_reads_block(enum dv_mode mode);
+
 /* Evaluates `p` for one thread at `phase`: 1 for path A, 0 for path B, -1 on
  * an evaluation error (division by zero for this thread...) with `err`
  * ("column N: why") and `fault` (may be NULL) at the operator that failed,

@@ -1,6 +1,8 @@
 /* profile.c -- the blocks a row's instruction profile is collected on
  * (profile.h). */
 #include "kernels/model/model/profile.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/experiment.h"
 
 #include <math.h>
 #include <stdlib.h>

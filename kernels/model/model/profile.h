@@ -22,9 +22,8 @@
 
 #include <stdint.h>
 
-#include "kernels/model/model/analysis.h"
-#include "kernels/model/model/experiment.h"
 #include "kernels/model/model/testimony.h"
+#include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
 extern "C" {

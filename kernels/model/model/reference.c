@@ -15,6 +15,7 @@
 #include "kernels/model/model/chain.h"
 #include "kernels/base/hostfma.h"
 #include "kernels/model/model/reference.h"
+#include "kernels/model/model/experiment.h"
 
 void reference_input(float *in, unsigned long long n) {
     for (unsigned long long i = 0; i < n; i++) in[i] = dv_input_value(i);
@@ -46,7 +47,7 @@ DV_FMA_CLONES int reference_chains(unsigned iterations, float *a, float *b, char
  * the count are what the element-by-element check gives. */
 static void check_by_mask(const struct dv_geometry *g, const uint32_t *mask, const float *a, const float *b,
                           const float *out, struct dv_check *check) {
-    const unsigned long long n = analysis_threads(g);
+    const unsigned long long n = dv_grid_threads(g);
     unsigned v = 0; /* i % DV_INPUT_DISTINCT */
     for (unsigned long long base = 0; base < n; base += 32) {
         const unsigned count = n - base < 32 ? (unsigned)(n - base) : 32u;
@@ -134,7 +135,7 @@ static int check_per_iteration(const struct predicate *p, const struct dv_geomet
     unsigned nclasses = 0;
     int rc = -1;
     const unsigned tpb = g->block_x * g->block_y;
-    const int per_block = (p->uses & PREDICATE_USES_BLOCK) != 0;
+    const int per_block = predicate_reads_block(p);
     const float **cls = malloc(sizeof(*cls) * tpb);
     if (!cls) {
         dv_seterr(err, "reference: out of memory");
@@ -188,6 +189,6 @@ int reference_check(const struct dv_row *row, const struct dv_geometry *g, const
         predicate_cleanup(&p);
         if (rc != 0) return -1;
     }
-    check->ok = check->mismatches == 0 && check->checked == analysis_threads(g);
+    check->ok = check->mismatches == 0 && check->checked == dv_grid_threads(g);
     return 0;
 }

@@ -9,8 +9,7 @@
 #define DV_REFERENCE_H
 
 #include <stdint.h>
-#include "kernels/model/model/experiment.h"
-#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,6 @@
 #include "kernels/model/model/scenario.h"
 #include "kernels/base/hostfma.h"
 
-#include "kernels/model/model/analysis.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -281,7 +280,7 @@ int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsig
         for (unsigned long long b = 0; b < blocks; b++)
             for (unsigned w = 0; w < wpb; w++) {
                 unsigned long long first = b * threads_per_block + w * 32ull;
-                const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
+                const unsigned lanes = dv_warp_lanes(threads_per_block, w);
                 uint8_t *p = work + first;
                 unsigned v;
                 int split = 0;
@@ -408,7 +407,7 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
         unsigned split_b = 0, on_a = 0;
         for (unsigned w = 0; w < wpb; w++) {
             unsigned long long first = (unsigned long long)b * threads_per_block + w * 32ull;
-            const unsigned lanes = analysis_warp_lanes(threads_per_block, w);
+            const unsigned lanes = dv_warp_lanes(threads_per_block, w);
             const uint8_t *p = work + first;
             struct warp_cost c;
             warp_cost(s, p, lanes, unit_fmas, short_iters, &c);

@@ -49,9 +49,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "kernels/model/model/analysis.h"   /* struct dv_geometry */
-#include "kernels/model/model/chain.h"      /* dv_input_value: the input every table reads */
-#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/chain.h" /* dv_input_value: the input every table reads */
+#include "kernels/model/model/types.h"
 
 #define SCENARIO_MAX_PATHS 32u
 #define SCENARIO_MAX_ROWS 4u
@@ -267,14 +266,14 @@ const char *scenario_kernel_name(const struct scenario *s);
  * row's arrangement, analysis and model (measured fields NaN). When `works`
  * is not NULL, works[row] receives each row's assignment (malloc'd, one byte
  * per thread; the caller frees them). Returns 0, or -1 with `err` and
- * `*field` (may be NULL; as experiment_plan()): "blocks" or
+ * `*field` (may be NULL; as plan_report()): "blocks" or
  * "threads_per_block" for a bad geometry, "" otherwise. */
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t, uint8_t **works,
                          const char **field, char *err);
 
 /* Plans o->scenario (a name or "all") into `r`: one table per scenario with
  * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and
- * `*field` (may be NULL; as experiment_plan()): "scenario" for an unknown
+ * `*field` (may be NULL; as plan_report()): "scenario" for an unknown
  * name or too many tables, "blocks" / "threads_per_block" for a bad
  * geometry, "" out of memory. */
 int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);

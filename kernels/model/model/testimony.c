@@ -12,6 +12,8 @@
  * cost a shorter grid, never give a wrong one.
  */
 #include "kernels/model/model/testimony.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/experiment.h"
 
 #include "kernels/base/fnv.h"
 
@@ -36,7 +38,7 @@ void testimony_expect_mask(const uint32_t *mask, const struct dv_geometry *g, un
     const unsigned wpb = (tpb + 31u) / 32u;
     for (unsigned b = 0; b < g->blocks; b++) {
         for (unsigned w = 0; w < wpb; w++) {
-            const unsigned width = analysis_warp_lanes(tpb, w);
+            const unsigned width = dv_warp_lanes(tpb, w);
             const unsigned long long first = (unsigned long long)b * tpb + w * 32ull;
             unsigned on_a = 0;
             if (width == 32u && (first & 31u) == 0) { /* the warp is one word of the mask */
@@ -65,7 +67,7 @@ int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *
     const unsigned phases = evaluations < 32u ? evaluations : 32u;
     /* A predicate that does not read blockIdx.x gives every block block 0's
      * record: build one and copy it. */
-    const int per_block = (p.uses & PREDICATE_USES_BLOCK) != 0;
+    const int per_block = predicate_reads_block(&p);
     const struct dv_geometry one = {1, g->block_x, g->block_y};
     const struct dv_geometry *eg = per_block ? g : &one;
     int rc = 0;
@@ -96,7 +98,7 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
     memset(exp, 0, sizeof(*exp) * blocks);
     for (unsigned b = 0; b < blocks; b++) {
         for (unsigned w = 0; w < wpb; w++) {
-            const unsigned width = analysis_warp_lanes(tpb, w);
+            const unsigned width = dv_warp_lanes(tpb, w);
             const uint8_t *p = work + (unsigned long long)b * tpb + w * 32ull;
             if (s->kind == SCENARIO_KWAY) {
                 unsigned count[SCENARIO_MAX_PATHS] = {0};
@@ -525,7 +527,7 @@ int testimony_lesson_grid(const struct dv_row *row, const struct dv_geometry *g,
                           const uint32_t *mask, struct testimony_grid *out, char *err) {
     struct predicate p;
     if (experiment_row_predicate(row, &p, err) != 0) return -1;
-    const int per_block = (p.uses & PREDICATE_USES_BLOCK) != 0;
+    const int per_block = predicate_reads_block(&p);
     predicate_cleanup(&p);
     unsigned period = 1;
     if (per_block && experiment_row_evaluations(row, iterations) > 1) period = g->blocks;

@@ -32,9 +32,8 @@
 
 #include <stdint.h>
 
-#include "kernels/model/model/analysis.h"
-#include "kernels/model/model/experiment.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/types.h"
 #include "kernels/model/model/witness_record.h"
 
 #ifdef __cplusplus

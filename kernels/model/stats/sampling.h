@@ -33,7 +33,7 @@
 
 #include <stddef.h>
 
-#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/types.h"
 #include "kernels/model/stats/stats.h"
 #include "kernels/model/stats/stoprule.h"
 

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/types.h"
 #include "kernels/model/stats/interval.h"
 #include "kernels/model/stats/ratio.h"
 #include "kernels/model/stats/spread.h"

@@ -34,7 +34,7 @@
 #ifndef DV_STOPRULE_H
 #define DV_STOPRULE_H
 
-#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/types.h"
 #include "kernels/model/stats/interval.h"
 
 #ifdef __cplusplus

@@ -49,6 +49,7 @@
 #include "kernels/model/model/reference.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/testimony.h"
+#include "kernels/model/model/plan.h"
 #include "tests/kernels/gpu/helper_gpu.h"
 
 static struct dv_options small(void) {
@@ -97,7 +98,7 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
     struct dv_report *r = experiment_report_create();
     struct session *s = session_create();
     cr_assert(r && s);
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     cr_assert_eq(session_device(s, 0, &r->device, err), 0, "%s", err);
     struct counters *c = session_counters(s, &r->device, library, reason);
     if (!c) {
@@ -105,7 +106,7 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
         cr_skip_test("counters unavailable: %s", reason);
     }
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     int rc = 0;
     const float *in = session_input(s, n, &rc, err), *a = NULL, *b = NULL;
     cr_assert_not_null(in, "%s", err);
@@ -125,7 +126,7 @@ Test(gpu_counters, profiled_launches_leave_outputs_that_pass_the_gate) {
         struct testimony_grid grids[DV_MAX_ROWS];
         float *host[DV_MAX_ROWS];
         for (unsigned i = 0; i < t->nrows; i++) {
-            masks[i] = session_mask(s, &t->rows[i], &g, experiment_row_mask,
+            masks[i] = session_mask(s, &t->rows[i], &g, plan_row_mask,
                                     experiment_row_reads_mask(&t->rows[i]) ? &x.d_mask[i] : NULL, &rc, err);
             cr_assert_not_null(masks[i], "%s", err);
             cr_assert_not_null(x.out[i] = session_output(s, i, n, &host[i], &rc, err), "%s", err);
@@ -253,7 +254,7 @@ Test(gpu_counters, a_sticky_error_inside_the_pass_is_its_reason_and_ends_the_pro
     char err[ERR_LEN] = "", library[256], reason[ERR_LEN] = "";
     struct dv_report *r = experiment_report_create();
     struct session *s = session_create();
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     cr_assert_eq(session_device(s, 0, &r->device, err), 0, "%s", err);
     struct counters *c = session_counters(s, &r->device, library, reason);
     cr_assert_not_null(c, "%s", reason);
@@ -460,7 +461,7 @@ static void grid_text(const struct dv_options *o, const struct dv_table *t, unsi
             snprintf(out, len, "stand-in %u x %.0f + %u", sg.part_blocks[0], sg.weight[0], sg.part_blocks[1]);
         if (standin) return;
     } else {
-        uint32_t *m = experiment_row_mask(&t->rows[j], &g, err);
+        uint32_t *m = plan_row_mask(&t->rows[j], &g, err);
         cr_assert_not_null(m, "%s", err);
         cr_assert_eq(testimony_lesson_grid(&t->rows[j], &g, o->iterations, m, &tg, err), 0, "%s", err);
         free(m);

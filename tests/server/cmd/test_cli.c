@@ -11,6 +11,7 @@
 
 #include "kernels/base/status.h"
 #include "server/cmd/cli.h"
+#include "kernels/model/model/plan.h"
 
 static int after_help;
 
@@ -115,7 +116,7 @@ static struct dv_report *measured(struct dv_options *o) {
     char err[ERR_LEN];
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
     r->measured = 1;
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];

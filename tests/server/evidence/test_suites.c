@@ -7,6 +7,7 @@
 #include "kernels/model/model/experiment.h"
 #include "api/request.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/plan.h"
 #include "server/evidence/suites.h"
 #include "tests/support/failing_alloc.h"
 
@@ -19,7 +20,7 @@ static const struct suite *must_find(const char *name) {
 static void plan(const struct suite *s, struct dv_options *o, struct dv_report *r) {
     char err[ERR_LEN] = "";
     cr_assert_eq(suites_options(s, o, err), 0, "%s: %s", s->name, err);
-    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s: %s", s->name, err);
+    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s: %s", s->name, err);
 }
 
 Test(suites, day22_part1_is_the_lessons_four_rows) {

@@ -18,6 +18,7 @@
 #include "api/options.h"
 #include "kernels/base/timeutil.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/model/plan.h"
 #include "server/jobs/instrproc.h"
 #include "tests/support/readfile.h"
 
@@ -62,7 +63,7 @@ static struct dv_report *measured(struct dv_options *o) {
     char err[ERR_LEN];
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
     r->measured = 1;
     snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
     snprintf(r->device.pci_bus_id, sizeof r->device.pci_bus_id, "0000:19:00.0");

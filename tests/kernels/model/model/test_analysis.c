@@ -13,6 +13,7 @@
 #include "kernels/model/model/analysis.h"
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/predicate.h"
+#include "kernels/model/model/plan.h"
 
 /* Analysis of `text` on `blocks` x (bx, by). */
 static struct dv_row analyze(const char *text, unsigned blocks, unsigned bx, unsigned by) {
@@ -196,7 +197,7 @@ static struct dv_report *plan(struct dv_options *o) {
     char err[ERR_LEN];
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
     return r;
 }
 
@@ -255,7 +256,7 @@ Test(analysis, plan_rejects_a_grid_over_the_limit) {
     o.blocks = DV_MAX_BLOCKS;
     o.block_x = 1024;
     struct dv_report *r = experiment_report_create();
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), -1);
+    cr_assert_eq(plan_report(&o, r, NULL, err), -1);
     cr_assert(strstr(err, "blocks:") == err, "%s", err);
     experiment_report_free(r);
 }

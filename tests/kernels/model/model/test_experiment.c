@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "kernels/model/model/experiment.h"
+#include "kernels/model/model/plan.h"
 
 static struct dv_report *plan(const struct dv_options *o) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN] = "";
     cr_assert_not_null(r);
-    cr_assert_eq(experiment_plan(o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
     return r;
 }
 
@@ -109,74 +110,6 @@ Test(experiment, a_scenario_row_has_no_predicate) {
     experiment_report_free(r);
 }
 
-/* A plan's error carries the request field it is about as a value: each kind
- * of field, including a predicate whose text the planner trims; and an
- * expression's, where in it, with the caret under the text it counts in. */
-Test(experiment, plan_errors_carry_their_field) {
-    static const struct {
-        const char *what, *field, *prefix;
-        int column;
-        const char *caret;
-    } cases[] = {
-        {"tpb", "threads_per_block", "threads_per_block: ", 0, ""},
-        {"iterations", "iterations", "iterations: ", 0, ""},
-        {"grid", "blocks", "blocks: ", 0, ""},
-        {"no predicates", "predicates", "predicates: ", 0, ""},
-        {"bad name", "predicates[2]", "predicates[2]: ", 1, "no-such(\n^"},
-        {"fails for a thread", "predicates[1]", "predicate '1 << 64': ", 3, "1 << 64\n  ^"},
-        {"bad baseline", "baseline", "baseline: ", 1, "no-such(\n^"},
-        {"baseline not a row", "baseline", "baseline: 'warp-parity' is not", 0, ""},
-        {"scenario name", "scenario", "scenario: unknown name", 0, ""},
-        {"scenario grid", "blocks", "scenario even-2way: bad geometry", 0, ""},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct dv_options o;
-        experiment_defaults(&o);
-        o.part = DV_PART_1;
-        o.npredicates = 3;
-        snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "lane-parity");
-        snprintf(o.predicates[1], PREDICATE_TEXT_LEN, "lane-half");
-        snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "warp-parity");
-        const char *w = cases[i].what;
-        if (!strcmp(w, "tpb")) o.block_x = 2048;
-        else if (!strcmp(w, "iterations")) o.iterations = 0;
-        else if (!strcmp(w, "grid")) o.blocks = 70000, o.block_x = 1024;
-        else if (!strcmp(w, "no predicates")) o.npredicates = 0;
-        else if (!strcmp(w, "bad name")) snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "no-such(");
-        else if (!strcmp(w, "fails for a thread")) snprintf(o.predicates[1], PREDICATE_TEXT_LEN, " 1 << 64");
-        else if (!strcmp(w, "bad baseline")) snprintf(o.baseline, PREDICATE_TEXT_LEN, "no-such(");
-        else if (!strcmp(w, "baseline not a row")) snprintf(o.predicates[2], PREDICATE_TEXT_LEN, "first-16");
-        else if (!strcmp(w, "scenario name")) snprintf(o.scenario, sizeof o.scenario, "no-such-scenario");
-        else if (!strcmp(w, "scenario grid"))
-            snprintf(o.scenario, sizeof o.scenario, "even-2way"), o.blocks = DV_MAX_BLOCKS + 1, o.block_x = 1;
-        struct dv_report *r = experiment_report_create();
-        cr_assert_not_null(r);
-        struct dv_fault fault = {"unset", {-1, "unset"}};
-        char err[ERR_LEN] = "";
-        cr_expect_eq(experiment_plan(&o, r, &fault, err), -1, "%s", w);
-        cr_expect_str_eq(fault.field, cases[i].field, "%s: %s", w, err);
-        cr_expect(strncmp(err, cases[i].prefix, strlen(cases[i].prefix)) == 0, "%s: %s", w, err);
-        cr_expect_eq(fault.expr.column, cases[i].column, "%s: %s", w, err);
-        cr_expect_str_eq(fault.expr.caret, cases[i].caret, "%s: %s", w, err);
-        cr_expect(strchr(err, '\n') == NULL, "%s: the message is one line: %s", w, err);
-        experiment_report_free(r);
-    }
-}
-
-Test(experiment, a_plan_that_succeeds_blames_no_field) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    struct dv_report *r = experiment_report_create();
-    struct dv_fault fault = {"unset", {-1, "unset"}};
-    char err[ERR_LEN] = "";
-    cr_assert_eq(experiment_plan(&o, r, &fault, err), 0, "%s", err);
-    cr_expect_str_eq(fault.field, "");
-    cr_expect_eq(fault.expr.column, 0);
-    cr_expect_str_eq(fault.expr.caret, "");
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
-    experiment_report_free(r);
-}
-
 Test(experiment, predicate_fields_are_static_names) {
     cr_expect_str_eq(experiment_predicate_field(0), "predicates[0]");
     cr_expect_str_eq(experiment_predicate_field(DV_MAX_ROWS - 1), "predicates[15]");
@@ -203,28 +136,6 @@ Test(experiment, fields_that_do_not_apply_are_named_and_warned) {
     cr_expect_str_eq(experiment_given_name(DV_GIVEN_BASELINE), "baseline");
     cr_expect(strstr(experiment_unused_reason(&o, DV_GIVEN_PART), "instead of"));
     cr_expect_str_eq(experiment_unused_reason(&o, DV_GIVEN_BLOCKS), "");
-}
-
-/* ---- the cost rule counts what the plan evaluates --------------------------- */
-
-Test(experiment, analysis_cost_is_what_the_plan_evaluates) {
-    struct dv_options o;
-    const char *field = NULL;
-    experiment_defaults(&o);
-    snprintf(o.scenario, sizeof o.scenario, "all");
-    unsigned rows = 0;
-    struct dv_report *r = plan(&o);
-    for (unsigned t = 0; t < r->ntables; t++) rows += r->tables[t].nrows;
-    experiment_report_free(r);
-    cr_expect_float_eq(experiment_analysis_cost(&o, &field), (double)rows * 4096 * 256, 1e-6,
-                       "every scenario row over every thread, and no Part row");
-    cr_expect_str_eq(field, "scenario");
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    snprintf(o.predicates[1], sizeof o.predicates[1], "blockIdx.x %% 5 == 1");
-    /* two rows read blockIdx.x (the expression and block parity): every thread */
-    cr_expect_float_eq(experiment_analysis_cost(&o, &field), 2 * 4096.0 * 256 + 2 * 256, 1e-6);
-    cr_expect_str_eq(field, "predicates[1]", "the first predicate that reads blockIdx.x");
 }
 
 /* ---- Part 2 read both ways --------------------------------------------------- */
@@ -264,76 +175,4 @@ Test(experiment, part2_is_read_both_ways) {
     r = plan(&o);
     cr_expect_eq(experiment_readings(&r->tables[0], rd), 0);
     experiment_report_free(r);
-}
-
-/* ---- a baseline that leaves a path empty ------------------------------------ */
-
-static struct dv_report *plan_block(unsigned bx, unsigned by, const char *baseline) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    o.block_x = bx;
-    o.block_y = by;
-    if (baseline) {
-        snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "%s", baseline);
-        snprintf(o.baseline, PREDICATE_TEXT_LEN, "%s", baseline);
-    }
-    return plan(&o);
-}
-
-Test(experiment, an_empty_baseline_path_is_said_with_its_warp_level_analogue) {
-    struct dv_report *r = plan_block(32, 8, NULL);
-    const struct dv_table *t = &r->tables[0];
-    cr_expect(strstr(t->note, "every thread of this 32x8 block on path A"), "%s", t->note);
-    cr_expect(strstr(t->note, "3 rows that split the work are not comparable"), "%s", t->note);
-    cr_expect_str_eq(t->suggested_baseline, "(warp & 1) == 0");
-    experiment_report_free(r);
-    /* The analogue compares the lesson's rows again. */
-    r = plan_block(32, 8, "(warp & 1) == 0");
-    t = &r->tables[0];
-    cr_expect_str_eq(t->note, "");
-    cr_expect(t->rows[0].comparable && t->rows[1].comparable, "lane parity and lane half compare with it");
-    experiment_report_free(r);
-    /* One warp to a block: no warp-uniform split; the block parity is. */
-    r = plan_block(16, 1, NULL);
-    cr_expect_str_eq(r->tables[0].suggested_baseline, "block-parity");
-    cr_expect(strstr(r->tables[0].note, "block of 16 threads"), "%s", r->tables[0].note);
-    experiment_report_free(r);
-    /* The lesson's block, and an odd one where warp parity still has both paths. */
-    r = plan_block(256, 1, NULL);
-    cr_expect_str_eq(r->tables[0].note, "");
-    experiment_report_free(r);
-    r = plan_block(48, 1, NULL);
-    cr_expect_str_eq(r->tables[0].note, "");
-    experiment_report_free(r);
-}
-
-/* ---- the built-ins' labels are their predicates ------------------------------ */
-
-Test(experiment, a_builtins_label_typed_in_is_the_builtins_row) {
-    size_t n = 0;
-    const struct predicate_builtin *b = predicate_builtins(&n);
-    const unsigned shapes[][2] = {{256, 1}, {32, 8}, {48, 1}, {16, 4}};
-    for (size_t i = 0; i < n; i++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            struct dv_options o;
-            experiment_defaults(&o);
-            o.part = DV_PART_1;
-            o.block_x = shapes[s][0];
-            o.block_y = shapes[s][1];
-            o.blocks = 8;
-            o.npredicates = 2;
-            snprintf(o.predicates[0], PREDICATE_TEXT_LEN, "%s", b[i].name);
-            snprintf(o.predicates[1], PREDICATE_TEXT_LEN, "%s", b[i].expr);
-            snprintf(o.baseline, PREDICATE_TEXT_LEN, "%s", b[i].name);
-            struct dv_report *r = plan(&o);
-            const struct dv_row *a = &r->tables[0].rows[0], *c = &r->tables[0].rows[1];
-            cr_expect_str_eq(a->label, b[i].expr, "%s: the label is the expression", b[i].name);
-            cr_expect_str_eq(c->label, a->label);
-            cr_expect(a->warps_split.total == c->warps_split.total && a->threads_on_a.total == c->threads_on_a.total &&
-                          a->path_runs.total == c->path_runs.total && a->threads_on_a.min == c->threads_on_a.min,
-                      "%s in %ux%u: the label typed in is another row", b[i].name, shapes[s][0], shapes[s][1]);
-            cr_expect(strlen(b[i].hint) > 10, "%s has a hint", b[i].name);
-            experiment_report_free(r);
-        }
 }

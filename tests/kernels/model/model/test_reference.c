@@ -7,6 +7,8 @@
 
 #include "kernels/model/model/chain.h"
 #include "kernels/model/model/reference.h"
+#include "kernels/model/model/analysis.h"
+#include "kernels/model/model/experiment.h"
 
 static float ra[DV_INPUT_DISTINCT], rb[DV_INPUT_DISTINCT];
 
@@ -54,7 +56,7 @@ Test(reference, gate_names_the_first_wrong_thread) {
     cr_assert_eq(predicate_resolve("lane-parity", &p, NULL, err), 0);
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask);
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     float *out = right_outputs(mask, n);
     struct dv_row row;
     memset(&row, 0, sizeof(row));
@@ -91,7 +93,7 @@ Test(reference, per_iteration_rows_follow_the_phase) {
     const unsigned iters = 10;
     cr_assert_eq(reference_chains(iters, ra, rb, err), 0);
     struct dv_geometry g = {2, 64, 1};
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     float *out = malloc(sizeof(float) * n);
     for (unsigned long long i = 0; i < n; i++)
         out[i] = periter_value(DV_LANE_PARITY, (unsigned)(i % 64), 0, dv_input_value(i), iters);
@@ -115,7 +117,7 @@ Test(reference, per_iteration_block_parity_follows_the_block) {
     const unsigned iters = 9;
     cr_assert_eq(reference_chains(iters, ra, rb, err), 0);
     struct dv_geometry g = {3, 32, 1};
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     float *out = malloc(sizeof(float) * n);
     for (unsigned long long i = 0; i < n; i++)
         out[i] = periter_value(DV_BLOCK_PARITY, (unsigned)(i % 32), (unsigned)(i / 32), dv_input_value(i), iters);
@@ -150,7 +152,7 @@ Test(reference, no_branch_rows_are_path_a_everywhere) {
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     predicate_cleanup(&p);
     cr_assert_not_null(mask, "%s", err);
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     float *out = malloc(sizeof(float) * n);
     for (unsigned long long i = 0; i < n; i++) out[i] = ra[i % DV_INPUT_DISTINCT];
     struct dv_check c;
@@ -183,7 +185,7 @@ Test(reference, word_at_a_time_check_counts_every_element_of_partial_warps) {
     cr_assert_eq(predicate_resolve("(threadIdx.x % 3) == 0", &p, NULL, err), 0, "%s", err);
     uint32_t *mask = analysis_mask_build(&p, &g, 0, err);
     cr_assert_not_null(mask, "%s", err);
-    const unsigned long long n = analysis_threads(&g);
+    const unsigned long long n = dv_grid_threads(&g);
     float *out = right_outputs(mask, n);
     struct dv_row row;
     memset(&row, 0, sizeof(row));

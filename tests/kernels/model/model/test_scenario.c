@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/plan.h"
+#include "kernels/model/model/experiment.h"
 
 static const struct scenario *get(const char *name) {
     const struct scenario *s = scenario_find(name);
@@ -429,7 +431,7 @@ Test(scenario, experiment_plan_hands_scenarios_over) {
     cr_assert_not_null(r);
     default_options(&o);
     snprintf(o.scenario, sizeof o.scenario, "loop-divergence");
-    cr_assert_eq(experiment_plan(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
     cr_assert_eq(r->ntables, 1);
     cr_expect_str_eq(r->tables[0].id, "scenario:loop-divergence");
     cr_expect_str_eq(r->config.experiment, "scenario");

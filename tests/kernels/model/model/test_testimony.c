@@ -10,6 +10,7 @@
 
 #include "kernels/base/fnv.h"
 #include "kernels/model/model/testimony.h"
+#include "kernels/model/model/analysis.h"
 
 /* The model's record of a row of `kernel` running `name`, planned as the
  * planner plans it: a built-in's mode is the branch and per-iteration

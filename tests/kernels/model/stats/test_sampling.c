@@ -10,6 +10,7 @@
 
 #include "kernels/model/stats/sampling.h"
 #include "kernels/model/stats/spread.h"
+#include "kernels/model/model/experiment.h"
 #include "tests/kernels/model/stats/synth.h"
 
 #define BATCH 8

@@ -6,6 +6,7 @@
 
 #include "kernels/model/stats/stats.h"
 #include "kernels/model/stats/throttle.h"
+#include "kernels/model/model/experiment.h"
 #include "tests/kernels/model/stats/synth.h"
 
 Test(stats, median_mean_stdev_of_a_small_sample) {

@@ -10,6 +10,7 @@
 #include "kernels/model/stats/stats.h"
 #include "kernels/model/stats/stoprule.h"
 #include "kernels/model/stats/throttle.h"
+#include "kernels/model/model/experiment.h"
 #include "tests/kernels/model/stats/synth.h"
 
 static struct stoprule rule(void) {
