@@ -648,8 +648,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
 
 #endif
 
-void counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
-                    const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm) {
+int counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
+                   const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm) {
     struct dv_counters out[DV_MAX_ROWS];
     char why[ERR_LEN] = "";
     memset(out, 0, sizeof(out));
@@ -666,7 +666,7 @@ void counters_table(struct counters **c, struct dv_table *t, const struct testim
         counters_invalidate(*c);
         *c = NULL;
         for (unsigned i = 0; i < t->nrows; i++) t->rows[i].counters.present = 0;
-        return;
+        return rc;
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         t->rows[i].counters = out[i];
@@ -674,4 +674,5 @@ void counters_table(struct counters **c, struct dv_table *t, const struct testim
                                   evaluations[i]);
     }
     testimony_counters_compare(t);
+    return 0;
 }

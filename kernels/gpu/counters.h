@@ -166,9 +166,13 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
  * launches and blocks into t->counters_launches and t->counters_blocks. A
  * pass that fails leaves its reason in tm->counters_reason, marks *c for a
  * rebuild (or lost, after a sticky CUDA error) and sets *c NULL, so later
- * tables of the job do not ask again; it never fails the table. */
-void counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
-                    const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm);
+ * tables of the job do not ask again. Returns 0 when the rows have their
+ * counters, else counters_profile()'s code (COUNTERS_REFUSED, or the DV_*
+ * code of a failed launch or wait: DV_ESTICKY after a sticky error, when no
+ * CUDA call may follow); what that means for the table is the caller's
+ * (gpu/testimony_run.h: a pass that fails never fails the table). */
+int counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
+                   const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm);
 
 /* The CUPTI results counters_explain() advises on (cupti_result.h values,
  * checked there with static asserts; kept here so the advice exists in a

@@ -21,6 +21,7 @@
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/testimony_run.h"
 #include "kernels/gpu/witness.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/gpu/timing.h"
@@ -34,7 +35,6 @@ struct table_ctx {
     struct dv_launch base;
     float *out[DV_MAX_ROWS];
     uint32_t *d_mask[DV_MAX_ROWS];
-    struct witness_pass *pending; /* a witness the counter pass waits for before its first launch */
 };
 
 /* Row `row`'s launch on the first `blocks` blocks of its grid: the timed
@@ -55,53 +55,63 @@ static int launch_row(void *vctx, unsigned row, char *err) {
     return launch(c, row, c->base.blocks, NULL, err);
 }
 
-/* A launch of the counter pass, which first waits for a witness still
- * running (witness_settle() waits once). */
-static int launch_counted(void *vctx, unsigned row, const struct counters_span *p, char *err) {
-    const struct table_ctx *c = vctx;
-    if (p->standin || p->first != 0) { /* a lesson row's blocks are told apart by blockIdx.x: no stand-in */
-        dv_seterr(err, "counter pass: row %u: a lesson row has no stand-in grid", row);
-        return DV_ERR;
-    }
-    int rc = c->pending ? witness_settle(c->pending, err) : 0;
-    return rc != 0 ? rc : launch(c, row, p->blocks, NULL, err);
-}
-
-/* The witness pass of a table (gpu/witness.h): each row's witness
- * instantiation on the blocks that stand for its grid, their records
- * against the model's of the same blocks. */
-struct lesson_witness {
+/* The table's part of its testimony (gpu/testimony_run.h): each row's
+ * witness instantiation and its counted launch on the blocks that stand for
+ * its grid, and the model's records of the same blocks. */
+struct lesson_testimony {
     const struct table_ctx *c;
     const struct dv_report *r;
     struct dv_table *t;
     const struct dv_geometry *g;
     const uint32_t *const *masks;
-    const unsigned *blocks; /* per row: the blocks its witness kernel runs */
+    unsigned blocks[DV_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
 };
 
-static int witness_launch(void *p, unsigned row, struct dv_witness_block *d_rec, char *err) {
-    const struct lesson_witness *x = p;
+/* The blocks that stand for row `row`'s grid (testimony_lesson_grid(): one
+ * block for a predicate that does not read blockIdx.x, one period of blocks
+ * for one that does), for the counter pass and the witness, which runs them
+ * and repeats their records over the grid. */
+static int on_prepare(void *p, unsigned row, struct testimony_row *out, char *err) {
+    struct lesson_testimony *x = p;
+    const struct dv_row *w = &x->t->rows[row];
+    if (testimony_lesson_grid(w, x->g, x->r->config.iterations, x->masks[row], &out->grid, err) != 0) return DV_ERR;
+    out->witness_blocks =
+        out->grid.nparts > 0 && out->grid.part_blocks[0] > 0 ? out->grid.part_blocks[0] : x->g->blocks;
+    out->evaluations = experiment_row_evaluations(w, x->r->config.iterations);
+    x->blocks[row] = out->witness_blocks;
+    return 0;
+}
+
+static int on_witness(void *p, unsigned row, struct dv_witness_block *d_rec, char *err) {
+    const struct lesson_testimony *x = p;
     return launch(x->c, row, x->blocks[row], d_rec, err);
 }
 
-static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
-    const struct lesson_witness *x = p;
+static int on_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
+    const struct lesson_testimony *x = p;
     const struct dv_geometry run = {launched, x->g->block_x, x->g->block_y}; /* the grid's first blocks */
     return testimony_expect_lesson(&x->t->rows[row], &run, x->r->config.iterations, x->masks[row], exp, err);
 }
 
-static void witness_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
-                            const struct dv_witness_block *exp) {
-    const struct lesson_witness *x = p;
+static void on_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
+                       const struct dv_witness_block *exp) {
+    const struct lesson_testimony *x = p;
     struct dv_row *w = &x->t->rows[row];
     testimony_observe_standing(seen, exp, launched, x->g->blocks, w->warps_per_block,
                                experiment_row_evaluations(w, x->r->config.iterations), &w->observed);
     w->observed.blocks_witnessed = launched;
 }
 
-static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
-                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
-                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err);
+/* A launch of the counter pass. A lesson row's blocks are told apart by
+ * blockIdx.x, so it has no stand-in grid: its span is its own first blocks. */
+static int on_count(void *p, unsigned row, const struct counters_span *span, char *err) {
+    const struct lesson_testimony *x = p;
+    if (span->standin || span->first != 0) {
+        dv_seterr(err, "counter pass: row %u: a lesson row has no stand-in grid", row);
+        return DV_ERR;
+    }
+    return launch(x->c, row, span->blocks, NULL, err);
+}
 
 /* One row's check on a CPU thread, while the main thread drives the GPU. */
 struct check_job {
@@ -204,13 +214,17 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         check_start(&jobs[i]);
     }
     t->host_outputs_ms = timeutil_now_ms() - h0;
-    h0 = timeutil_now_ms();
-    const double w0 = tm->witness_ms, c0 = tm->counters_ms;
-    const int counted = *cnt != NULL;
-    rc = lesson_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
-    t->host_testimony_ms = timeutil_now_ms() - h0;
-    t->cost_witness_ms = o->no_witness ? NAN : tm->witness_ms - w0;
-    t->cost_counters_ms = counted ? tm->counters_ms - c0 : NAN;
+    struct lesson_testimony x = {&c, r, t, &g, masks, {0}};
+    const struct testimony_table tt = {.t = t,
+                                       .blocks = g.blocks,
+                                       .witness = !o->no_witness,
+                                       .prepare = on_prepare,
+                                       .witness_launch = on_witness,
+                                       .expect = on_expect,
+                                       .observe = on_observe,
+                                       .count = on_count,
+                                       .ctx = &x};
+    rc = testimony_run(s, &tt, tm, cnt, err);
 cleanup:;
     char cerr[ERR_LEN] = "";
     const double j0 = timeutil_now_ms();
@@ -245,69 +259,4 @@ int lesson_choose_blocks(const struct dv_options *o, struct dv_report *r, double
              "auto: %d SMs x %d resident blocks of %u threads x %u waves = %llu blocks (one wave %.3f ms at the FMA floor)",
              d->sm_count, per_sm, tpb, waves, b, wave_ms);
     return 0;
-}
-
-/* The counter pass of table `t`: each row counted on the blocks that stand
- * for its grid (from the row's phase-0 mask `masks[row]`). */
-static int lesson_counters(const struct dv_report *r, struct dv_table *t, struct table_ctx *c,
-                           const struct testimony_grid *grids, struct dv_testimony *tm, struct counters **cnt) {
-    unsigned evaluations[DV_MAX_ROWS];
-    for (unsigned i = 0; i < t->nrows; i++) evaluations[i] = experiment_row_evaluations(&t->rows[i], r->config.iterations);
-    const struct counters_launch l = {.launch = launch_counted, .ctx = c};
-    counters_table(cnt, t, grids, &l, evaluations, tm);
-    return 0;
-}
-
-/* The testimony of a measured table, after its timed samples: the witness
- * pass and the counter pass, each timed on the host into `tm`. With a set
- * that counts only what it patches (counters_alongside()), the counter pass
- * sets itself up while the witness kernels run and waits for them before
- * its first launch; that wait is the witness's time. A counter pass that
- * fails leaves the reason and drops *cnt, so the remaining tables do not
- * ask again. */
-static int lesson_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r,
-                            struct dv_table *t, struct table_ctx *c, const struct dv_geometry *g,
-                            const uint32_t *const *masks, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    /* The blocks that stand for each row's grid (testimony_lesson_grid():
-     * one block for a predicate that does not read blockIdx.x, one period of
-     * blocks for one that does), found once for the counter pass and the
-     * witness, which runs them and repeats their records over the grid. */
-    struct testimony_grid grids[DV_MAX_ROWS];
-    unsigned wblocks[DV_MAX_ROWS];
-    if (o->no_witness && !*cnt) return 0;
-    const double tg = timeutil_now_ms();
-    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
-        if (testimony_lesson_grid(&t->rows[i], g, r->config.iterations, masks[i], &grids[i], err) != 0) return DV_ERR;
-        wblocks[i] = grids[i].nparts > 0 && grids[i].part_blocks[0] > 0 ? grids[i].part_blocks[0] : g->blocks;
-    }
-    const double grid_ms = timeutil_now_ms() - tg;
-    struct lesson_witness x = {c, r, t, g, masks, wblocks};
-    const struct witness_rows rows = {t->nrows, g->blocks, wblocks, witness_launch, witness_expect, witness_observe, &x};
-    struct witness_pass wp;
-    int rc = 0, counted = 0;
-    memset(&wp, 0, sizeof wp);
-    tm->witness_ms += o->no_witness ? 0 : grid_ms;
-    if (o->no_witness) tm->counters_ms += grid_ms;
-    if (!o->no_witness) {
-        const double t0 = timeutil_now_ms();
-        rc = witness_start(s, &rows, &wp, err);
-        tm->witness_ms += timeutil_now_ms() - t0;
-        if (rc != 0) return rc;
-    }
-    if (*cnt && (o->no_witness || (wp.queued && counters_alongside(*cnt)))) {
-        c->pending = o->no_witness ? NULL : &wp;
-        rc = lesson_counters(r, t, c, grids, tm, cnt);
-        c->pending = NULL;
-        tm->counters_ms -= wp.settle_ms;
-        tm->witness_ms += wp.settle_ms;
-        if (rc != 0) return witness_settle(&wp, err) == DV_ESTICKY ? DV_ESTICKY : rc;
-        counted = 1;
-    }
-    if (!o->no_witness) {
-        const double t0 = timeutil_now_ms();
-        rc = witness_finish(&wp, err);
-        tm->witness_ms += timeutil_now_ms() - t0;
-        if (rc != 0) return rc;
-    }
-    return *cnt && !counted ? lesson_counters(r, t, c, grids, tm, cnt) : 0;
 }

@@ -26,6 +26,7 @@
 
 #include "kernels/base/timeutil.h"
 #include "kernels/gpu/device.h"
+#include "kernels/gpu/testimony_run.h"
 #include "kernels/gpu/witness.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/gpu/devmem.h"
@@ -58,7 +59,6 @@ struct table_ctx {
     uint8_t *host_work[SCENARIO_MAX_ROWS];          /* and on the host, for the checks and the witness's model */
     struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* the counter pass's, from the assignments */
     struct standin sub[SCENARIO_MAX_ROWS];          /* a row's stand-in grid, where it has one */
-    struct witness_pass *pending;                   /* a witness the counter pass waits for before its first launch */
 };
 
 /* Row `row`'s kernel on `blocks` blocks from block `first` of its own grid
@@ -88,65 +88,6 @@ static int launch_any(struct table_ctx *c, unsigned row, int standin, unsigned f
 static int launch_row(void *p, unsigned row, char *err) {
     struct table_ctx *c = p;
     return launch_any(c, row, 0, 0, c->blocks, NULL, err);
-}
-
-/* A launch of the counter pass, which first waits for a witness still
- * running (witness_settle() waits once). */
-static int launch_counted(void *p, unsigned row, const struct counters_span *span, char *err) {
-    struct table_ctx *c = p;
-    int rc = c->pending ? witness_settle(c->pending, err) : 0;
-    if (rc == 0 && span->standin && !c->sub[row].n) {
-        dv_seterr(err, "counter pass: row %u has no stand-in grid", row);
-        rc = DV_ERR;
-    }
-    return rc != 0 ? rc : launch_any(c, row, span->standin, span->first, span->blocks, NULL, err);
-}
-
-/* The witness pass of a scenario table (gpu/witness.h): each row's
- * witness kernel on the blocks that stand for its grid (one period of its
- * assignment, or its stand-in grid: the counter pass's blocks), and the
- * model's records of those blocks. */
-struct scenario_witness {
-    struct table_ctx *c;
-    const struct dv_options *o;
-    struct dv_table *t;
-    unsigned blocks[SCENARIO_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
-};
-
-/* A row with a stand-in grid is witnessed on it: each of its blocks'
- * records counts for the grid blocks its copy stands for. */
-static int witness_launch(void *p, unsigned row, struct dv_witness_block *w, char *err) {
-    const struct scenario_witness *x = p;
-    return launch_any(x->c, row, x->c->sub[row].n > 0, 0, x->blocks[row], w, err);
-}
-
-static int witness_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
-    const struct scenario_witness *x = p;
-    const struct table_ctx *c = x->c;
-    const unsigned tpb = c->block_x * c->block_y;
-    (void)err;
-    const uint8_t *work = c->sub[row].n ? c->sub[row].host_work : c->host_work[row];
-    testimony_expect_scenario(c->s, work, launched, tpb, c->iters, exp);
-    return 0;
-}
-
-static void witness_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
-                            const struct dv_witness_block *exp) {
-    const struct scenario_witness *x = p;
-    const struct table_ctx *c = x->c;
-    struct dv_observed *o = &x->t->rows[row].observed;
-    const unsigned per = scenario_evaluations(c->s, x->o), warps = x->t->rows[row].warps_per_block;
-    if (c->sub[row].n) testimony_observe_standin(seen, exp, &c->grids[row], c->sub[row].src, warps, per, o);
-    else testimony_observe_standing(seen, exp, launched, c->blocks, warps, per, o);
-    o->blocks_witnessed = launched;
-}
-
-static void scenario_counters(const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
-                              struct dv_testimony *tm, struct counters **cnt) {
-    unsigned evaluations[SCENARIO_MAX_ROWS];
-    for (unsigned r = 0; r < c->s->nrows; r++) evaluations[r] = scenario_evaluations(c->s, o);
-    const struct counters_launch l = {.launch = launch_counted, .ctx = c};
-    counters_table(cnt, t, c->grids, &l, evaluations, tm);
 }
 
 /* Uploads row `r`'s assignment `w` in the element type its kernel reads. */
@@ -224,55 +165,76 @@ static void standin_free(struct standin *x) {
     memset(x, 0, sizeof *x);
 }
 
-/* The testimony after the timed samples: witness, then counters, the
- * counter pass set up while the witness kernels run where its set allows
- * (as lesson_measure.c). */
-static int scenario_testimony(struct session *s, const struct dv_options *o, struct dv_table *t, struct table_ctx *c,
-                              unsigned wave, struct dv_testimony *tm, struct counters **cnt, char *err) {
-    struct scenario_witness x = {c, o, t, {0}};
-    if (o->no_witness && !*cnt) return 0;
-    /* The rows' counted grids are the testimony's: found only when it runs,
-     * timed as the witness's (they serve it first). */
-    const double s0 = timeutil_now_ms();
-    for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
-        int rc = standin_setup(c, r, wave, err);
-        if (rc != 0) return rc;
+/* The table's part of its testimony (gpu/testimony_run.h): each row's
+ * witness kernel and its counted launch on the blocks that stand for its
+ * grid (one period of its assignment, or its stand-in grid), and the
+ * model's records of those blocks. */
+struct scenario_testimony {
+    struct table_ctx *c;
+    const struct dv_options *o;
+    struct dv_table *t;
+    unsigned wave;                      /* blocks the GPU runs at once */
+    unsigned blocks[SCENARIO_MAX_ROWS]; /* per row: the blocks its witness kernel runs */
+};
+
+/* Row `row`'s standing blocks: found only when the testimony runs
+ * (standin_setup()), kept in the table's state for the launches. */
+static int on_prepare(void *p, unsigned row, struct testimony_row *out, char *err) {
+    struct scenario_testimony *x = p;
+    struct table_ctx *c = x->c;
+    if (row >= SCENARIO_MAX_ROWS) {
+        dv_seterr(err, "scenario %s: row %u: a table has at most %u rows", c->s->name, row, SCENARIO_MAX_ROWS);
+        return DV_ERR;
     }
-    if (!o->no_witness) tm->witness_ms += timeutil_now_ms() - s0;
-    else tm->counters_ms += timeutil_now_ms() - s0;
-    for (unsigned r = 0; r < c->s->nrows && r < SCENARIO_MAX_ROWS; r++) {
-        const struct testimony_grid *g = &c->grids[r];
-        x.blocks[r] = c->sub[r].n                                ? c->sub[r].n
-                      : g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks
-                                                               : g->part_blocks[0];
-    }
-    const struct witness_rows rows = {c->s->nrows, c->blocks, x.blocks, witness_launch, witness_expect, witness_observe,
-                                      &x};
-    struct witness_pass wp;
-    int rc = 0, counted = 0;
-    memset(&wp, 0, sizeof wp);
-    if (!o->no_witness) {
-        const double t0 = timeutil_now_ms();
-        rc = witness_start(s, &rows, &wp, err);
-        tm->witness_ms += timeutil_now_ms() - t0;
-        if (rc != 0) return rc;
-    }
-    if (*cnt && (o->no_witness || (wp.queued && counters_alongside(*cnt)))) {
-        c->pending = o->no_witness ? NULL : &wp;
-        scenario_counters(o, t, c, tm, cnt);
-        c->pending = NULL;
-        tm->counters_ms -= wp.settle_ms;
-        tm->witness_ms += wp.settle_ms;
-        counted = 1;
-    }
-    if (!o->no_witness) {
-        const double t0 = timeutil_now_ms();
-        rc = witness_finish(&wp, err);
-        tm->witness_ms += timeutil_now_ms() - t0;
-        if (rc != 0) return rc;
-    }
-    if (*cnt && !counted) scenario_counters(o, t, c, tm, cnt);
+    const int rc = standin_setup(c, row, x->wave, err);
+    if (rc != 0) return rc;
+    const struct testimony_grid *g = &c->grids[row];
+    out->grid = *g;
+    out->witness_blocks = c->sub[row].n                                ? c->sub[row].n
+                          : g->nparts == 1 && g->weight[0] == 1.0 ? c->blocks
+                                                                   : g->part_blocks[0];
+    out->evaluations = scenario_evaluations(c->s, x->o);
+    x->blocks[row] = out->witness_blocks;
     return 0;
+}
+
+/* A row with a stand-in grid is witnessed on it: each of its blocks'
+ * records counts for the grid blocks its copy stands for. */
+static int on_witness(void *p, unsigned row, struct dv_witness_block *w, char *err) {
+    const struct scenario_testimony *x = p;
+    return launch_any(x->c, row, x->c->sub[row].n > 0, 0, x->blocks[row], w, err);
+}
+
+static int on_expect(void *p, unsigned row, unsigned launched, struct dv_witness_block *exp, char *err) {
+    const struct scenario_testimony *x = p;
+    const struct table_ctx *c = x->c;
+    const unsigned tpb = c->block_x * c->block_y;
+    (void)err;
+    const uint8_t *work = c->sub[row].n ? c->sub[row].host_work : c->host_work[row];
+    testimony_expect_scenario(c->s, work, launched, tpb, c->iters, exp);
+    return 0;
+}
+
+static void on_observe(void *p, unsigned row, unsigned launched, const struct dv_witness_block *seen,
+                       const struct dv_witness_block *exp) {
+    const struct scenario_testimony *x = p;
+    const struct table_ctx *c = x->c;
+    struct dv_observed *o = &x->t->rows[row].observed;
+    const unsigned per = scenario_evaluations(c->s, x->o), warps = x->t->rows[row].warps_per_block;
+    if (c->sub[row].n) testimony_observe_standin(seen, exp, &c->grids[row], c->sub[row].src, warps, per, o);
+    else testimony_observe_standing(seen, exp, launched, c->blocks, warps, per, o);
+    o->blocks_witnessed = launched;
+}
+
+/* A launch of the counter pass: blocks of the row's own grid or of its
+ * stand-in grid. */
+static int on_count(void *p, unsigned row, const struct counters_span *span, char *err) {
+    struct table_ctx *c = ((struct scenario_testimony *)p)->c;
+    if (span->standin && !c->sub[row].n) {
+        dv_seterr(err, "counter pass: row %u has no stand-in grid", row);
+        return DV_ERR;
+    }
+    return launch_any(c, row, span->standin, span->first, span->blocks, NULL, err);
 }
 
 /* The launch state of scenario table `s` for options `o` over device input
@@ -403,14 +365,17 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     t->host_checks_ms = timeutil_now_ms() - h0; /* outputs back and checked, one row after the other */
     if (rc != 0) goto cleanup;
     derive_ratios(s, t);
-    h0 = timeutil_now_ms();
-    const double w0 = tm->witness_ms, c0 = tm->counters_ms;
-    const int counted = *cnt != NULL;
-    rc = scenario_testimony(sess, o, t, &c, dev->sm_count > 0 ? (unsigned)dev->sm_count : 1u, tm, cnt, err);
-    t->host_testimony_ms = timeutil_now_ms() - h0;
-    t->cost_witness_ms = o->no_witness ? NAN : tm->witness_ms - w0;
-    t->cost_counters_ms = counted ? tm->counters_ms - c0 : NAN;
-    if (rc != 0) goto cleanup;
+    struct scenario_testimony x = {&c, o, t, dev->sm_count > 0 ? (unsigned)dev->sm_count : 1u, {0}};
+    const struct testimony_table tt = {.t = t,
+                                       .blocks = c.blocks,
+                                       .witness = !o->no_witness,
+                                       .prepare = on_prepare,
+                                       .witness_launch = on_witness,
+                                       .expect = on_expect,
+                                       .observe = on_observe,
+                                       .count = on_count,
+                                       .ctx = &x};
+    rc = testimony_run(sess, &tt, tm, cnt, err);
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {
         devmem_free(c.work[r]);

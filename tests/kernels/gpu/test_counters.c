@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "kernels/gpu/counters.h"
+#include "tests/kernels/gpu/standin.h"
 
-#define FAKE_CTX ((void *)0x1) /* a context the stand-in never reads */
 
 Test(counters, insufficient_privileges_says_how_to_allow_profiling) {
     char reason[ERR_LEN];
@@ -88,59 +88,10 @@ static void configured(int *range, int *replay) {
     dlclose(h);
 }
 
-static void standin(const char *fail, unsigned result) {
-    setenv("DV_CUPTI_LIBRARY", DV_CUPTI_STANDIN, 1);
-    if (fail) setenv("CUPTI_STANDIN_FAIL", fail, 1);
-    else unsetenv("CUPTI_STANDIN_FAIL");
-    char r[16];
-    snprintf(r, sizeof r, "%u", result);
-    setenv("CUPTI_STANDIN_RESULT", r, 1);
-}
-
-/* Launches that record what the pass asked for. */
-struct fake {
-    unsigned n;
-    unsigned row[64], blocks[64], first[64];
-    int standin[64];
-    int fail_row, fail_rc;
-    unsigned waits;
-};
-
-static int fake_launch(void *ctx, unsigned row, const struct counters_span *p, char *err) {
-    struct fake *f = ctx;
-    if ((int)row == f->fail_row) {
-        snprintf(err, ERR_LEN, "launch mixOneBranch at kernels/gpu/lesson_kernels.cu:1: an injected failure");
-        return f->fail_rc;
-    }
-    if (f->n < 64) {
-        f->row[f->n] = row;
-        f->blocks[f->n] = p->blocks;
-        f->first[f->n] = p->first;
-        f->standin[f->n] = p->standin;
-    }
-    f->n++;
-    return 0;
-}
-
-static int fake_wait(void *ctx, char *err) {
-    (void)err;
-    ((struct fake *)ctx)->waits++;
-    return 0;
-}
-
 /* Two rows: one block standing for 4096, and 3 + 1 blocks for 1000. */
 static void two_rows(struct testimony_grid g[2]) {
     testimony_counter_grid(4096, 1, &g[0]);
     testimony_counter_grid(1000, 3, &g[1]);
-}
-
-static struct counters *prepared(void) {
-    char library[256], reason[ERR_LEN] = "";
-    struct counters *c = counters_create();
-    cr_assert_not_null(c);
-    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
-    cr_expect_str_eq(library, DV_CUPTI_STANDIN);
-    return c;
 }
 
 /* Each step of the build, failing: the reason names the call, the result
