@@ -16,8 +16,9 @@
  * by its weight); the two ratios the document reports are made of them
  * here, for every row alike.
  *
- * Every entry point is resolved with dlsym from the loaded library, so the
- * binary has no link-time dependency on CUPTI; a build without the headers
+ * Every entry point is resolved from the process's libcupti (cupti_lib.h,
+ * which also checks every call), so the binary has no link-time dependency
+ * on CUPTI; a build without the headers
  * (DV_HAVE_CUPTI undefined) compiles the stubs at the bottom.
  */
 #define _GNU_SOURCE
@@ -33,31 +34,6 @@
 #include "kernels/gpu/cupti_lib.h"
 #include "kernels/model/model/testimony.h"
 
-void counters_explain(int result, const char *text, const char *what, char *reason) {
-    const char *hint = "";
-    switch (result) {
-    case COUNTERS_ERR_INSUFFICIENT_PRIVILEGES:
-    case COUNTERS_ERR_VIRTUALIZED_PRIVILEGES:
-        hint =
-            "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
-            "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
-            "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
-            "the module or reboot), or run the worker with CAP_SYS_ADMIN";
-        break;
-    case COUNTERS_ERR_MULTIPLE_SUBSCRIBERS:
-    case COUNTERS_ERR_OLD_PROFILER:
-        hint = "; another profiler (ncu, nsys, DCGM profiling) holds the GPU's counters: stop it and retry";
-        break;
-    case COUNTERS_ERR_NOT_SUPPORTED:
-    case COUNTERS_ERR_LEGACY_PROFILER:
-    case COUNTERS_ERR_NOT_COMPATIBLE:
-        hint = "; this GPU or driver does not support the range profiler (Volta or newer, CUDA 12.6 or newer)";
-        break;
-    default: break;
-    }
-    dv_seterr(reason, "%s: %s (%d)%s", what, text && text[0] ? text : "CUPTI error", result, hint);
-}
-
 #ifdef DV_HAVE_CUPTI
 
 #include <cupti_profiler_host.h>
@@ -65,7 +41,6 @@ void counters_explain(int result, const char *text, const char *what, char *reas
 #include <cupti_range_profiler.h>
 #include <cupti_result.h>
 #include <cupti_target.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 /* The sums the pass reads, by slot. */
@@ -122,10 +97,8 @@ static const char *const metric_names[2][COUNTERS_NMETRICS] = {
     X(cuptiRangeProfilerDecodeData)                                                                                    \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
-/* The library, loaded once per process and never unloaded (CUPTI keeps
- * callbacks registered with the driver), and its entry points. */
+/* The library's path (the process's, cupti_lib.h) and its entry points. */
 static struct {
-    void *lib;
     char library[256];
 #define DECLARE(fn) __typeof__(&fn) fn;
     CUPTI_FNS(DECLARE)
@@ -160,42 +133,17 @@ struct range {
     double weight;
 };
 
-/* The CUPTI result codes counters_explain() has advice for, checked against
- * cupti_result.h. */
-_Static_assert((int)CUPTI_ERROR_INSUFFICIENT_PRIVILEGES == (int)COUNTERS_ERR_INSUFFICIENT_PRIVILEGES, "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES == (int)COUNTERS_ERR_VIRTUALIZED_PRIVILEGES,
-               "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == (int)COUNTERS_ERR_MULTIPLE_SUBSCRIBERS,
-               "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED == (int)COUNTERS_ERR_OLD_PROFILER, "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_NOT_SUPPORTED == (int)COUNTERS_ERR_NOT_SUPPORTED, "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED == (int)COUNTERS_ERR_LEGACY_PROFILER, "cupti_result.h");
-_Static_assert((int)CUPTI_ERROR_NOT_COMPATIBLE == (int)COUNTERS_ERR_NOT_COMPATIBLE, "cupti_result.h");
-
-/* 0 when `r` is CUPTI_SUCCESS, else COUNTERS_REFUSED with `reason` naming
- * the call as written and where. Use CUPTI_CALL(), which passes them. */
-static int cupti_check(CUptiResult r, const char *call, const char *file, int line, char *reason) {
-    if (r == CUPTI_SUCCESS) return 0;
-    const char *s = NULL;
-    char what[ERR_LEN];
-    if (api.cuptiGetResultString) api.cuptiGetResultString(r, &s);
-    snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
-    counters_explain((int)r, s, what, reason);
-    return COUNTERS_REFUSED;
-}
-
-#define CUPTI_CALL(call, reason) cupti_check((call), #call, __FILE__, __LINE__, (reason))
+/* A CUPTI call's check (cupti_lib.h) as the pass's result: 0, or
+ * COUNTERS_REFUSED with `reason` naming the call as written and where. */
+#define CUPTI_CALL(call, reason) (CUPTI_LIB_CALL(call, reason) != 0 ? COUNTERS_REFUSED : 0)
 
 /* ---- the library ------------------------------------------------------- */
 
 static int load_api(char *reason) {
     if (api.cuptiRangeProfilerGetCounterDataInfo) return 0;
-    if (!api.lib && !(api.lib = cupti_lib_open(api.library, sizeof api.library, reason))) return -1;
+    if (!cupti_lib_open(api.library, sizeof api.library, reason)) return -1;
 #define RESOLVE(fn)                                                                                                    \
-    if (!(api.fn = (__typeof__(&fn))dlsym(api.lib, #fn))) {                                                            \
-        dv_seterr(reason, "CUPTI: %s has no %s (CUDA 12.6 or newer is needed)", api.library, #fn);                     \
-        return -1;                                                                                                     \
-    }
+    if (!(api.fn = (__typeof__(&fn))cupti_lib_sym(#fn, "CUDA 12.6 or newer is needed", reason))) return -1;
     CUPTI_FNS(RESOLVE)
 #undef RESOLVE
     return 0;

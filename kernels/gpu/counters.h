@@ -174,27 +174,6 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
 int counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
                    const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm);
 
-/* The CUPTI results counters_explain() advises on (cupti_result.h values,
- * checked there with static asserts; kept here so the advice exists in a
- * build without CUPTI's headers). */
-enum counters_cupti_error {
-    COUNTERS_ERR_NOT_COMPATIBLE = 14,
-    COUNTERS_ERR_NOT_SUPPORTED = 27,
-    COUNTERS_ERR_INSUFFICIENT_PRIVILEGES = 35,
-    COUNTERS_ERR_OLD_PROFILER = 36,
-    COUNTERS_ERR_LEGACY_PROFILER = 38,
-    COUNTERS_ERR_MULTIPLE_SUBSCRIBERS = 39,
-    COUNTERS_ERR_VIRTUALIZED_PRIVILEGES = 40,
-};
-
-/* The reason for a failed CUPTI call `what` that returned `result` (CUPTI's
- * text for it in `text`, NULL when unknown) into `reason`: "what: text (n)"
- * and, for the results that have one, what to do (insufficient privileges:
- * the driver's admin-only profiling setting and how to lift it; another
- * profiler holding the counters; a GPU or driver without the range
- * profiler). */
-void counters_explain(int result, const char *text, const char *what, char *reason);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,14 +1,45 @@
-/* cupti_lib.c -- libcupti found and loaded (cupti_lib.h). */
+/* cupti_lib.c -- libcupti for the process: found, loaded once, its entry
+ * points resolved and its calls checked (cupti_lib.h).
+ *
+ * One mutex guards the process's handle and its path, which never change
+ * once set; cuptiGetResultString is resolved with the library, so the
+ * check names CUPTI's text for a result whichever unit made the call.
+ */
 #define _GNU_SOURCE /* readlink, dlopen */
 #include "kernels/gpu/cupti_lib.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kernels/base/status.h"
+#include "kernels/gpu/cuda_call.h"
+
+#ifdef DV_HAVE_CUPTI
+#include <cupti_result.h>
+/* The results the advice covers, as cupti_result.h numbers them. */
+_Static_assert((int)CUPTI_ERROR_INSUFFICIENT_PRIVILEGES == (int)CUPTI_LIB_ERR_INSUFFICIENT_PRIVILEGES, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES == (int)CUPTI_LIB_ERR_VIRTUALIZED_PRIVILEGES,
+               "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED == (int)CUPTI_LIB_ERR_MULTIPLE_SUBSCRIBERS,
+               "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED == (int)CUPTI_LIB_ERR_OLD_PROFILER, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_NOT_SUPPORTED == (int)CUPTI_LIB_ERR_NOT_SUPPORTED, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED == (int)CUPTI_LIB_ERR_LEGACY_PROFILER, "cupti_result.h");
+_Static_assert((int)CUPTI_ERROR_NOT_COMPATIBLE == (int)CUPTI_LIB_ERR_NOT_COMPATIBLE, "cupti_result.h");
+typedef CUptiResult (*result_string_fn)(CUptiResult result, const char **str);
+#else
+typedef int (*result_string_fn)(int result, const char **str); /* never resolved: no CUPTI call is made */
+#endif
+
+/* The process's library: set once, by the first search that finds it. */
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *lib_handle;
+static char lib_path[1280];
+static result_string_fn result_string;
 
 /* `dir`/`name` (the loader's search for `name` when `dir` is NULL). From a
  * folder, its libnvperf_* go first, globally, so CUPTI finds those. */
@@ -34,7 +65,8 @@ static void *load_dir(const char *dir, char *library, size_t len) {
     return lib ? lib : load_from(dir, "libcupti.so", library, len);
 }
 
-void *cupti_lib_open(char *library, size_t len, char *reason) {
+/* The search of cupti_lib.h, into `library` (`len` bytes). */
+static void *search(char *library, size_t len, char *reason) {
     void *lib;
     if (len) library[0] = '\0';
     const char *exact = getenv("DV_CUPTI_LIBRARY");
@@ -69,4 +101,67 @@ void *cupti_lib_open(char *library, size_t len, char *reason) {
               "loader path; set DV_CUPTI_LIBRARY to its path): %s",
               e ? e : "not found");
     return NULL;
+}
+
+void *cupti_lib_open(char *library, size_t len, char *reason) {
+    pthread_mutex_lock(&lib_lock);
+    if (!lib_handle && (lib_handle = search(lib_path, sizeof lib_path, reason)))
+        result_string = (result_string_fn)dlsym(lib_handle, "cuptiGetResultString");
+    void *lib = lib_handle;
+    if (len) snprintf(library, len, "%s", lib ? lib_path : "");
+    pthread_mutex_unlock(&lib_lock);
+    return lib;
+}
+
+void *cupti_lib_sym(const char *name, const char *needs, char *reason) {
+    pthread_mutex_lock(&lib_lock);
+    void *fn = lib_handle ? dlsym(lib_handle, name) : NULL;
+    if (!fn) {
+        if (lib_handle) dv_seterr(reason, "CUPTI: %s has no %s (%s)", lib_path, name, needs);
+        else dv_seterr(reason, "CUPTI: %s: the library is not loaded", name);
+    }
+    pthread_mutex_unlock(&lib_lock);
+    return fn;
+}
+
+int cupti_lib_check(int result, const char *call, const char *file, int line, char *reason) {
+    if (result == 0) return 0; /* CUPTI_SUCCESS */
+    const char *text = NULL;
+    char what[ERR_LEN];
+    pthread_mutex_lock(&lib_lock);
+    const result_string_fn fn = result_string;
+    pthread_mutex_unlock(&lib_lock);
+#ifdef DV_HAVE_CUPTI
+    if (fn) fn((CUptiResult)result, &text);
+#else
+    if (fn) fn(result, &text);
+#endif
+    snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
+    cupti_lib_explain(result, text, what, reason);
+    return -1;
+}
+
+void cupti_lib_explain(int result, const char *text, const char *what, char *reason) {
+    const char *hint = "";
+    switch (result) {
+    case CUPTI_LIB_ERR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_LIB_ERR_VIRTUALIZED_PRIVILEGES:
+        hint =
+            "; the driver restricts GPU performance counters to administrators (RmProfilingAdminOnly: 1 in "
+            "/proc/driver/nvidia/params): load the nvidia module with NVreg_RestrictProfilingToAdminUsers=0 "
+            "(a line 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d/, then reload "
+            "the module or reboot), or run the worker with CAP_SYS_ADMIN";
+        break;
+    case CUPTI_LIB_ERR_MULTIPLE_SUBSCRIBERS:
+    case CUPTI_LIB_ERR_OLD_PROFILER:
+        hint = "; another profiler (ncu, nsys, DCGM profiling) holds the GPU's counters: stop it and retry";
+        break;
+    case CUPTI_LIB_ERR_NOT_SUPPORTED:
+    case CUPTI_LIB_ERR_LEGACY_PROFILER:
+    case CUPTI_LIB_ERR_NOT_COMPATIBLE:
+        hint = "; this GPU or driver does not support the range profiler (Volta or newer, CUDA 12.6 or newer)";
+        break;
+    default: break;
+    }
+    dv_seterr(reason, "%s: %s (%d)%s", what, text && text[0] ? text : "CUPTI error", result, hint);
 }

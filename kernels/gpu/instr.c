@@ -14,11 +14,11 @@
  * the captured cubins and cuptiGetSassToSourceCorrelation per pc, each pc
  * once per process.
  *
- * The library is looked for where counters.c looks for it (counters.h), so
- * DV_CUPTI_LIBRARY and the bundle's lib/ mean the same for both; the search
- * is written out again here because counters.c keeps its own static. Every
- * entry point is resolved with dlsym; a build without CUPTI's headers
- * compiles the stubs at the bottom, which say so.
+ * The library is the process's libcupti (cupti_lib.h), the one counters.c
+ * uses: found where DV_CUPTI_LIBRARY and the bundle's lib/ say, loaded once,
+ * and every call checked by the same CUPTI_LIB_CALL(). Every entry point is
+ * resolved from it; a build without CUPTI's headers compiles the stubs at
+ * the bottom, which say so.
  *
  * The function names CUPTI hands out in records are shared between records
  * (its documentation: free them once, after every record is read); this
@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "kernels/base/status.h"
-#include "kernels/gpu/counters.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/cupti_lib.h"
 
@@ -46,7 +45,6 @@
 #include <cupti_result.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #define INSTR_FNS(X)                                                                                                   \
@@ -77,7 +75,6 @@
     X(cuptiGetSassToSourceCorrelation)
 
 static struct {
-    void *lib;
     char library[256];
 #define DECLARE(fn) __typeof__(&fn) fn;
     INSTR_FNS(DECLARE)
@@ -131,28 +128,13 @@ struct instr {
     size_t nlines, cap_lines;
 };
 
-static int cupti_check(CUptiResult r, const char *call, const char *file, int line, char *reason) {
-    if (r == CUPTI_SUCCESS) return 0;
-    const char *s = NULL;
-    char what[ERR_LEN];
-    if (api.cuptiGetResultString) api.cuptiGetResultString(r, &s);
-    snprintf(what, sizeof what, "%s at %s:%d", call, cuda_source_path(file), line);
-    counters_explain((int)r, s, what, reason);
-    return -1;
-}
-
-#define CUPTI_CALL(call, reason) cupti_check((call), #call, __FILE__, __LINE__, (reason))
-
 /* ---- the library ------------------------------------------------------- */
 
 static int load_api(char *reason) {
     if (api.cuptiGetSassToSourceCorrelation) return 0;
-    if (!api.lib && !(api.lib = cupti_lib_open(api.library, sizeof api.library, reason))) return -1;
+    if (!cupti_lib_open(api.library, sizeof api.library, reason)) return -1;
 #define RESOLVE(fn)                                                                                                    \
-    if (!(api.fn = (__typeof__(&fn))dlsym(api.lib, #fn))) {                                                            \
-        dv_seterr(reason, "CUPTI: %s has no %s (SASS metrics need CUDA 12.4 or newer)", api.library, #fn);              \
-        return -1;                                                                                                     \
-    }
+    if (!(api.fn = (__typeof__(&fn))cupti_lib_sym(#fn, "SASS metrics need CUDA 12.4 or newer", reason))) return -1;
     INSTR_FNS(RESOLVE)
 #undef RESOLVE
     return 0;
@@ -189,12 +171,12 @@ struct instr *instr_create(char *reason) {
         dv_seterr(reason, "instructions: out of memory");
         return NULL;
     }
-    if (CUPTI_CALL(api.cuptiSubscribe(&p->sub, (CUpti_CallbackFunc)on_resource, p), reason)) {
+    if (CUPTI_LIB_CALL(api.cuptiSubscribe(&p->sub, (CUpti_CallbackFunc)on_resource, p), reason)) {
         free(p);
         return NULL;
     }
     p->subscribed = 1;
-    if (CUPTI_CALL(api.cuptiEnableDomain(1, p->sub, CUPTI_CB_DOMAIN_RESOURCE), reason)) {
+    if (CUPTI_LIB_CALL(api.cuptiEnableDomain(1, p->sub, CUPTI_CB_DOMAIN_RESOURCE), reason)) {
         instr_free(p);
         return NULL;
     }
@@ -275,7 +257,7 @@ static int device_supports(struct instr *p, CUpti_Profiler_API api_kind, const c
     CUpti_Profiler_DeviceSupported_Params ds = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
     ds.cuDevice = (CUdevice)p->device;
     ds.api = api_kind;
-    if (CUPTI_CALL(api.cuptiProfilerDeviceSupported(&ds), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiProfilerDeviceSupported(&ds), reason)) return -1;
     if (ds.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return 0;
     dv_seterr(reason,
               "CUPTI: this GPU or driver does not support %s (architecture %s, vGPU %s, confidential compute %s, "
@@ -303,12 +285,12 @@ static int sampling_on(struct instr *p, char *reason) {
     if (device_supports(p, CUPTI_PROFILER_PC_SAMPLING, "PC sampling", reason) != 0) return -1;
     CUpti_PCSamplingEnableParams ep = {.size = CUpti_PCSamplingEnableParamsSize};
     ep.ctx = p->ctx;
-    if (CUPTI_CALL(api.cuptiPCSamplingEnable(&ep), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiPCSamplingEnable(&ep), reason)) return -1;
     p->sampling = 1;
     CUpti_PCSamplingGetNumStallReasonsParams np = {.size = CUpti_PCSamplingGetNumStallReasonsParamsSize};
     np.ctx = p->ctx;
     np.numStallReasons = &p->nreasons;
-    if (CUPTI_CALL(api.cuptiPCSamplingGetNumStallReasons(&np), reason)) goto off;
+    if (CUPTI_LIB_CALL(api.cuptiPCSamplingGetNumStallReasons(&np), reason)) goto off;
     if (p->nreasons > LISTING_MAX_REASONS) p->nreasons = LISTING_MAX_REASONS;
     if (!(p->reason_index = calloc(p->nreasons ? p->nreasons : 1, sizeof *p->reason_index)) ||
         !(p->reason_name = calloc(p->nreasons ? p->nreasons : 1, sizeof *p->reason_name)))
@@ -320,7 +302,7 @@ static int sampling_on(struct instr *p, char *reason) {
     sp.numStallReasons = p->nreasons;
     sp.stallReasonIndex = p->reason_index;
     sp.stallReasons = p->reason_name;
-    if (p->nreasons && CUPTI_CALL(api.cuptiPCSamplingGetStallReasons(&sp), reason)) goto off;
+    if (p->nreasons && CUPTI_LIB_CALL(api.cuptiPCSamplingGetStallReasons(&sp), reason)) goto off;
     if (sampling_buffer(&p->config_buffer, p->nreasons) != 0 || sampling_buffer(&p->user_buffer, p->nreasons) != 0)
         goto oom;
     CUpti_PCSamplingConfigurationInfo cfg[4];
@@ -337,7 +319,7 @@ static int sampling_on(struct instr *p, char *reason) {
     cp.ctx = p->ctx;
     cp.numAttributes = sizeof cfg / sizeof cfg[0];
     cp.pPCSamplingConfigurationInfo = cfg;
-    if (CUPTI_CALL(api.cuptiPCSamplingSetConfigurationAttribute(&cp), reason)) goto off;
+    if (CUPTI_LIB_CALL(api.cuptiPCSamplingSetConfigurationAttribute(&cp), reason)) goto off;
     return 0;
 oom:
     dv_seterr(reason, "PC sampling: out of memory for %zu stall reasons", p->nreasons);
@@ -355,17 +337,17 @@ int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *s
     p->device = device;
     if (current_context(&p->ctx, reason) != 0) return -1;
     CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    if (CUPTI_CALL(api.cuptiProfilerInitialize(&ip), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiProfilerInitialize(&ip), reason)) return -1;
     p->initialized = 1;
     if (device_supports(p, CUPTI_PROFILER_SASS_METRICS, "SASS metrics", reason) != 0) return -1;
     CUpti_Device_GetChipName_Params cn = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     cn.deviceIndex = (size_t)device;
-    if (CUPTI_CALL(api.cuptiDeviceGetChipName(&cn), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiDeviceGetChipName(&cn), reason)) return -1;
     for (int m = 0; m < INSTR_NMETRICS; m++) {
         CUpti_SassMetrics_GetProperties_Params gp = {.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
         gp.pChipName = cn.pChipName;
         gp.pMetricName = metric_names[m];
-        if (CUPTI_CALL(api.cuptiSassMetricsGetProperties(&gp), reason)) return -1;
+        if (CUPTI_LIB_CALL(api.cuptiSassMetricsGetProperties(&gp), reason)) return -1;
         p->metric_id[m] = gp.metric.metricId;
     }
     if (!stalls) {
@@ -410,13 +392,13 @@ int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, unsigned pa
     for (size_t k = 0; k < p->nreasons; k++) slot[k] = listing_insns_reason(f, p->reason_name[k]);
     CUpti_PCSamplingStartParams st = {.size = CUpti_PCSamplingStartParamsSize};
     st.ctx = p->ctx;
-    if (CUPTI_CALL(api.cuptiPCSamplingStart(&st), reason)) goto fail;
+    if (CUPTI_LIB_CALL(api.cuptiPCSamplingStart(&st), reason)) goto fail;
     rc = launch(ctx, part, reason);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason);
     CUpti_PCSamplingStopParams sp = {.size = CUpti_PCSamplingStopParamsSize};
     sp.ctx = p->ctx;
     if (rc == DV_ESTICKY) return rc;
-    if (CUPTI_CALL(api.cuptiPCSamplingStop(&sp), rc ? NULL : reason) && rc == 0) rc = -1;
+    if (CUPTI_LIB_CALL(api.cuptiPCSamplingStop(&sp), rc ? NULL : reason) && rc == 0) rc = -1;
     /* GetData until no PC remains; the serialized mode has the samples at
      * Stop, so a first empty answer is only waited on briefly. */
     for (int it = 0; rc == 0 && it < 64; it++) {
@@ -424,7 +406,7 @@ int instr_sample(struct instr *p, instr_launch_fn launch, void *ctx, unsigned pa
         CUpti_PCSamplingGetDataParams gd = {.size = CUpti_PCSamplingGetDataParamsSize};
         gd.ctx = p->ctx;
         gd.pcSamplingData = &p->user_buffer;
-        if (CUPTI_CALL(api.cuptiPCSamplingGetData(&gd), reason)) rc = -1;
+        if (CUPTI_LIB_CALL(api.cuptiPCSamplingGetData(&gd), reason)) rc = -1;
         else if (add_samples(p, &p->user_buffer, f, slot) != 0) {
             dv_seterr(reason, "PC sampling: out of memory");
             rc = -1;
@@ -463,7 +445,7 @@ static int sass_configure(struct instr *p, char *reason) {
     sc.numOfMetricConfig = INSTR_NMETRICS;
     sc.pConfigs = cfg;
     sc.deviceIndex = (uint32_t)p->device;
-    if (CUPTI_CALL(api.cuptiSassMetricsSetConfig(&sc), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiSassMetricsSetConfig(&sc), reason)) return -1;
     p->configured = 1;
     return 0;
 }
@@ -506,7 +488,7 @@ static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, c
     CUpti_SassMetricsGetDataProperties_Params gp = {.structSize =
                                                         CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     gp.ctx = p->ctx;
-    if (CUPTI_CALL(api.cuptiSassMetricsGetDataProperties(&gp), reason)) return -2;
+    if (CUPTI_LIB_CALL(api.cuptiSassMetricsGetDataProperties(&gp), reason)) return -2;
     const size_t nrec = gp.numOfPatchedInstructionRecords, ninst = gp.numOfInstances;
     if (nrec == 0 || ninst == 0) {
         dv_seterr(reason, "CUPTI: the SASS metrics gave no record for launch %u (%zu records, %zu instances)", part,
@@ -529,7 +511,7 @@ static int sass_flush(struct instr *p, unsigned part, struct listing_insns *f, c
     fp.numOfPatchedInstructionRecords = nrec;
     fp.numOfInstances = ninst;
     fp.pMetricsData = data;
-    if (CUPTI_CALL(api.cuptiSassMetricsFlushData(&fp), reason)) goto cleanup;
+    if (CUPTI_LIB_CALL(api.cuptiSassMetricsFlushData(&fp), reason)) goto cleanup;
     const char *ran = launched_function(data, nrec, ninst);
     if (!ran) {
         dv_seterr(reason, "CUPTI: the SASS metrics counted nothing for launch %u (%zu records)", part, nrec);
@@ -578,7 +560,7 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
     CUpti_SassMetricsEnable_Params en = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = p->ctx;
     en.enableLazyPatching = 1;
-    if (CUPTI_CALL(api.cuptiSassMetricsEnable(&en), reason)) return -1;
+    if (CUPTI_LIB_CALL(api.cuptiSassMetricsEnable(&en), reason)) return -1;
     int rc = 0;
     for (unsigned k = 0; rc == 0 && k < nparts; k++) {
         if ((rc = launch(ctx, k, reason)) != 0 || (rc = DV_CUDA_CALL(cudaDeviceSynchronize(), reason)) != 0) break;
@@ -594,7 +576,7 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
     if (rc == DV_ESTICKY) return rc;
     CUpti_SassMetricsDisable_Params dis = {.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
     dis.ctx = p->ctx;
-    if (CUPTI_CALL(api.cuptiSassMetricsDisable(&dis), rc ? NULL : reason) && rc == 0) rc = -1;
+    if (CUPTI_LIB_CALL(api.cuptiSassMetricsDisable(&dis), rc ? NULL : reason) && rc == 0) rc = -1;
     return rc;
 }
 
@@ -663,7 +645,7 @@ int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, con
             CUpti_GetCubinCrcParams cp = {.size = CUpti_GetCubinCrcParamsSize};
             cp.cubin = c->data;
             cp.cubinSize = c->size;
-            if (CUPTI_CALL(api.cuptiGetCubinCrc(&cp), reason)) return -1;
+            if (CUPTI_LIB_CALL(api.cuptiGetCubinCrc(&cp), reason)) return -1;
             c->crc = cp.cubinCrc;
             c->crc_ok = 1;
         }

@@ -21,28 +21,6 @@
 #include "tests/kernels/gpu/standin.h"
 
 
-Test(counters, insufficient_privileges_says_how_to_allow_profiling) {
-    char reason[ERR_LEN];
-    counters_explain(COUNTERS_ERR_INSUFFICIENT_PRIVILEGES, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
-                     "cuptiRangeProfilerStart", reason);
-    cr_expect(strstr(reason, "cuptiRangeProfilerStart: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)") == reason, "%s",
-              reason);
-    cr_expect(strstr(reason, "RmProfilingAdminOnly") != NULL, "%s", reason);
-    cr_expect(strstr(reason, "NVreg_RestrictProfilingToAdminUsers=0") != NULL, "%s", reason);
-    cr_expect(strstr(reason, "CAP_SYS_ADMIN") != NULL, "%s", reason);
-}
-
-Test(counters, another_profiler_and_old_gpus_have_their_own_advice) {
-    char reason[ERR_LEN];
-    counters_explain(COUNTERS_ERR_MULTIPLE_SUBSCRIBERS, NULL, "cuptiRangeProfilerEnable", reason);
-    cr_expect(strstr(reason, "another profiler") != NULL, "%s", reason);
-    cr_expect(strstr(reason, "(39)") != NULL, "%s", reason);
-    counters_explain(COUNTERS_ERR_NOT_SUPPORTED, "not supported", "cuptiProfilerHostInitialize", reason);
-    cr_expect(strstr(reason, "Volta or newer") != NULL, "%s", reason);
-    counters_explain(1, "invalid parameter", "cuptiRangeProfilerSetConfig", reason);
-    cr_expect_str_eq(reason, "cuptiRangeProfilerSetConfig: invalid parameter (1)");
-}
-
 Test(counters, a_missing_library_is_a_reason_not_a_failure) {
     setenv("DV_CUPTI_LIBRARY", "/nonexistent/libcupti.so", 1);
     char library[256] = "x", reason[ERR_LEN] = "";
