@@ -1,4 +1,4 @@
-/* stats.c -- a table's statistics and the stdrel rule (stats.h). */
+/* stats.c -- a table's statistics (stats.h). */
 #include "kernels/model/stats/stats.h"
 
 #include <math.h>
@@ -38,18 +38,6 @@ void stats_sample_bounds(const struct dv_options *o, unsigned *min_samples, unsi
     if (hi < lo) hi = lo > DV_DEFAULT_MAX_SAMPLES ? lo : DV_DEFAULT_MAX_SAMPLES;
     *min_samples = lo;
     *max_samples = hi;
-}
-
-int stats_should_stop(const struct dv_options *o, const struct dv_stats *rows, unsigned nrows,
-                      unsigned taken, double gpu_ms) {
-    unsigned lo, hi;
-    stats_sample_bounds(o, &lo, &hi);
-    if (taken >= hi) return 1;
-    if (taken < lo) return 0;
-    if (gpu_ms >= o->budget_ms) return 1;
-    for (unsigned r = 0; r < nrows; r++)
-        if (rows[r].noise > o->max_noise) return 0;
-    return 1;
 }
 
 void stats_config_default(struct stats_config *c) {

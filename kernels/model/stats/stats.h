@@ -9,11 +9,6 @@
  * median), ratio.h (the paired ratio), spread.h (the flags), throttle.h
  * (dropped rounds), stoprule.h (when to stop). Host-only, so it is tested
  * without a GPU.
- *
- * The older stdrel rule (stats_should_stop: stop when every row's stdev /
- * mean is under the target) stays for the callers that still use it; it
- * stops on a figure that does not shrink with more samples, so new callers
- * use stoprule_decide().
  */
 #ifndef DV_STATS_H
 #define DV_STATS_H
@@ -37,12 +32,6 @@ void stats_compute(const double *s, unsigned n, double *scratch, struct dv_stats
 /* The sample bounds a request asks for: min from o->min_samples (default
  * DV_DEFAULT_MIN_SAMPLES), max from o->max_samples, never below min. */
 void stats_sample_bounds(const struct dv_options *o, unsigned *min_samples, unsigned *max_samples);
-
-/* The stdrel rule: 1 when `taken` >= min samples and every row's noise is
- * at or under o->max_noise, or gpu_ms >= o->budget_ms, or taken >= max
- * samples; 0 to sample another batch. */
-int stats_should_stop(const struct dv_options *o, const struct dv_stats *rows, unsigned nrows, unsigned taken,
-                      double gpu_ms);
 
 /* How a table's intervals are made. */
 struct stats_config {

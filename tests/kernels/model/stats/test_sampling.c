@@ -266,10 +266,7 @@ Test(sampling, a_small_grid_noisier_than_the_target_stops_on_its_intervals) {
     cr_expect_eq(out.why, STOPRULE_TARGET);
     cr_expect_lt(out.kept, 200u, "kept %u", out.kept);
     cr_expect_gt(t.rows[0].time_ms.noise, o.max_noise, "the spread stays over 0.5%%: %g", t.rows[0].time_ms.noise);
-    cr_expect_gt(t.rows[1].time_ms.noise, o.max_noise);
-    /* The per-sample rule on the same rows would not have stopped. */
-    const struct dv_stats rows[2] = {t.rows[0].time_ms, t.rows[1].time_ms};
-    cr_expect(!stats_should_stop(&o, rows, 2, out.kept, out.gpu_ms));
+    cr_expect_gt(t.rows[1].time_ms.noise, o.max_noise, "a rule on the spread would not have stopped");
     sampling_cleanup(&s);
 }
 

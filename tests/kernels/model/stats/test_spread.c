@@ -38,7 +38,7 @@ Test(spread, late_launches_flag_a_tail) {
     char err[ERR_LEN];
     cr_assert_eq(spread_measure(row, 2000, scratch, &sp, err), 0);
     cr_log_info("late launches: noise %.3f%%, excess %.2f", 100 * sp.noise, sp.excess);
-    cr_assert(sp.noise > 0.005, "the stdrel rule would fail this row: noise %g", sp.noise);
+    cr_assert(sp.noise > 0.005, "a rule on the spread would fail this row: noise %g", sp.noise);
     cr_assert(sp.flags & SPREAD_TAIL, "excess %g", sp.excess);
     cr_assert_eq(sp.flags & ~SPREAD_TAIL, 0);
 }

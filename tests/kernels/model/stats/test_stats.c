@@ -1,4 +1,4 @@
-/* test_stats.c -- sample statistics, the stdrel stopping rule, and a
+/* test_stats.c -- sample statistics, the sample bounds, and a
  * table's statistics from its rounds (stats_table, stats_judged). */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -31,24 +31,6 @@ static struct dv_options opts(void) {
     o.max_noise = 0.01;
     o.budget_ms = 50;
     return o;
-}
-
-Test(stats, stops_only_past_the_minimum_when_every_row_is_quiet) {
-    struct dv_options o = opts();
-    struct dv_stats rows[2] = {{.noise = 0.005}, {.noise = 0.02}};
-    cr_assert_eq(stats_should_stop(&o, rows, 2, 5, 1.0), 0, "below min samples");
-    cr_assert_eq(stats_should_stop(&o, rows, 2, 20, 1.0), 0, "row 1 is noisy");
-    rows[1].noise = 0.01;
-    cr_assert_eq(stats_should_stop(&o, rows, 2, 20, 1.0), 1, "both at or under the target");
-}
-
-Test(stats, budget_and_cap_stop_a_noisy_table) {
-    struct dv_options o = opts();
-    struct dv_stats rows[1] = {{.noise = 0.5}};
-    cr_assert_eq(stats_should_stop(&o, rows, 1, 20, 49.0), 0);
-    cr_assert_eq(stats_should_stop(&o, rows, 1, 20, 50.0), 1, "budget spent");
-    cr_assert_eq(stats_should_stop(&o, rows, 1, 100, 1.0), 1, "sample cap");
-    cr_assert_eq(stats_should_stop(&o, rows, 1, 5, 1e9), 0, "never under the minimum");
 }
 
 Test(stats, a_cap_below_the_minimum_is_raised) {
