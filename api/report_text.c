@@ -368,57 +368,59 @@ static void readings_text(struct strbuf *b, const struct dv_table *t) {
     }
 }
 
-static void table_text(struct strbuf *b, const struct dv_table *t, int measured) {
-    struct layout l;
-    char cells[MAX_COLS][CELL_LEN], label[PREDICATE_TEXT_LEN + 16];
-    char rule[PREDICATE_TEXT_LEN + 16], words_buf[512];
+/* The table's head and rows: each column as wide as its widest cell, the
+ * label column as wide as its longest label with its footnote mark, so
+ * every row keeps the same column offsets. */
+static void table_rows_text(struct strbuf *b, const struct dv_table *t, struct layout *l) {
+    char cells[MAX_COLS][CELL_LEN], label[PREDICATE_TEXT_LEN + 16], rule[PREDICATE_TEXT_LEN + 16];
     unsigned notes = 0;
-    int scenario = is_scenario_table(t);
-
-    layout_table(t, measured, &l);
-    /* Widen the label column to the longest label with its footnote mark, so
-     * every row of the table keeps the same column offsets. */
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
         if (!t->rows[i].comparable) notes++;
         int len = (int)strlen(t->rows[i].label) +
                   (t->rows[i].comparable ? 0 : snprintf(NULL, 0, " [%u]", notes));
-        if (len > l.first_width && len < (int)sizeof rule) l.first_width = len;
+        if (len > l->first_width && len < (int)sizeof rule) l->first_width = len;
     }
     notes = 0;
-    for (int i = 0; i < l.ncols; i++) {
-        const char *h = col_header(&l, l.cols[i]);
-        if ((int)strlen(h) > l.width[i] && l.cols[i] != C_CHECK) l.width[i] = (int)strlen(h);
+    for (int i = 0; i < l->ncols; i++) {
+        const char *h = col_header(l, l->cols[i]);
+        if ((int)strlen(h) > l->width[i] && l->cols[i] != C_CHECK) l->width[i] = (int)strlen(h);
         snprintf(cells[i], sizeof cells[i], "%s", h);
     }
     /* Widen each column to its widest cell (the interval, a flagged noise). */
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         char cell[CELL_LEN];
-        for (int i = 0; i < l.ncols; i++) {
-            if (l.cols[i] == C_CHECK) continue;
-            col_cell(l.cols[i], &t->rows[r], cell, sizeof cell);
-            if ((int)strlen(cell) > l.width[i]) l.width[i] = (int)strlen(cell);
+        for (int i = 0; i < l->ncols; i++) {
+            if (l->cols[i] == C_CHECK) continue;
+            col_cell(l->cols[i], &t->rows[r], cell, sizeof cell);
+            if ((int)strlen(cell) > l->width[i]) l->width[i] = (int)strlen(cell);
         }
     }
     strbuf_printf(b, "%s\n", t->title);
-    put_line(b, &l, l.first_header, cells);
-    for (int i = 0; i < l.ncols; i++) {
-        int w = l.cols[i] == C_CHECK ? (int)strlen("check") : l.width[i];
+    put_line(b, l, l->first_header, cells);
+    for (int i = 0; i < l->ncols; i++) {
+        int w = l->cols[i] == C_CHECK ? (int)strlen("check") : l->width[i];
         memset(cells[i], '-', (size_t)w);
         cells[i][w] = '\0';
     }
-    memset(rule, '-', (size_t)l.first_width);
-    rule[l.first_width] = '\0';
-    put_line(b, &l, rule, cells);
+    memset(rule, '-', (size_t)l->first_width);
+    rule[l->first_width] = '\0';
+    put_line(b, l, rule, cells);
 
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_row *w = &t->rows[r];
         if (w->comparable) snprintf(label, sizeof label, "%s", w->label);
         else snprintf(label, sizeof label, "%s [%u]", w->label, ++notes);
-        for (int i = 0; i < l.ncols; i++) col_cell(l.cols[i], w, cells[i], sizeof cells[i]);
-        put_line(b, &l, label, cells);
+        for (int i = 0; i < l->ncols; i++) col_cell(l->cols[i], w, cells[i], sizeof cells[i]);
+        put_line(b, l, label, cells);
     }
+}
 
-    /* Footer: what the columns are out of, then the footnotes. */
+/* The table's footer: what the columns are out of, how to read the ratio,
+ * the stop, the kernel, then the footnotes, the note and Part 2's
+ * readings. */
+static void table_footer_text(struct strbuf *b, const struct dv_table *t, const struct layout *l, int measured) {
+    char words_buf[512];
+    const int scenario = is_scenario_table(t);
     if (t->nrows) {
         unsigned wpb = t->rows[0].warps_per_block, tpb = t->rows[0].threads_per_block;
         int same = 1;
@@ -439,11 +441,11 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
     if (scenario)
         scenario_footer(b, t, base, measured, intervals);
     else if (base && intervals)
-        strbuf_printf(b, "%s, ratio [95%% interval]: %s; predicted: the path-run model's ratio\n", l.ratio_header,
+        strbuf_printf(b, "%s, ratio [95%% interval]: %s; predicted: the path-run model's ratio\n", l->ratio_header,
                   ratio_words(t, base, sizeof words_buf, words_buf));
     else if (base && measured)
         strbuf_printf(b, "%s: each median over the %s row's median; predicted: the path-run model's ratio\n",
-                  l.ratio_header, base->label);
+                  l->ratio_header, base->label);
     else if (base)
         strbuf_printf(b, "predicted: the path-run model's ratio against the %s row\n", base->label);
     if (intervals) stop_text(b, t);
@@ -453,7 +455,7 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
     if (t->kernel[0] && t->kernel_iterations[0])
         strbuf_printf(b, "kernel: %s, %s iterations\n", t->kernel, t->kernel_iterations);
     else if (t->kernel[0]) strbuf_printf(b, "kernel: %s\n", t->kernel);
-    notes = 0;
+    unsigned notes = 0;
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++)
         if (!t->rows[r].comparable)
             strbuf_printf(b, "[%u] %s: not comparable: %s\n", ++notes, t->rows[r].label,
@@ -461,6 +463,41 @@ static void table_text(struct strbuf *b, const struct dv_table *t, int measured)
                                                           : "different work from the baseline");
     if (t->note[0]) strbuf_printf(b, "note: %s\n", t->note);
     readings_text(b, t);
+}
+
+static void table_text(struct strbuf *b, const struct dv_table *t, int measured) {
+    struct layout l;
+    layout_table(t, measured, &l);
+    table_rows_text(b, t, &l);
+    table_footer_text(b, t, &l, measured);
+}
+
+/* One row of the testimony's table: "-" where a pass was not taken. */
+static void testimony_row_text(struct strbuf *b, const struct dv_row *w, int width) {
+    const struct dv_observed *o = &w->observed;
+    const struct dv_counters *c = &w->counters;
+    char split[32] = "-", runs[32] = "-", lanes[48] = "-", verdict[32] = "-";
+    char lpi[32] = "-", div[32] = "-", model[32] = "-", ipf[32] = "-", ivb[32] = "-";
+    if (o->present) {
+        fmt_count(split, sizeof split, &o->split_warps);
+        fmt_fixed(runs, sizeof runs, o->path_runs.per_block, 2);
+        char a[16], bb[16];
+        fmt_fixed(a, sizeof a, o->lanes_per_run[0], 1);
+        fmt_fixed(bb, sizeof bb, o->lanes_per_run[1], 1);
+        snprintf(lanes, sizeof lanes, "%s / %s", a, bb);
+        if (o->agrees) snprintf(verdict, sizeof verdict, "agrees");
+        else if (o->predicated) snprintf(verdict, sizeof verdict, "predicated");
+        else snprintf(verdict, sizeof verdict, "DIFFERS");
+    }
+    if (c->present) {
+        fmt_fixed(lpi, sizeof lpi, c->threads_per_inst, 1);
+        fmt_fixed(div, sizeof div, c->divergent_per_block, 2);
+        fmt_fixed(model, sizeof model, c->model_split_per_block, 2);
+        fmt_fixed(ipf, sizeof ipf, c->inst_per_fma, 3);
+        fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
+    }
+    strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
+                  runs, lanes, verdict, lpi, div, model, ipf, ivb);
 }
 
 /* The GPU's testimony beside a measured table: per row what the witness saw
@@ -487,33 +524,7 @@ static void testimony_text(struct strbuf *b, const struct dv_table *t, unsigned 
                   "%s   -----------   ---------   -------------   ----------   ------------   ---------------   "
                   "-----------   ---------   -------------\n",
                   rule);
-    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
-        const struct dv_row *w = &t->rows[r];
-        const struct dv_observed *o = &w->observed;
-        const struct dv_counters *c = &w->counters;
-        char split[32] = "-", runs[32] = "-", lanes[48] = "-", verdict[32] = "-";
-        char lpi[32] = "-", div[32] = "-", model[32] = "-", ipf[32] = "-", ivb[32] = "-";
-        if (o->present) {
-            fmt_count(split, sizeof split, &o->split_warps);
-            fmt_fixed(runs, sizeof runs, o->path_runs.per_block, 2);
-            char a[16], bb[16];
-            fmt_fixed(a, sizeof a, o->lanes_per_run[0], 1);
-            fmt_fixed(bb, sizeof bb, o->lanes_per_run[1], 1);
-            snprintf(lanes, sizeof lanes, "%s / %s", a, bb);
-            if (o->agrees) snprintf(verdict, sizeof verdict, "agrees");
-            else if (o->predicated) snprintf(verdict, sizeof verdict, "predicated");
-            else snprintf(verdict, sizeof verdict, "DIFFERS");
-        }
-        if (c->present) {
-            fmt_fixed(lpi, sizeof lpi, c->threads_per_inst, 1);
-            fmt_fixed(div, sizeof div, c->divergent_per_block, 2);
-            fmt_fixed(model, sizeof model, c->model_split_per_block, 2);
-            fmt_fixed(ipf, sizeof ipf, c->inst_per_fma, 3);
-            fmt_fixed(ivb, sizeof ivb, c->inst_vs_baseline, 2);
-        }
-        strbuf_printf(b, "%-*s   %11s   %9s   %13s   %-10s   %12s   %15s   %11s   %9s   %13s\n", width, w->label, split,
-                      runs, lanes, verdict, lpi, div, model, ipf, ivb);
-    }
+    for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) testimony_row_text(b, &t->rows[r], width);
     for (unsigned r = 0; r < t->nrows && r < DV_MAX_ROWS; r++) {
         const struct dv_observed *o = &t->rows[r].observed;
         const struct dv_counters *c = &t->rows[r].counters;

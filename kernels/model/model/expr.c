@@ -539,6 +539,29 @@ static int expr_eval_fail(int *col, char *err, int c, const char *why, long long
     return -1;
 }
 
+/* a = a op b for the operators that fail for some operands (division and
+ * modulo by zero or overflowing, a shift count out of 0..63): 0, or -1 with
+ * *why the reason (NULL for a shift count, which expr_eval_fail() words
+ * with the count). Inlined into expr_eval()'s loop. */
+static inline int checked_binary(enum expr_op op, long long *a, long long b, const char **why) {
+    switch (op) {
+    case OP_DIV:
+        if (b == 0) return *why = "division by zero", -1;
+        if (b == -1 && *a == LLONG_MIN) return *why = "division overflow: LLONG_MIN / -1", -1;
+        *a /= b;
+        return 0;
+    case OP_MOD:
+        if (b == 0) return *why = "modulo by zero", -1;
+        if (b == -1 && *a == LLONG_MIN) return *why = "modulo overflow: LLONG_MIN % -1", -1;
+        *a %= b;
+        return 0;
+    default: /* OP_SHL, OP_SHR */
+        if (b < 0 || b > 63) return *why = NULL, -1;
+        *a = op == OP_SHL ? to_signed((unsigned long long)*a << b) : expr_sar(*a, b);
+        return 0;
+    }
+}
+
 /* The variables `e` can read for one thread, by enum expr_var; lane and
  * warp only when it reads them (they cost a multiply and two divisions). */
 static inline void expr_load_vars(const struct expr *e, const struct expr_env *env, long long vars[EXPR_NUM_VARS]) {
@@ -583,21 +606,14 @@ int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, 
             sp[-1] = to_signed((unsigned long long)sp[-1] * (unsigned long long)b);
             break;
         case OP_DIV:
-            b = *--sp;
-            if (b == 0) return expr_eval_fail(col, err, i->col, "division by zero", 0);
-            if (b == -1 && sp[-1] == LLONG_MIN)
-                return expr_eval_fail(col, err, i->col,
-                                      "division overflow: LLONG_MIN / -1", 0);
-            sp[-1] /= b;
-            break;
         case OP_MOD:
+        case OP_SHL:
+        case OP_SHR: {
+            const char *why = NULL;
             b = *--sp;
-            if (b == 0) return expr_eval_fail(col, err, i->col, "modulo by zero", 0);
-            if (b == -1 && sp[-1] == LLONG_MIN)
-                return expr_eval_fail(col, err, i->col,
-                                      "modulo overflow: LLONG_MIN % -1", 0);
-            sp[-1] %= b;
+            if (checked_binary(i->op, &sp[-1], b, &why) != 0) return expr_eval_fail(col, err, i->col, why, b);
             break;
+        }
         case OP_ADD:
             b = *--sp;
             sp[-1] = to_signed((unsigned long long)sp[-1] + (unsigned long long)b);
@@ -605,16 +621,6 @@ int expr_eval(const struct expr *e, const struct expr_env *env, long long *out, 
         case OP_SUB:
             b = *--sp;
             sp[-1] = to_signed((unsigned long long)sp[-1] - (unsigned long long)b);
-            break;
-        case OP_SHL:
-            b = *--sp;
-            if (b < 0 || b > 63) return expr_eval_fail(col, err, i->col, NULL, b);
-            sp[-1] = to_signed((unsigned long long)sp[-1] << b);
-            break;
-        case OP_SHR:
-            b = *--sp;
-            if (b < 0 || b > 63) return expr_eval_fail(col, err, i->col, NULL, b);
-            sp[-1] = expr_sar(sp[-1], b);
             break;
         case OP_LT: b = *--sp; sp[-1] = sp[-1] < b; break;
         case OP_LE: b = *--sp; sp[-1] = sp[-1] <= b; break;

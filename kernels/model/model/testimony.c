@@ -324,24 +324,17 @@ static int class_cmp(const void *a, const void *b) {
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned blocks, unsigned wave,
-                                 const struct testimony_grid *plain, struct testimony_grid *out, unsigned *src,
-                                 unsigned max_src) {
-    if (!values || tpb == 0 || blocks < 2 || max_src == 0) return 0;
-    if (wave == 0) wave = 1;
-    unsigned long long plain_cost = 0, plain_n = 0;
-    for (unsigned k = 0; k < plain->nparts && k < TESTIMONY_GRID_PARTS; k++) {
-        plain_cost += waves_of(plain->part_blocks[k], wave);
-        plain_n += plain->part_blocks[k];
-    }
-    if (plain_cost <= 1) return 0; /* one wave already: nothing to save */
-    struct block_key *keys = malloc((size_t)blocks * sizeof *keys);
-    unsigned *len = malloc((size_t)blocks * sizeof *len);       /* per run of equal blocks: its length */
-    unsigned *cls = malloc((size_t)2 * blocks * sizeof *cls); /* {representative, count} per distinct block */
-    unsigned nruns = 0, ncls = 0, made = 0;
-    if (!keys || !len || !cls) goto done;
-    /* Runs of equal neighbours first (a sorted layout is a few long runs),
-     * then one hash per run. */
+/* The distinct blocks of `values` (`tpb` bytes a block, `blocks` blocks)
+ * into cls[] as {least block of those bytes, how many blocks have them},
+ * sorted by block; `keys` and `len` are scratch of `blocks` entries and cls
+ * has 2 x `blocks`. Returns how many distinct blocks. Runs of equal
+ * neighbours first (a sorted layout is a few long runs), then one hash per
+ * run, and runs of one hash compared byte for byte with the distinct blocks
+ * of that hash found so far (a hash shared by different bytes is
+ * vanishingly rare, and then costs a comparison, not a wrong count). */
+static unsigned distinct_blocks(const uint8_t *values, unsigned tpb, unsigned blocks, struct block_key *keys,
+                                unsigned *len, unsigned *cls) {
+    unsigned nruns = 0, ncls = 0;
     for (unsigned b = 0; b < blocks; b++) {
         const uint8_t *v = values + (size_t)b * tpb;
         if (b > 0 && memcmp(v - tpb, v, tpb) == 0) {
@@ -355,9 +348,6 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
     for (unsigned i = 0; i < nruns; i++) cls[keys[i].block] = len[i];
     qsort(keys, nruns, sizeof *keys, block_key_cmp);
     for (unsigned i = 0; i < nruns; i++) len[i] = cls[keys[i].block];
-    /* Runs of one hash, compared byte for byte with the distinct blocks of
-     * that hash found so far (a hash shared by different bytes is
-     * vanishingly rare, and then costs a comparison, not a wrong count). */
     for (unsigned i = 0; i < nruns;) {
         unsigned j = i;
         while (j < nruns && keys[j].hash == keys[i].hash) j++;
@@ -375,10 +365,17 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
         }
         i = j;
     }
-    if (ncls > max_src) goto done;
     qsort(cls, ncls, 2 * sizeof *cls, class_cmp);
-    /* The base: 1 .. 64, each count and their greatest common divisor. */
-    unsigned long long best_cost = 0, best_n = 0;
+    return ncls;
+}
+
+/* The base s for the `ncls` distinct blocks of cls[] (as distinct_blocks()
+ * gives them) with the fewest launch waves of `wave` blocks, then the
+ * fewest blocks, in at most `max_src` blocks: among 1 .. 64, each count and
+ * their greatest common divisor. 0 when none fits; else s, with its waves
+ * in *cost and its blocks in *n. */
+static unsigned best_base(const unsigned *cls, unsigned ncls, unsigned wave, unsigned max_src,
+                          unsigned long long *cost, unsigned long long *n) {
     unsigned best_s = 0, most = 0, g = 0;
     for (unsigned c = 0; c < ncls; c++) {
         const unsigned w = cls[2 * c + 1];
@@ -400,28 +397,35 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
             n1 += cls[2 * c + 1] % s;
         }
         if (n0 + n1 > max_src) continue;
-        const unsigned long long cost = waves_of(n0, wave) + waves_of(n1, wave);
-        if (!best_s || cost < best_cost || (cost == best_cost && n0 + n1 < best_n)) {
-            best_cost = cost;
-            best_n = n0 + n1;
+        const unsigned long long waves = waves_of(n0, wave) + waves_of(n1, wave);
+        if (!best_s || waves < *cost || (waves == *cost && n0 + n1 < *n)) {
+            *cost = waves;
+            *n = n0 + n1;
             best_s = s;
         }
     }
-    if (!best_s) goto done;
-    if (best_cost > plain_cost || (best_cost == plain_cost && best_n >= plain_n)) goto done;
+    return best_s;
+}
+
+/* The stand-in of base `s` over the distinct blocks of cls[]: w / s copies
+ * of each (part 0, weight s), then the w % s left (part 1, weight 1), the
+ * grid block each copies into src[]; the grid into *out. Returns its
+ * blocks. */
+static unsigned standin_layout(const unsigned *cls, unsigned ncls, unsigned s, unsigned blocks, unsigned *src,
+                               struct testimony_grid *out) {
     unsigned n = 0;
     for (unsigned c = 0; c < ncls; c++)
-        for (unsigned q = cls[2 * c + 1] / best_s; q-- > 0;) src[n++] = cls[2 * c];
+        for (unsigned q = cls[2 * c + 1] / s; q-- > 0;) src[n++] = cls[2 * c];
     const unsigned n0 = n;
     for (unsigned c = 0; c < ncls; c++)
-        for (unsigned r = cls[2 * c + 1] % best_s; r-- > 0;) src[n++] = cls[2 * c];
+        for (unsigned r = cls[2 * c + 1] % s; r-- > 0;) src[n++] = cls[2 * c];
     memset(out, 0, sizeof *out);
     out->blocks = blocks;
     out->standin = 1;
     out->nparts = 0;
     if (n0) {
         out->part_blocks[out->nparts] = n0;
-        out->weight[out->nparts] = best_s;
+        out->weight[out->nparts] = s;
         out->first[out->nparts++] = 0;
     }
     if (n > n0) {
@@ -429,8 +433,31 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
         out->weight[out->nparts] = 1.0;
         out->first[out->nparts++] = n0;
     }
-    made = n;
-done:
+    return n;
+}
+
+unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned blocks, unsigned wave,
+                                 const struct testimony_grid *plain, struct testimony_grid *out, unsigned *src,
+                                 unsigned max_src) {
+    if (!values || tpb == 0 || blocks < 2 || max_src == 0) return 0;
+    if (wave == 0) wave = 1;
+    unsigned long long plain_cost = 0, plain_n = 0;
+    for (unsigned k = 0; k < plain->nparts && k < TESTIMONY_GRID_PARTS; k++) {
+        plain_cost += waves_of(plain->part_blocks[k], wave);
+        plain_n += plain->part_blocks[k];
+    }
+    if (plain_cost <= 1) return 0; /* one wave already: nothing to save */
+    struct block_key *keys = malloc((size_t)blocks * sizeof *keys);
+    unsigned *len = malloc((size_t)blocks * sizeof *len);       /* per run of equal blocks: its length */
+    unsigned *cls = malloc((size_t)2 * blocks * sizeof *cls); /* {representative, count} per distinct block */
+    unsigned made = 0;
+    if (keys && len && cls) {
+        const unsigned ncls = distinct_blocks(values, tpb, blocks, keys, len, cls);
+        unsigned long long cost = 0, n = 0;
+        const unsigned s = ncls <= max_src ? best_base(cls, ncls, wave, max_src, &cost, &n) : 0;
+        if (s && (cost < plain_cost || (cost == plain_cost && n < plain_n)))
+            made = standin_layout(cls, ncls, s, blocks, src, out);
+    }
     free(keys);
     free(len);
     free(cls);
