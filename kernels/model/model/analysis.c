@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "kernels/model/model/analysis.h"
+#include "kernels/base/lru.h"
 #include "kernels/model/model/expr.h"
 
 size_t analysis_mask_words(const struct dv_geometry *g) {
@@ -41,24 +42,34 @@ size_t analysis_mask_words(const struct dv_geometry *g) {
  * built-in mode), the geometry and the phase, so the memo keeps the last
  * few by that key and hands out copies: what a caller gets is the very mask
  * a new evaluation would build, and it owns it as before. Least recently
- * used first out, at most MEMO_ENTRIES masks and memo_limit bytes in all.
- * One lock: the HTTP front plans on several threads. Failures are not kept
- * (each asks again, and says again which thread failed). */
+ * used first out, at most MEMO_ENTRIES masks and the limit's bytes in all
+ * (kernels/base/lru.h). Failures are not kept (each asks again, and says
+ * again which thread failed).
+ *
+ * The memo is one object for the process, with its own lock (the HTTP
+ * front plans on several threads), not one its callers hold: its users are
+ * the planner (on the HTTP pool's threads and in the worker), the worker's
+ * session masks, the testimony and the profile plan, in two processes, and
+ * a memo they held would be a parameter of plan_report(), of the session's
+ * mask callback, of profile_plan() and of the testimony's model, through
+ * every caller in server/; since a kept mask is the one a new evaluation
+ * builds, sharing it across the process changes no answer, only the cost.
+ * Its lru is made on first use; without the memory for it nothing is kept. */
 
 #define MEMO_ENTRIES 16
 
-struct memo_entry {
-    char *key; /* NULL: free */
-    uint32_t *mask;
-    size_t words;
-    unsigned long long used; /* memo_clock when last handed out */
-};
+static struct {
+    pthread_mutex_t lock;
+    struct lru *lru;  /* NULL until first used */
+    size_t limit;     /* its byte bound */
+} memo = {PTHREAD_MUTEX_INITIALIZER, NULL, ANALYSIS_MEMO_DEFAULT_BYTES};
 
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct memo_entry memo[MEMO_ENTRIES];
-static unsigned long long memo_clock;
-static size_t memo_bytes, memo_limit = ANALYSIS_MEMO_DEFAULT_BYTES;
-static struct analysis_memo_stats memo_stats;
+/* The memo's lru, made on first use; NULL when there is no memory for it.
+ * Lock held. */
+static struct lru *memo_lru(void) {
+    if (!memo.lru) memo.lru = lru_create(MEMO_ENTRIES, memo.limit, free);
+    return memo.lru;
+}
 
 /* The memo's key of (p, g, phase): what the evaluation reads and nothing
  * else. A new string (free() it), or NULL when out of memory. */
@@ -70,88 +81,49 @@ static char *memo_key(const struct predicate *p, const struct dv_geometry *g, un
     return k;
 }
 
-static void memo_drop(struct memo_entry *e) {
-    memo_bytes -= e->words * sizeof(uint32_t);
-    free(e->key);
-    free(e->mask);
-    memset(e, 0, sizeof(*e));
-}
-
-/* A copy of the memo's mask for `key`, or NULL (not kept, or out of memory). */
+/* A copy of the memo's mask of `words` words for `key`, or NULL (not kept,
+ * or out of memory). */
 static uint32_t *memo_find(const char *key, size_t words) {
     uint32_t *copy = NULL;
-    pthread_mutex_lock(&memo_lock);
-    for (unsigned i = 0; i < MEMO_ENTRIES; i++) {
-        struct memo_entry *e = &memo[i];
-        if (!e->key || e->words != words || strcmp(e->key, key) != 0) continue;
-        if ((copy = malloc(words * sizeof(uint32_t)))) {
-            memcpy(copy, e->mask, words * sizeof(uint32_t));
-            e->used = ++memo_clock;
-            memo_stats.hits++;
-        }
-        break;
-    }
-    if (!copy) memo_stats.misses++;
-    pthread_mutex_unlock(&memo_lock);
+    pthread_mutex_lock(&memo.lock);
+    struct lru *c = memo_lru();
+    const uint32_t *kept = c ? lru_get(c, key, strlen(key)) : NULL;
+    if (kept && (copy = malloc(words * sizeof(uint32_t)))) memcpy(copy, kept, words * sizeof(uint32_t));
+    pthread_mutex_unlock(&memo.lock);
     return copy;
 }
 
-/* The least recently used kept entry, or NULL when none is kept. Lock held. */
-static struct memo_entry *memo_lru(void) {
-    struct memo_entry *lru = NULL;
-    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
-        if (memo[i].key && (!lru || memo[i].used < lru->used)) lru = &memo[i];
-    return lru;
-}
-
-/* Drops least recently used entries until `bytes` more fit in the limit
- * and an entry is free; returns that entry. Lock held; bytes <= memo_limit. */
-static struct memo_entry *memo_room(size_t bytes) {
-    for (;;) {
-        struct memo_entry *free_e = NULL;
-        for (unsigned i = 0; i < MEMO_ENTRIES && !free_e; i++)
-            if (!memo[i].key) free_e = &memo[i];
-        if (free_e && memo_bytes + bytes <= memo_limit) return free_e;
-        memo_drop(memo_lru()); /* a full memo or one over the limit holds something */
-        memo_stats.evictions++;
-    }
-}
-
-/* Keeps a copy of `mask` under `key` (taking `key`), when it fits. */
-static void memo_put(char *key, const uint32_t *mask, size_t words) {
+/* Keeps a copy of `mask` under `key`, when it fits. */
+static void memo_put(const char *key, const uint32_t *mask, size_t words) {
     const size_t bytes = words * sizeof(uint32_t);
-    uint32_t *copy = NULL;
-    pthread_mutex_lock(&memo_lock);
-    for (unsigned i = 0; i < MEMO_ENTRIES; i++)
-        if (memo[i].key && strcmp(memo[i].key, key) == 0) goto done; /* another thread kept it first */
-    if (bytes > memo_limit || !(copy = malloc(bytes))) goto done;
+    uint32_t *copy = malloc(bytes);
+    if (!copy) return;
     memcpy(copy, mask, bytes);
-    *memo_room(bytes) = (struct memo_entry){key, copy, words, ++memo_clock};
-    memo_bytes += bytes;
-    key = NULL;
-    copy = NULL;
-done:
-    pthread_mutex_unlock(&memo_lock);
-    free(copy);
-    free(key);
+    pthread_mutex_lock(&memo.lock);
+    struct lru *c = memo_lru();
+    if (c) lru_put(c, key, strlen(key), copy, bytes); /* takes the copy, kept or not */
+    else free(copy);
+    pthread_mutex_unlock(&memo.lock);
 }
 
 void analysis_memo_limit(size_t bytes) {
-    pthread_mutex_lock(&memo_lock);
-    memo_limit = bytes;
-    for (struct memo_entry *e; memo_bytes > memo_limit && (e = memo_lru());) { /* least recently used first */
-        memo_drop(e);
-        memo_stats.evictions++;
-    }
-    pthread_mutex_unlock(&memo_lock);
+    pthread_mutex_lock(&memo.lock);
+    memo.limit = bytes;
+    if (memo.lru) lru_set_limits(memo.lru, MEMO_ENTRIES, bytes);
+    pthread_mutex_unlock(&memo.lock);
 }
 
 void analysis_memo_get_stats(struct analysis_memo_stats *out) {
-    pthread_mutex_lock(&memo_lock);
-    *out = memo_stats;
-    out->bytes = memo_bytes;
-    out->limit = memo_limit;
-    pthread_mutex_unlock(&memo_lock);
+    struct lru_stats s;
+    memset(&s, 0, sizeof s);
+    pthread_mutex_lock(&memo.lock);
+    if (memo.lru) lru_get_stats(memo.lru, &s);
+    out->limit = memo.limit;
+    pthread_mutex_unlock(&memo.lock);
+    out->hits = s.hits;
+    out->misses = s.misses;
+    out->evictions = s.evictions;
+    out->bytes = s.bytes;
 }
 
 /* ---- building a mask ------------------------------------------------------------ */
@@ -231,6 +203,7 @@ static uint32_t *mask_build(const struct predicate *p, const struct dv_geometry 
         }
     }
     if (key) memo_put(key, mask, words ? words : 1);
+    free(key);
     return mask;
 }
 

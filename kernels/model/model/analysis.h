@@ -37,9 +37,10 @@ uint32_t *analysis_mask_build(const struct predicate *p, const struct dv_geometr
 
 /* The masks of predicates that read blockIdx.x, kept by analysis_mask_build()
  * (and analysis_row()) for the process: the last few, least recently used
- * out, within a byte limit (ANALYSIS_MEMO_DEFAULT_BYTES unless set; 0 keeps
- * none). A mask from it is a copy of the one built before for the same
- * predicate, geometry and phase. */
+ * out (kernels/base/lru.h), within a byte limit (ANALYSIS_MEMO_DEFAULT_BYTES
+ * unless set; 0 keeps none), under its own lock. A mask from it is a copy of
+ * the one built before for the same predicate, geometry and phase. Why the
+ * process holds it and not its callers: analysis.c, at the memo. */
 #define ANALYSIS_MEMO_DEFAULT_BYTES ((size_t)64 << 20)
 struct analysis_memo_stats {
     unsigned long long hits, misses, evictions;
