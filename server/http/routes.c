@@ -120,10 +120,13 @@ static void reply_over_limit(struct http_req *r, int status, const char *field, 
 }
 
 /* 400 when the analysis would cost more than the cap. Returns -1 after
- * answering. */
-static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o) {
+ * answering; 0 with the cost in *cost_out, which plan_defer() takes (it
+ * is worked out once per request). */
+static int check_analysis_cost(struct http_req *r, const struct service *s, const struct dv_options *o,
+                               double *cost_out) {
     const char *field = NULL;
     double cost = plan_cost(o, &field), limit = s->cfg.max_analysis_cost;
+    *cost_out = cost;
     if (limit <= 0 || cost <= limit) return 0;
     char why[ERR_LEN];
     if (o->scenario[0])
@@ -195,12 +198,13 @@ static int plan_failed(struct http_req *r, struct plan_task *t) {
     return 0;
 }
 
-/* Hands the analysis to the pool; `done` answers. An analysis of at most
- * ROUTES_INLINE_COST predicate-threads (tens of microseconds: the widget's
- * blockIdx.x-free predicates on any grid) runs on the HTTP thread at once:
- * a trip through the pool and a suspend/resume would cost more than it. */
+/* Hands the analysis of `cost` (check_analysis_cost()'s) to the pool;
+ * `done` answers. An analysis of at most ROUTES_INLINE_COST
+ * predicate-threads (tens of microseconds: the widget's blockIdx.x-free
+ * predicates on any grid) runs on the HTTP thread at once: a trip through
+ * the pool and a suspend/resume would cost more than it. */
 static void plan_defer(struct http_req *r, struct service *s, int for_measure, http_handler_fn done,
-                       const struct dv_options *o) {
+                       const struct dv_options *o, double cost) {
     struct plan_task *t = calloc(1, sizeof *t);
     if (!t) {
         http_reply_error(r, 500, NULL, "out of memory");
@@ -209,7 +213,7 @@ static void plan_defer(struct http_req *r, struct service *s, int for_measure, h
     t->s = s;
     t->o = *o;
     t->for_measure = for_measure;
-    if (plan_cost(o, NULL) <= ROUTES_INLINE_COST) {
+    if (cost <= ROUTES_INLINE_COST) {
         plan_work(t);
         done(r, t);
         plan_task_free(t);
@@ -258,8 +262,9 @@ static void measure(struct http_req *r, void *ctx) {
                          o.budget_ms, options_tables(&o), budget, s->cfg.deadline_ms);
         return;
     }
-    if (check_analysis_cost(r, s, &o) < 0) return;
-    plan_defer(r, s, 1, measure_done, &o);
+    double acost;
+    if (check_analysis_cost(r, s, &o, &acost) < 0) return;
+    plan_defer(r, s, 1, measure_done, &o, acost);
 }
 
 /* After the analysis accepted the request: the cache, then the queue. */
@@ -597,8 +602,9 @@ static void analyze(struct http_req *r, void *ctx) {
     struct service *s = ctx;
     struct dv_options o;
     if (parse_body(r, &o) < 0) return;
-    if (check_analysis_cost(r, s, &o) < 0) return;
-    plan_defer(r, s, 0, analyze_done, &o);
+    double acost;
+    if (check_analysis_cost(r, s, &o, &acost) < 0) return;
+    plan_defer(r, s, 0, analyze_done, &o, acost);
 }
 
 /* ---- GET /predicates --------------------------------------------------- */

@@ -2,15 +2,19 @@
  * allocator failing: a document is either whole or not built at all (the
  * route then answers 500), never sent with members missing. The allocator
  * fails the k-th allocation for every k until the build succeeds
- * (tests/support/failing_alloc.h). */
+ * (tests/support/failing_alloc.h). And the analysis cost, asked once per
+ * request (at the end). */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/jsonout.h"
 #include "server/http/service.h"
 #include "tests/support/failing_alloc.h"
+#include "tests/support/helper_http.h"
 
 static struct job_view done_view(void) {
     struct job_view v;
@@ -100,4 +104,62 @@ Test(routes, analysis_cost_counts_blockidx_predicates_per_thread) {
     strcpy(o.baseline, "lane-parity");
     /* lane-parity (also the baseline: one row) at 100, the blockIdx.x row at 100000. */
     cr_assert_float_eq(routes_analysis_cost(&o), 100100.0, 1e-9);
+}
+
+/* ---- the analysis cost, worked out once per request -------------------------
+ *
+ * plan_cost() is wrapped at link time (tests/CMakeLists.txt:
+ * -Wl,--wrap=plan_cost) and counted, and the core routes run in this
+ * process on an ephemeral port: one POST /analyze or /measure asks the
+ * planner's cost once, whether its analysis runs on the HTTP thread (small)
+ * or on the pool (a predicate that reads blockIdx.x). */
+
+double __real_plan_cost(const struct dv_options *o, const char **field);
+double __wrap_plan_cost(const struct dv_options *o, const char **field);
+static atomic_uint cost_calls;
+
+double __wrap_plan_cost(const struct dv_options *o, const char **field) {
+    atomic_fetch_add(&cost_calls, 1);
+    return __real_plan_cost(o, field);
+}
+
+static unsigned post(unsigned port, const char *path, const char *body, int want) {
+    struct helper_response r;
+    atomic_store(&cost_calls, 0);
+    cr_assert_eq(helper_request(port, "POST", path, "Content-Type: application/json", body, strlen(body), &r), 0);
+    cr_expect_eq(r.status, want, "%s %s: %d %s", path, body, r.status, r.body);
+    helper_response_free(&r);
+    return atomic_load(&cost_calls);
+}
+
+Test(routes, the_analysis_cost_is_worked_out_once_per_request, .timeout = 30) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s/tests/fake_worker", DV_TEST_BUILD_DIR);
+    char *argv[] = {cmd, NULL};
+    struct worker_config wc = {.argv = argv};
+    struct service s;
+    char err[ERR_LEN];
+    memset(&s, 0, sizeof s);
+    s.cfg.max_cost = s.cfg.open_cost = 1e30;
+    s.cfg.deadline_ms = 600000;
+    s.cfg.max_analysis_cost = 1e12;
+    s.cfg.http.drain_ms = 1000;
+    cr_assert_not_null(s.q = jobq_create(4, 8, 60, err), "%s", err);
+    cr_assert_not_null(s.w = worker_create(&wc, s.q, err), "%s", err);
+    cr_assert_eq(worker_start(s.w, err), 0, "%s", err);
+    cr_assert_eq(worker_wait_ready(s.w, 10000), 0, "the fake worker did not say hello");
+    cr_assert_not_null(s.http = http_create(&s.cfg.http, err), "%s", err);
+    cr_assert_eq(routes_add_core(&s, err), 0, "%s", err);
+    cr_assert_eq(http_start(s.http, err), 0, "%s", err);
+    const unsigned port = http_port(s.http);
+    cr_expect_eq(post(port, "/analyze", "{\"part\": 1}", 200), 1, "an analysis on the HTTP thread");
+    cr_expect_eq(post(port, "/analyze", "{\"part\": 1, \"predicates\": [\"blockIdx.x % 3 == 0\"]}", 200), 1,
+                 "an analysis on the pool");
+    cr_expect_eq(post(port, "/measure", "{\"part\": 2}", 202), 1, "a measurement's analysis");
+    s.cfg.max_analysis_cost = 1000;
+    cr_expect_eq(post(port, "/analyze", "{\"part\": 1, \"predicates\": [\"blockIdx.x % 3 == 0\"]}", 400), 1,
+                 "over the cap: the 400 is the one answer");
+    http_free(s.http);
+    worker_free(s.w);
+    jobq_free(s.q);
 }
