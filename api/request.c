@@ -1,7 +1,9 @@
 /* request.c -- the JSON body of POST /measure and POST /analyze.
  *
- * The body is parsed once with json_loadb(JSON_REJECT_DUPLICATES) and walked
- * key by key against a table of known fields: an unknown key is an error
+ * The body is parsed once with json_loadb(JSON_REJECT_DUPLICATES)
+ * (request_parse()) and the object walked (request_parse_json(), which a
+ * caller that already holds the parsed object calls alone) key by key
+ * against a table of known fields: an unknown key is an error
  * naming it, and each known key has a setter that checks the JSON type and
  * stores the value in struct dv_options. Ranges are not checked here but in
  * options_validate(OPTIONS_JSON), the same rules the CLI gets; an integer
@@ -239,13 +241,49 @@ void request_error_from(const struct dv_fault *fault, const char *msg, struct re
     }
 }
 
-int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e) {
-    json_error_t jerr;
-    json_t *root = NULL;
+int request_parse_json(const json_t *root, struct dv_options *o, struct request_error *e) {
     const char *key;
     json_t *value;
-    int rc = -1;
+    memset(e, 0, sizeof *e);
+    e->status = 400;
+    experiment_defaults(o);
+    if (!json_is_object(root)) return set_error(e, "", "expected a JSON object, got %s", type_name(root));
+    json_object_foreach((json_t *)root, key, value) {
+        size_t k = 0, n = sizeof setters / sizeof setters[0];
+        while (k < n && strcmp(setters[k].name, key) != 0) k++;
+        if (k == n)
+            return set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
+                                     "threads_per_block, iterations, max_halfwidth (or its old name "
+                                     "max_noise), budget_ms, min_samples, max_samples, scenario, witness, "
+                                     "counters, instructions");
+        if (setters[k].set(o, value, e) != 0) return -1;
+        /* Named, so a field that does not apply can be told from a default
+         * (max_noise is max_halfwidth's old name: the same field). */
+        const char *named = strcmp(key, "max_noise") == 0 ? "max_halfwidth" : key;
+        for (unsigned b = 0; b < DV_GIVEN_NUM; b++)
+            if (strcmp(experiment_given_name(1u << b), named) == 0) o->given |= 1u << b;
+    }
 
+    const int old_name = json_object_get(root, "max_noise") != NULL;
+    if (old_name && json_object_get(root, "max_halfwidth"))
+        return set_error(e, "max_noise", "the old name of max_halfwidth: give one of the two");
+    struct dv_fault fault;
+    char err[ERR_LEN];
+    if (options_validate(o, OPTIONS_JSON, &fault, err) != 0) {
+        /* The error names the field as the body spelled it. */
+        if (old_name && strcmp(fault.field, "max_halfwidth") == 0) {
+            const char *why = strchr(err, ':');
+            set_error(e, "max_noise", "%s", why ? why + 2 : err);
+        } else {
+            request_error_from(&fault, err, e);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e) {
+    json_error_t jerr;
     memset(e, 0, sizeof *e);
     e->status = 400;
     experiment_defaults(o);
@@ -254,7 +292,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
     while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n')) i++;
     if (i == len) return set_error(e, "", "empty body: expected a JSON object ({} for the defaults)");
 
-    root = jsonout_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = jsonout_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         e->line = jerr.line > 0 ? jerr.line : 0;
         e->column = jerr.column > 0 ? jerr.column : 0;
@@ -268,48 +306,7 @@ int request_parse(const char *body, size_t len, struct dv_options *o, struct req
         return set_error(e, "", "malformed JSON at line %d, column %d: %s", e->line, e->column,
                          jerr.text);
     }
-    if (!json_is_object(root)) {
-        set_error(e, "", "expected a JSON object, got %s", type_name(root));
-        goto cleanup;
-    }
-    json_object_foreach(root, key, value) {
-        size_t k = 0, n = sizeof setters / sizeof setters[0];
-        while (k < n && strcmp(setters[k].name, key) != 0) k++;
-        if (k == n) {
-            set_error(e, key, "unknown field; known: part, predicates, baseline, blocks, "
-                              "threads_per_block, iterations, max_halfwidth (or its old name "
-                              "max_noise), budget_ms, min_samples, max_samples, scenario, witness, "
-                              "counters, instructions");
-            goto cleanup;
-        }
-        if (setters[k].set(o, value, e) != 0) goto cleanup;
-        /* Named, so a field that does not apply can be told from a default
-         * (max_noise is max_halfwidth's old name: the same field). */
-        const char *named = strcmp(key, "max_noise") == 0 ? "max_halfwidth" : key;
-        for (unsigned b = 0; b < DV_GIVEN_NUM; b++)
-            if (strcmp(experiment_given_name(1u << b), named) == 0) o->given |= 1u << b;
-    }
-
-    const int old_name = json_object_get(root, "max_noise") != NULL;
-    if (old_name && json_object_get(root, "max_halfwidth")) {
-        set_error(e, "max_noise", "the old name of max_halfwidth: give one of the two");
-        goto cleanup;
-    }
-    struct dv_fault fault;
-    char err[ERR_LEN];
-    if (options_validate(o, OPTIONS_JSON, &fault, err) != 0) {
-        /* The error names the field as the body spelled it. */
-        if (old_name && strcmp(fault.field, "max_halfwidth") == 0) {
-            const char *why = strchr(err, ':');
-            set_error(e, "max_noise", "%s", why ? why + 2 : err);
-        } else {
-            request_error_from(&fault, err, e);
-        }
-        goto cleanup;
-    }
-    rc = 0;
-
-cleanup:
+    const int rc = request_parse_json(root, o, e);
     json_decref(root);
     return rc;
 }

@@ -1,8 +1,9 @@
 /* request.h -- the JSON body of POST /measure and POST /analyze into a
  * validated struct dv_options.
  *
- * Parsed with json_loadb(JSON_REJECT_DUPLICATES) and unpacked at once; the
- * json_t never leaves this file. Fields: part (1, 2 or "all"), predicates
+ * Parsed with json_loadb(JSON_REJECT_DUPLICATES) and unpacked at once, or
+ * unpacked from an object the caller parsed (request_parse_json()); no json_t
+ * is kept. Fields: part (1, 2 or "all"), predicates
  * (array of names or expressions), baseline, blocks (integer or "auto"),
  * threads_per_block (integer or [x, y]), iterations, max_halfwidth (max_noise,
  * its old name), budget_ms, min_samples, max_samples, scenario, witness,
@@ -14,6 +15,9 @@
 #define DV_REQUEST_H
 
 #include <stddef.h>
+
+#include <jansson.h>
+
 #include "kernels/model/model/experiment.h"
 
 /* Request error: HTTP status to answer with, the field (or "" for the body),
@@ -33,6 +37,13 @@ struct request_error {
  * fields), then options_validate(). Returns 0, or -1 with `e` filled. An empty
  * body ({}) means the lesson's defaults. */
 int request_parse(const char *body, size_t len, struct dv_options *o, struct request_error *e);
+
+/* request_parse() of a body already parsed into `root` (borrowed: the
+ * caller keeps it; parse it with JSON_REJECT_DUPLICATES, as request_parse()
+ * does, for the same refusals): the same fields, checks and errors, but
+ * for the body's syntax, which was the caller's to read. For a caller that
+ * holds a message with the request inside it (the GPU worker's). */
+int request_parse_json(const json_t *root, struct dv_options *o, struct request_error *e);
 
 /* A refusal that options_validate() or plan_report() wrote as `msg`
  * ("<field>: why", or "why") and `fault` (what it is about) into `e`: status

@@ -1,6 +1,7 @@
 /* test_request.c -- every way a POST /measure body can be wrong, and the
  * round trip through request_dump(). */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,4 +292,40 @@ Test(request, instructions_switch_and_its_cost_cap) {
                  e.reason);
     expect_error("{\"instructions\": true, \"blocks\": \"auto\", \"predicates\": [\"blockIdx.x & 3\"]}", "instructions",
                  "auto is costed at its upper bound");
+}
+
+/* request_parse_json() of an object the caller parsed: the same options and
+ * the same refusals as request_parse() of its text, for bodies that pass and
+ * bodies each refused for a different reason; the object stays the
+ * caller's. */
+Test(request, a_parsed_object_reads_as_its_text) {
+    static const char *const bodies[] = {
+        "{}",
+        "{\"part\": 1, \"predicates\": [\"lane-parity\", \"threadIdx.x < 5\"], \"baseline\": \"lane-parity\"}",
+        "{\"threads_per_block\": [32, 8], \"blocks\": \"auto\", \"max_noise\": 0.01, \"witness\": false}",
+        "{\"scenario\": \"C7\", \"part\": 1}",
+        "{\"bogus\": 1}",
+        "{\"part\": \"three\"}",
+        "{\"blocks\": 99999999}",
+        "{\"max_noise\": 0.01, \"max_halfwidth\": 0.01}",
+        "{\"part\": 1, \"predicates\": [\"threadIdx.x <\"]}",
+        "[1, 2]",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        struct dv_options a, b;
+        struct request_error ea, eb;
+        const int ra = request_parse(bodies[i], strlen(bodies[i]), &a, &ea);
+        json_error_t je;
+        json_t *root = json_loadb(bodies[i], strlen(bodies[i]), JSON_REJECT_DUPLICATES, &je);
+        cr_assert_not_null(root, "%s", bodies[i]);
+        const int rb = request_parse_json(root, &b, &eb);
+        cr_expect_eq(root->refcount, 1, "%s: the object is the caller's", bodies[i]);
+        json_decref(root);
+        cr_expect_eq(ra, rb, "%s", bodies[i]);
+        cr_expect_eq(memcmp(&a, &b, sizeof a), 0, "%s: the same options", bodies[i]);
+        cr_expect_eq(memcmp(&ea, &eb, sizeof ea), 0, "%s: the same error (%s / %s)", bodies[i], ea.reason,
+                     eb.reason);
+        if (i >= 4) cr_expect_eq(rb, -1, "%s is refused", bodies[i]);
+        else cr_expect_eq(rb, 0, "%s: %s", bodies[i], eb.reason);
+    }
 }
