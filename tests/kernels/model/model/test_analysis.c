@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include "kernels/model/model/analysis.h"
-#include "kernels/model/model/experiment.h"
 #include "kernels/model/model/predicate.h"
-#include "kernels/model/model/plan.h"
 
 /* Analysis of `text` on `blocks` x (bx, by). */
 static struct dv_row analyze(const char *text, unsigned blocks, unsigned bx, unsigned by) {
@@ -191,74 +189,6 @@ Test(analysis, evaluation_error_names_the_thread) {
     cr_assert(strstr(err, "thread (5, 0) of block 0") != NULL, "%s", err);
     cr_assert(strstr(err, "division by zero") != NULL, "%s", err);
     predicate_cleanup(&p);
-}
-
-static struct dv_report *plan(struct dv_options *o) {
-    char err[ERR_LEN];
-    struct dv_report *r = experiment_report_create();
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
-    return r;
-}
-
-Test(analysis, plan_part1_predicted_ratios_and_comparable) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "first-16");
-    struct dv_report *r = plan(&o);
-    cr_assert_eq(r->ntables, 1);
-    const struct dv_table *t = &r->tables[0];
-    cr_assert_str_eq(t->kernel, "branch");
-    cr_assert_str_eq(t->rows[t->baseline_row].name, "warp-parity");
-    /* 16 path-runs against 8: 2.0; uniform rows 1.0; first-16 9/8. */
-    cr_assert_float_eq(t->rows[0].predicted_ratio, 2.0, 1e-12);
-    cr_assert_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12);
-    cr_assert_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12);
-    cr_assert_float_eq(t->rows[3].predicted_ratio, 1.0, 1e-12);
-    cr_assert_float_eq(t->rows[4].predicted_ratio, 9.0 / 8.0, 1e-12);
-    for (int i = 0; i < 4; i++) cr_assert(t->rows[i].comparable, "row %d", i);
-    cr_assert_not(t->rows[4].comparable);
-    cr_assert(strstr(t->rows[4].comparable_reason, "16 of 256 threads per block on path A against 128") != NULL,
-              "%s", t->rows[4].comparable_reason);
-    experiment_report_free(r);
-}
-
-Test(analysis, any_expression_moves_every_row_to_the_mask_kernel) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "threadIdx.x < 32");
-    struct dv_report *r = plan(&o);
-    const struct dv_table *t = &r->tables[0];
-    cr_assert_str_eq(t->kernel, "mask");
-    for (unsigned i = 0; i < t->nrows; i++) cr_assert_eq(t->rows[i].kernel, DV_KERNEL_MASK);
-    experiment_report_free(r);
-}
-
-Test(analysis, plan_part2_rows) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.part = DV_PART_2;
-    struct dv_report *r = plan(&o);
-    const struct dv_table *t = &r->tables[0];
-    cr_assert_eq(t->nrows, 3);
-    cr_assert_str_eq(t->rows[0].name, "no-branch");
-    cr_assert_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12);
-    cr_assert_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12);
-    experiment_report_free(r);
-}
-
-Test(analysis, plan_rejects_a_grid_over_the_limit) {
-    struct dv_options o;
-    char err[ERR_LEN];
-    experiment_defaults(&o);
-    o.blocks = DV_MAX_BLOCKS;
-    o.block_x = 1024;
-    struct dv_report *r = experiment_report_create();
-    cr_assert_eq(plan_report(&o, r, NULL, err), -1);
-    cr_assert(strstr(err, "blocks:") == err, "%s", err);
-    experiment_report_free(r);
 }
 
 /* analysis_row() counts a blockIdx.x-free predicate on one block and

@@ -19,6 +19,55 @@ static struct dv_report *plan(const struct dv_options *o) {
     return r;
 }
 
+/* ---- the lesson's tables ------------------------------------------------------ */
+
+Test(plan, part1_predicted_ratios_and_comparable) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "first-16");
+    struct dv_report *r = plan(&o);
+    cr_assert_eq(r->ntables, 1);
+    const struct dv_table *t = &r->tables[0];
+    cr_assert_str_eq(t->kernel, "branch");
+    cr_assert_str_eq(t->rows[t->baseline_row].name, "warp-parity");
+    /* 16 path-runs against 8: 2.0; uniform rows 1.0; first-16 9/8. */
+    cr_assert_float_eq(t->rows[0].predicted_ratio, 2.0, 1e-12);
+    cr_assert_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12);
+    cr_assert_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12);
+    cr_assert_float_eq(t->rows[3].predicted_ratio, 1.0, 1e-12);
+    cr_assert_float_eq(t->rows[4].predicted_ratio, 9.0 / 8.0, 1e-12);
+    for (int i = 0; i < 4; i++) cr_assert(t->rows[i].comparable, "row %d", i);
+    cr_assert_not(t->rows[4].comparable);
+    cr_assert(strstr(t->rows[4].comparable_reason, "16 of 256 threads per block on path A against 128") != NULL,
+              "%s", t->rows[4].comparable_reason);
+    experiment_report_free(r);
+}
+
+Test(plan, any_expression_moves_every_row_to_the_mask_kernel) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    snprintf(o.predicates[o.npredicates++], PREDICATE_TEXT_LEN, "threadIdx.x < 32");
+    struct dv_report *r = plan(&o);
+    const struct dv_table *t = &r->tables[0];
+    cr_assert_str_eq(t->kernel, "mask");
+    for (unsigned i = 0; i < t->nrows; i++) cr_assert_eq(t->rows[i].kernel, DV_KERNEL_MASK);
+    experiment_report_free(r);
+}
+
+Test(plan, rejects_a_grid_over_the_limit) {
+    struct dv_options o;
+    char err[ERR_LEN];
+    experiment_defaults(&o);
+    o.blocks = DV_MAX_BLOCKS;
+    o.block_x = 1024;
+    struct dv_report *r = experiment_report_create();
+    cr_assert_eq(plan_report(&o, r, NULL, err), -1);
+    cr_assert(strstr(err, "blocks:") == err, "%s", err);
+    experiment_report_free(r);
+}
+
 /* A plan's error carries the request field it is about as a value: each kind
  * of field, including a predicate whose text the planner trims; and an
  * expression's, where in it, with the caret under the text it counts in. */
@@ -192,7 +241,11 @@ Test(plan, part2_rows_are_the_tables_rows) {
     unsigned n = 0;
     const struct plan_fixed_row *rows = plan_part2_rows(&n);
     cr_assert_eq(t->nrows, n);
+    cr_assert_eq(n, 3);
     cr_expect_str_eq(t->baseline, rows[0].name, "the first is the baseline");
+    cr_expect_str_eq(rows[0].name, "no-branch");
+    cr_expect_float_eq(t->rows[1].predicted_ratio, 2.0, 1e-12, "lane parity splits every warp");
+    cr_expect_float_eq(t->rows[2].predicted_ratio, 1.0, 1e-12, "warp parity splits none");
     for (unsigned i = 0; i < n; i++) {
         cr_expect_str_eq(t->rows[i].name, rows[i].name);
         cr_expect_str_eq(t->rows[i].label, rows[i].label);
