@@ -113,23 +113,8 @@ static int on_count(void *p, unsigned row, const struct counters_span *span, cha
     return launch(x->c, row, span->blocks, NULL, err);
 }
 
-/* The testimony of table `t` (gpu/testimony_run.h) with this file's
- * callbacks, over the rows' phase-0 masks. */
-static int table_testimony(struct session *s, const struct dv_options *o, const struct dv_report *r, struct dv_table *t,
-                           const struct table_ctx *c, const struct dv_geometry *g, const uint32_t *const *masks,
-                           struct dv_testimony *tm, struct counters **cnt, char *err) {
-    struct lesson_testimony x = {c, r, t, g, masks, {0}};
-    const struct testimony_table tt = {.t = t,
-                                       .blocks = g->blocks,
-                                       .witness = !o->no_witness,
-                                       .prepare = on_prepare,
-                                       .witness_launch = on_witness,
-                                       .expect = on_expect,
-                                       .observe = on_observe,
-                                       .count = on_count,
-                                       .ctx = &x};
-    return testimony_run(s, &tt, tm, cnt, err);
-}
+/* This kind of table's part of the testimony (gpu/testimony_run.h). */
+static const struct testimony_ops table_ops = {on_prepare, on_witness, on_expect, on_observe, on_count, NULL};
 
 /* One row's check on a CPU thread, while the main thread drives the GPU. */
 struct check_job {
@@ -232,7 +217,9 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
         check_start(&jobs[i]);
     }
     t->host_outputs_ms = timeutil_now_ms() - h0;
-    rc = table_testimony(s, o, r, t, &c, &g, masks, tm, cnt, err);
+    struct lesson_testimony x = {&c, r, t, &g, masks, {0}};
+    const struct testimony_table tt = {t, g.blocks, !o->no_witness, &table_ops, &x};
+    rc = testimony_run(s, &tt, tm, cnt, err);
 cleanup:;
     char cerr[ERR_LEN] = "";
     const double j0 = timeutil_now_ms();

@@ -237,6 +237,9 @@ static int on_count(void *p, unsigned row, const struct counters_span *span, cha
     return launch_any(c, row, span->standin, span->first, span->blocks, NULL, err);
 }
 
+/* This kind of table's part of the testimony (gpu/testimony_run.h). */
+static const struct testimony_ops table_ops = {on_prepare, on_witness, on_expect, on_observe, on_count, NULL};
+
 /* The launch state of scenario table `s` for options `o` over device input
  * `in_dev`: the grid, the unit and short-kernel iterations, the path
  * lengths, and per row its assignment (uploaded in the element type its
@@ -366,15 +369,7 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     if (rc != 0) goto cleanup;
     derive_ratios(s, t);
     struct scenario_testimony x = {&c, o, t, dev->sm_count > 0 ? (unsigned)dev->sm_count : 1u, {0}};
-    const struct testimony_table tt = {.t = t,
-                                       .blocks = c.blocks,
-                                       .witness = !o->no_witness,
-                                       .prepare = on_prepare,
-                                       .witness_launch = on_witness,
-                                       .expect = on_expect,
-                                       .observe = on_observe,
-                                       .count = on_count,
-                                       .ctx = &x};
+    const struct testimony_table tt = {t, c.blocks, !o->no_witness, &table_ops, &x};
     rc = testimony_run(sess, &tt, tm, cnt, err);
 cleanup:
     for (unsigned r = 0; r < SCENARIO_MAX_ROWS; r++) {

@@ -30,12 +30,12 @@ struct counting {
 static int count_launch(void *p, unsigned row, const struct counters_span *span, char *err) {
     const struct counting *c = p;
     const int rc = c->pending ? witness_settle(c->pending, err) : 0;
-    return rc != 0 ? rc : c->x->count(c->x->ctx, row, span, err);
+    return rc != 0 ? rc : c->x->ops->count(c->x->ctx, row, span, err);
 }
 
 static int count_wait(void *p, char *err) {
     const struct counting *c = p;
-    return c->x->wait(c->x->ctx, err);
+    return c->x->ops->wait(c->x->ctx, err);
 }
 
 /* counters_table() over the rows' standing grids. A pass that fails is
@@ -50,7 +50,7 @@ static void counter_pass(const struct testimony_table *x, const struct testimony
         evaluations[r] = rows[r].evaluations;
     }
     struct counting c = {x, pending};
-    const struct counters_launch l = {.launch = count_launch, .wait = x->wait ? count_wait : NULL, .ctx = &c};
+    const struct counters_launch l = {.launch = count_launch, .wait = x->ops->wait ? count_wait : NULL, .ctx = &c};
     (void)counters_table(cnt, x->t, grids, &l, evaluations, tm);
 }
 
@@ -64,13 +64,13 @@ static int run(struct session *s, const struct testimony_table *x, struct dv_tes
     double t0 = timeutil_now_ms();
     for (unsigned r = 0; r < n; r++) {
         memset(&rows[r], 0, sizeof rows[r]);
-        const int rc = x->prepare(x->ctx, r, &rows[r], err);
+        const int rc = x->ops->prepare(x->ctx, r, &rows[r], err);
         if (rc != 0) return rc;
         wblocks[r] = rows[r].witness_blocks;
     }
     *(x->witness ? &tm->witness_ms : &tm->counters_ms) += timeutil_now_ms() - t0;
 
-    const struct witness_rows w = {n, x->blocks, wblocks, x->witness_launch, x->expect, x->observe, x->ctx};
+    const struct witness_rows w = {n, x->blocks, wblocks, x->ops->witness_launch, x->ops->expect, x->ops->observe, x->ctx};
     struct witness_pass wp;
     int rc = 0, counted = 0;
     memset(&wp, 0, sizeof wp);

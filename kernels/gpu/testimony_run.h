@@ -50,11 +50,10 @@ struct testimony_row {
     unsigned evaluations;
 };
 
-/* The table's part of the testimony; every callback gets `ctx`. */
-struct testimony_table {
-    struct dv_table *t; /* rows 0..t->nrows-1 (at most DV_MAX_ROWS) */
-    unsigned blocks;    /* the rows' grid                          */
-    int witness;        /* 0: no witness pass (witness: false)      */
+/* What a kind of table does in its testimony (one constant per kind, as
+ * nvbench's measure_cupti keeps what varies behind a few calls); every
+ * callback gets the table's `ctx`. */
+struct testimony_ops {
     /* Row `row`'s standing blocks into *out. Returns 0 or a DV_* code with
      * `err`. */
     int (*prepare)(void *ctx, unsigned row, struct testimony_row *out, char *err);
@@ -68,6 +67,14 @@ struct testimony_table {
      * counters_launch's launch and wait. */
     int (*count)(void *ctx, unsigned row, const struct counters_span *span, char *err);
     int (*wait)(void *ctx, char *err);
+};
+
+/* One table's testimony: its rows, its kind's calls and their context. */
+struct testimony_table {
+    struct dv_table *t; /* rows 0..t->nrows-1 (at most DV_MAX_ROWS) */
+    unsigned blocks;    /* the rows' grid                          */
+    int witness;        /* 0: no witness pass (witness: false)      */
+    const struct testimony_ops *ops;
     void *ctx;
 };
 

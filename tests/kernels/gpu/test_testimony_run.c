@@ -51,9 +51,10 @@ static void table_init(struct dv_table *t, struct dv_testimony *tm) {
     t->cost_witness_ms = t->cost_counters_ms = NAN;
 }
 
+static const struct testimony_ops counted_ops = {.prepare = on_prepare, .count = on_count, .wait = on_wait};
+
 static struct testimony_table counted_table(struct dv_table *t, struct table *x) {
-    return (struct testimony_table){
-        .t = t, .blocks = 4096, .witness = 0, .prepare = on_prepare, .count = on_count, .wait = on_wait, .ctx = x};
+    return (struct testimony_table){t, 4096, 0, &counted_ops, x};
 }
 
 Test(testimony_run, nothing_asked_runs_nothing_and_costs_nothing) {
