@@ -48,11 +48,9 @@ EXEMPT = ("tests/", "static/divergence-widget.js")
 # entry is a file ("path") or a function ("path:function").
 ALLOWED = {
     "server/evidence/evidence.c": "the evidence store's eight jobs, split by the server step",
-    "server/http/http.c": "struct http made of owned parts, split by the server step",
     "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
     "server/cmd/cli.c:cli_parse": "the server step",
     "server/core/httpclient.c:httpclient_send": "the server step",
-    "server/http/metrics.c:metrics_text": "the server step (the request counters once, in metrics.c)",
     "server/http/routes.c:measure_done": "the server step",
     "server/jobs/instrproc.c:instrproc_report": "the server step (instrproc's cache onto kernels/base/lru.h)",
     "server/jobs/worker.c:run_job": "the server step (the worker's wire format)",

@@ -117,7 +117,10 @@ int http_start(struct http *h, char *err);
 unsigned http_port(const struct http *h);
 /* Stops accepting new connections; open ones are still served. */
 void http_quiesce(struct http *h);
-/* The connection table's state, for metrics and tests. */
+/* The connection table's state and the CPU pool's queue, for metrics
+ * (metrics.c writes them as dv_http_connections,
+ * dv_http_connections_closed_total{reason}, dv_http_held_requests,
+ * dv_http_held_released_total{reason}, dv_analysis_queue_depth) and tests. */
 struct http_conn_stats {
     unsigned open;                      /* connections in the table        */
     unsigned held;                      /* held requests now               */
@@ -141,21 +144,14 @@ void http_conn_stats(struct http *h, struct http_conn_stats *st);
  * everything. NULL ok. */
 void http_free(struct http *h);
 
-/* Prometheus lines for the connection table (dv_http_connections,
- * dv_http_connections_closed_total{reason}), the held requests
- * (dv_http_held_requests, dv_http_held_released_total{reason}), the analysis
- * queue and the request counters:
- * dv_http_requests_total{route="...",status="...",status_class="2xx"} N.
- * malloc()ed. */
-char *http_metrics_text(struct http *h);
-
 /* "1xx" .. "5xx" for a status (the label the request metrics carry), or
  * "other" outside 100..599. */
 const char *http_status_class(int status);
 
 /* Called once per answered request with the route's label ("other" when no
  * route matched), the status and the seconds from the request's headers to
- * its answer being queued. Runs on the daemon's threads: must be quick. */
+ * its answer being queued: the one place requests are counted (metrics.c
+ * keeps the counts). Runs on the daemon's threads: must be quick. */
 typedef void (*http_observer_fn)(void *ctx, const char *route, int status, double seconds);
 /* Sets the observer (metrics) before http_start(). */
 void http_set_observer(struct http *h, http_observer_fn fn, void *ctx);

@@ -1,5 +1,13 @@
 /* metrics.c -- see metrics.h.
  *
+ * Requests are counted here and only here: the HTTP front reports each
+ * answer once (http_set_observer), and one call under the metrics mutex
+ * adds it to the counter of its (route, status) and to the latency
+ * histogram of its (route, status class). Both tables grow on first sight
+ * from the route labels and the statuses the routes answer, a small fixed
+ * set; a label past a table's room is not counted there (and the server
+ * logs nothing per request).
+ *
  * A histogram is a fixed list of upper bounds with a count per bound, a sum
  * and a total, under the one metrics mutex; buckets are stored
  * non-cumulative and summed when written. Each (route, status class) gets a
@@ -25,7 +33,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define MAX_ROUTES 192 /* route x status class pairs */
+#define MAX_ROUTES 192   /* route x status class pairs */
+#define MAX_COUNTERS 256 /* route x status pairs       */
 #define MAX_BOUNDS 16
 
 static const double request_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
@@ -42,6 +51,13 @@ struct histogram {
     double sum;
 };
 
+/* One series of dv_http_requests_total. */
+struct counter {
+    char label[64];
+    int status;
+    unsigned long long n;
+};
+
 struct route_hist {
     char label[64];
     const char *status_class; /* http_status_class(): static text */
@@ -55,6 +71,8 @@ struct metrics {
     pthread_mutex_t lock;
     struct route_hist routes[MAX_ROUTES];
     unsigned nroutes;
+    struct counter counters[MAX_COUNTERS]; /* in the order first seen */
+    unsigned ncounters;
     struct histogram wait, run_ok, run_failed, testimony;
     unsigned long long rejected;
 };
@@ -73,9 +91,24 @@ static int is_measure_route(const char *route) {
     return n >= 8 && strcmp(route + n - 8, "/measure") == 0;
 }
 
+/* The request counter of (route, status), made on first sight; NULL when
+ * the table is full. Lock held. */
+static struct counter *counter_locked(struct metrics *m, const char *route, int status) {
+    for (unsigned i = 0; i < m->ncounters; i++)
+        if (m->counters[i].status == status && strcmp(m->counters[i].label, route) == 0) return &m->counters[i];
+    if (m->ncounters == MAX_COUNTERS) return NULL;
+    struct counter *c = &m->counters[m->ncounters++];
+    snprintf(c->label, sizeof c->label, "%s", route);
+    c->status = status;
+    c->n = 0;
+    return c;
+}
+
 void metrics_observe_request(void *ctx, const char *route, int status, double seconds) {
     struct metrics *m = ctx;
     pthread_mutex_lock(&m->lock);
+    struct counter *c = counter_locked(m, route, status);
+    if (c) c->n++;
     const char *cls = http_status_class(status);
     unsigned i;
     for (i = 0; i < m->nroutes; i++)
@@ -284,23 +317,8 @@ static void put_evidence(FILE *f, struct metrics *m) {
     json_decref(idx);
 }
 
-char *metrics_text(struct metrics *m) {
-    struct service *s = m->s;
-    struct jobq_stats st;
-    struct worker_snapshot ws;
-    jobq_get_stats(s->q, &st);
-    worker_get_snapshot(s->w, &ws);
-    free(ws.device_json);
-    char *reqs = http_metrics_text(s->http);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-        free(reqs);
-        return NULL;
-    }
-    pthread_mutex_lock(&m->lock);
-    unsigned long long rejected = m->rejected;
+/* The job counters. Lock held. */
+static void put_jobs(FILE *f, const struct metrics *m, const struct jobq_stats *st) {
     fprintf(f,
             "# HELP dv_jobs_total Measurement jobs by outcome (rejected: answered 429 on a measure route).\n"
             "# TYPE dv_jobs_total counter\n"
@@ -309,7 +327,11 @@ char *metrics_text(struct metrics *m) {
             "dv_jobs_total{outcome=\"cached\"} %llu\n"
             "dv_jobs_total{outcome=\"joined\"} %llu\n"
             "dv_jobs_total{outcome=\"rejected\"} %llu\n",
-            st.done, st.failed, st.cache_hits, st.coalesced, rejected);
+            st->done, st->failed, st->cache_hits, st->coalesced, m->rejected);
+}
+
+/* Every histogram. Lock held. */
+static void put_histograms(FILE *f, const struct metrics *m) {
     fputs(
         "# HELP dv_http_request_duration_seconds Time from a request's headers to its answer, per route and "
         "status class.\n"
@@ -335,8 +357,10 @@ char *metrics_text(struct metrics *m) {
         "# TYPE dv_testimony_seconds histogram\n",
         f);
     put_hist(f, "dv_testimony_seconds", "", &m->testimony, testimony_bounds, NB(testimony_bounds));
-    pthread_mutex_unlock(&m->lock);
-    put_worker_memory(f, ws.pid);
+}
+
+/* The queue, the worker and the GPU, as the queue and the worker see them. */
+static void put_queue(FILE *f, const struct jobq_stats *st, const struct worker_snapshot *ws) {
     fprintf(f,
             "# HELP dv_queue_depth Jobs waiting for the GPU.\n"
             "# TYPE dv_queue_depth gauge\n"
@@ -362,9 +386,11 @@ char *metrics_text(struct metrics *m) {
             "# HELP dv_gpu_kernel_seconds_total Timed GPU work the worker reported.\n"
             "# TYPE dv_gpu_kernel_seconds_total counter\n"
             "dv_gpu_kernel_seconds_total %.6f\n",
-            st.depth, st.capacity, st.running, ws.restarts, ws.state == WORKER_READY, ws.gpu_present, ws.busy_s,
-            ws.gpu_time_s);
-    put_evidence(f, m);
+            st->depth, st->capacity, st->running, ws->restarts, ws->state == WORKER_READY, ws->gpu_present,
+            ws->busy_s, ws->gpu_time_s);
+}
+
+static void put_build(FILE *f) {
     fputs("# HELP divergence_build_info The running build (always 1).\n"
           "# TYPE divergence_build_info gauge\n"
           "divergence_build_info{version=\"",
@@ -373,9 +399,76 @@ char *metrics_text(struct metrics *m) {
     fputs("\",git_revision=\"", f);
     put_escaped(f, buildinfo_git_revision());
     fputs("\"} 1\n", f);
+}
+
+/* The HTTP front's connection table, held requests and analysis queue. */
+static void put_connections(FILE *f, const struct http_conn_stats *cs) {
+    fprintf(f,
+            "# HELP dv_http_connections Connections open now.\n"
+            "# TYPE dv_http_connections gauge\n"
+            "dv_http_connections %u\n"
+            "# HELP dv_http_connections_closed_total Connections the server shut: past a header or body deadline, "
+            "evicted for a newcomer, refused (table all busy), refused over the per-address share, or hung up "
+            "while held.\n"
+            "# TYPE dv_http_connections_closed_total counter\n"
+            "dv_http_connections_closed_total{reason=\"deadline\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"evicted\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"refused\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"address_limit\"} %llu\n"
+            "dv_http_connections_closed_total{reason=\"hangup\"} %llu\n"
+            "# HELP dv_http_held_requests Long-polls and event streams held open now.\n"
+            "# TYPE dv_http_held_requests gauge\n"
+            "dv_http_held_requests %u\n"
+            "# HELP dv_http_held_released_total Held requests answered early with their current state to make "
+            "room: over the per-address bound, over the total bound, or for a newcomer to a full table.\n"
+            "# TYPE dv_http_held_released_total counter\n"
+            "dv_http_held_released_total{reason=\"address\"} %llu\n"
+            "dv_http_held_released_total{reason=\"total\"} %llu\n"
+            "dv_http_held_released_total{reason=\"table\"} %llu\n"
+            "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
+            "# TYPE dv_analysis_queue_depth gauge\n"
+            "dv_analysis_queue_depth %u\n",
+            cs->open, cs->deadline_closed, cs->evicted, cs->refused, cs->address_refused, cs->hangups, cs->held,
+            cs->released_address, cs->released_total, cs->released_table, cs->cpu_queued);
+}
+
+/* The request counters. Lock held. */
+static void put_requests(FILE *f, const struct metrics *m) {
+    fputs("# HELP dv_http_requests_total HTTP requests by route, status and status class.\n"
+          "# TYPE dv_http_requests_total counter\n",
+          f);
+    for (unsigned i = 0; i < m->ncounters; i++)
+        fprintf(f, "dv_http_requests_total{route=\"%s\",status=\"%d\",status_class=\"%s\"} %llu\n",
+                m->counters[i].label, m->counters[i].status, http_status_class(m->counters[i].status),
+                m->counters[i].n);
+}
+
+char *metrics_text(struct metrics *m) {
+    struct service *s = m->s;
+    struct jobq_stats st;
+    struct worker_snapshot ws;
+    struct http_conn_stats cs;
+    jobq_get_stats(s->q, &st);
+    worker_get_snapshot(s->w, &ws);
+    free(ws.device_json);
+    http_conn_stats(s->http, &cs);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    pthread_mutex_lock(&m->lock);
+    put_jobs(f, m, &st);
+    put_histograms(f, m);
+    pthread_mutex_unlock(&m->lock);
+    put_worker_memory(f, ws.pid);
+    put_queue(f, &st, &ws);
+    put_evidence(f, m); /* reads the evidence index: not under the lock */
+    put_build(f);
     put_process(f);
-    if (reqs) fputs(reqs, f);
-    free(reqs);
+    put_connections(f, &cs);
+    pthread_mutex_lock(&m->lock);
+    put_requests(f, m);
+    pthread_mutex_unlock(&m->lock);
     if (fclose(f) != 0) {
         free(text);
         return NULL;

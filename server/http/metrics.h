@@ -1,7 +1,7 @@
 /* metrics.h -- GET /metrics: the service's Prometheus text exposition.
  *
  * What it exposes (all dv_* unless said otherwise):
- *   dv_http_requests_total{route,status,status_class}  counter (kept by http.c)
+ *   dv_http_requests_total{route,status,status_class}  counter
  *   dv_http_request_duration_seconds{route,status_class}  histogram, headers
  *                                                  to answer; status_class is
  *                                                  2xx, 3xx, 4xx or 5xx
@@ -33,8 +33,13 @@
  *   divergence_build_info{version,git_revision}    1
  *   process_*                                      the standard process metrics
  *                                                  from /proc/self
- * The histograms are fed by observers on the HTTP front and the job queue
- * (cheap: a mutex and a few additions); everything else is read at scrape.
+ *   dv_http_connections, dv_http_connections_closed_total{reason},
+ *   dv_http_held_requests, dv_http_held_released_total{reason},
+ *   dv_analysis_queue_depth                        the HTTP front's connection
+ *                                                  table (http_conn_stats())
+ * The request counters and the histograms are fed by observers on the HTTP
+ * front and the job queue (cheap: a mutex and a few additions; each request
+ * is counted here once); everything else is read at scrape.
  */
 #ifndef DV_METRICS_H
 #define DV_METRICS_H
