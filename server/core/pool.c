@@ -22,13 +22,13 @@ struct job {
 
 struct pool {
     pthread_mutex_t lock;
-    pthread_cond_t cond;  /* a job was pushed, or the pool stops */
+    pthread_cond_t cond; /* a job was pushed, or the pool stops */
     struct job *head, *tail;
-    unsigned depth;       /* jobs in the list                     */
+    unsigned depth; /* jobs in the list */
     unsigned max_queued;
     int stop;
     pthread_t *threads;
-    unsigned nthreads;    /* started                              */
+    unsigned nthreads; /* started */
 };
 
 static void *pool_main(void *arg) {

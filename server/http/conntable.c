@@ -64,8 +64,7 @@ struct conntable_slot {
     struct conntable_slot *prev, *next;
 };
 
-void conntable_init(struct conntable *t, const struct conntable_limits *lim, conntable_release_fn release,
-                    void *ctx) {
+void conntable_init(struct conntable *t, const struct conntable_limits *lim, conntable_release_fn release, void *ctx) {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->lock, NULL);
     t->lim = *lim;
@@ -146,8 +145,7 @@ static void evict_locked(struct conntable *t, struct conntable_slot *newcomer) {
     struct conntable_slot *victim = NULL;
     unsigned victim_count = 0;
     for (struct conntable_slot *s = t->slots; s; s = s->next) {
-        if (s == newcomer || !slot_live(s) || (s->phase != CONNTABLE_HEADERS && s->phase != CONNTABLE_IDLE))
-            continue;
+        if (s == newcomer || !slot_live(s) || (s->phase != CONNTABLE_HEADERS && s->phase != CONNTABLE_IDLE)) continue;
         unsigned n = count_addr_locked(t, s->addr, 0);
         if (!victim || n > victim_count || (n == victim_count && s->since < victim->since)) {
             victim = s;

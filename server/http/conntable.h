@@ -45,17 +45,16 @@ struct conntable_limits {
 
 /* What the table saw, for metrics and tests. */
 struct conntable_stats {
-    unsigned open;                      /* connections in the table        */
-    unsigned held;                      /* held requests now               */
+    unsigned open;                      /* connections in the table         */
+    unsigned held;                      /* held requests now                */
     unsigned long long evicted;         /* shut to make room for a newcomer */
     unsigned long long deadline_closed; /* shut past a header/body deadline */
-    unsigned long long refused;         /* newcomers shut: table all busy  */
-    unsigned long long address_refused; /* over an address's share         */
-    unsigned long long hangups;         /* held, and the peer had gone     */
-    unsigned long long released_address, released_total, released_table; /* held
-                                           requests answered early: over the
-                                           per-address bound, the total, or
-                                           for a newcomer to a full table  */
+    unsigned long long refused;         /* newcomers shut: table all busy   */
+    unsigned long long address_refused; /* over an address's share          */
+    unsigned long long hangups;         /* held, and the peer had gone      */
+    /* Held requests answered early: over the per-address bound, over the
+     * total, or for a newcomer to a full table. */
+    unsigned long long released_address, released_total, released_table;
 };
 
 /* Has the request `req` answer now with its current state; with
@@ -75,8 +74,7 @@ struct conntable {
     struct conntable_stats st;    /* the counters; open and held counted when read */
 };
 
-void conntable_init(struct conntable *t, const struct conntable_limits *lim, conntable_release_fn release,
-                    void *ctx);
+void conntable_init(struct conntable *t, const struct conntable_limits *lim, conntable_release_fn release, void *ctx);
 /* Frees the slots left (none once libmicrohttpd has stopped). */
 void conntable_cleanup(struct conntable *t);
 

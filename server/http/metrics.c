@@ -386,8 +386,8 @@ static void put_queue(FILE *f, const struct jobq_stats *st, const struct worker_
             "# HELP dv_gpu_kernel_seconds_total Timed GPU work the worker reported.\n"
             "# TYPE dv_gpu_kernel_seconds_total counter\n"
             "dv_gpu_kernel_seconds_total %.6f\n",
-            st->depth, st->capacity, st->running, ws->restarts, ws->state == WORKER_READY, ws->gpu_present,
-            ws->busy_s, ws->gpu_time_s);
+            st->depth, st->capacity, st->running, ws->restarts, ws->state == WORKER_READY, ws->gpu_present, ws->busy_s,
+            ws->gpu_time_s);
 }
 
 static void put_build(FILE *f) {
@@ -434,9 +434,10 @@ static void put_connections(FILE *f, const struct http_conn_stats *cs) {
 
 /* The request counters. Lock held. */
 static void put_requests(FILE *f, const struct metrics *m) {
-    fputs("# HELP dv_http_requests_total HTTP requests by route, status and status class.\n"
-          "# TYPE dv_http_requests_total counter\n",
-          f);
+    fputs(
+        "# HELP dv_http_requests_total HTTP requests by route, status and status class.\n"
+        "# TYPE dv_http_requests_total counter\n",
+        f);
     for (unsigned i = 0; i < m->ncounters; i++)
         fprintf(f, "dv_http_requests_total{route=\"%s\",status=\"%d\",status_class=\"%s\"} %llu\n",
                 m->counters[i].label, m->counters[i].status, http_status_class(m->counters[i].status),

@@ -22,9 +22,9 @@ typedef void (*router_fn)(struct http_req *r, void *ctx);
 struct route {
     char method[8];
     char pattern[128];
-    char label[64];  /* what metrics call it ("/jobs/{id}")            */
-    unsigned flags;  /* http.h's HTTP_ROUTE_*, for the checks there    */
-    int prefix;      /* `pattern` is a prefix of the paths it takes    */
+    char label[64]; /* what metrics call it ("/jobs/{id}")            */
+    unsigned flags; /* http.h's HTTP_ROUTE_*, for the checks there    */
+    int prefix;     /* `pattern` is a prefix of the paths it takes    */
     router_fn fn;
     void *ctx;
 };

@@ -44,7 +44,7 @@ struct suspend_req {
 /* Private to suspend.c; embedded by its owner. */
 struct suspend {
     pthread_mutex_t lock;
-    pthread_cond_t idle; /* signalled when `live` falls to 0 */
+    pthread_cond_t idle;         /* signalled when `live` falls to 0 */
     struct suspend_req *waiting; /* suspended now                 */
     unsigned live;               /* requests begun and not ended  */
     int closing;

@@ -176,7 +176,7 @@ Test(conntable, a_held_request_whose_peer_hung_up_is_released_and_shut) {
     conntable_phase(&t, b, CONNTABLE_BUSY);
     conntable_hold(&t, a, &r1);
     conntable_hold(&t, b, &r2);
-    cr_assert_eq(send(peers[1], "x", 1, 0), 1); /* data is no hang-up */
+    cr_assert_eq(send(peers[1], "x", 1, 0), 1);   /* data is no hang-up */
     cr_assert_eq(shutdown(peers[0], SHUT_WR), 0); /* the peer is done: a half-close is a hang-up too */
     conntable_reap(&t, timeutil_now_ms());
     cr_assert_eq(released.n, 1);
