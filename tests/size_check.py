@@ -50,8 +50,6 @@ ALLOWED = {
     "server/evidence/evidence.c": "the evidence store's eight jobs, split by the server step",
     "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
     "server/cmd/cli.c:cli_parse": "the server step",
-    "server/core/httpclient.c:httpclient_send": "the server step",
-    "server/http/routes.c:measure_done": "the server step",
     "server/jobs/instrproc.c:instrproc_report": "the server step (instrproc's cache onto kernels/base/lru.h)",
     "server/jobs/worker.c:run_job": "the server step (the worker's wire format)",
 }

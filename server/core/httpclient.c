@@ -129,33 +129,14 @@ static struct curl_slist *header_list(const struct httpclient_request *req, int 
     return list;
 }
 
-int httpclient_send(const struct httpclient_request *req, struct httpclient_response *resp, char *err) {
-    memset(resp, 0, sizeof *resp);
-    resp->status = -1;
-    const char *method = req->method ? req->method : "GET";
-    const char *url = req->url ? req->url : "";
-    if (httpclient_url_check(url, err) != 0) return -1;
-    pthread_once(&global_once, global_init);
-    if (global_rc != CURLE_OK) {
-        dv_seterr(err, "%s %s: libcurl: %s", method, url, curl_easy_strerror(global_rc));
-        return -1;
-    }
-    int post = strcmp(method, "POST") == 0;
-    int has_body = req->body != NULL || post;
-    int nomem = 0, rc = -1;
-    struct buf body = {0}, head = {0};
-    char cerr[CURL_ERROR_SIZE] = "";
-    struct curl_slist *headers = header_list(req, has_body, &nomem);
-    CURL *c = nomem ? NULL : curl_easy_init();
-    if (!c) {
-        dv_seterr(err, "%s %s: out of memory", method, url);
-        goto cleanup;
-    }
+/* What `req` asks of handle `c`: the URL, the protocols, the timeout, the
+ * redirects, the proxy, the headers, the method and the body. */
+static void set_request(CURL *c, const struct httpclient_request *req, const char *method, const char *url,
+                        struct curl_slist *headers, int post, int has_body) {
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : HTTPCLIENT_TIMEOUT_MS);
     curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
     if (req->follow) {
@@ -178,6 +159,32 @@ int httpclient_send(const struct httpclient_request *req, struct httpclient_resp
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(req->body ? req->len : 0));
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
     }
+}
+
+int httpclient_send(const struct httpclient_request *req, struct httpclient_response *resp, char *err) {
+    memset(resp, 0, sizeof *resp);
+    resp->status = -1;
+    const char *method = req->method ? req->method : "GET";
+    const char *url = req->url ? req->url : "";
+    if (httpclient_url_check(url, err) != 0) return -1;
+    pthread_once(&global_once, global_init);
+    if (global_rc != CURLE_OK) {
+        dv_seterr(err, "%s %s: libcurl: %s", method, url, curl_easy_strerror(global_rc));
+        return -1;
+    }
+    int post = strcmp(method, "POST") == 0;
+    int has_body = req->body != NULL || post;
+    int nomem = 0, rc = -1;
+    struct buf body = {0}, head = {0};
+    char cerr[CURL_ERROR_SIZE] = "";
+    struct curl_slist *headers = header_list(req, has_body, &nomem);
+    CURL *c = nomem ? NULL : curl_easy_init();
+    if (!c) {
+        dv_seterr(err, "%s %s: out of memory", method, url);
+        goto cleanup;
+    }
+    set_request(c, req, method, url, headers, post, has_body);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

@@ -267,6 +267,36 @@ static void measure(struct http_req *r, void *ctx) {
     plan_defer(r, s, 1, measure_done, &o, acost);
 }
 
+/* 200 with the cached document `doc` of job `id`, `age` seconds old. */
+static void reply_cached(struct http_req *r, const char *doc, double age, const char *id) {
+    char loc[64];
+    int bad = 0;
+    json_error_t je;
+    json_t *d = jsonout_loads(doc, 0, &je);
+    json_t *o = json_object();
+    snprintf(loc, sizeof loc, "/jobs/%s", id);
+    jsonout_put(o, "id", jsonout_str(id), &bad);
+    jsonout_put(o, "state", jsonout_str("done"), &bad);
+    jsonout_put(o, "cached", json_true(), &bad);
+    jsonout_put(o, "age_s", json_real(floor(age * 1000) / 1000), &bad);
+    jsonout_put(o, "document", d, &bad); /* a document the cache holds always parses */
+    jsonout_put(o, "location", jsonout_str(loc), &bad);
+    reply_built(r, 200, o, bad);
+}
+
+/* 429: the job queue is full, with when a place opens (when the running
+ * job ends, jobq.h) as Retry-After. */
+static void reply_queue_full(struct http_req *r, struct service *s) {
+    unsigned retry = jobq_retry_after_s(s->q);
+    char ra[16];
+    int bad = 0;
+    snprintf(ra, sizeof ra, "%u", retry);
+    http_req_add_header(r, "Retry-After", ra);
+    json_t *x = json_object();
+    jsonout_put(x, "retry_after_s", json_integer(retry), &bad);
+    http_reply_error_ex(r, 429, NULL, x, bad, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue, retry);
+}
+
 /* After the analysis accepted the request: the cache, then the queue. */
 static void measure_done(struct http_req *r, void *ctx) {
     struct plan_task *t = ctx;
@@ -284,17 +314,7 @@ static void measure_done(struct http_req *r, void *ctx) {
     char id[JOBQ_ID_LEN];
     char loc[64];
     if (jobq_cache_lookup(s->q, key, &doc, &age, id)) {
-        json_error_t je;
-        json_t *d = jsonout_loads(doc, 0, &je);
-        json_t *o2 = json_object();
-        snprintf(loc, sizeof loc, "/jobs/%s", id);
-        jsonout_put(o2, "id", jsonout_str(id), &bad);
-        jsonout_put(o2, "state", jsonout_str("done"), &bad);
-        jsonout_put(o2, "cached", json_true(), &bad);
-        jsonout_put(o2, "age_s", json_real(floor(age * 1000) / 1000), &bad);
-        jsonout_put(o2, "document", d, &bad); /* a document the cache holds always parses */
-        jsonout_put(o2, "location", jsonout_str(loc), &bad);
-        reply_built(r, 200, o2, bad);
+        reply_cached(r, doc, age, id);
         goto cleanup;
     }
     struct worker_snapshot ws;
@@ -321,15 +341,7 @@ static void measure_done(struct http_req *r, void *ctx) {
     char err[ERR_LEN];
     int rc = jobq_submit(s->q, &sub, id, &pos, &joined, err);
     if (rc == DV_EFULL) {
-        /* When a place opens: when the running job ends (jobq.h). */
-        unsigned retry = jobq_retry_after_s(s->q);
-        char ra[16];
-        snprintf(ra, sizeof ra, "%u", retry);
-        http_req_add_header(r, "Retry-After", ra);
-        json_t *x = json_object();
-        jsonout_put(x, "retry_after_s", json_integer(retry), &bad);
-        http_reply_error_ex(r, 429, NULL, x, bad, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue,
-                            retry);
+        reply_queue_full(r, s);
         goto cleanup;
     }
     if (rc == DV_ECLOSED) {
