@@ -47,7 +47,6 @@ EXEMPT = ("tests/", "static/divergence-widget.js")
 # jobs, the instruction subsystem out of instr_cmd.c). server/ only; each
 # entry is a file ("path") or a function ("path:function").
 ALLOWED = {
-    "server/evidence/evidence.c": "the evidence store's eight jobs, split by the server step",
     "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
     "server/cmd/cli.c:cli_parse": "the server step",
     "server/jobs/instrproc.c:instrproc_report": "the server step (instrproc's cache onto kernels/base/lru.h)",

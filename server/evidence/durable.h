@@ -11,8 +11,8 @@
  * behind, never a torn file under a name; durable_sweep() removes them
  * (under the directory's lock, so never a live writer's).
  *
- * Nothing here knows what the files hold: the evidence store
- * (evidence.c) is the one user, and it decides names, layout and what a
+ * Nothing here knows what the files hold: the evidence store (evidence.c
+ * and its parts) is the one user, and it decides names, layout and what a
  * lock covers. Every function returns 0 (or a count) or -1 with `err`.
  */
 #ifndef DV_DURABLE_H

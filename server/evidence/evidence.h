@@ -17,7 +17,7 @@
  *   <gpu>/.stamp                            rewritten after every record, so
  *                                           other servers on the directory see
  *                                           the change (the folder's mtime)
- * <gpu> is the GPU model's slug (evidence_slug: "NVIDIA H200" ->
+ * <gpu> is the GPU model's slug (names_slug: "NVIDIA H200" ->
  * "nvidia-h200"). Dates are UTC. The files are the only state on disk;
  * "latest" is the newest date whose record says ok. A store made by an
  * earlier version (<YYYY-MM-DD>/ at the root) is moved under the GPU its
@@ -34,95 +34,28 @@
  * (history.h). Older dates are read from disk.
  *
  * Reads return bytes with their validator inputs (the measurement's time,
- * content digest);
- * failures return a code and a reason. HTTP (ETag text, 304, Cache-Control,
- * the error shape) is the routes' business. Thread-safe.
+ * content digest) as blobs (blob.h); failures return a code and a reason.
+ * HTTP (ETag text, 304, Cache-Control, the error shape) is the routes'
+ * business. Thread-safe.
+ *
+ * The store is made of parts, each a file: the record's types (types.h),
+ * names (names.h), reading one (record.h), building one (record_build.h),
+ * drawing one (draw.h), the blobs (blob.h), one GPU folder's view
+ * (gpuview.h), the views and the reads they answer under their own lock
+ * (views.h), the older nights a write compares with, cached under their own
+ * lock (older.h), each suite's history (history.h), the layout before GPU
+ * folders (legacy.h). evidence.c holds the store together: the root, the
+ * locks on disk, the filing, and when to look at the disk again.
  */
 #ifndef DV_EVIDENCE_H
 #define DV_EVIDENCE_H
 
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <time.h>
-#include <jansson.h>
-#include "kernels/base/status.h"
-#include "kernels/model/model/experiment.h"
+#include "server/evidence/blob.h"
+#include "server/evidence/types.h"
 
-#define EVIDENCE_SCHEMA "divergence.evidence.v1"
-#define EVIDENCE_INDEX_SCHEMA "divergence.evidence.index.v1"
-#define EVIDENCE_HISTORY_SCHEMA "divergence.evidence.history.v1"
 #define EVIDENCE_DEFAULT_DIR "var/evidence"
-#define EVIDENCE_DATE_LEN 11 /* "YYYY-MM-DD" + NUL */
-#define EVIDENCE_SLUG_LEN 64 /* at most 63 characters + NUL */
-#define EVIDENCE_HISTORY_DEFAULT 30
-#define EVIDENCE_HISTORY_MAX 366
 
 struct evidence;
-
-/* One night's result for one suite, as the refresh hands it over. Strings
- * are borrowed. */
-struct evidence_record {
-    const char *suite;         /* a name from the suites table                   */
-    const char *gpu;           /* the writing server's GPU slug (required)       */
-    const char *gpu_name;      /* its device name, or NULL                       */
-    const char *date;          /* YYYY-MM-DD it is filed under; NULL: from
-                                  finished_utc                                   */
-    int ok;                    /* 1: good evidence; 0: a failure                 */
-    const char *reason;        /* why it failed (required when !ok)              */
-    const char *request_json;  /* the request body that ran (JSON), or NULL      */
-    const char *queued_utc;    /* ISO 8601 UTC timestamps; NULL when unknown     */
-    const char *started_utc;
-    const char *finished_utc;  /* NULL: now                                      */
-    const char *document_json; /* divergence.v1 document, or NULL (required ok)  */
-    const char *transcript;    /* lesson text; NULL: made from the document      */
-    /* Optional, borrowed: document_json already parsed (a JSON object), and
-     * that object read as a report (report_parse_json() succeeded), so the
-     * write does not parse them again; NULL: parsed from document_json. */
-    const json_t *document;
-    const struct dv_report *report;
-};
-
-/* What a read returns: bytes that never change while a reference is held.
- * The record (JSON) and its transcript (TEXT) are the files; the chart (SVG)
- * and the tables as Markdown and CSV are drawn from the record's document by
- * api/report.h, the same writers as `divergence analyze --format`. */
-enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT, EVIDENCE_SVG, EVIDENCE_MD, EVIDENCE_CSV };
-#define EVIDENCE_NUM_KINDS 5
-/* 1 for the kinds drawn from the document rather than read from a file:
- * a later build may draw the same record differently, so none is final. */
-#define EVIDENCE_KIND_DRAWN(k) ((k) >= EVIDENCE_SVG)
-enum evidence_fresh {
-    EVIDENCE_CHANGES = 0, /* may change (latest views, index, history, today) */
-    EVIDENCE_FINAL        /* a night before yesterday: never changes again    */
-};
-
-struct evidence_blob {
-    const char *data;         /* `len` bytes, NUL-terminated                  */
-    size_t len;
-    time_t mtime;             /* when the newest night in it was measured (its
-                                 document's finished_utc; the file's mtime
-                                 where a record says none), -1 unknown: the
-                                 Last-Modified, not when the store was copied */
-    uint64_t digest;          /* FNV-1a 64 of the bytes (an ETag's input)     */
-    enum evidence_kind kind;
-    enum evidence_fresh fresh;
-    atomic_int refs;          /* private: evidence_blob_release()             */
-};
-
-/* Why a read failed. */
-enum evidence_code {
-    EVIDENCE_EINVAL = 1, /* a malformed name, date, slug or cursor          */
-    EVIDENCE_ENOENT,     /* nothing filed there                             */
-    EVIDENCE_EIO         /* the store could not be read, out of memory      */
-};
-struct evidence_error {
-    enum evidence_code code;
-    char reason[ERR_LEN];
-};
-
-/* Drops a reference to `b` (NULL ok). */
-void evidence_blob_release(struct evidence_blob *b);
 
 /* Opens (creating it and its parents when missing) the store at `root`:
  * moves an earlier version's layout under its GPUs, removes temp files a
@@ -133,15 +66,6 @@ void evidence_close(struct evidence *ev);
 
 /* The store's root directory. */
 const char *evidence_root(const struct evidence *ev);
-
-/* The slug of GPU model `device_name` into `out` (EVIDENCE_SLUG_LEN):
- * lower case, each run of other characters one '-', at most 63 characters.
- * Returns 0, or -1 when nothing is left (an empty name). */
-int evidence_slug(const char *device_name, char *out, size_t len);
-
-/* 1 when `s` is a slug evidence_slug() can make and not a word the routes
- * use (latest, history, refresh) nor a date. */
-int evidence_valid_slug(const char *s);
 
 /* Files `rec` durably under rec->gpu, holding that GPU's lock. A good record
  * replaces that date's record; a failure replaces that date's record only
@@ -161,12 +85,6 @@ int evidence_write(struct evidence *ev, const struct evidence_record *rec, char 
  * removed). Returns how many were removed, or -1 with `err`. */
 int evidence_sweep(struct evidence *ev, char *err);
 
-/* 1 when `s` is a well-formed existing calendar date YYYY-MM-DD. */
-int evidence_valid_date(const char *s);
-
-/* UTC date of time `t` as YYYY-MM-DD into `out` (EVIDENCE_DATE_LEN). */
-void evidence_date_of(time_t t, char *out);
-
 /* The GPU that the single-GPU views (no slug given) answer for, into `out`
  * (EVIDENCE_SLUG_LEN): `own` (the server's GPU, may be NULL or "") when it
  * has evidence here or no GPU has; else the store's only GPU; else `own`
@@ -174,9 +92,9 @@ void evidence_date_of(time_t t, char *out);
  * none of them (the caller may list them), 0 otherwise. */
 int evidence_default_gpu(struct evidence *ev, const char *own, char *out);
 
-/* The reads. Each returns 0 with `*out` (release it), or -1 with `e`.
- * `gpu` is a slug; NULL means evidence_default_gpu(ev, own). `suite` is a
- * suite name.
+/* The reads. Each returns 0 with `*out` (blob_release() it), or -1 with
+ * `e`. `gpu` is a slug; NULL means evidence_default_gpu(ev, own). `suite`
+ * is a suite name.
  *
  * evidence_get_index: every GPU's latest (schema divergence.evidence.index.v1):
  *   {"schema", "gpu": default slug or null, "suites": [the default GPU's
@@ -193,18 +111,14 @@ int evidence_default_gpu(struct evidence *ev, const char *own, char *out);
  *   "next_cursor" (the page's oldest date when older nights exist, else
  *   null). From memory: each night's entry is made when its record is
  *   filed or the store is opened (history.h), and a page reads no record. */
-int evidence_get_index(struct evidence *ev, const char *own, struct evidence_blob **out,
-                       struct evidence_error *e);
-int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct evidence_blob **out,
-                           struct evidence_error *e);
+int evidence_get_index(struct evidence *ev, const char *own, struct blob **out, struct evidence_error *e);
+int evidence_get_gpu_index(struct evidence *ev, const char *gpu, struct blob **out, struct evidence_error *e);
 int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, const char *suite,
-                        enum evidence_kind kind, struct evidence_blob **out, struct evidence_error *e);
-int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date,
-                       const char *suite, enum evidence_kind kind, struct evidence_blob **out,
-                       struct evidence_error *e);
-int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite,
-                         unsigned limit, const char *cursor, struct evidence_blob **out,
-                         struct evidence_error *e);
+                        enum evidence_kind kind, struct blob **out, struct evidence_error *e);
+int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
+                       enum evidence_kind kind, struct blob **out, struct evidence_error *e);
+int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite, unsigned limit,
+                         const char *cursor, struct blob **out, struct evidence_error *e);
 
 /* Makes the next read look for other processes' writes now instead of
  * within a second (tests, and a server told that a peer wrote). */

@@ -23,10 +23,10 @@
 #include "kernels/base/fnv.h"
 #include "server/core/log.h"
 #include "server/evidence/durable.h"
-#include "server/evidence/evidence.h"
 #include "server/evidence/history.h"
 #include "server/evidence/nights.h"
 #include "server/evidence/record.h"
+#include "server/evidence/types.h"
 
 _Static_assert(HISTORY_DATE_LEN == EVIDENCE_DATE_LEN, "a night's date is an evidence date");
 _Static_assert(HISTORY_DIR_LEN == DURABLE_NAME_LEN, "dates come from durable_list_dirs()");
@@ -83,17 +83,16 @@ static void text_release(struct text *t) {
 
 /* ---- an entry ------------------------------------------------------------ */
 
-static const char *jstr(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
-
 json_t *history_entry(json_t *rec, const char *date, int *bad) {
     json_t *p = json_object(), *summary = json_object_get(rec, "summary");
     jsonout_put(p, "date", jsonout_str(date), bad);
-    jsonout_put(p, "status", jsonout_str(jstr(rec, "status")), bad);
-    if (jstr(rec, "reason")) jsonout_put(p, "reason", jsonout_str(jstr(rec, "reason")), bad);
+    jsonout_put(p, "status", jsonout_str(record_str(rec, "status")), bad);
+    if (record_str(rec, "reason")) jsonout_put(p, "reason", jsonout_str(record_str(rec, "reason")), bad);
     json_t *version = json_object_get(rec, "suite_version");
     if (version) jsonout_put(p, "suite_version", json_incref(version), bad);
-    jsonout_put(p, "gpu", jsonout_str_or_null(jstr(summary, "gpu")), bad);
-    jsonout_put(p, "finished_utc", jsonout_str_or_null(jstr(json_object_get(rec, "provenance"), "finished_utc")), bad);
+    jsonout_put(p, "gpu", jsonout_str_or_null(record_str(summary, "gpu")), bad);
+    jsonout_put(p, "finished_utc", jsonout_str_or_null(record_str(json_object_get(rec, "provenance"), "finished_utc")),
+                bad);
     jsonout_put(p, "comparison", nights_brief(rec, bad), bad);
     json_t *rows = json_array(), *tb, *row, *v;
     size_t ti, ri;
@@ -101,11 +100,11 @@ json_t *history_entry(json_t *rec, const char *date, int *bad) {
     json_array_foreach(json_object_get(summary, "tables"), ti, tb) {
         json_array_foreach(json_object_get(tb, "rows"), ri, row) {
             json_t *copy = json_object();
-            const char *table = jstr(tb, "id") ? jstr(tb, "id") : "";
+            const char *table = record_str(tb, "id") ? record_str(tb, "id") : "";
             json_object_foreach(row, key, v) jsonout_put(copy, key, json_incref(v), bad);
             jsonout_put(copy, "table", jsonout_str(table), bad);
             /* The night against the one before it, as it was filed. */
-            json_t *cmp = jstr(row, "name") ? nights_row(rec, table, jstr(row, "name")) : NULL;
+            json_t *cmp = record_str(row, "name") ? nights_row(rec, table, record_str(row, "name")) : NULL;
             jsonout_put(copy, "compared", cmp ? json_incref(cmp) : json_null(), bad);
             jsonout_append(rows, copy, bad);
         }
@@ -142,7 +141,7 @@ static struct text *sidecar_read(const char *dir, const char *name, const struct
         return NULL;
     }
     json_t *rec = json_object_get(j, "record"), *entry = json_object_get(j, "night");
-    const char *schema = jstr(j, "schema");
+    const char *schema = record_str(j, "schema");
     json_t *ino = json_object_get(rec, "inode"), *size = json_object_get(rec, "size"),
            *ns = json_object_get(rec, "mtime_ns"), *t = json_object_get(j, "time");
     struct text *out = NULL;

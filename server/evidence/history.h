@@ -7,7 +7,7 @@
  * comparison against the night before (history_entry()). That entry depends
  * on the record alone, so it is made once per record file and kept:
  *  - in memory, one struct history per suite in each GPU's view
- *    (evidence.c), its entries' texts shared by the views that follow;
+ *    (gpuview.c), its entries' texts shared by the views that follow;
  *  - on disk beside the record, .<suite>.night.json (the sidecar), so that
  *    opening a store of a year of nights reads small sidecars, not every
  *    record in full. The sidecar names the record file it was made from

@@ -23,7 +23,7 @@
  * The comparison is written into the record when it is filed (so a night
  * says what it was compared with, even after later nights arrive) and read
  * back by the history, the index and /metrics. Pure JSON in and out, no
- * disk: evidence.c finds the nights.
+ * disk: older.c finds the nights.
  */
 #ifndef DV_NIGHTS_H
 #define DV_NIGHTS_H
@@ -47,7 +47,7 @@
 #define NIGHTS_CLOCK_CHANGE 0.02
 
 /* The comparison of `night` (a record with "date", "summary", "document"
- * and "provenance", as evidence.c builds it) with the good records
+ * and "provenance", as record_build.c builds it) with the good records
  * older[0..n) of the same suite, version and GPU model, newest first
  * (older[0] the previous good night; n may be 0), at `tolerance`. A new
  * reference, or NULL with *bad set when a member did not go in (out of

@@ -10,10 +10,10 @@
 #include "api/report.h"
 #include "kernels/base/timeutil.h"
 #include "server/evidence/durable.h"
-#include "server/evidence/evidence.h"
 #include "server/evidence/record.h"
+#include "server/evidence/types.h"
 
-static const char *jstr(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
+const char *record_str(json_t *obj, const char *key) { return json_string_value(json_object_get(obj, key)); }
 
 json_t *record_load(const char *dir, const char *date, const char *name, struct stat *st, char **raw, size_t *rawlen,
                     int *oom) {
@@ -31,7 +31,7 @@ json_t *record_load(const char *dir, const char *date, const char *name, struct 
     json_t *j = jsonout_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     if (!j && jsonout_oom(&je)) *oom = 1;
     if (!j || !json_is_object(j) || !json_is_string(json_object_get(j, "status")) ||
-        strcmp(jstr(j, "schema") ? jstr(j, "schema") : "", EVIDENCE_SCHEMA) != 0) {
+        strcmp(record_str(j, "schema") ? record_str(j, "schema") : "", EVIDENCE_SCHEMA) != 0) {
         json_decref(j);
         free(data);
         return NULL;
@@ -51,14 +51,14 @@ int record_ok(json_t *rec) {
 }
 
 const char *record_gpu_name(json_t *rec) {
-    const char *n = jstr(json_object_get(rec, "summary"), "gpu");
-    return n ? n : jstr(rec, "gpu_name");
+    const char *n = record_str(json_object_get(rec, "summary"), "gpu");
+    return n ? n : record_str(rec, "gpu_name");
 }
 
 time_t record_time(json_t *rec, time_t fallback) {
     time_t t;
-    if (timeutil_parse_utc(jstr(json_object_get(rec, "document"), "finished_utc"), &t) == 0) return t;
-    if (timeutil_parse_utc(jstr(json_object_get(rec, "provenance"), "finished_utc"), &t) == 0) return t;
+    if (timeutil_parse_utc(record_str(json_object_get(rec, "document"), "finished_utc"), &t) == 0) return t;
+    if (timeutil_parse_utc(record_str(json_object_get(rec, "provenance"), "finished_utc"), &t) == 0) return t;
     return fallback;
 }
 

@@ -11,9 +11,10 @@
  * document does not is taken for a failed night, never for the latest good
  * evidence nor for a night to compare with.
  *
- * evidence.c (the latest views, the nights compared, the filing) and
- * history.c (each night's history entry) read records through here, so
- * both judge a record the same way.
+ * The GPU views (gpuview.c: the latest of each suite), the older nights a
+ * write compares with (older.c), the filing (evidence.c), the migration of
+ * an earlier layout (legacy.c) and the history (history.c: each night's
+ * entry) read records through here, so all judge a record the same way.
  */
 #ifndef DV_RECORD_H
 #define DV_RECORD_H
@@ -36,6 +37,10 @@
  * may be missing). */
 json_t *record_load(const char *dir, const char *date, const char *name, struct stat *st, char **raw,
                     size_t *rawlen, int *oom);
+
+/* The string member `key` of object `obj` (a record or a part of one), or
+ * NULL when there is none or it is not a string. Borrowed. */
+const char *record_str(json_t *obj, const char *key);
 
 /* 1 when record `rec` says status "ok". */
 int record_ok(json_t *rec);

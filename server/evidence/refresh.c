@@ -33,6 +33,7 @@
 #include "kernels/base/timeutil.h"
 #include "api/jsonout.h"
 #include "server/core/log.h"
+#include "server/evidence/names.h"
 #include "server/evidence/refresh.h"
 #include "api/report.h"
 #include "api/request.h"
@@ -230,7 +231,7 @@ static int run_open_locked(struct refresh *r, const char *gpu, const char *gpu_n
         return -1;
     }
     timeutil_utc(time(NULL), run->created_utc, sizeof run->created_utc);
-    evidence_date_of(time(NULL), run->date);
+    names_date_of(time(NULL), run->date);
     run->seq = ++r->seq;
     if (run_insert(r, run) != 0) {
         run_free(run);
@@ -307,7 +308,7 @@ static int queue_suites(struct refresh *r, const char *id, const struct dv_optio
 
 int refresh_start(struct refresh *r, const char *gpu, const char *gpu_name, char *id, int *joined, char *err) {
     *joined = 0;
-    if (!evidence_valid_slug(gpu)) {
+    if (!names_valid_slug(gpu)) {
         dv_seterr(err, "refresh: gpu: expected a GPU slug, got %.64s", gpu ? gpu : "(none)");
         return -1;
     }
@@ -667,7 +668,7 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
         dv_seterr(err, "unknown suite %.64s", suite);
         return -1;
     }
-    if (!r->device.name[0] || evidence_slug(r->device.name, slug, sizeof slug) != 0) {
+    if (!r->device.name[0] || names_slug(r->device.name, slug, sizeof slug) != 0) {
         dv_seterr(err, "%s: the report names no GPU: nothing to file under", suite);
         return -1;
     }
@@ -685,7 +686,7 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
         .suite = suite,
         .gpu = slug,
         .gpu_name = r->device.name,
-        .date = evidence_valid_date(date) ? date : NULL,
+        .date = names_valid_date(date) ? date : NULL,
         .ok = good,
         .reason = good ? NULL : why,
         .request_json = request,

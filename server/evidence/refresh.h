@@ -50,7 +50,7 @@ struct refresh *refresh_create(struct evidence *ev, const struct refresh_queue *
 void refresh_free(struct refresh *r);
 
 /* Starts a refresh of every suite whose evidence is filed under GPU `gpu`
- * (a slug, evidence_slug) named `gpu_name` (may be NULL), or joins the one
+ * (a slug, names_slug) named `gpu_name` (may be NULL), or joins the one
  * still in progress (then `*joined` is 1). Fills `id` (REFRESH_ID_LEN).
  * Returns 0; or, when not one suite could be queued, DV_EFULL (the queue is
  * full: answer 429) or DV_ECLOSED (shutting down: 503) or -1 (a bad slug,

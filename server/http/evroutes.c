@@ -37,6 +37,7 @@
 #include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/evidence/evidence.h"
+#include "server/evidence/names.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
 #include "server/http/conditional.h"
@@ -98,7 +99,7 @@ struct validators {
 static _Thread_local struct validators tl_validators[VALIDATORS_KEPT];
 static _Thread_local unsigned tl_validators_next;
 
-static const struct validators *validators_of(const struct evidence_blob *b) {
+static const struct validators *validators_of(const struct blob *b) {
     for (unsigned i = 0; i < VALIDATORS_KEPT; i++) {
         const struct validators *v = &tl_validators[i];
         if (v->etag[0] && v->digest == b->digest && v->len == b->len && v->mtime == b->mtime) return v;
@@ -114,7 +115,7 @@ static const struct validators *validators_of(const struct evidence_blob *b) {
 }
 
 /* Answers a store read: 200 or 304 with the validators, or the error. */
-static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, const struct evidence_error *e) {
+static void reply_blob(struct http_req *r, int rc, struct blob *b, const struct evidence_error *e) {
     if (rc != 0) {
         int status = e->code == EVIDENCE_EINVAL ? 400 : e->code == EVIDENCE_ENOENT ? 404 : 500;
         http_req_add_header(r, "Cache-Control", status == 404 ? EVROUTES_CACHE_MISSING : "no-store");
@@ -134,7 +135,7 @@ static void reply_blob(struct http_req *r, int rc, struct evidence_blob *b, cons
                                  http_req_header(r, "If-Modified-Since"), time(NULL)))
         http_reply(r, 304, NULL, "", 0);
     else http_reply(r, 200, content_type(b->kind), b->data, b->len);
-    evidence_blob_release(b);
+    blob_release(b);
 }
 
 /* ---- this server's GPU ---------------------------------------------------- */
@@ -147,8 +148,8 @@ static int device_slug(const char *device_json, char *slug, char *name, size_t n
     json_t *d = jsonout_loads(device_json, 0, NULL);
     if (!d) return 0;
     const char *n = json_string_value(json_object_get(d, "name"));
-    if (json_is_true(json_object_get(d, "present")) && n && evidence_slug(n, slug, EVIDENCE_SLUG_LEN) == 0 &&
-        evidence_valid_slug(slug))
+    if (json_is_true(json_object_get(d, "present")) && n && names_slug(n, slug, EVIDENCE_SLUG_LEN) == 0 &&
+        names_valid_slug(slug))
         snprintf(name, name_len, "%s", n);
     else slug[0] = '\0';
     json_decref(d);
@@ -399,7 +400,7 @@ static int history_query(struct http_req *r, unsigned *limit, const char **curso
         }
         *limit = (unsigned)atoi(l);
     }
-    if (*cursor && !evidence_valid_date(*cursor)) {
+    if (*cursor && !names_valid_date(*cursor)) {
         http_reply_error(r, 400, "cursor", "cursor: expected a date YYYY-MM-DD (a page's next_cursor), got %.32s",
                          *cursor);
         return -1;
@@ -425,20 +426,20 @@ static void evidence_get(struct http_req *r, void *ctx) {
     }
     char own[EVIDENCE_SLUG_LEN], name[SUITES_NAME_LEN];
     own_gpu(e, own, NULL, 0);
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error err = {0};
     enum evidence_kind kind;
     unsigned limit;
     const char *cursor, *gpu = NULL;
     int rc;
     if (nseg == 3) { /* /evidence/{gpu}/... */
-        if (!evidence_valid_slug(seg[0])) goto not_found;
+        if (!names_valid_slug(seg[0])) goto not_found;
         gpu = seg[0];
         seg[0] = seg[1];
         seg[1] = seg[2];
         nseg = 2;
-    } else if (nseg == 2 && strcmp(seg[1], "latest") == 0 && !evidence_valid_date(seg[0])) {
-        if (!evidence_valid_slug(seg[0])) goto not_found;
+    } else if (nseg == 2 && strcmp(seg[1], "latest") == 0 && !names_valid_date(seg[0])) {
+        if (!names_valid_slug(seg[0])) goto not_found;
         rc = evidence_get_gpu_index(e->ev, seg[0], &b, &err);
         reply_blob(r, rc, b, &err);
         return;
@@ -499,7 +500,7 @@ fail:
 char *evroutes_index_json(void *ctx) {
     struct evroutes *e = ctx;
     char own[EVIDENCE_SLUG_LEN];
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error err = {0};
     char *text = NULL;
     own_gpu(e, own, NULL, 0);
@@ -507,7 +508,7 @@ char *evroutes_index_json(void *ctx) {
         memcpy(text, b->data, b->len);
         text[b->len] = '\0';
     }
-    evidence_blob_release(b);
+    blob_release(b);
     return text;
 }
 

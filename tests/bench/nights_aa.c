@@ -78,11 +78,11 @@ static int file_night(struct evidence *ev, const char *date, const char *doc_pat
 }
 
 static json_t *night(struct evidence *ev, const char *date) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     if (evidence_get_night(ev, "aa-gpu", NULL, date, "day22-part1", EVIDENCE_JSON, &b, &e) != 0) return NULL;
     json_t *j = json_loadb(b->data, b->len, 0, NULL);
-    evidence_blob_release(b);
+    blob_release(b);
     return j;
 }
 

@@ -24,6 +24,7 @@
 #include "kernels/base/buildinfo.h"
 #include "server/evidence/durable.h"
 #include "server/evidence/evidence.h"
+#include "server/evidence/names.h"
 #include "server/evidence/history.h"
 #include "tests/support/evidence_fixture.h"
 #include "server/evidence/suites.h"
@@ -72,40 +73,40 @@ static void put(const char *suite, const char *date, int ok, double base_ms, con
 }
 
 /* A read's blob as JSON (released); asserts it succeeded. */
-static json_t *as_json(int rc, struct evidence_blob *b, const struct evidence_error *e) {
+static json_t *as_json(int rc, struct blob *b, const struct evidence_error *e) {
     cr_assert_eq(rc, 0, "read failed: %d %s", e->code, e->reason);
     cr_assert_eq(b->kind, EVIDENCE_JSON);
     cr_assert_eq(strlen(b->data), b->len, "the bytes are NUL-terminated at len");
     json_error_t je;
     json_t *j = json_loadb(b->data, b->len, JSON_REJECT_DUPLICATES, &je);
     cr_assert_not_null(j, "not JSON: %s", je.text);
-    evidence_blob_release(b);
+    blob_release(b);
     return j;
 }
 
 static json_t *index_of(struct evidence *store, const char *own) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_index(store, own, &b, &e);
     return as_json(rc, b, &e);
 }
 
 static json_t *latest_of(const char *gpu, const char *suite) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_latest(ev, gpu, GPU, suite, EVIDENCE_JSON, &b, &e);
     return as_json(rc, b, &e);
 }
 
 static json_t *night_of(const char *date, const char *suite) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_night(ev, GPU, NULL, date, suite, EVIDENCE_JSON, &b, &e);
     return as_json(rc, b, &e);
 }
 
 static json_t *history_of(const char *suite, unsigned limit, const char *cursor) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_history(ev, NULL, GPU, suite, limit, cursor, &b, &e);
     return as_json(rc, b, &e);
@@ -330,14 +331,14 @@ Test(evidence, failed_suite_keeps_previous_latest, .init = setup, .fini = teardo
     const char *transcript = js(j, "transcript");
     cr_assert_not_null(transcript);
 
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_TEXT, &b, &e), 0, "%s", e.reason);
     cr_expect_eq(b->kind, EVIDENCE_TEXT);
     cr_expect_eq(b->len, strlen(transcript));
     cr_expect_eq(memcmp(b->data, transcript, b->len), 0);
     cr_expect(strstr(b->data, "threadIdx.x & 1"), "transcript: %s", b->data);
-    evidence_blob_release(b);
+    blob_release(b);
     json_decref(j);
 
     /* The index says the last attempt failed, and where the good one is. */
@@ -398,7 +399,7 @@ Test(evidence, failed_rerun_on_the_same_date_keeps_that_dates_good_record, .init
 /* Reads answer a code and a reason in plain words, not an HTTP body. */
 Test(evidence, reads_fail_with_a_code_and_a_reason, .init = setup, .fini = teardown) {
     put("day22-part2", "2024-05-01", 0, 0, "worker crashed: signal 11", NULL);
-    struct evidence_blob *b = (struct evidence_blob *)1;
+    struct blob *b = (struct blob *)1;
     struct evidence_error e;
     memset(&e, 0, sizeof e);
     cr_expect_eq(evidence_get_latest(ev, NULL, GPU, "day22-part2", EVIDENCE_JSON, &b, &e), -1);
@@ -533,7 +534,7 @@ Test(evidence, history_pages_walk_back_in_time_without_gaps_or_repeats, .init = 
 Test(evidence, blobs_carry_stable_digests_and_mtimes, .init = setup, .fini = teardown) {
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
     for (int kind = 0; kind < 2; kind++) {
-        struct evidence_blob *a, *b;
+        struct blob *a, *b;
         struct evidence_error e;
         cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", (enum evidence_kind)kind, &a, &e), 0);
         cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", (enum evidence_kind)kind, &b, &e),
@@ -542,82 +543,42 @@ Test(evidence, blobs_carry_stable_digests_and_mtimes, .init = setup, .fini = tea
         cr_expect_eq(a->digest, b->digest, "the same bytes, the same digest");
         cr_expect_eq(a->mtime, b->mtime);
         cr_expect_neq(a->mtime, (time_t)-1);
-        evidence_blob_release(a);
-        evidence_blob_release(b);
+        blob_release(a);
+        blob_release(b);
     }
-    struct evidence_blob *old, *now;
+    struct blob *old, *now;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &old, &e), 0);
     put("day22-part1", "2024-05-02", 1, 1.5, NULL, NULL);
     cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &now, &e), 0);
     cr_expect_neq(old->digest, now->digest, "new evidence, a new digest");
     cr_expect(strstr(old->data, "2024-05-01"), "a held blob stays whole after it was replaced");
-    evidence_blob_release(old);
-    evidence_blob_release(now);
+    blob_release(old);
+    blob_release(now);
 }
 
 Test(evidence, only_nights_before_yesterday_are_final, .init = setup, .fini = teardown) {
     char today[EVIDENCE_DATE_LEN];
-    evidence_date_of(time(NULL), today);
+    names_date_of(time(NULL), today);
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
     put("day22-part1", today, 1, 1.0, NULL, NULL);
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     cr_assert_eq(evidence_get_night(ev, NULL, GPU, "2024-05-01", "day22-part1", EVIDENCE_JSON, &b, &e), 0);
     cr_expect_eq(b->fresh, EVIDENCE_FINAL);
-    evidence_blob_release(b);
+    blob_release(b);
     cr_assert_eq(evidence_get_night(ev, NULL, GPU, today, "day22-part1", EVIDENCE_JSON, &b, &e), 0);
     cr_expect_eq(b->fresh, EVIDENCE_CHANGES, "today's record can still change");
-    evidence_blob_release(b);
+    blob_release(b);
     cr_assert_eq(evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &b, &e), 0);
     cr_expect_eq(b->fresh, EVIDENCE_CHANGES);
-    evidence_blob_release(b);
+    blob_release(b);
     cr_assert_eq(evidence_get_index(ev, GPU, &b, &e), 0);
     cr_expect_eq(b->fresh, EVIDENCE_CHANGES);
-    evidence_blob_release(b);
-}
-
-Test(evidence, dates_are_checked_against_the_calendar) {
-    cr_expect(evidence_valid_date("2024-02-29"));
-    cr_expect_not(evidence_valid_date("2023-02-29"));
-    cr_expect_not(evidence_valid_date("2024-1-01"));
-    cr_expect_not(evidence_valid_date("2024-01-01x"));
-    cr_expect_not(evidence_valid_date("../../etc"));
-    cr_expect_not(evidence_valid_date(NULL));
+    blob_release(b);
 }
 
 /* ---- GPU models --------------------------------------------------------- */
-
-Test(evidence, slugs_are_stable_and_safe) {
-    struct {
-        const char *name, *slug;
-    } cases[] = {
-        {"NVIDIA H200", "nvidia-h200"},
-        {"Tesla T4", "tesla-t4"},
-        {"  NVIDIA  GeForce RTX 4090 ", "nvidia-geforce-rtx-4090"},
-        {"NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"},
-        {"NVIDIA A100-SXM4-40GB", "nvidia-a100-sxm4-40gb"},
-        {"../../etc/passwd", "etc-passwd"},
-    };
-    char out[EVIDENCE_SLUG_LEN];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cr_assert_eq(evidence_slug(cases[i].name, out, sizeof out), 0, "%s", cases[i].name);
-        cr_expect_str_eq(out, cases[i].slug);
-        cr_expect(evidence_valid_slug(out), "%s", out);
-    }
-    cr_expect_eq(evidence_slug("", out, sizeof out), -1);
-    cr_expect_eq(evidence_slug(" -- ", out, sizeof out), -1);
-    cr_expect_eq(evidence_slug(NULL, out, sizeof out), -1);
-    char longname[300];
-    memset(longname, 'a', sizeof longname - 1);
-    longname[sizeof longname - 1] = '\0';
-    longname[100] = ' ';
-    cr_assert_eq(evidence_slug(longname, out, sizeof out), 0);
-    cr_expect_eq(strlen(out), EVIDENCE_SLUG_LEN - 1);
-    cr_expect(evidence_valid_slug(out));
-    const char *bad[] = {"", "latest", "history", "refresh", "2024-05-01", "Nvidia", "a_b", "-a", "a-", "a--b", ".."};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) cr_expect_not(evidence_valid_slug(bad[i]), "%s", bad[i]);
-}
 
 /* Recorded evidence of two models: the real H200 capture and a synthetic
  * second model derived from it (labelled so; see evidence_fixture.h). */
@@ -652,7 +613,7 @@ Test(evidence, two_gpu_models_are_kept_apart, .init = setup, .fini = teardown) {
     idx = index_of(ev, "synthetic-test-gpu");
     cr_expect_str_eq(js(entry(idx, "day22-part1"), "gpu"), FIXTURE_SYNTHETIC_GPU);
     json_decref(idx);
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     cr_expect_eq(evidence_get_latest(ev, NULL, "tesla-t4", "day22-part1", EVIDENCE_JSON, &b, &e), -1);
     cr_expect_eq(e.code, EVIDENCE_ENOENT);
@@ -683,10 +644,10 @@ Test(evidence, one_gpu_answers_for_a_server_without_evidence_of_its_own, .init =
     cr_expect_str_eq(def, GPU);
     cr_expect_eq(evidence_default_gpu(ev, NULL, def), 0);
     cr_expect_str_eq(def, GPU);
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, NULL, "fake-gpu", "day22-part1", EVIDENCE_JSON, &b, &e), 0, "%s", e.reason);
-    evidence_blob_release(b);
+    blob_release(b);
 }
 
 Test(evidence, the_layout_before_gpu_folders_is_moved_whole, .init = setup, .fini = teardown) {
@@ -756,18 +717,18 @@ struct reader_arg {
 static void *reader(void *p) {
     struct reader_arg *a = p;
     while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
-        struct evidence_blob *b;
+        struct blob *b;
         struct evidence_error e;
         int rc = evidence_get_latest(ev, NULL, GPU, "day22-part1", EVIDENCE_JSON, &b, &e);
         if (rc == 0) {
             json_t *j = json_loadb(b->data, b->len, 0, NULL);
             if (!j || strcmp(json_string_value(json_object_get(j, "status")), "ok") != 0) a->bad++;
             json_decref(j);
-            evidence_blob_release(b);
+            blob_release(b);
         }
         if (evidence_get_index(ev, GPU, &b, &e) == 0) {
             if (b->len != strlen(b->data)) a->bad++;
-            evidence_blob_release(b);
+            blob_release(b);
         }
         a->reads++;
     }
@@ -906,14 +867,14 @@ Test(evidence, two_replicas_writing_the_same_night_do_not_corrupt_or_duplicate, 
 
 /* A blob's bytes as a new string; NULL for a failed read (which must then
  * say it was the store's failure, not a missing record). */
-static char *blob_text(int rc, struct evidence_blob *b, const struct evidence_error *e, long k) {
+static char *blob_text(int rc, struct blob *b, const struct evidence_error *e, long k) {
     if (rc != 0) {
         cr_assert_eq(e->code, EVIDENCE_EIO, "an allocation failed (%ld) and the read said %d: %s", k, e->code,
                      e->reason);
         return NULL;
     }
     char *s = strdup(b->data);
-    evidence_blob_release(b);
+    blob_release(b);
     return s;
 }
 
@@ -959,7 +920,7 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
         cr_assert_not_null(got, "allocation %ld failed: 0, and no record was filed", k);
         cr_assert_str_eq(got, want, "allocation %ld failed and a partial record was filed", k);
         free(got);
-        struct evidence_blob *b = NULL;
+        struct blob *b = NULL;
         struct evidence_error e;
         int vrc = evidence_get_latest(ev, GPU, NULL, "day22-part1", EVIDENCE_JSON, &b, &e);
         char *view = blob_text(vrc, b, &e, k);
@@ -981,7 +942,7 @@ Test(evidence, a_record_is_filed_whole_or_not_at_all_under_failing_allocations, 
 enum built { BUILT_INDEX, BUILT_GPU_INDEX };
 
 static char *build_doc(void *what) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc;
     if (*(enum built *)what == BUILT_INDEX) rc = evidence_get_index(ev, GPU, &b, &e);
@@ -1023,8 +984,8 @@ Test(evidence, a_gpu_index_is_whole_or_absent_under_failing_allocations, .init =
 }
 
 /* A latest form of `suite` (released by the caller). */
-static struct evidence_blob *latest_form(const char *suite, enum evidence_kind kind) {
-    struct evidence_blob *b = NULL;
+static struct blob *latest_form(const char *suite, enum evidence_kind kind) {
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, NULL, GPU, suite, kind, &b, &e), 0, "%s: %d %s", suite, e.code, e.reason);
     return b;
@@ -1038,31 +999,31 @@ static struct evidence_blob *latest_form(const char *suite, enum evidence_kind k
 Test(evidence, a_write_redraws_its_own_suite_and_keeps_the_others, .init = setup, .fini = teardown) {
     put("day22-part1", "2024-05-01", 1, 1.0, NULL, NULL);
     put("day22-part2", "2024-05-01", 1, 1.0, NULL, NULL);
-    struct evidence_blob *svg1 = latest_form("day22-part1", EVIDENCE_SVG), *csv1 = latest_form("day22-part1", EVIDENCE_CSV);
-    struct evidence_blob *json1 = latest_form("day22-part1", EVIDENCE_JSON), *svg2 = latest_form("day22-part2", EVIDENCE_SVG);
+    struct blob *svg1 = latest_form("day22-part1", EVIDENCE_SVG), *csv1 = latest_form("day22-part1", EVIDENCE_CSV);
+    struct blob *json1 = latest_form("day22-part1", EVIDENCE_JSON), *svg2 = latest_form("day22-part2", EVIDENCE_SVG);
     put("day22-part2", "2024-05-01", 1, 3.0, NULL, NULL); /* part 2 again, other numbers */
-    struct evidence_blob *svg1b = latest_form("day22-part1", EVIDENCE_SVG), *csv1b = latest_form("day22-part1", EVIDENCE_CSV);
-    struct evidence_blob *json1b = latest_form("day22-part1", EVIDENCE_JSON), *svg2b = latest_form("day22-part2", EVIDENCE_CSV);
+    struct blob *svg1b = latest_form("day22-part1", EVIDENCE_SVG), *csv1b = latest_form("day22-part1", EVIDENCE_CSV);
+    struct blob *json1b = latest_form("day22-part1", EVIDENCE_JSON), *svg2b = latest_form("day22-part2", EVIDENCE_CSV);
     cr_expect(svg1b == svg1 && csv1b == csv1 && json1b == json1, "part 1's record did not change: its forms are kept");
     cr_expect(svg2b != svg2, "part 2's record is a new file: drawn again");
     cr_expect(svg2b->len != svg2->len || memcmp(svg2b->data, svg2->data, svg2->len) != 0,
               "part 2's new numbers show in its table");
-    struct evidence_blob *all[] = {svg1, csv1, json1, svg2, svg1b, csv1b, json1b, svg2b};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) evidence_blob_release(all[i]);
+    struct blob *all[] = {svg1, csv1, json1, svg2, svg1b, csv1b, json1b, svg2b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) blob_release(all[i]);
 
     /* Another server files part 1 again on the same night: after a recheck,
      * this one's part 1 is the new record, drawn from it. */
     char err[ERR_LEN];
     struct evidence *peer = evidence_open(dir, err);
     cr_assert_not_null(peer, "%s", err);
-    struct evidence_blob *before = latest_form("day22-part1", EVIDENCE_CSV);
+    struct blob *before = latest_form("day22-part1", EVIDENCE_CSV);
     put_on(peer, GPU, "NVIDIA H200", "day22-part1", "2024-05-01", 1, 5.0, NULL, NULL);
     evidence_recheck(ev);
-    struct evidence_blob *after = latest_form("day22-part1", EVIDENCE_CSV);
+    struct blob *after = latest_form("day22-part1", EVIDENCE_CSV);
     cr_expect(after != before);
     cr_expect(after->len != before->len || memcmp(after->data, before->data, before->len) != 0,
               "the peer's numbers show in this server's drawing");
-    evidence_blob_release(before);
-    evidence_blob_release(after);
+    blob_release(before);
+    blob_release(after);
     evidence_close(peer);
 }

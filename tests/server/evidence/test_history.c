@@ -65,13 +65,13 @@ static void ten_nights(void) {
 
 /* The page's bytes (malloc()ed), and its digest into *digest (may be NULL). */
 static char *page(unsigned limit, const char *cursor, uint64_t *digest) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_history(ev, GPU, NULL, SUITE, limit, cursor, &b, &e), 0, "%d %s", e.code, e.reason);
     char *s = strdup(b->data);
     cr_assert_eq(strlen(s), b->len);
     if (digest) *digest = b->digest;
-    evidence_blob_release(b);
+    blob_release(b);
     return s;
 }
 
@@ -232,14 +232,14 @@ static char *open_and_page(void *ctx) {
     (void)ctx;
     char err[ERR_LEN];
     if (!(ev = evidence_open(dir, err))) return NULL;
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     if (evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e) != 0) {
         cr_assert_eq(e.code, EVIDENCE_EIO, "an allocation failed and the history said %d: %s", e.code, e.reason);
         return NULL;
     }
     char *s = strdup(b->data);
-    evidence_blob_release(b);
+    blob_release(b);
     return s;
 }
 

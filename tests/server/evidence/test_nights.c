@@ -91,17 +91,17 @@ static void file(const struct night *n) {
 
 /* A read's blob as JSON (released): call it with the read's result, after
  * the read has set `b`. */
-static json_t *blob_json(int rc, struct evidence_blob *b, const struct evidence_error *e) {
+static json_t *blob_json(int rc, struct blob *b, const struct evidence_error *e) {
     cr_assert_eq(rc, 0, "read failed: %s", e->reason);
     json_t *j = json_loadb(b->data, b->len, 0, NULL);
-    evidence_blob_release(b);
+    blob_release(b);
     cr_assert_not_null(j);
     return j;
 }
 
 /* The comparison of the record filed on `date`. */
 static json_t *comparison_of(const char *date) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_night(ev, GPU, NULL, date, SUITE, EVIDENCE_JSON, &b, &e);
     json_t *rec = blob_json(rc, b, &e);
@@ -291,7 +291,7 @@ Test(nights, the_environment_names_what_changed) {
 Test(nights, history_and_index_carry_the_comparison) {
     file(&(struct night){.date = "2026-11-29", .row = -1, .halfwidth = 0.002});
     file(&(struct night){.date = "2026-11-30", .row = 1, .scale = 1.05, .halfwidth = 0.002});
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     int rc = evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e);
     json_t *h = blob_json(rc, b, &e);

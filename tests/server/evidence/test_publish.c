@@ -70,16 +70,16 @@ static void make_dir(const char *rel) {
 
 /* The latest good night's date and how many nights the history holds. */
 static void expect_served(const char *date, size_t nights) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, GPU, NULL, SUITE, EVIDENCE_JSON, &b, &e), 0, "%s", e.reason);
     cr_expect(strstr(b->data, date), "the latest is not the night of %s", date);
-    evidence_blob_release(b);
+    blob_release(b);
     cr_assert_eq(evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e), 0, "%s", e.reason);
     json_t *h = json_loadb(b->data, b->len, 0, NULL);
     cr_expect_eq(json_array_size(json_object_get(h, "nights")), nights);
     json_decref(h);
-    evidence_blob_release(b);
+    blob_release(b);
 }
 
 Test(publish, a_stamp_that_cannot_be_written_does_not_unpublish_the_night) {
@@ -96,11 +96,11 @@ Test(publish, a_stamp_that_cannot_be_written_does_not_unpublish_the_night) {
     char e2[ERR_LEN];
     struct evidence *peer = evidence_open(dir, e2);
     cr_assert_not_null(peer, "%s", e2);
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(peer, GPU, NULL, SUITE, EVIDENCE_JSON, &b, &e), 0);
     cr_expect(strstr(b->data, "2024-05-02"));
-    evidence_blob_release(b);
+    blob_release(b);
     evidence_close(peer);
 }
 
@@ -122,9 +122,9 @@ Test(publish, a_transcript_that_cannot_be_written_does_not_unpublish_the_night) 
     cr_assert_eq(file_night("2024-05-01", 1.0, warn, err), 0, "the record is in place, yet: %s", err);
     cr_expect(strstr(warn, SUITE ".txt"), "the transcript's failure is reported: \"%s\"", warn);
     expect_served("2024-05-01", 1);
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     cr_assert_eq(evidence_get_latest(ev, GPU, NULL, SUITE, EVIDENCE_TEXT, &b, &e), 0, "%s", e.reason);
     cr_expect_gt(b->len, 100);
-    evidence_blob_release(b);
+    blob_release(b);
 }

@@ -70,18 +70,18 @@ static void reopen(void) {
 }
 
 /* The blob a read left in *b (rc its return) as JSON, released. */
-static json_t *parsed(int rc, struct evidence_blob **b, const struct evidence_error *e, const char *what) {
+static json_t *parsed(int rc, struct blob **b, const struct evidence_error *e, const char *what) {
     cr_assert_eq(rc, 0, "%s: %d %s", what, e->code, e->reason);
     json_t *j = json_loadb((*b)->data, (*b)->len, 0, NULL);
     cr_assert_not_null(j);
-    evidence_blob_release(*b);
+    blob_release(*b);
     return j;
 }
 
 /* The latest good night is GOOD, and the history shows `want_bad` for BAD:
  * no night (NULL) or a night of that status. */
 static void expect_good_served(const char *want_bad) {
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     json_t *rec = parsed(evidence_get_latest(ev, GPU, NULL, SUITE, EVIDENCE_JSON, &b, &e), &b, &e, "latest");
     cr_expect_str_eq(json_string_value(json_object_get(rec, "date")), GOOD, "the latest good night");
@@ -156,7 +156,7 @@ Test(record, a_good_record_whose_document_does_not_read_is_a_failed_night) {
     reopen();
     expect_good_served("failed");
     /* The index says the last attempt failed, and why. */
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     json_t *idx = parsed(evidence_get_gpu_index(ev, GPU, &b, &e), &b, &e, "index");
     json_t *entry = json_array_get(json_object_get(idx, "suites"), (size_t)suites_index(SUITE));
@@ -207,23 +207,23 @@ Test(record, the_judgement_makes_a_failure_in_place) {
  * the index and the history. */
 Test(record, a_record_is_as_old_as_its_measurement) {
     const time_t measured = 1704067205;
-    struct evidence_blob *b = NULL;
+    struct blob *b = NULL;
     struct evidence_error e;
     for (int kind = EVIDENCE_JSON; kind < EVIDENCE_NUM_KINDS; kind++) {
         cr_assert_eq(evidence_get_latest(ev, GPU, NULL, SUITE, (enum evidence_kind)kind, &b, &e), 0, "%s", e.reason);
         cr_expect_eq(b->mtime, measured, "latest, kind %d: %lld", kind, (long long)b->mtime);
-        evidence_blob_release(b);
+        blob_release(b);
         cr_assert_eq(evidence_get_night(ev, GPU, NULL, GOOD, SUITE, (enum evidence_kind)kind, &b, &e), 0);
         cr_expect_eq(b->mtime, measured, "night, kind %d: %lld", kind, (long long)b->mtime);
-        evidence_blob_release(b);
+        blob_release(b);
     }
     cr_assert_eq(evidence_get_gpu_index(ev, GPU, &b, &e), 0);
     cr_expect_eq(b->mtime, measured, "index: %lld", (long long)b->mtime);
-    evidence_blob_release(b);
+    blob_release(b);
     for (int pass = 0; pass < 2; pass++) { /* made from the record, then from its sidecar */
         if (pass) reopen();
         cr_assert_eq(evidence_get_history(ev, GPU, NULL, SUITE, 30, NULL, &b, &e), 0);
         cr_expect_eq(b->mtime, measured, "history (pass %d): %lld", pass, (long long)b->mtime);
-        evidence_blob_release(b);
+        blob_release(b);
     }
 }

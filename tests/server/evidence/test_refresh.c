@@ -128,7 +128,7 @@ static char *start(int *joined) {
 }
 
 /* A store read as JSON: `want_ok` 1 for a blob, 0 for a "not found". */
-static json_t *blob_json(int rc, struct evidence_blob *b, const struct evidence_error *e, int want_ok) {
+static json_t *blob_json(int rc, struct blob *b, const struct evidence_error *e, int want_ok) {
     if (!want_ok) {
         cr_assert_eq(rc, -1, "expected nothing, got %.200s", b ? b->data : "");
         cr_expect_eq(e->code, EVIDENCE_ENOENT, "%s", e->reason);
@@ -137,26 +137,26 @@ static json_t *blob_json(int rc, struct evidence_blob *b, const struct evidence_
     cr_assert_eq(rc, 0, "%s", e->reason);
     json_t *j = json_loadb(b->data, b->len, 0, NULL);
     cr_assert_not_null(j);
-    evidence_blob_release(b);
+    blob_release(b);
     return j;
 }
 
 static json_t *latest(const char *suite, int want_ok) {
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     int rc = evidence_get_latest(ev, NULL, GPU, suite, EVIDENCE_JSON, &b, &e);
     return blob_json(rc, b, &e, want_ok);
 }
 
 static json_t *night(const char *date, const char *suite) {
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     int rc = evidence_get_night(ev, GPU, NULL, date, suite, EVIDENCE_JSON, &b, &e);
     return blob_json(rc, b, &e, 1);
 }
 
 static json_t *index_json(void) {
-    struct evidence_blob *b;
+    struct blob *b;
     struct evidence_error e;
     int rc = evidence_get_index(ev, GPU, &b, &e);
     return blob_json(rc, b, &e, 1);
