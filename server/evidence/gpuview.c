@@ -35,14 +35,6 @@ _Static_assert(EVIDENCE_SLUG_LEN == HISTORY_DIR_LEN, "the history takes the list
 
 typedef char date_name[DURABLE_NAME_LEN];
 
-/* 1 when `a` and `b` are the same file as it was: device, inode, size and
- * modification time (a record is replaced by a rename, never rewritten in
- * place, so a new record is a new inode). */
-static int same_file(const struct stat *a, const struct stat *b) {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* ---- a suite's latest ---------------------------------------------------- */
 
 static void latest_cleanup(struct gpuview_latest *l) {
@@ -64,7 +56,7 @@ static json_t *record_as_was(const struct gpuview_latest *was, const char *gdir,
     char path[PATH_MAX];
     if (!was || !was->good || strcmp(was->good_date, date) != 0) return NULL;
     if (durable_join(path, sizeof path, gdir, date, jname) != 0 || lstat(path, st) != 0) return NULL;
-    return same_file(&was->good_st, st) ? json_incref(was->good) : NULL;
+    return record_same_file(&was->good_st, st) ? json_incref(was->good) : NULL;
 }
 
 /* Of a date's good record `rec` (NULL: none) and its failure `failed`
@@ -171,7 +163,7 @@ void gpuview_free(struct gpuview *g) {
  * suite alone. */
 static int reuse_suite(const struct gpuview *old, size_t i, const struct gpuview_latest *l, struct gpuview *g) {
     if (!old || i >= old->n || !old->l[i].good || !l->good || !old->json[i] || !old->text[i]) return 0;
-    if (strcmp(old->l[i].good_date, l->good_date) != 0 || !same_file(&old->l[i].good_st, &l->good_st)) return 0;
+    if (strcmp(old->l[i].good_date, l->good_date) != 0 || !record_same_file(&old->l[i].good_st, &l->good_st)) return 0;
     for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS; k++)
         if (old->drawn[k]) g->drawn[k][i] = blob_ref(old->drawn[k][i]);
     g->json[i] = blob_ref(old->json[i]);

@@ -59,11 +59,6 @@ void older_free(struct older *o) {
     free(o);
 }
 
-static int same_file(const struct stat *a, const struct stat *b) {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* What nights_compare() reads of an older night (nights.h): its date,
  * status and suite version (older_nights() filters on them), summary,
  * comparison and provenance, and its document's device and build. A new
@@ -95,7 +90,7 @@ static json_t *lookup(struct older *o, const char *key, const struct stat *now, 
     json_t *hit = NULL;
     pthread_mutex_lock(&o->lock);
     const struct entry *e = lru_get(o->cache, key, strlen(key));
-    if (e && same_file(&e->st, now)) {
+    if (e && record_same_file(&e->st, now)) {
         hit = json_deep_copy(e->rec); /* the caller's own: no object is shared between threads */
         if (!hit) *oom = 1;
     }

@@ -45,6 +45,11 @@ json_t *record_load(const char *dir, const char *date, const char *name, struct 
     return j;
 }
 
+int record_same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 int record_ok(json_t *rec) {
     const char *s = json_string_value(json_object_get(rec, "status"));
     return s && strcmp(s, "ok") == 0;

@@ -42,6 +42,12 @@ json_t *record_load(const char *dir, const char *date, const char *name, struct 
  * NULL when there is none or it is not a string. Borrowed. */
 const char *record_str(json_t *obj, const char *key);
 
+/* 1 when `a` and `b` are the same file as it was: device, inode, size and
+ * modification time. A record is replaced by a rename, never rewritten in
+ * place, so a new record is a new inode: what was made from a record (a
+ * view's blobs, an older night kept) stays valid while its file is the same. */
+int record_same_file(const struct stat *a, const struct stat *b);
+
 /* 1 when record `rec` says status "ok". */
 int record_ok(json_t *rec);
 

@@ -923,21 +923,8 @@ void http_quiesce(struct http *h) {
 }
 
 void http_conn_stats(struct http *h, struct http_conn_stats *st) {
-    struct conntable_stats t;
-    conntable_stats(&h->conns, &t);
-    *st = (struct http_conn_stats){
-        .open = t.open,
-        .held = t.held,
-        .cpu_queued = pool_queued(h->pool),
-        .evicted = t.evicted,
-        .deadline_closed = t.deadline_closed,
-        .refused = t.refused,
-        .address_refused = t.address_refused,
-        .hangups = t.hangups,
-        .released_address = t.released_address,
-        .released_total = t.released_total,
-        .released_table = t.released_table,
-    };
+    conntable_stats(&h->conns, &st->table);
+    st->cpu_queued = pool_queued(h->pool);
 }
 
 void http_free(struct http *h) {

@@ -57,6 +57,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "kernels/base/status.h"
+#include "server/http/conntable.h"
 
 #define HTTP_ROUTE_PREFIX 1u    /* pattern is a prefix                       */
 #define HTTP_ROUTE_AUTH 2u      /* bearer token required when one is set     */
@@ -122,18 +123,8 @@ void http_quiesce(struct http *h);
  * dv_http_connections_closed_total{reason}, dv_http_held_requests,
  * dv_http_held_released_total{reason}, dv_analysis_queue_depth) and tests. */
 struct http_conn_stats {
-    unsigned open;                      /* connections in the table        */
-    unsigned held;                      /* held requests now               */
-    unsigned cpu_queued;                /* deferred tasks waiting          */
-    unsigned long long evicted;         /* shut to make room for a newcomer */
-    unsigned long long deadline_closed; /* shut past a header/body deadline */
-    unsigned long long refused;         /* newcomers shut: table all busy  */
-    unsigned long long address_refused; /* over an address's share         */
-    unsigned long long hangups;         /* held, and the peer had gone     */
-    unsigned long long released_address, released_total, released_table; /* held
-                                           requests answered early: over the
-                                           per-address bound, the total, or
-                                           for a newcomer to a full table  */
+    struct conntable_stats table; /* the connection table's (conntable.h) */
+    unsigned cpu_queued;          /* deferred tasks waiting               */
 };
 void http_conn_stats(struct http *h, struct http_conn_stats *st);
 

@@ -403,6 +403,7 @@ static void put_build(FILE *f) {
 
 /* The HTTP front's connection table, held requests and analysis queue. */
 static void put_connections(FILE *f, const struct http_conn_stats *cs) {
+    const struct conntable_stats *t = &cs->table;
     fprintf(f,
             "# HELP dv_http_connections Connections open now.\n"
             "# TYPE dv_http_connections gauge\n"
@@ -428,8 +429,8 @@ static void put_connections(FILE *f, const struct http_conn_stats *cs) {
             "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
             "# TYPE dv_analysis_queue_depth gauge\n"
             "dv_analysis_queue_depth %u\n",
-            cs->open, cs->deadline_closed, cs->evicted, cs->refused, cs->address_refused, cs->hangups, cs->held,
-            cs->released_address, cs->released_total, cs->released_table, cs->cpu_queued);
+            t->open, t->deadline_closed, t->evicted, t->refused, t->address_refused, t->hangups, t->held,
+            t->released_address, t->released_total, t->released_table, cs->cpu_queued);
 }
 
 /* The request counters. Lock held. */

@@ -40,6 +40,25 @@ static inline void fixture_rmrf(const char *dir) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* A scratch evidence store for each test of a file: `dir` and `ev`, made by
+ * setup() and removed by teardown() (the suite's or a test's .init and
+ * .fini). Needs <criterion/criterion.h> and server/evidence/evidence.h. */
+#define FIXTURE_STORE()                                                                                                \
+    static char *dir;                                                                                                  \
+    static struct evidence *ev;                                                                                        \
+    static void setup(void) {                                                                                          \
+        char err_[ERR_LEN];                                                                                            \
+        dir = fixture_tmpdir();                                                                                        \
+        cr_assert_not_null(dir);                                                                                       \
+        ev = evidence_open(dir, err_);                                                                                 \
+        cr_assert_not_null(ev, "%s", err_);                                                                            \
+    }                                                                                                                  \
+    static void teardown(void) {                                                                                       \
+        evidence_close(ev);                                                                                            \
+        fixture_rmrf(dir);                                                                                             \
+        free(dir);                                                                                                     \
+    }
+
 /* A measured report for suite `suite_index`: every row's median is
  * `base_ms` times its predicted ratio, its ratio the predicted one with a 95%
  * interval of relative half-width `halfwidth` (the baseline's 1 [1, 1]), its

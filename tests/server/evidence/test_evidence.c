@@ -32,22 +32,7 @@
 
 #define GPU "nvidia-h200"
 
-static char *dir;
-static struct evidence *ev;
-
-static void setup(void) {
-    dir = fixture_tmpdir();
-    cr_assert_not_null(dir);
-    char err[ERR_LEN];
-    ev = evidence_open(dir, err);
-    cr_assert_not_null(ev, "%s", err);
-}
-
-static void teardown(void) {
-    evidence_close(ev);
-    fixture_rmrf(dir);
-    free(dir);
-}
+FIXTURE_STORE()
 
 static void put_on(struct evidence *store, const char *gpu, const char *name, const char *suite, const char *date,
                    int ok, double base_ms, const char *reason, const char *finished) {

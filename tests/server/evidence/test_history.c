@@ -24,22 +24,7 @@
 #define GPU "nvidia-h200"
 #define SUITE "day22-part1"
 
-static char *dir;
-static struct evidence *ev;
-
-static void setup(void) {
-    dir = fixture_tmpdir();
-    cr_assert_not_null(dir);
-    char err[ERR_LEN];
-    ev = evidence_open(dir, err);
-    cr_assert_not_null(ev, "%s", err);
-}
-
-static void teardown(void) {
-    evidence_close(ev);
-    fixture_rmrf(dir);
-    free(dir);
-}
+FIXTURE_STORE()
 
 TestSuite(history, .init = setup, .fini = teardown);
 

@@ -49,6 +49,14 @@ static struct conntable_slot *connect_from(const char *peer, int proxied) {
     return s;
 }
 
+/* A connection from `peer` inside request `req`, which must run. */
+static struct conntable_slot *busy_from(const char *peer, void *req) {
+    struct conntable_slot *s = connect_from(peer, 0);
+    conntable_begin(&t, s, req, peer);
+    conntable_phase(&t, s, CONNTABLE_BUSY);
+    return s;
+}
+
 /* 1 when the table shut connection `i` down (its far end reads EOF). */
 static int shut(int i) {
     char c;
@@ -94,11 +102,8 @@ Test(conntable, a_full_table_evicts_the_oldest_incomplete_connection_of_the_heav
 Test(conntable, a_full_busy_table_releases_a_held_request_then_refuses_the_newcomer) {
     setup_limits(2, 10, 10, 10);
     static int r1, r2;
-    struct conntable_slot *a = connect_from("10.0.0.1", 0), *b = connect_from("10.0.0.2", 0);
-    conntable_begin(&t, a, &r1, "10.0.0.1");
-    conntable_begin(&t, b, &r2, "10.0.0.2");
-    conntable_phase(&t, a, CONNTABLE_BUSY);
-    conntable_phase(&t, b, CONNTABLE_BUSY);
+    busy_from("10.0.0.1", &r1);
+    struct conntable_slot *b = busy_from("10.0.0.2", &r2);
     conntable_hold(&t, b, &r2);
     struct conntable_slot *c = connect_from("10.0.0.3", 0);
     cr_assert_eq(released.n, 1, "the held request was not released for the newcomer");
@@ -109,8 +114,8 @@ Test(conntable, a_full_busy_table_releases_a_held_request_then_refuses_the_newco
     cr_expect(shut(1));
     static int r3;
     conntable_begin(&t, c, &r3, "10.0.0.3");
-    conntable_phase(&t, c, CONNTABLE_BUSY);
-    connect_from("10.0.0.4", 0); /* everyone else is in a request that must run */
+    conntable_phase(&t, c, CONNTABLE_BUSY); /* now in a request that must run too */
+    connect_from("10.0.0.4", 0);            /* everyone else is in a request that must run */
     cr_expect(shut(3));
     struct conntable_stats st;
     conntable_stats(&t, &st);
@@ -169,11 +174,7 @@ Test(conntable, deadlines_shut_connections_that_send_too_slowly_and_spare_busy_o
 Test(conntable, a_held_request_whose_peer_hung_up_is_released_and_shut) {
     setup_limits(10, 10, 10, 10);
     static int r1, r2;
-    struct conntable_slot *a = connect_from("10.0.0.1", 0), *b = connect_from("10.0.0.2", 0);
-    conntable_begin(&t, a, &r1, "10.0.0.1");
-    conntable_begin(&t, b, &r2, "10.0.0.2");
-    conntable_phase(&t, a, CONNTABLE_BUSY);
-    conntable_phase(&t, b, CONNTABLE_BUSY);
+    struct conntable_slot *a = busy_from("10.0.0.1", &r1), *b = busy_from("10.0.0.2", &r2);
     conntable_hold(&t, a, &r1);
     conntable_hold(&t, b, &r2);
     cr_assert_eq(send(peers[1], "x", 1, 0), 1);   /* data is no hang-up */
