@@ -50,6 +50,18 @@
  * Every error is JSON: {"error": {"status": 404, "field": null,
  * "reason": "..."}} plus route-specific members. Every reply carries a
  * Cache-Control header: "no-store" unless the handler added its own.
+ *
+ * Who owns what: struct http (http.c) is made of parts, each with its own
+ * lock and a header that names its owner and the threads that call it: the
+ * route table (router.h: no lock, fixed once started), the connection table
+ * and the held requests (conntable.h), the suspended requests
+ * (suspend.h; its lock is taken after the table's, never before), the CPU
+ * pool (server/core/pool.h) and the reaper thread (reaper.h). The requests
+ * are counted once, by the observer (metrics.c). Threads: libmicrohttpd's
+ * daemon threads run the handlers; the pool's run deferred work; the
+ * reaper; and any thread may http_req_wake(). A struct http_req is valid
+ * during its handler and continuations, and for a waker until its
+ * http_req_on_cleanup() function has run.
  */
 #ifndef DV_HTTP_H
 #define DV_HTTP_H

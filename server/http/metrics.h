@@ -40,6 +40,13 @@
  * The request counters and the histograms are fed by observers on the HTTP
  * front and the job queue (cheap: a mutex and a few additions; each request
  * is counted here once); everything else is read at scrape.
+ *
+ * Owner: the service that metrics_create()s it (serve.c), which frees it
+ * after the queue and the front are gone. Lock: one mutex over the counters
+ * and histograms, never held while the rest is read (the evidence index,
+ * /proc). Threads: the observers run on the HTTP daemon threads, the job
+ * queue's and the worker's; metrics_text() on a daemon thread (GET
+ * /metrics).
  */
 #ifndef DV_METRICS_H
 #define DV_METRICS_H
