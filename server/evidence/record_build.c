@@ -242,11 +242,13 @@ static json_t *record_root(const struct record_build *b, struct parts *p, const 
     jsonout_put(prov, "started_utc", jsonout_str_or_null(rec->started_utc), bad);
     jsonout_put(prov, "finished_utc", jsonout_str(b->finished), bad);
     if (host[0]) jsonout_put(prov, "host", jsonout_str(host), bad);
+    /* The comparison reads the summary, the document and the provenance:
+     * made before they go into `root`, which may release them. */
+    const int compared = rec->ok && json_is_object(p->summary);
+    json_t *cmp = compared ? night_comparison(b->date, p->summary, p->doc, prov, b->older, b->nolder, bad) : NULL;
     jsonout_put(root, "provenance", prov, bad);
     jsonout_put(root, "summary", p->summary, bad);
-    if (rec->ok && json_is_object(p->summary))
-        jsonout_put(root, "comparison", night_comparison(b->date, p->summary, p->doc, prov, b->older, b->nolder, bad),
-                    bad);
+    if (compared) jsonout_put(root, "comparison", cmp, bad);
     jsonout_put(root, "document", p->doc, bad);
     jsonout_put(root, "transcript", jsonout_str(text), bad);
     p->doc = p->req = p->summary = NULL; /* in `root` now, or released */
