@@ -54,8 +54,6 @@ ALLOWED = {
     "server/core/httpclient.c:httpclient_send": "the server step",
     "server/http/metrics.c:metrics_text": "the server step (the request counters once, in metrics.c)",
     "server/http/routes.c:measure_done": "the server step",
-    "server/jobs/instrproc.c:instrproc_report": "the server step (instrproc's cache onto kernels/base/lru.h)",
-    "server/jobs/worker.c:run_job": "the server step (the worker's wire format)",
 }
 
 
