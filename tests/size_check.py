@@ -50,7 +50,6 @@ ALLOWED = {
     "server/evidence/evidence.c": "the evidence store's eight jobs, split by the server step",
     "server/http/http.c": "struct http made of owned parts, split by the server step",
     "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
-    "server/cmd/cli.c:cli_parse": "the server step",
     "server/core/httpclient.c:httpclient_send": "the server step",
     "server/http/metrics.c:metrics_text": "the server step (the request counters once, in metrics.c)",
     "server/http/routes.c:measure_done": "the server step",
