@@ -44,12 +44,11 @@ C_TOPS = ("kernels/", "api/", "server/")
 EXEMPT = ("tests/", "static/divergence-widget.js")
 
 # What the server's own step splits (issue 30: http.c's parts, evidence.c's
-# jobs, the instruction subsystem out of instr_cmd.c). server/ only; each
-# entry is a file ("path") or a function ("path:function").
+# jobs). server/ only; each entry is a file ("path") or a function
+# ("path:function").
 ALLOWED = {
     "server/evidence/evidence.c": "the evidence store's eight jobs, split by the server step",
     "server/http/http.c": "struct http made of owned parts, split by the server step",
-    "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
     "server/core/httpclient.c:httpclient_send": "the server step",
     "server/http/metrics.c:metrics_text": "the server step (the request counters once, in metrics.c)",
     "server/http/routes.c:measure_done": "the server step",

@@ -15,6 +15,7 @@
 #include "api/jsonout.h"
 #include "api/report.h"
 #include "server/jobs/wire.h"
+#include "tests/api/report_full.h"
 #include "tests/support/failing_alloc.h"
 
 Test(wire, frames_cross_whole_and_in_order) {
@@ -48,29 +49,27 @@ Test(wire, an_oversized_frame_is_refused) {
     close(p[1]);
 }
 
-/* A device as the real worker's hello reports it. */
-static void h200(struct dv_device *d) {
-    memset(d, 0, sizeof *d);
-    d->present = 1;
-    snprintf(d->name, sizeof d->name, "NVIDIA H200");
-    d->cc_major = 9;
-    d->sm_count = 132;
-    d->warp_size = 32;
-    d->driver_version = 13000;
-    d->runtime_version = 13000;
-    d->measured_sm_clock_mhz = 1980.0 / 3.0; /* a real that 15 digits do not hold */
-    snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "00000000:19:00.0");
+/* The report with every field set (tests/api/report_full.h), and a real
+ * that 15 significant digits round (a plain dump writes it with 17). */
+static struct dv_report *full_report(void) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    r->wall_time_ms = 1000.0 / 7.0;
+    return r;
 }
 
-/* A measured report small enough to be built many times over, with reals
- * that 15 significant digits round. */
+/* A measured report small enough to be built many times over: the full
+ * report's device, with reals that 15 digits round. */
 static struct dv_report *small_report(void) {
-    struct dv_report *r = experiment_report_create();
+    struct dv_report *full = full_report(), *r = experiment_report_create();
     cr_assert_not_null(r);
     r->measured = 1;
     r->gpu_time_ms = 100.0 / 3.0;
     r->wall_time_ms = 1000.0 / 7.0;
-    h200(&r->device);
+    r->device = full->device;
+    r->device.measured_sm_clock_mhz = 1980.0 / 3.0;
+    experiment_report_free(full);
     return r;
 }
 
@@ -123,9 +122,9 @@ Test(wire, every_message_reads_back_with_what_was_put_in_it) {
     cr_expect_null(json_object_get(o, "exiting"), "exiting only when the worker ends");
     json_decref(o);
 
-    struct dv_device d;
-    h200(&d);
-    o = parsed(wire_hello(report_device_json(&d)));
+    struct dv_report *small = small_report();
+    o = parsed(wire_hello(report_device_json(&small->device)));
+    experiment_report_free(small);
     cr_expect_eq(json_integer_value(json_object_get(o, "hello")), 1);
     cr_expect_eq(json_integer_value(json_object_get(o, "pid")), getpid());
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "device"), "name")), "NVIDIA H200");
@@ -143,7 +142,7 @@ Test(wire, every_message_reads_back_with_what_was_put_in_it) {
  * (15 significant digits, not the 17 a plain dump of these reals takes),
  * and a hello's device the text report_device_json() gives. */
 Test(wire, the_reply_carries_the_document_as_report_json_writes_it) {
-    struct dv_report *r = small_report();
+    struct dv_report *r = full_report();
     char *want = report_json(r, 0);
     cr_assert_not_null(want);
     char *msg = wire_reply_ok("j", r->gpu_time_ms, 1.0 / 3.0, 0, report_document(r));
@@ -160,8 +159,9 @@ Test(wire, the_reply_carries_the_document_as_report_json_writes_it) {
     free(want);
     experiment_report_free(r);
 
-    struct dv_device d;
-    h200(&d);
+    r = small_report();
+    const struct dv_device d = r->device;
+    experiment_report_free(r);
     json_t *dev = report_device_json(&d);
     char *dev_text = jsonout_dumps(dev, JSON_COMPACT);
     json_decref(dev);
@@ -198,9 +198,8 @@ static char *error_text(void *ctx) {
 /* jansson and report_dump build with allocations that may fail at any
  * point: a message is then not built at all, never cut short. */
 Test(wire, every_message_is_whole_or_absent_under_failing_allocations) {
-    struct dv_device d;
-    h200(&d);
     struct dv_report *r = small_report();
+    struct dv_device d = r->device;
     struct error_case ec = {.r = r};
     char *(*builds[])(void *) = {hello_text, job_text, ok_text, error_text};
     void *ctx[] = {&d, NULL, r, &ec};
