@@ -39,9 +39,9 @@ struct instr_job {
     struct dv_options o;
     struct dv_report *r; /* the request's plan                        */
     struct dv_geometry g;
-    struct session *s;    /* set up by the passes (gpu/instr_run.h)     */
+    struct session *s; /* set up by the passes (gpu/instr_run.h) */
     struct dv_device dev;
-    struct dv_launch base; /* the row's mode and mask left out          */
+    struct dv_launch base; /* the row's mode and mask left out */
 };
 
 /* One row of the process, and what came of it. */

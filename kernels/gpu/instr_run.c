@@ -191,8 +191,9 @@ static void check_functions(struct instr_row *rows, unsigned n) {
             const int same_kernel = o->row->kernel == rr->row->kernel;
             const int same_function = strcmp(o->parts[0].function, fn) == 0;
             if (same_kernel && !same_function)
-                dv_seterr(why, "instructions: this row's SASS records named %.100s, row %d:%d of the same kernel %.100s",
-                          fn, o->table, o->index, o->parts[0].function);
+                dv_seterr(why,
+                          "instructions: this row's SASS records named %.100s, row %d:%d of the same kernel %.100s", fn,
+                          o->table, o->index, o->parts[0].function);
             else if (!same_kernel && same_function)
                 dv_seterr(why, "instructions: this row's SASS records named %.100s, as did row %d:%d of another kernel",
                           fn, o->table, o->index);

@@ -269,7 +269,8 @@ static int suite_options(const char *cmd, int analyze, struct dv_options *o, con
     /* Anything else that shapes the tables would make it another request
      * filed under the suite's name. */
     unsigned shaping = o->given & ~(unsigned)(DV_GIVEN_DEVICE | DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS);
-    if (refuse_given(cmd, shaping, "does not apply with --suite, which is the suite's whole request")) return CLI_EXIT_USAGE;
+    if (refuse_given(cmd, shaping, "does not apply with --suite, which is the suite's whole request"))
+        return CLI_EXIT_USAGE;
     if (strcmp(a->suite, "all") == 0) {
         if (analyze) {
             fprintf(stderr, "divergence analyze: --suite: name one suite (all is for measure)\n");

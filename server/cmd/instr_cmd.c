@@ -167,8 +167,7 @@ static int job_plan(const struct args *a, struct instr_job *j, char *err) {
 
 /* Each row of the arguments planned, or failed with why (`why`, the job's
  * reason, when it was not planned). */
-static void plan_rows(const struct args *a, struct instr_job *j, int planned, const char *why,
-                      struct instr_row *rows) {
+static void plan_rows(const struct args *a, struct instr_job *j, int planned, const char *why, struct instr_row *rows) {
     for (unsigned i = 0; i < a->nrows; i++) {
         struct instr_row *rr = &rows[i];
         instr_row_init(rr, j, a->tables[i], a->rows[i]);
@@ -251,7 +250,8 @@ static int profile(const struct args *a, struct instr_job *j, struct instr_row *
     listing_insns_cleanup(&ncu);
     const struct instrline_phases lines = {instr_phase_names, ph->ms, INSTR_PH_N, total};
     int status = 0;
-    for (unsigned i = 0; i < a->nrows; i++) status |= print_row(&rows[i], a->many ? NULL : &lines, compared ? &diff : NULL);
+    for (unsigned i = 0; i < a->nrows; i++)
+        status |= print_row(&rows[i], a->many ? NULL : &lines, compared ? &diff : NULL);
     if (!a->many) return status;
     put_line(instrline_done(a->nrows, profiled, &lines), "{\"done\":true}");
     return profiled ? 0 : 1;

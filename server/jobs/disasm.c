@@ -44,8 +44,8 @@ static void tool_label(const char *tool, char *label, size_t size) {
 
 /* `tool` run on the cubin, written to a file in `dir` for it: the label
  * line and the tool's output, malloc()ed. NULL with `why`. */
-static char *run_tool(const char *tool, const char *dir, uint64_t crc, const void *cubin, size_t size, size_t *len,
-                      char *why) {
+static char *run_disassembler(const char *tool, const char *dir, uint64_t crc, const void *cubin, size_t size,
+                              size_t *len, char *why) {
     char cubin_path[PATH_MAX], err[ERR_LEN];
     snprintf(cubin_path, sizeof cubin_path, "%s/cubin-%ld-%016llx.cubin", dir, (long)getpid(), (unsigned long long)crc);
     if (fileio_write(cubin_path, cubin, size, err) != 0) {
@@ -85,8 +85,8 @@ static char *run_tool(const char *tool, const char *dir, uint64_t crc, const voi
 
 /* The text from the cache folder `cache` (NULL: none), else from the tool
  * (then kept there). NULL with `why`. */
-static char *disassemble(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size,
-                         size_t *len, char *why) {
+static char *disassemble(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size, size_t *len,
+                         char *why) {
     char cached[PATH_MAX] = "";
     if (cache) {
         snprintf(cached, sizeof cached, "%s/%016llx.sass", cache, (unsigned long long)crc);
@@ -98,7 +98,7 @@ static char *disassemble(const char *tool, const char *cache, uint64_t crc, cons
         }
     }
     const char *tmp = cache ? cache : getenv("TMPDIR");
-    char *text = run_tool(tool, tmp && tmp[0] ? tmp : "/tmp", crc, cubin, size, len, why);
+    char *text = run_disassembler(tool, tmp && tmp[0] ? tmp : "/tmp", crc, cubin, size, len, why);
     if (text && cache) {
         /* Written whole under another name, then renamed: a reader sees all of it or none. */
         char part[PATH_MAX + 16], ignored[ERR_LEN];

@@ -30,7 +30,6 @@ struct disasm_config {
  * malloc()ed, *len bytes, the first line the label; from this process's
  * memory, the cache folder, or the tool. NULL with `why` (ERR_LEN: no
  * disassembler, it failed on the cubin, out of memory). One thread. */
-char *disasm_cubin(const struct disasm_config *c, uint64_t crc, const void *cubin, size_t size, size_t *len,
-                   char *why);
+char *disasm_cubin(const struct disasm_config *c, uint64_t crc, const void *cubin, size_t size, size_t *len, char *why);
 
 #endif /* DV_DISASM_H */

@@ -126,7 +126,9 @@ enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char
  * choice), else NULL. */
 static char *message(json_t *o, int bad, int precision) {
     char *s = NULL;
-    if (!bad) s = precision ? jsonout_dumpf(o, JSON_COMPACT | JSON_REAL_PRECISION(precision)) : jsonout_dumps(o, JSON_COMPACT);
+    if (!bad)
+        s = precision ? jsonout_dumpf(o, JSON_COMPACT | JSON_REAL_PRECISION(precision))
+                      : jsonout_dumps(o, JSON_COMPACT);
     json_decref(o);
     return s;
 }

@@ -4,9 +4,9 @@
  * Every message is a 4-byte big-endian length followed by that many bytes of
  * JSON, built here and nowhere else (wire_hello() ... wire_reply_error(),
  * with api/jsonout.h: whole or not at all), for both ends and for every
- * stand-in of the worker (jobs/nogpu.h, the tests' fake). The worker reads jobs on fd WIRE_FD_IN (3) and writes replies on
- * WIRE_FD_OUT (4); its stdout is not used, so a library that prints cannot
- * corrupt the stream.
+ * stand-in of the worker (jobs/nogpu.h, the tests' fake). The worker reads
+ * jobs on fd WIRE_FD_IN (3) and writes replies on WIRE_FD_OUT (4); its
+ * stdout is not used, so a library that prints cannot corrupt the stream.
  *
  * Messages (see worker.h for the sequence):
  *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...}}
