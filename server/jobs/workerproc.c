@@ -100,10 +100,10 @@ static int read_job(const char *msg, size_t len, const struct dv_device *dev, ch
         /* request_parse_json() uses jansson on its own: a failed allocation
          * inside may cut a string short, which only the count shows. */
         const unsigned long failures = jsonout_failures();
-        const int parsed = request_parse_json(req, o, &re);
-        rc = jsonout_failures() != failures || parsed != 0 ? DV_ERR : 0;
-        if (jsonout_failures() != failures) dv_seterr(why, "worker: out of memory reading the request");
+        const int parsed = request_parse_json(req, o, &re), oom = jsonout_failures() != failures;
+        if (oom) dv_seterr(why, "worker: out of memory reading the request");
         else if (parsed != 0) snprintf(why, WHY_LEN, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
+        rc = oom || parsed != 0 ? DV_ERR : 0;
     }
     json_decref(root);
     return rc;
