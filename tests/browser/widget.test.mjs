@@ -32,19 +32,25 @@
 //   must draw it per lane, split warps marked, and say it in words;
 // - the permalink: the tried predicate and block shape in the URL
 //   (replaceState), restored from a link;
-// - a page of another origin: a CORS refusal named with the flag that fixes
-//   it and the buttons disabled; the flag given, the page works; a server
-//   that is down is not called a refusal;
+// - a page of another origin serving the widget's modules: a CORS refusal
+//   named with the flag that fixes it and the buttons disabled; the flag
+//   given, the page works, and the modules load from the server itself; a
+//   server that does not allow the page cannot serve it the modules either,
+//   and the element's own text stays; a server that is down is not called
+//   a refusal;
 // - Part 2 read both ways: the readings in the table and the chart;
 // - the instruction listing of a row (instructions_fixture.json, made by
 //   make_instructions_fixture.mjs from an H200 probe's per-instruction
 //   counts, stood in for the proposed Row `instructions`): opened from the
-//   row by keyboard, its regions, one warp's lanes, the runs of the branch
-//   (the sections before and after it collapsed and not built), lane bars
-//   to scale and in words, guards marked, paths in the chart's colours, a
-//   run's first and last instruction, Escape back to the row; Part 2's
-//   predicated branch; no SASS text, a cached profile, none collected; the
-//   fixture against the proposed schema;
+//   row by keyboard, its regions in a warp's order with their lanes and
+//   stall samples, one warp's lanes, the kernel's source lines (the runs
+//   summed per line), at most two screens tall at 1280 px; the SASS one
+//   click further: the runs of the branch (the sections before and after it
+//   collapsed and not built), lane bars to scale and in words, guards
+//   marked, paths in the chart's colours, a run's first and last
+//   instruction, Escape back to the row; Part 2's predicated branch; no
+//   SASS text, a cached profile, none collected; the fixture against the
+//   proposed schema;
 // - the scenarios suite measured from a page against the fake worker;
 // - fields the server did not always send (Part 2's readings) stood in by
 //   the test where the answer lacks them and read as the server sends them
@@ -54,340 +60,37 @@
 //   Response.json() and the job stream's JSON.parse() return) and must be
 //   defined by api/openapi.yaml's schema of that answer; a planted read of a
 //   field the document lacks is caught. A read that a short-circuit skips
-//   cannot be recorded, so the widget's source is also parsed (acorn) and
-//   no `a.x || a.y` / `a.x ?? a.y` guess between two fields of one object may
-//   stand in it.
+//   cannot be recorded, so every module of the widget is also parsed
+//   (acorn) and no `a.x || a.y` / `a.x ?? a.y` guess between two fields of
+//   one object may stand in it;
+// - after every flow, on every page it used: no text node reads null,
+//   undefined or NaN (closePage, and afterEach for the shared page).
 // Screenshots (desktop and phone; the new items at 1280 and 390 px, light
-// and dark) of each go to DV_TEST_OUTPUT.
-//
-// Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
-// (default <dir of DV_BINARY>/tests/fake_worker), DV_EVIDENCE_DIR (default
-// tests/fixtures/evidence), DV_STATIC_DIR (default static/), DV_TEST_OUTPUT
-// (screenshots; default <tmp>/dv-browser-output), DV_CHROMIUM (default
-// /usr/bin/chromium).
+// and dark) of each go to DV_TEST_OUTPUT. The session, the contract record
+// and the page checks are harness.mjs's (its environment variables);
+// page.test.mjs holds the lesson page's first load and the rows' sentences.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import * as acorn from 'acorn';
-import { spec, operationOf, answerSchema, undefinedPrefix, show } from '../api/openapi/contract.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
-const env = process.env;
-const binary = env.DV_BINARY;
-const worker = env.DV_WORKER_CMD || (binary && path.join(path.dirname(binary), 'tests', 'fake_worker'));
-const evidenceSrc = env.DV_EVIDENCE_DIR || path.join(repo, 'tests', 'fixtures', 'evidence');
-const staticDir = env.DV_STATIC_DIR || path.join(repo, 'static');
-const outDir = env.DV_TEST_OUTPUT || path.join(os.tmpdir(), 'dv-browser-output');
-const browserPath = env.DV_CHROMIUM || '/usr/bin/chromium';
-const SUITE = 'day22-part1';
-const W = `divergence-widget[suite="${SUITE}"]`; // playwright's CSS engine pierces open shadow roots
-const W2 = 'divergence-widget[suite="day22-part2"]';
-const PHONE = 390; // a phone's CSS width
-
-// The same formatting as the widget, the CLI and the lesson page: printf's
-// rounding (an exact tie goes to the even digit), written independently of
-// the widget's code with the exact decimal expansion printf rounds.
-function fx(v, d) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return '\u2014';
-  const exact = Math.abs(v).toFixed(60); // toFixed(60) keeps every digit a double of this size has
-  const [ip, fp] = exact.split('.');
-  let digits = BigInt(ip + fp.slice(0, d));
-  const rest = fp.slice(d);
-  const half = rest[0] === '5' && /^50*$/.test(rest);
-  if (rest[0] > '5' || (rest[0] === '5' && !half) || (half && digits % 2n === 1n)) digits += 1n;
-  const str = digits.toString().padStart(d + 1, '0');
-  return (v < 0 && digits ? '-' : '') + (d ? `${str.slice(0, -d)}.${str.slice(-d)}` : str);
-}
-
-// How row `i` of table `t` reads its ratio, written from the transcript's
-// rule (api/report_text.c): with an interval (Row `ratio_ci`), the ratio and
-// its ends to 3 decimals, or to 4 where all three print the same at 3 and
-// the interval is not a point; the baseline row (1 by definition) to the
-// table's decimals, with no interval; without intervals, 2 decimals.
-// {point, ci: "[lo, hi]" | null, said: the words for screen readers | null}.
-function ratioWant(t, i) {
-  const dOf = (r) => {
-    const c = r.ratio_ci;
-    if (!c || typeof c.lo !== 'number' || typeof c.hi !== 'number' || typeof r.ratio !== 'number') return 0;
-    const p = fx(r.ratio, 3);
-    return c.lo < c.hi && p === fx(c.lo, 3) && p === fx(c.hi, 3) ? 4 : 3;
-  };
-  const r = t.rows[i];
-  if (i === t.baseline_row) {
-    const d = Math.max(0, ...t.rows.map((q, k) => (k === t.baseline_row ? 0 : dOf(q))));
-    return { point: fx(r.ratio, d || 2), ci: null, said: null, byDefinition: d > 0 };
-  }
-  const d = dOf(r);
-  if (!d) return { point: fx(r.ratio, 2), ci: null, said: null };
-  const [lo, hi] = [fx(r.ratio_ci.lo, d), fx(r.ratio_ci.hi, d)];
-  return { point: fx(r.ratio, d), ci: `[${lo}, ${hi}]`, said: `95% interval ${lo} to ${hi}` };
-}
-// The ratio shown in a chart's measured label: with an interval, as the table; else 2 decimals.
-const chartRatio = (t, i) => (ratioWant(t, i).ci ? ratioWant(t, i).point : fx(t.rows[i].ratio, 2));
-
-// Latest <date>/<suite>.json of an evidence store, as the server picks it.
-function latestEvidence(dir, suite) {
-  const dates = fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, suite + '.json'))).sort();
-  assert.ok(dates.length, `no ${suite}.json under any date folder of ${dir}`);
-  return path.join(dir, dates.at(-1), suite + '.json');
-}
+import {
+  S, startSession, endSession, here, repo, evidenceSrc, staticDir, outDir, binary, SUITE, W, W2, PHONE, fx, ratioWant, chartRatio,
+  latestEvidence, pageErrors, reads, pageReads, closePage, assertNoStray, contractCheck, fieldGuesses, startServer, shots, shotsLD,
+  overflowIn, shadowText, openPage, standIn, passOn, insFixture, editEvidence, evidenceDoc, grouped, hexPc, branchSpan, widgetModules,
+} from './harness.mjs';
+import { spec } from '../api/openapi/contract.mjs';
 
 let base, ctx, page, tmp, fixture, doc;
-const servers = [];
-const pageErrors = [];
-const reads = []; // {src, segs} of every page, collected as each one closes
-
-// Runs in every page before its scripts (addInitScript): wraps each parsed
-// answer in a Proxy that records the property paths read on it, with where
-// the answer came from. Array methods and the questions every object is
-// asked (`then` by await, `toJSON` by JSON.stringify, Object.prototype's
-// own) are not reads of a field.
-function recordReads() {
-  const seen = new Map();
-  Object.defineProperty(window, '__dvReads', { value: seen });
-  const quiet = new Set(['then', 'toJSON']);
-  const note = (src, segs) => { const k = JSON.stringify([src, segs]); if (!seen.has(k)) seen.set(k, { src, segs }); };
-  const wrap = (v, src, segs) => {
-    if (v === null || typeof v !== 'object') return v;
-    const arr = Array.isArray(v);
-    return new Proxy(v, {
-      get(t, k, recv) {
-        const x = Reflect.get(t, k, recv);
-        if (typeof k !== 'string' || quiet.has(k)) return x;
-        if (arr) return /^\d+$/.test(k) ? wrap(x, src, [...segs, '[]']) : x;
-        if (!Object.hasOwn(t, k) && k in Object.prototype) return x;
-        note(src, [...segs, k]);
-        return wrap(x, src, [...segs, k]);
-      },
-      has(t, k) {
-        if (typeof k === 'string' && !arr) note(src, [...segs, k]);
-        return Reflect.has(t, k);
-      },
-    });
-  };
-  const methods = new WeakMap();
-  const fetch0 = window.fetch;
-  window.fetch = async function (input, init) {
-    const res = await fetch0.call(this, input, init);
-    methods.set(res, ((init && init.method) || 'GET').toUpperCase());
-    return res;
-  };
-  const json0 = Response.prototype.json;
-  Response.prototype.json = async function () {
-    const v = await json0.call(this);
-    const media = (this.headers.get('content-type') || '').split(';')[0].trim();
-    return wrap(v, { method: methods.get(this) || 'GET', path: new URL(this.url).pathname, status: this.status, media }, []);
-  };
-  // The job stream: the data of an event, parsed while its listener runs.
-  let current = null;
-  const ES = window.EventSource;
-  window.EventSource = class extends ES {
-    addEventListener(type, fn, opts) {
-      const p = new URL(this.url).pathname;
-      return super.addEventListener(type, (ev) => {
-        current = { data: ev.data, src: { method: 'GET', path: p, status: 200, media: 'text/event-stream', event: type } };
-        try { return fn.call(this, ev); } finally { current = null; }
-      }, opts);
-    }
-  };
-  const parse0 = JSON.parse;
-  JSON.parse = function (text, reviver) {
-    const v = parse0.call(this, text, reviver);
-    return current && text === current.data ? wrap(v, current.src, []) : v;
-  };
-}
-
-// What page `p` read so far.
-const pageReads = (p) => p.evaluate(() => [...window.__dvReads.values()]);
-
-async function closePage(p) {
-  reads.push(...(await pageReads(p)));
-  assert.deepEqual(await strayText(p), [], `text that reads null, undefined or NaN on ${p.url()}`);
-  await p.close();
-}
-
-// The text nodes of page `p`, shadow roots included (closed <details>
-// too), that read null, undefined or NaN: a value the widget failed to
-// leave out or write.
-const strayText = (p) => p.evaluate(() => {
-  const bad = [];
-  const walk = (root) => {
-    const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-    for (let n = it.currentNode; n; n = it.nextNode()) {
-      if (n.nodeType === Node.TEXT_NODE) {
-        if (/\b(null|undefined|NaN)\b/.test(n.data) && !(n.parentElement && n.parentElement.closest('style, script'))) bad.push(n.data.trim().slice(0, 160));
-      } else if (n.shadowRoot) walk(n.shadowRoot);
-    }
-  };
-  walk(document.documentElement);
-  return bad;
-});
-
-const assertNoStray = async (p) => assert.deepEqual(await strayText(p), [], `text that reads null, undefined or NaN on ${p.url()}`);
-
-// What on page `p` is wider than the viewport or scrolls sideways, shadow
-// roots included: the document itself, any element whose box runs past
-// either edge, any scroll box whose content is wider than it (an SVG's
-// own drawing is checked by the chart tests; visually hidden text is
-// clipped on purpose).
-const tooWide = (p) => p.evaluate(() => {
-  const vw = document.documentElement.clientWidth, out = [];
-  if (document.documentElement.scrollWidth > vw) out.push(`the document: ${document.documentElement.scrollWidth} > ${vw}`);
-  const name = (e) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().replace(/\s+/g, '.') : ''}${e.dataset && e.dataset.k ? `[${e.dataset.k}]` : ''}`;
-  const walk = (root) => {
-    for (const e of root.querySelectorAll('*')) {
-      if (e.shadowRoot) walk(e.shadowRoot);
-      if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue;
-      let hidden = false;
-      for (let a = e; a && !hidden; a = a.parentElement) if (getComputedStyle(a).clipPath !== 'none') hidden = true;
-      if (hidden) continue;
-      const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
-      if (!r.width && !r.height) continue;
-      if (r.right > vw + 1 || r.left < -1) out.push(`${name(e)}: ${Math.round(r.left)}..${Math.round(r.right)} outside 0..${vw}`);
-      if (cs.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)} scrolls sideways: ${e.scrollWidth} > ${e.clientWidth}`);
-    }
-  };
-  walk(document);
-  return out;
-});
-
-// Every request page `p` makes until stop(), with its bytes on the wire
-// (response headers and body as transferred): {url, status, bytes}.
-function recordRequests(p) {
-  const list = [];
-  const on = (q) => list.push(q);
-  p.on('request', on);
-  return {
-    async stop() {
-      p.off('request', on);
-      return Promise.all(list.map(async (q) => {
-        const res = await q.response();
-        const z = res ? await q.sizes() : null;
-        return { url: q.url(), status: res ? res.status() : 0, bytes: z ? z.responseHeadersSize + z.responseBodySize : 0 };
-      }));
-    },
-  };
-}
-const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-
-// The schema of the answer a read was made on. The job stream's events carry
-// the Job document as data (GET /jobs/{id} in api/openapi.yaml).
-function schemaOfAnswer(src) {
-  const t = operationOf(src.path);
-  if (!t) return null;
-  if (src.media === 'text/event-stream') return t === '/jobs/{id}' ? { schema: spec.components.schemas.Job, operationId: 'getJob' } : null;
-  return answerSchema(t, src.method, src.status, src.media);
-}
-
-// Reads of fields the document does not define for their answer, one line
-// each ("GET /jobs/{id} 200: status"), and the operations read from.
-function contractCheck(list) {
-  const bad = new Set(), ops = new Set();
-  for (const { src, segs } of list) {
-    const where = `${src.method} ${operationOf(src.path) || src.path} ${src.status}${src.event ? ` (event ${src.event})` : ''}`;
-    const a = schemaOfAnswer(src);
-    if (!a) { bad.add(`${where}: an answer api/openapi.yaml does not describe`); continue; }
-    ops.add(a.operationId);
-    const miss = undefinedPrefix(a.schema, segs);
-    if (miss) bad.add(`${where}: ${show(miss)}`);
-  }
-  return { bad: [...bad].sort(), ops };
-}
-
-// Guesses between two fields of one object in the widget's source:
-// `a.x || a.y` and `a.x ?? a.y` (chains too), with their lines.
-function fieldGuesses(source) {
-  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
-  const out = [];
-  const operands = (n, op) => (n.type === 'LogicalExpression' && n.operator === op ? [...operands(n.left, op), ...operands(n.right, op)] : [n]);
-  const field = (n) => (n.type === 'MemberExpression' && (!n.computed || n.property.type === 'Literal')
-    ? { of: source.slice(n.object.start, n.object.end), name: n.computed ? String(n.property.value) : n.property.name } : null);
-  const visit = (n, parentOp) => {
-    if (!n || typeof n.type !== 'string') return;
-    if (n.type === 'LogicalExpression' && n.operator !== '&&' && parentOp !== n.operator) {
-      const names = new Map();
-      for (const f of operands(n, n.operator).map(field).filter(Boolean)) {
-        if (!names.has(f.of)) names.set(f.of, new Set());
-        names.get(f.of).add(f.name);
-      }
-      for (const [of, set] of names) {
-        if (set.size > 1) out.push(`line ${n.loc.start.line}: ${[...set].map((k) => `${of}.${k}`).join(` ${n.operator} `)}`);
-      }
-    }
-    for (const [k, v] of Object.entries(n)) {
-      if (k === 'loc') continue;
-      for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object') visit(c, n.type === 'LogicalExpression' ? n.operator : null);
-    }
-  };
-  visit(ast, null);
-  return out;
-}
-
-// Starts `divergence serve`; resolves to its base URL once it says where it listens.
-function startServer(evidenceDir, extraEnv, extraArgs = []) {
-  return new Promise((resolve, reject) => {
-    const args = ['serve', '--port', '0', '--evidence-dir', evidenceDir, '--static-dir', staticDir, '--worker-cmd', worker, ...extraArgs];
-    const proc = spawn(binary, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    servers.push(proc);
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 20 s; its output:\n${log}`)), 20000);
-    const onData = (chunk) => {
-      log += chunk;
-      const m = log.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    };
-    proc.stderr.on('data', onData);
-    proc.stdout.on('data', onData);
-    proc.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? sig}) before listening:\n${log}`)); });
-    proc.on('error', (e) => { clearTimeout(timer); reject(e); });
-  });
-}
 
 before(async () => {
-  assert.ok(binary, 'DV_BINARY must name the divergence binary');
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dv-browser-'));
-  const evidence = path.join(tmp, 'evidence');
-  fs.cpSync(evidenceSrc, evidence, { recursive: true });
-  fixture = JSON.parse(fs.readFileSync(latestEvidence(evidence, SUITE), 'utf8'));
-  doc = fixture.document || fixture;
-  assert.ok(Array.isArray(doc.tables) && doc.tables.length, 'the fixture document has no tables');
-  fs.mkdirSync(outDir, { recursive: true });
-  base = await startServer(evidence, { FAKE_WORKER_NO_GPU: '1' });
-  ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-    executablePath: browserPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  await ctx.addInitScript(recordReads);
-  page = ctx.pages()[0] || (await ctx.newPage());
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(base + '/');
-  await page.locator(`${W} tbody tr`).first().waitFor({ timeout: 15000 });
+  ({ base, ctx, page, tmp, fixture, doc } = await startSession());
 });
 
-after(async () => {
-  if (ctx) await ctx.close();
-  for (const proc of servers) {
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    const gone = new Promise((ok) => proc.once('exit', ok));
-    proc.kill('SIGTERM');
-    const t = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    await gone;
-    clearTimeout(t);
-  }
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+after(endSession);
 
 // After each flow, on the page the flows share as on every page a flow
 // closes (closePage): no text reads null, undefined or NaN.
@@ -426,88 +129,10 @@ async function assertTablesMatchFixture(p = page) {
   }
 }
 
-// Desktop and phone screenshots of `p` as <name>-desktop.png and <name>-phone.png.
-async function shots(p, name) {
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await p.waitForTimeout(150);
-  await p.screenshot({ path: path.join(outDir, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: PHONE, height: 844 });
-  await p.waitForTimeout(150);
-  await p.screenshot({ path: path.join(outDir, `${name}-phone.png`), fullPage: true });
-  // One phone screen from the top of the first widget: what a reader scrolls to.
-  await p.evaluate((sel) => document.querySelector(sel).scrollIntoView(), W);
-  await p.screenshot({ path: path.join(outDir, `${name}-phone-widget.png`) });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
-
-// Screenshots of what `sel` selects (the whole page when null; with `at`,
-// the screen scrolled to what `at` selects, centred or with `top` at the
-// top) at 1280 and PHONE px wide, light
-// and dark (prefers-color-scheme), as <name>-<width>-<light|dark>.png; the
-// page is left light at 1280.
-async function shotsLD(p, name, sel, { at, top } = {}) {
-  for (const scheme of ['light', 'dark']) {
-    await p.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, PHONE]) {
-      await p.setViewportSize({ width, height: width === PHONE ? 844 : 900 });
-      await p.waitForTimeout(150);
-      const file = path.join(outDir, `${name}-${width}-${scheme}.png`);
-      if (at) { await p.locator(at).first().evaluate((e, t) => e.scrollIntoView({ block: t ? 'start' : 'center' }), !!top); await p.screenshot({ path: file }); }
-      else if (sel) await p.locator(sel).first().screenshot({ path: file });
-      else await p.screenshot({ path: file, fullPage: true });
-    }
-  }
-  await p.emulateMedia({ colorScheme: 'light' });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
-
-// Nothing inside the element `sel` selects is wider than its box (no text
-// cut off or scrolled away), and the element lies inside the viewport:
-// the tags of what overflows, and the element's box.
-async function overflowIn(p, sel) {
-  const loc = p.locator(sel).first();
-  // Visually hidden parts (the table's head where rows become cards) are clipped on purpose.
-  const wide = await loc.evaluate((e) => [e, ...e.querySelectorAll('*')]
-    .filter((x) => { for (let a = x; a && a !== e.parentNode; a = a.parentElement) if (getComputedStyle(a).clipPath !== 'none') return false; return true; })
-    .filter((x) => getComputedStyle(x).display !== 'inline' && x.scrollWidth > x.clientWidth + 1)
-    .map((x) => `${x.tagName.toLowerCase()}.${x.className || ''}${x.dataset.k ? `[${x.dataset.k}]` : ''}${x.closest("tr") ? `@${x.closest("tr").dataset.pc}` : ''} ${x.scrollWidth} > ${x.clientWidth}`));
-  const b = await loc.boundingBox();
-  const vw = p.viewportSize().width;
-  if (b.x < 0 || b.x + b.width > vw + 0.5) wide.push(`box ${b.x}..${b.x + b.width} outside 0..${vw}`);
-  return wide;
-}
-
-const shadowText = (p, sel, inner) => p.evaluate(([s, i]) => document.querySelector(s)?.shadowRoot.querySelector(i)?.textContent || '', [sel, inner]);
-
-// Opens `url` + `at` (default "/") in a new page once `setup(p)` (routes)
-// has run, and waits for the widget `sel` to have loaded.
-async function openPage(url, sel = W, { setup, at = '/' } = {}) {
-  const p = await ctx.newPage();
-  await p.setViewportSize({ width: 1280, height: 900 });
-  p.on('pageerror', (e) => pageErrors.push(String(e)));
-  if (setup) await setup(p);
-  await p.goto(url + at);
-  await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') !== 'loading'; }, sel);
-  return p;
-}
-
-// Stand-ins for fields api/openapi.yaml names that the server did not always
-// send. Each stands in only where the server's answer lacks the field, so a
-// document of an older server still reads; `used` says which stood in
-// (printed at the end), `wrong` what the server's own values got wrong.
-const standIn = { used: new Set(), wrong: [] };
 // The lanes of block 0 for a few predicates and block shapes, written out
 // from the predicates' definitions, not by the server: what its
 // Row.lanes_block0 must say.
 const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
-
-// The answer a routed request would have had, fetched by the test on a
-// connection of its own. Playwright's fetch keeps connections alive with no
-// idle limit of its own, while the server shuts a connection idle for its
-// header timeout (10 s): a kept connection reused just as the server shuts
-// it fails with ECONNRESET, and the page waits for an answer that never
-// comes. Closing each connection after its answer leaves none idle to be shut.
-const passOn = (route) => route.fetch({ headers: { ...route.request().headers(), connection: 'close' } });
 
 // Table.readings of Part 2 (split: the lane-parity per-iteration row against
 // the warp-parity one; question: the warp-parity one against no branch), as
@@ -527,54 +152,6 @@ function readingsStandIn(body) {
     ];
     standIn.used.add('tables[].readings (GET /evidence/latest/day22-part2)');
   }
-}
-
-// Row.instructions, Row.lanes_block0 and testimony.instructions of an
-// evidence document (all proposed in api/openapi.yaml), from
-// instructions_fixture.json (make_instructions_fixture.mjs made it from an
-// H200 probe's per-instruction counts). A row or testimony the server fills
-// itself is left as the server wrote it: the test then reads whatever it says.
-const insFixture = JSON.parse(fs.readFileSync(path.join(here, 'instructions_fixture.json'), 'utf8'));
-function instructionsStandIn(body, suite) {
-  const d = body && body.document;
-  if (!d || !insFixture.testimony[suite]) return;
-  if (!d.testimony || d.testimony.instructions === undefined) {
-    d.testimony = { ...(d.testimony || {}), instructions: structuredClone(insFixture.testimony[suite]) };
-    standIn.used.add(`testimony.instructions (GET /evidence/latest/${suite})`);
-  }
-  for (const t of d.tables) for (const r of t.rows) {
-    const f = insFixture.rows[r.name];
-    if (!f) continue;
-    if (r.instructions === undefined) { r.instructions = structuredClone(f.instructions); standIn.used.add(`tables[].rows[].instructions (GET /evidence/latest/${suite})`); }
-    if (r.lanes_block0 === undefined && f.lanes_block0) { r.lanes_block0 = f.lanes_block0; standIn.used.add(`tables[].rows[].lanes_block0 (GET /evidence/latest/${suite})`); }
-    else if (f.lanes_block0 && JSON.stringify(r.lanes_block0) !== JSON.stringify(f.lanes_block0)) standIn.wrong.push(`lanes_block0 of ${r.name}: ${JSON.stringify(r.lanes_block0)}`);
-  }
-}
-// Routes GET /evidence/latest/<suite> of page `p` through `edit(body, suite)` as well as the stand-in.
-async function editEvidence(p, suites, edit = () => {}) {
-  for (const suite of suites) {
-    await p.route(`**/evidence/latest/${suite}`, async (route) => {
-      const res = await passOn(route);
-      const body = await res.json();
-      if (res.status() === 200) { instructionsStandIn(body, suite); edit(body, suite); }
-      await route.fulfill({ response: res, json: body });
-    });
-  }
-}
-// The evidence document of `suite` as the page gets it (stood in, then `edit`).
-async function evidenceDoc(suite, edit = () => {}) {
-  const body = await (await fetch(`${base}/evidence/latest/${suite}`)).json();
-  instructionsStandIn(body, suite);
-  edit(body, suite);
-  return body.document;
-}
-// Counts as the listing writes them: grouped in thousands.
-const grouped = (v) => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const hexPc = (pc) => '0x' + pc.toString(16).padStart(4, '0');
-// The runs of the branch section: from the first run of path A, path B or reconvergence to the last.
-function branchSpan(runs) {
-  const idx = runs.map((u, i) => (['path_a', 'path_b', 'reconverge'].includes(u.region) ? i : -1)).filter((i) => i >= 0);
-  return { first: idx[0], last: idx.at(-1) };
 }
 
 test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded measurement', async () => {
@@ -600,157 +177,6 @@ test('demo mode: Measure now is disabled with the reason in plain words', async 
   // The page's own text about the numbers is there: the widget has numbers.
   assert.equal(await page.locator('.needs-part1').first().isVisible(), true);
   assert.equal(await page.locator('.if-empty.part1').isVisible(), false);
-});
-
-// The lesson page as a reader's browser first loads it, at `width`, with
-// nothing cached: the requests it made, and the page, once both widgets
-// show their numbers and the network is quiet.
-async function firstLoad(width, height) {
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => pageErrors.push(String(e)));
-  await p.setViewportSize({ width, height });
-  const cdp = await ctx.newCDPSession(p);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.clearBrowserCache');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  const rec = recordRequests(p);
-  await p.goto(base + '/');
-  await p.waitForFunction(() => [...document.querySelectorAll('divergence-widget')].every((w) => w.getAttribute('state') === 'shown'), null, { timeout: 15000 });
-  await p.waitForLoadState('networkidle');
-  return { p, got: await rec.stop() };
-}
-
-// The bytes of what opening row `ri`'s instruction view of widget `sel` fetched.
-async function listingBytes(p, sel, ri) {
-  const rec = recordRequests(p);
-  await p.locator(`${sel} .tables table`).first().locator(`tr[data-say="${ri}"] button.ib`).click();
-  await p.locator(`${sel} section.ins h3`).first().waitFor();
-  await p.waitForLoadState('networkidle');
-  return rec.stop();
-}
-
-test('the lesson page\'s first load: each URL once, at most 12 requests, nothing wider than the screen, at most 5 phone screens tall', async () => {
-  for (const [width, height] of [[1280, 900], [PHONE, 844]]) {
-    const { p, got } = await firstLoad(width, height);
-    const urls = got.map((g) => g.url);
-    assert.deepEqual(urls.filter((u, k) => urls.indexOf(u) !== k), [], `no URL fetched twice: ${urls.join(' ')}`);
-    assert.ok(got.length <= 12, `${got.length} requests on first load, every module and stylesheet counted: ${urls.join(' ')}`);
-    assert.ok(got.every((g) => g.status === 200), `every request answered: ${JSON.stringify(got)}`);
-    // Measured, not yet asserted: the service does not compress yet, and the first document carries every listing.
-    const bytes = got.reduce((a, g) => a + g.bytes, 0);
-    console.log(`first load at ${width} px: ${got.length} requests, ${kb(bytes)} transferred: ` +
-      got.map((g) => `${new URL(g.url).pathname} ${kb(g.bytes)}`).join(', '));
-    assert.deepEqual(await tooWide(p), [], `nothing wider than the screen at ${width} px`);
-    assert.deepEqual(await strayText(p), []);
-    const tall = await p.evaluate(() => document.documentElement.scrollHeight);
-    console.log(`the lesson page at ${width} px before any panel opens: ${tall} px tall (${(tall / height).toFixed(2)} screens)`);
-    if (width === PHONE) assert.ok(tall <= 5 * 844, `the page is ${tall} px tall at ${PHONE} px, more than 5 screens`);
-    // The first fold, the first table's rows with their sentences, Part 2's predicated row.
-    for (const scheme of ['light', 'dark']) {
-      await p.emulateMedia({ colorScheme: scheme });
-      await p.evaluate(() => window.scrollTo(0, 0));
-      await p.screenshot({ path: path.join(outDir, `first-fold-${width}-${scheme}.png`) });
-      await p.locator(`${W} .tables .scroll`).first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
-      await p.screenshot({ path: path.join(outDir, `gpu-sentences-${width}-${scheme}.png`) });
-      await p.locator(`${W2} tr[data-say] .means`).first().evaluate((e) => e.closest('tr').previousElementSibling.scrollIntoView({ block: 'start' }));
-      await p.screenshot({ path: path.join(outDir, `predication-${width}-${scheme}.png`) });
-    }
-    await p.emulateMedia({ colorScheme: 'light' });
-    if (width === 1280) {
-      // Opening a row's instruction view: what it fetches (today its module; the runs come with the document).
-      const d1 = await evidenceDoc(SUITE), d2 = await evidenceDoc('day22-part2');
-      const one = await listingBytes(p, W, d1.tables[0].rows.findIndex((r) => r.name === 'lane-parity'));
-      const two = await listingBytes(p, W2, d2.tables[0].rows.findIndex((r) => r.name === 'per-iteration-lane-parity'));
-      for (const [what, list] of [['Part 1 lane parity (the first listing opened)', one], ['Part 2 per-iteration lane parity (the second)', two]])
-        console.log(`opening the instruction view of ${what}: ${list.length} requests, ${kb(list.reduce((a, g) => a + g.bytes, 0))}` +
-          (list.length ? `: ${list.map((g) => `${new URL(g.url).pathname} ${kb(g.bytes)}`).join(', ')}` : ''));
-      assert.deepEqual(two.map((g) => g.url).filter((u) => one.some((o) => o.url === u)), [], 'the view\'s module is fetched once');
-    }
-    await closePage(p);
-  }
-});
-
-// The sentence a row's witness and counters make, written from the
-// contract's fields independently of the widget: a predicated branch
-// (the counters' verdict), else the witness's split warps and lanes, else
-// the counters' divergent branches and lanes; each with the GPU's count of
-// instructions against the baseline row's.
-function sentenceWant(t, i) {
-  const r = t.rows[i], o = r.observed, c = r.counters, base = i === t.baseline_row;
-  if (!o && !c) return null;
-  const vs = base ? ' (the baseline)' : c && typeof c.instructions_vs_baseline === 'number' ? `: ${fx(c.instructions_vs_baseline, 2)}\u00d7 the baseline\u2019s instructions` : '';
-  if (c && c.predicated) return 'The compiler predicated this branch: the GPU took no divergent branch, and every warp issued both paths\u2019 instructions with all 32 lanes, ' +
-    `the lanes whose predicate is off doing nothing${vs}.`;
-  if (o) {
-    const per = o.iterations > 1 ? ` at each of its ${o.iterations} iterations` : '';
-    if (o.split_warps.max === 0) return `The GPU split no warp${per}: all 32 lanes of each warp took the same path${vs}.`;
-    const allPartial = o.runs.every((n, k) => n > 0 && n === o.partial_runs[k]);
-    const [a, b] = o.lanes_per_run;
-    const lanes = allPartial ? (a === b ? `, ${a} of 32 lanes each` : `, ${a} lanes on path A and ${b} on path B`) : '';
-    return `The GPU ran both paths in all ${r.warps_per_block} warps${per}${lanes}${vs}.`;
-  }
-  return `The GPU took ${fx(c.divergent_branches_per_block, 2)} divergent branches per block, ` +
-    `${fx(c['smsp__thread_inst_executed_per_inst_executed.ratio'], 1)} of 32 lanes active per instruction${vs}.`;
-}
-
-// Each row's sentence (the visible text of its .gpu line) in table `ti` of widget `sel`.
-const sentencesOf = (p, sel, ti) => p.locator(`${sel} .tables table`).nth(ti).locator('tr[data-say]').evaluateAll((trs) => trs.map((tr) => {
-  const g = tr.querySelector('.gpu');
-  if (!g) return null;
-  const k = g.cloneNode(true);
-  k.querySelectorAll('.means').forEach((e) => e.remove());
-  return k.textContent;
-}));
-
-test('every row says what the GPU did in one plain sentence; the predicated row says so where its ratio is, and what it means for the ratio', async () => {
-  // The capture: Part 1's split rows in the issue's words.
-  const t1 = doc.tables[0];
-  const got1 = await sentencesOf(page, W, 0);
-  assert.deepEqual(got1, t1.rows.map((_, i) => sentenceWant(t1, i)));
-  const lp = t1.rows.findIndex((r) => r.name === 'lane-parity');
-  assert.match(got1[lp], /^The GPU ran both paths in all 8 warps, 16 of 32 lanes each: \d\.\d\d\u00d7 the baseline\u2019s instructions\.$/);
-  assert.equal(await page.locator(`${W} .pm`).count(), 0, 'no Part 1 row is predicated');
-  // Part 2: the compiler predicated the per-iteration branch; the row says
-  // so beside its ratio, and what that means for splitting, from the
-  // reading of the row against the warp-uniform one and the two rows' counts.
-  const d2 = await evidenceDoc('day22-part2'), t2 = d2.tables[0];
-  assert.deepEqual(await sentencesOf(page, W2, 0), t2.rows.map((_, i) => sentenceWant(t2, i)));
-  const pi = t2.rows.findIndex((r) => r.name === 'per-iteration-lane-parity'), r2 = t2.rows[pi];
-  assert.equal(r2.counters.predicated, true, 'the capture\'s per-iteration lane parity is predicated');
-  const g = t2.readings.find((x) => x.row === r2.name), other = t2.rows.find((x) => x.name === g.against);
-  const row2 = page.locator(`${W2} .tables table`).first().locator(`tr[data-row="${pi}"]`);
-  assert.equal(await row2.locator('td[data-k="ratio"] .pm').textContent(), `predicated splitting ${fx(g.ratio, 2)}\u00d7, model ${fx(g.predicted, 2)}\u00d7`);
-  assert.equal(await page.locator(`${W2} .pm`).count(), 1, 'only the predicated row is marked');
-  assert.equal(await page.locator(`${W2} tr[data-say="${pi}"] .means`).textContent(),
-    `So splitting the warps costs ${fx(g.ratio, 2)}\u00d7 against ${other.label}, not the model\u2019s ${fx(g.predicted, 2)}\u00d7: ` +
-    `both rows issue the same instructions (${fx(r2.counters.instructions_vs_baseline, 2)}\u00d7 and ${fx(other.counters.instructions_vs_baseline, 2)}\u00d7 the baseline\u2019s).`);
-  assert.match(fx(g.ratio, 2), /^1\.0\d$/, 'splitting costs about nothing when both rows issue the same instructions');
-  // The sentence describes its row for a screen reader.
-  const th = page.locator(`${W2} .tables table`).first().locator(`tr[data-row="${pi}"] th`);
-  assert.ok((await th.getAttribute('aria-describedby')).split(' ').includes(await page.locator(`${W2} tr[data-say="${pi}"] .gpu`).getAttribute('id')));
-  await assertNoStray(page);
-
-  // Edited in through the route: the witness alone, the counters alone, neither, and a witness that disagrees.
-  const edit = (body, suite) => {
-    if (suite !== SUITE) return;
-    const t = body.document.tables[0], by = (n) => t.rows.find((r) => r.name === n);
-    by('lane-half').counters = null;
-    by('lane-parity').observed = null;
-    Object.assign(by('block-parity'), { observed: null, counters: null });
-    Object.assign(by('warp-parity').observed, { agrees: false, verdict: 'differs from the model in block 3' });
-  };
-  const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE], edit) });
-  const d = await evidenceDoc(SUITE, edit), t = d.tables[0], at = (n) => t.rows.findIndex((r) => r.name === n);
-  const got = await sentencesOf(p, W, 0);
-  assert.equal(got[at('lane-half')], 'The GPU ran both paths in all 8 warps, 16 of 32 lanes each.', 'the witness alone: no instruction count');
-  assert.equal(got[at('lane-parity')], sentenceWant(t, at('lane-parity')));
-  assert.match(got[at('lane-parity')], /^The GPU took 8\.00 divergent branches per block, 16\.1 of 32 lanes active per instruction: /);
-  assert.equal(got[at('block-parity')], null, 'no testimony, no sentence');
-  assert.equal(await p.locator(`${W} tr[data-say="${at('block-parity')}"] details.more`).count(), 1, 'the details are still there');
-  assert.equal(got[at('warp-parity')], 'The GPU split no warp: all 32 lanes of each warp took the same path (the baseline). Its record differs from the model: differs from the model in block 3.');
-  await closePage(p);
-  await shotsLD(page, 'gpu-sentences-table', `${W} .tables .scroll`);
-  await shotsLD(page, 'predication-row', null, { at: `${W2} tr[data-row="${pi}"]`, top: true });
 });
 
 test('the chart has one measured/predicted bar pair per row, labelled', async () => {
@@ -2018,14 +1444,6 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the pages');
 });
 
-// The widget's modules: the entry and everything under static/widget/, {name: source}.
-function widgetModules() {
-  const out = { 'divergence-widget.js': fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8') };
-  for (const f of fs.readdirSync(path.join(staticDir, 'widget')).filter((n) => n.endsWith('.js')).sort())
-    out[`widget/${f}`] = fs.readFileSync(path.join(staticDir, 'widget', f), 'utf8');
-  return out;
-}
-
 test('no guess between two fields of one object stands in the widget (a planted one is found)', () => {
   const mods = widgetModules();
   // Every module the entry imports, directly or on demand, is parsed.
@@ -2074,3 +1492,4 @@ test('the widget reads only fields api/openapi.yaml defines for each answer', as
   console.log(`${reads.length} distinct reads on answers of ${ops.size} operations, each defined by api/openapi.yaml`);
   console.log(`stood in for fields the server did not send: ${[...standIn.used].sort().join('; ') || 'none'}`);
 });
+
