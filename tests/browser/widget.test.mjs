@@ -706,7 +706,7 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
   // (module=site, the default), or loaded from the server (module=server,
   // which needs the server to allow the site's origin). The element holds
   // the text a reader sees when the widget never runs.
-  const FALLBACK = 'The measurements load from the course server; if this stays, it does not allow this page (divergence serve --cors-origin).';
+  const FALLBACK = 'The lesson\'s measurements load from the course server. If this text stays, the widget could not load from there.';
   const site = http.createServer((q, r) => {
     const u = new URL(q.url, 'http://x');
     const f = /^\/((?:widget\/)?[a-z-]+\.(js|css))$/.exec(u.pathname);
@@ -750,7 +750,7 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
     await q.getByLabel(/^Predicate/).first().fill('lane < 8');
     await q.locator(`${W} .out dl`).waitFor();
     assert.doesNotMatch(await q.locator(W).innerText(), /CORS/);
-    assert.doesNotMatch(await q.locator(W).innerText(), /course server/, 'the fallback text is not shown once the widget runs');
+    assert.doesNotMatch(await q.locator(W).innerText(), /course server/, 'the element\'s own text is not shown once the widget runs');
     await closePage(q);
     // The modules loaded from the server itself: where it allows the page's
     // origin they load (modules are fetched with CORS) and the widget runs;
