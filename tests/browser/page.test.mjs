@@ -9,6 +9,7 @@
 // - every row's GPU verdict in one sentence from its witness and counters,
 //   and Part 2's predicated row saying so beside its ratio with what it
 //   means for splitting;
+// - the page's prose quotes Part 1's predicates as the table labels them;
 // - screenshots at 1280x900 and 390x844, light and dark: the first fold,
 //   the first table's rows with their sentences, the predicated row;
 // - no text reading null, undefined or NaN after each flow, and the
@@ -176,6 +177,14 @@ test('every row says what the GPU did in one plain sentence; the predicated row 
   await shotsLD(S.page, 'predication-row', null, { at: `${W2} tr[data-row="${pi}"]`, top: true });
 });
 
+
+test('the page\'s prose names Part 1\'s predicates as the table labels them', async () => {
+  // The paragraphs that read numbers off Part 1's table (.needs-part1): each predicate they quote is a row of it.
+  const labels = S.doc.tables[0].rows.map((r) => r.label);
+  const quoted = await S.page.locator('p.needs-part1 code').allTextContents();
+  assert.ok(quoted.length >= 4, `the prose quotes the table's predicates: ${quoted}`);
+  assert.deepEqual(quoted.filter((q) => !labels.includes(q)), [], `quoted predicates that are no label of the table (${labels.join('; ')})`);
+});
 
 test('the pages here read only fields api/openapi.yaml defines for each answer', async () => {
   reads.push(...(await pageReads(S.page)));

@@ -700,13 +700,13 @@ test('the tried predicate and block shape are in the page\'s URL, and a link to 
   await closePage(p);
 });
 
-test('embedded on another origin: a CORS refusal is named with the flag that fixes it, a server that is down is not', async () => {
-  // A page of another origin (another port) that embeds the widget, as a
-  // course site would: its modules and stylesheet copied onto the site
-  // (module=site, the default), or loaded from the server (module=server,
-  // which needs the server to allow the site's origin). The element holds
-  // the text a reader sees when the widget never runs.
-  const FALLBACK = 'The lesson\'s measurements load from the course server. If this text stays, the widget could not load from there.';
+// A page of another origin (another port) that embeds the widget, as a
+// course site would: its modules and stylesheet copied onto the site
+// (module=site, the default), or loaded from the server (module=server,
+// which needs the server to allow the site's origin). The element holds
+// the text a reader sees when the widget never runs. {origin, close()}.
+const FALLBACK = 'The lesson\'s measurements load from the course server. If this text stays, the widget could not load from there.';
+async function courseSite() {
   const site = http.createServer((q, r) => {
     const u = new URL(q.url, 'http://x');
     const f = /^\/((?:widget\/)?[a-z-]+\.(js|css))$/.exec(u.pathname);
@@ -722,7 +722,11 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
       `<divergence-widget server="${server}" suite="${SUITE}">${FALLBACK}</divergence-widget><script type="module" src="${src}"></script>`);
   });
   await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
-  const origin = `http://127.0.0.1:${site.address().port}`;
+  return { origin: `http://127.0.0.1:${site.address().port}`, close: () => site.close() };
+}
+
+test('embedded on another origin: a CORS refusal is named with the flag that fixes it, a server that is down is not', async () => {
+  const { origin, close } = await courseSite();
   try {
     const why = (p) => p.evaluate((s) => document.querySelector(s).shadowRoot.querySelector('.why').textContent, W);
     // Refused: the demo server allows no other origin.
@@ -752,13 +756,29 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
     assert.doesNotMatch(await q.locator(W).innerText(), /CORS/);
     assert.doesNotMatch(await q.locator(W).innerText(), /course server/, 'the element\'s own text is not shown once the widget runs');
     await closePage(q);
-    // The modules loaded from the server itself: where it allows the page's
-    // origin they load (modules are fetched with CORS) and the widget runs;
-    // where it does not, they never run, and the element's own text stays.
+    // Down: nothing listens there. Not a CORS refusal.
+    const port = await new Promise((ok) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const n = s.address().port; s.close(() => ok(n)); }); });
+    const d = await openPage(origin, W, { at: `/?server=${encodeURIComponent(`http://127.0.0.1:${port}`)}` });
+    const down = await d.locator(`${W} .prov`).innerText();
+    assert.match(down, new RegExp(`could not be reached`), down);
+    assert.doesNotMatch(down, /CORS|--cors-origin/);
+    await closePage(d);
+  } finally {
+    close();
+  }
+});
+
+test('the widget\'s modules load from the server onto another origin\'s page only where the server allows that origin; elsewhere the element\'s own text stays', async () => {
+  const { origin, close } = await courseSite();
+  try {
+    // Allowed: modules are fetched with CORS, and the server answers them for an allowed origin.
+    const allowed = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--cors-origin', origin, '--rate-limit', '0']);
     const fromServer = await openPage(origin, W, { at: `/?server=${encodeURIComponent(allowed)}&module=server` });
     assert.equal(await fromServer.locator(W).getAttribute('state'), 'shown');
     await fromServer.locator(`${W} tbody tr[data-row]`).first().waitFor();
+    assert.doesNotMatch(await fromServer.locator(W).innerText(), /course server/);
     await closePage(fromServer);
+    // Not allowed (the demo server): the module is refused, the widget never runs.
     const notAllowed = await ctx.newPage();
     const failed = [];
     notAllowed.on('requestfailed', (x) => failed.push(x.url()));
@@ -768,15 +788,8 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
     assert.equal(await notAllowed.evaluate(() => customElements.get('divergence-widget') === undefined), true, 'the widget never ran');
     assert.equal(await notAllowed.locator('divergence-widget').innerText(), FALLBACK);
     await closePage(notAllowed);
-    // Down: nothing listens there. Not a CORS refusal.
-    const port = await new Promise((ok) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const n = s.address().port; s.close(() => ok(n)); }); });
-    const d = await openPage(origin, W, { at: `/?server=${encodeURIComponent(`http://127.0.0.1:${port}`)}` });
-    const down = await d.locator(`${W} .prov`).innerText();
-    assert.match(down, new RegExp(`could not be reached`), down);
-    assert.doesNotMatch(down, /CORS|--cors-origin/);
-    await closePage(d);
   } finally {
-    site.close();
+    close();
   }
 });
 
