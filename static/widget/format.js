@@ -53,7 +53,7 @@ export function ago(ms) {
   return `${Math.round(s / 86400)} days ago`;
 }
 export const utcMs = (t) => { const ms = Date.parse(t || ''); return isFinite(ms) ? ms : null; };
-// "2026-12-01 22:18" from "2026-12-01T22:18:38Z".
+// "2026-12-01 22:18:38" from "2026-12-01T22:18:38Z" (or its fraction of a second).
 export const utcText = (t) => String(t || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1');
 export const cuver = (v) => (fin(v) && v >= 1000 ? `${Math.floor(v / 1000)}.${(v % 1000) / 10}` : v == null ? '?' : String(v));
 export const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);

@@ -13,7 +13,7 @@
  * active with it off, in words for screen readers; paths A and B in the
  * chart's colours; guarded instructions marked.
  */
-import { el, fin, fx, big, hex, isSplit, D } from './format.js';
+import { el, fin, fx, big, hex, isSplit, utcText, D } from './format.js';
 import { laneMap } from './chart.js';
 
 const REGION = { before: 'Before the branch', path_a: 'Path A', path_b: 'Path B', reconverge: 'Where the warp reconverged', after: 'After the branch' };
@@ -100,7 +100,7 @@ export async function listing(w, t, r, close) {
   const g = x.grid || {}, blk = Array.isArray(g.block) ? g.block : [];
   const shape = `${big(g.blocks)} block${g.blocks === 1 ? '' : 's'} \u00d7 ${blk[1] > 1 ? `${blk[0]}\u00d7${blk[1]}` : blk[0]} threads`;
   const scaled = fin(x.scale) && Math.abs(x.scale - 1) > 1e-9 ? `, scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid` : ' (this row\u2019s grid)';
-  const when = String(x.collected_utc || '').replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1');
+  const when = utcText(x.collected_utc);
   const cost = x.cached ? `served from the cache of an identical launch collected ${when} UTC (collecting it took ${fx(x.collect_ms, 1)} ms)`
     : `collected ${when} UTC in ${fx(x.collect_ms, 1)} ms`;
   const sass = x.disassembler ? `SASS text by ${x.disassembler}` : `no SASS text (${x.disassembly_reason || 'no disassembler was found'}), so each instruction shows its opcode`;
