@@ -227,7 +227,11 @@ static unsigned retry_seconds(double s) {
 
 /* When a place for client `c` (NULL: a client with nothing waiting) is
  * likely: at its bound, when its oldest job starts; else when the queue's
- * next job leaves the queue, i.e. when the running job ends. */
+ * next job leaves the queue, i.e. when the running job ends. Not when a job
+ * queued now would start: before a kind has run, every job ahead counts at
+ * the (conservative) default, and a fresh server would tell a class to come
+ * back in half a minute for a second of work; a client admitted then reads
+ * its own expected start in the 202. */
 static unsigned retry_after_locked(const struct jobq *q, const struct client *c) {
     if (c && !c->own && q->lim.per_client && c->n >= q->lim.per_client)
         return retry_seconds(expected_start_locked(q, c->head));
@@ -510,7 +514,7 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
         q->st.rejected++;
         if (s->wait) {
             s->wait->full = full;
-            s->wait->retry_after_s = retry_after_locked(q, full == JOBQ_FULL_CLIENT ? c : NULL);
+            s->wait->retry_after_s = retry_after_locked(q, c);
         }
         pthread_mutex_unlock(&q->lock);
         return DV_EFULL;
@@ -831,7 +835,7 @@ void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {
 
 unsigned jobq_retry_after_s(struct jobq *q, const char *client) {
     pthread_mutex_lock(&q->lock);
-    unsigned s = retry_after_locked(q, client ? client_find_locked(q, client) : NULL);
+    unsigned s = retry_after_locked(q, client_find_locked(q, client));
     pthread_mutex_unlock(&q->lock);
     return s;
 }

@@ -789,3 +789,31 @@ Test(jobq, each_kind_has_its_own_moving_estimate) {
     cr_expect(w.expected_start_s < 0.05, "one job of kind a ahead: %.3f s", w.expected_start_s);
     cr_expect(w.eta_s > 6.9 && w.eta_s < 7.05, "kind b has no run yet: %.3f s", w.eta_s);
 }
+
+/* A fresh server's full queue: sixteen readers' jobs of a kind that has
+ * not run yet (2 s each by the default), the first just begun. A reader
+ * refused is told when a place opens (the running job's 2 s), not when a
+ * job it queued now would start (32 s at the default, for what a GPU does
+ * in a second). An address at its share is told when its own oldest starts. */
+Test(jobq, a_full_fresh_queue_says_when_a_place_opens) {
+    q = jobq_create(16, 8, 60, err);
+    set_limits(1, 0, 2.0);
+    char id[JOBQ_ID_LEN], addr[32];
+    unsigned pos;
+    for (int i = 0; i < 17; i++) {
+        snprintf(addr, sizeof addr, "10.0.3.%d", i + 1);
+        cr_assert_eq(push_from(addr, "k", id, &pos, NULL), 0);
+        if (i == 0) {
+            struct job *j;
+            cr_assert_eq(jobq_pop(q, 0, &j), 1); /* runs; the worker keeps it */
+        }
+    }
+    struct jobq_wait w;
+    cr_assert_eq(push_from("10.0.3.99", "k", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_JOBS);
+    cr_expect_eq(w.retry_after_s, 2, "Retry-After %u s", w.retry_after_s);
+    cr_assert_eq(push_from("10.0.3.5", "k", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_CLIENT, "its share is 1 and it has one waiting");
+    cr_expect_eq(w.retry_after_s, 8, "three others' jobs of 2 s ahead of its own, the running one's 2 s: %u",
+                 w.retry_after_s);
+}
