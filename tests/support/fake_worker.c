@@ -18,7 +18,10 @@
  * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
  * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello; FAKE_WORKER_NOISE
  * the relative noise of every row (0.001 when unset);
- * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to.
+ * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to;
+ * FAKE_WORKER_JOB_MS makes every ordinary job take that long (a GPU's run),
+ * FAKE_WORKER_FIRST_JOB_MS the first job of each worker process (a cold
+ * start) instead (tests/bench/classroom.py).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -174,6 +177,10 @@ int main(int argc, char **argv) {
             if (reply_fail(id, DV_ERR, "fake worker: bad request", NULL) < 0) return 2;
             continue;
         }
+        static int jobs_run;
+        const char *job_ms = getenv(jobs_run++ == 0 && getenv("FAKE_WORKER_FIRST_JOB_MS") ? "FAKE_WORKER_FIRST_JOB_MS"
+                                                                                          : "FAKE_WORKER_JOB_MS");
+        if (job_ms && *job_ms) timeutil_sleep_ms(strtod(job_ms, NULL));
         switch (o.iterations) {
         case 1111:
             for (;;) timeutil_sleep_ms(1000);
