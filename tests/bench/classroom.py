@@ -39,7 +39,9 @@ With --binary it starts `divergence serve` on a free port with no rate limit
 (--rate-limit 0, as the measurements in issue 31 were made) and the server's
 other defaults, plus any --serve-arg; with --server the server's own
 configuration applies. --addresses 0 sends every reader from one address
-(the default when the server is not on a loopback address).
+(the default when the server is not on a loopback address), as a class
+behind one NAT address: the server's per-address bounds then apply to the
+class as a whole (--per-ip-limit 32 connections, --queue-per-address 16).
 """
 import argparse
 import http.client
