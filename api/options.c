@@ -528,6 +528,19 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
     return -1;
 }
 
+/* The rows the tables of `o` time (a scenario's tables run instead of the Part tables). */
+static unsigned timed_rows(const struct dv_options *o) {
+    if (o->scenario[0]) return (unsigned)scenario_rows(o->scenario);
+    unsigned rows = 0;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
+    if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
+        unsigned n = 0;
+        plan_part2_rows(&n);
+        rows += n;
+    }
+    return rows;
+}
+
 double options_cost(const struct dv_options *o) {
     double tpb = (double)o->block_x * (double)(o->block_y ? o->block_y : 1);
     double work;
@@ -538,19 +551,17 @@ double options_cost(const struct dv_options *o) {
         /* Scenario tables run the lesson's blocks for "auto" (scenario_grid). */
         work = (double)(o->blocks ? o->blocks : DV_DEFAULT_BLOCKS) * tpb * o->iterations;
     }
-    double rows = 0;
-    if (o->scenario[0]) {
-        /* The scenario tables run instead of the Part tables: their rows. */
-        rows = scenario_rows(o->scenario);
-    } else {
-        if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
-        if (o->part == DV_PART_ALL || o->part == DV_PART_2) {
-            unsigned n = 0;
-            plan_part2_rows(&n);
-            rows += n;
-        }
-    }
-    return work * rows * (double)o->max_samples;
+    return work * timed_rows(o) * (double)o->max_samples;
+}
+
+int options_job_kind(const struct dv_options *o, char *buf, size_t len) {
+    const char *what = o->scenario[0]         ? "scenario"
+                       : o->part == DV_PART_1 ? "part1"
+                       : o->part == DV_PART_2 ? "part2"
+                                              : "all";
+    int n = snprintf(buf, len, "%s/%urows%s%s%s", what, timed_rows(o), o->no_witness ? "" : "+witness",
+                     o->no_counters ? "" : "+counters", o->instructions ? "+instructions" : "");
+    return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 unsigned options_tables(const struct dv_options *o) {

@@ -66,6 +66,14 @@ unsigned options_tables(const struct dv_options *o);
  * OPTIONS_MAX_INSTRUCTIONS_COST with it. */
 double options_instructions_cost(const struct dv_options *o, int *row);
 
+/* What the worker's time for `o` depends on, as a short text for the job
+ * queue's run estimates (server/jobs/runest.h): the tables (part1, part2,
+ * all, scenario), the rows they time, and the untimed passes it asks for
+ * (the witness, the counters, the instruction profiles), e.g.
+ * "part1/2rows+witness+counters". Not the geometry: the timed rounds stop at
+ * the same half-width target or budget whatever the grid. Writes at most
+ * `len` bytes (48 hold every kind); returns 0, or -1 when cut short. */
+int options_job_kind(const struct dv_options *o, char *buf, size_t len);
 /* A canonical one-line form of `o` (every field, fixed order), used as the
  * result-cache key and recorded in provenance. */
 int options_canonical(const struct dv_options *o, char *buf, size_t len);

@@ -13,9 +13,20 @@
 
 #define REPORT_SCHEMA "divergence.v1"
 
+/* The significant digits the document's reals are written with: enough for
+ * any timing, and a document read back and written again is byte for byte
+ * the same. A message that carries a document (the GPU worker's reply,
+ * server/jobs/wire.h) writes it with these too. */
+#define REPORT_REAL_PRECISION 15
+
 /* The document as a malloc()ed string (compact unless `pretty`), or NULL on
  * OOM. When `r->measured` is 0 the timing fields are left out (analyze). */
 char *report_json(const struct dv_report *r, int pretty);
+
+/* The same document as a tree: a new reference, or NULL on OOM (never a
+ * partial document). For a writer that puts it inside a message of its own
+ * and writes the whole with JSON_REAL_PRECISION(REPORT_REAL_PRECISION). */
+json_t *report_document(const struct dv_report *r);
 
 /* One row exactly as the document writes it under tables[].rows[] (counts
  * as {min, max, total} beside the *_per_block figures), for a route that
@@ -39,9 +50,9 @@ json_t *report_instructions_json(const struct listing *l);
  * "instructions.regions: none: a profile has its regions"). */
 int report_instructions_parse(const json_t *o, struct listing **out, char *err);
 
-/* The document's `device` object alone (what GET /device shows), as a
- * malloc()ed compact string, or NULL on OOM. */
-char *report_device_json(const struct dv_device *d);
+/* The document's `device` object alone (what GET /device shows): a new
+ * reference, or NULL on OOM (never a partial object). */
+json_t *report_device_json(const struct dv_device *d);
 
 /* The lesson-layout transcript as a malloc()ed string, or NULL on OOM. */
 char *report_text(const struct dv_report *r);

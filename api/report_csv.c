@@ -6,7 +6,10 @@
  * sentence, ratio and predicted_ratio its figures). Figures are written as
  * "%.6g" (plenty for a ratio or a time in ms, and the same text on every
  * machine); a value that is not there (not measured, not taken) is an empty
- * field. Fields holding a comma, a quote or a line break are quoted, quotes
+ * field. The 95% intervals of the ratio and of the median time (the
+ * document's ratio_ci and median_ci_ms) come last, so a script that reads
+ * the columns by position reads the earlier ones where it did before.
+ * Fields holding a comma, a quote or a line break are quoted, quotes
  * doubled; records end in CRLF.
  */
 #include "api/report.h"
@@ -42,6 +45,10 @@ static const char *const columns[] = {
     "check_ok",
     "gpu_split_warps_per_block",
     "gpu_instructions_vs_baseline",
+    "ratio_ci_lo",
+    "ratio_ci_hi",
+    "median_ci_lo_ms",
+    "median_ci_hi_ms",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -98,6 +105,10 @@ static void row_record(struct strbuf *b, const struct dv_table *t, const struct 
     field(b, w->measured ? (w->check.ok ? "true" : "false") : "", 0);
     number(b, w->observed.split_warps.per_block, w->observed.present);
     number(b, w->counters.inst_vs_baseline, w->counters.present);
+    number(b, w->ratio_ci.lo, w->measured);
+    number(b, w->ratio_ci.hi, w->measured);
+    number(b, w->median_ci_ms.lo, w->measured);
+    number(b, w->median_ci_ms.hi, w->measured);
     strbuf_append(b, "\r\n", 2);
 }
 

@@ -34,7 +34,7 @@
 #include "kernels/model/stats/ratio.h"
 #include "kernels/model/stats/spread.h"
 
-#define REPORT_JSON_FLAGS JSON_REAL_PRECISION(15)
+#define REPORT_JSON_FLAGS JSON_REAL_PRECISION(REPORT_REAL_PRECISION)
 
 /* ------------------------------------------------------------------ JSON out */
 
@@ -496,24 +496,21 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     return o;
 }
 
-char *report_device_json(const struct dv_device *d) {
+json_t *report_device_json(const struct dv_device *d) {
     int bad = 0;
     json_t *o = device_json(d, &bad);
-    if (!(o = built(o, bad))) return NULL;
-    char *out = jsonout_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return out;
+    return built(o, bad);
 }
 
-char *report_json(const struct dv_report *r, int pretty) {
+json_t *report_document(const struct dv_report *r) {
     json_t *doc = json_object(), *tables = json_array(), *warnings = json_array();
-    char *out = NULL;
     int bad = !doc || !tables || !warnings;
 
     if (bad) {
+        json_decref(doc);
         json_decref(tables);
         json_decref(warnings);
-        goto cleanup;
+        return NULL;
     }
     put(doc, "schema", json_string(REPORT_SCHEMA), &bad);
     put(doc, "device", device_json(&r->device, &bad), &bad);
@@ -531,9 +528,12 @@ char *report_json(const struct dv_report *r, int pretty) {
     put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
     put(doc, "started_utc", TEXT(r->started_utc), &bad);
     put(doc, "finished_utc", TEXT(r->finished_utc), &bad);
-    if (!bad) out = jsonout_dumpf(doc, REPORT_JSON_FLAGS | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+    return built(doc, bad);
+}
 
-cleanup:
+char *report_json(const struct dv_report *r, int pretty) {
+    json_t *doc = report_document(r);
+    char *out = doc ? jsonout_dumpf(doc, REPORT_JSON_FLAGS | (pretty ? JSON_INDENT(2) : JSON_COMPACT)) : NULL;
     json_decref(doc);
     return out;
 }

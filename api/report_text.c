@@ -207,8 +207,8 @@ static void fmt_agreement(char *buf, size_t len, double a) {
 /* "1.951 [1.948, 1.954]": the ratio and its interval to 3 decimals, or 4
  * where 3 would print an interval narrower than a thousandth as the point
  * itself ("1.9770 [1.9766, 1.9773]"); "-" without an interval (a document
- * from before them). */
-static void fmt_ratio_ci(char *buf, size_t len, const struct dv_row *w) {
+ * from before them). report_layout.h exports it for the chart. */
+void report_layout_ratio_ci(const struct dv_row *w, char *buf, size_t len) {
     if (!isfinite(w->ratio) || !isfinite(w->ratio_ci.lo) || !isfinite(w->ratio_ci.hi)) {
         snprintf(buf, len, "-");
         return;
@@ -246,7 +246,7 @@ static void col_cell(enum col c, const struct dv_row *w, char *buf, size_t len) 
     case C_PREDICTED:
     case C_MODEL_RATIO: fmt_fixed(buf, len, w->predicted_ratio, 2); return;
     case C_NOISE: fmt_noise(buf, len, w); return;
-    case C_RATIO_CI: fmt_ratio_ci(buf, len, w); return;
+    case C_RATIO_CI: report_layout_ratio_ci(w, buf, len); return;
     case C_FLOOR: fmt_fixed(buf, len, w->floor_fraction, 2); return;
     case C_CHECK: fmt_check(buf, len, &w->check); return;
     case C_MODEL_EFF: fmt_percent(buf, len, w->predicted_efficiency); return;

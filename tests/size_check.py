@@ -44,13 +44,9 @@ C_TOPS = ("kernels/", "api/", "server/")
 EXEMPT = ("tests/", "static/divergence-widget.js")
 
 # What the server's own step splits (issue 30: http.c's parts, evidence.c's
-# jobs, the instruction subsystem out of instr_cmd.c). server/ only; each
-# entry is a file ("path") or a function ("path:function").
+# jobs). server/ only; each entry is a file ("path") or a function
+# ("path:function").
 ALLOWED = {
-    "server/cmd/instr_cmd.c": "the instruction subsystem moved out of the command by the server step",
-    "server/cmd/cli.c:cli_parse": "the server step",
-    "server/jobs/instrproc.c:instrproc_report": "the server step (instrproc's cache onto kernels/base/lru.h)",
-    "server/jobs/worker.c:run_job": "the server step (the worker's wire format)",
 }
 
 

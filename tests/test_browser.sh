@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The lesson widget in a real browser: runs tests/browser/widget.test.mjs
-# (node's test runner, playwright-core driving Debian's chromium) against the
-# server binary of a build directory; the widget's reads are checked against
-# api/openapi.yaml through tests/api/openapi/contract.mjs.
+# (the widget's flows) and tests/browser/page.test.mjs (the lesson page's
+# first load, its size, the rows' sentences), node's test runner with
+# playwright-core driving Debian's chromium, against the server binary of a
+# build directory, one file after the other; the widget's reads are checked
+# against api/openapi.yaml through tests/api/openapi/contract.mjs.
 #
 # Usage: tests/test_browser.sh BUILD_DIR
 # Environment (optional): DV_EVIDENCE_DIR (evidence store to serve; default
@@ -46,4 +48,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$DV_TEST_OUTPUT"
-cd "$here/browser" && exec node --test --test-reporter=spec widget.test.mjs
+cd "$here/browser" || exit 1
+rc=0
+for t in widget.test.mjs page.test.mjs; do
+  node --test --test-reporter=spec "$t" || rc=1
+done
+exit $rc

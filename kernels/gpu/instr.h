@@ -3,9 +3,9 @@
  * predicated-on thread executions, divergent branch targets), PC-sampling
  * stall reasons, the cubin's CRC and each pc's source line.
  *
- * Only the short-lived process that profiles a job's rows uses this
- * (server/cmd's `divergence-gpu instructions`, which the worker starts once
- * per job for the rows not in its cache): CUPTI's
+ * Only the short-lived process that profiles a job's rows uses this, through
+ * its passes (gpu/instr_run.h, for `divergence-gpu instructions`, which the
+ * worker starts once per job for the rows not in its cache): CUPTI's
  * SASS patching and PC sampling stay out of the process that times kernels,
  * and what the probe on an H200 found about the API is kept to:
  *   - CUPTI is subscribed to module loads before any CUDA call, so the cubin

@@ -202,13 +202,12 @@ static int plan_check(const char *cmd, const struct dv_options *o) {
     return rc;
 }
 
-int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
+/* The options of argv (argv[0] the command) one by one into `o` and `a`:
+ * --opt=value or --opt value, an unknown option said as such whatever
+ * follows it. Returns 0, CLI_EXIT_USAGE (said on stderr) or CLI_HELP_SHOWN. */
+static int read_options(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
     char err[ERR_LEN];
     const char *cmd = argv[0];
-    const int analyze = strcmp(cmd, "analyze") == 0;
-    experiment_defaults(o);
-    memset(a, 0, sizeof *a);
-    a->format = CLI_FORMAT_TEXT;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--json") == 0) {
@@ -223,8 +222,6 @@ int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
             fprintf(stderr, "divergence %s: unexpected argument '%s' (see divergence %s --help)\n", cmd, arg, cmd);
             return CLI_EXIT_USAGE;
         }
-        /* --opt=value or --opt value; an unknown option is said as such,
-         * whatever follows it. */
         char name[64];
         const char *value;
         const char *eq = strchr(arg, '=');
@@ -250,44 +247,65 @@ int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
             return CLI_EXIT_USAGE;
         }
     }
-    /* An analysis measures nothing: what only a measurement reads is a
-     * mistake to say, not an option to drop in silence. */
-    unsigned measure_only = analyze ? o->given & DV_GIVEN_MEASURE_ONLY : 0;
-    for (unsigned bit = 1; measure_only && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
-        if (measure_only & bit) {
-            fprintf(stderr, "divergence %s: %s: does not apply to analyze, which measures nothing (measure takes it)\n",
-                    cmd, options_cli_name(bit));
+    return 0;
+}
+
+/* The first option of `given` (DV_GIVEN_* bits) said as not applying
+ * (`why`), or 0 when there is none. */
+static int refuse_given(const char *cmd, unsigned given, const char *why) {
+    for (unsigned bit = 1; given && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
+        if (given & bit) {
+            fprintf(stderr, "divergence %s: %s: %s\n", cmd, options_cli_name(bit), why);
             return CLI_EXIT_USAGE;
         }
+    return 0;
+}
+
+/* --suite NAME|all (a->suite): a whole request, so nothing else may shape
+ * the tables; `o` becomes the suite's request (all: left as the caller's
+ * defaults). Returns 0 or CLI_EXIT_USAGE. */
+static int suite_options(const char *cmd, int analyze, struct dv_options *o, const struct cli_args *a) {
+    char err[ERR_LEN];
+    /* Anything else that shapes the tables would make it another request
+     * filed under the suite's name. */
+    unsigned shaping = o->given & ~(unsigned)(DV_GIVEN_DEVICE | DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS);
+    if (refuse_given(cmd, shaping, "does not apply with --suite, which is the suite's whole request"))
+        return CLI_EXIT_USAGE;
+    if (strcmp(a->suite, "all") == 0) {
+        if (analyze) {
+            fprintf(stderr, "divergence analyze: --suite: name one suite (all is for measure)\n");
+            return CLI_EXIT_USAGE;
+        }
+        return 0; /* the caller builds each suite's options */
+    }
+    struct dv_options given = *o;
+    if (cli_suite_options(a->suite, &given, o, err) != 0) {
+        fprintf(stderr, "divergence %s: %s\n", cmd, err);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
+    char err[ERR_LEN];
+    const char *cmd = argv[0];
+    const int analyze = strcmp(cmd, "analyze") == 0;
+    experiment_defaults(o);
+    memset(a, 0, sizeof *a);
+    a->format = CLI_FORMAT_TEXT;
+    int rc = read_options(argc, argv, o, a);
+    if (rc != 0) return rc;
+    /* An analysis measures nothing: what only a measurement reads is a
+     * mistake to say, not an option to drop in silence. */
+    if (refuse_given(cmd, analyze ? o->given & DV_GIVEN_MEASURE_ONLY : 0,
+                     "does not apply to analyze, which measures nothing (measure takes it)"))
+        return CLI_EXIT_USAGE;
     if (a->evidence_dir && (analyze || !a->suite)) {
         fprintf(stderr, "divergence %s: --evidence-dir: %s\n", cmd,
                 analyze ? "does not apply to analyze (it files measurements)" : "needs --suite NAME|all");
         return CLI_EXIT_USAGE;
     }
-    if (a->suite) {
-        /* A suite is a whole request: anything else that shapes the tables
-         * would make it another request filed under the suite's name. */
-        unsigned shaping = o->given & ~(unsigned)(DV_GIVEN_DEVICE | DV_GIVEN_WITNESS | DV_GIVEN_COUNTERS);
-        for (unsigned bit = 1; shaping && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
-            if (shaping & bit) {
-                fprintf(stderr, "divergence %s: %s: does not apply with --suite, which is the suite's whole request\n",
-                        cmd, options_cli_name(bit));
-                return CLI_EXIT_USAGE;
-            }
-        if (strcmp(a->suite, "all") == 0) {
-            if (analyze) {
-                fprintf(stderr, "divergence analyze: --suite: name one suite (all is for measure)\n");
-                return CLI_EXIT_USAGE;
-            }
-            return 0; /* the caller builds each suite's options */
-        }
-        struct dv_options given = *o;
-        if (cli_suite_options(a->suite, &given, o, err) != 0) {
-            fprintf(stderr, "divergence %s: %s\n", cmd, err);
-            return CLI_EXIT_USAGE;
-        }
-        return 0;
-    }
+    if (a->suite) return suite_options(cmd, analyze, o, a);
     struct dv_fault fault;
     if (options_validate(o, OPTIONS_CLI, &fault, err) != 0) {
         say_refused(cmd, err, &fault);

@@ -11,30 +11,24 @@
  * is profiled, or each row of --rows. The worker starts one such process
  * for a job's rows whose profiles it has not cached (jobs/instrproc.h), so
  * CUPTI's SASS patching and PC sampling never run in the process that times
- * kernels, and a crash or a hang costs profiles, not the job. The process:
- *   1. opens the device, builds the input and output, and each row's mask,
- *      as the measurement does; loads CUPTI and subscribes to module loads
- *      (gpu/instr.h) before any module loads;
- *   2. launches each row's timed kernel once on one wave of its grid under
- *      PC sampling, then, PC sampling off, each part of the blocks that
- *      stand for each row's grid (model/model/profile.h) under the SASS metrics,
- *      every launch flushed on its own;
- *   3. per row combines the parts, maps each pc to its source line (once
- *      per process for a kernel its rows share), disassembles
- *      the cubin (nvdisasm -c, else cuobjdump -sass: --disassembler, then
- *      $DV_DISASSEMBLER, the toolkit found at build time, /usr/local/cuda/bin
- *      and PATH; the text is kept in --sass-cache DIR by the cubin's CRC, so
- *      a worker disassembles each cubin once), and groups the instructions
- *      into regions and runs (model/listing/listing.h);
- *   4. prints one line per row: {"table": T, "row": R, "ok": true,
- *      "instructions": <the row's instructions object>, "stalls_reason":
- *      null | "..."} or {"table", "row", "ok": false, "reason": "..."};
- *      for --table/--row the line also has "phases_ms", and --rows ends
- *      with {"done": true, "rows", "profiled", "phases_ms"} (the host time
- *      of plan, cuda, cupti, sampling, patched, lines, text, and the total).
- *      It exits 0 when a row was profiled, else 1 (2 for bad arguments).
- * --compare ncu first runs Nsight Compute's Source page (`ncu --section
- * SourceCounters --clock-control none`, then its `--page source
+ * kernels, and a crash or a hang costs profiles, not the job. The process
+ * plans the rows (gpu/instr_plan.h), runs the passes on the device
+ * (gpu/instr_run.h: the buffers, PC sampling on one wave of each row, the
+ * SASS metrics on the blocks that stand for each row's grid, each row's
+ * listing), with the disassembly's text from jobs/disasm.h (nvdisasm -c,
+ * else cuobjdump -sass: --disassembler, then $DV_DISASSEMBLER, the toolkit
+ * found at build time, /usr/local/cuda/bin and PATH; the text is kept in
+ * --sass-cache DIR by the cubin's CRC, so a worker disassembles each cubin
+ * once), and prints one line per row (jobs/instrline.h):
+ *      {"table": T, "row": R, "ok": true, "instructions": <the row's
+ *      instructions object>, "stalls_reason": null | "..."} or {"table",
+ *      "row", "ok": false, "reason": "..."}; for --table/--row the line
+ *      also has "phases_ms", and --rows ends with {"done": true, "rows",
+ *      "profiled", "phases_ms"} (the host time of plan, cuda, cupti,
+ *      sampling, patched, lines, text, and the total).
+ * It exits 0 when a row was profiled, else 1 (2 for bad arguments).
+ * --compare ncu first runs Nsight Compute's Source page (jobs/ncu.h: `ncu
+ * --section SourceCounters --clock-control none`, then its `--page source
  * --print-source sass --csv`) on this binary's --launch-only for each part
  * of the same grid, then collects as above and adds "compare": {cells,
  * mismatches, instructions, first} (every count of every instruction, the

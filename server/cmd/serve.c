@@ -46,7 +46,12 @@ static void usage(FILE *f) {
     fputs("usage: divergence serve [options]\n"
           "  --port N               listen port (8080; 0 picks a free one)\n"
           "  --bind ADDR            listen address (127.0.0.1; 0.0.0.0 or :: for all)\n"
-          "  --queue N              jobs waiting for the GPU before 429 (16)\n"
+          "  --queue N              jobs waiting for the GPU before 429 (256); addresses take\n"
+          "                         turns, one job each\n"
+          "  --queue-per-address N  jobs one address may have waiting before 429 (16; 0: no bound)\n"
+          "  --queue-bytes BYTES    memory the waiting jobs may hold before 429 (8388608)\n"
+          "  --job-estimate-ms N    a kind of job's expected run before one has finished, for the\n"
+          "                         queue's wait estimates and Retry-After (2000)\n"
           "  --rate-limit N         POST /measure and refreshes a minute per address (10; 0 off)\n"
           "  --job-deadline-ms N    GPU time a job may take before its worker is killed (30000)\n"
           "  --cache-ttl S          seconds an identical request is answered from cache (600)\n"
@@ -129,7 +134,10 @@ static void config_defaults(struct service_config *c) {
     c->http.drain_ms = 5000;
     c->http.held_per_ip = 8;
     /* held_limit 0: half of conn_limit, whatever --conn-limit says (http.h) */
-    c->queue = 16;
+    c->queue = 256;
+    c->queue_per_address = 16;
+    c->queue_bytes = 8u << 20; /* 256 of the largest jobs (about 10 KB each) take 2.5 MB */
+    c->job_estimate_ms = 2000;
     c->deadline_ms = 30000;
     c->cache_ttl_s = 600;
     c->keep_jobs = 256;
@@ -373,6 +381,9 @@ static int parse_flags(int argc, char **argv, struct service_config *cfg, struct
         {"port", .u = &h->port, .lo = 0, .hi = 65535},
         {"bind", .text = &h->bind},
         {"queue", .u = &cfg->queue, .lo = 1, .hi = 100000},
+        {"queue-per-address", .u = &cfg->queue_per_address, .lo = 0, .hi = 100000},
+        {"queue-bytes", .z = &cfg->queue_bytes, .lo = 65536, .hi = 68719476736.0},
+        {"job-estimate-ms", .u = &cfg->job_estimate_ms, .lo = 1, .hi = 3600000},
         {"rate-limit", .u = &h->rate_per_min, .lo = 0, .hi = 1000000},
         {"job-deadline-ms", .u = &cfg->deadline_ms, .lo = 100, .hi = 3600000},
         {"cache-ttl", .d = &cfg->cache_ttl_s, .lo = 0},
@@ -450,6 +461,10 @@ static int serve_start(struct service *s, const struct serve_args *a, struct evr
     find_openapi(s);
     if (!(s->q = jobq_create(s->cfg.queue, s->cfg.keep_jobs, s->cfg.cache_ttl_s, err))) return -1;
     if (a->id_prefix && jobq_set_id_prefix(s->q, a->id_prefix, err) < 0) return -1;
+    struct jobq_limits lim = {.per_client = s->cfg.queue_per_address,
+                              .max_bytes = s->cfg.queue_bytes,
+                              .default_run_s = s->cfg.job_estimate_ms / 1e3};
+    if (jobq_set_limits(s->q, &lim, err) < 0) return -1;
     char wbuf[PATH_MAX + 256];
     char *wargv[MAX_WORKER_ARGS];
     if (worker_argv(s->cfg.worker_cmd, a->device[0] ? a->device : NULL, wbuf, sizeof wbuf, wargv) < 0) {

@@ -243,6 +243,7 @@ const char *http_req_query(const struct http_req *r, const char *key) {
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 const char *http_req_client(const struct http_req *r) { return r->client; }
+const char *http_req_address(const struct http_req *r) { return r->addr; }
 
 /* What http_req_query_check() walks the arguments with. */
 struct query_walk {

@@ -167,6 +167,9 @@ const char *http_req_body(const struct http_req *r, size_t *len); /* NUL-termina
 const char *http_req_header(const struct http_req *r, const char *name); /* or NULL */
 const char *http_req_query(const struct http_req *r, const char *key);  /* or NULL */
 const char *http_req_client(const struct http_req *r);       /* address text        */
+/* The address the per-address limits count (behind a trusted proxy, the
+ * client it forwards for; clientaddr.h), valid during the handler. */
+const char *http_req_address(const struct http_req *r);
 /* Checks the query's argument names against `known` (NULL-terminated):
  * 0 when each is known and given once; else 1 (one is not known) or 2 (one
  * is given twice), with its name in `name` (`len` bytes, cut short when

@@ -56,6 +56,9 @@
 #define ROUTES_INLINE_COST 16384.0
 #define SSE_IDLE_MS 15000
 
+/* An estimate in seconds, rounded up to the millisecond: never sooner than said. */
+static double secs_up(double s) { return s > 0 ? ceil(s * 1000) / 1000 : 0; }
+
 /* Replies `o` (stolen) unless building it failed. */
 static void reply_built(struct http_req *r, int status, json_t *o, int bad) {
     if (bad || !o) {
@@ -284,17 +287,17 @@ static void reply_cached(struct http_req *r, const char *doc, double age, const 
     reply_built(r, 200, o, bad);
 }
 
-/* 429: the job queue is full, with when a place opens (when the running
- * job ends, jobq.h) as Retry-After. */
-static void reply_queue_full(struct http_req *r, struct service *s) {
-    unsigned retry = jobq_retry_after_s(s->q);
+/* 429: the job queue has no place for this request now (`why`, the queue's
+ * words), with when one is likely (`retry` s, the drain estimate of jobq.h)
+ * as Retry-After. */
+static void reply_queue_full(struct http_req *r, unsigned retry, const char *why) {
     char ra[16];
     int bad = 0;
     snprintf(ra, sizeof ra, "%u", retry);
     http_req_add_header(r, "Retry-After", ra);
     json_t *x = json_object();
     jsonout_put(x, "retry_after_s", json_integer(retry), &bad);
-    http_reply_error_ex(r, 429, NULL, x, bad, "the job queue is full (%u waiting); retry in %u s", s->cfg.queue, retry);
+    http_reply_error_ex(r, 429, NULL, x, bad, "%s; retry in %u s", why, retry);
 }
 
 /* After the analysis accepted the request: the cache, then the queue. */
@@ -335,13 +338,17 @@ static void measure_done(struct http_req *r, void *ctx) {
         http_reply_error(r, 500, NULL, "out of memory");
         goto cleanup;
     }
-    struct jobq_submit sub = {.request = req, .key = key, .deadline_ms = s->cfg.deadline_ms, .tag = "measure"};
+    char kind[JOBQ_KIND_LEN] = "";
+    (void)options_job_kind(o, kind, sizeof kind); /* cut short, it is still a kind */
+    struct jobq_wait wait;
+    struct jobq_submit sub = {.request = req, .key = key, .deadline_ms = s->cfg.deadline_ms, .tag = "measure",
+                              .client = http_req_address(r), .kind = kind, .wait = &wait};
     unsigned pos = 0;
     int joined = 0;
     char err[ERR_LEN];
     int rc = jobq_submit(s->q, &sub, id, &pos, &joined, err);
     if (rc == DV_EFULL) {
-        reply_queue_full(r, s);
+        reply_queue_full(r, wait.retry_after_s, err);
         goto cleanup;
     }
     if (rc == DV_ECLOSED) {
@@ -358,6 +365,8 @@ static void measure_done(struct http_req *r, void *ctx) {
     jsonout_put(out, "id", jsonout_str(id), &bad);
     jsonout_put(out, "state", jsonout_str(pos ? "queued" : "running"), &bad);
     jsonout_put(out, "position", json_integer(pos), &bad);
+    if (pos) jsonout_put(out, "expected_start_s", json_real(secs_up(wait.expected_start_s)), &bad);
+    jsonout_put(out, "eta_s", json_real(secs_up(wait.eta_s)), &bad);
     jsonout_put(out, "location", jsonout_str(loc), &bad);
     if (joined) jsonout_put(out, "joined", json_true(), &bad);
     reply_built(r, 202, out, bad);
@@ -384,7 +393,11 @@ json_t *routes_job_json(const struct job_view *v) {
     json_t *o = json_object();
     jsonout_put(o, "id", jsonout_str(v->id), &bad);
     jsonout_put(o, "state", jsonout_str(jobq_state_name(v->state)), &bad);
-    if (v->state == JOB_QUEUED) jsonout_put(o, "position", json_integer(v->position), &bad);
+    if (v->state == JOB_QUEUED) {
+        jsonout_put(o, "position", json_integer(v->position), &bad);
+        jsonout_put(o, "expected_start_s", json_real(secs_up(v->expected_start_s)), &bad);
+    }
+    if (v->state == JOB_QUEUED || v->state == JOB_RUNNING) jsonout_put(o, "eta_s", json_real(secs_up(v->eta_s)), &bad);
     timeutil_utc((time_t)v->created, t, sizeof t);
     jsonout_put(o, "created_utc", jsonout_str(t), &bad);
     if (v->started > 0) {

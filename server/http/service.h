@@ -19,6 +19,10 @@ struct service_config {
     struct http_config http;    /* bind, port, token, CORS, proxies, limits,
                                    timeouts, the analysis pool, the drain  */
     unsigned queue;             /* waiting jobs                         */
+    unsigned queue_per_address; /* waiting jobs of one address; 0: any  */
+    size_t queue_bytes;         /* memory the waiting jobs may hold     */
+    unsigned job_estimate_ms;   /* a kind of job's run before any has
+                                   finished (jobq_limits.default_run_s) */
     unsigned deadline_ms;       /* per job                              */
     double cache_ttl_s;
     unsigned keep_jobs;         /* finished jobs (and cache entries)    */

@@ -12,9 +12,10 @@
  * start and CUDA context included, shared among the rows it profiled, is
  * each profile's collect_ms: the cold cost of a row.
  *
- * The cache is a small array searched by key: a worker sees few distinct
- * rows, and the oldest entry makes room when it is full. Entries are
- * copies, and so is what a report gets: the report frees its own.
+ * The cache is kernels/base/lru.h's, bounded by its entries (the least
+ * recently used makes room), keyed by the text of the row's struct
+ * listing_key. What it holds are copies, and so is what a report gets: the
+ * report frees its own.
  */
 #define _GNU_SOURCE
 #include "server/jobs/instrproc.h"
@@ -32,6 +33,7 @@
 #include "api/options.h"
 #include "api/report.h"
 #include "api/request.h"
+#include "kernels/base/lru.h"
 #include "kernels/base/timeutil.h"
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/profile.h"
@@ -41,12 +43,6 @@
 
 #define KEY_LEN 768
 #define INSTRPROC_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
-
-struct entry {
-    char key[KEY_LEN];
-    struct listing *l;
-    unsigned long long used; /* the clock of its last use */
-};
 
 /* What the first profile of a kernel's instantiation said about it. */
 struct kernel_id {
@@ -62,9 +58,7 @@ struct instrproc {
     int device;
     double deadline_ms, budget_ms;
     char dir[PATH_MAX]; /* the disassembly folder */
-    unsigned nentries, cap;
-    struct entry *entries;
-    unsigned long long clock;
+    struct lru *cache; /* key text -> struct listing (a copy) */
     struct kernel_id ids[DV_NUM_KERNELS][2]; /* [kernel][compile-time instantiation] */
     unsigned children;
     void (*before_child)(void *ctx);
@@ -73,6 +67,9 @@ struct instrproc {
     struct profilecache *disk; /* NULL until opened, or memory alone */
     int disk_tried;            /* opened, or failed and logged once   */
 };
+
+/* The cache's values are listings (lru.h's free_value). */
+static void free_listing(void *l) { listing_free(l); }
 
 struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) {
     struct instrproc *ip = calloc(1, sizeof *ip);
@@ -99,9 +96,9 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
     ip->before_child_ctx = c->before_child_ctx;
     ip->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : INSTRPROC_DEADLINE_MS;
     ip->budget_ms = c->budget_ms > 0 ? c->budget_ms : INSTRPROC_BUDGET_MS;
-    ip->cap = c->cache_entries ? c->cache_entries : INSTRPROC_CACHE_ENTRIES;
     if (c->cache_dir) snprintf(ip->cache_dir, sizeof ip->cache_dir, "%s", c->cache_dir);
-    if (!(ip->entries = calloc(ip->cap, sizeof *ip->entries))) {
+    if (!(ip->cache = lru_create(c->cache_entries ? c->cache_entries : INSTRPROC_CACHE_ENTRIES, LRU_UNBOUNDED,
+                                 free_listing))) {
         dv_seterr(err, "instructions: out of memory for the cache");
         free(ip);
         return NULL;
@@ -111,7 +108,7 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
     if (!mkdtemp(ip->dir)) {
         dv_seterr(err, "instructions: a folder for the disassembly under %s: %s", tmp && tmp[0] ? tmp : "/tmp",
                   strerror(errno));
-        free(ip->entries);
+        lru_free(ip->cache);
         free(ip);
         return NULL;
     }
@@ -121,8 +118,7 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
 void instrproc_free(struct instrproc *ip) {
     if (!ip) return;
     profilecache_close(ip->disk);
-    for (unsigned i = 0; i < ip->nentries; i++) listing_free(ip->entries[i].l);
-    free(ip->entries);
+    lru_free(ip->cache);
     DIR *d = opendir(ip->dir);
     if (d) {
         struct dirent *e;
@@ -142,31 +138,17 @@ unsigned instrproc_children(const struct instrproc *ip) { return ip ? ip->childr
 
 /* ---- the cache ------------------------------------------------------------ */
 
-static struct entry *cache_find(struct instrproc *ip, const char *key) {
-    for (unsigned i = 0; i < ip->nentries; i++)
-        if (strcmp(ip->entries[i].key, key) == 0) {
-            ip->entries[i].used = ++ip->clock;
-            return &ip->entries[i];
-        }
-    return NULL;
+/* Key `key`'s profile, now the most recently used, or NULL: the cache's,
+ * valid until the next cache_take() (a caller copies it). */
+static const struct listing *cache_find(struct instrproc *ip, const char *key) {
+    return lru_get(ip->cache, key, strlen(key));
 }
 
-/* Keeps a copy of `l` under `key`, in place of the least recently used
- * entry when full. Out of memory keeps nothing (the next job asks again). */
-static void cache_put(struct instrproc *ip, const char *key, const struct listing *l) {
-    struct listing *copy = listing_copy(l);
-    if (!copy) return;
-    struct entry *e = NULL;
-    if (ip->nentries < ip->cap) e = &ip->entries[ip->nentries++];
-    else {
-        e = &ip->entries[0];
-        for (unsigned i = 1; i < ip->nentries; i++)
-            if (ip->entries[i].used < e->used) e = &ip->entries[i];
-        listing_free(e->l);
-    }
-    snprintf(e->key, sizeof e->key, "%s", key);
-    e->l = copy;
-    e->used = ++ip->clock;
+/* Keeps `l` (taken) under `key`, in place of the least recently used
+ * profile when full. Returns `l`, or NULL when it is not kept (out of
+ * memory: the next job asks again; it is freed). */
+static const struct listing *cache_take(struct instrproc *ip, const char *key, struct listing *l) {
+    return l && lru_put(ip->cache, key, strlen(key), l, 0) ? l : NULL;
 }
 
 static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_row *row, unsigned iterations) {
@@ -253,7 +235,7 @@ static void disk_store_ids(struct instrproc *ip) {
 }
 
 /* Key `key`'s profile from the disk into the memory cache; NULL on a miss. */
-static struct entry *disk_find(struct instrproc *ip, const char *key) {
+static const struct listing *disk_find(struct instrproc *ip, const char *key) {
     json_t *v = ip->disk ? profilecache_load(ip->disk, key) : NULL;
     if (!v) return NULL;
     struct listing *l = NULL;
@@ -264,9 +246,7 @@ static struct entry *disk_find(struct instrproc *ip, const char *key) {
         return NULL;
     }
     json_decref(v);
-    cache_put(ip, key, l);
-    listing_free(l);
-    return cache_find(ip, key);
+    return cache_take(ip, key, l);
 }
 
 static void disk_store(struct instrproc *ip, const char *key, const struct listing *l) {
@@ -424,7 +404,7 @@ static int row_take(struct instrproc *ip, const struct dv_report *r, struct pend
         snprintf(p->id->function, sizeof p->id->function, "%s", p->l->kernel);
         p->id->crc = p->l->cubin_crc;
         if (row_key(r, p->r, p->id, &p->plan, key) == 0) {
-            cache_put(ip, key, p->l);
+            cache_take(ip, key, listing_copy(p->l));
             disk_store(ip, key, p->l);
         }
     }
@@ -494,6 +474,47 @@ static void pending_collect(struct instrproc *ip, const char *request, struct pe
                   SILENT_PROCESSES, last);
 }
 
+/* Row `row` of table `t` planned, and from the cache when it is there (a
+ * copy onto the row, counted in the testimony). Returns 1 for a hit, 0 for
+ * a row to collect (its plan and kernel identity into *p), -1 for a row
+ * that cannot be profiled (its reason named in the testimony). *plan_ms
+ * and *lookup_ms add up where the time went. */
+static int row_lookup(struct instrproc *ip, struct dv_report *r, struct dv_table *t, struct dv_row *row,
+                      struct pending *p, double *plan_ms, double *lookup_ms) {
+    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
+    char why[ERR_LEN], key[KEY_LEN];
+    struct profile_plan plan;
+    listing_free(row->instructions);
+    row->instructions = NULL;
+    const double p0 = timeutil_now_ms();
+    const int planned = profile_plan_row(row, &g, r->config.iterations, 0, &plan, why);
+    *plan_ms += timeutil_now_ms() - p0;
+    if (planned == 0 && plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST)
+        dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
+                       "%u threads), the cap is %.3g",
+                  plan.cost, plan.grid.part_blocks[0], g.block_x * g.block_y, OPTIONS_MAX_INSTRUCTIONS_COST);
+    if (planned != 0 || plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
+        row_failed(&r->testimony, t, row, why);
+        LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
+        return -1;
+    }
+    struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
+    const double l0 = timeutil_now_ms();
+    const struct listing *e = NULL;
+    if (id && id->known && row_key(r, row, id, &plan, key) == 0 && !(e = cache_find(ip, key))) e = disk_find(ip, key);
+    const int hit = e && (row->instructions = listing_copy(e)) != NULL;
+    *lookup_ms += timeutil_now_ms() - l0;
+    if (hit) {
+        row->instructions->cached = 1;
+        r->testimony.instructions_cached_rows++;
+        return 1;
+    }
+    p->r = row;
+    p->plan = plan;
+    p->id = id;
+    return 0;
+}
+
 void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {
     struct dv_testimony *tm = &r->testimony;
     const double t0 = timeutil_now_ms();
@@ -522,50 +543,18 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         free(rows);
         return;
     }
-    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     int all = 1, hung = 0;
     unsigned n = 0;
     double spent = 0, plan_ms = 0, lookup_ms = 0;
-    char why[ERR_LEN], key[KEY_LEN];
     /* First the plan and the cache, row by row; what is left goes to one process. */
-    for (unsigned i = 0; i < r->ntables; i++) {
-        struct dv_table *t = &r->tables[i];
-        for (unsigned j = 0; j < t->nrows; j++) {
-            struct dv_row *row = &t->rows[j];
-            if (!row->measured) continue;
-            struct profile_plan plan;
-            listing_free(row->instructions);
-            row->instructions = NULL;
-            const double p0 = timeutil_now_ms();
-            const int planned = profile_plan_row(row, &g, r->config.iterations, 0, &plan, why);
-            plan_ms += timeutil_now_ms() - p0;
-            if (planned != 0) goto failed;
-            if (plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
-                dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
-                               "%u threads), the cap is %.3g",
-                          plan.cost, plan.grid.part_blocks[0], g.block_x * g.block_y, OPTIONS_MAX_INSTRUCTIONS_COST);
-                goto failed;
-            }
-            struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
-            const double l0 = timeutil_now_ms();
-            struct entry *e = NULL;
-            if (id && id->known && row_key(r, row, id, &plan, key) == 0 && !(e = cache_find(ip, key)))
-                e = disk_find(ip, key);
-            const int hit = e && (row->instructions = listing_copy(e->l)) != NULL;
-            lookup_ms += timeutil_now_ms() - l0;
-            if (hit) {
-                row->instructions->cached = 1;
-                tm->instructions_cached_rows++;
-                continue;
-            }
-            rows[n++] = (struct pending){.table = i, .row = j, .r = row, .plan = plan, .id = id};
-            continue;
-        failed:
-            all = 0;
-            row_failed(tm, t, row, why);
-            LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
+    for (unsigned i = 0; i < r->ntables; i++)
+        for (unsigned j = 0; j < r->tables[i].nrows; j++) {
+            if (!r->tables[i].rows[j].measured) continue;
+            rows[n] = (struct pending){.table = i, .row = j};
+            const int found = row_lookup(ip, r, &r->tables[i], &r->tables[i].rows[j], &rows[n], &plan_ms, &lookup_ms);
+            n += found == 0;
+            all &= found >= 0;
         }
-    }
     if (tm->instructions_cached_rows)
         LOG(LOG_INFO, "instructions: %u rows from the cache, %u to collect: plans %.2f ms, lookups %.2f ms, %.2f ms so far",
             tm->instructions_cached_rows, n, plan_ms, lookup_ms, timeutil_now_ms() - t0);

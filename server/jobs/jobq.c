@@ -1,13 +1,24 @@
 /* jobq.c -- see jobq.h.
  *
- * Three singly linked lists under one mutex: `queued` (FIFO, head runs
- * next), the one `running` job, and `finished` (newest first, trimmed to
- * keep_finished). The cache is a separate list of (key, document, time)
- * trimmed the same way, so a job can be evicted while its result still
- * answers identical requests; the entry keeps the job's times too, so the
- * job id a cached answer names still answers GET /jobs/{id} as long as the
- * entry lives. Sizes are small (tens to hundreds), so lookups are linear
- * scans; that keeps the structure obvious and allocation-light.
+ * Under one mutex: the waiting jobs, the one `running` job, and `finished`
+ * (newest first, trimmed to keep_finished). The waiting jobs hang off their
+ * client (struct client: one per address with jobs waiting, each a FIFO),
+ * and the clients form a ring; `turn` is the client whose oldest job runs
+ * next. A pop takes that job and passes the turn on; a client left with
+ * nothing is unlinked and freed, and a new one is linked just before the
+ * turn, i.e. at the end of the round. So where a waiting job stands is
+ * arithmetic: the k-th job (from 0) of its client starts after k jobs of its
+ * own and, of every other client, the first k + 1 when that client comes
+ * earlier in the round than its own, else the first k (ahead_locked()),
+ * and when it is expected to start is the sum of those jobs' estimates
+ * (runest.h) after the running job's remainder.
+ *
+ * The cache is a separate list of (key, document, time) trimmed the same
+ * way, so a job can be evicted while its result still answers identical
+ * requests; the entry keeps the job's times too, so the job id a cached
+ * answer names still answers GET /jobs/{id} as long as the entry lives.
+ * Sizes are small (tens to hundreds), so lookups are linear scans; that
+ * keeps the structure obvious and allocation-light.
  *
  * Watchers hang off the job they watch (a doubly linked list per job), so
  * an event wakes that job's watchers only, plus, when the queue moves up,
@@ -19,6 +30,7 @@
 #include "kernels/base/ids.h"
 #include "kernels/base/timeutil.h"
 #include "server/jobs/jobq.h"
+#include "server/jobs/runest.h"
 #include "server/core/log.h"
 
 #include <errno.h>
@@ -37,6 +49,9 @@ struct job {
     char *key;
     unsigned deadline_ms;
     char tag[64];
+    char runkind[JOBQ_KIND_LEN]; /* what its run time depends on (runest.h) */
+    struct client *src;          /* while waiting: the client whose FIFO holds it */
+    size_t bytes;                /* what it counts against max_bytes while waiting */
     jobq_done_fn on_done, on_start;
     void *on_done_ctx;
     char *document;
@@ -48,6 +63,16 @@ struct job {
     double started_ms; /* monotonic, when it began running */
     struct jobq_watch *watchers;
     struct job *next;
+};
+
+/* One submitting address with jobs waiting: its FIFO and its place in the
+ * ring of turns. */
+struct client {
+    char addr[JOBQ_CLIENT_LEN];
+    int own; /* the server's own jobs (submitted with no client) */
+    struct job *head, *tail;
+    unsigned n;
+    struct client *prev, *next;
 };
 
 struct cache_entry {
@@ -74,8 +99,11 @@ struct jobq {
     unsigned capacity, keep;
     double ttl_s;
     int closed;
-    struct job *qhead, *qtail;
+    struct client *turn; /* the ring of clients with jobs waiting; NULL: none */
+    unsigned nclients;
     unsigned depth;
+    size_t bytes; /* held by the waiting jobs */
+    struct jobq_limits lim;
     struct job *running;
     struct job *finished; /* newest first */
     unsigned nfinished;
@@ -85,20 +113,143 @@ struct jobq {
     jobq_timing_fn observe;
     void *observe_ctx;
     char id_prefix[JOBQ_ID_PREFIX_MAX + 1];
-    double run_s_total; /* of every job that ran: the estimate of a run */
-    unsigned long long runs;
+    struct runest est; /* each kind's recent runs */
 };
+
+/* ---- the waiting jobs: clients, turns, where a job stands ---------------- */
+
+/* The client of `addr` (NULL: the server's own) with jobs waiting, or NULL. */
+static struct client *client_find_locked(const struct jobq *q, const char *addr) {
+    struct client *c = q->turn;
+    for (unsigned i = 0; i < q->nclients; i++, c = c->next) {
+        if (!addr ? c->own : !c->own && strncmp(c->addr, addr, JOBQ_CLIENT_LEN - 1) == 0) return c;
+    }
+    return NULL;
+}
+
+/* A new client for `addr`, linked at the end of the round (just before the
+ * turn). NULL when out of memory. */
+static struct client *client_add_locked(struct jobq *q, const char *addr) {
+    struct client *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->own = addr == NULL;
+    snprintf(c->addr, sizeof c->addr, "%s", addr ? addr : "");
+    if (!q->turn) {
+        c->prev = c->next = c;
+        q->turn = c;
+    } else {
+        c->next = q->turn;
+        c->prev = q->turn->prev;
+        c->prev->next = c;
+        q->turn->prev = c;
+    }
+    q->nclients++;
+    return c;
+}
+
+/* Unlinks and frees `c` (no jobs left). */
+static void client_remove_locked(struct jobq *q, struct client *c) {
+    if (c->next == c) {
+        q->turn = NULL;
+    } else {
+        c->prev->next = c->next;
+        c->next->prev = c->prev;
+        if (q->turn == c) q->turn = c->next;
+    }
+    q->nclients--;
+    free(c);
+}
+
+/* Takes the next job to run (the oldest of the client whose turn it is) off
+ * the queue and passes the turn on. The queue must not be empty. */
+static struct job *take_next_locked(struct jobq *q) {
+    struct client *c = q->turn;
+    struct job *j = c->head;
+    c->head = j->next;
+    if (!c->head) c->tail = NULL;
+    c->n--;
+    q->turn = c->next;
+    if (c->n == 0) client_remove_locked(q, c);
+    q->depth--;
+    q->bytes -= j->bytes;
+    j->src = NULL;
+    j->next = NULL;
+    return j;
+}
+
+/* The running job's expected remainder: its kind's estimate less the time
+ * it has run, at least 0; 0 when nothing runs. */
+static double running_left_locked(const struct jobq *q) {
+    if (!q->running) return 0;
+    double left = runest_get(&q->est, q->running->runkind) - (timeutil_now_ms() - q->running->started_ms) / 1e3;
+    return left > 0 ? left : 0;
+}
+
+/* How many waiting jobs start before waiting job `j` (jobq.c's head says
+ * which) into `*n`, and the sum of their expected runs into `*secs`. */
+static void ahead_locked(const struct jobq *q, const struct job *j, unsigned *n, double *secs) {
+    const struct client *own = j->src;
+    unsigned k = 0;
+    double s = 0;
+    for (const struct job *x = own->head; x != j; x = x->next, k++) s += runest_get(&q->est, x->runkind);
+    unsigned ahead = k;
+    int before = 1; /* clients before `own` in the round */
+    const struct client *c = q->turn;
+    for (unsigned i = 0; i < q->nclients; i++, c = c->next) {
+        if (c == own) {
+            before = 0;
+            continue;
+        }
+        unsigned take = k + (unsigned)before;
+        const struct job *x = c->head;
+        for (unsigned t = 0; t < take && x; t++, x = x->next) {
+            s += runest_get(&q->est, x->runkind);
+            ahead++;
+        }
+    }
+    *n = ahead;
+    *secs = s;
+}
+
+/* When waiting job `j` is expected to start, in seconds from now. */
+static double expected_start_locked(const struct jobq *q, const struct job *j) {
+    unsigned n;
+    double secs;
+    ahead_locked(q, j, &n, &secs);
+    return running_left_locked(q) + secs;
+}
+
+/* Seconds rounded up to whole ones for Retry-After: at least 1, at most 3600. */
+static unsigned retry_seconds(double s) {
+    if (!(s >= 1)) return 1;
+    return s > 3600 ? 3600 : (unsigned)ceil(s);
+}
+
+/* When a place for client `c` (NULL: a client with nothing waiting) is
+ * likely: at its bound, when its oldest job starts; else when the queue's
+ * next job leaves the queue, i.e. when the running job ends. Not when a job
+ * queued now would start: before a kind has run, every job ahead counts at
+ * the (conservative) default, and a fresh server would tell a class to come
+ * back in half a minute for a second of work; a client admitted then reads
+ * its own expected start in the 202. */
+static unsigned retry_after_locked(const struct jobq *q, const struct client *c) {
+    if (c && !c->own && q->lim.per_client && c->n >= q->lim.per_client)
+        return retry_seconds(expected_start_locked(q, c->head));
+    return retry_seconds(running_left_locked(q));
+}
 
 /* Tells the watchers of `j` that it changed (lock held). */
 static void notify_job_locked(struct job *j) {
     for (struct jobq_watch *w = j->watchers; w; w = w->next) w->fn(w->ctx);
 }
 
-/* Every queued job moved up one place: tells their position watchers. */
+/* The waiting jobs' places changed: tells their position watchers. */
 static void notify_positions_locked(struct jobq *q) {
-    for (struct job *k = q->qhead; k; k = k->next)
-        for (struct jobq_watch *w = k->watchers; w; w = w->next)
-            if (w->flags & JOBQ_WATCH_POSITION) w->fn(w->ctx);
+    struct client *c = q->turn;
+    for (unsigned i = 0; i < q->nclients; i++, c = c->next)
+        for (struct job *k = c->head; k; k = k->next)
+            for (struct jobq_watch *w = k->watchers; w; w = w->next)
+                if (w->flags & JOBQ_WATCH_POSITION) w->fn(w->ctx);
 }
 
 /* `j` has finished: its watchers are told, then let go of it. */
@@ -194,13 +345,33 @@ struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s
     q->keep = keep_finished;
     q->ttl_s = ttl_s;
     q->st.capacity = capacity;
+    q->lim.default_run_s = JOBQ_DEFAULT_RUN_S;
+    runest_init(&q->est, JOBQ_DEFAULT_RUN_S);
     return q;
+}
+
+int jobq_set_limits(struct jobq *q, const struct jobq_limits *l, char *err) {
+    if (!(l->default_run_s > 0 && l->default_run_s <= 3600)) {
+        dv_seterr(err, "jobq: the default run must be more than 0 and at most 3600 s, not %g", l->default_run_s);
+        return -1;
+    }
+    pthread_mutex_lock(&q->lock);
+    q->lim = *l;
+    q->est.default_s = l->default_run_s;
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+size_t jobq_submit_bytes(const struct jobq_submit *s) {
+    /* A client record too: a job may be the one its client was made for. */
+    return sizeof(struct job) + sizeof(struct client) + strlen(s->request ? s->request : "{}") + 1 +
+           (s->key ? strlen(s->key) + 1 : 0);
 }
 
 void jobq_free(struct jobq *q) {
     if (!q) return;
     struct job *j, *n;
-    for (j = q->qhead; j; j = n) { n = j->next; job_free(j); }
+    while (q->turn) job_free(take_next_locked(q));
     for (j = q->finished; j; j = n) { n = j->next; job_free(j); }
     job_free(q->running);
     struct cache_entry *c, *cn;
@@ -218,9 +389,14 @@ static void fill_view(const struct jobq *q, const struct job *j, struct job_view
     memcpy(v->id, j->id, JOBQ_ID_LEN);
     v->state = j->state;
     if (j->state == JOB_QUEUED) {
-        unsigned pos = 1;
-        for (const struct job *k = q->qhead; k && k != j; k = k->next) pos++;
-        v->position = pos;
+        unsigned ahead;
+        double secs;
+        ahead_locked(q, j, &ahead, &secs);
+        v->position = ahead + 1;
+        v->expected_start_s = running_left_locked(q) + secs;
+        v->eta_s = v->expected_start_s + runest_get(&q->est, j->runkind);
+    } else if (j->state == JOB_RUNNING && q->running == j) {
+        v->eta_s = running_left_locked(q);
     }
     v->document = copy_doc && j->document ? strdup(j->document) : NULL;
     v->gpu_time_ms = j->gpu_time_ms;
@@ -233,45 +409,56 @@ static void fill_view(const struct jobq *q, const struct job *j, struct job_view
     v->finished = j->finished;
 }
 
-int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned *position,
-                int *joined, char *err) {
-    if (joined) *joined = 0;
-    pthread_mutex_lock(&q->lock);
-    if (q->closed) {
-        pthread_mutex_unlock(&q->lock);
-        dv_seterr(err, "jobq: the server is shutting down");
-        return DV_ECLOSED;
+/* Fills `w` (may be NULL) for waiting or running job `j`. */
+static void wait_of_locked(const struct jobq *q, const struct job *j, struct jobq_wait *w) {
+    if (!w) return;
+    memset(w, 0, sizeof *w);
+    if (j->state == JOB_QUEUED) {
+        w->expected_start_s = expected_start_locked(q, j);
+        w->eta_s = w->expected_start_s + runest_get(&q->est, j->runkind);
+    } else {
+        w->eta_s = running_left_locked(q);
     }
-    if (s->key && !s->no_coalesce) {
-        /* Join an identical job that has not finished yet. */
-        unsigned pos = 0;
-        if (q->running && q->running->key && strcmp(q->running->key, s->key) == 0) {
-            memcpy(id, q->running->id, JOBQ_ID_LEN);
-            *position = 0;
-            goto joined_job;
-        }
-        for (struct job *k = q->qhead; k; k = k->next) {
-            pos++;
-            if (k->key && strcmp(k->key, s->key) == 0) {
-                memcpy(id, k->id, JOBQ_ID_LEN);
-                *position = pos;
-                goto joined_job;
-            }
-        }
+}
+
+/* The waiting or running job with cache key `key`, or NULL. */
+static struct job *identical_locked(const struct jobq *q, const char *key) {
+    if (q->running && q->running->key && strcmp(q->running->key, key) == 0) return q->running;
+    struct client *c = q->turn;
+    for (unsigned i = 0; i < q->nclients; i++, c = c->next)
+        for (struct job *k = c->head; k; k = k->next)
+            if (k->key && strcmp(k->key, key) == 0) return k;
+    return NULL;
+}
+
+/* Which bound a job of `bytes` from client `c` (NULL: none waiting yet;
+ * `own`: the server's own) would pass, with `err` saying so; NONE when it
+ * fits. */
+static enum jobq_full over_bound_locked(const struct jobq *q, const struct client *c, int own, size_t bytes,
+                                        const char *addr, char *err) {
+    if (!own && c && q->lim.per_client && c->n >= q->lim.per_client) {
+        dv_seterr(err, "%s has %u jobs waiting, the most one address may queue", addr, c->n);
+        return JOBQ_FULL_CLIENT;
     }
     if (q->depth >= q->capacity) {
-        q->st.rejected++;
-        pthread_mutex_unlock(&q->lock);
-        dv_seterr(err, "jobq: the queue is full (%u jobs waiting)", q->capacity);
-        return DV_EFULL;
+        dv_seterr(err, "the job queue is full (%u jobs waiting)", q->capacity);
+        return JOBQ_FULL_JOBS;
     }
+    if (q->lim.max_bytes && q->bytes + bytes > q->lim.max_bytes) {
+        dv_seterr(err, "the job queue is full (its %u jobs hold %zu bytes; this one needs %zu more of the %zu allowed)",
+                  q->depth, q->bytes, bytes, q->lim.max_bytes);
+        return JOBQ_FULL_BYTES;
+    }
+    return JOBQ_FULL_NONE;
+}
+
+/* A new waiting job for `s` (not yet queued), or NULL when out of memory. */
+static struct job *job_make_locked(const struct jobq *q, const struct jobq_submit *s, size_t bytes) {
     struct job *j = calloc(1, sizeof *j);
     if (!j || jobq_new_id(j->id) < 0 || !(j->request = strdup(s->request ? s->request : "{}")) ||
         (s->key && !(j->key = strdup(s->key)))) {
         job_free(j);
-        pthread_mutex_unlock(&q->lock);
-        dv_seterr(err, "jobq: out of memory or no randomness for a job id");
-        return -1;
+        return NULL;
     }
     memcpy(j->id, q->id_prefix, strlen(q->id_prefix)); /* the owner's prefix, if any */
     j->state = JOB_QUEUED;
@@ -279,23 +466,78 @@ int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned 
     j->on_done = s->on_done;
     j->on_start = s->on_start;
     j->on_done_ctx = s->on_done_ctx;
+    j->bytes = bytes;
     snprintf(j->tag, sizeof j->tag, "%s", s->tag ? s->tag : "");
+    snprintf(j->runkind, sizeof j->runkind, "%s", s->kind ? s->kind : "");
     j->created = timeutil_wall_s();
-    if (q->qtail) q->qtail->next = j; else q->qhead = j;
-    q->qtail = j;
-    q->depth++;
-    q->st.submitted++;
-    memcpy(id, j->id, JOBQ_ID_LEN);
-    *position = q->depth;
-    pthread_cond_signal(&q->cond);
-    /* No one can watch a job before its id is out, and a job joining the
-     * tail moves no one: nothing to tell. */
-    pthread_mutex_unlock(&q->lock);
-    return 0;
+    return j;
+}
 
-joined_job:
-    q->st.coalesced++;
-    if (joined) *joined = 1;
+/* Appends `j` to client `c`'s FIFO. */
+static void enqueue_locked(struct jobq *q, struct client *c, struct job *j) {
+    j->src = c;
+    if (c->tail) c->tail->next = j;
+    else c->head = j;
+    c->tail = j;
+    c->n++;
+    q->depth++;
+    q->bytes += j->bytes;
+    q->st.submitted++;
+}
+
+int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned *position, int *joined, char *err) {
+    if (joined) *joined = 0;
+    if (s->wait) memset(s->wait, 0, sizeof *s->wait);
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        pthread_mutex_unlock(&q->lock);
+        dv_seterr(err, "jobq: the server is shutting down");
+        return DV_ECLOSED;
+    }
+    struct job *same = s->key && !s->no_coalesce ? identical_locked(q, s->key) : NULL;
+    if (same) { /* join it: one run answers both */
+        memcpy(id, same->id, JOBQ_ID_LEN);
+        unsigned ahead = 0;
+        double secs;
+        if (same->state == JOB_QUEUED) ahead_locked(q, same, &ahead, &secs);
+        *position = same->state == JOB_QUEUED ? ahead + 1 : 0;
+        wait_of_locked(q, same, s->wait);
+        q->st.coalesced++;
+        if (joined) *joined = 1;
+        pthread_mutex_unlock(&q->lock);
+        return 0;
+    }
+    struct client *c = client_find_locked(q, s->client);
+    size_t bytes = jobq_submit_bytes(s);
+    enum jobq_full full = over_bound_locked(q, c, s->client == NULL, bytes, s->client, err);
+    if (full != JOBQ_FULL_NONE) {
+        q->st.rejected++;
+        if (s->wait) {
+            s->wait->full = full;
+            s->wait->retry_after_s = retry_after_locked(q, c);
+        }
+        pthread_mutex_unlock(&q->lock);
+        return DV_EFULL;
+    }
+    struct job *j = job_make_locked(q, s, bytes);
+    if (!j || (!c && !(c = client_add_locked(q, s->client)))) {
+        job_free(j);
+        pthread_mutex_unlock(&q->lock);
+        dv_seterr(err, "jobq: out of memory or no randomness for a job id");
+        return -1;
+    }
+    enqueue_locked(q, c, j);
+    memcpy(id, j->id, JOBQ_ID_LEN);
+    unsigned ahead;
+    double secs;
+    ahead_locked(q, j, &ahead, &secs);
+    *position = ahead + 1;
+    wait_of_locked(q, j, s->wait);
+    pthread_cond_signal(&q->cond);
+    /* A job of a client with several waiting goes in their round, ahead of
+     * the later rounds of others: those moved back. (A job last in the
+     * order moves no one, and no one can watch this one before its id is out.) */
+    if (*position < q->depth) notify_positions_locked(q);
     pthread_mutex_unlock(&q->lock);
     return 0;
 }
@@ -321,8 +563,10 @@ int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *
 
 static struct job *find_locked(struct jobq *q, const char *id) {
     if (q->running && strcmp(q->running->id, id) == 0) return q->running;
-    for (struct job *j = q->qhead; j; j = j->next)
-        if (strcmp(j->id, id) == 0) return j;
+    struct client *c = q->turn;
+    for (unsigned i = 0; i < q->nclients; i++, c = c->next)
+        for (struct job *j = c->head; j; j = j->next)
+            if (strcmp(j->id, id) == 0) return j;
     for (struct job *j = q->finished; j; j = j->next)
         if (strcmp(j->id, id) == 0) return j;
     return NULL;
@@ -366,7 +610,7 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
     struct timespec until = timeutil_deadline(timeout_ms >= 0 ? (double)timeout_ms : 0.0);
     *job = NULL;
     pthread_mutex_lock(&q->lock);
-    while (!q->closed && !q->qhead) {
+    while (!q->closed && !q->turn) {
         if (timeout_ms < 0) {
             pthread_cond_wait(&q->cond, &q->lock);
         } else if (pthread_cond_timedwait(&q->cond, &q->lock, &until) == ETIMEDOUT) {
@@ -376,14 +620,10 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
     int rc;
     if (q->closed) {
         rc = -1;
-    } else if (!q->qhead) {
+    } else if (!q->turn) {
         rc = 0;
     } else {
-        struct job *j = q->qhead;
-        q->qhead = j->next;
-        if (!q->qhead) q->qtail = NULL;
-        q->depth--;
-        j->next = NULL;
+        struct job *j = take_next_locked(q);
         j->state = JOB_RUNNING;
         j->started = timeutil_wall_s();
         j->started_ms = timeutil_now_ms();
@@ -494,10 +734,10 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
         q->observe(q->observe_ctx, ok, j->started > 0 ? j->started - j->created : -1,
                    j->started > 0 ? j->finished - j->started : -1);
     if (ok && j->key && j->document) cache_put_locked(q, j->key, j->document, j);
-    if (j->started > 0) {
-        q->run_s_total += j->finished - j->started;
-        q->runs++;
-    }
+    /* A run the worker answered with a document (done, or failed with one)
+     * is a run of its kind; a deadline, a crash or a shutdown says nothing
+     * of how long the next such job takes. */
+    if (j->started > 0 && j->document) runest_add(&q->est, j->runkind, (timeutil_now_ms() - j->started_ms) / 1e3);
     *cb = j->on_done;
     *ctx = j->on_done_ctx;
     if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
@@ -541,12 +781,8 @@ void jobq_close(struct jobq *q, const char *reason) {
     /* One job at a time, each moved from the queue to the finished list in
      * one step, so a reader never finds a job in neither (a 404 for a job
      * that exists) while the callbacks of the ones before it run. */
-    while (q->qhead) {
-        struct job *j = q->qhead;
-        q->qhead = j->next;
-        if (!q->qhead) q->qtail = NULL;
-        q->depth--;
-        j->next = NULL;
+    while (q->turn) {
+        struct job *j = take_next_locked(q);
         struct job_view v;
         jobq_done_fn cb;
         void *ctx;
@@ -590,25 +826,16 @@ void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {
     pthread_mutex_lock(&q->lock);
     *st = q->st;
     st->depth = q->depth;
+    st->clients = q->nclients;
+    st->bytes = q->bytes;
+    st->max_bytes = q->lim.max_bytes;
     st->running = q->running ? 1 : 0;
     pthread_mutex_unlock(&q->lock);
 }
 
-unsigned jobq_retry_after_s(struct jobq *q) {
+unsigned jobq_retry_after_s(struct jobq *q, const char *client) {
     pthread_mutex_lock(&q->lock);
-    double mean = q->runs ? q->run_s_total / (double)q->runs : -1, left;
-    if (!q->running) {
-        left = mean >= 0 ? mean : 5; /* between jobs, or the worker restarting */
-    } else {
-        double elapsed = (timeutil_now_ms() - q->running->started_ms) / 1e3;
-        double deadline_left = q->running->deadline_ms / 1e3 - elapsed;
-        /* On schedule: the usual run's remainder. Past it (or no history):
-         * only the deadline bounds it, and a job that outruns the usual is
-         * more likely a long one than one about to end. */
-        left = mean > elapsed ? mean - elapsed : deadline_left;
-        if (left > deadline_left) left = deadline_left;
-    }
+    unsigned s = retry_after_locked(q, client_find_locked(q, client));
     pthread_mutex_unlock(&q->lock);
-    if (!(left >= 1)) return 1;
-    return left > 3600 ? 3600 : (unsigned)ceil(left);
+    return s;
 }

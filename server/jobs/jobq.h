@@ -1,5 +1,6 @@
-/* jobq.h -- the bounded FIFO of GPU jobs, the finished-job table and the
- * result cache.
+/* jobq.h -- the queue of GPU jobs (fair across client addresses, bounded
+ * in jobs, per address and in bytes), the finished-job table, the result
+ * cache and the queue's drain estimate.
  *
  * One mutex and one condition variable guard everything: what a holder does
  * is a walk of short lists (the queue, the finished jobs, the cache, all
@@ -13,14 +14,37 @@
  * Ids are 128 random bits in hex (getrandom). Identical requests (same cache
  * key) are answered from the cache within its TTL, and a request identical to
  * one still queued or running joins it instead of queueing a second run.
+ *
+ * The queue's rules (server/README.md, "The job queue"):
+ *  - Fair across addresses. Each submitting address (jobq_submit.client; the
+ *    server's own jobs, with none, count as one address) has its own FIFO,
+ *    and the addresses with jobs waiting take turns: a pop takes the oldest
+ *    job of the address whose turn it is, and the turn passes on. An address
+ *    that had nothing waiting joins at the end of the round, so a newcomer
+ *    waits for at most one job of each address already waiting, however many
+ *    each has queued.
+ *  - Bounded three ways: `capacity` jobs in all, `per_client` jobs of one
+ *    address, and `max_bytes` of memory held by the queued jobs (jobq_limits;
+ *    jobq_submit_bytes() says what one holds). Past any, DV_EFULL with which
+ *    bound and when a place is likely (struct jobq_wait).
+ *  - An honest wait. A queued job is expected to start once the jobs ahead
+ *    of it have run, each for the moving estimate of its kind's recent runs
+ *    (runest.h; a configured default before a kind has finished any), after
+ *    the running job's expected remainder (its kind's estimate less the time
+ *    it has run, at least 0). Deadlines bound a run; they are never used as
+ *    a guess of one. Retry-After is that estimate for the place asked for,
+ *    rounded up, at least 1 s (jobq_retry_after_s()).
  */
 #ifndef DV_JOBQ_H
 #define DV_JOBQ_H
 
 #include <stddef.h>
 #include "kernels/base/status.h"
+#include "server/jobs/runest.h"
 
-#define JOBQ_ID_LEN 33 /* 32 hex digits + NUL */
+#define JOBQ_ID_LEN 33     /* 32 hex digits + NUL */
+#define JOBQ_CLIENT_LEN 64 /* a client address as text, NUL included */
+#define JOBQ_KIND_LEN RUNEST_KIND_LEN
 
 enum job_state { JOB_QUEUED = 0, JOB_RUNNING, JOB_DONE, JOB_FAILED };
 
@@ -42,6 +66,9 @@ struct job_view {
     char error[ERR_LEN];    /* failure reason                             */
     double created, started, finished; /* Unix seconds, 0 when not yet */
     char tag[64];           /* the submitter's label (e.g. a suite name)  */
+    double expected_start_s; /* queued: seconds until it is likely to start */
+    double eta_s;            /* queued or running: seconds until it is likely
+                               to end; 0 otherwise                        */
 };
 
 /* Called (without the lock held, on the thread that finished the job) once a
@@ -59,24 +86,74 @@ struct jobq_submit {
                                (on the supervisor thread, without the lock;
                                shares on_done_ctx)                          */
     int no_coalesce;        /* 1: always run, even if an identical job waits */
+    const char *client;     /* the submitting address (copied, cut to
+                               JOBQ_CLIENT_LEN - 1): its own FIFO and turn,
+                               and the per-client bound; NULL: the server's
+                               own jobs (one turn of their own, no bound but
+                               the queue's)                                 */
+    const char *kind;       /* what the worker's time depends on (copied;
+                               options_job_kind()); NULL: ""                */
+    struct jobq_wait *wait; /* optional, filled by jobq_submit (below)      */
 };
+
+/* Which bound refused a job (DV_EFULL). */
+enum jobq_full {
+    JOBQ_FULL_NONE = 0,
+    JOBQ_FULL_JOBS,   /* `capacity` jobs wait                              */
+    JOBQ_FULL_BYTES,  /* the queued jobs hold max_bytes                    */
+    JOBQ_FULL_CLIENT, /* the client has per_client jobs waiting            */
+};
+
+/* What jobq_submit tells the submitter about waiting. On 0: when the job
+ * (or the one it joined) is likely to start and to end. On DV_EFULL: which
+ * bound refused it and when a place for this client is likely to open. */
+struct jobq_wait {
+    enum jobq_full full;
+    unsigned retry_after_s;  /* DV_EFULL: seconds, rounded up, at least 1 */
+    double expected_start_s; /* 0: seconds; 0 for a job already running  */
+    double eta_s;            /* 0: seconds until it is likely to end      */
+};
+
+/* The bounds and the estimate's default (jobq_set_limits). */
+struct jobq_limits {
+    unsigned per_client;  /* jobs one client address may have waiting; 0: no bound */
+    size_t max_bytes;     /* memory the waiting jobs may hold (jobq_submit_bytes()
+                             each); 0: no bound                                  */
+    double default_run_s; /* a kind's run before any has finished (> 0)          */
+};
+
+#define JOBQ_DEFAULT_RUN_S 2.0 /* jobq_create()'s default_run_s */
 
 struct jobq_stats {
     unsigned depth, running, capacity;
+    unsigned clients;        /* addresses with jobs waiting              */
+    size_t bytes, max_bytes; /* held by the waiting jobs, and the bound  */
     unsigned long long submitted, done, failed, rejected, cache_hits, coalesced;
 };
 
 /* A queue of at most `capacity` waiting jobs keeping `keep_finished`
- * finished jobs and cache entries, cache entries living `ttl_s` seconds.
- * NULL with `err` on bad arguments or OOM. */
+ * finished jobs and cache entries, cache entries living `ttl_s` seconds;
+ * no per-client or byte bound and a default run of JOBQ_DEFAULT_RUN_S until
+ * jobq_set_limits() says otherwise. NULL with `err` on bad arguments or OOM. */
 struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s, char *err);
+/* Sets the per-client and byte bounds and the default run (`l`, copied);
+ * jobs already waiting stay. Returns 0, or -1 with `err` for a default run
+ * that is not a positive number of seconds. */
+int jobq_set_limits(struct jobq *q, const struct jobq_limits *l, char *err);
+/* Bytes a waiting job made from `s` holds in the queue: the job's own
+ * record (with its error text and labels) and its copies of the request and
+ * the cache key. What max_bytes counts. */
+size_t jobq_submit_bytes(const struct jobq_submit *s);
 /* Frees the queue and every job; the supervisor must be stopped. NULL ok. */
 void jobq_free(struct jobq *q);
 
 /* Queues a job described by `s`. On 0, `id` (JOBQ_ID_LEN) gets the job id and
- * `*position` its 1-based queue position (0 when it joined a running job);
+ * `*position` its 1-based place in the order the jobs will start as things
+ * stand (0 when it joined a running job; a newcomer address later in the
+ * round may still come before a job of an address with several waiting);
  * `*joined` (may be NULL) is 1 when it joined an identical queued/running
- * job. Returns 0, DV_EFULL, DV_ECLOSED or -1 (OOM) with `err`. */
+ * job. Returns 0, DV_EFULL (with `err` naming the bound), DV_ECLOSED or -1
+ * (OOM) with `err`; `s->wait`, when given, is filled on 0 and DV_EFULL. */
 int jobq_submit(struct jobq *q, const struct jobq_submit *s, char *id, unsigned *position,
                 int *joined, char *err);
 
@@ -144,14 +221,12 @@ struct jobq_watch *jobq_watch(struct jobq *q, const char *id, unsigned flags, vo
  * again. Every watch must be removed before jobq_free(). */
 void jobq_unwatch(struct jobq *q, struct jobq_watch *w);
 
-/* Seconds until a place in a full queue is likely to open, for a 429's
- * Retry-After: a place opens when the running job ends. On schedule (it has
- * run less than the mean of the runs so far) that is the mean's remainder;
- * past the mean, or with no run to go by, only its deadline bounds it, and
- * the time left to that is the answer. With nothing running (the worker
- * restarting), the mean run (5 s with none). At least 1, at most the
- * running job's deadline left (and 3600). */
-unsigned jobq_retry_after_s(struct jobq *q);
+/* Seconds until a place for `client` (NULL: the server's own) is likely to
+ * open, for a 429's Retry-After, by the drain estimate: when the client has
+ * per_client jobs waiting, when its oldest is expected to start; else when
+ * the queue's next job is (a place opens as it leaves the queue): the
+ * running job's expected remainder. Rounded up; at least 1, at most 3600. */
+unsigned jobq_retry_after_s(struct jobq *q, const char *client);
 
 /* Fills `id` (JOBQ_ID_LEN) with 32 random hex digits. Returns 0 or -1. */
 int jobq_new_id(char *id);

@@ -18,46 +18,32 @@
 #include "kernels/base/status.h"
 #include "server/jobs/wire.h"
 
-/* Builds and sends one message; -1 when it cannot be built or sent. */
-static int send_json(json_t *o, int bad) {
-    char err[ERR_LEN];
-    char *s = bad ? NULL : jsonout_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (!s) return -1;
-    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
-    free(s);
-    return rc;
-}
-
-static int send_hello(void) {
+/* The hello's device: none, and why. */
+static json_t *no_device(void) {
     int bad = 0;
-    json_t *o = json_object(), *d = json_object();
+    json_t *d = json_object();
     jsonout_put(d, "present", json_false(), &bad);
     jsonout_put(d, "reason", jsonout_str(NOGPU_REASON), &bad);
-    jsonout_put(o, "hello", json_integer(1), &bad);
-    jsonout_put(o, "pid", json_integer((json_int_t)getpid()), &bad);
-    jsonout_put(o, "device", d, &bad);
-    return send_json(o, bad);
+    if (!bad) return d;
+    json_decref(d);
+    return NULL;
 }
 
 static int refuse(const char *msg, size_t len) {
+    char err[ERR_LEN];
     json_t *job = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
-    const char *id = job ? json_string_value(json_object_get(job, "id")) : NULL;
-    int bad = 0;
-    json_t *o = json_object();
-    jsonout_put(o, "id", jsonout_str(id ? id : ""), &bad);
-    jsonout_put(o, "ok", json_false(), &bad);
-    jsonout_put(o, "code", json_integer(DV_ENOGPU), &bad);
-    jsonout_put(o, "error", jsonout_str(NOGPU_REASON), &bad);
+    const char *id = json_string_value(json_object_get(job, "id"));
+    char *reply = wire_reply_error(id ? id : "", DV_ENOGPU, NOGPU_REASON, NULL, -1);
     json_decref(job);
-    return send_json(o, bad);
+    return wire_send(WIRE_FD_OUT, reply, err);
 }
 
 int nogpu_worker_main(void) {
     signal(SIGPIPE, SIG_IGN); /* a server that went away is an EPIPE, not a signal */
-    if (send_hello() != 0) return 2;
+    char err[ERR_LEN];
+    if (wire_send(WIRE_FD_OUT, wire_hello(no_device()), err) != 0) return 2;
     for (;;) {
-        char *msg = NULL, err[ERR_LEN];
+        char *msg = NULL;
         size_t len = 0;
         enum wire_status rc = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
         if (rc == WIRE_EOF) return 0;

@@ -1,8 +1,12 @@
-/* wire.c -- length-prefixed JSON frames over pipes (see wire.h).
+/* wire.c -- length-prefixed JSON frames over pipes, and the messages they
+ * carry (see wire.h).
  *
  * Reads poll() before every read so a deadline bounds the whole frame, not
  * each chunk; a frame that stops halfway is a protocol error, and the
- * supervisor treats it like a crash. */
+ * supervisor treats it like a crash. Each message is one object built with
+ * jsonout_put(), so an id or a reason holding a quote or bytes that are not
+ * UTF-8 still makes a frame the other end reads, and a failed allocation
+ * makes no frame rather than half of one. */
 #define _GNU_SOURCE
 #include "kernels/base/timeutil.h"
 #include "api/jsonout.h"
@@ -115,15 +119,71 @@ enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char
     return WIRE_OK;
 }
 
-char *wire_device_json(const struct dv_device *d) {
-    /* One writer for the device block: the same fields and formats as the
-     * divergence.v1 document's `device`. It uses jansson on its own, where
-     * a failed allocation may cut the text short: only the count shows. */
-    unsigned long failures = jsonout_failures();
-    char *text = report_device_json(d);
-    if (text && jsonout_failures() != failures) {
-        free(text);
-        text = NULL;
+/* ---- the messages ------------------------------------------------------------ */
+
+/* The text of `o` (freed here) when it and all put in it were built (`bad`
+ * clear), with the reals' precision `precision` (0: jsonout_dumps()'s
+ * choice), else NULL. */
+static char *message(json_t *o, int bad, int precision) {
+    char *s = NULL;
+    if (!bad)
+        s = precision ? jsonout_dumpf(o, JSON_COMPACT | JSON_REAL_PRECISION(precision))
+                      : jsonout_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+char *wire_hello(json_t *device) {
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "hello", json_integer(1), &bad);
+    jsonout_put(o, "pid", json_integer((json_int_t)getpid()), &bad);
+    jsonout_put(o, "device", device, &bad);
+    return message(o, bad, 0);
+}
+
+char *wire_job(const char *id, json_t *request) {
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "id", jsonout_str(id), &bad);
+    jsonout_put(o, "kind", jsonout_str("measure"), &bad);
+    jsonout_put(o, "request", request, &bad);
+    return message(o, bad, 0);
+}
+
+char *wire_reply_ok(const char *id, double gpu_ms, double testimony_ms, int exiting, json_t *document) {
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "id", jsonout_str(id), &bad);
+    jsonout_put(o, "ok", json_true(), &bad);
+    /* Sums of measured times: a NaN would be a bug, written as 0 as before. */
+    jsonout_put(o, "gpu_time_ms", json_real(gpu_ms == gpu_ms ? gpu_ms : 0.0), &bad);
+    jsonout_put(o, "testimony_ms", json_real(testimony_ms == testimony_ms ? testimony_ms : 0.0), &bad);
+    if (exiting) jsonout_put(o, "exiting", json_true(), &bad);
+    jsonout_put(o, "document", document, &bad);
+    return message(o, bad, REPORT_REAL_PRECISION);
+}
+
+char *wire_reply_error(const char *id, int code, const char *error, json_t *document, double testimony_ms) {
+    int bad = 0;
+    json_t *o = json_object();
+    jsonout_put(o, "id", jsonout_str(id), &bad);
+    jsonout_put(o, "ok", json_false(), &bad);
+    jsonout_put(o, "code", json_integer(code), &bad);
+    jsonout_put(o, "error", jsonout_str(error), &bad);
+    if (document) {
+        jsonout_put(o, "document", document, &bad);
+        if (testimony_ms >= 0) jsonout_put(o, "testimony_ms", json_real(testimony_ms), &bad);
     }
-    return text;
+    return message(o, bad, REPORT_REAL_PRECISION);
+}
+
+int wire_send(int fd, char *msg, char *err) {
+    if (!msg) {
+        dv_seterr(err, "wire: the message could not be built (out of memory)");
+        return -1;
+    }
+    int rc = wire_write(fd, msg, strlen(msg), err);
+    free(msg);
+    return rc;
 }

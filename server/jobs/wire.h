@@ -1,9 +1,12 @@
-/* wire.h -- the framing between the server and its GPU worker process.
+/* wire.h -- the wire between the server and its GPU worker process: the
+ * framing and the messages.
  *
  * Every message is a 4-byte big-endian length followed by that many bytes of
- * JSON. The worker reads jobs on fd WIRE_FD_IN (3) and writes replies on
- * WIRE_FD_OUT (4); its stdout is not used, so a library that prints cannot
- * corrupt the stream.
+ * JSON, built here and nowhere else (wire_hello() ... wire_reply_error(),
+ * with api/jsonout.h: whole or not at all), for both ends and for every
+ * stand-in of the worker (jobs/nogpu.h, the tests' fake). The worker reads
+ * jobs on fd WIRE_FD_IN (3) and writes replies on WIRE_FD_OUT (4); its
+ * stdout is not used, so a library that prints cannot corrupt the stream.
  *
  * Messages (see worker.h for the sequence):
  *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...}}
@@ -20,9 +23,9 @@
 #ifndef DV_WIRE_H
 #define DV_WIRE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include "kernels/base/status.h"
-#include "kernels/model/model/experiment.h"
 
 #define WIRE_FD_IN 3
 #define WIRE_FD_OUT 4
@@ -40,8 +43,33 @@ int wire_write(int fd, const char *msg, size_t len, char *err);
  * WIRE_ERROR with `err` (short frame, oversized frame, read error). */
 enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char *err);
 
-/* The device identity as a JSON object text (malloc()ed, NULL on OOM). The
- * same names GET /device shows. */
-char *wire_device_json(const struct dv_device *d);
+/* The messages, each as the text of one frame (malloc()ed), or NULL when
+ * it cannot be built whole (out of memory, or a json_t argument that is
+ * NULL: its builder failed). The json_t arguments are taken (stolen),
+ * whatever the result. The hello and the job are written as jsonout_dumps()
+ * writes; the replies with the document's precision (REPORT_REAL_PRECISION,
+ * api/report.h), so the document arrives as report_json() writes it. */
+
+/* {"hello": 1, "pid": <this process>, "device": `device`}: `device` is the
+ * device as report_device_json() writes it, or a stand-in's {"present":
+ * false, "reason"}. */
+char *wire_hello(json_t *device);
+
+/* {"id": `id`, "kind": "measure", "request": `request`}. */
+char *wire_job(const char *id, json_t *request);
+
+/* {"id", "ok": true, "gpu_time_ms", "testimony_ms"[, "exiting": true],
+ * "document"}: a time that is not a number is written as 0. */
+char *wire_reply_ok(const char *id, double gpu_ms, double testimony_ms, int exiting, json_t *document);
+
+/* {"id", "ok": false, "code", "error"[, "document"[, "testimony_ms"]]}:
+ * `document` may be NULL (none), testimony_ms is written beside a document
+ * when >= 0. */
+char *wire_reply_error(const char *id, int code, const char *error, json_t *document, double testimony_ms);
+
+/* Writes message `msg` (a builder's result, freed here) as one frame.
+ * Returns 0, or -1 with `err` (`msg` NULL: it could not be built; or
+ * wire_write()'s error). */
+int wire_send(int fd, char *msg, char *err);
 
 #endif /* DV_WIRE_H */

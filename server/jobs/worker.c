@@ -284,55 +284,29 @@ static const char *code_kind(int code) {
     }
 }
 
-/* Sends `j` to the child and finishes it from the reply. */
-static void run_job(struct worker *w, struct job *j) {
-    const char *id = jobq_job_id(j);
-    const char *req = jobq_job_request(j);
-    unsigned deadline = jobq_job_deadline_ms(j);
-    char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
-    size_t mlen = strlen(req) + strlen(id) + 64;
-    char *out = malloc(mlen);
-    if (!out) {
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "error", "worker: out of memory");
-        return;
+/* Job `j` as its message to the child (wire.h), or NULL with `err`. */
+static char *job_message(struct job *j, char *err) {
+    json_error_t je;
+    json_t *req = jsonout_loads(jobq_job_request(j), JSON_REJECT_DUPLICATES, &je);
+    if (!req) {
+        if (jsonout_oom(&je)) dv_seterr(err, "worker: out of memory");
+        else dv_seterr(err, "worker: the job's request is not JSON: %s", je.text);
+        return NULL;
     }
-    snprintf(out, mlen, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, req);
-    double t0 = (timeutil_now_ms() / 1e3);
-    int sent = wire_write(w->to_child, out, strlen(out), err);
-    free(out);
-    pthread_mutex_lock(&w->lock);
-    w->jobs++;
-    pthread_mutex_unlock(&w->lock);
-    char *msg = NULL;
-    size_t len = 0;
-    enum wire_status rc = sent == 0 ? wire_read(w->from_child, &msg, &len, (int)deadline, err) : WIRE_ERROR;
-    double took = (timeutil_now_ms() / 1e3) - t0;
-    pthread_mutex_lock(&w->lock);
-    w->busy_s += took;
-    pthread_mutex_unlock(&w->lock);
+    char *msg = wire_job(jobq_job_id(j), req);
+    if (!msg) dv_seterr(err, "worker: out of memory");
+    return msg;
+}
 
-    if (rc == WIRE_TIMEOUT) {
-        child_reap(w, 0, how, sizeof how);
-        snprintf(reason, sizeof reason,
-                 "deadline exceeded: no result after %g s; the worker was restarted", deadline / 1000.0);
-        child_lost(w, "worker: restarting after a job passed its deadline");
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "deadline", reason);
-        return;
-    }
-    if (rc != WIRE_OK) {
-        child_reap(w, 2000, how, sizeof how);
-        snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted",
-                 how[0] ? how : (err[0] ? err : "lost"));
-        child_lost(w, "worker: restarting after a crash");
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", reason);
-        return;
-    }
+/* Finishes `j` from the child's reply `msg` (`len` bytes): a reply that
+ * does not answer this job is a protocol error, and the child goes. */
+static void finish_reply(struct worker *w, struct job *j, const char *msg, size_t len) {
+    char how[128] = "", reason[ERR_LEN + 160];
     json_error_t je;
     json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
-    free(msg);
-    const char *rid = root ? json_string_value(json_object_get(root, "id")) : NULL;
-    json_t *okv = root ? json_object_get(root, "ok") : NULL;
-    if (!rid || strcmp(rid, id) != 0 || !json_is_boolean(okv)) {
+    const char *rid = json_string_value(json_object_get(root, "id"));
+    json_t *okv = json_object_get(root, "ok");
+    if (!rid || strcmp(rid, jobq_job_id(j)) != 0 || !json_is_boolean(okv)) {
         json_decref(root);
         child_reap(w, 0, how, sizeof how);
         child_lost(w, "worker: restarting after a protocol error");
@@ -375,6 +349,48 @@ static void run_job(struct worker *w, struct job *j) {
     }
     free(doctext);
     json_decref(root);
+}
+
+/* Sends `j` to the child and finishes it from the reply. */
+static void run_job(struct worker *w, struct job *j) {
+    unsigned deadline = jobq_job_deadline_ms(j);
+    char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
+    char *out = job_message(j, err);
+    if (!out) {
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "error", err);
+        return;
+    }
+    double t0 = (timeutil_now_ms() / 1e3);
+    int sent = wire_send(w->to_child, out, err);
+    pthread_mutex_lock(&w->lock);
+    w->jobs++;
+    pthread_mutex_unlock(&w->lock);
+    char *msg = NULL;
+    size_t len = 0;
+    enum wire_status rc = sent == 0 ? wire_read(w->from_child, &msg, &len, (int)deadline, err) : WIRE_ERROR;
+    double took = (timeutil_now_ms() / 1e3) - t0;
+    pthread_mutex_lock(&w->lock);
+    w->busy_s += took;
+    pthread_mutex_unlock(&w->lock);
+
+    if (rc == WIRE_TIMEOUT) {
+        child_reap(w, 0, how, sizeof how);
+        snprintf(reason, sizeof reason,
+                 "deadline exceeded: no result after %g s; the worker was restarted", deadline / 1000.0);
+        child_lost(w, "worker: restarting after a job passed its deadline");
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "deadline", reason);
+        return;
+    }
+    if (rc != WIRE_OK) {
+        child_reap(w, 2000, how, sizeof how);
+        snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted",
+                 how[0] ? how : (err[0] ? err : "lost"));
+        child_lost(w, "worker: restarting after a crash");
+        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", reason);
+        return;
+    }
+    finish_reply(w, j, msg, len);
+    free(msg);
 }
 
 static int is_stopping(struct worker *w) {

@@ -38,57 +38,11 @@
 #include "kernels/gpu/session.h"
 
 /* Sends {"id", "ok": false, "code", "error"[, "document", "testimony_ms"]}
- * (the testimony's time with a document, when `testimony_ms` >= 0).
- * Returns -1 (nothing sent) when the reply cannot be built whole. */
-static int reply_error(const char *id, int code, const char *error, const char *document, double testimony_ms) {
+ * (wire.h; `document` taken, may be NULL). Returns -1 (nothing sent) when
+ * the reply cannot be built whole or the pipe is gone. */
+static int reply_error(const char *id, int code, const char *error, json_t *document, double testimony_ms) {
     char err[ERR_LEN];
-    int bad = 0;
-    json_t *o = json_object();
-    jsonout_put(o, "id", jsonout_str(id), &bad);
-    jsonout_put(o, "ok", json_false(), &bad);
-    jsonout_put(o, "code", json_integer(code), &bad);
-    jsonout_put(o, "error", jsonout_str(error), &bad);
-    /* report_json() output: it parses, unless there is no memory */
-    if (document) jsonout_put(o, "document", jsonout_loads(document, 0, NULL), &bad);
-    if (document && testimony_ms >= 0) jsonout_put(o, "testimony_ms", json_real(testimony_ms), &bad);
-    char *s = bad ? NULL : jsonout_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (!s) return -1;
-    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
-    free(s);
-    return rc;
-}
-
-/* Sends {"id", "ok": true, "gpu_time_ms", "testimony_ms"[, "exiting":
- * true], "document": <document>} without re-parsing the document: it is
- * report_json() output, valid JSON. `exiting`: this process ends after the
- * reply (a sticky error in a counter pass that let the job finish). */
-static int reply_ok(const char *id, const char *document, double gpu_ms, double testimony_ms, int exiting) {
-    char err[ERR_LEN];
-    size_t len = strlen(document) + strlen(id) + 192;
-    char *s = malloc(len);
-    if (!s) return -1;
-    /* %.17g never prints NaN here: both are sums of measured times. */
-    snprintf(s, len, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.17g,\"testimony_ms\":%.17g,%s\"document\":%s}", id,
-             gpu_ms == gpu_ms ? gpu_ms : 0.0, testimony_ms == testimony_ms ? testimony_ms : 0.0,
-             exiting ? "\"exiting\":true," : "", document);
-    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
-    free(s);
-    return rc;
-}
-
-static int send_hello(const struct dv_device *d) {
-    char err[ERR_LEN];
-    char *dev = wire_device_json(d);
-    if (!dev) return -1;
-    size_t len = strlen(dev) + 64;
-    char *s = malloc(len);
-    if (!s) { free(dev); return -1; }
-    snprintf(s, len, "{\"hello\":1,\"pid\":%ld,\"device\":%s}", (long)getpid(), dev);
-    int rc = wire_write(WIRE_FD_OUT, s, strlen(s), err);
-    free(s);
-    free(dev);
-    return rc;
+    return wire_send(WIRE_FD_OUT, wire_reply_error(id, code, error, document, testimony_ms), err);
 }
 
 /* Where job `id`'s wall time went, one info line: what a job costs beyond
@@ -118,67 +72,76 @@ static void log_phases(const char *id, const struct dv_report *r) {
         tm->counters_setup_ms, checks, r->host_end_ms, r->wall_time_ms - known, tm->instructions_ms);
 }
 
+/* A refused request's reply: the field's name (up to 64) before the reason. */
+#define WHY_LEN (ERR_LEN + 80)
+
+/* Reads job message `msg` (parsed once: its request is unpacked from the
+ * object the message holds): its id into id[64] and its request into `o`.
+ * Returns 0, or the DV_* code of the reply with why[WHY_LEN] (no request,
+ * no GPU here, a request refused, out of memory). */
+static int read_job(const char *msg, size_t len, const struct dv_device *dev, char *id, struct dv_options *o,
+                    char *why) {
+    json_error_t je;
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const char *given = json_string_value(json_object_get(root, "id"));
+    const json_t *req = json_object_get(root, "request");
+    snprintf(id, 64, "%s", given ? given : "");
+    int rc = 0;
+    if (!req) {
+        rc = DV_ERR;
+        dv_seterr(why, "worker: the job message has no request");
+    } else if (!dev->present) {
+        rc = DV_ENOGPU;
+        dv_seterr(why, "%s", dev->reason);
+    } else {
+        struct request_error re;
+        memset(o, 0, sizeof *o);
+        memset(&re, 0, sizeof re);
+        /* request_parse_json() uses jansson on its own: a failed allocation
+         * inside may cut a string short, which only the count shows. */
+        const unsigned long failures = jsonout_failures();
+        const int parsed = request_parse_json(req, o, &re), oom = jsonout_failures() != failures;
+        if (oom) dv_seterr(why, "worker: out of memory reading the request");
+        else if (parsed != 0) snprintf(why, WHY_LEN, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
+        rc = oom || parsed != 0 ? DV_ERR : 0;
+    }
+    json_decref(root);
+    return rc;
+}
+
 /* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
  * -1 on a pipe error. */
 static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
                   int testimony) {
-    json_error_t je;
-    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
-    const char *id = root ? json_string_value(json_object_get(root, "id")) : NULL;
-    json_t *req = root ? json_object_get(root, "request") : NULL;
-    char idbuf[64] = "";
-    if (id) snprintf(idbuf, sizeof idbuf, "%s", id);
-    char *reqtext = req ? jsonout_dumps(req, JSON_COMPACT) : NULL;
-    json_decref(root);
-    if (!reqtext) {
-        free(reqtext);
-        return reply_error(idbuf, DV_ERR, "worker: the job message has no request", NULL, -1);
-    }
-    if (!dev->present) {
-        free(reqtext);
-        return reply_error(idbuf, DV_ENOGPU, dev->reason, NULL, -1);
-    }
+    char id[64], why[WHY_LEN];
     struct dv_options o;
-    struct request_error re;
-    memset(&o, 0, sizeof o);
-    memset(&re, 0, sizeof re);
-    /* request_parse() and report_json() use jansson on their own: a failed
-     * allocation inside may cut a string short, which only the count shows. */
-    unsigned long failures = jsonout_failures();
-    int parsed = request_parse(reqtext, strlen(reqtext), &o, &re);
-    if (jsonout_failures() != failures) {
-        free(reqtext);
-        return reply_error(idbuf, DV_ERR, "worker: out of memory reading the request", NULL, -1);
-    }
-    if (parsed < 0) {
-        char e[ERR_LEN + 80];
-        snprintf(e, sizeof e, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
-        free(reqtext);
-        return reply_error(idbuf, DV_ERR, e, NULL, -1);
-    }
-    free(reqtext);
+    int rc = read_job(msg, len, dev, id, &o, why);
+    if (rc != 0) return reply_error(id, rc, why, NULL, -1);
     o.device = dev->ordinal; /* this worker's GPU, whatever was asked */
     if (!testimony) o.no_witness = o.no_counters = 1, o.instructions = 0;
     struct dv_report *r = experiment_report_create();
-    if (!r) return reply_error(idbuf, DV_ERR, "worker: out of memory", NULL, -1);
+    if (!r) return reply_error(id, DV_ERR, "worker: out of memory", NULL, -1);
     char err[ERR_LEN] = "";
-    int rc = measure_run_session(sess, &o, r, err);
+    rc = measure_run_session(sess, &o, r, err);
+    const int measured = rc == 0 || rc == DV_EGATE;
     /* After the timed samples and the testimony: the measured rows' profiles. */
-    if ((rc == 0 || rc == DV_EGATE) && !session_lost(sess)) instrproc_report(ip, &o, r);
-    failures = jsonout_failures();
-    char *doc = (rc == 0 || rc == DV_EGATE) ? report_json(r, 0) : NULL;
-    if (doc && jsonout_failures() != failures) { /* as if report_json() had said out of memory */
-        free(doc);
+    if (measured && !session_lost(sess)) instrproc_report(ip, &o, r);
+    /* As for the request: a failure inside the builder shows in the count. */
+    const unsigned long failures = jsonout_failures();
+    json_t *doc = measured ? report_document(r) : NULL;
+    if (doc && jsonout_failures() != failures) { /* as if the builder had said out of memory */
+        json_decref(doc);
         doc = NULL;
     }
     const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms +
                                 r->testimony.instructions_ms;
-    if (rc == 0 || rc == DV_EGATE) log_phases(idbuf, r);
+    if (measured) log_phases(id, r);
+    char werr[ERR_LEN];
     int out;
-    if (rc == 0 && doc) out = reply_ok(idbuf, doc, r->gpu_time_ms, testimony_ms, session_lost(sess));
-    else if (rc == 0) out = reply_error(idbuf, DV_ERR, "worker: out of memory writing the report", NULL, -1);
-    else out = reply_error(idbuf, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
-    free(doc);
+    if (rc == 0 && doc)
+        out = wire_send(WIRE_FD_OUT, wire_reply_ok(id, r->gpu_time_ms, testimony_ms, session_lost(sess), doc), werr);
+    else if (rc == 0) out = reply_error(id, DV_ERR, "worker: out of memory writing the report", NULL, -1);
+    else out = reply_error(id, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
     experiment_report_free(r);
     if (out < 0) return -1;
     /* A sticky error ends the process, also one inside a counter pass that
@@ -275,7 +238,7 @@ int workerproc_main(int argc, char **argv) {
         LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
     }
     int status = 0;
-    if (send_hello(&dev) < 0) status = 2;
+    if (wire_send(WIRE_FD_OUT, wire_hello(report_device_json(&dev)), err) < 0) status = 2;
     else if (rc == DV_ESTICKY) status = 3;
     while (status == 0) {
         char *msg = NULL;

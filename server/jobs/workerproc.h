@@ -4,10 +4,11 @@
  * its reply pipe on fd 4 (wire.h), as `divergence-gpu worker [--device N]`
  * (N the CUDA ordinal it owns, default 0; every job runs there). It makes
  * one measurement session (gpu/session.h) for its life, queries the device
- * into it, says hello, then loops: read a job, request_parse() its request,
- * measure_run_session(), report_json(), reply. It exits when its input closes, and right after
- * replying to a job that hit a sticky CUDA error (the context is lost; the
- * supervisor starts a fresh process). Without a GPU it stays up and answers
+ * into it, says hello, then loops: read a job, request_parse_json() its
+ * request, measure_run_session(), report_document(), reply (wire.h). It
+ * exits when its input closes, and right after replying to a job that hit a
+ * sticky CUDA error (the context is lost; the supervisor starts a fresh
+ * process). Without a GPU it stays up and answers
  * every job with DV_ENOGPU and CUDA's reason.
  */
 #ifndef DV_WORKERPROC_H

@@ -5,10 +5,14 @@ report_csv.c, report_svg.c), on the reports tests/api/report_forms.c writes:
   * the same bytes from two separate runs (the chart's ETag is a digest);
   * every SVG valid against the W3C SVG 1.1 DTD (xmllint, Debian's
     libxml2-utils and w3c-sgml-lib), with <title> and <desc> first, no
-    script, no external reference, under 20 KB;
+    script, no external reference, under 20 KiB; the widget's colours
+    (static/divergence-widget.css, light scheme); the GPU, driver, CUDA
+    runtime and date of the measurement as visible text; a whisker per
+    measured row with an interval (not the baseline), its ends where the
+    interval's ends fall on the table's scale, the bar's end between them;
   * every CSV read by Python's csv module: the header, one record per row of
     every table and per reading, with the document's names, labels and
-    figures;
+    figures, the ratio's and the median's 95% intervals among them;
   * every Markdown file parsed by markdown-it (tests/api/openapi/
     markdown_check.mjs): one table per document table, the document's labels
     and predicted ratios in its cells.
@@ -20,6 +24,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,7 +36,9 @@ COLUMNS = ["table", "table_title", "kind", "name", "label", "kernel", "baseline"
            "warps_split_min", "warps_split_max", "threads_per_block", "threads_on_a_min", "threads_on_a_max",
            "path_runs_per_block", "predicted_ratio", "predicted_efficiency", "median_ms", "ratio", "noise",
            "floor_fraction", "measured_efficiency", "check_ok", "gpu_split_warps_per_block",
-           "gpu_instructions_vs_baseline"]
+           "gpu_instructions_vs_baseline", "ratio_ci_lo", "ratio_ci_hi", "median_ci_lo_ms", "median_ci_hi_ms"]
+# report_svg.c's geometry: bars start at X0, a table's largest value ends at XMAX.
+X0, XMAX = 8, 450
 
 failures = []
 
@@ -50,9 +57,78 @@ def same_number(text, value):
     return math.isclose(v, value, rel_tol=1e-5, abs_tol=1e-12)
 
 
+def widget_palette(src):
+    """The light scheme's --dw-m and --dw-p of the widget's stylesheet."""
+    css = open(os.path.join(src, "static/divergence-widget.css")).read()
+    m = re.search(r":host\{[^}]*--dw-m:(#[0-9a-fA-F]{6});--dw-p:(#[0-9a-fA-F]{6})", css)
+    return (m.group(1).lower(), m.group(2).lower()) if m else None
+
+
+def x_of(v, top):
+    x = X0 + math.floor((XMAX - X0) * (v if v and v > 0 else 0) / top + 0.5)
+    return max(x, X0 + 1)
+
+
+def has_whisker(t, i, doc):
+    w, ci = t["rows"][i], t["rows"][i].get("ratio_ci")
+    return doc.get("measured") and i != t["baseline_row"] and w.get("ratio") is not None and ci is not None \
+        and ci.get("lo") is not None and ci.get("hi") is not None
+
+
+def check_svg_content(path, text, doc, palette):
+    """The palette, the provenance line and the whiskers against the document."""
+    style = re.search(r"<style[^>]*>(.*?)</style>", text, re.S).group(1)
+    m, p = re.search(r"\.m\{fill:(#[0-9a-f]{6})", style), re.search(r"\.p\{[^}]*stroke:(#[0-9a-f]{6})", style)
+    if not palette or not m or not p or (m.group(1), p.group(1)) != palette:
+        fail("%s: colours %s/%s, the widget's %s" % (path, m and m.group(1), p and p.group(1), palette))
+    if palette and 'stroke="%s"' % palette[1] not in text:
+        fail("%s: the hatching is not the widget's %s" % (path, palette[1]))
+    root = ET.fromstring(text.encode("utf-8"))
+    prov = [t.text or "" for t in root.iter(SVG_NS + "text") if t.get("class") == "v"]
+    d = doc.get("device") or {}
+    if doc.get("measured"):
+        want = [d.get("name") or "an unknown GPU", "measured %s %s UTC" % (doc["finished_utc"][:10], doc["finished_utc"][11:16])]
+        if d.get("nvidia_driver_version"):
+            want.append("driver " + d["nvidia_driver_version"])
+        rv = d.get("runtime_version_raw")
+        if rv:
+            want.append("CUDA runtime %d.%d" % (rv // 1000, rv % 1000 // 10))
+        if len(prov) != 1 or not all(w in prov[0] for w in want):
+            fail("%s: the provenance line %s lacks %s" % (path, prov, want))
+    elif prov != ["The model's predictions (an analysis: nothing measured)"]:
+        fail("%s: an analysis's provenance line %s" % (path, prov))
+    # The whiskers: the legend's first, then one path per table with each of its rows' that has an interval, in order.
+    paths = [e.get("d") for e in root.iter(SVG_NS + "path") if e.get("class") == "w"]
+    rects = [e for e in root.iter(SVG_NS + "rect") if e.get("class") == "m"]
+    want = []
+    for t in doc["tables"]:
+        gpu = lambda w: (w.get("counters") or {}).get("instructions_vs_baseline")
+        vals = [1.0]
+        for i, w in enumerate(t["rows"]):
+            vals += [v for v in (w.get("ratio") if doc.get("measured") else None, w.get("predicted_ratio"), gpu(w),
+                                 w["ratio_ci"]["hi"] if has_whisker(t, i, doc) else None) if isinstance(v, (int, float))]
+        top = max(vals) * 1.05
+        want += [(t["id"], w["name"], x_of(w["ratio_ci"]["lo"], top), x_of(w["ratio_ci"]["hi"], top), x_of(w["ratio"], top))
+                 for i, w in enumerate(t["rows"]) if has_whisker(t, i, doc)]
+    if want and (not paths or not paths[0].startswith("M%d 35H" % (X0 + 3))):
+        fail("%s: no whisker in the legend: %s" % (path, paths[:1]))
+    got = [(int(a), int(b)) for p in paths[1:] for a, b in re.findall(r"M(\d+) \d+H(\d+)", p)] if want else paths
+    if len(got) != len(want):
+        fail("%s: %d whiskers for %d rows with an interval" % (path, len(got), len(want)))
+        return
+    ends = {}
+    for r in rects[1:]:  # the legend's swatch first
+        ends.setdefault(int(r.get("y")), int(r.get("x")) + int(r.get("width")))
+    for (tid, name, lo, hi, end), (glo, ghi) in zip(want, got):
+        if abs(glo - lo) > 1 or abs(ghi - hi) > 1:
+            fail("%s: %s %s: whisker %d..%d, the interval on the scale %d..%d" % (path, tid, name, glo, ghi, lo, hi))
+        if not glo - 1 <= end <= ghi + 1:
+            fail("%s: %s %s: the bar ends at %d, outside its whisker %d..%d" % (path, tid, name, end, glo, ghi))
+
+
 def check_svg(path, data):
-    if len(data) >= 20000:
-        fail("%s: %d bytes, not under 20 KB" % (path, len(data)))
+    if len(data) >= 20 * 1024:
+        fail("%s: %d bytes, not under 20 KiB" % (path, len(data)))
     text = data.decode("utf-8")
     for bad in ("<script", "href=", "onload", "javascript:"):
         if bad in text:
@@ -104,7 +180,14 @@ def check_csv(path, data, doc):
             counters = w.get("counters") or {}
             if not same_number(rec["gpu_instructions_vs_baseline"], counters.get("instructions_vs_baseline")):
                 fail("%s: gpu_instructions_vs_baseline %s" % (where, rec["gpu_instructions_vs_baseline"]))
+            for col, key, end in (("ratio_ci_lo", "ratio_ci", "lo"), ("ratio_ci_hi", "ratio_ci", "hi"),
+                                  ("median_ci_lo_ms", "median_ci_ms", "lo"), ("median_ci_hi_ms", "median_ci_ms", "hi")):
+                ci = w.get(key) if doc["measured"] else None
+                if not same_number(rec[col], ci.get(end) if ci else None):
+                    fail("%s: %s %r, the document's %s.%s %s" % (where, col, rec[col], key, end, ci and ci.get(end)))
         else:
+            if any(rec[c] for c in ("ratio_ci_lo", "ratio_ci_hi", "median_ci_lo_ms", "median_ci_hi_ms")):
+                fail("%s: a reading with an interval" % where)
             if rec["name"] != w["kind"] or rec["label"] != w["sentence"]:
                 fail("%s: reading %r %r" % (where, rec["name"], rec["label"]))
             if not same_number(rec["ratio"], w["ratio"]) or not same_number(rec["predicted_ratio"], w["predicted"]):
@@ -134,6 +217,9 @@ def main():
     if names != sorted(os.listdir(runs[1])) or not names:
         fail("the two runs wrote different files: %s / %s" % (names, sorted(os.listdir(runs[1]))))
     checked = {"svg": 0, "csv": 0, "md": 0}
+    palette = widget_palette(src)
+    if not palette:
+        fail("static/divergence-widget.css: no --dw-m / --dw-p in :host")
     for name in names:
         a = open(os.path.join(runs[0], name), "rb").read()
         b = open(os.path.join(runs[1], name), "rb").read()
@@ -145,7 +231,7 @@ def main():
         doc = json.load(open(os.path.join(runs[0], stem + ".json")))
         path = os.path.join(runs[0], name)
         if ext == "svg":
-            check_svg(path, a)
+            check_svg_content(path, check_svg(path, a), doc, palette)
         elif ext == "csv":
             check_csv(path, a, doc)
         checked[ext] = checked.get(ext, 0) + 1

@@ -7,7 +7,7 @@
  * every scenario), the report with every field set (tests/api/report_full.h,
  * counters on every row), and every scenario table "measured" with counters
  * on every row, the largest chart the evidence can ask for (it must stay
- * under 20 KB). A measured figure is the model's times a fixed factor per
+ * under 20 KiB). A measured figure is the model's times a fixed factor per
  * row, so the files are the same on every run.
  *
  * Usage: report_forms DIR. Writes DIR/<name>.{json,md,csv,svg}. Exit 1 when a

@@ -673,3 +673,38 @@ Test(options, instructions_switch_cost_and_key) {
     p.instructions = 0;
     cr_expect_eq(options_validate(&p, OPTIONS_JSON, NULL, err), 0, "%s", err);
 }
+
+/* The kind of job the queue estimates runs by: the tables, the rows they
+ * time and the untimed passes; not the predicates' text nor the grid. */
+Test(options, job_kind_names_tables_rows_and_passes) {
+    char k[64];
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    cr_assert_eq(options_job_kind(&o, k, sizeof k), 0);
+    cr_expect_str_eq(k, "all/7rows+witness+counters");
+    o.part = DV_PART_1;
+    o.npredicates = 1;
+    snprintf(o.predicates[0], sizeof o.predicates[0], "(threadIdx.x %% 7) < 3");
+    o.no_witness = o.no_counters = 1;
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    cr_assert_eq(options_job_kind(&o, k, sizeof k), 0);
+    cr_expect_str_eq(k, "part1/2rows", "the reader's predicate and the baseline");
+    char other[64];
+    snprintf(o.predicates[0], sizeof o.predicates[0], "(threadIdx.x %% 9) < 2");
+    o.blocks = 128;
+    cr_assert_eq(options_job_kind(&o, other, sizeof other), 0);
+    cr_expect_str_eq(other, k, "another predicate and grid: the same kind");
+    o.instructions = 1;
+    o.no_counters = 0;
+    cr_assert_eq(options_job_kind(&o, k, sizeof k), 0);
+    cr_expect_str_eq(k, "part1/2rows+counters+instructions");
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "even-2way");
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    cr_assert_eq(options_job_kind(&o, k, sizeof k), 0);
+    cr_expect(strncmp(k, "scenario/", 9) == 0, "%s", k);
+    cr_expect_eq(options_job_kind(&o, k, 8), -1, "cut short");
+    o.instructions = 1;
+    o.part = DV_PART_ALL;
+    o.scenario[0] = '\0';
+    cr_assert_eq(options_job_kind(&o, k, 48), 0, "the longest kind fits 48 bytes: %s", k);
+}

@@ -36,8 +36,10 @@ streams) on one running job (the fake worker's hanging job):
               terminal event)
   keepjobs    --keep-jobs 1 with 6 rounds of 16 streams on jobs evicted
               under them, 20 runs (and 20 of --asan-binary): server crashes
-  retry       a full queue (--queue 1) behind a job with 20 s left:
-              the Retry-After answered
+  retry       a full queue (--queue 1) behind a hanging job with 20 s
+              left to its deadline, after a quick one of its kind: the
+              Retry-After answered (the queue's estimate: its kind runs in
+              milliseconds, so 1; never the deadline)
   cached      a cached answer whose job was pushed out of --keep-jobs 2:
               the status its location answers
 
@@ -629,7 +631,7 @@ def main():
                 res["keepjobs_" + label]["crashes"], res["keepjobs_" + label]["exit_statuses"])))
     if want("retry"):
         res["retry"] = r = retry_attack(a.binary, a.worker)
-        rows.append(("full queue, running job 20 s from its deadline", "%d, Retry-After: %s" % (
+        rows.append(("full queue, running job 20 s from its deadline (estimate, not deadline)", "%d, Retry-After: %s" % (
             r["status"], r["retry_after_s"])))
     if want("cached"):
         res["cached"] = r = cached_attack(a.binary, a.worker)

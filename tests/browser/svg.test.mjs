@@ -75,7 +75,7 @@ for (const name of ['measured-lesson', 'measured-scenarios', 'analysis-32x8', 'f
     const [, w, h] = svg.match(/width="(\d+)" height="(\d+)"/);
     assert.deepEqual(size, { w: Number(w), h: Number(h) }, 'the chart decodes at its own size');
     const blue = await pixels([0x1d, 0x4e, 0xd8]);
-    const hatch = await pixels([0xb4, 0x53, 0x09]);
+    const hatch = await pixels([0x7e, 0x22, 0xce]); // the widget's --dw-p
     if (name.startsWith('measured') || name === 'full') assert.ok(blue > 200, `${blue} pixels of the measured bars' blue`);
     assert.ok(hatch > 100, `${hatch} pixels of the predictions' hatching`);
     await page.screenshot({ path: path.join(outDir, `svg-${name}.png`), fullPage: true });

@@ -32,19 +32,25 @@
 //   must draw it per lane, split warps marked, and say it in words;
 // - the permalink: the tried predicate and block shape in the URL
 //   (replaceState), restored from a link;
-// - a page of another origin: a CORS refusal named with the flag that fixes
-//   it and the buttons disabled; the flag given, the page works; a server
-//   that is down is not called a refusal;
+// - a page of another origin serving the widget's modules: a CORS refusal
+//   named with the flag that fixes it and the buttons disabled; the flag
+//   given, the page works, and the modules load from the server itself; a
+//   server that does not allow the page cannot serve it the modules either,
+//   and the element's own text stays; a server that is down is not called
+//   a refusal;
 // - Part 2 read both ways: the readings in the table and the chart;
 // - the instruction listing of a row (instructions_fixture.json, made by
 //   make_instructions_fixture.mjs from an H200 probe's per-instruction
 //   counts, stood in for the proposed Row `instructions`): opened from the
-//   row by keyboard, its regions, one warp's lanes, the runs of the branch
-//   (the sections before and after it collapsed and not built), lane bars
-//   to scale and in words, guards marked, paths in the chart's colours, a
-//   run's first and last instruction, Escape back to the row; Part 2's
-//   predicated branch; no SASS text, a cached profile, none collected; the
-//   fixture against the proposed schema;
+//   row by keyboard, its regions in a warp's order with their lanes and
+//   stall samples, one warp's lanes, the kernel's source lines (the runs
+//   summed per line), at most two screens tall at 1280 px; the SASS one
+//   click further: the runs of the branch (the sections before and after it
+//   collapsed and not built), lane bars to scale and in words, guards
+//   marked, paths in the chart's colours, a run's first and last
+//   instruction, Escape back to the row; Part 2's predicated branch; no
+//   SASS text, a cached profile, none collected; the fixture against the
+//   proposed schema;
 // - the scenarios suite measured from a page against the fake worker;
 // - fields the server did not always send (Part 2's readings) stood in by
 //   the test where the answer lacks them and read as the server sends them
@@ -54,275 +60,41 @@
 //   Response.json() and the job stream's JSON.parse() return) and must be
 //   defined by api/openapi.yaml's schema of that answer; a planted read of a
 //   field the document lacks is caught. A read that a short-circuit skips
-//   cannot be recorded, so the widget's source is also parsed (acorn) and
-//   no `a.x || a.y` / `a.x ?? a.y` guess between two fields of one object may
-//   stand in it.
+//   cannot be recorded, so every module of the widget is also parsed
+//   (acorn) and no `a.x || a.y` / `a.x ?? a.y` guess between two fields of
+//   one object may stand in it;
+// - after every flow, on every page it used: no text node reads null,
+//   undefined or NaN (closePage, and afterEach for the shared page).
 // Screenshots (desktop and phone; the new items at 1280 and 390 px, light
-// and dark) of each go to DV_TEST_OUTPUT.
-//
-// Environment: DV_BINARY (the server binary, required), DV_WORKER_CMD
-// (default <dir of DV_BINARY>/tests/fake_worker), DV_EVIDENCE_DIR (default
-// tests/fixtures/evidence), DV_STATIC_DIR (default static/), DV_TEST_OUTPUT
-// (screenshots; default <tmp>/dv-browser-output), DV_CHROMIUM (default
-// /usr/bin/chromium).
-import { test, before, after } from 'node:test';
+// and dark) of each go to DV_TEST_OUTPUT. The session, the contract record
+// and the page checks are harness.mjs's (its environment variables);
+// page.test.mjs holds the lesson page's first load and the rows' sentences.
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import * as acorn from 'acorn';
-import { spec, operationOf, answerSchema, undefinedPrefix, show } from '../api/openapi/contract.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..', '..');
-const env = process.env;
-const binary = env.DV_BINARY;
-const worker = env.DV_WORKER_CMD || (binary && path.join(path.dirname(binary), 'tests', 'fake_worker'));
-const evidenceSrc = env.DV_EVIDENCE_DIR || path.join(repo, 'tests', 'fixtures', 'evidence');
-const staticDir = env.DV_STATIC_DIR || path.join(repo, 'static');
-const outDir = env.DV_TEST_OUTPUT || path.join(os.tmpdir(), 'dv-browser-output');
-const browserPath = env.DV_CHROMIUM || '/usr/bin/chromium';
-const SUITE = 'day22-part1';
-const W = `divergence-widget[suite="${SUITE}"]`; // playwright's CSS engine pierces open shadow roots
-const W2 = 'divergence-widget[suite="day22-part2"]';
-const PHONE = 390; // a phone's CSS width
-
-// The same formatting as the widget, the CLI and the lesson page: printf's
-// rounding (an exact tie goes to the even digit), written independently of
-// the widget's code with the exact decimal expansion printf rounds.
-function fx(v, d) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return '\u2014';
-  const exact = Math.abs(v).toFixed(60); // toFixed(60) keeps every digit a double of this size has
-  const [ip, fp] = exact.split('.');
-  let digits = BigInt(ip + fp.slice(0, d));
-  const rest = fp.slice(d);
-  const half = rest[0] === '5' && /^50*$/.test(rest);
-  if (rest[0] > '5' || (rest[0] === '5' && !half) || (half && digits % 2n === 1n)) digits += 1n;
-  const str = digits.toString().padStart(d + 1, '0');
-  return (v < 0 && digits ? '-' : '') + (d ? `${str.slice(0, -d)}.${str.slice(-d)}` : str);
-}
-
-// How row `i` of table `t` reads its ratio, written from the transcript's
-// rule (api/report_text.c): with an interval (Row `ratio_ci`), the ratio and
-// its ends to 3 decimals, or to 4 where all three print the same at 3 and
-// the interval is not a point; the baseline row (1 by definition) to the
-// table's decimals, with no interval; without intervals, 2 decimals.
-// {point, ci: "[lo, hi]" | null, said: the words for screen readers | null}.
-function ratioWant(t, i) {
-  const dOf = (r) => {
-    const c = r.ratio_ci;
-    if (!c || typeof c.lo !== 'number' || typeof c.hi !== 'number' || typeof r.ratio !== 'number') return 0;
-    const p = fx(r.ratio, 3);
-    return c.lo < c.hi && p === fx(c.lo, 3) && p === fx(c.hi, 3) ? 4 : 3;
-  };
-  const r = t.rows[i];
-  if (i === t.baseline_row) {
-    const d = Math.max(0, ...t.rows.map((q, k) => (k === t.baseline_row ? 0 : dOf(q))));
-    return { point: fx(r.ratio, d || 2), ci: null, said: null, byDefinition: d > 0 };
-  }
-  const d = dOf(r);
-  if (!d) return { point: fx(r.ratio, 2), ci: null, said: null };
-  const [lo, hi] = [fx(r.ratio_ci.lo, d), fx(r.ratio_ci.hi, d)];
-  return { point: fx(r.ratio, d), ci: `[${lo}, ${hi}]`, said: `95% interval ${lo} to ${hi}` };
-}
-// The ratio shown in a chart's measured label: with an interval, as the table; else 2 decimals.
-const chartRatio = (t, i) => (ratioWant(t, i).ci ? ratioWant(t, i).point : fx(t.rows[i].ratio, 2));
-
-// Latest <date>/<suite>.json of an evidence store, as the server picks it.
-function latestEvidence(dir, suite) {
-  const dates = fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, suite + '.json'))).sort();
-  assert.ok(dates.length, `no ${suite}.json under any date folder of ${dir}`);
-  return path.join(dir, dates.at(-1), suite + '.json');
-}
+import {
+  S, startSession, endSession, here, repo, evidenceSrc, staticDir, outDir, binary, SUITE, W, W2, PHONE, fx, ratioWant, chartRatio,
+  latestEvidence, pageErrors, reads, pageReads, closePage, assertNoStray, contractCheck, fieldGuesses, startServer, shots, shotsLD,
+  overflowIn, shadowText, openPage, standIn, passOn, insFixture, editEvidence, evidenceDoc, grouped, hexPc, branchSpan, widgetModules,
+} from './harness.mjs';
+import { spec } from '../api/openapi/contract.mjs';
 
 let base, ctx, page, tmp, fixture, doc;
-const servers = [];
-const pageErrors = [];
-const reads = []; // {src, segs} of every page, collected as each one closes
-
-// Runs in every page before its scripts (addInitScript): wraps each parsed
-// answer in a Proxy that records the property paths read on it, with where
-// the answer came from. Array methods and the questions every object is
-// asked (`then` by await, `toJSON` by JSON.stringify, Object.prototype's
-// own) are not reads of a field.
-function recordReads() {
-  const seen = new Map();
-  Object.defineProperty(window, '__dvReads', { value: seen });
-  const quiet = new Set(['then', 'toJSON']);
-  const note = (src, segs) => { const k = JSON.stringify([src, segs]); if (!seen.has(k)) seen.set(k, { src, segs }); };
-  const wrap = (v, src, segs) => {
-    if (v === null || typeof v !== 'object') return v;
-    const arr = Array.isArray(v);
-    return new Proxy(v, {
-      get(t, k, recv) {
-        const x = Reflect.get(t, k, recv);
-        if (typeof k !== 'string' || quiet.has(k)) return x;
-        if (arr) return /^\d+$/.test(k) ? wrap(x, src, [...segs, '[]']) : x;
-        if (!Object.hasOwn(t, k) && k in Object.prototype) return x;
-        note(src, [...segs, k]);
-        return wrap(x, src, [...segs, k]);
-      },
-      has(t, k) {
-        if (typeof k === 'string' && !arr) note(src, [...segs, k]);
-        return Reflect.has(t, k);
-      },
-    });
-  };
-  const methods = new WeakMap();
-  const fetch0 = window.fetch;
-  window.fetch = async function (input, init) {
-    const res = await fetch0.call(this, input, init);
-    methods.set(res, ((init && init.method) || 'GET').toUpperCase());
-    return res;
-  };
-  const json0 = Response.prototype.json;
-  Response.prototype.json = async function () {
-    const v = await json0.call(this);
-    const media = (this.headers.get('content-type') || '').split(';')[0].trim();
-    return wrap(v, { method: methods.get(this) || 'GET', path: new URL(this.url).pathname, status: this.status, media }, []);
-  };
-  // The job stream: the data of an event, parsed while its listener runs.
-  let current = null;
-  const ES = window.EventSource;
-  window.EventSource = class extends ES {
-    addEventListener(type, fn, opts) {
-      const p = new URL(this.url).pathname;
-      return super.addEventListener(type, (ev) => {
-        current = { data: ev.data, src: { method: 'GET', path: p, status: 200, media: 'text/event-stream', event: type } };
-        try { return fn.call(this, ev); } finally { current = null; }
-      }, opts);
-    }
-  };
-  const parse0 = JSON.parse;
-  JSON.parse = function (text, reviver) {
-    const v = parse0.call(this, text, reviver);
-    return current && text === current.data ? wrap(v, current.src, []) : v;
-  };
-}
-
-// What page `p` read so far.
-const pageReads = (p) => p.evaluate(() => [...window.__dvReads.values()]);
-
-async function closePage(p) {
-  reads.push(...(await pageReads(p)));
-  await p.close();
-}
-
-// The schema of the answer a read was made on. The job stream's events carry
-// the Job document as data (GET /jobs/{id} in api/openapi.yaml).
-function schemaOfAnswer(src) {
-  const t = operationOf(src.path);
-  if (!t) return null;
-  if (src.media === 'text/event-stream') return t === '/jobs/{id}' ? { schema: spec.components.schemas.Job, operationId: 'getJob' } : null;
-  return answerSchema(t, src.method, src.status, src.media);
-}
-
-// Reads of fields the document does not define for their answer, one line
-// each ("GET /jobs/{id} 200: status"), and the operations read from.
-function contractCheck(list) {
-  const bad = new Set(), ops = new Set();
-  for (const { src, segs } of list) {
-    const where = `${src.method} ${operationOf(src.path) || src.path} ${src.status}${src.event ? ` (event ${src.event})` : ''}`;
-    const a = schemaOfAnswer(src);
-    if (!a) { bad.add(`${where}: an answer api/openapi.yaml does not describe`); continue; }
-    ops.add(a.operationId);
-    const miss = undefinedPrefix(a.schema, segs);
-    if (miss) bad.add(`${where}: ${show(miss)}`);
-  }
-  return { bad: [...bad].sort(), ops };
-}
-
-// Guesses between two fields of one object in the widget's source:
-// `a.x || a.y` and `a.x ?? a.y` (chains too), with their lines.
-function fieldGuesses(source) {
-  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', locations: true });
-  const out = [];
-  const operands = (n, op) => (n.type === 'LogicalExpression' && n.operator === op ? [...operands(n.left, op), ...operands(n.right, op)] : [n]);
-  const field = (n) => (n.type === 'MemberExpression' && (!n.computed || n.property.type === 'Literal')
-    ? { of: source.slice(n.object.start, n.object.end), name: n.computed ? String(n.property.value) : n.property.name } : null);
-  const visit = (n, parentOp) => {
-    if (!n || typeof n.type !== 'string') return;
-    if (n.type === 'LogicalExpression' && n.operator !== '&&' && parentOp !== n.operator) {
-      const names = new Map();
-      for (const f of operands(n, n.operator).map(field).filter(Boolean)) {
-        if (!names.has(f.of)) names.set(f.of, new Set());
-        names.get(f.of).add(f.name);
-      }
-      for (const [of, set] of names) {
-        if (set.size > 1) out.push(`line ${n.loc.start.line}: ${[...set].map((k) => `${of}.${k}`).join(` ${n.operator} `)}`);
-      }
-    }
-    for (const [k, v] of Object.entries(n)) {
-      if (k === 'loc') continue;
-      for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object') visit(c, n.type === 'LogicalExpression' ? n.operator : null);
-    }
-  };
-  visit(ast, null);
-  return out;
-}
-
-// Starts `divergence serve`; resolves to its base URL once it says where it listens.
-function startServer(evidenceDir, extraEnv, extraArgs = []) {
-  return new Promise((resolve, reject) => {
-    const args = ['serve', '--port', '0', '--evidence-dir', evidenceDir, '--static-dir', staticDir, '--worker-cmd', worker, ...extraArgs];
-    const proc = spawn(binary, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    servers.push(proc);
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 20 s; its output:\n${log}`)), 20000);
-    const onData = (chunk) => {
-      log += chunk;
-      const m = log.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    };
-    proc.stderr.on('data', onData);
-    proc.stdout.on('data', onData);
-    proc.on('exit', (code, sig) => { clearTimeout(timer); reject(new Error(`server exited (${code ?? sig}) before listening:\n${log}`)); });
-    proc.on('error', (e) => { clearTimeout(timer); reject(e); });
-  });
-}
 
 before(async () => {
-  assert.ok(binary, 'DV_BINARY must name the divergence binary');
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dv-browser-'));
-  const evidence = path.join(tmp, 'evidence');
-  fs.cpSync(evidenceSrc, evidence, { recursive: true });
-  fixture = JSON.parse(fs.readFileSync(latestEvidence(evidence, SUITE), 'utf8'));
-  doc = fixture.document || fixture;
-  assert.ok(Array.isArray(doc.tables) && doc.tables.length, 'the fixture document has no tables');
-  fs.mkdirSync(outDir, { recursive: true });
-  base = await startServer(evidence, { FAKE_WORKER_NO_GPU: '1' });
-  ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-    executablePath: browserPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  await ctx.addInitScript(recordReads);
-  page = ctx.pages()[0] || (await ctx.newPage());
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(base + '/');
-  await page.locator(`${W} tbody tr`).first().waitFor({ timeout: 15000 });
+  ({ base, ctx, page, tmp, fixture, doc } = await startSession());
 });
 
-after(async () => {
-  if (ctx) await ctx.close();
-  for (const proc of servers) {
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    const gone = new Promise((ok) => proc.once('exit', ok));
-    proc.kill('SIGTERM');
-    const t = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    await gone;
-    clearTimeout(t);
-  }
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+after(endSession);
+
+// After each flow, on the page the flows share as on every page a flow
+// closes (closePage): no text reads null, undefined or NaN.
+afterEach(async () => { if (page && !page.isClosed()) await assertNoStray(page); });
 
 // Every table's rows: label, split, time, ratio, predicted ratio, check, comparable marker.
 async function assertTablesMatchFixture(p = page) {
@@ -331,20 +103,24 @@ async function assertTablesMatchFixture(p = page) {
   for (const [ti, t] of doc.tables.entries()) {
     const table = tables.nth(ti);
     assert.equal(await table.locator('caption').count(), 1);
-    // Eight columns, and the GPU's testimony beside them where a row has it.
-    const testimony = t.rows.some((r) => r.observed != null || r.counters != null);
-    assert.equal(await table.locator('thead th[scope=col]').count(), testimony ? 9 : 8);
-    const rows = table.locator('tbody tr');
+    // Five columns: the predicate, the model (warps split, threads on A),
+    // the ratio and the prediction; the rest opens in place under each row.
+    assert.deepEqual(await table.locator('thead th[scope=col]').allTextContents(),
+      ['Predicate', 'Warps split (per block)', 'Threads on path A (per block)', 'Ratio vs baseline', 'Predicted ratio']);
+    const rows = table.locator('tbody tr[data-row]');
     assert.equal(await rows.count(), t.rows.length, `table ${ti}: one <tr> per fixture row`);
     for (const [i, r] of t.rows.entries()) {
-      const tr = rows.nth(i);
-      const cell = (k) => tr.locator(`td[data-k="${k}"]`).innerText();
+      const tr = rows.nth(i), say = table.locator(`tr[data-say="${i}"]`);
+      const cell = (k) => tr.locator(`td[data-k="${k}"] .v`).innerText();
+      // Time, noise and the check: in the row's details, closed.
+      const fact = (k) => say.locator(`details.more [data-k="${k}"] .v`).textContent();
       assert.ok((await tr.locator('th').innerText()).includes(r.label || r.name), `row ${i} label`);
       assert.equal(await tr.locator('td[data-k="ratio"] .v').innerText(), ratioWant(t, i).point, `row ${i} (${r.name}) ratio`);
       assert.equal(await cell('predicted'), fx(r.predicted_ratio, 2), `row ${i} (${r.name}) predicted ratio`);
-      assert.equal(await cell('time'), fx(r.time_ms?.median, 3), `row ${i} (${r.name}) median time`);
-      assert.equal(await cell('noise'), fx(r.noise * 100, 2), `row ${i} (${r.name}) noise`);
-      assert.equal(await cell('check'), r.check.ok ? 'ok' : `FAIL ${r.check.mismatches}, first thread ${r.check.first_mismatch}`);
+      assert.equal(await say.locator('details.more').getAttribute('open'), null, `row ${i}: the details start closed`);
+      assert.equal(await fact('time'), fx(r.time_ms?.median, 3), `row ${i} (${r.name}) median time`);
+      assert.equal(await fact('noise'), fx(r.noise * 100, 2), `row ${i} (${r.name}) noise`);
+      assert.equal(await fact('check'), r.check.ok ? 'ok' : `FAIL ${r.check.mismatches}, first thread ${r.check.first_mismatch}`);
       const split = r.warps_split_per_block ?? r.warps_split?.per_block;
       assert.ok((await cell('split')).startsWith(String(split)), `row ${i} (${r.name}) warps split`);
       const marked = (await tr.locator('th').innerText()).includes('not comparable');
@@ -353,87 +129,10 @@ async function assertTablesMatchFixture(p = page) {
   }
 }
 
-// Desktop and phone screenshots of `p` as <name>-desktop.png and <name>-phone.png.
-async function shots(p, name) {
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await p.waitForTimeout(150);
-  await p.screenshot({ path: path.join(outDir, `${name}-desktop.png`), fullPage: true });
-  await p.setViewportSize({ width: PHONE, height: 844 });
-  await p.waitForTimeout(150);
-  await p.screenshot({ path: path.join(outDir, `${name}-phone.png`), fullPage: true });
-  // One phone screen from the top of the first widget: what a reader scrolls to.
-  await p.evaluate((sel) => document.querySelector(sel).scrollIntoView(), W);
-  await p.screenshot({ path: path.join(outDir, `${name}-phone-widget.png`) });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
-
-// Screenshots of what `sel` selects (the whole page when null; with `at`,
-// the screen scrolled to what `at` selects) at 1280 and PHONE px wide, light
-// and dark (prefers-color-scheme), as <name>-<width>-<light|dark>.png; the
-// page is left light at 1280.
-async function shotsLD(p, name, sel, { at } = {}) {
-  for (const scheme of ['light', 'dark']) {
-    await p.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, PHONE]) {
-      await p.setViewportSize({ width, height: width === PHONE ? 844 : 900 });
-      await p.waitForTimeout(150);
-      const file = path.join(outDir, `${name}-${width}-${scheme}.png`);
-      if (at) { await p.locator(at).first().evaluate((e) => e.scrollIntoView({ block: 'center' })); await p.screenshot({ path: file }); }
-      else if (sel) await p.locator(sel).first().screenshot({ path: file });
-      else await p.screenshot({ path: file, fullPage: true });
-    }
-  }
-  await p.emulateMedia({ colorScheme: 'light' });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
-
-// Nothing inside the element `sel` selects is wider than its box (no text
-// cut off or scrolled away), and the element lies inside the viewport:
-// the tags of what overflows, and the element's box.
-async function overflowIn(p, sel) {
-  const loc = p.locator(sel).first();
-  // Visually hidden parts (the table's head where rows become cards) are clipped on purpose.
-  const wide = await loc.evaluate((e) => [e, ...e.querySelectorAll('*')]
-    .filter((x) => { for (let a = x; a && a !== e.parentNode; a = a.parentElement) if (getComputedStyle(a).clipPath !== 'none') return false; return true; })
-    .filter((x) => getComputedStyle(x).display !== 'inline' && x.scrollWidth > x.clientWidth + 1)
-    .map((x) => `${x.tagName.toLowerCase()}.${x.className || ''}${x.dataset.k ? `[${x.dataset.k}]` : ''}${x.closest("tr") ? `@${x.closest("tr").dataset.pc}` : ''} ${x.scrollWidth} > ${x.clientWidth}`));
-  const b = await loc.boundingBox();
-  const vw = p.viewportSize().width;
-  if (b.x < 0 || b.x + b.width > vw + 0.5) wide.push(`box ${b.x}..${b.x + b.width} outside 0..${vw}`);
-  return wide;
-}
-
-const shadowText = (p, sel, inner) => p.evaluate(([s, i]) => document.querySelector(s)?.shadowRoot.querySelector(i)?.textContent || '', [sel, inner]);
-
-// Opens `url` + `at` (default "/") in a new page once `setup(p)` (routes)
-// has run, and waits for the widget `sel` to have loaded.
-async function openPage(url, sel = W, { setup, at = '/' } = {}) {
-  const p = await ctx.newPage();
-  await p.setViewportSize({ width: 1280, height: 900 });
-  p.on('pageerror', (e) => pageErrors.push(String(e)));
-  if (setup) await setup(p);
-  await p.goto(url + at);
-  await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') !== 'loading'; }, sel);
-  return p;
-}
-
-// Stand-ins for fields api/openapi.yaml names that the server did not always
-// send. Each stands in only where the server's answer lacks the field, so a
-// document of an older server still reads; `used` says which stood in
-// (printed at the end), `wrong` what the server's own values got wrong.
-const standIn = { used: new Set(), wrong: [] };
 // The lanes of block 0 for a few predicates and block shapes, written out
 // from the predicates' definitions, not by the server: what its
 // Row.lanes_block0 must say.
 const lanesFixture = JSON.parse(fs.readFileSync(path.join(here, 'lanes_fixture.json'), 'utf8')).cases;
-
-// The answer a routed request would have had, fetched by the test on a
-// connection of its own. Playwright's fetch keeps connections alive with no
-// idle limit of its own, while the server shuts a connection idle for its
-// header timeout (10 s): a kept connection reused just as the server shuts
-// it fails with ECONNRESET, and the page waits for an answer that never
-// comes. Closing each connection after its answer leaves none idle to be shut.
-const passOn = (route) => route.fetch({ headers: { ...route.request().headers(), connection: 'close' } });
 
 // Table.readings of Part 2 (split: the lane-parity per-iteration row against
 // the warp-parity one; question: the warp-parity one against no branch), as
@@ -453,54 +152,6 @@ function readingsStandIn(body) {
     ];
     standIn.used.add('tables[].readings (GET /evidence/latest/day22-part2)');
   }
-}
-
-// Row.instructions, Row.lanes_block0 and testimony.instructions of an
-// evidence document (all proposed in api/openapi.yaml), from
-// instructions_fixture.json (make_instructions_fixture.mjs made it from an
-// H200 probe's per-instruction counts). A row or testimony the server fills
-// itself is left as the server wrote it: the test then reads whatever it says.
-const insFixture = JSON.parse(fs.readFileSync(path.join(here, 'instructions_fixture.json'), 'utf8'));
-function instructionsStandIn(body, suite) {
-  const d = body && body.document;
-  if (!d || !insFixture.testimony[suite]) return;
-  if (!d.testimony || d.testimony.instructions === undefined) {
-    d.testimony = { ...(d.testimony || {}), instructions: structuredClone(insFixture.testimony[suite]) };
-    standIn.used.add(`testimony.instructions (GET /evidence/latest/${suite})`);
-  }
-  for (const t of d.tables) for (const r of t.rows) {
-    const f = insFixture.rows[r.name];
-    if (!f) continue;
-    if (r.instructions === undefined) { r.instructions = structuredClone(f.instructions); standIn.used.add(`tables[].rows[].instructions (GET /evidence/latest/${suite})`); }
-    if (r.lanes_block0 === undefined && f.lanes_block0) { r.lanes_block0 = f.lanes_block0; standIn.used.add(`tables[].rows[].lanes_block0 (GET /evidence/latest/${suite})`); }
-    else if (f.lanes_block0 && JSON.stringify(r.lanes_block0) !== JSON.stringify(f.lanes_block0)) standIn.wrong.push(`lanes_block0 of ${r.name}: ${JSON.stringify(r.lanes_block0)}`);
-  }
-}
-// Routes GET /evidence/latest/<suite> of page `p` through `edit(body, suite)` as well as the stand-in.
-async function editEvidence(p, suites, edit = () => {}) {
-  for (const suite of suites) {
-    await p.route(`**/evidence/latest/${suite}`, async (route) => {
-      const res = await passOn(route);
-      const body = await res.json();
-      if (res.status() === 200) { instructionsStandIn(body, suite); edit(body, suite); }
-      await route.fulfill({ response: res, json: body });
-    });
-  }
-}
-// The evidence document of `suite` as the page gets it (stood in, then `edit`).
-async function evidenceDoc(suite, edit = () => {}) {
-  const body = await (await fetch(`${base}/evidence/latest/${suite}`)).json();
-  instructionsStandIn(body, suite);
-  edit(body, suite);
-  return body.document;
-}
-// Counts as the listing writes them: grouped in thousands.
-const grouped = (v) => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const hexPc = (pc) => '0x' + pc.toString(16).padStart(4, '0');
-// The runs of the branch section: from the first run of path A, path B or reconvergence to the last.
-function branchSpan(runs) {
-  const idx = runs.map((u, i) => (['path_a', 'path_b', 'reconverge'].includes(u.region) ? i : -1)).filter((i) => i >= 0);
-  return { first: idx[0], last: idx.at(-1) };
 }
 
 test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded measurement', async () => {
@@ -661,7 +312,7 @@ test('demo mode at phone width: the ratio shows without sideways scrolling, char
   for (let i = 0; i < await cells.count(); i++) {
     const b = await cells.nth(i).boundingBox();
     assert.ok(b && b.x >= 0 && b.x + b.width <= 375, `ratio cell ${i} inside the screen: ${JSON.stringify(b)}`);
-    assert.match(await cells.nth(i).innerText(), /Ratio vs baseline\s*\d\.\d\d/);
+    assert.match(await cells.nth(i).innerText(), /^Ratio\s*\d\.\d\d/);
   }
   const box = page.locator(`${W} .scroll`).first();
   const [sw, cw] = await box.evaluate((e) => [e.scrollWidth, e.clientWidth]);
@@ -780,7 +431,7 @@ test('with a token and the default open limit a page measures the suite, shows w
   assert.ok(follows.every((f) => f.accept.includes('text/event-stream') || /[?&]wait=\d+/.test(f.url)),
     `every follow is the event stream or a long poll: ${JSON.stringify(follows)}`);
   const fresh = (await (await fetch(`${url}/jobs/${(await a.json()).id}`)).json()).document;
-  const rows = p.locator(`${W} .tables table`).first().locator('tbody tr');
+  const rows = p.locator(`${W} .tables table`).first().locator('tbody tr[data-row]');
   const t = fresh.tables[0];
   assert.equal(await rows.count(), t.rows.length);
   for (const [i, r] of t.rows.entries()) {
@@ -1049,19 +700,33 @@ test('the tried predicate and block shape are in the page\'s URL, and a link to 
   await closePage(p);
 });
 
-test('embedded on another origin: a CORS refusal is named with the flag that fixes it, a server that is down is not', async () => {
-  // A page of another origin (another port) that embeds the widget, as a course site would.
-  const js = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
+// A page of another origin (another port) that embeds the widget, as a
+// course site would: its modules and stylesheet copied onto the site
+// (module=site, the default), or loaded from the server (module=server,
+// which needs the server to allow the site's origin). The element holds
+// the text a reader sees when the widget never runs. {origin, close()}.
+const FALLBACK = 'The lesson\'s measurements load from the course server. If this text stays, the widget could not load from there.';
+async function courseSite() {
   const site = http.createServer((q, r) => {
     const u = new URL(q.url, 'http://x');
-    if (u.pathname === '/divergence-widget.js') { r.setHeader('Content-Type', 'text/javascript'); r.end(js); return; }
+    const f = /^\/((?:widget\/)?[a-z-]+\.(js|css))$/.exec(u.pathname);
+    if (f) {
+      r.setHeader('Content-Type', f[2] === 'js' ? 'text/javascript' : 'text/css');
+      r.end(fs.readFileSync(path.join(staticDir, f[1])));
+      return;
+    }
+    const server = u.searchParams.get('server'), src = u.searchParams.get('module') === 'server' ? `${server}/static/divergence-widget.js` : '/divergence-widget.js';
     r.setHeader('Content-Type', 'text/html; charset=utf-8');
     r.end(`<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">` +
       `<title>Course page</title><body style="font:17px/1.5 system-ui;margin:1rem"><h1>A course page</h1>` +
-      `<divergence-widget server="${u.searchParams.get('server')}" suite="${SUITE}"></divergence-widget><script src="/divergence-widget.js"></script>`);
+      `<divergence-widget server="${server}" suite="${SUITE}">${FALLBACK}</divergence-widget><script type="module" src="${src}"></script>`);
   });
   await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
-  const origin = `http://127.0.0.1:${site.address().port}`;
+  return { origin: `http://127.0.0.1:${site.address().port}`, close: () => site.close() };
+}
+
+test('embedded on another origin: a CORS refusal is named with the flag that fixes it, a server that is down is not', async () => {
+  const { origin, close } = await courseSite();
   try {
     const why = (p) => p.evaluate((s) => document.querySelector(s).shadowRoot.querySelector('.why').textContent, W);
     // Refused: the demo server allows no other origin.
@@ -1089,6 +754,7 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
     await q.getByLabel(/^Predicate/).first().fill('lane < 8');
     await q.locator(`${W} .out dl`).waitFor();
     assert.doesNotMatch(await q.locator(W).innerText(), /CORS/);
+    assert.doesNotMatch(await q.locator(W).innerText(), /course server/, 'the element\'s own text is not shown once the widget runs');
     await closePage(q);
     // Down: nothing listens there. Not a CORS refusal.
     const port = await new Promise((ok) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const n = s.address().port; s.close(() => ok(n)); }); });
@@ -1098,7 +764,32 @@ test('embedded on another origin: a CORS refusal is named with the flag that fix
     assert.doesNotMatch(down, /CORS|--cors-origin/);
     await closePage(d);
   } finally {
-    site.close();
+    close();
+  }
+});
+
+test('the widget\'s modules load from the server onto another origin\'s page only where the server allows that origin; elsewhere the element\'s own text stays', async () => {
+  const { origin, close } = await courseSite();
+  try {
+    // Allowed: modules are fetched with CORS, and the server answers them for an allowed origin.
+    const allowed = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--cors-origin', origin, '--rate-limit', '0']);
+    const fromServer = await openPage(origin, W, { at: `/?server=${encodeURIComponent(allowed)}&module=server` });
+    assert.equal(await fromServer.locator(W).getAttribute('state'), 'shown');
+    await fromServer.locator(`${W} tbody tr[data-row]`).first().waitFor();
+    assert.doesNotMatch(await fromServer.locator(W).innerText(), /course server/);
+    await closePage(fromServer);
+    // Not allowed (the demo server): the module is refused, the widget never runs.
+    const notAllowed = await ctx.newPage();
+    const failed = [];
+    notAllowed.on('requestfailed', (x) => failed.push(x.url()));
+    await notAllowed.goto(`${origin}/?server=${encodeURIComponent(base)}&module=server`);
+    await notAllowed.waitForLoadState('networkidle');
+    assert.ok(failed.some((x) => x.endsWith('/static/divergence-widget.js')), `the module was refused: ${failed}`);
+    assert.equal(await notAllowed.evaluate(() => customElements.get('divergence-widget') === undefined), true, 'the widget never ran');
+    assert.equal(await notAllowed.locator('divergence-widget').innerText(), FALLBACK);
+    await closePage(notAllowed);
+  } finally {
+    close();
   }
 });
 
@@ -1193,10 +884,10 @@ async function assertIntervals(p, sel, d) {
       assert.equal(await td.locator('.v').innerText(), want.point, `${t.id} row ${i} (${r.name}): ratio`);
       const { seen, said } = await seenAndSaid(td);
       if (want.ci) {
-        assert.equal(seen, `Ratio vs baseline${want.point}${want.ci}`, `${t.id} row ${i} (${r.name}): the interval shown`);
+        assert.equal(seen, `Ratio${want.point}${want.ci}`, `${t.id} row ${i} (${r.name}): the interval shown`);
         assert.equal(said, `${want.point}, ${want.said}`, `${t.id} row ${i} (${r.name}): the interval in words`);
       } else {
-        assert.equal(seen, `Ratio vs baseline${want.point}${want.byDefinition ? 'by definition' : ''}`, `${t.id} row ${i} (${r.name}): no interval`);
+        assert.equal(seen, `Ratio${want.point}${want.byDefinition ? 'by definition' : ''}`, `${t.id} row ${i} (${r.name}): no interval`);
       }
     }
   }
@@ -1396,7 +1087,7 @@ test('a table whose baseline puts every thread of the block on one path says so 
   assert.equal(await p.locator(`${W} .tables > .scroll + p.tnote`).count(), 1, 'right under its table');
   const th = table.locator(`tbody tr[data-row="${t.baseline_row}"] th`);
   assert.equal(await th.locator('.bn').innerText(), 'See the note under the table.');
-  assert.equal(await th.getAttribute('aria-describedby'), await note.getAttribute('id'));
+  assert.ok((await th.getAttribute('aria-describedby')).split(' ').includes(await note.getAttribute('id')), 'the baseline row is described by the note');
   assert.equal(await table.locator('tbody th .bn').count(), 1);
   // Without a suggested baseline, the note alone.
   assert.equal(await p.locator(`${W2} .tables > p.tnote`).innerText(), 'A stand-in note without a suggested baseline.');
@@ -1451,6 +1142,54 @@ test('the instruction fixture holds the wire shape and adds up', async () => {
   }
 });
 
+// The regions of an instruction view against Row.instructions.regions:
+// in the order a warp meets them, each with its instructions, warp
+// executions, lanes (and lanes with the predicate on) and its stall reasons.
+const REGION_ORDER = ['before', 'path_a', 'path_b', 'reconverge', 'after'];
+async function assertRegions(panel, x) {
+  const regRows = panel.locator('table.rg tbody tr.rgn');
+  const want = [...x.regions].sort((a, b) => REGION_ORDER.indexOf(a.kind) - REGION_ORDER.indexOf(b.kind));
+  assert.deepEqual(await regRows.evaluateAll((trs) => trs.map((tr) => tr.dataset.region)), want.map((g) => g.kind), 'the regions in a warp\'s order');
+  for (const [k, g] of want.entries()) {
+    const tr = regRows.nth(k), cell = (c) => tr.locator(`td[data-k="${c}"] .v`).textContent();
+    assert.equal(await cell('n'), String(g.instructions));
+    assert.equal(await cell('warp'), grouped(g.warp_executions), `${g.kind} warp executions`);
+    const on = g.warp_executions ? g.pred_on_thread_executions / g.warp_executions : 0;
+    assert.equal(await tr.locator('td[data-k="lanes"] .ln').textContent(), g.warp_executions ? fx(g.lanes_per_execution, 1) : 'not run', `${g.kind} lanes`);
+    assert.equal(await tr.locator('td[data-k="lanes"] .ln2').count(), g.warp_executions && Math.abs(g.lanes_per_execution - on) > 0.05 ? 1 : 0, `${g.kind}: lanes with the predicate on iff fewer`);
+    const st = await panel.locator(`table.rg tr.stl[data-region="${g.kind}"] td[data-k="stalls"] .v`).textContent();
+    if (g.stalls && g.stalls.length) assert.equal(st, g.stalls.map((q) => `${STALL_WORDS[q.reason] || q.reason.replace(/_/g, ' ')} ${fx(q.share * 100, 1)}%`).join(', '), `${g.kind} stalls`);
+    else assert.equal(st, g.stalls ? 'none (no sample fell here)' : 'not sampled (PC sampling did not run)', `${g.kind} stalls`);
+  }
+}
+// The reader's words for a few of CUPTI's stall names; the rest with their underscores as blanks.
+const STALL_WORDS = { wait: 'wait (fixed latency)', selected: 'selected (issuing)', not_selected: 'not selected', long_sb: 'long scoreboard',
+  no_inst: 'no instruction', no_instructions: 'no instruction', imc_miss: 'constant cache miss', mio_throttle: 'MIO throttle',
+  math_pipe_throttle: 'math pipe throttle', short_scoreboard: 'short scoreboard', long_scoreboard: 'long scoreboard' };
+
+// The source lines of an instruction view: one row per file:line of the
+// runs (the main file first, then by line), with the line's instructions,
+// warp executions and lanes per execution summed from its runs.
+async function assertSourceLines(panel, x) {
+  const by = new Map();
+  for (const u of x.runs) {
+    const k = `${u.file || ''}:${u.line ?? ''}`;
+    const s = by.get(k) || { file: u.file || '', line: u.line == null ? '' : String(u.line), n: 0, w: 0, t: 0 };
+    s.n += u.count; s.w += u.count * u.warp_executions; s.t += u.count * u.thread_executions;
+    by.set(k, s);
+  }
+  const perFile = new Map();
+  for (const u of x.runs) if (u.file) perFile.set(u.file, (perFile.get(u.file) || 0) + 1);
+  const main = [...perFile.keys()].sort((a, b) => perFile.get(b) - perFile.get(a))[0];
+  const rank = (s) => [s.file === main ? 0 : s.file ? 1 : 2, s.file, s.line === '' ? Infinity : Number(s.line)];
+  const want = [...by.values()].sort((a, b) => { const p = rank(a), q = rank(b); return p[0] - q[0] || (p[1] < q[1] ? -1 : p[1] > q[1] ? 1 : 0) || p[2] - q[2]; });
+  const got = await panel.locator('table.srcl tbody tr.src').evaluateAll((trs) => trs.map((tr) => ({
+    file: tr.dataset.file, line: tr.dataset.line, n: tr.querySelector('td[data-k="n"] .v').textContent,
+    w: tr.querySelector('td[data-k="warp"] .v').textContent, lanes: tr.querySelector('td[data-k="lanes"] .ln').textContent })));
+  assert.deepEqual(got, want.map((s) => ({ file: s.file, line: s.line, n: String(s.n), w: grouped(s.w), lanes: s.w ? fx(s.t / s.w, 1) : 'not run' })),
+    'one row per source line, its runs summed');
+}
+
 test('from any row, the annotated listing: source line beside SASS, lane bars, guards marked, the paths in the chart\'s colours, one warp\'s lanes', async () => {
   const p = await openPage(base, W, { setup: (q) => editEvidence(q, [SUITE, 'day22-part2']) });
   const d = await evidenceDoc(SUITE);
@@ -1458,7 +1197,7 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   const table = p.locator(`${W} .tables table`).first();
   // A button on each row that has a listing, none on a row whose instructions are null, and why.
   for (const [i, r] of t.rows.entries()) {
-    const b = table.locator(`tbody tr[data-row="${i}"] button.ib`);
+    const b = table.locator(`tr[data-say="${i}"] button.ib`);
     assert.equal(await b.count(), r.instructions && typeof r.instructions === 'object' ? 1 : 0, `${r.name}: a button iff a listing`);
   }
   // Nothing of what the widget leaves out shows up as text.
@@ -1471,7 +1210,7 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   // Opened from the keyboard: Enter on the row's button; the focus moves to the listing's heading.
   const ri = t.rows.findIndex((r) => r.name === 'lane-parity');
   const r = t.rows[ri], x = r.instructions;
-  const btn = table.locator(`tbody tr[data-row="${ri}"] button.ib`);
+  const btn = table.locator(`tr[data-say="${ri}"] button.ib`);
   await btn.focus();
   await p.keyboard.press('Enter');
   const panel = p.locator(`${W} section.ins`).first();
@@ -1484,21 +1223,15 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   if (x.scale !== 1) assert.ok(meta.includes(`scaled \u00d7${fx(x.scale, 2)} to this row\u2019s grid`), meta);
   assert.ok(meta.includes(x.disassembler) && meta.includes(x.kernel) && meta.includes(`${fx(x.mapped * 100, 1)}% of its instructions mapped`), meta);
   assert.ok(meta.includes(x.cached ? 'from the cache of an identical launch' : `in ${fx(x.collect_ms, 1)} ms`), meta);
-  // The regions: their counts, lanes and stall reasons.
-  const regRows = panel.locator('table.rg tbody tr.rgn');
-  assert.equal(await regRows.count(), x.regions.length);
-  for (const [k, g] of x.regions.entries()) {
-    const tr = regRows.nth(k), cell = (c) => tr.locator(`td[data-k="${c}"] .v`).innerText();
-    assert.equal(await tr.getAttribute('data-region'), g.kind);
-    assert.equal(await cell('n'), String(g.instructions));
-    assert.equal(await cell('warp'), grouped(g.warp_executions), `${g.kind} warp executions`);
-    assert.equal(await cell('thread'), grouped(g.thread_executions));
-    assert.equal(await cell('on'), grouped(g.pred_on_thread_executions));
-    assert.equal(await cell('lanes'), fx(g.lanes_per_execution, 1));
-    const st = panel.locator(`table.rg tr.stl[data-region="${g.kind}"] td[data-k="stalls"] .v`);
-    assert.equal(await st.count(), g.stalls ? 1 : 0, `${g.kind}: stall reasons iff sampled`);
-    if (g.stalls) assert.ok((await st.innerText()).endsWith(`${fx(g.stalls.at(-1).share * 100, 1)}%`), await st.innerText());
-  }
+  // The regions, in the order a warp meets them: their counts, lanes and stall reasons.
+  await assertRegions(panel, x);
+  // The source lines: the runs summed per file:line, each with its lane bar.
+  await assertSourceLines(panel, x);
+  // The first screen is at most two screens tall at 1280 px until the reader asks for the SASS.
+  const panelH = await panel.evaluate((e) => e.getBoundingClientRect().height);
+  assert.ok(panelH <= 2 * 900, `the instruction view is ${panelH} px tall before the SASS`);
+  assert.equal(await panel.locator('table.lst').count(), 0, 'the SASS listing is not built before it is asked for');
+  await shotsLD(p, 'instruction-view-first-screen', null, { at: `${W} section.ins h3`, top: true });
   // One warp's lanes from the row's mask: the first split warp of block 0, beside the lanes the GPU counted.
   const wk = r.lanes_block0.findIndex((w) => w.includes('A') && w.includes('B'));
   const warp = panel.locator('figure.lanes g.warp');
@@ -1507,7 +1240,15 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   assert.equal(await warp.locator('rect').evaluateAll((rs) => rs.map((q) => q.dataset.path).join('')), r.lanes_block0[Math.max(0, wk)]);
   assert.equal(await panel.locator('figure.lanes svg desc').textContent(), 'warp 0, split: lane 0 on A, 1 on B, repeating every 2 lanes.');
   assert.match(await panel.locator('.wsay').innerText(), /sends 16 of its lanes down path A and 16 down path B\.[\s\S]*Path A 16\.0, Path B 16\.0\./);
-  // The runs: before and after the branch collapsed (not even built), the branch open.
+  // The SASS, one more click: before and after the branch collapsed (not even built), the branch open.
+  const sasb = panel.locator('button.sasb');
+  assert.equal(await sasb.innerText(), `The SASS listing: ${x.runs.length} runs of ${x.runs.reduce((a, u) => a + u.count, 0)} instructions`);
+  assert.equal(await sasb.getAttribute('aria-expanded'), 'false');
+  await sasb.focus();
+  await p.keyboard.press('Enter');
+  assert.equal(await sasb.getAttribute('aria-expanded'), 'true');
+  console.log(`instruction view of ${r.label}: ${Math.round(panelH)} px tall at 1280 px before the SASS, ` +
+    `${Math.round(await panel.evaluate((e) => e.getBoundingClientRect().height))} px with it open`);
   const { first, last } = branchSpan(x.runs);
   const secs = panel.locator('table.lst tbody.sec');
   assert.deepEqual(await secs.evaluateAll((b) => b.map((q) => q.dataset.part)), ['before', 'branch', 'after']);
@@ -1556,14 +1297,14 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
     assert.equal(w.thread, grouped(u.thread_executions));
   }
   // Path A and path B in the chart's colours: A the measured bars' fill, B the predicted bars' colour, hatched.
-  const chart = await p.locator(`${W} .tables > figure > svg[role=img]`).first().evaluate((s) => ({
+  const chart = await p.locator(`${W} .tables figure.chart > svg[role=img]`).first().evaluate((s) => ({
     m: getComputedStyle(s.querySelector('rect.bm')).fill, pr: getComputedStyle(s.querySelector('rect.bp')).stroke }));
   const a = rows.find((w) => w.region === 'path_a' && w.onW > 0), b = rows.find((w) => w.region === 'path_b' && w.onW > 0);
   assert.ok(a.onBg.startsWith(chart.m), `path A's bars: ${a.onBg} vs the chart's ${chart.m}`);
   assert.ok(b.onBg.includes(chart.pr) && /repeating-linear-gradient/.test(b.onBg), `path B's bars hatched in ${chart.pr}: ${b.onBg}`);
   await shotsLD(p, 'instructions-lane-parity', `${W} section.ins`);
   await shotsLD(p, 'instructions-in-page', null, { at: `${W} section.ins h3` });
-  await shotsLD(p, 'instructions-row-button', null, { at: `${W} tbody tr[data-row="${ri}"] button.ib` });
+  await shotsLD(p, 'instructions-row-button', null, { at: `${W} tr[data-say="${ri}"] button.ib` });
   // A run's ×N opens (Space on the button) its first and last instruction with the pc range.
   const big = span.find((u) => u.count > 2);
   const xn = sec('branch').locator(`tr.run[data-pc="${big.pc}"] button.xn`);
@@ -1598,20 +1339,29 @@ test('from any row, the annotated listing: source line beside SASS, lane bars, g
   assert.equal(await btn.getAttribute('aria-expanded'), 'false');
   assert.equal(await p.evaluate((s) => document.querySelector(s).shadowRoot.activeElement.getAttribute('data-row'), W), String(ri));
   const wi = t.rows.findIndex((q) => q.name === 'warp-parity');
-  await table.locator(`tbody tr[data-row="${wi}"] button.ib`).click();
+  await table.locator(`tr[data-say="${wi}"] button.ib`).click();
   assert.equal(await panel.locator('h3').innerText(), `Instructions of ${t.rows[wi].label}`);
   assert.equal(await panel.locator('.pred').count(), 0, 'a branch that branches is not called predicated');
   assert.match(await panel.locator('figcaption').innerText(), /^Warp 0 of block 0, lane by lane\./);
-  await table.locator(`tbody tr[data-row="${wi}"] button.ib`).click();
+  await table.locator(`tr[data-say="${wi}"] button.ib`).click();
   assert.equal(await panel.isVisible(), false, 'the same button closes it');
 
   // Part 2: the compiler predicated the per-iteration branch: guarded runs with 32 lanes, 16 on.
   const d2 = await evidenceDoc('day22-part2');
   const t2 = d2.tables[0], pi = t2.rows.findIndex((q) => q.name === 'per-iteration-lane-parity');
   const x2 = t2.rows[pi].instructions;
-  await p.locator(`${W2} .tables table`).first().locator(`tbody tr[data-row="${pi}"] button.ib`).click();
+  await p.locator(`${W2} .tables table`).first().locator(`tr[data-say="${pi}"] button.ib`).click();
   const panel2 = p.locator(`${W2} section.ins`).first();
   assert.match(await panel2.locator('.pred').innerText(), /^The compiler predicated this branch/);
+  await assertRegions(panel2, x2);
+  await assertSourceLines(panel2, x2);
+  const panel2H = await panel2.evaluate((e) => e.getBoundingClientRect().height);
+  assert.ok(panel2H <= 2 * 900, `Part 2's instruction view is ${panel2H} px tall before the SASS`);
+  await p.evaluate((s) => document.querySelector(s).scrollIntoView(), W2);
+  await shotsLD(p, 'instruction-view-first-screen-part2', null, { at: `${W2} section.ins h3`, top: true });
+  await panel2.locator('button.sasb').click();
+  console.log(`instruction view of ${t2.rows[pi].label}: ${Math.round(panel2H)} px tall at 1280 px before the SASS, ` +
+    `${Math.round(await panel2.evaluate((e) => e.getBoundingClientRect().height))} px with it open`);
   const s2 = branchSpan(x2.runs), span2 = x2.runs.slice(s2.first, s2.last + 1);
   const guarded = await panel2.locator('tbody.sec[data-part="branch"] tr.run[data-guarded="true"]').evaluateAll((trs) => trs.map((tr) => {
     const ln2 = tr.querySelector('td[data-k="lanes"] .ln2');
@@ -1653,12 +1403,13 @@ test('a listing without SASS text, one from the cache, and a document whose list
   const d = await evidenceDoc(SUITE, noText);
   const t = d.tables[0], ri = t.rows.findIndex((r) => r.instructions);
   const x = t.rows[ri].instructions;
-  await p.locator(`${W} .tables table`).first().locator(`tbody tr[data-row="${ri}"] button.ib`).click();
+  await p.locator(`${W} .tables table`).first().locator(`tr[data-say="${ri}"] button.ib`).click();
   const panel = p.locator(`${W} section.ins`).first();
   const meta = await panel.locator('.meta').innerText();
   assert.ok(meta.includes('no SASS text (stand-in: no disassembler on the GPU host), so each instruction shows its opcode'), meta);
   assert.ok(meta.includes(`served from the cache of an identical launch collected ${x.collected_utc.replace('T', ' ').replace(/Z$/, '')} UTC`), meta);
   const { first, last } = branchSpan(x.runs);
+  await panel.locator('button.sasb').click();
   const ops = await panel.locator('tbody.sec[data-part="branch"] tr.run th.sass code').evaluateAll((cs) => cs.map((c) => {
     const k = c.cloneNode(true); k.querySelectorAll('.sr').forEach((e) => e.remove()); return k.textContent;
   }));
@@ -1691,7 +1442,7 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
   const tables = p.locator(`${S} .tables table`);
   assert.equal(await tables.count(), fresh.tables.length);
   for (const [ti, t] of fresh.tables.entries()) {
-    const rows = tables.nth(ti).locator('tbody:not(.readings) tr');
+    const rows = tables.nth(ti).locator('tbody tr[data-row]');
     assert.equal(await rows.count(), t.rows.length, t.id);
     for (const [i, r] of t.rows.entries()) assert.equal(await rows.nth(i).locator('td[data-k="ratio"] .v').innerText(), ratioWant(t, i).point, `${t.id} row ${i} (${r.name})`);
   }
@@ -1707,8 +1458,12 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
 });
 
 test('no guess between two fields of one object stands in the widget (a planted one is found)', () => {
-  const src = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
-  assert.deepEqual(fieldGuesses(src), []);
+  const mods = widgetModules();
+  // Every module the entry imports, directly or on demand, is parsed.
+  const imported = new Set(Object.values(mods).flatMap((src) => [...src.matchAll(/import\s*(?:[^'"()]*from\s*)?\(?\s*'\.\/(?:widget\/)?([a-z]+\.js)'/g)].map((m) => m[1])));
+  assert.deepEqual([...imported].sort(), Object.keys(mods).filter((n) => n.startsWith('widget/')).map((n) => n.slice(7)).sort(), 'the modules the widget imports are the ones parsed');
+  for (const [name, src] of Object.entries(mods)) assert.deepEqual(fieldGuesses(src), [], name);
+  const src = mods['widget/jobs.js'];
   const plantedAt = "if (j.state === 'done') {";
   assert.ok(src.includes(plantedAt), 'the place to plant a guess is in the widget');
   const planted = src.replace(plantedAt, "if ((j.state || j.status) === 'done') {");
@@ -1721,14 +1476,14 @@ test('no guess between two fields of one object stands in the widget (a planted 
 
 test('a planted read of a field the contract lacks is caught', async () => {
   // The widget as it is, but reading a Job's `status` where it reads `state`.
-  const src = fs.readFileSync(path.join(staticDir, 'divergence-widget.js'), 'utf8');
+  const src = widgetModules()['widget/jobs.js'];
   const honest = "const ended = (j) => j.state === 'done' || j.state === 'failed';";
   assert.ok(src.includes(honest), 'the place to plant the read is in the widget');
   const planted = src.replace(honest, "const ended = (j) => j.status === 'done' || j.status === 'failed';");
   const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: '0' }, ['--rate-limit', '0']);
   const p = await ctx.newPage();
   p.on('pageerror', (e) => pageErrors.push(String(e)));
-  await p.route('**/static/divergence-widget.js', (r) => r.fulfill({ status: 200, contentType: 'text/javascript', body: planted }));
+  await p.route('**/static/widget/jobs.js', (r) => r.fulfill({ status: 200, contentType: 'text/javascript', body: planted }));
   await p.goto(url + '/');
   await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W);
   await p.locator(`${W} button`, { hasText: 'Measure now' }).click();
@@ -1750,3 +1505,4 @@ test('the widget reads only fields api/openapi.yaml defines for each answer', as
   console.log(`${reads.length} distinct reads on answers of ${ops.size} operations, each defined by api/openapi.yaml`);
   console.log(`stood in for fields the server did not send: ${[...standIn.used].sort().join('; ') || 'none'}`);
 });
+

@@ -1,8 +1,9 @@
 /* fake_measure.h -- what a GPU might have said about a planned report, for
  * tests that need a measured document with every part of the testimony
  * (tests/api/report_forms.c, tests/fixtures/capture_fake.c): row k of each
- * table at its predicted ratio times (1 + 0.07 k), the witness agreeing with
- * the model, counters close to the ratio. No GPU; the same numbers on every
+ * table at its predicted ratio times (1 + 0.07 k) with an interval of a few
+ * tenths of a percent, the witness agreeing with the model, counters close
+ * to the ratio, a driver and CUDA release. No GPU; the same numbers on every
  * run. Header-only (static), so each program compiles it without a library.
  */
 #ifndef DV_TEST_FAKE_MEASURE_H
@@ -20,6 +21,9 @@ static void fake_measure(struct dv_report *r, const char *gpu_name) {
     r->device.cc_major = 9;
     r->device.sm_count = 132;
     r->device.warp_size = 32;
+    r->device.driver_version = 13000;
+    r->device.runtime_version = 13000;
+    snprintf(r->device.nvidia_driver_version, sizeof r->device.nvidia_driver_version, "580.159.04");
     r->testimony = (struct dv_testimony){.witness_requested = 1,
                                          .counters_requested = 1,
                                          .witness_taken = 1,
@@ -44,6 +48,10 @@ static void fake_measure(struct dv_report *r, const char *gpu_name) {
             w->time_ms.samples = 50;
             w->time_ms.noise = 0.002;
             w->time_ms.stdev = w->time_ms.median * 0.002;
+            /* Intervals of a few tenths of a percent, wider down the table; the baseline's ratio is 1 [1, 1]. */
+            const double h = 0.002 * (1 + i % 3);
+            w->ratio_ci = base ? (struct dv_ci){1.0, 1.0} : (struct dv_ci){w->ratio * (1 - h), w->ratio * (1 + h)};
+            w->median_ci_ms = (struct dv_ci){w->time_ms.median * (1 - h), w->time_ms.median * (1 + h)};
             w->floor_fraction = 0.5;
             w->check.ok = 1;
             w->check.checked = 1048576;

@@ -18,7 +18,10 @@
  * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
  * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello; FAKE_WORKER_NOISE
  * the relative noise of every row (0.001 when unset);
- * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to.
+ * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to;
+ * FAKE_WORKER_JOB_MS makes every ordinary job take that long (a GPU's run),
+ * FAKE_WORKER_FIRST_JOB_MS the first job of each worker process (a cold
+ * start) instead (tests/bench/classroom.py).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -34,28 +37,61 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/plan.h"
+#include "api/jsonout.h"
 #include "api/report.h"
 #include "api/request.h"
 #include "server/jobs/wire.h"
 
-static int send_text(const char *s) {
+/* Every message through the builders the real worker uses (wire.h). */
+static int send(char *msg) {
     char err[ERR_LEN];
-    return wire_write(WIRE_FD_OUT, s, strlen(s), err);
+    return wire_send(WIRE_FD_OUT, msg, err);
 }
 
-static int reply_fail(const char *id, int code, const char *why, const char *doc) {
-    size_t len = strlen(why) + (doc ? strlen(doc) : 0) + 256;
-    char *s = malloc(len);
-    if (!s) return -1;
-    snprintf(s, len, "{\"id\":\"%s\",\"ok\":false,\"code\":%d,\"error\":\"%s\"%s%s}", id, code, why,
-             doc ? ",\"document\":" : "", doc ? doc : "");
-    int rc = send_text(s);
-    free(s);
+static int reply_fail(const char *id, int code, const char *why, json_t *doc) {
+    return send(wire_reply_error(id, code, why, doc, -1));
+}
+
+/* The hello's device: FAKE_WORKER_NO_GPU=1 reports none; otherwise a GPU
+ * named FAKE_WORKER_GPU_NAME (default "Fake GPU": two fake servers of
+ * different GPU models on one evidence directory) at ordinal `ordinal`. */
+static json_t *fake_device(long ordinal) {
+    int bad = 0;
+    json_t *d = json_object();
+    const char *nogpu = getenv("FAKE_WORKER_NO_GPU");
+    if (nogpu && strcmp(nogpu, "1") == 0) {
+        jsonout_put(d, "present", json_false(), &bad);
+        jsonout_put(d, "reason", jsonout_str("fake worker: no CUDA device (FAKE_WORKER_NO_GPU=1)"), &bad);
+    } else {
+        const char *name = getenv("FAKE_WORKER_GPU_NAME");
+        jsonout_put(d, "present", json_true(), &bad);
+        jsonout_put(d, "ordinal", json_integer(ordinal), &bad);
+        jsonout_put(d, "name", jsonout_str(name && *name ? name : "Fake GPU"), &bad);
+        jsonout_put(d, "compute_capability", jsonout_str("9.0"), &bad);
+        jsonout_put(d, "sm_count", json_integer(132), &bad);
+        jsonout_put(d, "warp_size", json_integer(32), &bad);
+    }
+    if (!bad) return d;
+    json_decref(d);
+    return NULL;
+}
+
+/* The job message `msg`: its id into id[64] and its request into `o`;
+ * -1 when it has none that parses. */
+static int read_job(const char *msg, size_t len, char *id, struct dv_options *o) {
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    const char *id0 = json_string_value(json_object_get(root, "id"));
+    snprintf(id, 64, "%s", id0 ? id0 : "");
+    const json_t *req = json_object_get(root, "request");
+    struct request_error re;
+    memset(o, 0, sizeof *o);
+    const int rc = req && request_parse_json(req, o, &re) == 0 ? 0 : -1;
+    json_decref(root);
     return rc;
 }
 
 /* The analysis with timings a GPU might have produced. */
-static char *fake_document(const struct dv_options *o, double *gpu_ms) {
+static json_t *fake_document(const struct dv_options *o, double *gpu_ms) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN];
     if (!r || plan_report(o, r, NULL, err) < 0) {
@@ -105,7 +141,7 @@ static char *fake_document(const struct dv_options *o, double *gpu_ms) {
     }
     experiment_warn(r, "fake worker: no GPU was used; the timings are invented");
     *gpu_ms = r->gpu_time_ms;
-    char *doc = report_json(r, 0);
+    json_t *doc = report_document(r);
     experiment_report_free(r);
     return doc;
 }
@@ -126,48 +162,25 @@ int main(int argc, char **argv) {
     }
     const char *delay = getenv("FAKE_WORKER_HELLO_DELAY_MS"); /* a slow CUDA start */
     if (delay) timeutil_sleep_ms(strtol(delay, NULL, 10));
-    const char *nogpu = getenv("FAKE_WORKER_NO_GPU");
-    char hello[256];
-    if (nogpu && strcmp(nogpu, "1") == 0)
-        snprintf(hello, sizeof hello,
-                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":false,\"reason\":\"fake worker: no CUDA device (FAKE_WORKER_NO_GPU=1)\"}}",
-                 (long)getpid());
-    else {
-        /* FAKE_WORKER_GPU_NAME: the device name the hello reports (two fake
-         * servers of different GPU models on one evidence directory). */
-        const char *name = getenv("FAKE_WORKER_GPU_NAME");
-        json_t *jn = json_string(name && *name ? name : "Fake GPU");
-        char *qname = jn ? json_dumps(jn, JSON_ENCODE_ANY) : NULL;
-        json_decref(jn);
-        snprintf(hello, sizeof hello,
-                 "{\"hello\":1,\"pid\":%ld,\"device\":{\"present\":true,\"ordinal\":%ld,\"name\":%s,\"compute_capability\":\"9.0\",\"sm_count\":132,\"warp_size\":32}}",
-                 (long)getpid(), ordinal, qname ? qname : "\"Fake GPU\"");
-        free(qname);
-    }
-    if (send_text(hello) < 0) return 2;
+    if (send(wire_hello(fake_device(ordinal))) < 0) return 2;
     for (;;) {
         char *msg = NULL, err[ERR_LEN];
         size_t len = 0;
         int rc = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
         if (rc == WIRE_EOF) return 0;
         if (rc != WIRE_OK) return 2;
-        json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
-        free(msg);
-        const char *id0 = root ? json_string_value(json_object_get(root, "id")) : NULL;
         char id[64];
-        snprintf(id, sizeof id, "%s", id0 ? id0 : "");
-        json_t *req = root ? json_object_get(root, "request") : NULL;
-        char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
-        json_decref(root);
         struct dv_options o;
-        struct request_error re;
-        memset(&o, 0, sizeof o);
-        if (!body || request_parse(body, strlen(body), &o, &re) < 0) {
-            free(body);
+        rc = read_job(msg, len, id, &o);
+        free(msg);
+        if (rc != 0) {
             if (reply_fail(id, DV_ERR, "fake worker: bad request", NULL) < 0) return 2;
             continue;
         }
-        free(body);
+        static int jobs_run;
+        const char *job_ms = getenv(jobs_run++ == 0 && getenv("FAKE_WORKER_FIRST_JOB_MS") ? "FAKE_WORKER_FIRST_JOB_MS"
+                                                                                          : "FAKE_WORKER_JOB_MS");
+        if (job_ms && *job_ms) timeutil_sleep_ms(strtod(job_ms, NULL));
         switch (o.iterations) {
         case 1111:
             for (;;) timeutil_sleep_ms(1000);
@@ -187,24 +200,15 @@ int main(int argc, char **argv) {
             break;
         }
         double gpu_ms = 0;
-        char *doc = fake_document(&o, &gpu_ms);
+        json_t *doc = fake_document(&o, &gpu_ms);
         if (!doc) {
             if (reply_fail(id, DV_ERR, "fake worker: the plan failed", NULL) < 0) return 2;
             continue;
         }
-        if (o.iterations == 5555) {
+        if (o.iterations == 5555)
             rc = reply_fail(id, DV_EGATE, "row lane-parity: 3 mismatches against the CPU reference (fake)", doc);
-        } else {
-            size_t n = strlen(doc) + 160;
-            char *s = malloc(n);
-            if (!s) return 2;
-            /* testimony_ms: a witness and a counter pass, as the real worker reports them */
-            snprintf(s, n, "{\"id\":\"%s\",\"ok\":true,\"gpu_time_ms\":%.6f,\"testimony_ms\":%.6f,%s\"document\":%s}",
-                     id, gpu_ms, gpu_ms * 0.5, o.iterations == 6666 ? "\"exiting\":true," : "", doc);
-            rc = send_text(s);
-            free(s);
-        }
-        free(doc);
+        else /* testimony_ms: a witness and a counter pass, as the real worker reports them */
+            rc = send(wire_reply_ok(id, gpu_ms, gpu_ms * 0.5, o.iterations == 6666, doc));
         if (rc < 0) return 2;
         if (o.iterations == 6666) return 3;
     }

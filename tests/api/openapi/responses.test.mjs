@@ -153,7 +153,10 @@ test('service routes', async () => {
 test('measure, jobs and analyze', async () => {
   const q = await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 3333, budget_ms: 100 }, want: 202 });
   await call(gpu, 'GET', `/jobs/${q.json.id}`, { want: 200 });
-  await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 3334, budget_ms: 100 }, want: 202 }); // queued behind it
+  const behind = await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 3334, budget_ms: 100 }, want: 202 }); // queued behind it
+  const waiting = await call(gpu, 'GET', `/jobs/${behind.json.id}`, { want: 200 }); // position, expected_start_s, eta_s
+  assert.equal(waiting.json.state, 'queued');
+  assert.ok(waiting.json.expected_start_s > 0 && waiting.json.eta_s > waiting.json.expected_start_s, JSON.stringify(waiting.json));
   await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 3335, budget_ms: 100 }, want: 202 });
   await call(gpu, 'POST', '/measure', { body: { part: 1, iterations: 3336, budget_ms: 100 }, want: 429 }); // the queue holds 2
   fs.writeFileSync(gate, ''); // the first job ends

@@ -104,16 +104,13 @@ static void stop_worker(struct conn *c) {
 static struct dv_report *job(struct conn *c, const char *request) {
     char id[16], err[ERR_LEN];
     snprintf(id, sizeof id, "%u", ++c->jobs);
-    size_t n = strlen(request) + 64;
-    char *msg = malloc(n);
-    cr_assert_not_null(msg);
-    snprintf(msg, n, "{\"id\":\"%s\",\"kind\":\"measure\",\"request\":%s}", id, request);
-    cr_assert_eq(wire_write(c->to, msg, strlen(msg), err), 0, "%s", err);
-    free(msg);
+    json_error_t je;
+    json_t *req = jsonout_loads(request, JSON_REJECT_DUPLICATES, &je);
+    cr_assert_not_null(req, "%s", je.text);
+    cr_assert_eq(wire_send(c->to, wire_job(id, req), err), 0, "%s", err);
     char *reply = NULL;
     size_t len = 0;
     cr_assert_eq(wire_read(c->from, &reply, &len, 300000, err), WIRE_OK, "reply: %s", err);
-    json_error_t je;
     json_t *o = jsonout_loads(reply, 0, &je);
     free(reply);
     cr_assert_not_null(o);

@@ -364,6 +364,48 @@ Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cach
     instrproc_free(hook_ip);
 }
 
+/* Job `o` on `ip`: how many of its rows came from the cache. */
+static unsigned cached_rows(struct instrproc *ip, struct dv_options *o) {
+    struct dv_report *r = measured(o);
+    instrproc_report(ip, o, r);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    const unsigned n = r->testimony.instructions_cached_rows;
+    experiment_report_free(r);
+    return n;
+}
+
+/* The cache holds cache_entries profiles; a new one takes the place of the
+ * least recently used (not of the first kept). The lesson's 7 rows fill 7
+ * entries; a job with another first predicate shares the other 6. */
+Test(instrproc, past_its_entries_the_least_recently_used_profile_leaves_the_cache) {
+    struct dv_options a = lesson(), b = lesson();
+    snprintf(b.predicates[0], sizeof b.predicates[0], "first-16");
+    struct instrproc_config c = {.exe = FAKE, .deadline_ms = 5000, .cache_entries = 7};
+    char err[ERR_LEN];
+    struct instrproc *ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    cr_expect_eq(cached_rows(ip, &a), 0);
+    cr_expect_eq(cached_rows(ip, &b), 6, "b's row 0 takes a's row 0's place (used least recently)");
+    cr_expect_eq(cached_rows(ip, &a), 6, "a's row 0 was gone; it takes b's row 0's place");
+    cr_expect_eq(cached_rows(ip, &b), 6, "b's row 0 was gone, not a's row 1 (the first kept of the rest)");
+    cr_expect_eq(instrproc_children(ip), 4);
+    char *log = readfile(log_path, NULL);
+    cr_expect_str_eq(log, "rows 0:0,0:1,0:2,0:3,1:0,1:1,1:2\nrow 0\nrow 0\nrow 0\n");
+    free(log);
+    instrproc_free(ip);
+
+    /* One entry more: both jobs' rows fit, and nothing is asked again. */
+    c.cache_entries = 8;
+    ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    cr_expect_eq(cached_rows(ip, &a), 0);
+    cr_expect_eq(cached_rows(ip, &b), 6);
+    cr_expect_eq(cached_rows(ip, &a), 7);
+    cr_expect_eq(cached_rows(ip, &b), 7);
+    cr_expect_eq(instrproc_children(ip), 2);
+    instrproc_free(ip);
+}
+
 /* ---- the cache on disk ---------------------------------------------------- */
 
 static struct instrproc *profiler_in(const char *exe, const char *dir) {

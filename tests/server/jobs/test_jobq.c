@@ -1,13 +1,22 @@
 /* test_jobq.c -- the job queue on its own: FIFO order, the bound, positions,
  * the finished-job bound, the result cache and its TTL (and the job id a
  * cached answer names, still answerable), joining identical jobs,
- * callbacks, closing, watchers woken by their own job only, the Retry-After
- * estimate, and its return codes. */
+ * callbacks, closing, watchers woken by their own job only, its return
+ * codes; turns between client addresses (one address's 50 jobs and ten
+ * others' one each), the per-address and byte bounds, and the drain
+ * estimate: Retry-After and each waiting job's expected start, per kind of
+ * job, against a scripted queue's observed waits. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "kernels/base/timeutil.h"
 
 #include "server/jobs/jobq.h"
 
@@ -466,62 +475,345 @@ Test(jobq, a_watch_outlives_its_evicted_job) {
     jobq_unwatch(q, w); /* ASan: no use of the freed job */
 }
 
-/* Retry-After for a full queue: a place opens when the running job ends.
- * Quick jobs before it and one that has now run past them (a long or a
- * hanging one): only its deadline bounds it, so the answer is about the
- * deadline left, not the mean of the quick ones (which said 1 s). */
-Test(jobq, retry_after_follows_the_running_job) {
+/* A job of `kind` from `client` (NULL: the server's own), its wait in `w`. */
+static int push_from(const char *client, const char *kind, char *id, unsigned *pos, struct jobq_wait *w) {
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 20000, .client = client, .kind = kind, .wait = w};
+    return jobq_submit(q, &s, id, pos, NULL, err);
+}
+
+/* Pops the next job and finishes it at once; its id into `id`. */
+static void pop_finish(char *id) {
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    if (id) memcpy(id, jobq_job_id(j), JOBQ_ID_LEN);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+}
+
+/* Runs one job of `kind` for `ms` milliseconds, for the kind's estimate. */
+static void run_one(const char *kind, int ms) {
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push_from("10.0.0.99", kind, id, &pos, NULL), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    usleep((useconds_t)ms * 1000);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+}
+
+static void set_limits(unsigned per_client, size_t max_bytes, double default_run_s) {
+    struct jobq_limits l = {.per_client = per_client, .max_bytes = max_bytes, .default_run_s = default_run_s};
+    cr_assert_eq(jobq_set_limits(q, &l, err), 0, "%s", err);
+}
+
+/* The brief's case: one address queues 50 jobs, then ten addresses one
+ * each. Every one of the ten starts before the heavy address's 11th (in
+ * fact each waits for one job of the heavy address only), and the
+ * positions read before any pop are the order the jobs then start in. */
+Test(jobq, ten_readers_are_not_starved_by_one_address_with_fifty_jobs) {
+    q = jobq_create(256, 128, 60, err);
+    set_limits(64, 0, 1.0);
+    char ids[60][JOBQ_ID_LEN];
+    unsigned pos;
+    for (int i = 0; i < 50; i++) cr_assert_eq(push_from("10.0.0.1", "k", ids[i], &pos, NULL), 0);
+    for (int i = 0; i < 10; i++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "10.0.1.%d", i + 1);
+        cr_assert_eq(push_from(addr, "k", ids[50 + i], &pos, NULL), 0);
+        cr_expect_eq(pos, (unsigned)i + 2, "reader %d: position %u (behind the heavy address's first job)", i, pos);
+    }
+    unsigned want[60];
+    for (int i = 0; i < 60; i++) {
+        struct job_view v;
+        cr_assert_eq(jobq_status(q, ids[i], &v), 0);
+        want[i] = v.position;
+    }
+    int order[60], heavy_started = 0, heavy11 = -1;
+    for (int n = 0; n < 60; n++) {
+        char id[JOBQ_ID_LEN];
+        pop_finish(id);
+        int k = 0;
+        while (k < 60 && strcmp(ids[k], id) != 0) k++;
+        cr_assert_lt(k, 60);
+        order[k] = n;
+        if (k < 50 && ++heavy_started == 11) heavy11 = n;
+        cr_expect_eq(want[k], (unsigned)n + 1, "job %d said position %u and started %d-th", k, want[k], n + 1);
+    }
+    for (int i = 50; i < 60; i++)
+        cr_expect_lt(order[i], heavy11, "reader %d started %d-th, after the heavy address's 11th (%d-th)", i - 50,
+                     order[i] + 1, heavy11 + 1);
+    for (int i = 1; i < 50; i++) cr_expect_lt(order[i - 1], order[i], "one address's jobs stay in its order");
+}
+
+/* Where a waiting job stands is arithmetic over the turns: for random
+ * submissions from a few addresses (and the server's own) between pops,
+ * the positions read at any moment are the order the jobs start in when no
+ * more come. */
+Test(jobq, positions_are_the_start_order_for_random_queues) {
+    srand(31);
+    for (int round = 0; round < 200; round++) {
+        q = jobq_create(64, 128, 60, err);
+        char ids[64][JOBQ_ID_LEN];
+        int n = 0;
+        int steps = 1 + rand() % 40;
+        for (int t = 0; t < steps && n < 64; t++) {
+            if (rand() % 4 == 0) {
+                struct job *j;
+                if (jobq_pop(q, 0, &j) == 1) jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+                continue;
+            }
+            static const char *const who[] = {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", NULL};
+            unsigned pos;
+            cr_assert_eq(push_from(who[rand() % 5], "k", ids[n++], &pos, NULL), 0);
+        }
+        unsigned want[64];
+        int waiting = 0;
+        for (int i = 0; i < n; i++) {
+            struct job_view v;
+            cr_assert_eq(jobq_status(q, ids[i], &v), 0);
+            free(v.document);
+            want[i] = v.state == JOB_QUEUED ? v.position : 0;
+            waiting += v.state == JOB_QUEUED;
+        }
+        for (int k = 1; k <= waiting; k++) {
+            char id[JOBQ_ID_LEN];
+            pop_finish(id);
+            int i = 0;
+            while (i < n && strcmp(ids[i], id) != 0) i++;
+            cr_assert_lt(i, n);
+            cr_assert_eq(want[i], (unsigned)k, "round %d: a job said position %u and started %d-th", round, want[i], k);
+        }
+        jobq_free(q);
+        q = NULL;
+    }
+}
+
+/* One address past its bound gets DV_EFULL naming it, with Retry-After the
+ * expected start of its own oldest job; other addresses and the server's
+ * own jobs still queue. */
+Test(jobq, an_address_past_its_bound_waits_for_its_oldest_job) {
+    q = jobq_create(64, 8, 60, err);
+    set_limits(3, 0, 2.0);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct jobq_wait w;
+    cr_assert_eq(push_from("10.0.0.2", "k", id, &pos, NULL), 0);
+    cr_assert_eq(push_from("10.0.0.3", "k", id, &pos, NULL), 0);
+    for (int i = 0; i < 3; i++) cr_assert_eq(push_from("10.0.0.1", "k", id, &pos, &w), 0);
+    cr_expect_float_eq(w.expected_start_s, 8.0, 1e-9, "two of others' and two of its own ahead, 2 s each");
+    cr_expect_float_eq(w.eta_s, 10.0, 1e-9);
+    cr_assert_eq(push_from("10.0.0.1", "k", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_CLIENT);
+    cr_expect(strstr(err, "10.0.0.1") && strstr(err, "one address"), "%s", err);
+    cr_expect_eq(w.retry_after_s, 4, "its oldest starts after two others' jobs of 2 s: %u", w.retry_after_s);
+    cr_expect_eq(jobq_retry_after_s(q, "10.0.0.1"), 4);
+    cr_expect_eq(jobq_retry_after_s(q, "10.0.0.9"), 1, "a place for anyone else is free now");
+    cr_assert_eq(push_from("10.0.0.4", "k", id, &pos, NULL), 0);
+    for (int i = 0; i < 5; i++) cr_assert_eq(push_from(NULL, "k", id, &pos, NULL), 0, "the server's own: no bound");
+    pop_finish(NULL); /* 10.0.0.2's */
+    pop_finish(NULL); /* 10.0.0.3's */
+    pop_finish(NULL); /* 10.0.0.1's oldest: a place for it */
+    cr_assert_eq(push_from("10.0.0.1", "k", id, &pos, &w), 0);
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_expect_eq(st.rejected, 1);
+}
+
+/* The bytes the waiting jobs hold are bounded too, and given back when a
+ * job leaves the queue. */
+Test(jobq, the_waiting_jobs_bytes_are_bounded) {
+    q = jobq_create(64, 8, 60, err);
+    struct jobq_submit s = {.request = "{\"part\":1}", .key = "k1", .deadline_ms = 1000, .client = "10.0.0.1"};
+    size_t one = jobq_submit_bytes(&s);
+    cr_assert_gt(one, sizeof "{\"part\":1}" + sizeof "k1");
+    set_limits(0, 3 * one, 1.0);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct jobq_wait w;
+    s.wait = &w;
+    static const char *const keys[] = {"k1", "k2", "k3", "k4", "k5"};
+    for (int i = 0; i < 3; i++) {
+        s.key = keys[i];
+        cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+    }
+    s.key = keys[3];
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_BYTES);
+    cr_expect(strstr(err, "bytes"), "%s", err);
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_expect_eq(st.bytes, 3 * one);
+    cr_expect_eq(st.max_bytes, 3 * one);
+    pop_finish(NULL);
+    jobq_get_stats(q, &st);
+    cr_expect_eq(st.bytes, 2 * one);
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+}
+
+/* A full queue: a place opens when the next job leaves it, i.e. when the
+ * running job ends. A job that has run past its kind's estimate is expected
+ * to end at any moment (1 s), whatever its deadline says. */
+Test(jobq, retry_after_is_the_running_jobs_remainder_never_its_deadline) {
     q = jobq_create(1, 8, 60, err);
     char id[JOBQ_ID_LEN];
     unsigned pos;
     struct job *j;
-    cr_expect_eq(jobq_retry_after_s(q), 5, "nothing has run, nothing runs");
-    struct jobq_submit quick = {.request = "{}", .deadline_ms = 20000};
-    for (int i = 0; i < 3; i++) {
-        cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
-        cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_expect_eq(jobq_retry_after_s(q, NULL), 1, "nothing waits, nothing runs");
+    for (int i = 0; i < 3; i++) run_one("quick", 0);
+    cr_assert_eq(push_from("10.0.0.1", "quick", id, &pos, NULL), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1); /* runs, and runs long: deadline 20 s */
+    cr_assert_eq(push_from("10.0.0.1", "quick", id, &pos, NULL), 0);
+    struct jobq_wait w;
+    cr_assert_eq(push_from("10.0.0.2", "quick", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_JOBS);
+    usleep(50 * 1000); /* past the quick runs' estimate */
+    cr_expect_eq(jobq_retry_after_s(q, "10.0.0.2"), 1, "not the 20 s to the deadline");
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    pop_finish(NULL);
+}
+
+/* With no finished run of its kind, a running job is expected to take the
+ * configured default: Retry-After is that less what it has run, not the
+ * deadline (20 s) nor another kind's runs. */
+Test(jobq, retry_after_with_no_history_is_the_default_run) {
+    q = jobq_create(1, 8, 60, err);
+    set_limits(0, 0, 5.0);
+    run_one("other", 0);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push_from("10.0.0.1", "new", id, &pos, NULL), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_eq(push_from("10.0.0.1", "new", id, &pos, NULL), 0);
+    struct jobq_wait w;
+    cr_assert_eq(push_from("10.0.0.2", "new", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.retry_after_s, 5, "Retry-After %u s with the default run of 5 s just begun", w.retry_after_s);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    pop_finish(NULL);
+}
+
+/* A run on schedule: its kind's estimate less what it has run. */
+Test(jobq, retry_after_on_schedule_is_the_kinds_remainder) {
+    q = jobq_create(1, 8, 60, err);
+    run_one("long", 1500);
+    run_one("short", 0);
+    char id[JOBQ_ID_LEN];
+    unsigned pos;
+    struct job *j;
+    cr_assert_eq(push_from("10.0.0.1", "long", id, &pos, NULL), 0);
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_eq(push_from("10.0.0.1", "short", id, &pos, NULL), 0);
+    unsigned ra = jobq_retry_after_s(q, "10.0.0.2");
+    cr_expect_eq(ra, 2, "Retry-After %u s for a 1.5 s run just begun", ra);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, id, &v), 0);
+    cr_expect(v.expected_start_s > 1.3 && v.expected_start_s <= 1.7, "expected start %.3f s", v.expected_start_s);
+    cr_expect(v.eta_s > v.expected_start_s && v.eta_s < v.expected_start_s + 0.2, "eta %.3f s", v.eta_s);
+    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    pop_finish(NULL);
+}
+
+/* A scripted queue: a worker thread runs each job for its kind's time
+ * (300 ms or 30 ms). After one run of each kind, twelve jobs of the two
+ * kinds from six addresses: each job's expected start, read when it was
+ * queued, against the wait it then had. A single mean over the kinds would
+ * miss the slow jobs' waits by over a second. */
+struct script {
+    char ids[12][JOBQ_ID_LEN];
+    double started_ms[12];
+    int n;
+};
+
+static int kind_ms(const char *req) { return strstr(req, "slow") ? 300 : 30; }
+
+static void *script_worker(void *arg) {
+    struct script *sc = arg;
+    for (int n = 0; n < sc->n; n++) {
+        struct job *j;
+        if (jobq_pop(q, 10000, &j) != 1) return NULL;
+        for (int i = 0; i < sc->n; i++)
+            if (strcmp(sc->ids[i], jobq_job_id(j)) == 0) sc->started_ms[i] = timeutil_now_ms();
+        usleep((useconds_t)kind_ms(jobq_job_request(j)) * 1000);
         jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
     }
-    cr_expect_eq(jobq_retry_after_s(q), 1, "idle after quick runs: at least 1 s");
-    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
-    cr_assert_eq(jobq_pop(q, 0, &j), 1); /* runs, and runs long */
-    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), 0);
-    cr_assert_eq(jobq_submit(q, &quick, id, &pos, NULL, err), DV_EFULL);
-    usleep(50 * 1000); /* past the quick runs' mean */
-    unsigned ra = jobq_retry_after_s(q);
-    cr_expect(ra >= 19 && ra <= 20, "Retry-After %u s with 20 s of deadline left", ra);
-    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
-    cr_assert_eq(jobq_pop(q, 0, &j), 1);
-    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    return NULL;
 }
 
-Test(jobq, retry_after_with_no_history_is_the_deadline_left) {
-    q = jobq_create(1, 8, 60, err);
-    char id[JOBQ_ID_LEN];
-    unsigned pos;
-    struct job *j;
-    struct jobq_submit sub = {.request = "{}", .deadline_ms = 20000};
-    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
-    cr_assert_eq(jobq_pop(q, 0, &j), 1);
-    unsigned ra = jobq_retry_after_s(q);
-    cr_expect(ra >= 19 && ra <= 20, "Retry-After %u s", ra);
-    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+Test(jobq, expected_starts_match_a_scripted_queues_waits, .timeout = 30) {
+    q = jobq_create(64, 64, 60, err);
+    set_limits(16, 0, 10.0);
+    static const char *const kinds[] = {"slow", "fast"};
+    for (int k = 0; k < 2; k++) {
+        struct jobq_submit s = {.request = kinds[k], .kind = kinds[k], .client = "10.0.0.1"};
+        char id[JOBQ_ID_LEN];
+        unsigned pos;
+        struct job *j;
+        cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0);
+        cr_assert_eq(jobq_pop(q, 0, &j), 1);
+        usleep((useconds_t)kind_ms(kinds[k]) * 1000);
+        jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    }
+    struct script sc = {.n = 12};
+    double said[12], t0 = timeutil_now_ms();
+    for (int i = 0; i < 12; i++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "10.0.2.%d", i % 6);
+        const char *kind = kinds[i % 3 == 0 ? 0 : 1];
+        struct jobq_wait w;
+        struct jobq_submit s = {.request = kind, .kind = kind, .client = addr, .wait = &w};
+        unsigned pos;
+        cr_assert_eq(jobq_submit(q, &s, sc.ids[i], &pos, NULL, err), 0);
+        said[i] = w.expected_start_s + (timeutil_now_ms() - t0) / 1e3; /* from t0 */
+    }
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, script_worker, &sc), 0);
+    pthread_join(th, NULL);
+    for (int i = 0; i < 12; i++) {
+        double seen = (sc.started_ms[i] - t0) / 1e3;
+        cr_expect(fabs(said[i] - seen) <= 0.1 + 0.1 * seen,
+                  "job %d: expected to start after %.3f s, started after %.3f s", i, said[i], seen);
+    }
 }
 
-/* A run that is on schedule: the mean's remainder. */
-Test(jobq, retry_after_on_schedule_is_the_mean_remainder) {
-    q = jobq_create(1, 8, 60, err);
+/* Estimates are kept per kind and follow recent runs. */
+Test(jobq, each_kind_has_its_own_moving_estimate) {
+    q = jobq_create(8, 8, 60, err);
+    set_limits(0, 0, 7.0);
     char id[JOBQ_ID_LEN];
     unsigned pos;
-    struct job *j;
-    struct jobq_submit sub = {.request = "{}", .deadline_ms = 60000};
-    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
-    cr_assert_eq(jobq_pop(q, 0, &j), 1);
-    usleep(1500 * 1000); /* one run of 1.5 s */
-    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
-    cr_assert_eq(jobq_submit(q, &sub, id, &pos, NULL, err), 0);
-    cr_assert_eq(jobq_pop(q, 0, &j), 1);
-    unsigned ra = jobq_retry_after_s(q);
-    cr_expect(ra >= 1 && ra <= 2, "Retry-After %u s for a 1.5 s run just begun (deadline 60 s)", ra);
-    jobq_finish(q, j, 1, "{}", 0, 0, NULL, NULL);
+    struct jobq_wait w;
+    cr_assert_eq(push_from(NULL, "a", id, &pos, &w), 0);
+    cr_expect_float_eq(w.eta_s, 7.0, 1e-9, "no run of kind a yet: the default");
+    pop_finish(NULL); /* finishes at once: kind a now about 0 s */
+    cr_assert_eq(push_from(NULL, "a", id, &pos, NULL), 0);
+    cr_assert_eq(push_from(NULL, "b", id, &pos, &w), 0);
+    cr_expect(w.expected_start_s < 0.05, "one job of kind a ahead: %.3f s", w.expected_start_s);
+    cr_expect(w.eta_s > 6.9 && w.eta_s < 7.05, "kind b has no run yet: %.3f s", w.eta_s);
+}
+
+/* A fresh server's full queue: sixteen readers' jobs of a kind that has
+ * not run yet (2 s each by the default), the first just begun. A reader
+ * refused is told when a place opens (the running job's 2 s), not when a
+ * job it queued now would start (32 s at the default, for what a GPU does
+ * in a second). An address at its share is told when its own oldest starts. */
+Test(jobq, a_full_fresh_queue_says_when_a_place_opens) {
+    q = jobq_create(16, 8, 60, err);
+    set_limits(1, 0, 2.0);
+    char id[JOBQ_ID_LEN], addr[32];
+    unsigned pos;
+    for (int i = 0; i < 17; i++) {
+        snprintf(addr, sizeof addr, "10.0.3.%d", i + 1);
+        cr_assert_eq(push_from(addr, "k", id, &pos, NULL), 0);
+        if (i == 0) {
+            struct job *j;
+            cr_assert_eq(jobq_pop(q, 0, &j), 1); /* runs; the worker keeps it */
+        }
+    }
+    struct jobq_wait w;
+    cr_assert_eq(push_from("10.0.3.99", "k", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_JOBS);
+    cr_expect_eq(w.retry_after_s, 2, "Retry-After %u s", w.retry_after_s);
+    cr_assert_eq(push_from("10.0.3.5", "k", id, &pos, &w), DV_EFULL);
+    cr_expect_eq(w.full, JOBQ_FULL_CLIENT, "its share is 1 and it has one waiting");
+    cr_expect_eq(w.retry_after_s, 8, "three others' jobs of 2 s ahead of its own, the running one's 2 s: %u",
+                 w.retry_after_s);
 }

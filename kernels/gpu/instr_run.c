@@ -1,0 +1,338 @@
+/* instr_run.c -- the passes of an instruction-profiling process
+ * (instr_run.h), in the order CUPTI needs them (gpu/instr.h says why):
+ * the device and the buffers first, then CUPTI subscribed before any
+ * module loads, each row's sampled wave, every part of every row under the
+ * SASS metrics in one enable, and last each row's listing.
+ *
+ * The launch callback the CUPTI passes call is launch(): a row's part, or
+ * its sampling wave, with the session's buffers and the row's mask. Rows
+ * share the process's buffers; each has its own mask.
+ */
+#define _GNU_SOURCE
+#include "kernels/gpu/instr_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/instr.h"
+#include "kernels/gpu/instr_paths.h"
+#include "kernels/gpu/session.h"
+#include "kernels/model/listing/listing_read.h"
+#include "kernels/model/model/plan.h"
+
+const char *const instr_phase_names[INSTR_PH_N] = {"plan", "cuda", "cupti", "sampling", "patched", "lines", "text"};
+
+void instr_phases_start(struct instr_phases *ph) {
+    memset(ph, 0, sizeof *ph);
+    ph->mark = timeutil_now_ms();
+}
+
+void instr_phase_end(struct instr_phases *ph, enum instr_phase k) {
+    const double now = timeutil_now_ms();
+    ph->ms[k] += now - ph->mark;
+    ph->mark = now;
+}
+
+/* ---- the device, the buffers, the launch ---------------------------------------- */
+
+/* The device and the buffers every row reads and writes, as the
+ * measurement makes them. */
+static int job_buffers(struct instr_job *j, char *err) {
+    int rc;
+    if (!(j->s = session_create())) {
+        dv_seterr(err, "instructions: out of memory");
+        return DV_ERR;
+    }
+    if ((rc = session_device(j->s, j->o.device, &j->dev, err)) != 0) return rc;
+    const unsigned long long n = dv_grid_threads(&j->g);
+    const float *in = session_input(j->s, n, &rc, err);
+    if (!in) return rc;
+    float *host = NULL;
+    float *out = session_output(j->s, 0, n, &host, &rc, err);
+    if (!out) return rc;
+    j->base = (struct dv_launch){.in = in,
+                                 .out = out,
+                                 .n = n,
+                                 .blocks = j->g.blocks,
+                                 .block_x = j->g.block_x,
+                                 .block_y = j->g.block_y,
+                                 .iterations = j->r->config.iterations};
+    return 0;
+}
+
+/* The row's path mask on the device, when its kernel reads one. */
+static int row_buffers(struct instr_row *rr, char *err) {
+    int rc = 0;
+    rr->dmask = NULL;
+    if (!session_mask(rr->j->s, rr->row, &rr->j->g, plan_row_mask,
+                      experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
+        return rc ? rc : DV_ERR;
+    return 0;
+}
+
+/* One wave of the row's kernel (at most its grid): the sampled launch. The
+ * occupancy query loads the kernel's module, so it comes after CUPTI is
+ * set up, never before (instr.h). */
+static int row_wave(struct instr_row *rr, char *err) {
+    const struct instr_job *j = rr->j;
+    int per_sm = 0, rc;
+    if ((rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err)) != 0)
+        return rc;
+    unsigned long long wave = (unsigned long long)(per_sm > 0 ? per_sm : 1) * (unsigned)j->dev.sm_count;
+    rr->sample_blocks = (unsigned)(wave < j->g.blocks ? wave : j->g.blocks);
+    if (!rr->sample_blocks) rr->sample_blocks = 1;
+    return 0;
+}
+
+/* Part `part` of the row's profile plan, or its sampling wave. */
+static int launch(void *ctx, unsigned part, char *err) {
+    struct instr_row *rr = ctx;
+    struct dv_launch l = rr->j->base;
+    l.mode = rr->row->mode;
+    l.mask = rr->dmask;
+    l.blocks = rr->sampling ? rr->sample_blocks : rr->plan.grid.part_blocks[part];
+    return dv_run_kernel(rr->row->kernel, &l, err);
+}
+
+/* ---- the CUPTI passes ------------------------------------------------------------ */
+
+/* The launches of instr_count(): every part of every row still going. */
+struct count_map {
+    struct instr_row *rr[INSTR_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    unsigned part[INSTR_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    unsigned n;
+};
+
+static int count_launch(void *ctx, unsigned k, char *err) {
+    const struct count_map *m = ctx;
+    return launch(m->rr[k], m->part[k], err);
+}
+
+/* PC sampling of each row still going, one sampled wave each, before
+ * anything is patched; a row whose sampling failed says why, and so do the
+ * rows after it (sampling is off from there). Returns 0, or DV_ESTICKY. */
+static int sample_rows(struct instr *p, struct instr_row *rows, unsigned n) {
+    char off[ERR_LEN] = "";
+    for (unsigned i = 0; i < n; i++) {
+        struct instr_row *rr = &rows[i];
+        if (rr->failed) continue;
+        if (off[0]) {
+            if (!rr->stall_reason[0]) dv_seterr(rr->stall_reason, "PC sampling stopped at an earlier row: %s", off);
+            continue;
+        }
+        rr->sampling = 1;
+        int rc = instr_sample(p, launch, rr, 0, &rr->samples, rr->stall_reason);
+        rr->sampling = 0;
+        if (rc == DV_ESTICKY) return rc;
+        if (rc != 0) { /* no stall reasons, the counts still: the reason says why */
+            listing_insns_init(&rr->samples);
+            snprintf(off, sizeof off, "%s", rr->stall_reason);
+        }
+    }
+    instr_sampling_end(p);
+    return 0;
+}
+
+/* The SASS metrics of every part of every row still going, under one
+ * enable; a row whose launch gave no record fails on its own. Returns 0,
+ * or a DV_* code / -1 with `err` for the process. */
+static int count_rows(struct instr *p, struct instr_row *rows, unsigned n, char *err) {
+    static struct count_map m;
+    static struct listing_insns flat[INSTR_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    static int ok[INSTR_MAX_ROWS * TESTIMONY_GRID_PARTS];
+    m.n = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned k = 0; !rows[i].failed && k < rows[i].plan.grid.nparts; k++) {
+            m.rr[m.n] = &rows[i];
+            m.part[m.n++] = k;
+        }
+    if (m.n == 0) return 0;
+    int rc = instr_count(p, m.n, count_launch, &m, flat, ok, err);
+    for (unsigned k = 0; k < m.n; k++) {
+        struct instr_row *rr = m.rr[k];
+        rr->parts[m.part[k]] = flat[k]; /* the row owns it now */
+        rr->nparts = m.part[k] + 1;
+        if (rc == 0 && !ok[k]) {
+            char why[ERR_LEN];
+            dv_seterr(why, "CUPTI: the SASS metrics gave no record for this row's launch %u (%u blocks)", m.part[k],
+                      rr->plan.grid.part_blocks[m.part[k]]);
+            instr_row_fail(rr, why);
+        }
+    }
+    return rc;
+}
+
+/* The function each row's records name must be its own kernel's: the one
+ * its sampled launch ran, when it was sampled, and one no other kernel of
+ * the process named (records left over from another row's launch would
+ * otherwise pass for this row's). A row that fails this fails on its own
+ * (the worker asks again for it alone). A process of one row has no other
+ * row's launch to take records from: it is not checked. */
+static void check_functions(struct instr_row *rows, unsigned n) {
+    for (unsigned i = 0; n > 1 && i < n; i++) {
+        struct instr_row *rr = &rows[i];
+        if (rr->failed || rr->nparts == 0) continue;
+        const char *fn = rr->parts[0].function;
+        char why[ERR_LEN] = "";
+        for (unsigned k = 1; k < rr->nparts && !why[0]; k++)
+            if (strcmp(rr->parts[k].function, fn) != 0)
+                dv_seterr(why, "instructions: the parts of this row's grid named two functions (%.80s, %.80s)", fn,
+                          rr->parts[k].function);
+        if (!why[0] && rr->samples.function[0] && strcmp(rr->samples.function, fn) != 0)
+            dv_seterr(why, "instructions: the SASS records named %.100s, the sampled launch ran %.100s", fn,
+                      rr->samples.function);
+        for (unsigned j = 0; j < n && !why[0]; j++) {
+            const struct instr_row *o = &rows[j];
+            if (j == i || o->failed || o->nparts == 0) continue;
+            const int same_kernel = o->row->kernel == rr->row->kernel;
+            const int same_function = strcmp(o->parts[0].function, fn) == 0;
+            if (same_kernel && !same_function)
+                dv_seterr(why,
+                          "instructions: this row's SASS records named %.100s, row %d:%d of the same kernel %.100s", fn,
+                          o->table, o->index, o->parts[0].function);
+            else if (!same_kernel && same_function)
+                dv_seterr(why, "instructions: this row's SASS records named %.100s, as did row %d:%d of another kernel",
+                          fn, o->table, o->index);
+        }
+        if (why[0]) instr_row_fail(rr, why);
+    }
+}
+
+/* ---- each row's listing ------------------------------------------------------------ */
+
+/* Each instruction's source file as the tree names it (cuda_call.h). */
+static void relative_files(struct listing_insns *f) {
+    for (size_t k = 0; k < f->n; k++) {
+        const char *rel = cuda_source_path(f->v[k].file);
+        if (rel != f->v[k].file) memmove(f->v[k].file, rel, strlen(rel) + 1);
+    }
+}
+
+/* Stall samples of `samples` onto the same pcs of `f`. */
+static void add_stalls(struct listing_insns *f, const struct listing_insns *samples) {
+    f->sampled = samples->sampled;
+    f->nreasons = samples->nreasons;
+    memcpy(f->reasons, samples->reasons, sizeof f->reasons);
+    for (size_t k = 0; k < f->n; k++) {
+        const struct listing_insn *s = listing_insns_find(samples, f->v[k].pc);
+        memcpy(f->v[k].stalls, s ? s->stalls : (const uint32_t[LISTING_MAX_REASONS]){0}, sizeof f->v[k].stalls);
+    }
+}
+
+/* The text, branch targets and the tool's label onto `f`; the reason for
+ * none into l->disassembly_reason. */
+static void add_text(const struct instr_run_opts *opts, struct listing_insns *f, uint64_t crc, const void *cubin,
+                     size_t size, struct listing *l) {
+    char why[ERR_LEN] = "";
+    size_t len = 0;
+    char *text = NULL;
+    struct listing_insns t;
+    if (!opts->disasm) dv_seterr(why, "instructions: no disassembler was given");
+    if (!opts->disasm || !(text = opts->disasm(opts->disasm_ctx, crc, cubin, size, &len, why)) ||
+        listing_read_sass(text, len, f->function, &t, why) != 0) {
+        snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "%s", why);
+        free(text);
+        return;
+    }
+    listing_join_text(f, &t);
+    listing_insns_cleanup(&t);
+    const char *nl = strchr(text, '\n');
+    snprintf(l->disassembler, sizeof l->disassembler, "%.*s", nl ? (int)(nl - text - 2) : 0, text + 2);
+    free(text);
+}
+
+/* One counted row into its listing: parts combined, lines, stalls, text. */
+static void finish_row(const struct instr_run_opts *opts, struct instr *p, struct instr_row *rr,
+                       struct instr_phases *ph) {
+    uint64_t crc = 0;
+    const void *cubin = NULL;
+    size_t size = 0;
+    char err[ERR_LEN] = "";
+    if (listing_combine(rr->parts, rr->plan.weight, rr->plan.grid.nparts, &rr->combined, err) != 0 ||
+        instr_correlate(p, &rr->combined, &crc, &cubin, &size, err) != 0) {
+        instr_row_fail(rr, err);
+        return;
+    }
+    relative_files(&rr->combined);
+    add_stalls(&rr->combined, &rr->samples);
+    instr_phase_end(ph, INSTR_PH_LINES);
+    if (!(rr->l = listing_create())) {
+        instr_row_fail(rr, "instructions: out of memory");
+        return;
+    }
+    add_text(opts, &rr->combined, crc, cubin, size, rr->l);
+    rr->l->cubin_crc = crc;
+    instr_phase_end(ph, INSTR_PH_TEXT);
+    struct listing_paths paths;
+    instr_lesson_paths(&paths);
+    listing_classify(&rr->combined, &paths);
+    if (listing_build(&rr->combined, rr->l, err) != 0) {
+        instr_row_fail(rr, err);
+        return;
+    }
+    struct listing *l = rr->l;
+    snprintf(l->source, sizeof l->source, "cupti-sass");
+    snprintf(l->kernel, sizeof l->kernel, "%s", rr->combined.function);
+    l->mask_hash = rr->plan.mask_hash;
+    l->grid_blocks = rr->plan.grid.part_blocks[0];
+    l->block_x = rr->j->g.block_x;
+    l->block_y = rr->j->g.block_y;
+    l->scale = (double)rr->j->g.blocks / (double)l->grid_blocks;
+    timeutil_utc(time(NULL), l->collected_utc, sizeof l->collected_utc);
+}
+
+/* ---- the process ---------------------------------------------------------------- */
+
+/* Every row of the process, each into rr->l or failed with its reason.
+ * Returns 0, or -1 with `err` for a failure of the whole process (the
+ * device, CUPTI, a sticky error), which the caller gives every row left. */
+int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+              struct instr_phases *ph, char *err) {
+    struct instr *p = NULL;
+    char stall_reason[ERR_LEN] = "";
+    int rc = -1;
+    /* The device first (its reason is the one to give without one), then
+     * CUPTI: with lazy loading (the caller makes sure) no module has loaded yet,
+     * so the subscription still sees the kernels' cubin arrive. */
+    if (job_buffers(j, err) != 0) goto cleanup;
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
+    instr_phase_end(ph, INSTR_PH_CUDA);
+    if (!(p = instr_create(err))) goto cleanup;
+    if (instr_prepare(p, j->dev.ordinal, j->dev.cc_major, opts->stalls, stall_reason, err) != 0) goto cleanup;
+    for (unsigned i = 0; i < n; i++) {
+        if (stall_reason[0]) snprintf(rows[i].stall_reason, sizeof rows[i].stall_reason, "%s", stall_reason);
+        if (!rows[i].failed && row_wave(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
+    }
+    instr_phase_end(ph, INSTR_PH_CUPTI);
+    if (sample_rows(p, rows, n) == DV_ESTICKY) {
+        dv_seterr(err, "instructions: a sticky CUDA error while sampling");
+        goto cleanup;
+    }
+    instr_phase_end(ph, INSTR_PH_SAMPLING);
+    if (count_rows(p, rows, n, err) != 0) goto cleanup;
+    check_functions(rows, n);
+    instr_phase_end(ph, INSTR_PH_PATCHED);
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed) finish_row(opts, p, &rows[i], ph);
+    rc = 0;
+cleanup:
+    instr_free(p);
+    return rc;
+}
+
+int instr_run_launch_only(struct instr_job *j, struct instr_row *rr, unsigned part, char *err) {
+    if (part >= rr->plan.grid.nparts) {
+        dv_seterr(err, "instructions: the grid has %u parts", rr->plan.grid.nparts);
+        return -1;
+    }
+    int rc = job_buffers(j, err);
+    if (rc == 0) rc = row_buffers(rr, err);
+    if (rc == 0) rc = launch(rr, part, err);
+    if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err);
+    return rc;
+}

@@ -1,0 +1,96 @@
+/* instr_run.h -- the passes of one instruction-profiling process over its
+ * planned rows (gpu/instr_plan.h): the device and the buffers, CUPTI, PC
+ * sampling, the SASS metrics, and each row's listing.
+ *
+ * The row's launch is set up with the session's own input, output and mask
+ * builders (gpu/session.h), so the profiled launch is the timed one. The
+ * process:
+ *   1. opens the device, builds the input and output, and each row's mask,
+ *      as the measurement does; loads CUPTI and subscribes to module loads
+ *      (gpu/instr.h) before any module loads (the process sets
+ *      CUDA_MODULE_LOADING=LAZY before its first CUDA call);
+ *   2. launches each row's timed kernel once on one wave of its grid under
+ *      PC sampling, then, PC sampling off, each part of the blocks that
+ *      stand for each row's grid (model/model/profile.h) under the SASS
+ *      metrics, every launch flushed on its own;
+ *   3. per row combines the parts, maps each pc to its source line (once
+ *      per process for a kernel its rows share), puts the disassembly's
+ *      text on the instructions (through the caller's instr_disasm_fn: the
+ *      disassembler is a program of the host, found and run by the server's
+ *      side, server/jobs/disasm.h), and groups the instructions into regions
+ *      and runs (model/listing/listing.h).
+ * A row whose records name another row's function, or which gets no record,
+ * fails on its own; a failure of the device, of CUPTI or a sticky error
+ * fails the process (every row left).
+ *
+ * Where the process's time went is kept by phase (struct instr_phases), for
+ * its answer.
+ */
+#ifndef DV_INSTR_RUN_H
+#define DV_INSTR_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/gpu/instr_plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The phases of a process, in order. */
+enum instr_phase {
+    INSTR_PH_PLAN,
+    INSTR_PH_CUDA,
+    INSTR_PH_CUPTI,
+    INSTR_PH_SAMPLING,
+    INSTR_PH_PATCHED,
+    INSTR_PH_LINES,
+    INSTR_PH_TEXT,
+    INSTR_PH_N
+};
+
+/* Their names in the answer ("plan", "cuda", ... "text"). */
+extern const char *const instr_phase_names[INSTR_PH_N];
+
+/* Host time by phase: each phase_end() adds the time since the last. */
+struct instr_phases {
+    double ms[INSTR_PH_N];
+    double mark;
+};
+
+/* All phases at 0, the clock from now. */
+void instr_phases_start(struct instr_phases *ph);
+
+/* The time since the last mark onto phase `k`. */
+void instr_phase_end(struct instr_phases *ph, enum instr_phase k);
+
+/* The disassembly of a cubin (`size` bytes, 64-bit CRC `crc`): its text,
+ * malloc()ed, *len bytes, whose first line is "# <the tool's label>", or
+ * NULL with why (ERR_LEN), which becomes the listing's disassembly_reason. */
+typedef char *(*instr_disasm_fn)(void *ctx, uint64_t crc, const void *cubin, size_t size, size_t *len, char *why);
+
+struct instr_run_opts {
+    int stalls;             /* PC sampling's stall reasons                 */
+    instr_disasm_fn disasm; /* the text of the instructions                 */
+    void *disasm_ctx;
+};
+
+/* Every row of `rows` (`n`) not failed yet, each into rr->l (and
+ * rr->combined) or failed with its reason; `ph` gets the phases from the
+ * device on. Returns 0, or -1 with `err` for a failure of the whole
+ * process (the device, CUPTI, a sticky error), which the caller gives every
+ * row left. */
+int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+              struct instr_phases *ph, char *err);
+
+/* Part `part` of row `rr`'s plan launched once, with no CUPTI at all (what
+ * an outside profiler, Nsight Compute, profiles). Returns 0, or a DV_* code
+ * / -1 with `err` (the grid has no such part, the device, the launch). */
+int instr_run_launch_only(struct instr_job *j, struct instr_row *rr, unsigned part, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DV_INSTR_RUN_H */
