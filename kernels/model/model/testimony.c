@@ -230,37 +230,53 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
     testimony_observe_standing(seen, exp, blocks, blocks, warps_per_block, per, o);
 }
 
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per) {
-    const double split = model_split_per_block * (per ? per : 1u);
+/* The model's split warps in words: per block, and per evaluation when a
+ * thread evaluates the branch `per` times (2 warps at each of 4096
+ * evaluations, never "8192 warps per block"). */
+static void split_words(char *buf, size_t len, double split, unsigned per) {
+    if (per > 1)
+        snprintf(buf, len, "%.4g warps per block at each of %u evaluations (%.4g per block in all)", split, per,
+                 split * per);
+    else snprintf(buf, len, "%.4g warps per block", split);
+}
+
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per,
+                               double warp_lanes) {
+    if (per == 0) per = 1;
+    if (!(warp_lanes > 0 && warp_lanes <= 32)) warp_lanes = 32;
+    const double split = model_split_per_block * per;
     c->warp_efficiency = c->threads_per_inst >= 0 ? c->threads_per_inst / 32.0 : NAN;
     c->divergent_per_block = blocks ? c->branch_targets_divergent / blocks : NAN;
     c->model_split_per_block = split;
     c->inst_per_fma = c->ffma_threads > 0 ? c->inst_executed / (c->ffma_threads / 32.0) : NAN;
     const double d = c->divergent_per_block;
-    c->predicated = split > 0 && d == 0 && c->warp_efficiency > 0.999;
+    /* Every warp's instructions ran with all of the threads it has: 32 in a
+     * full warp, fewer on average where the block ends in a partial one (a
+     * 48-thread block: 32 and 16, 24 a warp), so the test is against the
+     * row's own warps, not against 32. */
+    const int full = c->threads_per_inst >= 0.999 * warp_lanes;
+    c->predicated = split > 0 && d == 0 && full;
+    char model[160];
+    split_words(model, sizeof model, model_split_per_block, per);
     if (!isfinite(d)) snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
-    else if (c->predicated && per > 1)
-        snprintf(c->verdict, sizeof c->verdict,
-                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
-                 "per block at each of %u evaluations; the compiler turned the branch into predicated instructions "
-                 "(%.3f instructions per FMA)",
-                 c->threads_per_inst, model_split_per_block, per, c->inst_per_fma);
     else if (c->predicated)
         snprintf(c->verdict, sizeof c->verdict,
-                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
-                 "per block; the compiler turned the branch into predicated instructions (%.3f instructions per FMA)",
-                 c->threads_per_inst, split, c->inst_per_fma);
+                 "predicated: no divergent branch and %.1f lanes per instruction (all of the %.1f threads a warp "
+                 "has) while the model splits %s; the compiler turned the branch into predicated instructions "
+                 "(%.3f instructions per FMA)",
+                 c->threads_per_inst, warp_lanes, model, c->inst_per_fma);
     else if (fabs(d - split) <= 0.01 * (split > 1 ? split : 1))
-        snprintf(c->verdict, sizeof c->verdict,
-                 "agrees: %.4g divergent branches per block for the model's %.4g split warps", d, split);
+        snprintf(c->verdict, sizeof c->verdict, "agrees: %.4g divergent branches per block where the model splits %s", d,
+                 model);
     else if (split > 0 && d > split)
         snprintf(c->verdict, sizeof c->verdict,
-                 "%.4g divergent branches per block for %.4g split warps: more than one per split warp (a switch "
-                 "over several paths, or a loop exit per trip count)",
-                 d, split);
+                 "%.4g divergent branches per block where the model splits %s: more than one per split warp (a "
+                 "switch over several "
+                 "paths, or a loop exit per trip count)",
+                 d, model);
     else
-        snprintf(c->verdict, sizeof c->verdict,
-                 "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);
+        snprintf(c->verdict, sizeof c->verdict, "differs: %.4g divergent branches per block where the model splits %s", d,
+                 model);
 }
 
 void testimony_counters_compare(struct dv_table *t) {

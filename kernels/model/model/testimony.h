@@ -90,10 +90,16 @@ void testimony_observe_standing(const struct dv_witness_block *seen, const struc
  * blocks whose model splits `model_split_per_block` warps per block at each
  * of `per` branch evaluations (the iterations of a per-iteration row, else
  * 1): model_split_per_block becomes the launch's (split x per), and the
- * verdict compares it with the divergent branch targets per block. A row the
- * model splits whose timed kernel took no divergent branch with every lane
- * active is `predicated`: the compiler if-converted the branch. */
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per);
+ * verdict compares it with the divergent branch targets per block, naming
+ * the split per evaluation ("2 split warps per block at each of 4096
+ * evaluations"). A row the model splits whose timed kernel took no divergent
+ * branch while every warp's instructions ran with all of its threads is
+ * `predicated`: the compiler if-converted the branch. `warp_lanes` is the
+ * threads a warp of the row's block has on average (threads per block over
+ * warps per block: 32, or 24 for a 48-thread block, whose second warp is
+ * partial); 0 counts as 32. */
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per,
+                               double warp_lanes);
 
 /* The launches that stand for a grid of `blocks` blocks in the counter pass
  * when block b takes the paths of block b mod `period`: part 0 is the first

@@ -224,7 +224,7 @@ struct dv_counters {
                                          ratio the GPU's own count predicts          */
     int predicated;                   /* the model splits warps, the timed kernel took
                                          no divergent branch with every lane active  */
-    char verdict[320];
+    char verdict[448];
 };
 
 struct dv_row {
