@@ -21,6 +21,7 @@
 #include "api/report.h"
 #include "api/jsonout.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_shape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -282,6 +283,33 @@ static json_t *run_json(const struct listing_run *r, int *bad) {
     return o;
 }
 
+/* How the profile's paths were laid out (model/listing/listing_shape.h):
+ * derived from the runs, written for readers, not read back. */
+static json_t *shape_json(const struct listing *l, int *bad) {
+    struct listing_shape sh;
+    listing_shape(l, &sh);
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "branching", json_string(listing_branching_name(sh.branching)), bad);
+    put(o, "path_ffma", integer(sh.path_ffma), bad);
+    put(o, "guarded_ffma", integer(sh.guarded_ffma), bad);
+    put(o, "window_bssy", integer(sh.window_bssy), bad);
+    put(o, "window_bsync", integer(sh.window_bsync), bad);
+    put(o, "window_guarded_bra", integer(sh.window_guarded_bra), bad);
+    put(o, "bssy", integer(sh.bssy), bad);
+    put(o, "bsync", integer(sh.bsync), bad);
+    put(o, "warpsync", integer(sh.warpsync), bad);
+    put(o, "path_lanes", num(sh.path_lanes), bad);
+    put(o, "guarded_lanes", num(sh.guarded_lanes), bad);
+    put(o, "guarded_lanes_on", num(sh.guarded_lanes_on), bad);
+    put(o, "join_pc", sh.has_join ? integer(sh.join_pc) : json_null(), bad);
+    put(o, "join_is_tail", json_boolean(sh.join_is_tail), bad);
+    put(o, "sync_at_join", json_boolean(sh.sync_at_join), bad);
+    put(o, "join_lanes", num(sh.join_lanes), bad);
+    put(o, "text", TEXT(sh.text), bad);
+    return o;
+}
+
 /* A row's instruction profile (model/listing/listing.h), or null when not taken. */
 static json_t *instructions_json(const struct listing *l, int *bad) {
     if (!l) return json_null();
@@ -311,6 +339,7 @@ static json_t *instructions_json(const struct listing *l, int *bad) {
     put(o, "regions", regions, bad);
     for (unsigned k = 0; k < l->nruns; k++) jsonout_append(runs, run_json(&l->runs[k], bad), bad);
     put(o, "runs", runs, bad);
+    put(o, "shape", shape_json(l, bad), bad);
     return o;
 }
 

@@ -16,6 +16,7 @@
 #include "api/report_layout.h"
 #include "api/strbuf.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_shape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -623,18 +624,22 @@ static void listing_text(struct strbuf *b, const char *label, const struct listi
     int stalls = 0;
     for (unsigned k = 0; k < l->nregions; k++) {
         const struct listing_region *r = &l->regions[k];
-        if (!r->nstalls || (r->kind != LISTING_PATH_A && r->kind != LISTING_PATH_B && r->kind != LISTING_BEFORE)) continue;
+        if (!r->nstalls || !(listing_kind_is_path(r->kind) || r->kind == LISTING_BEFORE || r->kind == LISTING_TAIL))
+            continue;
         strbuf_printf(b, "%s %s", stalls++ ? " |" : "  stall samples:", listing_kind_name(r->kind));
         for (unsigned t = 0; t < r->nstalls; t++)
             strbuf_printf(b, "%s %s %.0f%%", t ? "," : "", r->stalls[t].reason, 100.0 * r->stalls[t].share);
     }
     if (stalls) strbuf_printf(b, "\n");
+    struct listing_shape shape;
+    listing_shape(l, &shape);
+    if (shape.branching != LISTING_SHAPE_NONE) strbuf_printf(b, "  SASS: %s\n", shape.text);
     /* The branch region: from the last run before the paths (the branch) to
      * the last run of the paths or of the reconvergence. */
     unsigned first = l->nruns, last = 0;
     for (unsigned k = 0; k < l->nruns; k++) {
         const enum listing_kind kind = l->runs[k].region;
-        if (kind == LISTING_PATH_A || kind == LISTING_PATH_B || kind == LISTING_RECONVERGE) {
+        if (listing_kind_is_path(kind) || kind == LISTING_RECONVERGE || kind == LISTING_TAIL) {
             if (first == l->nruns) first = k ? k - 1 : 0;
             last = k;
         }

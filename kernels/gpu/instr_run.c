@@ -268,7 +268,7 @@ static void finish_row(const struct instr_run_opts *opts, struct instr *p, struc
     rr->l->cubin_crc = crc;
     instr_phase_end(ph, INSTR_PH_TEXT);
     struct listing_paths paths;
-    instr_lesson_paths(&paths);
+    instr_row_paths(rr->row, &paths);
     listing_classify(&rr->combined, &paths);
     if (listing_build(&rr->combined, rr->l, err) != 0) {
         instr_row_fail(rr, err);

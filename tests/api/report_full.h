@@ -53,10 +53,11 @@ static struct listing *report_full_listing(unsigned k) {
     snprintf(l->disassembler, sizeof l->disassembler, "nvdisasm 13.0.%u", 48 + k);
     snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "a reason kept beside a disassembly %u", k);
     l->mapped = 0.96875 + 0.001 * k;
-    l->nregions = 2;
-    for (unsigned r = 0; r < 2; r++) {
+    l->nregions = 3;
+    static const enum listing_kind kinds[3] = {LISTING_BEFORE, LISTING_PATH_A, LISTING_TAIL};
+    for (unsigned r = 0; r < 3; r++) {
         struct listing_region *g = &l->regions[r];
-        g->kind = r ? LISTING_PATH_A : LISTING_BEFORE;
+        g->kind = kinds[r];
         g->instructions = 45 + r + k;
         g->warp = 8448ull * (r + 1) + k;
         g->thread = 270336ull * (r + 1) + k;
@@ -69,18 +70,18 @@ static struct listing *report_full_listing(unsigned k) {
         snprintf(g->stalls[1].reason, sizeof g->stalls[1].reason, "selected");
         g->stalls[1].share = 0.25 + 0.01 * k;
     }
-    for (unsigned r = 0; r < 2; r++) {
+    for (unsigned r = 0; r < 3; r++) {
         struct listing_run run;
         memset(&run, 0, sizeof run);
-        run.pc = 0x310u + 16u * r + 256u * k;
-        run.count = 1 + 191 * r;
+        run.pc = 0x310u + 16u * r + 256u * k + (r == 2 ? 16u * 191u : 0u);
+        run.count = 1 + 191 * (r == 1);
         snprintf(run.opcode, sizeof run.opcode, "%s", r ? "FFMA" : "BRA");
         snprintf(run.sass, sizeof run.sass, "%s", r ? "FFMA R7, R7, R0, 9.9999997473787516356e-05" : "@P0 BRA `(.L_x_52)");
         snprintf(run.last_sass, sizeof run.last_sass, "%s", r ? "FFMA R7, R7, R0, 1e-04" : "@P0 BRA `(.L_x_52)");
         snprintf(run.file, sizeof run.file, "kernels/gpu/lesson_kernels.cu");
         run.line = 160 + r + k;
-        run.region = r ? LISTING_PATH_A : LISTING_BEFORE;
-        run.guarded = !r;
+        run.region = kinds[r];
+        run.guarded = r < 2;
         run.warp = 8448ull + r + k;
         run.thread = 270336ull + r + k;
         run.pred_on = 135168ull + r + k;

@@ -75,23 +75,24 @@ DV_HD float scenario_kway_b(unsigned p) {
 #define SCENARIO_LOOP_A (1.0f - 96.0f / 65536.0f)
 #define SCENARIO_LOOP_B (0.375f * 96.0f / 65536.0f)
 
-/* Short if/else: side 1 runs `len` (1..4) FMAs of one constant set, side 0
- * `len` (1..3) of another. The kernel instantiates the lengths as template
- * constants; ptxas (nvcc 13.0, sm_75/80/90) predicates sides of up to three
- * FMAs and branches at four (see SCENARIOS.md). */
-#define SCENARIO_SHORT_MAX1 4u
-#define SCENARIO_SHORT_MAX0 3u
+/* Short if/else: side 1 (path A, the `if`) runs `len` FMAs, step k
+ * (1-based) x = fma(x, 1 - 2^(k-12), 2^(k-13)), fixed point 0.5; side 0
+ * (path B, the `else`) `len` FMAs, step k x = fma(x, 1 - 5 * 2^(k-14),
+ * 3 * 2^(k-14)), fixed point 0.6: every constant exact in binary32, each
+ * step's its own, so the compiler can merge no two steps and no two sides.
+ * A kernel instantiates the sides' lengths as template constants (the
+ * compiler must see them: they decide whether it predicates the if/else),
+ * from 1 to SCENARIO_SHORT_MAX each: the worked case C7's 2|1 and 4|3 and
+ * the predication map's LA x LB (see SCENARIOS.md). */
+#define SCENARIO_SHORT_MAX 8u
+DV_HD float scenario_short_a(unsigned side, unsigned k) {
+    return side ? 1.0f - (float)(1u << k) / 4096.0f : 1.0f - (float)(5u << k) / 16384.0f;
+}
+DV_HD float scenario_short_b(unsigned side, unsigned k) {
+    return side ? (float)(1u << k) / 8192.0f : (float)(3u << k) / 16384.0f;
+}
 DV_HD float scenario_short_side(float x, unsigned side, unsigned len) {
-    if (side) {
-        x = fmaf(x, 0.99951171875f, 0.000244140625f);
-        if (len > 1u) x = fmaf(x, 0.9990234375f, 0.00048828125f);
-        if (len > 2u) x = fmaf(x, 0.998046875f, 0.0009765625f);
-        if (len > 3u) x = fmaf(x, 0.99609375f, 0.001953125f);
-    } else {
-        x = fmaf(x, 0.9993896484375f, 0.0003662109375f);
-        if (len > 1u) x = fmaf(x, 0.998779296875f, 0.000732421875f);
-        if (len > 2u) x = fmaf(x, 0.99755859375f, 0.00146484375f);
-    }
+    for (unsigned k = 1; k <= len; k++) x = fmaf(x, scenario_short_a(side, k), scenario_short_b(side, k));
     return x;
 }
 
@@ -101,6 +102,47 @@ DV_HD float scenario_short_side(float x, unsigned side, unsigned len) {
  * with different s take different sides on every iteration. */
 DV_HD uint32_t scenario_short_pattern(unsigned s) {
     return s ? 0xAAAAAAAAu : 0x55555555u;
+}
+
+/* The pair kernel's variants (scenario kind SCENARIO_PAIR): one if/else of
+ * two equal FMA chains, path A (k-way path 0's constants) for work value 0
+ * and path B (path 1's) for 1, written as
+ *   BRANCH        if (w == 0) A else B;
+ *   SELECT        both chains, interleaved, by every lane, then
+ *                 x = w ? B : A (branchless: compute both, select one);
+ * and, for reconvergence, each followed at the join by a tail of its own
+ * (k-way path 2's constants) that every lane that reaches the join runs:
+ *   IFELSE        if (w == 0) A else B; join; tail
+ *   LOOP_BREAK    for (;;) { one unit of the loop body; if (++i >= w) break; }
+ *                 join; tail (w is the lane's trip count)
+ *   EARLY_RETURN  if (w == 0) { A; store; return; } B; join; tail
+ * each also with `__syncwarp()` at the join (the _SYNC variants: over the
+ * lanes that reach it). A warp that has not reconverged at the join runs
+ * the tail once per group of lanes, so the tail's time and lanes say
+ * whether it did. */
+enum scenario_pair_variant {
+    SCENARIO_PAIR_BRANCH = 0,
+    SCENARIO_PAIR_SELECT,
+    SCENARIO_PAIR_IFELSE,
+    SCENARIO_PAIR_IFELSE_SYNC,
+    SCENARIO_PAIR_LOOP_BREAK,
+    SCENARIO_PAIR_LOOP_BREAK_SYNC,
+    SCENARIO_PAIR_EARLY_RETURN,
+    SCENARIO_PAIR_EARLY_RETURN_SYNC,
+    SCENARIO_PAIR_VARIANTS
+};
+
+/* Whether pair variant `v` has a tail after its join (the reconvergence
+ * variants), a __syncwarp() at the join, a loop. */
+DV_HD bool scenario_pair_has_tail(unsigned v) { return v >= SCENARIO_PAIR_IFELSE; }
+DV_HD bool scenario_pair_syncs(unsigned v) {
+    return v == SCENARIO_PAIR_IFELSE_SYNC || v == SCENARIO_PAIR_LOOP_BREAK_SYNC || v == SCENARIO_PAIR_EARLY_RETURN_SYNC;
+}
+DV_HD bool scenario_pair_loops(unsigned v) {
+    return v == SCENARIO_PAIR_LOOP_BREAK || v == SCENARIO_PAIR_LOOP_BREAK_SYNC;
+}
+DV_HD bool scenario_pair_returns(unsigned v) {
+    return v == SCENARIO_PAIR_EARLY_RETURN || v == SCENARIO_PAIR_EARLY_RETURN_SYNC;
 }
 
 #ifdef __cplusplus
