@@ -53,7 +53,7 @@
 #include "kernels/model/model/types.h"
 
 #define SCENARIO_MAX_PATHS 32u
-#define SCENARIO_MAX_ROWS 4u
+#define SCENARIO_MAX_ROWS 16u    /* DV_MAX_ROWS */
 #define SCENARIO_CHUNK 32u       /* FMAs per unrolled chunk; a unit is a multiple */
 #define SCENARIO_DEFAULT_UNIT 512u /* FMAs per unit at the default 4096 iterations */
 #define SCENARIO_UNIT_DIVISOR 8u   /* a unit is iterations / 8 FMAs: long enough that
@@ -150,31 +150,51 @@ extern "C" {
 #endif
 
 enum scenario_kind {
-    SCENARIO_KWAY = 0,  /* switch over up to 32 FMA-chain paths          */
-    SCENARIO_LOOP,      /* per-thread trip count, one-unit body          */
-    SCENARIO_SHORT      /* tiny if/else per iteration (may be predicated) */
+    SCENARIO_KWAY = 0, /* switch over up to 32 FMA-chain paths          */
+    SCENARIO_LOOP,     /* per-thread trip count, one-unit body          */
+    SCENARIO_SHORT,    /* tiny if/else per iteration (may be predicated) */
+    SCENARIO_PAIR      /* one if/else of two chains, and its variants    */
 };
 
 enum scenario_layout {
     SCENARIO_LAYOUT_LANES = 0,
     SCENARIO_LAYOUT_SORTED,
     SCENARIO_LAYOUT_WARPS,
-    SCENARIO_LAYOUT_IDEAL
+    SCENARIO_LAYOUT_IDEAL,
+    SCENARIO_LAYOUT_LANE_MOD, /* k-way: lane l on path l % k, k paths in every warp */
+    SCENARIO_LAYOUT_WARP_MOD  /* k-way: warp w of the grid on path w % k, one a warp */
 };
 
+/* Which tables a name selects: the worked cases ("all"), the
+ * compiler-and-warp experiments ("compiler-and-warp"), the full
+ * predication map ("predication-map"). */
+enum scenario_set { SCENARIO_SET_WORKED = 0, SCENARIO_SET_WARP, SCENARIO_SET_MAP };
+
+/* A row: what it assigns and, for the experiments, the one thing it varies. */
 struct scenario_row_def {
     const char *name;   /* stable row name: "lanes", "sorted", ...      */
     const char *label;  /* how the row assigns work, in the lesson's words */
     enum scenario_layout layout;
+    unsigned k;           /* LANE_MOD / WARP_MOD: the paths (1..32)         */
+    unsigned la, lb;      /* SHORT: side A's (side 1) and side B's (side 0)
+                            FMAs; 0: the scenario's lengths            */
+    unsigned variant;     /* PAIR: enum scenario_pair_variant               */
+    const char *versus;   /* the row its ratio is against; NULL: the table's
+                            baseline; its own name: none (it is its own)  */
+    int fit;              /* 1: a point of the table's fit T = a + b k     */
+    const uint8_t *lanes; /* the row's own 32-lane pattern; NULL: the
+                            scenario's lane_work                        */
 };
 
 struct scenario {
     const char *name;   /* stable id: "even-2way"                       */
     const char *title;
-    const char *cell;   /* the worked case: "C1" ...                   */
+    const char *cell; /* the worked case: "C1" ... ("X1".. an experiment) */
     enum scenario_kind kind;
     unsigned npaths;    /* k-way paths / short sides                    */
-    unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
+    unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way); FMAs (short:
+                           [0] side 0 = B, [1] side 1 = A); units (pair:
+                           [0] A, [1] B, [2] the tail, [3] the loop body) */
     uint8_t lane_work[32];/* path id, trip count or side bit per lane   */
     unsigned nrows;
     struct scenario_row_def rows[SCENARIO_MAX_ROWS];
@@ -182,7 +202,26 @@ struct scenario {
     int predicated;     /* short: SASS predicates both sides, so every
                            warp issues both on every iteration          */
     const char *note;   /* what the scenario shows                      */
+    enum scenario_set set;
+    const char *experiment; /* "k-paths", "predication", "branchless",
+                               "reconvergence"; NULL for a worked case  */
+    unsigned short_divisor; /* short: the request's iterations / this (0: 1) */
+    /* Set for one row by scenario_row() (0 in the table): */
+    unsigned k, variant;
 };
+
+/* The scenario as row `row` of `s` runs it, into *out: `s` with the row's
+ * own side lengths (short), lane pattern, k and variant. Every function
+ * below that models, assigns, launches or checks a row takes this. */
+void scenario_row(const struct scenario *s, unsigned row, struct scenario *out);
+
+/* The name that selects `set` ("all", "compiler-and-warp",
+ * "predication-map"). */
+const char *scenario_set_name(enum scenario_set set);
+
+/* The FMAs a thread with work value `w` of row scenario `s` (scenario_row())
+ * runs, its own work: what `comparable` compares and the floor counts. */
+unsigned long long scenario_thread_fmas(const struct scenario *s, unsigned w, unsigned unit_fmas, unsigned short_iters);
 
 /* The model of one row over a whole grid. */
 struct scenario_model {
@@ -231,9 +270,10 @@ struct dv_geometry scenario_grid(const struct dv_options *o);
  * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
 unsigned scenario_unit_fmas(const struct dv_options *o);
 
-/* Iterations of the short kernel for `o`: o->iterations rounded up to a
- * multiple of 32 (each thread's pattern word covers 32 iterations). */
-unsigned scenario_short_iterations(const struct dv_options *o);
+/* Iterations of the short kernel of `s` for `o`: o->iterations over the
+ * scenario's short_divisor, rounded up to a multiple of 32 (each thread's
+ * pattern word covers 32 iterations). */
+unsigned scenario_short_iterations(const struct scenario *s, const struct dv_options *o);
 
 /* How often a thread of a row of `s` evaluates its branch under `o`: every
  * iteration of the short if/else kernel, once for the k-way switch and the
@@ -280,12 +320,13 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
 
 /* The reference values of one scenario table's rows: one per (input value,
  * work value), computed when a row first needs them and kept for the rows
- * after it (every row of a table runs the same scenario, units and
- * iterations; only the work values' places differ). A value here is what
+ * after it that run the same scenario_row() (same kernel, lengths and
+ * variant, units and iterations; only the work values' places differ): a
+ * row whose differs needs values of its own. A value here is what
  * scenario_reference() gives, to the bit. */
 #define SCENARIO_REFS_MAX_THREADS 16
 struct scenario_refs {
-    const struct scenario *s;
+    struct scenario s; /* the row's (scenario_row()), copied     */
     unsigned unit_fmas, short_iters;
     float *values;           /* [DV_INPUT_DISTINCT][256]            */
     unsigned char have[256]; /* work value w computed for every input */

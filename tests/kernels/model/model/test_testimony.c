@@ -548,11 +548,13 @@ Test(testimony, a_scenario_record_built_on_its_period_and_repeated_is_the_whole_
                 struct dv_witness_block *whole = calloc(blocks, sizeof *whole), *rep = calloc(blocks, sizeof *rep);
                 char err[ERR_LEN];
                 cr_assert(work && whole && rep);
-                cr_assert_eq(scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
+                struct scenario rs;
+                scenario_row(s, r, &rs);
+                cr_assert_eq(scenario_assign(&rs, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
                 const unsigned period = testimony_period_bytes(work, tpb, blocks);
-                testimony_expect_scenario(s, work, blocks, tpb, 128, whole);
+                testimony_expect_scenario(&rs, work, blocks, tpb, 128, whole);
                 memset(rep, 0xa5, sizeof *rep * blocks); /* past the period: never read */
-                testimony_expect_scenario(s, work, period, tpb, 128, rep);
+                testimony_expect_scenario(&rs, work, period, tpb, 128, rep);
                 unsigned differ = 0;
                 for (unsigned b = 0; b < blocks; b++) differ += memcmp(&whole[b], &rep[b % period], sizeof *rep) != 0;
                 cr_expect_eq(differ, 0, "%s row %u, %u blocks of %u: period %u, %u blocks differ", names[i], r, blocks,
@@ -638,7 +640,9 @@ Test(testimony, a_scenario_rows_stand_in_sums_what_its_grid_sums) {
                 unsigned *src = malloc(blocks * sizeof *src);
                 char err[ERR_LEN];
                 cr_assert(work && src);
-                cr_assert_eq(scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
+                struct scenario rs;
+                scenario_row(s, r, &rs);
+                cr_assert_eq(scenario_assign(&rs, s->rows[r].layout, blocks, tpb, work, err), 0, "%s", err);
                 struct testimony_grid plain, g;
                 testimony_counter_grid(blocks, testimony_period_bytes(work, tpb, blocks), &plain);
                 memset(&g, 0x5a, sizeof g);
@@ -672,8 +676,8 @@ Test(testimony, a_scenario_rows_stand_in_sums_what_its_grid_sums) {
                 /* The witness's records on the stand-in, counted with its weights. */
                 struct dv_witness_block *whole = calloc(blocks, sizeof *whole), *rep = calloc(ns, sizeof *rep);
                 cr_assert(whole && rep);
-                testimony_expect_scenario(s, work, blocks, tpb, 128, whole);
-                testimony_expect_scenario(s, copy, ns, tpb, 128, rep);
+                testimony_expect_scenario(&rs, work, blocks, tpb, 128, whole);
+                testimony_expect_scenario(&rs, copy, ns, tpb, 128, rep);
                 struct dv_observed a, o;
                 testimony_observe(whole, whole, blocks, (tpb + 31) / 32, 1, &a);
                 testimony_observe_standin(rep, rep, &g, src, (tpb + 31) / 32, 1, &o);
