@@ -17,6 +17,7 @@
 #include "api/strbuf.h"
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_shape.h"
+#include "api/report_experiment.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -332,7 +333,9 @@ static void stop_text(struct strbuf *b, const struct dv_table *t) {
 static void scenario_footer(struct strbuf *b, const struct dv_table *t, const struct dv_row *base, int measured,
                             int intervals) {
     char words[512];
-    if (base)
+    if (base && t->experiment[0])
+        strbuf_printf(b, "baseline: row \"%s\" (a row that names another is over that one: vs below)\n", base->label);
+    else if (base)
         strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
                   base->label);
     else
@@ -710,9 +713,11 @@ char *report_text(const struct dv_report *r) {
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
         strbuf_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
+        report_experiment_text(&b, &r->tables[i], r->measured);
         if (r->measured) testimony_text(&b, &r->tables[i], c->blocks);
         if (r->measured) instructions_text(&b, &r->tables[i]);
     }
+    report_findings_text(&b, r);
     const struct dv_testimony *tm = &r->testimony;
     if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
                         tm->counters_reason[0])) {
