@@ -635,6 +635,7 @@ static json_t *findings_json(const struct findings_predication *f, int *bad) {
     put(p, "unknown", integer(f->unknown), bad);
     put(p, "sum_rule", f->sum_rule >= 0 ? integer(f->sum_rule) : json_null(), bad);
     put(p, "max_rule", f->max_rule >= 0 ? integer(f->max_rule) : json_null(), bad);
+    put(p, "side_rule", f->side_a >= 0 ? pair(integer(f->side_a), integer(f->side_b), bad) : json_null(), bad);
     put(p, "guide_threshold", integer(FINDINGS_GUIDE_DIVERGENT), bad);
     put(p, "guide_threshold_otherwise", integer(FINDINGS_GUIDE_OTHERWISE), bad);
     put(p, "guide_rule", json_string(FINDINGS_GUIDE_RULE), bad);

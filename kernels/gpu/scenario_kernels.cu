@@ -442,6 +442,13 @@ extern "C" int scenario_launch_pair(const float *in, float *out, const uint8_t *
         dv_seterr(err, "scenario_launch_pair: no variant %u", variant);
         return DV_ERR;
     }
+    if (variant == SCENARIO_PAIR_SELECT && lengths->len[0] != lengths->len[1]) {
+        dv_seterr(err,
+                  "scenario_launch_pair: compute-both-then-select runs its sides side by side: %u and %u units "
+                  "must be equal",
+                  lengths->len[0], lengths->len[1]);
+        return DV_ERR;
+    }
     const unsigned chunks = unit_fmas / SCENARIO_CHUNK;
     const unsigned c[4] = {lengths->len[0] * chunks, lengths->len[1] * chunks, lengths->len[2] * chunks,
                            lengths->len[3] * chunks};

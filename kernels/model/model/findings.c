@@ -49,6 +49,29 @@ static int fits(const struct findings_predication *f, int by_sum) {
     return -1;
 }
 
+/* The smallest a + b (then a) such that a point is predicated exactly when
+ * LA <= a and LB <= b; 0 with *a = *b = -1 when none fits. */
+static int fits_sides(const struct findings_predication *f, int *a, int *b) {
+    *a = *b = -1;
+    for (int sum = 0; sum <= 32; sum++)
+        for (int x = 0; x <= sum && x <= 16; x++) {
+            const int y = sum - x;
+            int ok = y <= 16, known = 0;
+            for (unsigned i = 0; i < f->npoints && ok; i++) {
+                const struct findings_point *p = &f->points[i];
+                if (p->branching != LISTING_SHAPE_PREDICATED && p->branching != LISTING_SHAPE_BRANCHED) continue;
+                known = 1;
+                ok = ((int)p->la <= x && (int)p->lb <= y) == (p->branching == LISTING_SHAPE_PREDICATED);
+            }
+            if (ok && known) {
+                *a = x;
+                *b = y;
+                return 1;
+            }
+        }
+    return 0;
+}
+
 static void describe(struct findings_predication *f) {
     const unsigned known = f->predicated + f->branched;
     int n = snprintf(f->text, sizeof f->text, "%u points: %u predicated, %u branched, %u other, %u unknown; ",
@@ -79,10 +102,18 @@ static void describe(struct findings_predication *f) {
             "the guide's old rule (at most %d instructions under the condition, %d where divergence is unlikely) "
             "disagrees on %u of the %u points",
             f->max_rule, f->max_rule, FINDINGS_GUIDE_DIVERGENT, FINDINGS_GUIDE_OTHERWISE, f->guide_disagrees, known);
+    else if (f->side_a >= 0)
+        snprintf(at, left,
+                 "this compiler predicated exactly the if/else whose `if` side has at most %d FMAs and whose `else` "
+                 "side at most %d (LA <= %d and LB <= %d: no rule on LA + LB or max(LA, LB) fits); the guide's old "
+                 "rule (at most %d instructions under the condition, %d where divergence is unlikely) disagrees on %u "
+                 "of the %u points",
+                 f->side_a, f->side_b, f->side_a, f->side_b, FINDINGS_GUIDE_DIVERGENT, FINDINGS_GUIDE_OTHERWISE,
+                 f->guide_disagrees, known);
     else
         snprintf(at, left,
-                 "no rule of the form LA + LB <= s or max(LA, LB) <= m fits the points; the guide's old rule (at most "
-                 "%d instructions under the condition) disagrees on %u of the %u points",
+                 "no rule of the form LA + LB <= s, max(LA, LB) <= m or LA <= a and LB <= b fits the points; the "
+                 "guide's old rule (at most %d instructions under the condition) disagrees on %u of the %u points",
                  FINDINGS_GUIDE_DIVERGENT, f->guide_disagrees, known);
 }
 
@@ -105,6 +136,7 @@ unsigned findings_predication(const struct dv_report *r, struct findings_predica
     }
     out->sum_rule = fits(out, 1);
     out->max_rule = fits(out, 0);
+    fits_sides(out, &out->side_a, &out->side_b);
     describe(out);
     return out->npoints;
 }

@@ -10,8 +10,9 @@
  * ...; unknown where the row has no profile or no disassembly). The
  * boundary is said in the simplest rule that fits every point whose shape
  * is known: predicated exactly when LA + LB <= s, or exactly when
- * max(LA, LB) <= m (the first that fits; "no rule of either form" when
- * neither does), and set against the CUDA C Best Practices Guide's old
+ * max(LA, LB) <= m, or exactly when LA <= a and LB <= b (the first that
+ * fits; "no rule of these forms" when none does), and set against the
+ * CUDA C Best Practices Guide's old
  * rule: the compiler replaces a branch with predicated instructions only
  * when the instructions the condition controls are at most 7 (4 when it
  * judges the branch unlikely to diverge), read here as LA + LB.
@@ -50,6 +51,8 @@ struct findings_predication {
     unsigned predicated, branched, other, unknown;
     int sum_rule;             /* predicated exactly when LA + LB <= sum_rule; -1: no such rule fits */
     int max_rule;             /* predicated exactly when max(LA, LB) <= max_rule; -1 */
+    int side_a, side_b;       /* predicated exactly when LA <= side_a and LB <= side_b (the smallest
+                                 such pair); -1: none fits */
     unsigned guide_disagrees; /* known points where LA + LB <= 7 says otherwise than the SASS */
     char text[640];           /* the boundary in words, against the guide's rule */
 };
