@@ -16,6 +16,7 @@
  */
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,8 @@
 /* report_csv.c -- struct dv_report as CSV (RFC 4180): one record per row of
  * every table, for a spreadsheet or a plotting script.
  *
- * One header line, then per table its rows (kind "row") and, for Part 2,
+ * One header line, then per table its rows (kind "row"; an experiment's
+ * rows fill the columns after gpu_instructions_vs_baseline) and, for Part 2,
  * its two readings (kind "reading": name is the reading's kind, label its
  * sentence, ratio and predicted_ratio its figures). Figures are written as
  * "%.6g" (plenty for a ratio or a time in ms, and the same text on every
@@ -11,6 +12,7 @@
  */
 #include "api/report.h"
 #include "api/strbuf.h"
+#include "kernels/model/listing/listing_shape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +44,23 @@ static const char *const columns[] = {
     "check_ok",
     "gpu_split_warps_per_block",
     "gpu_instructions_vs_baseline",
+    /* The experiments' (empty for any other row): what the row varies, what
+     * its ratio is over, its interval and work, its SASS and its join. */
+    "versus",
+    "ratio_ci_lo",
+    "ratio_ci_hi",
+    "thread_fmas",
+    "point_arrangement",
+    "point_k",
+    "point_la",
+    "point_lb",
+    "point_variant",
+    "sass_branching",
+    "sass_guarded_lanes",
+    "sass_join_lanes",
+    "join_warps",
+    "join_reconverged_warps",
+    "join_clock_spread_median",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -71,6 +90,30 @@ static void whole(struct strbuf *b, unsigned long long v) {
     field(b, buf, 0);
 }
 
+/* The experiment columns of row `w` of `t` (empty where they do not apply). */
+static void experiment_fields(struct strbuf *b, const struct dv_table *t, const struct dv_row *w) {
+    const unsigned r = (unsigned)(w - t->rows);
+    field(b, w->versus ? t->rows[dv_row_reference(t, r)].name : "", 0);
+    number(b, w->ratio_ci.lo, w->measured);
+    number(b, w->ratio_ci.hi, w->measured);
+    if (w->kernel == DV_KERNEL_SCENARIO) whole(b, w->thread_fmas);
+    else field(b, "", 0);
+    const struct dv_point *p = &w->point;
+    field(b, p->arrangement, 0);
+    number(b, p->k, p->k > 0);
+    number(b, p->la, p->la > 0);
+    number(b, p->lb, p->lb > 0);
+    field(b, p->variant, 0);
+    struct listing_shape sh;
+    if (w->instructions) listing_shape(w->instructions, &sh);
+    field(b, w->instructions ? listing_branching_name(sh.branching) : "", 0);
+    number(b, w->instructions ? sh.guarded_lanes : NAN, w->instructions != NULL);
+    number(b, w->instructions ? sh.join_lanes : NAN, w->instructions != NULL);
+    number(b, w->join.warps, w->join.present);
+    number(b, w->join.reconverged, w->join.present);
+    number(b, w->join.spread_median, w->join.present);
+}
+
 static void row_record(struct strbuf *b, const struct dv_table *t, const struct dv_row *w) {
     const int scenario = w->kernel == DV_KERNEL_SCENARIO;
     field(b, t->id, 1);
@@ -98,6 +141,7 @@ static void row_record(struct strbuf *b, const struct dv_table *t, const struct 
     field(b, w->measured ? (w->check.ok ? "true" : "false") : "", 0);
     number(b, w->observed.split_warps.per_block, w->observed.present);
     number(b, w->counters.inst_vs_baseline, w->counters.present);
+    experiment_fields(b, t, w);
     strbuf_append(b, "\r\n", 2);
 }
 

@@ -617,6 +617,25 @@ static void join_parse(struct rd *rd, const json_t *o, const char *p, struct dv_
     GET_STR(rd, v, sub, "verdict", j->verdict);
 }
 
+/* A measured row's correctness check; 0 when the row has none (a document
+ * of a measurement cut short), else 1. */
+static int check_parse(struct rd *rd, const json_t *o, const char *p, struct dv_check *chk) {
+    char sub[96];
+    chk->first_mismatch = -1;
+    const json_t *c = get_sub(rd, o, p, "check", sub, sizeof sub);
+    if (!c) return 0;
+    double expected = 0, got = 0;
+    get_bool(rd, c, sub, "ok", &chk->ok);
+    GET_INT(rd, c, sub, "checked", chk->checked, unsigned long long);
+    GET_INT(rd, c, sub, "mismatches", chk->mismatches, unsigned long long);
+    get_ll(rd, c, sub, "first_mismatch", &chk->first_mismatch);
+    get_num(rd, c, sub, "expected", &expected, NAN);
+    get_num(rd, c, sub, "got", &got, NAN);
+    chk->expected = (float)expected;
+    chk->got = (float)got;
+    return 1;
+}
+
 static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
     char kernel[32] = "", sub[96];
     GET_STR(rd, o, p, "name", w->name);
@@ -681,18 +700,7 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "ratio_of_medians", &w->ratio_of_medians, NAN);
     get_num(rd, o, p, "floor_fraction", &w->floor_fraction, NAN);
 
-    w->check.first_mismatch = -1;
-    const json_t *c = get_sub(rd, o, p, "check", sub, sizeof sub);
-    if (!c) return;
-    double expected = 0, got = 0;
-    get_bool(rd, c, sub, "ok", &w->check.ok);
-    GET_INT(rd, c, sub, "checked", w->check.checked, unsigned long long);
-    GET_INT(rd, c, sub, "mismatches", w->check.mismatches, unsigned long long);
-    get_ll(rd, c, sub, "first_mismatch", &w->check.first_mismatch);
-    get_num(rd, c, sub, "expected", &expected, NAN);
-    get_num(rd, c, sub, "got", &got, NAN);
-    w->check.expected = (float)expected;
-    w->check.got = (float)got;
+    if (!check_parse(rd, o, p, &w->check)) return;
     observed_parse(rd, o, p, &w->observed);
     counters_parse(rd, o, p, &w->counters);
     char ip[112];

@@ -21,6 +21,7 @@
 #include "kernels/gpu/instr.h"
 #include "kernels/gpu/instr_paths.h"
 #include "kernels/gpu/scenario_rows.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/session.h"
 #include "kernels/model/listing/listing_read.h"
 #include "kernels/model/model/plan.h"

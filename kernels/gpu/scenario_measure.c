@@ -37,6 +37,7 @@
 #include "kernels/gpu/timing.h"
 #include "kernels/gpu/witness.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
 
 static int launch_row(void *p, unsigned row, char *err) {

@@ -16,6 +16,7 @@
 #include "api/options.h"
 #include "api/request.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 /* A row whose ratio's 95% interval is wider than this on either side is too
  * uncertain to publish: the runner aims for max_halfwidth (0.5%) and stops

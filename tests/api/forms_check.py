@@ -31,7 +31,9 @@ COLUMNS = ["table", "table_title", "kind", "name", "label", "kernel", "baseline"
            "warps_split_min", "warps_split_max", "threads_per_block", "threads_on_a_min", "threads_on_a_max",
            "path_runs_per_block", "predicted_ratio", "predicted_efficiency", "median_ms", "ratio", "noise",
            "floor_fraction", "measured_efficiency", "check_ok", "gpu_split_warps_per_block",
-           "gpu_instructions_vs_baseline"]
+           "gpu_instructions_vs_baseline", "versus", "ratio_ci_lo", "ratio_ci_hi", "thread_fmas",
+           "point_arrangement", "point_k", "point_la", "point_lb", "point_variant", "sass_branching",
+           "sass_guarded_lanes", "sass_join_lanes", "join_warps", "join_reconverged_warps", "join_clock_spread_median"]
 
 failures = []
 

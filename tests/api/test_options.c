@@ -6,6 +6,7 @@
 
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 static struct dv_options o;
 static char err[ERR_LEN];

@@ -11,6 +11,7 @@
 #include "kernels/base/fnv.h"
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 int profile_row_supported(const struct dv_row *row, char *reason) {
     if (row->kernel >= 0 && row->kernel < DV_NUM_KERNELS) return 1;

@@ -25,7 +25,7 @@
  * checks it: `comparable`); a row's ratio is against the row it names
  * (`versus`), else the table's baseline.
  */
-#include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -378,4 +378,49 @@ unsigned scenario_rows(const char *want) {
     if (scenario_select(want, list, &n, err) != 0) return 0;
     for (size_t i = 0; i < n; i++) rows += list[i]->nrows;
     return rows;
+}
+
+int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
+    const struct scenario *list[SCENARIO_MAX_SELECTED];
+    size_t count = 0;
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
+    char why[ERR_LEN];
+
+    if (field) *field = "";
+    if (scenario_select(o->scenario, list, &count, why) != 0) {
+        dv_seterr(err, "scenario: %s", why);
+        if (field) *field = "scenario";
+        return -1;
+    }
+    if (r->ntables + count > DV_MAX_TABLES) {
+        dv_seterr(err, "scenario: %zu tables do not fit (%u of %d used)", count, r->ntables, DV_MAX_TABLES);
+        if (field) *field = "scenario";
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (scenario_build_table(list[i], o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
+        r->ntables++;
+    }
+    if (!r->config.experiment[0]) {
+        struct dv_config *c = &r->config;
+        snprintf(c->experiment, sizeof c->experiment, "scenario");
+        c->blocks = blocks;
+        c->blocks_auto = o->blocks == 0;
+        if (c->blocks_auto)
+            snprintf(c->blocks_reason, sizeof c->blocks_reason, "scenarios run the lesson's %u blocks",
+                     DV_DEFAULT_BLOCKS);
+        c->block_x = bx;
+        c->block_y = by;
+        c->threads_per_block = bx * by;
+        c->threads = (unsigned long long)blocks * bx * by;
+        c->iterations = o->iterations;
+        c->fmas_per_launch = 0; /* differs per row: see each row's floor_fraction */
+        c->bytes_per_launch = c->threads * (2u * sizeof(float) + 1u);
+        c->max_noise = o->max_noise;
+        c->budget_ms = o->budget_ms;
+        c->min_samples = o->min_samples;
+        c->max_samples = o->max_samples;
+    }
+    return 0;
 }

@@ -48,6 +48,7 @@
 #include "kernels/model/model/analysis.h"
 #include "kernels/model/model/reference.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/model/model/plan.h"
 #include "tests/kernels/gpu/helper_gpu.h"

@@ -15,6 +15,7 @@
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/devmem.h"
 #include "kernels/gpu/scenario_kernels.h"
 #include "kernels/gpu/scenario_rows.h"

@@ -7,6 +7,7 @@
 #include "kernels/model/model/experiment.h"
 #include "api/request.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/plan.h"
 #include "server/evidence/suites.h"
 #include "tests/support/failing_alloc.h"

@@ -34,6 +34,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_shape.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "server/core/subproc.h"
 #include "server/jobs/wire.h"
 

@@ -13,6 +13,7 @@
 #include "kernels/model/model/findings.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
 
 static const struct scenario *get(const char *name) {

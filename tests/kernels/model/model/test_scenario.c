@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/experiment.h"
 

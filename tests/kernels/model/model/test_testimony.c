@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/base/fnv.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/model/model/analysis.h"
 
