@@ -456,10 +456,6 @@ extern "C" int scenario_launch_pair(const float *in, float *out, const uint8_t *
     return pair_table[variant](in, out, work, blocks, dim3(block_x, block_y), n, c, witness, join, err);
 }
 
-extern "C" int scenario_kernel_compiled(unsigned unit_fmas, unsigned iterations) {
-    return unit_fmas / SCENARIO_CHUNK == SCENARIO_COMPILED_CHUNKS && iterations / 32u == SCENARIO_COMPILED_ROUNDS;
-}
-
 /* The timed instantiations, as functions for the occupancy query. */
 #define SHORT_FN(l0, l1) (const void *)scenario_short_kernel<l0, l1, 0, false>
 #define SHORT_FN_ROW(l0)                                                                                               \

@@ -57,14 +57,16 @@ int scenario_launch_short(const float *in, float *out, const uint32_t *pattern, 
  * thread, zeroed by the caller) runs the join instantiation of a
  * reconvergence variant instead of the timed kernel; `witness` the witness. */
 int scenario_launch_pair(const float *in, float *out, const uint8_t *work, unsigned blocks, unsigned block_x,
-                         unsigned block_y, unsigned variant, const struct scenario_lengths *lengths,
-                         unsigned unit_fmas, struct dv_witness_block *witness, struct dv_join_lane *join, char *err);
-
-/* 1 when `unit_fmas` and `iterations` run the compile-time instantiations. */
-int scenario_kernel_compiled(unsigned unit_fmas, unsigned iterations);
+                         unsigned block_y, unsigned variant, const struct scenario_lengths *lengths, unsigned unit_fmas,
+                         struct dv_witness_block *witness, struct dv_join_lane *join, char *err);
 
 /* Which timed kernel a row runs, for the occupancy query. */
-enum scenario_kernel_kind { SCENARIO_KERNEL_KWAY = 0, SCENARIO_KERNEL_LOOP, SCENARIO_KERNEL_SHORT, SCENARIO_KERNEL_PAIR };
+enum scenario_kernel_kind {
+    SCENARIO_KERNEL_KWAY = 0,
+    SCENARIO_KERNEL_LOOP,
+    SCENARIO_KERNEL_SHORT,
+    SCENARIO_KERNEL_PAIR
+};
 struct scenario_kernel_ref {
     unsigned kind;       /* enum scenario_kernel_kind                          */
     unsigned len0, len1; /* short: side 0's and side 1's FMAs                  */
@@ -74,8 +76,7 @@ struct scenario_kernel_ref {
 
 /* Resident blocks of `threads_per_block` per SM of kernel `k`'s timed
  * instantiation into *per_sm. Returns 0 or a DV_* code with `err`. */
-int scenario_kernel_occupancy(const struct scenario_kernel_ref *k, unsigned threads_per_block, int *per_sm,
-                              char *err);
+int scenario_kernel_occupancy(const struct scenario_kernel_ref *k, unsigned threads_per_block, int *per_sm, char *err);
 
 #ifdef __cplusplus
 }

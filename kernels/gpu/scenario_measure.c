@@ -237,8 +237,9 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     const double s0 = timeutil_now_ms();
     if ((rc = scenario_rows_setup(c, s, o, in_dev, (1u << s->nrows) - 1u, err)) != 0) goto cleanup;
     t->host_setup_ms = timeutil_now_ms() - s0;
-    snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s",
-             scenario_kernel_compiled(c->unit, c->iters) ? "compile-time 4096" : "runtime");
+    int compiled = 1;
+    for (unsigned r = 0; r < s->nrows; r++) compiled &= scenario_rows_compiled(c, r);
+    snprintf(t->kernel_iterations, sizeof(t->kernel_iterations), "%s", compiled ? "compile-time 4096" : "runtime");
     const double clk_sum0 = clk ? clk->sum_mhz : 0;
     const unsigned clk_n0 = clk ? clk->n : 0;
     double h0 = timeutil_now_ms();

@@ -149,6 +149,18 @@ int scenario_rows_launch(const struct scenario_rows *c, unsigned row, int standi
     }
 }
 
+int scenario_rows_compiled(const struct scenario_rows *c, unsigned row) {
+    const struct scenario *rs = &c->row[row < SCENARIO_MAX_ROWS ? row : 0];
+    switch (rs->kind) {
+    case SCENARIO_KWAY:
+    case SCENARIO_LOOP: return c->unit / SCENARIO_CHUNK == SCENARIO_COMPILED_CHUNKS;
+    case SCENARIO_SHORT:
+        return c->iters / 32u == SCENARIO_COMPILED_ROUNDS &&
+               ((rs->lengths[0] == 1 && rs->lengths[1] == 2) || (rs->lengths[0] == 3 && rs->lengths[1] == 4));
+    default: return 0; /* the pair kernel reads its chains' lengths at run time */
+    }
+}
+
 int scenario_rows_occupancy(const struct scenario_rows *c, unsigned row, int *per_sm, char *err) {
     const struct scenario *rs = &c->row[row < SCENARIO_MAX_ROWS ? row : 0];
     static const unsigned kinds[] = {[SCENARIO_KWAY] = SCENARIO_KERNEL_KWAY,
@@ -159,9 +171,7 @@ int scenario_rows_occupancy(const struct scenario_rows *c, unsigned row, int *pe
                                           .len0 = rs->lengths[0],
                                           .len1 = rs->lengths[1],
                                           .variant = rs->variant,
-                                          .compiled = rs->kind == SCENARIO_SHORT
-                                                          ? c->iters / 32u == SCENARIO_COMPILED_ROUNDS
-                                                          : c->unit / SCENARIO_CHUNK == SCENARIO_COMPILED_CHUNKS};
+                                          .compiled = scenario_rows_compiled(c, row)};
     return scenario_kernel_occupancy(&k, c->block_x * c->block_y, per_sm, err);
 }
 

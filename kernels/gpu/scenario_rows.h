@@ -69,6 +69,11 @@ int scenario_rows_standing(struct scenario_rows *c, unsigned row, unsigned wave,
 int scenario_rows_launch(const struct scenario_rows *c, unsigned row, int standin, unsigned first, unsigned blocks,
                          struct dv_witness_block *witness, struct dv_join_lane *join, char *err);
 
+/* 1 when row `row` runs a compile-time instantiation (the suites' unit of
+ * the k-way and loop kernels; the worked cases' 2|1 and 4|3 short kernels
+ * on 4096 iterations), 0 for a runtime one. */
+int scenario_rows_compiled(const struct scenario_rows *c, unsigned row);
+
 /* Resident blocks per SM of row `row`'s timed kernel into *per_sm. */
 int scenario_rows_occupancy(const struct scenario_rows *c, unsigned row, int *per_sm, char *err);
 

@@ -15,19 +15,26 @@
 #include <string.h>
 
 static const char *const kind_names[LISTING_KINDS] = {
-    [LISTING_BEFORE] = "before",       [LISTING_PATH_A] = "path_a",      [LISTING_PATH_B] = "path_b",
-    [LISTING_RECONVERGE] = "reconverge", [LISTING_AFTER] = "after",      [LISTING_LOOP] = "loop",
-    [LISTING_TAIL] = "tail",           [LISTING_PATH_0 + 0] = "path_0",  [LISTING_PATH_0 + 1] = "path_1",
-    [LISTING_PATH_0 + 2] = "path_2",   [LISTING_PATH_0 + 3] = "path_3",  [LISTING_PATH_0 + 4] = "path_4",
-    [LISTING_PATH_0 + 5] = "path_5",   [LISTING_PATH_0 + 6] = "path_6",  [LISTING_PATH_0 + 7] = "path_7",
-    [LISTING_PATH_0 + 8] = "path_8",   [LISTING_PATH_0 + 9] = "path_9",  [LISTING_PATH_0 + 10] = "path_10",
-    [LISTING_PATH_0 + 11] = "path_11", [LISTING_PATH_0 + 12] = "path_12", [LISTING_PATH_0 + 13] = "path_13",
-    [LISTING_PATH_0 + 14] = "path_14", [LISTING_PATH_0 + 15] = "path_15", [LISTING_PATH_0 + 16] = "path_16",
-    [LISTING_PATH_0 + 17] = "path_17", [LISTING_PATH_0 + 18] = "path_18", [LISTING_PATH_0 + 19] = "path_19",
-    [LISTING_PATH_0 + 20] = "path_20", [LISTING_PATH_0 + 21] = "path_21", [LISTING_PATH_0 + 22] = "path_22",
-    [LISTING_PATH_0 + 23] = "path_23", [LISTING_PATH_0 + 24] = "path_24", [LISTING_PATH_0 + 25] = "path_25",
-    [LISTING_PATH_0 + 26] = "path_26", [LISTING_PATH_0 + 27] = "path_27", [LISTING_PATH_0 + 28] = "path_28",
-    [LISTING_PATH_0 + 29] = "path_29", [LISTING_PATH_0 + 30] = "path_30", [LISTING_PATH_0 + 31] = "path_31",
+    [LISTING_BEFORE] = "before",       [LISTING_PATH_A] = "path_a",
+    [LISTING_PATH_B] = "path_b",       [LISTING_RECONVERGE] = "reconverge",
+    [LISTING_AFTER] = "after",         [LISTING_LOOP] = "loop",
+    [LISTING_TAIL] = "tail",           [LISTING_PATH_0 + 0] = "path_0",
+    [LISTING_PATH_0 + 1] = "path_1",   [LISTING_PATH_0 + 2] = "path_2",
+    [LISTING_PATH_0 + 3] = "path_3",   [LISTING_PATH_0 + 4] = "path_4",
+    [LISTING_PATH_0 + 5] = "path_5",   [LISTING_PATH_0 + 6] = "path_6",
+    [LISTING_PATH_0 + 7] = "path_7",   [LISTING_PATH_0 + 8] = "path_8",
+    [LISTING_PATH_0 + 9] = "path_9",   [LISTING_PATH_0 + 10] = "path_10",
+    [LISTING_PATH_0 + 11] = "path_11", [LISTING_PATH_0 + 12] = "path_12",
+    [LISTING_PATH_0 + 13] = "path_13", [LISTING_PATH_0 + 14] = "path_14",
+    [LISTING_PATH_0 + 15] = "path_15", [LISTING_PATH_0 + 16] = "path_16",
+    [LISTING_PATH_0 + 17] = "path_17", [LISTING_PATH_0 + 18] = "path_18",
+    [LISTING_PATH_0 + 19] = "path_19", [LISTING_PATH_0 + 20] = "path_20",
+    [LISTING_PATH_0 + 21] = "path_21", [LISTING_PATH_0 + 22] = "path_22",
+    [LISTING_PATH_0 + 23] = "path_23", [LISTING_PATH_0 + 24] = "path_24",
+    [LISTING_PATH_0 + 25] = "path_25", [LISTING_PATH_0 + 26] = "path_26",
+    [LISTING_PATH_0 + 27] = "path_27", [LISTING_PATH_0 + 28] = "path_28",
+    [LISTING_PATH_0 + 29] = "path_29", [LISTING_PATH_0 + 30] = "path_30",
+    [LISTING_PATH_0 + 31] = "path_31",
 };
 
 const char *listing_kind_name(enum listing_kind k) {
@@ -275,8 +282,9 @@ int listing_classify(struct listing_insns *f, const struct listing_paths *p) {
     if (lo < f->n) {
         for (size_t i = lo; i <= hi; i++) {
             int k = chain_kind(&f->v[i], p);
-            f->v[i].kind =
-                k >= 0 ? (enum listing_kind)k : is_reconvergence(&f->v[i]) ? LISTING_RECONVERGE : LISTING_BEFORE;
+            f->v[i].kind = k >= 0                       ? (enum listing_kind)k
+                           : is_reconvergence(&f->v[i]) ? LISTING_RECONVERGE
+                                                        : LISTING_BEFORE;
         }
         size_t next = hi + 1;
         sides = two_paths(f, p, lo, hi) && classify_sides(f, p, lo, hi, &next);

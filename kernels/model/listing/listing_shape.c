@@ -102,8 +102,8 @@ static void describe(struct listing_shape *s) {
     char join[160] = "";
     if (s->has_join)
         snprintf(join, sizeof join, "; %s at pc 0x%04x%s, %.1f lanes", s->join_is_tail ? "tail" : "join",
-                 (unsigned)s->join_pc, s->sync_at_join ? " after a BSYNC/WARPSYNC" : " with no BSYNC/WARPSYNC before it",
-                 s->join_lanes);
+                 (unsigned)s->join_pc,
+                 s->sync_at_join ? " after a BSYNC/WARPSYNC" : " with no BSYNC/WARPSYNC before it", s->join_lanes);
     switch (s->branching) {
     case LISTING_SHAPE_PREDICATED:
         snprintf(s->text, sizeof s->text,
@@ -128,8 +128,10 @@ static void describe(struct listing_shape *s) {
                  s->path_ffma, s->guarded_lanes, s->guarded_lanes_on, join);
         break;
     case LISTING_SHAPE_UNKNOWN:
-        snprintf(s->text, sizeof s->text, "unknown: no disassembly, so no opcodes or guards to read; path "
-                 "instructions issued with %.1f lanes%s", s->path_lanes, join);
+        snprintf(s->text, sizeof s->text,
+                 "unknown: no disassembly, so no opcodes or guards to read; path "
+                 "instructions issued with %.1f lanes%s",
+                 s->path_lanes, join);
         break;
     default: snprintf(s->text, sizeof s->text, "no path instructions"); break;
     }

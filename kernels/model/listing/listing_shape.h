@@ -54,18 +54,29 @@ const char *listing_branching_name(enum listing_branching b);
 
 struct listing_shape {
     enum listing_branching branching;
-    unsigned path_ffma, guarded_ffma; /* FFMA instructions on the paths, those guarded */
-    unsigned window_bssy, window_bsync, window_guarded_bra; /* in the window (above) */
-    unsigned bssy, bsync, warpsync;   /* in the whole function                */
-    double path_lanes;                /* the path FFMAs' lanes per warp execution */
-    double guarded_lanes, guarded_lanes_on; /* the guarded ones', issued and on (NaN: none) */
-    int has_join;                     /* an instruction after the paths       */
-    uint32_t join_pc;                 /* the tail's first, or the first after the paths */
-    int join_is_tail;                 /* the join is a tail region's          */
-    int sync_at_join;                 /* a BSYNC / WARPSYNC between the paths and the join */
-    double join_lanes;                /* the tail's lanes per execution, or the first
-                                         instruction's after the paths (NaN: never run) */
-    char text[320];                   /* one line saying all of it            */
+    /* FFMA instructions on the paths, and those guarded */
+    unsigned path_ffma, guarded_ffma;
+    /* BSSY, BSYNC and guarded BRA in the window (above) */
+    unsigned window_bssy, window_bsync, window_guarded_bra;
+    /* BSSY, BSYNC and WARPSYNC in the whole function */
+    unsigned bssy, bsync, warpsync;
+    /* the path FFMAs' lanes per warp execution */
+    double path_lanes;
+    /* the guarded ones' lanes, issued and on (NaN: none) */
+    double guarded_lanes, guarded_lanes_on;
+    /* an instruction after the paths */
+    int has_join;
+    /* the tail's first instruction, or the first after the paths */
+    uint32_t join_pc;
+    /* the join is a tail region's */
+    int join_is_tail;
+    /* a BSYNC / WARPSYNC between the paths and the join */
+    int sync_at_join;
+    /* the tail's lanes per execution, or the first instruction's after the
+     * paths (NaN: never run) */
+    double join_lanes;
+    /* one line saying all of it */
+    char text[320];
 };
 
 /* The shape of `l` into `s` (see the top). */

@@ -59,15 +59,17 @@ static void intervals_warning(struct dv_report *r, const struct dv_table *t) {
     const char *why = t->stop_reason[0] ? t->stop_reason : "unknown";
     const int named = t->worst_row >= 0 && (unsigned)t->worst_row < t->nrows && isfinite(t->worst_halfwidth);
     if (named) {
-        experiment_warn(r, "%s: %s is known to +-%.2f%%, over the %.2f%% target, when sampling stopped (%s) after "
-                           "%.0f ms of GPU time",
+        experiment_warn(r,
+                        "%s: %s is known to +-%.2f%%, over the %.2f%% target, when sampling stopped (%s) after "
+                        "%.0f ms of GPU time",
                         t->id, t->rows[t->worst_row].name, t->worst_halfwidth * 100, t->halfwidth_target * 100, why,
                         t->gpu_time_ms);
         return;
     }
     const unsigned kept = t->nrows ? t->rows[0].time_ms.samples : 0, dropped = t->nrows ? t->rows[0].rounds_dropped : 0;
-    experiment_warn(r, "%s: no ratio has an interval to judge against the %.2f%% target: sampling stopped (%s) after "
-                       "%.0f ms of GPU time with %u round%s kept and %u dropped",
+    experiment_warn(r,
+                    "%s: no ratio has an interval to judge against the %.2f%% target: sampling stopped (%s) after "
+                    "%.0f ms of GPU time with %u round%s kept and %u dropped",
                     t->id, t->halfwidth_target * 100, why, isfinite(t->gpu_time_ms) ? t->gpu_time_ms : 0.0, kept,
                     kept == 1 ? "" : "s", dropped);
 }

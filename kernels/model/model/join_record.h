@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 struct dv_join_lane {
-    uint32_t mask;       /* __activemask() right after the join */
-    uint32_t reached;    /* 1: the lane reached the join        */
+    uint32_t mask;            /* __activemask() right after the join */
+    uint32_t reached;         /* 1: the lane reached the join        */
     unsigned long long clock; /* clock64() right after the join */
 };
 

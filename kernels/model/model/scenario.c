@@ -2,8 +2,8 @@
  * model and the CPU reference (no GPU; see scenario.h for the model; the
  * scenarios themselves are scenario_table.c's).
  *
- * Each worked case is a 32-lane pattern taken from a worked case of "Worked examples — Warp divergence penalties". The
- * divergent row replicates it in every warp; the baseline row holds the very
+ * Each worked case is a 32-lane pattern taken from a worked case of
+ * "Worked examples — Warp divergence penalties". The divergent row replicates it in every warp; the baseline row holds the very
  * same multiset of per-thread work, grouped so each warp holds one value
  * (sorted over the grid, or (idx / 32) % 2 for the re-alignment case); the
  * ideal row puts every lane on its warp's longest path, which is what the

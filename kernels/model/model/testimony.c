@@ -274,8 +274,8 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
                  "(%.3f instructions per FMA)",
                  c->threads_per_inst, warp_lanes, model, c->inst_per_fma);
     else if (fabs(d - split) <= 0.01 * (split > 1 ? split : 1))
-        snprintf(c->verdict, sizeof c->verdict, "agrees: %.4g divergent branches per block where the model splits %s", d,
-                 model);
+        snprintf(c->verdict, sizeof c->verdict, "agrees: %.4g divergent branches per block where the model splits %s",
+                 d, model);
     else if (split > 0 && d > split)
         snprintf(c->verdict, sizeof c->verdict,
                  "%.4g divergent branches per block where the model splits %s: more than one per split warp (a "
@@ -283,8 +283,8 @@ void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double mo
                  "paths, or a loop exit per trip count)",
                  d, model);
     else
-        snprintf(c->verdict, sizeof c->verdict, "differs: %.4g divergent branches per block where the model splits %s", d,
-                 model);
+        snprintf(c->verdict, sizeof c->verdict, "differs: %.4g divergent branches per block where the model splits %s",
+                 d, model);
 }
 
 void testimony_counters_compare(struct dv_table *t) {

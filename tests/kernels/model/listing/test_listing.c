@@ -741,8 +741,7 @@ Test(listing, copy_is_deep) {
 /* ---- the shape of a profile's paths, read from its own instructions ---- */
 
 /* The probe's listing of `tsv` with the disassembly of `function`, classified by `p`. */
-static struct listing *probe_listing(const char *tsv, const char *function, const struct listing_paths *p,
-                                     int text) {
+static struct listing *probe_listing(const char *tsv, const char *function, const struct listing_paths *p, int text) {
     struct listing_insns f;
     char err[ERR_LEN];
     load_counts(tsv, &f);
@@ -833,8 +832,7 @@ Test(listing, k_paths_loops_and_tails_are_regions_of_their_own) {
     put_insn(&f, 0x140, 90, "FFMA R0, R0, 0.98, 0.002", 8, 256, 256);
     put_insn(&f, 0x150, 91, "STG.E [R2.64], R0", 8, 256, 256);
     listing_classify(&f, &p);
-    for (unsigned k = 0; k < 4; k++)
-        cr_expect_eq(kind_at(&f, 0x30 + 0x40 * k), LISTING_PATH_0 + k, "case %u", k);
+    for (unsigned k = 0; k < 4; k++) cr_expect_eq(kind_at(&f, 0x30 + 0x40 * k), LISTING_PATH_0 + k, "case %u", k);
     cr_expect_eq(kind_at(&f, 0x130), LISTING_RECONVERGE);
     cr_expect_eq(kind_at(&f, 0x140), LISTING_TAIL);
     cr_expect_eq(kind_at(&f, 0x150), LISTING_AFTER);
@@ -842,8 +840,8 @@ Test(listing, k_paths_loops_and_tails_are_regions_of_their_own) {
     struct listing *l = listing_create();
     cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
     cr_expect_eq(listing_check(l, field, sizeof field, err), 0, "%s: %s", field, err);
-    const enum listing_kind want[] = {LISTING_BEFORE, LISTING_PATH_0,     LISTING_PATH_0 + 1, LISTING_PATH_0 + 2,
-                                      LISTING_PATH_0 + 3, LISTING_RECONVERGE, LISTING_TAIL,      LISTING_AFTER};
+    const enum listing_kind want[] = {LISTING_BEFORE,     LISTING_PATH_0,     LISTING_PATH_0 + 1, LISTING_PATH_0 + 2,
+                                      LISTING_PATH_0 + 3, LISTING_RECONVERGE, LISTING_TAIL,       LISTING_AFTER};
     expect_regions(l, want, 8);
     cr_expect_str_eq(listing_kind_name(l->regions[3].kind), "path_2");
     cr_expect(fabs(l->regions[3].lanes - 8.0) < 1e-12, "8 lanes on path_2: %.3f", l->regions[3].lanes);

@@ -213,8 +213,9 @@ Test(experiment, an_interval_warning_never_prints_a_question_mark_or_nan) {
         cr_expect(strchr(r->warnings[i], '?') == NULL, "%s", r->warnings[i]);
         cr_expect(strstr(r->warnings[i], "nan") == NULL, "%s", r->warnings[i]);
     }
-    cr_expect_str_eq(r->warnings[0], "part1: no ratio has an interval to judge against the 0.50% target: sampling "
-                                     "stopped (throttled) after 42 ms of GPU time with 0 rounds kept and 12 dropped");
+    cr_expect_str_eq(r->warnings[0],
+                     "part1: no ratio has an interval to judge against the 0.50% target: sampling "
+                     "stopped (throttled) after 42 ms of GPU time with 0 rounds kept and 12 dropped");
     cr_expect(strstr(r->warnings[1], "part2: per-iteration-lane-parity is known to +-1.23%") == r->warnings[1], "%s",
               r->warnings[1]);
     experiment_report_free(r);

@@ -329,15 +329,16 @@ Test(testimony, counters_recognise_a_predicated_branch_in_partial_warps) {
     testimony_counters_derive(&c, 4096, 2.0, 4096, 48.0 / 2);
     cr_expect(c.predicated, "%s", c.verdict);
     cr_expect(strstr(c.verdict, "predicated") == c.verdict, "%s", c.verdict);
-    cr_expect(strstr(c.verdict, "2 warps per block at each of 4096 evaluations (8192 per block in all)") != NULL,
-              "%s", c.verdict);
+    cr_expect(strstr(c.verdict, "2 warps per block at each of 4096 evaluations (8192 per block in all)") != NULL, "%s",
+              c.verdict);
     cr_expect(strstr(c.verdict, "8192 warps") == NULL, "%s", c.verdict);
     /* One lane short of the warps' threads: not every lane ran. */
     c.threads_per_inst = 23;
     testimony_counters_derive(&c, 4096, 2.0, 4096, 24);
     cr_expect_not(c.predicated, "%s", c.verdict);
-    cr_expect(strstr(c.verdict, "differs: 0 divergent branches per block where the model splits 2 warps per block "
-                                "at each of 4096 evaluations") != NULL,
+    cr_expect(strstr(c.verdict,
+                     "differs: 0 divergent branches per block where the model splits 2 warps per block "
+                     "at each of 4096 evaluations") != NULL,
               "%s", c.verdict);
 }
 
