@@ -16,6 +16,7 @@
  */
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -575,6 +576,11 @@ unsigned options_tables(const struct dv_options *o) {
 }
 
 double options_instructions_cost(const struct dv_options *o, int *row) {
+    if (row) *row = -1;
+    /* A scenario's tables run instead of the Part rows: their profiles are
+     * costed row by row when they are planned (a period or a stand-in grid
+     * of their assignment: a few blocks), against the same cap. */
+    if (o->scenario[0]) return 0;
     const double per_block = (double)o->block_x * (o->block_y ? o->block_y : 1) * o->iterations;
     /* The whole grid: blocks x a block, or for auto its FMA bound. */
     double grid = o->blocks ? (double)o->blocks * per_block : OPTIONS_AUTO_FMA_BOUND;

@@ -61,8 +61,10 @@ unsigned options_tables(const struct dv_options *o);
  * thread-iterations (threads per block x iterations x the blocks profiled:
  * one for a predicate that does not read blockIdx.x, the whole grid for one
  * that does, at its upper bound when blocks is auto), and in *row the row it
- * is (an index of o->predicates, or -1 for a Part 2 row). Scenario rows are
- * not profiled. options_validate() refuses a request for instructions over
+ * is (an index of o->predicates, or -1 for a Part 2 row). A scenario
+ * request's rows are costed when each is planned (profile.h: a period or a
+ * stand-in grid of its assignment), so this is 0 for one.
+ * options_validate() refuses a request for instructions over
  * OPTIONS_MAX_INSTRUCTIONS_COST with it. */
 double options_instructions_cost(const struct dv_options *o, int *row);
 

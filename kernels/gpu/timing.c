@@ -140,6 +140,11 @@ int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const s
     memset(&t, 0, sizeof(t));
     int rc = sampling_init(&s, nrows, tb->baseline_row >= 0 ? (unsigned)tb->baseline_row : nrows, o,
                            clk ? rated_mhz : 0.0, err);
+    /* Each row's ratio over the row it is compared with (an experiment's
+     * row may name one other than the baseline). */
+    unsigned ref[DV_MAX_ROWS];
+    for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) ref[r] = dv_row_reference(tb, r);
+    if (rc == 0) rc = sampling_references(&s, ref, err);
     if (rc != 0 || (rc = run_init(&t, nrows, clk != NULL, err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)

@@ -50,7 +50,8 @@ struct timing_clock {
     unsigned n;
 };
 
-/* Times the t->nrows rows of `t` (ratios over t->baseline_row) under the
+/* Times the t->nrows rows of `t` (each row's ratio over the row
+ * dv_row_reference() names: t->baseline_row unless the row names another) under the
  * request `o`, judging rounds throttled against `rated_mhz` (0: unknown).
  * `clk` NULL samples no clock (then no round is judged throttled). Returns
  * 0 or a DV_* code. */

@@ -44,8 +44,12 @@
 #define KEY_LEN 768
 #define INSTRPROC_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
 
-/* What the first profile of a kernel's instantiation said about it. */
+/* What the first profile of a kernel's instantiation said about it, by the
+ * instantiation's name (profile_kernel_identity(): "branch/1",
+ * "scenario/short/4x3/c", ...). */
+#define INSTRPROC_KERNEL_IDS 128
 struct kernel_id {
+    char name[96];
     int known;
     char function[LISTING_FUNCTION_LEN];
     uint64_t crc;
@@ -59,7 +63,7 @@ struct instrproc {
     double deadline_ms, budget_ms;
     char dir[PATH_MAX]; /* the disassembly folder */
     struct lru *cache; /* key text -> struct listing (a copy) */
-    struct kernel_id ids[DV_NUM_KERNELS][2]; /* [kernel][compile-time instantiation] */
+    struct kernel_id ids[INSTRPROC_KERNEL_IDS]; /* by name; name "" past the last */
     unsigned children;
     void (*before_child)(void *ctx);
     void *before_child_ctx;
@@ -151,10 +155,26 @@ static const struct listing *cache_take(struct instrproc *ip, const char *key, s
     return l && lru_put(ip->cache, key, strlen(key), l, 0) ? l : NULL;
 }
 
-static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_row *row, unsigned iterations) {
-    if ((unsigned)row->kernel >= DV_NUM_KERNELS) return NULL;
-    /* The compile-time instantiation runs the lesson's iteration count. */
-    return &ip->ids[row->kernel][iterations == DV_DEFAULT_ITERATIONS];
+/* The entry of instantiation `name`, made when new; NULL when the table is
+ * full (the row is then collected every time, never looked up). */
+static struct kernel_id *kernel_id_named(struct instrproc *ip, const char *name) {
+    for (unsigned k = 0; k < INSTRPROC_KERNEL_IDS; k++) {
+        struct kernel_id *id = &ip->ids[k];
+        if (strcmp(id->name, name) == 0) return id;
+        if (!id->name[0]) {
+            snprintf(id->name, sizeof id->name, "%s", name);
+            return id;
+        }
+    }
+    return NULL;
+}
+
+/* The instantiation row `row` of table `t` runs. */
+static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_options *o, const struct dv_table *t,
+                                      unsigned row, unsigned iterations) {
+    char name[96];
+    if (profile_kernel_identity(o, t, row, iterations, name, sizeof name) != 0) return NULL;
+    return kernel_id_named(ip, name);
 }
 
 static int row_key(const struct dv_report *r, const struct dv_row *row, const struct kernel_id *id,
@@ -192,21 +212,20 @@ static void disk_open(struct instrproc *ip) {
         return;
     }
     json_t *ids = profilecache_load(ip->disk, KERNELS_KEY);
-    for (int k = 0; k < DV_NUM_KERNELS; k++)
-        for (int i = 0; i < 2; i++) {
-            char name[96];
-            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
-            const json_t *o = json_object_get(ids, name);
-            const json_t *fn = json_object_get(o, "function"), *crc = json_object_get(o, "cubin_crc");
-            struct kernel_id *id = &ip->ids[k][i];
-            if (id->known || !json_is_string(fn) || !json_is_string(crc)) continue;
-            char *end = NULL;
-            const unsigned long long v = strtoull(json_string_value(crc), &end, 16);
-            if (!end || *end || strlen(json_string_value(fn)) >= sizeof id->function) continue;
-            snprintf(id->function, sizeof id->function, "%s", json_string_value(fn));
-            id->crc = v;
-            id->known = 1;
-        }
+    const char *name;
+    const json_t *o;
+    json_object_foreach(ids, name, o) {
+        const json_t *fn = json_object_get(o, "function"), *crc = json_object_get(o, "cubin_crc");
+        if (strlen(name) >= sizeof ip->ids[0].name || !json_is_string(fn) || !json_is_string(crc)) continue;
+        struct kernel_id *id = kernel_id_named(ip, name);
+        if (!id || id->known) continue;
+        char *end = NULL;
+        const unsigned long long v = strtoull(json_string_value(crc), &end, 16);
+        if (!end || *end || strlen(json_string_value(fn)) >= sizeof id->function) continue;
+        snprintf(id->function, sizeof id->function, "%s", json_string_value(fn));
+        id->crc = v;
+        id->known = 1;
+    }
     json_decref(ids);
     LOG(LOG_INFO, "instructions: profiles are kept in %s", profilecache_dir(ip->disk));
 }
@@ -216,18 +235,16 @@ static void disk_store_ids(struct instrproc *ip) {
     if (!ip->disk) return;
     json_t *o = json_object();
     int bad = 0;
-    for (int k = 0; k < DV_NUM_KERNELS; k++)
-        for (int i = 0; i < 2; i++) {
-            const struct kernel_id *id = &ip->ids[k][i];
-            if (!id->known) continue;
-            char name[96], crc[24];
-            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
-            snprintf(crc, sizeof crc, "%016llx", (unsigned long long)id->crc);
-            json_t *e = json_object();
-            jsonout_put(e, "function", jsonout_str(id->function), &bad);
-            jsonout_put(e, "cubin_crc", jsonout_str(crc), &bad);
-            jsonout_put(o, name, e, &bad);
-        }
+    for (unsigned k = 0; k < INSTRPROC_KERNEL_IDS && ip->ids[k].name[0]; k++) {
+        const struct kernel_id *id = &ip->ids[k];
+        if (!id->known) continue;
+        char crc[24];
+        snprintf(crc, sizeof crc, "%016llx", (unsigned long long)id->crc);
+        json_t *e = json_object();
+        jsonout_put(e, "function", jsonout_str(id->function), &bad);
+        jsonout_put(e, "cubin_crc", jsonout_str(crc), &bad);
+        jsonout_put(o, id->name, e, &bad);
+    }
     char err[ERR_LEN];
     if (bad || profilecache_store(ip->disk, KERNELS_KEY, o, err) != 0)
         LOG(LOG_WARNING, "instructions: the kernels' identities were not kept: %s", bad ? "out of memory" : err);
@@ -479,15 +496,16 @@ static void pending_collect(struct instrproc *ip, const char *request, struct pe
  * a row to collect (its plan and kernel identity into *p), -1 for a row
  * that cannot be profiled (its reason named in the testimony). *plan_ms
  * and *lookup_ms add up where the time went. */
-static int row_lookup(struct instrproc *ip, struct dv_report *r, struct dv_table *t, struct dv_row *row,
-                      struct pending *p, double *plan_ms, double *lookup_ms) {
+static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct dv_report *r, struct dv_table *t,
+                      unsigned index, struct pending *p, double *plan_ms, double *lookup_ms) {
+    struct dv_row *row = &t->rows[index];
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     char why[ERR_LEN], key[KEY_LEN];
     struct profile_plan plan;
     listing_free(row->instructions);
     row->instructions = NULL;
     const double p0 = timeutil_now_ms();
-    const int planned = profile_plan_row(row, &g, r->config.iterations, 0, &plan, why);
+    const int planned = profile_plan_table_row(o, t, index, &g, r->config.iterations, 0, &plan, why);
     *plan_ms += timeutil_now_ms() - p0;
     if (planned == 0 && plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST)
         dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
@@ -498,7 +516,7 @@ static int row_lookup(struct instrproc *ip, struct dv_report *r, struct dv_table
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
         return -1;
     }
-    struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
+    struct kernel_id *id = kernel_id_of(ip, o, t, index, r->config.iterations);
     const double l0 = timeutil_now_ms();
     const struct listing *e = NULL;
     if (id && id->known && row_key(r, row, id, &plan, key) == 0 && !(e = cache_find(ip, key))) e = disk_find(ip, key);
@@ -551,7 +569,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         for (unsigned j = 0; j < r->tables[i].nrows; j++) {
             if (!r->tables[i].rows[j].measured) continue;
             rows[n] = (struct pending){.table = i, .row = j};
-            const int found = row_lookup(ip, r, &r->tables[i], &r->tables[i].rows[j], &rows[n], &plan_ms, &lookup_ms);
+            const int found = row_lookup(ip, &ran, r, &r->tables[i], j, &rows[n], &plan_ms, &lookup_ms);
             n += found == 0;
             all &= found >= 0;
         }

@@ -6,6 +6,7 @@
 
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 static struct dv_options o;
 static char err[ERR_LEN];
@@ -401,8 +402,9 @@ Test(options, scenario_costs_its_own_rows_instead_of_the_parts) {
     o.blocks = 4096;
     o.part = DV_PART_1;
     snprintf(o.scenario, sizeof o.scenario, "all");
-    unsigned rows = 0;
-    for (size_t i = 0; scenario_get(i); i++) rows += scenario_get(i)->nrows;
+    unsigned rows = 0; /* "all": the worked cases */
+    for (size_t i = 0; scenario_get(i); i++)
+        if (scenario_get(i)->set == SCENARIO_SET_WORKED) rows += scenario_get(i)->nrows;
     cr_assert_gt(rows, 0);
     double want = 4096.0 * 256 * 4096 * rows * 2000;
     cr_expect_float_eq(options_cost(&o), want, want * 1e-12);

@@ -29,6 +29,7 @@
 #include "kernels/model/model/analysis.h"
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 uint32_t *plan_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
     struct predicate p;
