@@ -486,6 +486,12 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         put(cost, "counters_launches", integer(t->counters_launches), bad);
         put(cost, "counters_blocks", integer((long long)t->counters_blocks), bad);
         put(o, "testimony_cost", cost, bad);
+        if (t->batch_readers > 1) { /* measured in a batch of readers: said, and with how many */
+            json_t *b = json_object();
+            put(b, "readers", integer(t->batch_readers), bad);
+            put(b, "rows", integer(t->batch_rows), bad);
+            put(o, "batch", b, bad);
+        }
     }
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
         jsonout_append(rows, row_json(&t->rows[i], measured, bad), bad);
