@@ -650,14 +650,26 @@ static void union_hand_back(const struct dv_report *ur, char (*why)[ERR_LEN], st
     }
 }
 
+/* 1 when report `r` (of request `o`) ran what reader 0 (`o0`, `r0`) ran
+ * but for its rows: one Part 1 table each, of one kernel, on one grid. */
+static int same_run(const struct dv_options *o0, const struct dv_report *r0, const struct dv_options *o,
+                    const struct dv_report *r) {
+    return r->ntables == 1 && r0->ntables == 1 && strcmp(r->tables[0].id, "part1") == 0 &&
+           strcmp(r0->tables[0].id, "part1") == 0 && strcmp(r->tables[0].kernel, r0->tables[0].kernel) == 0 &&
+           r->config.blocks == r0->config.blocks && r->config.block_x == r0->config.block_x &&
+           r->config.block_y == r0->config.block_y && r->config.iterations == r0->config.iterations &&
+           o->instructions == o0->instructions;
+}
+
 void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
                             unsigned n) {
     struct dv_options u;
     struct dv_report *ur = NULL;
     char(*why)[ERR_LEN] = NULL;
-    if (n > 1 && ip && o[0]->instructions && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL)
-        ur = union_report(o, r, n, &u);
-    if (!ur) { /* one reader, none asked, or the rows as one table failed: each on its own */
+    int fit = n > 1 && ip && o[0]->instructions;
+    for (unsigned i = 1; i < n && fit; i++) fit = same_run(o[0], r[0], o[i], r[i]);
+    if (fit && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL) ur = union_report(o, r, n, &u);
+    if (!ur) { /* one reader, none asked, readers that ran other things, rows past one table: each on its own */
         free(why);
         for (unsigned i = 0; i < n; i++) instrproc_report(ip, o[i], r[i]);
         return;

@@ -640,3 +640,18 @@ Test(instrproc, a_batch_readers_reason_names_its_own_row) {
     for (unsigned i = 0; i < 2; i++) experiment_report_free(r[i]);
     instrproc_free(ip);
 }
+
+/* Readers that did not run one grid are never profiled as one table: each
+ * on its own, on its own grid. */
+Test(instrproc, a_batch_of_other_grids_goes_reader_by_reader) {
+    struct instrproc *ip = profiler(5000);
+    struct dv_options o[2] = {widget(XA, 0.005), widget(XB, 0.005)};
+    o[1].blocks = 1024;
+    struct dv_report *r[2] = {measured(&o[0]), measured(&o[1])};
+    const struct dv_options *op[2] = {&o[0], &o[1]};
+    instrproc_report_batch(ip, op, r, 2);
+    cr_expect_eq(instrproc_children(ip), 2, "a process for each reader's grid");
+    cr_expect(r[0]->testimony.instructions_taken && r[1]->testimony.instructions_taken);
+    for (unsigned i = 0; i < 2; i++) experiment_report_free(r[i]);
+    instrproc_free(ip);
+}
