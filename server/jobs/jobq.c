@@ -184,13 +184,18 @@ static struct job *take_next_locked(struct jobq *q) {
 /* The running jobs' expected remainder: their kinds' estimates together
  * (a batch runs its members' work; each kind's estimate is a member's
  * share of its batch, finish_locked()) less the time they have run, at
- * least 0; 0 when nothing runs. */
+ * least 0; 0 when nothing runs. Members of kinds with no finished run yet
+ * count the default once between them, as one job before any has run
+ * does: a fresh server's batch of fifteen is not thirty seconds of work. */
 static double running_left_locked(const struct jobq *q) {
     double left = 0, since = 0;
+    int unknown = 0;
     for (const struct job *r = q->running; r; r = r->next) {
-        left += runest_get(&q->est, r->runkind);
+        if (runest_runs(&q->est, r->runkind)) left += runest_get(&q->est, r->runkind);
+        else unknown = 1;
         since = r->started_ms;
     }
+    if (unknown) left += q->est.default_s;
     left -= q->running ? (timeutil_now_ms() - since) / 1e3 : 0;
     return left > 0 ? left : 0;
 }

@@ -958,7 +958,8 @@ Test(jobq, a_batch_takes_from_the_middle_of_a_line_and_keeps_the_rest_in_order) 
 
 /* A batch of four that ran 200 ms teaches its kind 50 ms a job: the
  * drain estimate of a class is then the batches', not four times them.
- * While a batch runs, each member's eta is what is left of the four. */
+ * While a fresh batch runs (its kind never ran), its eta is the default
+ * once. */
 Test(jobq, a_batch_member_counts_its_share_of_the_batchs_time) {
     q = jobq_create(64, 64, 60, err);
     set_limits(0, 0, 5.0);
@@ -975,7 +976,7 @@ Test(jobq, a_batch_member_counts_its_share_of_the_batchs_time) {
     cr_assert_eq(n, 4);
     struct job_view v;
     cr_assert_eq(jobq_status(q, ids[0], &v), 0);
-    cr_expect_geq(v.eta_s, 19.0, "four jobs of the 5 s default: %.3f s", v.eta_s);
+    cr_expect(v.eta_s > 4.5 && v.eta_s <= 5.0, "a fresh batch: its kind's default once, %.3f s", v.eta_s);
     usleep(200 * 1000);
     for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
     /* One runs now (its own kind's 50 ms), three wait. */
@@ -986,4 +987,33 @@ Test(jobq, a_batch_member_counts_its_share_of_the_batchs_time) {
     cr_expect(v.expected_start_s > 0.1 && v.expected_start_s < 0.35,
               "three 50 ms jobs ahead of the last (one running): told %.3f s", v.expected_start_s);
     jobq_finish(q, j, 1, "{}", 1.0, 0, NULL, NULL);
+}
+
+/* A fresh server (no kind has run) with a class's batch of fifteen running
+ * and its queue full: a refused reader is told when the batch is likely to
+ * end, the default once (2 s), not fifteen defaults (30 s). */
+Test(jobq, a_fresh_batch_counts_the_default_once) {
+    q = jobq_create(16, 64, 60, err);
+    set_limits(0, 0, 2.0);
+    char id[JOBQ_ID_LEN];
+    for (int i = 0; i < 15; i++) {
+        char addr[32], row[8];
+        snprintf(addr, sizeof addr, "10.0.9.%d", i + 1);
+        snprintf(row, sizeof row, "p%d", i);
+        push_batched(addr, "K1", row, id);
+    }
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_assert_eq(n, 15);
+    for (int i = 0; i < 16; i++) push_batched("10.0.9.200", "K2", i % 2 ? "a" : "b", id);
+    struct jobq_wait w;
+    unsigned pos;
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .client = "10.0.9.201", .kind = "k", .wait = &w};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), DV_EFULL);
+    cr_expect_eq(w.retry_after_s, 2, "a fresh batch of fifteen is one default run away, not %u s", w.retry_after_s);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, jobq_job_id(jobs[0]), &v), 0);
+    cr_expect(v.eta_s > 1.5 && v.eta_s <= 2.0, "the batch's eta %.3f s", v.eta_s);
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
 }
