@@ -590,6 +590,12 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         put(cost, "counters_blocks", integer((long long)t->counters_blocks), bad);
         put(o, "testimony_cost", cost, bad);
         if (t->experiment[0]) put(o, "fit", fit_json(&t->fit, bad), bad);
+        if (t->batch_readers > 1) { /* measured in a batch of readers: said, and with how many */
+            json_t *b = json_object();
+            put(b, "readers", integer(t->batch_readers), bad);
+            put(b, "rows", integer(t->batch_rows), bad);
+            put(o, "batch", b, bad);
+        }
     }
     for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
         json_t *row = row_json(&t->rows[i], measured, bad);

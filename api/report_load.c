@@ -788,6 +788,13 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
         t->counters_launches = (unsigned)(launches > 0 && launches <= UINT_MAX ? launches : 0);
         t->counters_blocks = (unsigned long long)(blocks > 0 ? blocks : 0);
     }
+    const json_t *batch = get_sub(rd, o, p, "batch", cp, sizeof cp);
+    if (batch) {
+        GET_INT(rd, batch, cp, "readers", t->batch_readers, unsigned);
+        GET_INT(rd, batch, cp, "rows", t->batch_rows, unsigned);
+        if (!rd->failed && (t->batch_readers < 2 || t->batch_rows < 1 || t->batch_rows > DV_MAX_ROWS))
+            rd_fail(rd, cp, "readers", "a batch is of at least 2 readers and 1 to 16 rows");
+    }
     const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);
     for (size_t i = 0; rows && i < json_array_size(rows) && !rd->failed; i++) {
         snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);

@@ -36,6 +36,7 @@
 #include "kernels/base/lru.h"
 #include "kernels/base/timeutil.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/model/profile.h"
 #include "server/core/log.h"
 #include "server/core/subproc.h"
@@ -70,6 +71,10 @@ struct instrproc {
     char cache_dir[PATH_MAX]; /* "" when none                      */
     struct profilecache *disk; /* NULL until opened, or memory alone */
     int disk_tried;            /* opened, or failed and logged once   */
+    /* During a batch's profiles (instrproc_report_batch()): why each row of
+     * the union's table has none, by row; NULL otherwise. */
+    const struct dv_table *why_table;
+    char (*why_rows)[ERR_LEN];
 };
 
 /* The cache's values are listings (lru.h's free_value). */
@@ -403,8 +408,11 @@ static double rows_collect(struct instrproc *ip, const char *request, struct pen
 
 /* ---- the report --------------------------------------------------------------- */
 
-/* The first row without a profile names itself in the testimony's reason. */
-static void row_failed(struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row, const char *why) {
+/* The first row without a profile names itself in the testimony's reason
+ * (and, in a batch's union table, each row keeps its own). */
+static void row_failed(struct instrproc *ip, struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row,
+                       const char *why) {
+    if (ip->why_rows && t == ip->why_table) snprintf(ip->why_rows[row - t->rows], ERR_LEN, "%s", why);
     if (tm->instructions_reason[0]) return;
     dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name, why);
 }
@@ -512,7 +520,7 @@ static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct d
                        "%u threads), the cap is %.3g",
                   plan.cost, plan.grid.part_blocks[0], g.block_x * g.block_y, OPTIONS_MAX_INSTRUCTIONS_COST);
     if (planned != 0 || plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
-        row_failed(&r->testimony, t, row, why);
+        row_failed(ip, &r->testimony, t, row, why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
         return -1;
     }
@@ -586,7 +594,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         }
         const struct dv_table *t = &r->tables[p->table];
         all = 0;
-        row_failed(tm, t, p->r, p->why);
+        row_failed(ip, tm, t, p->r, p->why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, p->r->name, p->why);
     }
     if (learned) disk_store_ids(ip);
@@ -595,4 +603,103 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
     tm->instructions_taken = all;
     if (all) tm->instructions_reason[0] = '\0';
     tm->instructions_ms = timeutil_now_ms() - t0;
+}
+
+/* ---- a batch's profiles ------------------------------------------------------ */
+
+/* The union of the batch's Part 1 tables as one request (`u`) and its
+ * planned report (returned; NULL when the rows do not fit one table or out
+ * of memory): every distinct row of the readers once, the first reader's
+ * baseline among them, on the grid they ran. */
+static struct dv_report *union_report(const struct dv_options *const *o, struct dv_report *const *r, unsigned n,
+                                      struct dv_options *u) {
+    *u = *o[0];
+    u->part = DV_PART_1;
+    u->npredicates = 0;
+    u->blocks = r[0]->config.blocks;
+    snprintf(u->baseline, sizeof u->baseline, "%s", r[0]->tables[0].baseline);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < r[i]->tables[0].nrows; j++) {
+            const char *name = r[i]->tables[0].rows[j].name;
+            int seen = 0;
+            for (unsigned k = 0; k < u->npredicates && !seen; k++) seen = strcmp(u->predicates[k], name) == 0;
+            if (seen) continue;
+            if (u->npredicates >= DV_MAX_ROWS) return NULL;
+            snprintf(u->predicates[u->npredicates++], PREDICATE_TEXT_LEN, "%s", name);
+        }
+    struct dv_report *ur = experiment_report_create();
+    char err[ERR_LEN];
+    if (!ur || plan_report(u, ur, NULL, err) != 0 || ur->ntables != 1) {
+        if (ur) LOG(LOG_WARNING, "instructions: the batch's rows as one table: %s", err);
+        experiment_report_free(ur);
+        return NULL;
+    }
+    ur->device = r[0]->device;
+    for (unsigned j = 0; j < ur->tables[0].nrows; j++) ur->tables[0].rows[j].measured = 1;
+    return ur;
+}
+
+/* Reader `r`'s rows' profiles from the union's report `ur` (copies), and
+ * its testimony: taken when each of its rows has one, else the reason of
+ * its own first row without (why[k]: union row k's). */
+static void union_hand_back(const struct dv_report *ur, char (*why)[ERR_LEN], struct dv_report *r) {
+    struct dv_testimony *tm = &r->testimony;
+    const struct dv_table *ut = &ur->tables[0];
+    struct dv_table *t = &r->tables[0];
+    tm->instructions_requested = 1;
+    tm->instructions_taken = 1;
+    tm->instructions_cached_rows = 0;
+    tm->instructions_reason[0] = '\0';
+    tm->instructions_ms = ur->testimony.instructions_ms;
+    for (unsigned j = 0; j < t->nrows; j++) {
+        struct dv_row *row = &t->rows[j];
+        unsigned k = 0;
+        while (k < ut->nrows && !experiment_row_same_run(&ut->rows[k], row)) k++;
+        listing_free(row->instructions);
+        row->instructions = k < ut->nrows && ut->rows[k].instructions ? listing_copy(ut->rows[k].instructions) : NULL;
+        if (row->instructions) {
+            tm->instructions_cached_rows += row->instructions->cached;
+            continue;
+        }
+        tm->instructions_taken = 0;
+        if (!tm->instructions_reason[0])
+            dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name,
+                      k < ut->nrows && why[k][0] ? why[k] : "no profile was collected");
+    }
+}
+
+/* 1 when report `r` (of request `o`) ran what reader 0 (`o0`, `r0`) ran
+ * but for its rows: one Part 1 table each, of one kernel, on one grid. */
+static int same_run(const struct dv_options *o0, const struct dv_report *r0, const struct dv_options *o,
+                    const struct dv_report *r) {
+    return r->ntables == 1 && r0->ntables == 1 && strcmp(r->tables[0].id, "part1") == 0 &&
+           strcmp(r0->tables[0].id, "part1") == 0 && strcmp(r->tables[0].kernel, r0->tables[0].kernel) == 0 &&
+           r->config.blocks == r0->config.blocks && r->config.block_x == r0->config.block_x &&
+           r->config.block_y == r0->config.block_y && r->config.iterations == r0->config.iterations &&
+           o->instructions == o0->instructions;
+}
+
+void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
+                            unsigned n) {
+    struct dv_options u;
+    struct dv_report *ur = NULL;
+    char(*why)[ERR_LEN] = NULL;
+    int fit = n > 1 && ip && o[0]->instructions;
+    for (unsigned i = 1; i < n && fit; i++) fit = same_run(o[0], r[0], o[i], r[i]);
+    if (fit && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL) ur = union_report(o, r, n, &u);
+    if (!ur) { /* one reader, none asked, readers that ran other things, rows past one table: each on its own */
+        free(why);
+        for (unsigned i = 0; i < n; i++) instrproc_report(ip, o[i], r[i]);
+        return;
+    }
+    ip->why_table = &ur->tables[0];
+    ip->why_rows = why;
+    instrproc_report(ip, &u, ur);
+    ip->why_table = NULL;
+    ip->why_rows = NULL;
+    for (unsigned i = 0; i < n; i++) union_hand_back(ur, why, r[i]);
+    LOG(LOG_INFO, "instructions: a batch of %u readers, %u rows in one table: %u from the cache, %.1f ms", n,
+        ur->tables[0].nrows, ur->testimony.instructions_cached_rows, ur->testimony.instructions_ms);
+    experiment_report_free(ur);
+    free(why);
 }

@@ -150,6 +150,10 @@ int experiment_row_reads_mask(const struct dv_row *row) {
     return known_kernel(row->kernel) && kernels[row->kernel].reads_mask;
 }
 
+int experiment_row_same_run(const struct dv_row *a, const struct dv_row *b) {
+    return a->kernel == b->kernel && a->mode == b->mode && strncmp(a->name, b->name, sizeof(a->name)) == 0;
+}
+
 const char *experiment_predicate_field(unsigned i) {
     static const char *const names[DV_MAX_ROWS] = {
         "predicates[0]",  "predicates[1]",  "predicates[2]",  "predicates[3]",  "predicates[4]",  "predicates[5]",

@@ -400,6 +400,10 @@ struct dv_table {
     int worst_row;
     double worst_halfwidth;
     double timer_resolution_ms;
+    /* Measured in a batch of readers (model/stats/batchplan.h): how many
+     * readers' tables its rounds served, and how many distinct rows those
+     * rounds launched; both 0 when it was measured alone. */
+    unsigned batch_readers, batch_rows;
 };
 
 /* The row row `r` of `t` is compared with: its `versus` row where it names
