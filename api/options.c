@@ -575,9 +575,11 @@ int options_batch_key(const struct dv_options *o, char *buf, size_t len) {
     if (o->blocks) snprintf(blocks, sizeof blocks, "%u", o->blocks);
     else snprintf(blocks, sizeof blocks, "auto");
     size_t at = 0;
-    int n = snprintf(buf, len, "part1 kernel=%s blocks=%s block=%ux%u iterations=%u witness=%d counters=%d instructions=%d",
+    int n = snprintf(buf, len,
+                     "part1 kernel=%s blocks=%s block=%ux%u iterations=%u witness=%d counters=%d instructions=%d "
+                     "baseline=%s",
                      experiment_kernel_name(plan_part1_kernel(o)), blocks, o->block_x, o->block_y ? o->block_y : 1,
-                     o->iterations, !o->no_witness, !o->no_counters, o->instructions ? 1 : 0);
+                     o->iterations, !o->no_witness, !o->no_counters, o->instructions ? 1 : 0, o->baseline);
     for (unsigned i = 0; n >= 0 && (size_t)n < len - at && i < o->npredicates && i < DV_MAX_ROWS; i++) {
         at += (size_t)n;
         n = snprintf(buf + at, len - at, "\n%s", o->predicates[i]);

@@ -84,7 +84,10 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
         cr_assert_eq(b->nrows, 2);
         cr_expect_str_eq(b->rows[0].name, predicates[i], "reader %u's table holds another's row", i);
         cr_expect_eq(batched[i]->testimony.witness_taken, alone[i]->testimony.witness_taken);
-        cr_expect_eq(batched[i]->testimony.counters_taken, alone[i]->testimony.counters_taken);
+        cr_expect_eq(batched[i]->testimony.counters_taken, alone[i]->testimony.counters_taken,
+                     "%s: counters taken %d batched (%s), %d alone (%s)", predicates[i],
+                     batched[i]->testimony.counters_taken, batched[i]->testimony.counters_reason,
+                     alone[i]->testimony.counters_taken, alone[i]->testimony.counters_reason);
         cr_expect(b->rows[0].observed.present && b->rows[0].observed.agrees, "%s: the witness", predicates[i]);
         const struct dv_row *x = &a->rows[0], *y = &b->rows[0];
         const int in = y->ratio >= x->ratio_ci.lo && y->ratio <= x->ratio_ci.hi;
