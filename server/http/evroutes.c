@@ -11,9 +11,9 @@
  * The evidence GETs: this file turns the path into a store read (the store
  * answers bytes with their mtime and digest, or a code and a reason) and
  * does all of HTTP: the ETag (from the digest and length), Last-Modified,
- * the conditional-GET decision (conditional.h), Cache-Control (a night
- * before yesterday is immutable, everything else changes nightly) and the
- * service's error shape. The store hands the latest views from memory with
+ * the conditional-GET decision and the content coding (http_reply_entity),
+ * Cache-Control (a night before yesterday is immutable, everything else
+ * changes nightly) and the service's error shape. The store hands the latest views from memory with
  * their digest and mtime computed once; the header text made of them is
  * kept per HTTP thread, so a GET of the latest evidence formats nothing.
  *
@@ -40,7 +40,6 @@
 #include "server/evidence/names.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
-#include "server/http/conditional.h"
 #include "server/http/evroutes.h"
 #include "server/http/ratelimit.h"
 
@@ -123,7 +122,6 @@ static void reply_blob(struct http_req *r, int rc, struct blob *b, const struct 
         return;
     }
     const struct validators *v = validators_of(b);
-    http_req_add_header(r, "ETag", v->etag);
     if (v->lm[0]) http_req_add_header(r, "Last-Modified", v->lm);
     http_req_add_header(r, "Cache-Control",
                         b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
@@ -131,10 +129,14 @@ static void reply_blob(struct http_req *r, int rc, struct blob *b, const struct 
      * none and loads nothing (every response is nosniff already: http.c). */
     if (b->kind == EVIDENCE_SVG)
         http_req_add_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
-    if (conditional_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
-                                 http_req_header(r, "If-Modified-Since"), time(NULL)))
-        http_reply(r, 304, NULL, "", 0);
-    else http_reply(r, 200, content_type(b->kind), b->data, b->len);
+    /* The ETag is the bytes' digest and length: it names them exactly, so
+     * it is the key of their kept gzip form too. */
+    const struct http_entity ent = {.content_type = content_type(b->kind),
+                                    .body = b->data,
+                                    .len = b->len,
+                                    .etag = v->etag,
+                                    .last_modified = b->mtime};
+    http_reply_entity(r, &ent);
     blob_release(b);
 }
 
