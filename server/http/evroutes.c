@@ -351,18 +351,21 @@ static void refresh_get(struct http_req *r, void *ctx) {
 
 /* ---- the evidence GETs ---------------------------------------------------- */
 
-/* "<suite>[.json|.txt|.svg|.md|.csv]" into `name` (SUITES_NAME_LEN) and its kind. */
+/* "<suite>[.json|.full.json|.txt|.svg|.md|.csv]" into `name`
+ * (SUITES_NAME_LEN) and its kind: the slim record without an extension and
+ * with .json (what a page loads first), the record as filed with .full.json. */
 static void suite_of(const char *seg, char *name, enum evidence_kind *kind) {
     static const struct {
         const char *ext;
         enum evidence_kind kind;
-    } exts[] = {{".json", EVIDENCE_JSON},
+    } exts[] = {{".full.json", EVIDENCE_JSON},
+                {".json", EVIDENCE_SLIM},
                 {".txt", EVIDENCE_TEXT},
                 {".svg", EVIDENCE_SVG},
                 {".md", EVIDENCE_MD},
                 {".csv", EVIDENCE_CSV}};
     size_t n = strlen(seg);
-    *kind = EVIDENCE_JSON;
+    *kind = EVIDENCE_SLIM;
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         size_t e = strlen(exts[i].ext);
         if (n > e && strcmp(seg + n - e, exts[i].ext) == 0) {
@@ -414,8 +417,10 @@ static void evidence_get(struct http_req *r, void *ctx) {
     struct evroutes *e = ctx;
     static const char prefix[] = "/evidence/";
     const char *path = http_req_path(r);
-    /* Up to three segments; empty segments (//, trailing /) are not paths. */
-    char buf[256], *seg[4] = {0};
+    /* Up to three segments, or six for a row's listing
+     * ({gpu}/{date}/{suite}/rows/{row}/instructions.json); empty segments
+     * (//, trailing /) are not paths. */
+    char buf[256], *seg[7] = {0};
     size_t nseg = 0;
     const char *rest = path + sizeof prefix - 1;
     if (strncmp(path, prefix, sizeof prefix - 1) != 0 || strlen(rest) >= sizeof buf) goto not_found;
@@ -423,7 +428,7 @@ static void evidence_get(struct http_req *r, void *ctx) {
     for (char *p = buf, *next; p; p = next) {
         next = strchr(p, '/');
         if (next) *next++ = '\0';
-        if (!*p || nseg == 3) goto not_found;
+        if (!*p || nseg == 6) goto not_found;
         seg[nseg++] = p;
     }
     char own[EVIDENCE_SLUG_LEN], name[SUITES_NAME_LEN];
@@ -434,6 +439,13 @@ static void evidence_get(struct http_req *r, void *ctx) {
     unsigned limit;
     const char *cursor, *gpu = NULL;
     int rc;
+    if (nseg == 6 && strcmp(seg[3], "rows") == 0 && strcmp(seg[5], "instructions.json") == 0 &&
+        names_valid_slug(seg[0])) {
+        rc = evidence_get_listing(e->ev, seg[0], own, seg[1], seg[2], seg[4], &b, &err);
+        reply_blob(r, rc, b, &err);
+        return;
+    }
+    if (nseg > 3) goto not_found;
     if (nseg == 3) { /* /evidence/{gpu}/... */
         if (!names_valid_slug(seg[0])) goto not_found;
         gpu = seg[0];
