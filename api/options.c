@@ -379,21 +379,22 @@ static int cli_blocks(struct dv_options *o, const char *value, char *err) {
     return 0;
 }
 
+int options_parse_block(const char *value, unsigned *x, unsigned *y) {
+    const char *sep = strchr(value, 'x');
+    *y = 1;
+    if (!sep) return parse_unsigned(value, x);
+    char left[24];
+    size_t len = (size_t)(sep - value);
+    if (len == 0 || len >= sizeof left) return -1;
+    memcpy(left, value, len);
+    left[len] = '\0';
+    return parse_unsigned(left, x) == 0 && parse_unsigned(sep + 1, y) == 0 ? 0 : -1;
+}
+
 /* N, or XxY (32x8). */
 static int cli_threads_per_block(struct dv_options *o, const char *value, char *err) {
-    unsigned x, y = 1;
-    const char *sep = strchr(value, 'x');
-    if (!sep) {
-        if (parse_unsigned(value, &x) != 0) return cli_fail(F_TPB, value, err, "a block size");
-    } else {
-        char left[24];
-        size_t len = (size_t)(sep - value);
-        if (len == 0 || len >= sizeof left) return cli_fail(F_TPB, value, err, "a block size");
-        memcpy(left, value, len);
-        left[len] = '\0';
-        if (parse_unsigned(left, &x) != 0 || parse_unsigned(sep + 1, &y) != 0)
-            return cli_fail(F_TPB, value, err, "a block size");
-    }
+    unsigned x, y;
+    if (options_parse_block(value, &x, &y) != 0) return cli_fail(F_TPB, value, err, "a block size");
     o->block_x = x;
     o->block_y = y;
     return 0;

@@ -45,6 +45,11 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
 /* 1 when `option` ("--blocks") is one options_set_cli() takes. */
 int options_cli_known(const char *option);
 
+/* A block shape as the CLI and the JSON API both write it: "N" or "XxY"
+ * ("32x8"), into *x and *y (1 for "N"). 0, or -1 when it is neither (the
+ * ranges are options_validate()'s). */
+int options_parse_block(const char *value, unsigned *x, unsigned *y);
+
 /* The CLI spelling ("--budget-ms") of one DV_GIVEN_* bit, "" for none. */
 const char *options_cli_name(unsigned bit);
 
