@@ -392,6 +392,18 @@ static double lanes_of(unsigned long long thread, unsigned long long warp) {
     return warp ? (double)thread / (double)warp : NAN;
 }
 
+/* A region is code the launch ran: a kind whose instructions no warp
+ * executed (the k-way switch is one function for every k, so a row of
+ * k = 2 carries 30 cases no lane takes) is left out of the regions, which
+ * keep their order; its instructions stay in the runs under its name, with
+ * their zero counts. */
+static void drop_unexecuted(struct listing *l) {
+    unsigned kept = 0;
+    for (unsigned k = 0; k < l->nregions; k++)
+        if (l->regions[k].warp) l->regions[kept++] = l->regions[k];
+    l->nregions = kept;
+}
+
 int listing_build(const struct listing_insns *f, struct listing *l, char *err) {
     free(l->runs);
     l->runs = NULL;
@@ -440,6 +452,7 @@ int listing_build(const struct listing_insns *f, struct listing *l, char *err) {
             return -1;
         }
     }
+    drop_unexecuted(l);
     for (unsigned k = 0; k < l->nregions; k++) {
         struct listing_region *r = &l->regions[k];
         r->lanes = lanes_of(r->thread, r->warp);
@@ -553,7 +566,7 @@ int listing_check(const struct listing *l, char *field, size_t fsize, char *why)
     }
     for (unsigned i = 0; i < l->nruns; i++) {
         if (check_run(l, i, field, fsize, why) != 0) return -1;
-        if (!seen[l->runs[i].region])
+        if (!seen[l->runs[i].region] && l->runs[i].warp)
             return check_fail(field, fsize, why, "runs", i, "region", "a region the profile's regions do not list");
     }
     for (unsigned k = 0; k < l->nregions; k++)
