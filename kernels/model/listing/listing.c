@@ -385,7 +385,8 @@ static void region_stalls(const struct listing_insns *f, struct listing_region *
 static int same_run(const struct listing_run *r, const struct listing_insn *i) {
     return i->pc == r->pc + 16u * r->count && strcmp(r->opcode, i->opcode) == 0 && r->guarded == i->guarded &&
            r->region == i->kind && r->line == i->line && strcmp(r->file, i->file) == 0 && r->warp == i->warp &&
-           r->thread == i->thread && r->pred_on == i->pred_on && r->divergent == i->divergent;
+           r->thread == i->thread && r->pred_on == i->pred_on && r->divergent == i->divergent &&
+           r->has_target == i->has_target && (!r->has_target || r->target == i->target);
 }
 
 static double lanes_of(unsigned long long thread, unsigned long long warp) {
@@ -447,6 +448,8 @@ int listing_build(const struct listing_insns *f, struct listing *l, char *err) {
         run.pred_on = in->pred_on;
         run.divergent = in->divergent;
         run.lanes = lanes_of(in->thread, in->warp);
+        run.has_target = in->has_target;
+        run.target = in->has_target ? in->target : 0;
         if (listing_add_run(l, &run) != 0) {
             dv_seterr(err, "listing: out of memory for %u runs", l->nruns + 1);
             return -1;

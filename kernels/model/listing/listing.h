@@ -223,6 +223,8 @@ struct listing_run {
     int guarded;
     unsigned long long warp, thread, pred_on, divergent;
     double lanes;                      /* thread / warp, NaN when never run   */
+    int has_target;                    /* a branch whose target is known      */
+    uint32_t target;                   /* its pc                              */
 };
 
 /* The profile of one row, as the document writes it. */

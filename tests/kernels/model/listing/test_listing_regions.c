@@ -121,3 +121,89 @@ Test(listing_regions, check_refuses_an_executed_run_of_no_listed_region) {
     listing_free(l);
     listing_insns_cleanup(&f);
 }
+
+/* Compute-both-then-select as nvcc 13.0 lays it out for sm_90: one loop
+ * (its counter on line 225) whose body interleaves the two chains' FFMAs
+ * (lines 228 and 229), behind the loop's test for zero trips, a guarded
+ * BRA that jumps past the loop, and closed by the back-edge to the
+ * counter; then the select. 8 warps, all lanes, 4 trips. */
+static void select_loop(struct listing_insns *f, struct listing_paths *p) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, FILE_CU);
+    cr_assert_eq(listing_paths_add(p, 228, LISTING_PATH_A), 0);
+    cr_assert_eq(listing_paths_add(p, 229, LISTING_PATH_B), 0);
+    listing_insns_init(f);
+    put(f, 0x190, 225, "ISETP.NE.AND P0, PT, RZ, c[0x0][0x21c], PT", 8, 256, 0);
+    put(f, 0x1a0, 220, "LDG.E.U8 R4, desc[UR4][R4.64]", 8, 256, 0);
+    put(f, 0x1b0, 222, "MOV R7, R0", 8, 256, 0);
+    put(f, 0x1c0, 225, "@!P0 BRA `(.L_x_1)", 8, 256, 0x640);
+    put(f, 0x1d0, 225, "MOV R9, RZ", 8, 256, 0);
+    put(f, 0x210, 225, "IADD3 R9, R9, 0x1, RZ", 32, 1024, 0);
+    for (uint32_t pc = 0x220; pc <= 0x620; pc += 0x10) {
+        if (pc == 0x230) {
+            put(f, pc, 225, "ISETP.GE.U32.AND P0, PT, R9, c[0x0][0x21c], PT", 32, 1024, 0);
+            continue;
+        }
+        put(f, pc, (pc / 0x10) % 2 ? 229 : 228, "FFMA R0, R0, c[0x0][0x0], R2", 32, 1024, 0);
+    }
+    put(f, 0x630, 225, "@!P0 BRA `(.L_x_0)", 32, 1024, 0x210);
+    put(f, 0x640, 231, "ISETP.NE.AND P0, PT, R4, RZ, PT", 8, 256, 0);
+    put(f, 0x650, 231, "FSEL R0, R7, R0, P0", 8, 256, 0);
+    put(f, 0x660, 232, "STG.E desc[UR4][R2.64], R0", 8, 256, 0);
+    put(f, 0x670, 232, "EXIT", 8, 256, 0);
+}
+
+/* The loop's test for zero trips and its back-edge choose no path: the
+ * select is unconditional, every path FFMA issued with 32 lanes. */
+Test(listing_regions, a_loops_own_branches_are_no_branch_among_the_paths) {
+    struct listing_insns f;
+    struct listing_paths p;
+    select_loop(&f, &p);
+    listing_classify(&f, &p);
+    char err[ERR_LEN] = "";
+    struct listing *l = listing_create();
+    cr_assert_not_null(l);
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    struct listing_shape sh;
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.path_ffma, 64, "%s", sh.text);
+    cr_expect_eq(sh.window_guarded_bra, 0, "%s", sh.text);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_UNCONDITIONAL, "%s", sh.text);
+    cr_expect(fabs(sh.path_lanes - 32.0) < 1e-12, "%s", sh.text);
+    listing_free(l);
+    listing_insns_cleanup(&f);
+}
+
+/* A guarded BRA whose target is a path's first instruction (the early
+ * return's, with no BSSY / BSYNC) is a branch among the paths; so is one
+ * whose target a document does not give. */
+Test(listing_regions, a_branch_into_the_paths_is_a_branch) {
+    struct listing_insns f;
+    struct listing_paths p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.file, sizeof p.file, FILE_CU);
+    cr_assert_eq(listing_paths_add(&p, 250, LISTING_PATH_A), 0);
+    cr_assert_eq(listing_paths_add(&p, 256, LISTING_PATH_B), 0);
+    listing_insns_init(&f);
+    put(&f, 0x00, 246, "ISETP.NE.AND P0, PT, R4, RZ, PT", 8, 256, 0);
+    put(&f, 0x10, 246, "@P0 BRA `(.L_x_4)", 8, 256, 0x50);
+    put(&f, 0x20, 250, "FFMA R0, R0, 0.99, 0.001", 8, 128, 0);
+    put(&f, 0x30, 251, "STG.E desc[UR4][R2.64], R0", 8, 128, 0);
+    put(&f, 0x40, 252, "EXIT", 8, 128, 0);
+    put(&f, 0x50, 256, "FFMA R0, R0, 0.98, 0.002", 8, 128, 0);
+    put(&f, 0x60, 262, "STG.E desc[UR4][R2.64], R0", 8, 128, 0);
+    listing_classify(&f, &p);
+    char err[ERR_LEN] = "";
+    struct listing *l = listing_create();
+    cr_assert_not_null(l);
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    struct listing_shape sh;
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.window_guarded_bra, 1, "%s", sh.text);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_BRANCHED, "%s", sh.text);
+    for (unsigned i = 0; i < l->nruns; i++) l->runs[i].has_target = 0; /* as an older document reads */
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_BRANCHED, "%s", sh.text);
+    listing_free(l);
+    listing_insns_cleanup(&f);
+}
