@@ -16,6 +16,7 @@
  */
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -564,6 +565,30 @@ int options_job_kind(const struct dv_options *o, char *buf, size_t len) {
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+int options_batch_key(const struct dv_options *o, char *buf, size_t len) {
+    if (len) buf[0] = '\0';
+    if (o->scenario[0] || o->part != DV_PART_1 || o->npredicates == 0) return 0;
+    for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS; i++)
+        for (const char *c = o->predicates[i]; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) return 0;
+    char blocks[16];
+    if (o->blocks) snprintf(blocks, sizeof blocks, "%u", o->blocks);
+    else snprintf(blocks, sizeof blocks, "auto");
+    size_t at = 0;
+    int n = snprintf(buf, len, "part1 kernel=%s blocks=%s block=%ux%u iterations=%u witness=%d counters=%d instructions=%d",
+                     experiment_kernel_name(plan_part1_kernel(o)), blocks, o->block_x, o->block_y ? o->block_y : 1,
+                     o->iterations, !o->no_witness, !o->no_counters, o->instructions ? 1 : 0);
+    for (unsigned i = 0; n >= 0 && (size_t)n < len - at && i < o->npredicates && i < DV_MAX_ROWS; i++) {
+        at += (size_t)n;
+        n = snprintf(buf + at, len - at, "\n%s", o->predicates[i]);
+    }
+    if (n < 0 || (size_t)n >= len - at) {
+        if (len) buf[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 unsigned options_tables(const struct dv_options *o) {
     if (o->scenario[0]) {
         const struct scenario *list[SCENARIO_MAX_SELECTED];
@@ -575,6 +600,11 @@ unsigned options_tables(const struct dv_options *o) {
 }
 
 double options_instructions_cost(const struct dv_options *o, int *row) {
+    if (row) *row = -1;
+    /* A scenario's tables run instead of the Part rows: their profiles are
+     * costed row by row when they are planned (a period or a stand-in grid
+     * of their assignment: a few blocks), against the same cap. */
+    if (o->scenario[0]) return 0;
     const double per_block = (double)o->block_x * (o->block_y ? o->block_y : 1) * o->iterations;
     /* The whole grid: blocks x a block, or for auto its FMA bound. */
     double grid = o->blocks ? (double)o->blocks * per_block : OPTIONS_AUTO_FMA_BOUND;

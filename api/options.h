@@ -61,8 +61,10 @@ unsigned options_tables(const struct dv_options *o);
  * thread-iterations (threads per block x iterations x the blocks profiled:
  * one for a predicate that does not read blockIdx.x, the whole grid for one
  * that does, at its upper bound when blocks is auto), and in *row the row it
- * is (an index of o->predicates, or -1 for a Part 2 row). Scenario rows are
- * not profiled. options_validate() refuses a request for instructions over
+ * is (an index of o->predicates, or -1 for a Part 2 row). A scenario
+ * request's rows are costed when each is planned (profile.h: a period or a
+ * stand-in grid of its assignment), so this is 0 for one.
+ * options_validate() refuses a request for instructions over
  * OPTIONS_MAX_INSTRUCTIONS_COST with it. */
 double options_instructions_cost(const struct dv_options *o, int *row);
 
@@ -74,6 +76,25 @@ double options_instructions_cost(const struct dv_options *o, int *row);
  * the same half-width target or budget whatever the grid. Writes at most
  * `len` bytes (48 hold every kind); returns 0, or -1 when cut short. */
 int options_job_kind(const struct dv_options *o, char *buf, size_t len);
+/* Which requests a batch of readers may measure together on the GPU
+ * (kernels/gpu/batch.h; the queue's batches, server/jobs/jobq.h), decided
+ * here once: a request for the Part 1 table alone (no Part 2, no scenario),
+ * keyed by what the shared rounds, warm-up and testimony pass need the same
+ * (the kernel the table runs, plan_part1_kernel(); the blocks, "auto" for
+ * auto; the block shape; the iterations; the witness, counters and
+ * instructions switches), followed by the rows it times, one line each (its
+ * predicates as written, the baseline among them). What each reader keeps
+ * of its own (the target, the sample bounds, the budget, the baseline and
+ * the predicates) is not in the key. Writes
+ *   "<key line>\n<row>\n<row>..."
+ * into `buf`; two requests may share a batch when their first lines are
+ * equal, and a batch's rows are the distinct row lines of its members. An
+ * empty text for a request that is not batched (another table, a predicate
+ * holding a control character). Returns 0, or -1 when `len` is too small
+ * (OPTIONS_BATCH_KEY_LEN always holds it; then `buf` is empty). */
+#define OPTIONS_BATCH_KEY_LEN (160 + DV_MAX_ROWS * PREDICATE_TEXT_LEN)
+int options_batch_key(const struct dv_options *o, char *buf, size_t len);
+
 /* A canonical one-line form of `o` (every field, fixed order), used as the
  * result-cache key and recorded in provenance. */
 int options_canonical(const struct dv_options *o, char *buf, size_t len);

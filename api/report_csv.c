@@ -1,7 +1,8 @@
 /* report_csv.c -- struct dv_report as CSV (RFC 4180): one record per row of
  * every table, for a spreadsheet or a plotting script.
  *
- * One header line, then per table its rows (kind "row") and, for Part 2,
+ * One header line, then per table its rows (kind "row"; an experiment's
+ * rows fill the columns after gpu_instructions_vs_baseline) and, for Part 2,
  * its two readings (kind "reading": name is the reading's kind, label its
  * sentence, ratio and predicted_ratio its figures). Figures are written as
  * "%.6g" (plenty for a ratio or a time in ms, and the same text on every
@@ -14,6 +15,7 @@
  */
 #include "api/report.h"
 #include "api/strbuf.h"
+#include "kernels/model/listing/listing_shape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +51,21 @@ static const char *const columns[] = {
     "ratio_ci_hi",
     "median_ci_lo_ms",
     "median_ci_hi_ms",
+    /* The experiments' (empty for any other row): what the row varies, what
+     * its ratio is over, its work, its SASS and its join. */
+    "versus",
+    "thread_fmas",
+    "point_arrangement",
+    "point_k",
+    "point_la",
+    "point_lb",
+    "point_variant",
+    "sass_branching",
+    "sass_guarded_lanes",
+    "sass_join_lanes",
+    "join_warps",
+    "join_reconverged_warps",
+    "join_clock_spread_median",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -76,6 +93,28 @@ static void whole(struct strbuf *b, unsigned long long v) {
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", v);
     field(b, buf, 0);
+}
+
+/* The experiment columns of row `w` of `t` (empty where they do not apply). */
+static void experiment_fields(struct strbuf *b, const struct dv_table *t, const struct dv_row *w) {
+    const unsigned r = (unsigned)(w - t->rows);
+    field(b, w->versus ? t->rows[dv_row_reference(t, r)].name : "", 0);
+    if (w->kernel == DV_KERNEL_SCENARIO) whole(b, w->thread_fmas);
+    else field(b, "", 0);
+    const struct dv_point *p = &w->point;
+    field(b, p->arrangement, 0);
+    number(b, p->k, p->k > 0);
+    number(b, p->la, p->la > 0);
+    number(b, p->lb, p->lb > 0);
+    field(b, p->variant, 0);
+    struct listing_shape sh;
+    if (w->instructions) listing_shape(w->instructions, &sh);
+    field(b, w->instructions ? listing_branching_name(sh.branching) : "", 0);
+    number(b, w->instructions ? sh.guarded_lanes : NAN, w->instructions != NULL);
+    number(b, w->instructions ? sh.join_lanes : NAN, w->instructions != NULL);
+    number(b, w->join.warps, w->join.present);
+    number(b, w->join.reconverged, w->join.present);
+    number(b, w->join.spread_median, w->join.present);
 }
 
 static void row_record(struct strbuf *b, const struct dv_table *t, const struct dv_row *w) {
@@ -109,6 +148,7 @@ static void row_record(struct strbuf *b, const struct dv_table *t, const struct 
     number(b, w->ratio_ci.hi, w->measured);
     number(b, w->median_ci_ms.lo, w->measured);
     number(b, w->median_ci_ms.hi, w->measured);
+    experiment_fields(b, t, w);
     strbuf_append(b, "\r\n", 2);
 }
 

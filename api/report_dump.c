@@ -21,6 +21,7 @@
 #include "api/report.h"
 #include "api/jsonout.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_shape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 #include <jansson.h>
 
 #include "kernels/model/model/analysis.h"
+#include "kernels/model/model/findings.h"
 #include "kernels/model/stats/ratio.h"
 #include "kernels/model/stats/spread.h"
 
@@ -282,6 +284,33 @@ static json_t *run_json(const struct listing_run *r, int *bad) {
     return o;
 }
 
+/* How the profile's paths were laid out (model/listing/listing_shape.h):
+ * derived from the runs, written for readers, not read back. */
+static json_t *shape_json(const struct listing *l, int *bad) {
+    struct listing_shape sh;
+    listing_shape(l, &sh);
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "branching", json_string(listing_branching_name(sh.branching)), bad);
+    put(o, "path_ffma", integer(sh.path_ffma), bad);
+    put(o, "guarded_ffma", integer(sh.guarded_ffma), bad);
+    put(o, "window_bssy", integer(sh.window_bssy), bad);
+    put(o, "window_bsync", integer(sh.window_bsync), bad);
+    put(o, "window_guarded_bra", integer(sh.window_guarded_bra), bad);
+    put(o, "bssy", integer(sh.bssy), bad);
+    put(o, "bsync", integer(sh.bsync), bad);
+    put(o, "warpsync", integer(sh.warpsync), bad);
+    put(o, "path_lanes", num(sh.path_lanes), bad);
+    put(o, "guarded_lanes", num(sh.guarded_lanes), bad);
+    put(o, "guarded_lanes_on", num(sh.guarded_lanes_on), bad);
+    put(o, "join_pc", sh.has_join ? integer(sh.join_pc) : json_null(), bad);
+    put(o, "join_is_tail", json_boolean(sh.join_is_tail), bad);
+    put(o, "sync_at_join", json_boolean(sh.sync_at_join), bad);
+    put(o, "join_lanes", num(sh.join_lanes), bad);
+    put(o, "text", TEXT(sh.text), bad);
+    return o;
+}
+
 /* A row's instruction profile (model/listing/listing.h), or null when not taken. */
 static json_t *instructions_json(const struct listing *l, int *bad) {
     if (!l) return json_null();
@@ -311,6 +340,7 @@ static json_t *instructions_json(const struct listing *l, int *bad) {
     put(o, "regions", regions, bad);
     for (unsigned k = 0; k < l->nruns; k++) jsonout_append(runs, run_json(&l->runs[k], bad), bad);
     put(o, "runs", runs, bad);
+    put(o, "shape", shape_json(l, bad), bad);
     return o;
 }
 
@@ -363,6 +393,51 @@ static json_t *lanes_json(const struct dv_row *w, int *bad) {
     return a;
 }
 
+/* What an experiment's row varies (struct dv_point), or null for any other row. */
+static json_t *point_json(const struct dv_point *p, int *bad) {
+    if (!p->arrangement[0]) return json_null();
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "arrangement", TEXT(p->arrangement), bad);
+    put(o, "k", p->k ? integer(p->k) : json_null(), bad);
+    put(o, "la", p->la ? integer(p->la) : json_null(), bad);
+    put(o, "lb", p->lb ? integer(p->lb) : json_null(), bad);
+    put(o, "variant", TEXT_OR_NULL(p->variant), bad);
+    return o;
+}
+
+/* A reconvergence row's join record (struct dv_join), or null. */
+static json_t *join_json(const struct dv_join *j, int *bad) {
+    if (!j->present) return json_null();
+    json_t *o = json_object(), *masks = json_array();
+    if (!o || !masks) {
+        json_decref(o);
+        json_decref(masks);
+        return NULL;
+    }
+    char hex[16];
+    put(o, "warps", integer(j->warps), bad);
+    put(o, "reconverged_warps", integer(j->reconverged), bad);
+    put(o, "groups_per_warp", num(j->groups_mean), bad);
+    put(o, "groups_max", integer(j->groups_max), bad);
+    put(o, "lanes_per_group", num(j->lanes_mean), bad);
+    snprintf(hex, sizeof hex, "%08x", (unsigned)j->expected_mask);
+    put(o, "expected_mask", json_string(hex), bad);
+    for (unsigned k = 0; k < j->nmasks && k < DV_JOIN_MASKS; k++) {
+        json_t *e = json_object();
+        snprintf(hex, sizeof hex, "%08x", (unsigned)j->mask[k]);
+        put(e, "mask", json_string(hex), bad);
+        put(e, "groups", integer(j->mask_groups[k]), bad);
+        jsonout_append(masks, e, bad);
+    }
+    put(o, "masks", masks, bad);
+    put(o, "clock_spread_cycles_median", num(j->spread_median), bad);
+    put(o, "clock_spread_cycles_max", num(j->spread_max), bad);
+    put(o, "blocks", integer(j->blocks), bad);
+    put(o, "verdict", TEXT(j->verdict), bad);
+    return o;
+}
+
 static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     json_t *o = json_object();
     if (!o) return NULL;
@@ -383,8 +458,14 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     if (!w->comparable) put(o, "comparable_reason", TEXT(w->comparable_reason), bad);
     put(o, "note", TEXT(w->note), bad);
     if (w->lanes_warps) put(o, "lanes_block0", lanes_json(w, bad), bad);
-    /* Scenario rows carry the worked examples' efficiency model beside the ratio. */
-    if (w->kernel == DV_KERNEL_SCENARIO) put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
+    /* Scenario rows carry the worked examples' efficiency model beside the
+     * ratio, and the FMAs their threads need (the work compared rows share). */
+    if (w->kernel == DV_KERNEL_SCENARIO) {
+        put(o, "predicted_efficiency", num(w->predicted_efficiency), bad);
+        put(o, "thread_fmas", integer((long long)w->thread_fmas), bad);
+        if (w->point.arrangement[0]) put(o, "point", point_json(&w->point, bad), bad);
+        if (w->in_fit) put(o, "fit_x", num(w->fit_x), bad);
+    }
     if (!measured) return o;
     if (w->kernel == DV_KERNEL_SCENARIO) {
         put(o, "measured_efficiency", num(w->measured_efficiency), bad);
@@ -428,6 +509,7 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
     put(o, "observed", observed_json(&w->observed, bad), bad);
     put(o, "counters", counters_json(&w->counters, bad), bad);
     put(o, "instructions", instructions_json(w->instructions, bad), bad);
+    if (w->join.present) put(o, "join", join_json(&w->join, bad), bad);
     return o;
 }
 
@@ -455,6 +537,26 @@ static json_t *readings_json(const struct dv_table *t, const struct dv_reading *
     return arr;
 }
 
+/* A table's fit (struct dv_fit), or null. */
+static json_t *fit_json(const struct dv_fit *f, int *bad) {
+    if (!f->present) return json_null();
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "x", TEXT(f->x), bad);
+    put(o, "points", integer(f->points), bad);
+    put(o, "rounds", integer(f->rounds), bad);
+    put(o, "a_ms", num(f->a), bad);
+    put(o, "a_ci", ci_json(&f->a_ci, bad), bad);
+    put(o, "b_ms", num(f->b), bad);
+    put(o, "b_ci", ci_json(&f->b_ci, bad), bad);
+    put(o, "b_over_a", num(f->b_over_a), bad);
+    put(o, "b_over_a_ci", ci_json(&f->b_over_a_ci, bad), bad);
+    put(o, "level", num(f->level), bad);
+    put(o, "residual_rms_ms", num(f->residual_rms_ms), bad);
+    put(o, "residual_max_rel", num(f->residual_max_rel), bad);
+    return o;
+}
+
 static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     json_t *o = json_object(), *rows = json_array();
     if (!o || !rows) {
@@ -471,6 +573,7 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
     if (t->suggested_baseline[0]) put(o, "suggested_baseline", TEXT(t->suggested_baseline), bad);
     put(o, "noise_limit", num(t->noise_limit), bad);
     put(o, "halfwidth_target", num(t->halfwidth_target), bad);
+    if (t->experiment[0]) put(o, "experiment", TEXT(t->experiment), bad);
     if (measured) {
         put(o, "noise_ok", json_boolean(t->noise_ok), bad);
         put(o, "intervals_ok", json_boolean(t->intervals_ok), bad);
@@ -486,13 +589,65 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         put(cost, "counters_launches", integer(t->counters_launches), bad);
         put(cost, "counters_blocks", integer((long long)t->counters_blocks), bad);
         put(o, "testimony_cost", cost, bad);
+        if (t->experiment[0]) put(o, "fit", fit_json(&t->fit, bad), bad);
+        if (t->batch_readers > 1) { /* measured in a batch of readers: said, and with how many */
+            json_t *b = json_object();
+            put(b, "readers", integer(t->batch_readers), bad);
+            put(b, "rows", integer(t->batch_rows), bad);
+            put(o, "batch", b, bad);
+        }
     }
-    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++)
-        jsonout_append(rows, row_json(&t->rows[i], measured, bad), bad);
+    for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {
+        json_t *row = row_json(&t->rows[i], measured, bad);
+        /* The row its ratio is against, by name, where it names one. */
+        if (row && t->rows[i].versus) put(row, "versus", TEXT(t->rows[dv_row_reference(t, i)].name), bad);
+        jsonout_append(rows, row, bad);
+    }
     put(o, "rows", rows, bad);
     struct dv_reading rd[DV_MAX_READINGS];
     unsigned nrd = experiment_readings(t, rd);
     if (nrd) put(o, "readings", readings_json(t, rd, nrd, measured, bad), bad);
+    return o;
+}
+
+/* The experiments read as a whole (model/model/findings.h): derived from
+ * the rows, written for readers, not read back. */
+static json_t *findings_json(const struct findings_predication *f, int *bad) {
+    json_t *o = json_object(), *p = json_object(), *pts = json_array();
+    if (!o || !p || !pts) {
+        json_decref(o);
+        json_decref(p);
+        json_decref(pts);
+        return NULL;
+    }
+    for (unsigned i = 0; i < f->npoints; i++) {
+        const struct findings_point *q = &f->points[i];
+        json_t *e = json_object();
+        put(e, "la", integer(q->la), bad);
+        put(e, "lb", integer(q->lb), bad);
+        put(e, "branching", json_string(listing_branching_name(q->branching)), bad);
+        put(e, "ratio", num(q->ratio), bad);
+        put(e, "ratio_ci", ci_json(&(struct dv_ci){q->lo, q->hi}, bad), bad);
+        put(e, "guarded_lanes", num(q->guarded_lanes), bad);
+        put(e, "guarded_lanes_on", num(q->guarded_lanes_on), bad);
+        put(e, "table", integer(q->table), bad);
+        put(e, "row", integer(q->row), bad);
+        jsonout_append(pts, e, bad);
+    }
+    put(p, "points", pts, bad);
+    put(p, "predicated", integer(f->predicated), bad);
+    put(p, "branched", integer(f->branched), bad);
+    put(p, "other", integer(f->other), bad);
+    put(p, "unknown", integer(f->unknown), bad);
+    put(p, "sum_rule", f->sum_rule >= 0 ? integer(f->sum_rule) : json_null(), bad);
+    put(p, "max_rule", f->max_rule >= 0 ? integer(f->max_rule) : json_null(), bad);
+    put(p, "side_rule", f->side_a >= 0 ? pair(integer(f->side_a), integer(f->side_b), bad) : json_null(), bad);
+    put(p, "guide_threshold", integer(FINDINGS_GUIDE_DIVERGENT), bad);
+    put(p, "guide_threshold_otherwise", integer(FINDINGS_GUIDE_OTHERWISE), bad);
+    put(p, "guide_rule", json_string(FINDINGS_GUIDE_RULE), bad);
+    put(p, "guide_disagrees", integer(f->guide_disagrees), bad);
+    put(p, "text", TEXT(f->text), bad);
+    put(o, "predication", p, bad);
     return o;
 }
 
@@ -525,6 +680,8 @@ json_t *report_document(const struct dv_report *r) {
     put(doc, "measured", json_boolean(r->measured), &bad);
     if (r->measured) put(doc, "gpu_time_ms", num(r->gpu_time_ms), &bad);
     if (r->measured) put(doc, "testimony", testimony_json(&r->testimony, &bad), &bad);
+    struct findings_predication fp;
+    if (r->measured && findings_predication(r, &fp)) put(doc, "findings", findings_json(&fp, &bad), &bad);
     put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
     put(doc, "started_utc", TEXT(r->started_utc), &bad);
     put(doc, "finished_utc", TEXT(r->finished_utc), &bad);

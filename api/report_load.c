@@ -553,6 +553,89 @@ static void lanes_parse(struct rd *rd, const json_t *o, const char *path, struct
     w->lanes_warps = (unsigned)want;
 }
 
+/* An experiment's row: what it varies (`point`, null for any other row)
+ * and its x in the table's fit (`fit_x`, null when it is no point of it). */
+static void point_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
+    char sub[112];
+    w->fit_x = NAN;
+    const json_t *v = json_object_get(o, "fit_x");
+    if (v && !json_is_null(v)) {
+        w->in_fit = 1;
+        get_num(rd, o, p, "fit_x", &w->fit_x, NAN);
+    }
+    const json_t *pt = get_sub(rd, o, p, "point", sub, sizeof sub);
+    if (!pt) return;
+    struct dv_point *q = &w->point;
+    GET_STR(rd, pt, sub, "arrangement", q->arrangement);
+    GET_INT(rd, pt, sub, "k", q->k, unsigned);
+    GET_INT(rd, pt, sub, "la", q->la, unsigned);
+    GET_INT(rd, pt, sub, "lb", q->lb, unsigned);
+    GET_STR(rd, pt, sub, "variant", q->variant);
+    if (!q->arrangement[0]) rd_fail(rd, sub, "arrangement", "missing: a point says how its work is laid out");
+}
+
+/* "01234567" (8 hex digits) into *v. */
+static void get_hex32(struct rd *rd, const json_t *o, const char *path, const char *key, uint32_t *v) {
+    char buf[16] = "";
+    GET_STR(rd, o, path, key, buf);
+    if (!buf[0]) return;
+    char *end = NULL;
+    const unsigned long x = strtoul(buf, &end, 16);
+    if (strlen(buf) != 8 || *end || x > 0xffffffffUL) rd_fail(rd, path, key, "expected 8 hex digits");
+    else *v = (uint32_t)x;
+}
+
+/* A reconvergence row's join record (struct dv_join), null for none. */
+static void join_parse(struct rd *rd, const json_t *o, const char *p, struct dv_join *j) {
+    char sub[112], key[32], mp[160];
+    const json_t *v = get_sub(rd, o, p, "join", sub, sizeof sub);
+    if (!v) return;
+    j->present = 1;
+    j->groups_mean = j->lanes_mean = j->spread_median = j->spread_max = NAN;
+    GET_INT(rd, v, sub, "warps", j->warps, unsigned);
+    GET_INT(rd, v, sub, "reconverged_warps", j->reconverged, unsigned);
+    get_num(rd, v, sub, "groups_per_warp", &j->groups_mean, NAN);
+    GET_INT(rd, v, sub, "groups_max", j->groups_max, unsigned);
+    get_num(rd, v, sub, "lanes_per_group", &j->lanes_mean, NAN);
+    get_hex32(rd, v, sub, "expected_mask", &j->expected_mask);
+    const json_t *masks = get_arr(rd, v, sub, "masks", DV_JOIN_MASKS);
+    for (size_t k = 0; masks && k < json_array_size(masks) && !rd->failed; k++) {
+        snprintf(key, sizeof key, "masks[%zu]", k);
+        snprintf(mp, sizeof mp, "%s.%s", sub, key);
+        const json_t *e = json_array_get(masks, k);
+        if (!json_is_object(e)) {
+            rd_fail(rd, sub, key, "expected an object");
+            break;
+        }
+        get_hex32(rd, e, mp, "mask", &j->mask[k]);
+        GET_INT(rd, e, mp, "groups", j->mask_groups[k], unsigned);
+        j->nmasks = (unsigned)k + 1;
+    }
+    get_num(rd, v, sub, "clock_spread_cycles_median", &j->spread_median, NAN);
+    get_num(rd, v, sub, "clock_spread_cycles_max", &j->spread_max, NAN);
+    GET_INT(rd, v, sub, "blocks", j->blocks, unsigned);
+    GET_STR(rd, v, sub, "verdict", j->verdict);
+}
+
+/* A measured row's correctness check; 0 when the row has none (a document
+ * of a measurement cut short), else 1. */
+static int check_parse(struct rd *rd, const json_t *o, const char *p, struct dv_check *chk) {
+    char sub[96];
+    chk->first_mismatch = -1;
+    const json_t *c = get_sub(rd, o, p, "check", sub, sizeof sub);
+    if (!c) return 0;
+    double expected = 0, got = 0;
+    get_bool(rd, c, sub, "ok", &chk->ok);
+    GET_INT(rd, c, sub, "checked", chk->checked, unsigned long long);
+    GET_INT(rd, c, sub, "mismatches", chk->mismatches, unsigned long long);
+    get_ll(rd, c, sub, "first_mismatch", &chk->first_mismatch);
+    get_num(rd, c, sub, "expected", &expected, NAN);
+    get_num(rd, c, sub, "got", &got, NAN);
+    chk->expected = (float)expected;
+    chk->got = (float)got;
+    return 1;
+}
+
 static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_row *w) {
     char kernel[32] = "", sub[96];
     GET_STR(rd, o, p, "name", w->name);
@@ -581,6 +664,8 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "predicted_efficiency", &w->predicted_efficiency, NAN);
     get_num(rd, o, p, "measured_efficiency", &w->measured_efficiency, NAN);
     get_num(rd, o, p, "agreement", &w->agreement, NAN);
+    GET_INT(rd, o, p, "thread_fmas", w->thread_fmas, unsigned long long);
+    point_parse(rd, o, p, w);
 
     const json_t *t = get_sub(rd, o, p, "time_ms", sub, sizeof sub);
     if (!t) return;
@@ -615,23 +700,51 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "ratio_of_medians", &w->ratio_of_medians, NAN);
     get_num(rd, o, p, "floor_fraction", &w->floor_fraction, NAN);
 
-    w->check.first_mismatch = -1;
-    const json_t *c = get_sub(rd, o, p, "check", sub, sizeof sub);
-    if (!c) return;
-    double expected = 0, got = 0;
-    get_bool(rd, c, sub, "ok", &w->check.ok);
-    GET_INT(rd, c, sub, "checked", w->check.checked, unsigned long long);
-    GET_INT(rd, c, sub, "mismatches", w->check.mismatches, unsigned long long);
-    get_ll(rd, c, sub, "first_mismatch", &w->check.first_mismatch);
-    get_num(rd, c, sub, "expected", &expected, NAN);
-    get_num(rd, c, sub, "got", &got, NAN);
-    w->check.expected = (float)expected;
-    w->check.got = (float)got;
+    if (!check_parse(rd, o, p, &w->check)) return;
     observed_parse(rd, o, p, &w->observed);
     counters_parse(rd, o, p, &w->counters);
     char ip[112];
     const json_t *in = get_sub(rd, o, p, "instructions", ip, sizeof ip);
     if (in) w->instructions = listing_parse(rd, in, ip);
+    join_parse(rd, o, p, &w->join);
+}
+
+/* A table's fit (struct dv_fit), null for none. */
+static void fit_parse(struct rd *rd, const json_t *o, const char *p, struct dv_fit *f) {
+    char sub[64];
+    const json_t *v = get_sub(rd, o, p, "fit", sub, sizeof sub);
+    if (!v) return;
+    f->present = 1;
+    f->a = f->b = f->b_over_a = f->level = f->residual_rms_ms = f->residual_max_rel = NAN;
+    f->a_ci = f->b_ci = f->b_over_a_ci = (struct dv_ci){NAN, NAN};
+    GET_STR(rd, v, sub, "x", f->x);
+    GET_INT(rd, v, sub, "points", f->points, unsigned);
+    GET_INT(rd, v, sub, "rounds", f->rounds, unsigned);
+    get_num(rd, v, sub, "a_ms", &f->a, NAN);
+    ci_parse(rd, v, sub, "a_ci", &f->a_ci);
+    get_num(rd, v, sub, "b_ms", &f->b, NAN);
+    ci_parse(rd, v, sub, "b_ci", &f->b_ci);
+    get_num(rd, v, sub, "b_over_a", &f->b_over_a, NAN);
+    ci_parse(rd, v, sub, "b_over_a_ci", &f->b_over_a_ci);
+    get_num(rd, v, sub, "level", &f->level, NAN);
+    get_num(rd, v, sub, "residual_rms_ms", &f->residual_rms_ms, NAN);
+    get_num(rd, v, sub, "residual_max_rel", &f->residual_max_rel, NAN);
+}
+
+/* Each row's `versus` (a row's name) as the index dv_row_reference()
+ * reads, once every row is in; a name no row has is an error. */
+static void versus_parse(struct rd *rd, const json_t *rows, const char *p, struct dv_table *t) {
+    char rp[80];
+    for (size_t i = 0; rows && i < json_array_size(rows) && i < t->nrows && !rd->failed; i++) {
+        snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);
+        char name[PREDICATE_TEXT_LEN] = "";
+        GET_STR(rd, json_array_get(rows, i), rp, "versus", name);
+        if (!name[0]) continue;
+        unsigned k = 0;
+        while (k < t->nrows && strcmp(t->rows[k].name, name) != 0) k++;
+        if (k == t->nrows) rd_fail(rd, rp, "versus", "names no row of the table");
+        else t->rows[i].versus = k + 1;
+    }
 }
 
 static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct dv_table *t) {
@@ -660,6 +773,8 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     get_num(rd, o, p, "timer_resolution_ms", &t->timer_resolution_ms, NAN);
     get_num(rd, o, p, "gpu_time_ms", &t->gpu_time_ms, NAN);
     GET_STR(rd, o, p, "kernel_iterations", t->kernel_iterations);
+    GET_STR(rd, o, p, "experiment", t->experiment);
+    fit_parse(rd, o, p, &t->fit);
     char cp[96];
     const json_t *cost = get_sub(rd, o, p, "testimony_cost", cp, sizeof cp);
     if (cost) {
@@ -673,6 +788,13 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
         t->counters_launches = (unsigned)(launches > 0 && launches <= UINT_MAX ? launches : 0);
         t->counters_blocks = (unsigned long long)(blocks > 0 ? blocks : 0);
     }
+    const json_t *batch = get_sub(rd, o, p, "batch", cp, sizeof cp);
+    if (batch) {
+        GET_INT(rd, batch, cp, "readers", t->batch_readers, unsigned);
+        GET_INT(rd, batch, cp, "rows", t->batch_rows, unsigned);
+        if (!rd->failed && (t->batch_readers < 2 || t->batch_rows < 1 || t->batch_rows > DV_MAX_ROWS))
+            rd_fail(rd, cp, "readers", "a batch is of at least 2 readers and 1 to 16 rows");
+    }
     const json_t *rows = get_arr(rd, o, p, "rows", DV_MAX_ROWS);
     for (size_t i = 0; rows && i < json_array_size(rows) && !rd->failed; i++) {
         snprintf(rp, sizeof rp, "%s.rows[%zu]", p, i);
@@ -684,6 +806,7 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
         row_parse(rd, row, rp, &t->rows[i]);
         t->nrows = (unsigned)i + 1;
     }
+    versus_parse(rd, rows, p, t);
 }
 
 int report_parse(const char *json, size_t len, struct dv_report *r, char *err) {

@@ -15,11 +15,13 @@
  * on the report alone.
  */
 #include "api/report.h"
+#include "api/report_experiment.h"
 #include "api/report_layout.h"
 #include "api/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Plain text, with Markdown's punctuation and the pipe escaped and line
@@ -125,6 +127,13 @@ static void table_md(struct strbuf *b, const struct dv_table *t, int measured) {
         put_text(b, t->note);
         strbuf_printf(b, "\n\n");
     }
+    if (t->experiment[0]) { /* the transcript's lines under an experiment's table, as they are */
+        struct strbuf x = STRBUF_INIT;
+        report_experiment_text(&x, t, measured);
+        char *lines = strbuf_take(&x);
+        if (lines && lines[0]) { strbuf_printf(b, "```\n%s```\n\n", lines); }
+        free(lines);
+    }
     struct dv_reading rd[DV_MAX_READINGS];
     unsigned n = experiment_readings(t, rd);
     if (n) {
@@ -163,6 +172,11 @@ char *report_markdown(const struct dv_report *r) {
     }
     strbuf_printf(&b, "\n\n");
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) table_md(&b, &r->tables[i], r->measured);
+    struct strbuf f = STRBUF_INIT;
+    report_findings_text(&f, r);
+    char *findings = strbuf_take(&f);
+    if (findings && findings[0]) strbuf_printf(&b, "```%s```\n\n", findings);
+    free(findings);
     for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++) {
         strbuf_printf(&b, "- Warning: ");
         put_text(&b, r->warnings[i]);

@@ -16,6 +16,8 @@
 #include "api/report_layout.h"
 #include "api/strbuf.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_shape.h"
+#include "api/report_experiment.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -331,7 +333,9 @@ static void stop_text(struct strbuf *b, const struct dv_table *t) {
 static void scenario_footer(struct strbuf *b, const struct dv_table *t, const struct dv_row *base, int measured,
                             int intervals) {
     char words[512];
-    if (base)
+    if (base && t->experiment[0])
+        strbuf_printf(b, "baseline: row \"%s\" (a row that names another is over that one: vs below)\n", base->label);
+    else if (base)
         strbuf_printf(b, "baseline: the same work grouped so each warp runs one path (row \"%s\")\n",
                   base->label);
     else
@@ -623,18 +627,22 @@ static void listing_text(struct strbuf *b, const char *label, const struct listi
     int stalls = 0;
     for (unsigned k = 0; k < l->nregions; k++) {
         const struct listing_region *r = &l->regions[k];
-        if (!r->nstalls || (r->kind != LISTING_PATH_A && r->kind != LISTING_PATH_B && r->kind != LISTING_BEFORE)) continue;
+        if (!r->nstalls || !(listing_kind_is_path(r->kind) || r->kind == LISTING_BEFORE || r->kind == LISTING_TAIL))
+            continue;
         strbuf_printf(b, "%s %s", stalls++ ? " |" : "  stall samples:", listing_kind_name(r->kind));
         for (unsigned t = 0; t < r->nstalls; t++)
             strbuf_printf(b, "%s %s %.0f%%", t ? "," : "", r->stalls[t].reason, 100.0 * r->stalls[t].share);
     }
     if (stalls) strbuf_printf(b, "\n");
+    struct listing_shape shape;
+    listing_shape(l, &shape);
+    if (shape.branching != LISTING_SHAPE_NONE) strbuf_printf(b, "  SASS: %s\n", shape.text);
     /* The branch region: from the last run before the paths (the branch) to
      * the last run of the paths or of the reconvergence. */
     unsigned first = l->nruns, last = 0;
     for (unsigned k = 0; k < l->nruns; k++) {
         const enum listing_kind kind = l->runs[k].region;
-        if (kind == LISTING_PATH_A || kind == LISTING_PATH_B || kind == LISTING_RECONVERGE) {
+        if (listing_kind_is_path(kind) || kind == LISTING_RECONVERGE || kind == LISTING_TAIL) {
             if (first == l->nruns) first = k ? k - 1 : 0;
             last = k;
         }
@@ -705,9 +713,11 @@ char *report_text(const struct dv_report *r) {
     for (unsigned i = 0; i < r->ntables && i < DV_MAX_TABLES; i++) {
         strbuf_printf(&b, "\n");
         table_text(&b, &r->tables[i], r->measured);
+        report_experiment_text(&b, &r->tables[i], r->measured);
         if (r->measured) testimony_text(&b, &r->tables[i], c->blocks);
         if (r->measured) instructions_text(&b, &r->tables[i]);
     }
+    report_findings_text(&b, r);
     const struct dv_testimony *tm = &r->testimony;
     if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
                         tm->counters_reason[0])) {

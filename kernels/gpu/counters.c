@@ -618,8 +618,9 @@ int counters_table(struct counters **c, struct dv_table *t, const struct testimo
     }
     for (unsigned i = 0; i < t->nrows; i++) {
         t->rows[i].counters = out[i];
-        testimony_counters_derive(&t->rows[i].counters, grids[i].blocks, t->rows[i].warps_split.per_block,
-                                  evaluations[i]);
+        const struct dv_row *w = &t->rows[i];
+        testimony_counters_derive(&t->rows[i].counters, grids[i].blocks, w->warps_split.per_block, evaluations[i],
+                                  w->warps_per_block ? (double)w->threads_per_block / w->warps_per_block : 32.0);
     }
     testimony_counters_compare(t);
     return 0;

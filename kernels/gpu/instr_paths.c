@@ -1,13 +1,16 @@
-/* instr_paths.c -- the lesson kernels' chain lines (instr_paths.h): the
- * build defines DV_LESSON_LINES_A and DV_LESSON_LINES_B ({111,114,...},
- * kernels/gpu/CMakeLists.txt) from what lesson_kernels.cu says. */
+/* instr_paths.c -- the kernels' region lines (instr_paths.h): the build
+ * defines DV_LESSON_LINES_A and DV_LESSON_LINES_B ({111,114,...}) from what
+ * lesson_kernels.cu says, and DV_SCENARIO_REGION_LINES ({91,92,...}) and
+ * DV_SCENARIO_REGION_NAMES ({"path_0","path_1",...}) from the `region:`
+ * comments of scenario_kernels.cu (kernels/gpu/CMakeLists.txt). */
 #include "kernels/gpu/instr_paths.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#if !defined(DV_LESSON_LINES_A) || !defined(DV_LESSON_LINES_B)
-#error "the build defines DV_LESSON_LINES_A and DV_LESSON_LINES_B (kernels/gpu/CMakeLists.txt)"
+#if !defined(DV_LESSON_LINES_A) || !defined(DV_LESSON_LINES_B) || !defined(DV_SCENARIO_REGION_LINES) ||                \
+    !defined(DV_SCENARIO_REGION_NAMES)
+#error "the build defines DV_LESSON_LINES_A/B and DV_SCENARIO_REGION_LINES/NAMES (kernels/gpu/CMakeLists.txt)"
 #endif
 
 void instr_lesson_paths(struct listing_paths *p) {
@@ -20,4 +23,25 @@ void instr_lesson_paths(struct listing_paths *p) {
     p->nb = (unsigned)(sizeof b / sizeof b[0]);
     memcpy(p->a, a, sizeof a);
     memcpy(p->b, b, sizeof b);
+}
+
+void instr_scenario_paths(struct listing_paths *p) {
+    static const unsigned lines[] = DV_SCENARIO_REGION_LINES;
+    static const char *const names[] = DV_SCENARIO_REGION_NAMES;
+    _Static_assert(sizeof lines / sizeof lines[0] == sizeof names / sizeof names[0], "a region for every line");
+    _Static_assert(sizeof lines / sizeof lines[0] <= LISTING_MAX_OTHER_LINES + 2 * LISTING_MAX_PATH_LINES,
+                   "more region lines than listing_paths holds");
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, "kernels/gpu/scenario_kernels.cu");
+    for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const int kind = listing_kind_parse(names[i]);
+        /* A name the listing does not know, or a table that is full, is a
+         * defect of the source the tests catch (test_instr.c). */
+        if (kind >= 0) (void)listing_paths_add(p, lines[i], (enum listing_kind)kind);
+    }
+}
+
+void instr_row_paths(const struct dv_row *row, struct listing_paths *p) {
+    if (row->kernel == DV_KERNEL_SCENARIO) instr_scenario_paths(p);
+    else instr_lesson_paths(p);
 }

@@ -7,8 +7,10 @@
 #include "kernels/gpu/instr_plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernels/gpu/scenario_rows.h"
 #include "kernels/gpu/session.h"
 #include "kernels/model/model/plan.h"
 
@@ -49,8 +51,16 @@ int instr_row_plan(struct instr_row *rr, int whole_grid, double cost_cap, char *
         dv_seterr(err, "instructions: the plan has no row %d in table %d", rr->index, rr->table);
         return -1;
     }
-    rr->row = &j->r->tables[rr->table].rows[rr->index];
-    if (profile_plan_row(rr->row, &j->g, j->r->config.iterations, whole_grid, &rr->plan, err) != 0) return -1;
+    const struct dv_table *t = &j->r->tables[rr->table];
+    rr->row = &t->rows[rr->index];
+    if (profile_kernel_identity(&j->o, t, (unsigned)rr->index, j->r->config.iterations, rr->identity,
+                                sizeof rr->identity) != 0) {
+        dv_seterr(err, "instructions: row %d:%d names no kernel", rr->table, rr->index);
+        return -1;
+    }
+    if (profile_plan_table_row(&j->o, t, (unsigned)rr->index, &j->g, j->r->config.iterations, whole_grid, &rr->plan,
+                               err) != 0)
+        return -1;
     if (rr->plan.cost > cost_cap) {
         dv_seterr(err, "instructions: over the cost cap: %.3g thread-iterations patched (%u blocks), the cap %.3g",
                   rr->plan.cost, rr->plan.grid.part_blocks[0], cost_cap);
@@ -67,6 +77,9 @@ void instr_row_fail(struct instr_row *rr, const char *why) {
 }
 
 void instr_row_cleanup(struct instr_row *rr) {
+    if (rr->scenario) scenario_rows_cleanup(rr->scenario);
+    free(rr->scenario);
+    rr->scenario = NULL;
     listing_insns_cleanup(&rr->samples);
     for (unsigned k = 0; k < rr->nparts; k++) listing_insns_cleanup(&rr->parts[k]);
     listing_insns_cleanup(&rr->combined);

@@ -44,12 +44,16 @@ struct instr_job {
     struct dv_launch base; /* the row's mode and mask left out */
 };
 
+struct scenario_rows; /* gpu/scenario_rows.h */
+
 /* One row of the process, and what came of it. */
 struct instr_row {
     struct instr_job *j;
     int table, index;
     const struct dv_row *row;
+    char identity[96]; /* the kernel instantiation (profile_kernel_identity()) */
     struct profile_plan plan;
+    struct scenario_rows *scenario; /* a scenario row's launch state (instr_run.c) */
     const uint32_t *dmask;
     unsigned sample_blocks;
     int sampling;      /* the launch callback launches the sampling grid */

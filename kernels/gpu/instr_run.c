@@ -20,6 +20,8 @@
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/instr.h"
 #include "kernels/gpu/instr_paths.h"
+#include "kernels/gpu/scenario_rows.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/session.h"
 #include "kernels/model/listing/listing_read.h"
 #include "kernels/model/model/plan.h"
@@ -64,10 +66,38 @@ static int job_buffers(struct instr_job *j, char *err) {
     return 0;
 }
 
-/* The row's path mask on the device, when its kernel reads one. */
+/* A scenario row's launch state: its assignment and output, and where its
+ * plan stands on a stand-in grid, that stand-in, which must be the plan's
+ * (the same function of the same assignment: testimony_scenario_grid()). */
+static int scenario_buffers(struct instr_row *rr, char *err) {
+    const struct instr_job *j = rr->j;
+    const struct dv_table *t = &j->r->tables[rr->table];
+    const struct scenario *s = scenario_find(t->id + strlen("scenario:"));
+    if (!s || !(rr->scenario = calloc(1, sizeof *rr->scenario))) {
+        dv_seterr(err, "instructions: %s", s ? "out of memory" : "the row's table has no scenario");
+        return DV_ERR;
+    }
+    const unsigned r = (unsigned)rr->index;
+    int rc = scenario_rows_setup(rr->scenario, s, &j->o, j->base.in, 1u << r, err);
+    if (rc != 0 || !rr->plan.grid.standin) return rc;
+    if ((rc = scenario_rows_standing(rr->scenario, r, PROFILE_STANDIN_WAVE, err)) != 0) return rc;
+    const struct testimony_grid *a = &rr->scenario->grids[r], *b = &rr->plan.grid;
+    int same = a->standin && a->nparts == b->nparts;
+    for (unsigned k = 0; same && k < b->nparts; k++)
+        same = a->part_blocks[k] == b->part_blocks[k] && a->weight[k] == b->weight[k] && a->first[k] == b->first[k];
+    if (!same) {
+        dv_seterr(err, "instructions: the row's stand-in grid is not the one its plan named");
+        return DV_ERR;
+    }
+    return 0;
+}
+
+/* The row's path mask on the device, when its kernel reads one; a scenario
+ * row's buffers. */
 static int row_buffers(struct instr_row *rr, char *err) {
     int rc = 0;
     rr->dmask = NULL;
+    if (rr->row->kernel == DV_KERNEL_SCENARIO) return scenario_buffers(rr, err);
     if (!session_mask(rr->j->s, rr->row, &rr->j->g, plan_row_mask,
                       experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
         return rc ? rc : DV_ERR;
@@ -80,8 +110,9 @@ static int row_buffers(struct instr_row *rr, char *err) {
 static int row_wave(struct instr_row *rr, char *err) {
     const struct instr_job *j = rr->j;
     int per_sm = 0, rc;
-    if ((rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err)) != 0)
-        return rc;
+    if (rr->scenario) rc = scenario_rows_occupancy(rr->scenario, (unsigned)rr->index, &per_sm, err);
+    else rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err);
+    if (rc != 0) return rc;
     unsigned long long wave = (unsigned long long)(per_sm > 0 ? per_sm : 1) * (unsigned)j->dev.sm_count;
     rr->sample_blocks = (unsigned)(wave < j->g.blocks ? wave : j->g.blocks);
     if (!rr->sample_blocks) rr->sample_blocks = 1;
@@ -91,6 +122,13 @@ static int row_wave(struct instr_row *rr, char *err) {
 /* Part `part` of the row's profile plan, or its sampling wave. */
 static int launch(void *ctx, unsigned part, char *err) {
     struct instr_row *rr = ctx;
+    if (rr->scenario) {
+        const struct testimony_grid *g = &rr->plan.grid;
+        if (rr->sampling)
+            return scenario_rows_launch(rr->scenario, (unsigned)rr->index, 0, 0, rr->sample_blocks, NULL, NULL, err);
+        return scenario_rows_launch(rr->scenario, (unsigned)rr->index, g->standin, g->first[part], g->part_blocks[part],
+                                    NULL, NULL, err);
+    }
     struct dv_launch l = rr->j->base;
     l.mode = rr->row->mode;
     l.mask = rr->dmask;
@@ -188,7 +226,7 @@ static void check_functions(struct instr_row *rows, unsigned n) {
         for (unsigned j = 0; j < n && !why[0]; j++) {
             const struct instr_row *o = &rows[j];
             if (j == i || o->failed || o->nparts == 0) continue;
-            const int same_kernel = o->row->kernel == rr->row->kernel;
+            const int same_kernel = strcmp(o->identity, rr->identity) == 0;
             const int same_function = strcmp(o->parts[0].function, fn) == 0;
             if (same_kernel && !same_function)
                 dv_seterr(why,
@@ -268,7 +306,7 @@ static void finish_row(const struct instr_run_opts *opts, struct instr *p, struc
     rr->l->cubin_crc = crc;
     instr_phase_end(ph, INSTR_PH_TEXT);
     struct listing_paths paths;
-    instr_lesson_paths(&paths);
+    instr_row_paths(rr->row, &paths);
     listing_classify(&rr->combined, &paths);
     if (listing_build(&rr->combined, rr->l, err) != 0) {
         instr_row_fail(rr, err);
@@ -278,7 +316,7 @@ static void finish_row(const struct instr_run_opts *opts, struct instr *p, struc
     snprintf(l->source, sizeof l->source, "cupti-sass");
     snprintf(l->kernel, sizeof l->kernel, "%s", rr->combined.function);
     l->mask_hash = rr->plan.mask_hash;
-    l->grid_blocks = rr->plan.grid.part_blocks[0];
+    l->grid_blocks = rr->plan.grid.standin ? testimony_grid_launched(&rr->plan.grid) : rr->plan.grid.part_blocks[0];
     l->block_x = rr->j->g.block_x;
     l->block_y = rr->j->g.block_y;
     l->scale = (double)rr->j->g.blocks / (double)l->grid_blocks;

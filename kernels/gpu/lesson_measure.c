@@ -158,6 +158,13 @@ static int check_join(struct check_job *jobs, unsigned n, char *err) {
 int lesson_measure_table(struct session *s, const struct dv_options *o, const struct dv_report *r,
                          struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
                          struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err) {
+    return lesson_measure_table_timed(s, o, r, t, d_in, ref_a, ref_b, clk, tm, cnt, NULL, NULL, err);
+}
+
+int lesson_measure_table_timed(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                               struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
+                               struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt,
+                               lesson_timer_fn timer, void *timer_ctx, char *err) {
     int rc = 0;
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     const unsigned long long n = dv_grid_threads(&g);
@@ -188,7 +195,9 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
              dv_kernel_iterations_name(r->config.iterations));
     double h0 = timeutil_now_ms();
     t->host_setup_ms = h0 - s0;
-    if ((rc = timing_rows(t, launch_row, &c, o, r->device.rated_sm_clock_mhz, clk, err)) != 0) goto cleanup;
+    rc = timer ? timer(timer_ctx, t, launch_row, &c, clk, err)
+               : timing_rows(t, launch_row, &c, o, r->device.rated_sm_clock_mhz, clk, err);
+    if (rc != 0) goto cleanup;
     t->host_timing_ms = timeutil_now_ms() - h0;
     h0 = timeutil_now_ms();
 

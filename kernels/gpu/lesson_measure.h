@@ -35,6 +35,20 @@ int lesson_measure_table(struct session *s, const struct dv_options *o, const st
                          struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
                          struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt, char *err);
 
+/* How a table's rows are timed: `launch(lctx, i, err)` launches row i of
+ * `t`. lesson_measure_table() times with timing_rows() under the request's
+ * rule; a batch of readers (gpu/batch.h) times its union table with each
+ * reader's own (model/stats/batchplan.h) and fills the readers' tables. */
+typedef int (*lesson_timer_fn)(void *ctx, struct dv_table *t, timing_launch_fn launch, void *lctx,
+                               struct timing_clock *clk, char *err);
+
+/* lesson_measure_table() with the rows timed by `timer(timer_ctx, ...)`
+ * (NULL: timing_rows()); everything else the same. */
+int lesson_measure_table_timed(struct session *s, const struct dv_options *o, const struct dv_report *r,
+                               struct dv_table *t, const float *d_in, const float *ref_a, const float *ref_b,
+                               struct timing_clock *clk, struct dv_testimony *tm, struct counters **cnt,
+                               lesson_timer_fn timer, void *timer_ctx, char *err);
+
 #ifdef __cplusplus
 }
 #endif

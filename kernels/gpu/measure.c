@@ -29,27 +29,32 @@ static unsigned long long input_threads(const struct dv_options *o, const struct
     return n;
 }
 
-static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
-                          struct timing_clock *clk, struct counters **cnt, char *err) {
-    int rc = 0;
-    const float *d_in = NULL, *ref_a = NULL, *ref_b = NULL;
-    int lesson = 0;
+int measure_inputs(struct session *s, const struct dv_options *o, struct dv_report *r, struct timing_clock *clk,
+                   struct measure_inputs *in, char *err) {
+    int rc = 0, lesson = 0;
+    memset(in, 0, sizeof(*in));
     for (unsigned i = 0; i < r->ntables; i++) lesson |= !experiment_table_is_scenario(&r->tables[i]);
-
     const double h0 = timeutil_now_ms();
-    if (lesson && session_chains(s, r->config.iterations, &ref_a, &ref_b, err) != 0) return DV_ERR;
-    if (!(d_in = session_input(s, input_threads(o, r), &rc, err))) return rc;
+    if (lesson && session_chains(s, r->config.iterations, &in->ref_a, &in->ref_b, err) != 0) return DV_ERR;
+    if (!(in->d_in = session_input(s, input_threads(o, r), &rc, err))) return rc;
     if (!(clk->d_spin = session_spin_buffer(s, (unsigned)r->device.sm_count, &rc, err))) return rc;
     clk->sms = (unsigned)r->device.sm_count;
     r->host_inputs_ms = timeutil_now_ms() - h0;
+    return 0;
+}
 
+static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
+                          struct timing_clock *clk, struct counters **cnt, char *err) {
+    struct measure_inputs in;
+    int rc = measure_inputs(s, o, r, clk, &in, err);
+    if (rc != 0) return rc;
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         session_progress(s, i, r->ntables, t, 0);
         rc = experiment_table_is_scenario(t)
-                 ? scenario_measure_table(s, o, &r->device, mhz, clk, t, d_in, &r->testimony, cnt, err)
-                 : lesson_measure_table(s, o, r, t, d_in, ref_a, ref_b, clk, &r->testimony, cnt, err);
+                 ? scenario_measure_table(s, o, &r->device, mhz, clk, t, in.d_in, &r->testimony, cnt, err)
+                 : lesson_measure_table(s, o, r, t, in.d_in, in.ref_a, in.ref_b, clk, &r->testimony, cnt, err);
         if (rc != 0) return rc;
         r->gpu_time_ms += t->gpu_time_ms;
         session_progress(s, i, r->ntables, t, 1);
@@ -65,7 +70,7 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
 
 /* The counter pass of the job: the session's profiler (built on the first
  * job that asks, kept for the next), its preparation timed as setup. */
-static struct counters *counters_for_job(struct session *s, const struct dv_options *o, struct dv_report *r) {
+struct counters *measure_counters(struct session *s, const struct dv_options *o, struct dv_report *r) {
     struct dv_testimony *tm = &r->testimony;
     if (o->no_counters) {
         snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
@@ -99,61 +104,55 @@ int measure_run(const struct dv_options *o, struct dv_report *r, char *err) {
     return rc;
 }
 
-int measure_run_session(struct session *s, const struct dv_options *o_in, struct dv_report *r, char *err) {
+int measure_plan(struct session *s, struct dv_options *o, struct dv_report *r, double *mhz, char *err) {
     int rc = 0;
-    struct dv_options o = *o_in;
-    double t0 = timeutil_now_ms(), mhz = 0;
-    struct timing_clock clk;
-    struct counters *cnt = NULL;
-    memset(&clk, 0, sizeof(clk));
-
+    *mhz = 0;
     timeutil_utc(time(NULL), r->started_utc, sizeof(r->started_utc));
-    if ((rc = session_device(s, o.device, &r->device, err)) != 0) goto done;
+    if ((rc = session_device(s, o->device, &r->device, err)) != 0) return rc;
     unsigned auto_blocks = 0;
-    if (o.blocks == 0 && !o.scenario[0]) {
-        if ((rc = session_clock_hint(s, &mhz, err)) != 0) goto done;
-        if ((rc = lesson_choose_blocks(&o, r, mhz, &auto_blocks, err)) != 0) goto done;
-        o.blocks = auto_blocks;
+    if (o->blocks == 0 && !o->scenario[0]) {
+        if ((rc = session_clock_hint(s, mhz, err)) != 0) return rc;
+        if ((rc = lesson_choose_blocks(o, r, *mhz, &auto_blocks, err)) != 0) return rc;
+        o->blocks = auto_blocks;
     }
     char reason[sizeof(r->config.blocks_reason)];
     memcpy(reason, r->config.blocks_reason, sizeof(reason));
-    if (plan_report(&o, r, NULL, err) != 0) {
-        rc = DV_ERR;
-        goto done;
-    }
+    if (plan_report(o, r, NULL, err) != 0) return DV_ERR;
     if (auto_blocks) {
         r->config.blocks_auto = 1;
         memcpy(r->config.blocks_reason, reason, sizeof(reason));
     }
     struct dv_testimony *tm = &r->testimony;
-    tm->witness_requested = !o.no_witness;
-    tm->counters_requested = !o.no_counters;
-    if (o.no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
-    cnt = counters_for_job(s, &o, r);
-    r->host_plan_ms = timeutil_now_ms() - t0;
-    rc = measure_tables(s, &o, r, mhz, &clk, &cnt, err);
+    tm->witness_requested = !o->no_witness;
+    tm->counters_requested = !o->no_counters;
+    if (o->no_witness) snprintf(tm->witness_reason, sizeof(tm->witness_reason), "not requested (witness: false)");
+    return 0;
+}
+
+int measure_finish(struct session *s, const struct dv_options *o, struct dv_report *r, const struct timing_clock *clk,
+                   int rc, int counted, char *err) {
     const double end0 = timeutil_now_ms();
-    tm->witness_taken = !o.no_witness && rc == 0;
-    counters_outcome(r, cnt != NULL && rc == 0);
-    if (rc != 0) goto done;
+    struct dv_testimony *tm = &r->testimony;
+    tm->witness_taken = !o->no_witness && rc == 0;
+    counters_outcome(r, counted && rc == 0);
+    if (rc != 0) return rc;
 
     struct dv_device *d = &r->device;
-    if (clk.n == 0) {
+    if (clk->n == 0) {
         dv_seterr(err, "clock: no clock sample was taken between the timed rounds");
-        rc = DV_ERR;
-        goto done;
+        return DV_ERR;
     }
-    d->measured_sm_clock_mhz = clk.sum_mhz / clk.n;
-    d->measured_sm_clock_min_mhz = clk.min_mhz;
+    d->measured_sm_clock_mhz = clk->sum_mhz / clk->n;
+    d->measured_sm_clock_min_mhz = clk->min_mhz;
     session_clock_note(s, d->measured_sm_clock_mhz);
-    if (throttle_is_low(clk.min_mhz, d->rated_sm_clock_mhz, THROTTLE_DEFAULT_FRACTION)) {
+    if (throttle_is_low(clk->min_mhz, d->rated_sm_clock_mhz, THROTTLE_DEFAULT_FRACTION)) {
         unsigned dropped = 0;
         for (unsigned i = 0; i < r->ntables; i++)
             if (r->tables[i].nrows) dropped += r->tables[i].rows[0].rounds_dropped;
         experiment_warn(r,
                         "SM clock measured at %.0f MHz, below %.0f%% of the rated %.0f MHz: the GPU may be throttling "
                         "(%u rounds sampled under it were dropped and sampled again)",
-                        clk.min_mhz, 100 * THROTTLE_DEFAULT_FRACTION, d->rated_sm_clock_mhz, dropped);
+                        clk->min_mhz, 100 * THROTTLE_DEFAULT_FRACTION, d->rated_sm_clock_mhz, dropped);
     }
     const double rate = (double)d->sm_count * d->fp32_lanes_per_sm * d->measured_sm_clock_mhz * 1e3;
     r->config.fma_floor_ms = rate > 0 ? (double)r->config.fmas_per_launch / rate : 0.0;
@@ -168,7 +167,22 @@ int measure_run_session(struct session *s, const struct dv_options *o_in, struct
     r->measured = 1;
     rc = experiment_gate(r, err);
     r->host_end_ms = timeutil_now_ms() - end0;
-done:
+    return rc;
+}
+
+int measure_run_session(struct session *s, const struct dv_options *o_in, struct dv_report *r, char *err) {
+    struct dv_options o = *o_in;
+    double t0 = timeutil_now_ms(), mhz = 0;
+    struct timing_clock clk;
+    struct counters *cnt = NULL;
+    memset(&clk, 0, sizeof(clk));
+    int rc = measure_plan(s, &o, r, &mhz, err);
+    if (rc == 0) {
+        cnt = measure_counters(s, &o, r);
+        r->host_plan_ms = timeutil_now_ms() - t0;
+        rc = measure_tables(s, &o, r, mhz, &clk, &cnt, err);
+        rc = measure_finish(s, &o, r, &clk, rc, cnt != NULL, err);
+    }
     r->wall_time_ms = timeutil_now_ms() - t0;
     timeutil_utc(time(NULL), r->finished_utc, sizeof(r->finished_utc));
     return rc;

@@ -46,6 +46,38 @@ int measure_run(const struct dv_options *o, struct dv_report *r, char *err);
  * and ends. After DV_ESTICKY the session must only be freed. */
 int measure_run_session(struct session *s, const struct dv_options *o, struct dv_report *r, char *err);
 
+/* The steps of measure_run_session(), in its order, for a batch of
+ * readers (gpu/batch.h), which runs each step once per reader around one
+ * table measured for all of them. `clk` is the clock of the timed rounds
+ * (gpu/timing.h); `cnt` the job's profiler. */
+struct counters;
+struct timing_clock;
+
+/* The device into r->device, the grid when o->blocks is auto (written into
+ * `o`, with the clock it was chosen with into *mhz, 0 otherwise), the
+ * tables (plan_report()) and what the testimony was asked for. Returns 0 or
+ * a DV_* code. */
+int measure_plan(struct session *s, struct dv_options *o, struct dv_report *r, double *mhz, char *err);
+
+/* The job's hardware-counter profiler (session_counters(), its set-up
+ * timed into the testimony), or NULL with the reason in r->testimony. */
+struct counters *measure_counters(struct session *s, const struct dv_options *o, struct dv_report *r);
+
+/* What every table of `r` reads: the device input, the reference chains
+ * (lesson tables) and the clock's spin buffer (into clk). */
+struct measure_inputs {
+    const float *d_in, *ref_a, *ref_b;
+};
+int measure_inputs(struct session *s, const struct dv_options *o, struct dv_report *r, struct timing_clock *clk,
+                   struct measure_inputs *in, char *err);
+
+/* After the tables (`rc` their result, `counted` 1 when the profiler was
+ * still there at the end): the testimony's outcome, then, when `rc` is 0,
+ * the clock, the throttle warning, the FMA floor and the correctness gate.
+ * Returns `rc`, or the gate's result. */
+int measure_finish(struct session *s, const struct dv_options *o, struct dv_report *r, const struct timing_clock *clk,
+                   int rc, int counted, char *err);
+
 #ifdef __cplusplus
 }
 #endif

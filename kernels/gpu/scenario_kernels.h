@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/model/model/join_record.h"
 #include "kernels/model/model/witness_record.h"
 
 /* The suites' sizes at the lesson's 4096 iterations, compiled in: a unit of
@@ -25,7 +26,8 @@
 extern "C" {
 #endif
 
-/* Path lengths in units, passed to the k-way kernel by value. */
+/* Path lengths in units, passed to the k-way kernel by value (the pair
+ * kernel reads [0] A, [1] B, [2] the tail, [3] the loop body). */
 struct scenario_lengths {
     unsigned len[32];
 };
@@ -42,14 +44,39 @@ int scenario_launch_loop(const float *in, float *out, const uint32_t *trips, uns
                          struct dv_witness_block *witness, char *err);
 
 /* Short if/else kernel: iteration j of thread i takes side
- * (pattern[i] >> (j % 32)) & 1: len1 FMAs on side 1, len0 on side 0
- * (instantiated: 1|2 and 3|4); `iterations` a multiple of 32. */
+ * (pattern[i] >> (j % 32)) & 1: len1 FMAs on side 1, len0 on side 0 (each
+ * 1..SCENARIO_SHORT_MAX, every pair instantiated); `iterations` a positive
+ * multiple of 32. */
 int scenario_launch_short(const float *in, float *out, const uint32_t *pattern, unsigned blocks,
                           unsigned block_x, unsigned block_y, unsigned len0, unsigned len1,
                           unsigned iterations, struct dv_witness_block *witness, char *err);
 
-/* 1 when `unit_fmas` and `iterations` run the compile-time instantiations. */
-int scenario_kernel_compiled(unsigned unit_fmas, unsigned iterations);
+/* Pair kernel of `variant` (scenario.h, enum scenario_pair_variant): work[i]
+ * the side (0: A, 1: B) or the trip count; lengths->len[0..3] the units of A,
+ * B, the tail and the loop body. `join` (a device array of one record per
+ * thread, zeroed by the caller) runs the join instantiation of a
+ * reconvergence variant instead of the timed kernel; `witness` the witness. */
+int scenario_launch_pair(const float *in, float *out, const uint8_t *work, unsigned blocks, unsigned block_x,
+                         unsigned block_y, unsigned variant, const struct scenario_lengths *lengths, unsigned unit_fmas,
+                         struct dv_witness_block *witness, struct dv_join_lane *join, char *err);
+
+/* Which timed kernel a row runs, for the occupancy query. */
+enum scenario_kernel_kind {
+    SCENARIO_KERNEL_KWAY = 0,
+    SCENARIO_KERNEL_LOOP,
+    SCENARIO_KERNEL_SHORT,
+    SCENARIO_KERNEL_PAIR
+};
+struct scenario_kernel_ref {
+    unsigned kind;       /* enum scenario_kernel_kind                          */
+    unsigned len0, len1; /* short: side 0's and side 1's FMAs                  */
+    unsigned variant;    /* pair: enum scenario_pair_variant                   */
+    int compiled;        /* the compile-time instantiation (k-way, loop, short) */
+};
+
+/* Resident blocks of `threads_per_block` per SM of kernel `k`'s timed
+ * instantiation into *per_sm. Returns 0 or a DV_* code with `err`. */
+int scenario_kernel_occupancy(const struct scenario_kernel_ref *k, unsigned threads_per_block, int *per_sm, char *err);
 
 #ifdef __cplusplus
 }

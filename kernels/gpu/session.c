@@ -2,8 +2,14 @@
  *
  * Buffers only grow: a slot is reallocated when a job needs more than it
  * holds and kept at that size. Masks and chains live in small fixed tables;
- * when one is full the oldest entry is replaced (a worker sees few distinct
- * predicates, grids and iteration counts). Device buffers belong to the
+ * when one is full the oldest chain, and the least recently used mask, is
+ * replaced (a worker sees few distinct predicates, grids and iteration
+ * counts). The masks make room by use, not by age: a table holds pointers to
+ * its rows' masks until its checks end, and with at most DV_MAX_ROWS rows a
+ * table and SESSION_MASKS twice that, the masks of the table being set up
+ * are the most recently used and never the ones replaced (a table whose
+ * rows partly hit masks made long ago would otherwise replace one of them
+ * with the next row's). Device buffers belong to the
  * device they were made on: a job on another ordinal drops them all.
  *
  * The profiler is made on the first job that asks for counters and kept:
@@ -37,6 +43,7 @@ struct session_chain {
 
 struct session_mask_entry {
     int used;
+    unsigned long long last_use; /* the session's mask_uses when last asked for */
     enum dv_kernel kernel;
     enum dv_mode mode;
     char name[PREDICATE_TEXT_LEN];
@@ -59,7 +66,7 @@ struct session {
     struct session_chain chains[SESSION_CHAINS];
     unsigned next_chain;
     struct session_mask_entry masks[SESSION_MASKS];
-    unsigned next_mask;
+    unsigned long long mask_uses;
     session_progress_fn progress; /* NULL: no hook */
     void *progress_ctx;
     struct dv_witness_block *d_witness, *h_witness, *e_witness;
@@ -194,8 +201,23 @@ int session_chains(struct session *s, unsigned iterations, const float **a, cons
 }
 
 static int mask_matches(const struct session_mask_entry *m, const struct dv_row *row, const struct dv_geometry *g) {
-    return m->used && m->kernel == row->kernel && m->mode == row->mode && m->g.blocks == g->blocks &&
-           m->g.block_x == g->block_x && m->g.block_y == g->block_y && strcmp(m->name, row->name) == 0;
+    struct dv_row kept;
+    if (!m->used) return 0;
+    kept.kernel = m->kernel;
+    kept.mode = m->mode;
+    memcpy(kept.name, m->name, sizeof(kept.name));
+    return m->g.blocks == g->blocks && m->g.block_x == g->block_x && m->g.block_y == g->block_y &&
+           experiment_row_same_run(&kept, row);
+}
+
+/* The entry to replace: an empty one, else the least recently used. */
+static struct session_mask_entry *mask_victim(struct session *s) {
+    struct session_mask_entry *v = &s->masks[0];
+    for (unsigned i = 0; i < SESSION_MASKS; i++) {
+        if (!s->masks[i].used) return &s->masks[i];
+        if (s->masks[i].last_use < v->last_use) v = &s->masks[i];
+    }
+    return v;
 }
 
 const uint32_t *session_mask(struct session *s, const struct dv_row *row, const struct dv_geometry *g,
@@ -209,8 +231,7 @@ const uint32_t *session_mask(struct session *s, const struct dv_row *row, const 
             *rc = DV_ERR;
             return NULL;
         }
-        m = &s->masks[s->next_mask];
-        s->next_mask = (s->next_mask + 1) % SESSION_MASKS;
+        m = mask_victim(s);
         mask_drop(m);
         m->used = 1;
         m->kernel = row->kernel;
@@ -219,6 +240,7 @@ const uint32_t *session_mask(struct session *s, const struct dv_row *row, const 
         m->g = *g;
         m->host = h;
     }
+    m->last_use = ++s->mask_uses;
     if (device && !m->device) {
         const size_t bytes = sizeof(uint32_t) * analysis_mask_words(g);
         if ((*rc = DV_CUDA_CALL(cudaMalloc((void **)&m->device, bytes), err)) != 0) {

@@ -1,12 +1,15 @@
 /* timing.c -- warm-up, interleaved event-timed samples, the clock sampled
  * once per batch (timing.h).
  *
- * timing_rows() is the loop: a batch queues an untimed lead-in launch, the
+ * timing_rounds() is the loop: a batch queues an untimed lead-in launch, the
  * clock spins when a sample is due (queue_clock), the rounds (queue_rounds),
  * then waits for them and files the samples (read_rounds, read_clock) with
- * model/stats/sampling.h, until it says stop. The helpers below it each do one of
- * those steps on the events of one call (struct timing_run); the samples
- * live in the struct sampling. */
+ * its sink, until the sink names no row. The helpers below it each do one
+ * of those steps on the events of one call (struct timing_run); the samples
+ * live in the sink: for timing_rows() one table's struct sampling
+ * (model/stats/sampling.h), for a batch of readers their own
+ * (model/stats/batchplan.h, gpu/batch.c). ("Batch" in this file is the
+ * rounds queued per synchronisation; a batch of readers is batchplan.h's.) */
 #include "kernels/gpu/timing.h"
 
 #include <math.h>
@@ -75,35 +78,33 @@ static int queue_clock(struct timing_run *t, const struct timing_clock *clk, cha
     return 0;
 }
 
-/* Queues `rounds` rounds, every row once per round in row order, each
- * launch between its own pair of events. */
-static int queue_rounds(struct timing_run *t, unsigned rounds, timing_launch_fn launch, void *ctx, char *err) {
+/* Queues `rounds` rounds of the `n` rows `rows`, each round the rows in
+ * that order, each launch between its own pair of events. */
+static int queue_rounds(struct timing_run *t, const unsigned *rows, unsigned n, unsigned rounds,
+                        timing_launch_fn launch, void *ctx, char *err) {
     int rc;
     for (unsigned b = 0; b < rounds; b++) {
-        for (unsigned r = 0; r < t->nrows; r++) {
-            const size_t e = (size_t)b * t->nrows + r;
+        for (unsigned i = 0; i < n; i++) {
+            const size_t e = (size_t)b * n + i;
             if ((rc = DV_CUDA_CALL(cudaEventRecord(t->start[e], 0), err)) != 0) return rc;
-            if ((rc = launch(ctx, r, err)) != 0) return rc;
+            if ((rc = launch(ctx, rows[i], err)) != 0) return rc;
             if ((rc = DV_CUDA_CALL(cudaEventRecord(t->stop[e], 0), err)) != 0) return rc;
         }
     }
     return 0;
 }
 
-/* Waits for the batch's last launch and writes its `rounds` rounds as rounds
- * s->taken .. s->taken + rounds - 1 of each row, their sum into *batch_ms. */
-static int read_rounds(struct timing_run *t, unsigned rounds, struct sampling *s, double *batch_ms, char *err) {
+/* Waits for the batch's last launch and writes its `rounds` rounds of `n`
+ * rows into ms[k * n + i], their sum into *batch_ms. */
+static int read_rounds(struct timing_run *t, unsigned n, unsigned rounds, double *ms, double *batch_ms, char *err) {
     int rc;
     *batch_ms = 0;
-    if ((rc = DV_CUDA_CALL(cudaEventSynchronize(t->stop[(size_t)rounds * t->nrows - 1]), err)) != 0) return rc;
-    for (unsigned b = 0; b < rounds; b++) {
-        for (unsigned r = 0; r < t->nrows; r++) {
-            const size_t e = (size_t)b * t->nrows + r;
-            float ms = 0;
-            if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&ms, t->start[e], t->stop[e]), err)) != 0) return rc;
-            sampling_row(s, r)[s->taken + b] = ms;
-            *batch_ms += ms;
-        }
+    if ((rc = DV_CUDA_CALL(cudaEventSynchronize(t->stop[(size_t)rounds * n - 1]), err)) != 0) return rc;
+    for (size_t e = 0; e < (size_t)rounds * n; e++) {
+        float v = 0;
+        if ((rc = DV_CUDA_CALL(cudaEventElapsedTime(&v, t->start[e], t->stop[e]), err)) != 0) return rc;
+        ms[e] = v;
+        *batch_ms += v;
     }
     return 0;
 }
@@ -131,48 +132,107 @@ static int read_clock(struct timing_run *t, double *mhz, char *err) {
     return 0;
 }
 
-int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const struct dv_options *o, double rated_mhz,
-                struct timing_clock *clk, char *err) {
+int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
+                  struct timing_clock *clk, char *err) {
     struct timing_run t;
-    struct sampling s;
-    double clocked_ms = 0; /* s.gpu_ms when the clock was last sampled */
-    const unsigned nrows = tb->nrows;
+    unsigned rows[DV_MAX_ROWS];
+    double ms[DV_MAX_ROWS * TIMING_BATCH];
+    double timed_ms = 0, clocked_ms = 0; /* timed work filed, and when the clock was last sampled */
+    int rc;
     memset(&t, 0, sizeof(t));
-    int rc = sampling_init(&s, nrows, tb->baseline_row >= 0 ? (unsigned)tb->baseline_row : nrows, o,
-                           clk ? rated_mhz : 0.0, err);
-    if (rc != 0 || (rc = run_init(&t, nrows, clk != NULL, err)) != 0) goto cleanup;
+    if (nrows == 0 || nrows > DV_MAX_ROWS) {
+        dv_seterr(err, "timing: rows: %u is outside 1..%u", nrows, DV_MAX_ROWS);
+        return DV_ERR;
+    }
+    if ((rc = run_init(&t, nrows, clk != NULL, err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
     if ((rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err)) != 0) goto cleanup;
 
-    for (enum stoprule_reason why = STOPRULE_CONTINUE; why == STOPRULE_CONTINUE;) {
+    for (unsigned batches = 0;; batches++) {
+        unsigned rounds = 0;
+        const unsigned n = sink->next(sink->ctx, TIMING_BATCH, rows, &rounds);
+        if (n == 0) break;
+        if (n > nrows || rounds == 0 || rounds > TIMING_BATCH) {
+            dv_seterr(err, "timing: %u rounds of %u rows asked for (%u rows, at most %u rounds)", rounds, n, nrows,
+                      TIMING_BATCH);
+            rc = DV_ERR;
+            goto cleanup;
+        }
         /* A batch of rounds is queued back to back, so the GPU never idles
          * between samples; an untimed lead-in launch absorbs the restart
          * after the host's synchronisation, which would otherwise land on
-         * row 0 of every batch. */
-        const unsigned rounds = sampling_room(&s, TIMING_BATCH);
-        if ((rc = launch(ctx, nrows - 1, err)) != 0) goto cleanup;
+         * the first row of every batch. */
+        if ((rc = launch(ctx, rows[n - 1], err)) != 0) goto cleanup;
         /* The clock: in the first batch, then once at least
          * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
-        const int sample_clock = clk && (s.taken == 0 || s.gpu_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
+        const int sample_clock = clk && (batches == 0 || timed_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
         if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
         double batch_ms = 0, mhz = NAN;
-        if ((rc = queue_rounds(&t, rounds, launch, ctx, err)) != 0 ||
-            (rc = read_rounds(&t, rounds, &s, &batch_ms, err)) != 0)
+        if ((rc = queue_rounds(&t, rows, n, rounds, launch, ctx, err)) != 0 ||
+            (rc = read_rounds(&t, n, rounds, ms, &batch_ms, err)) != 0)
             goto cleanup;
         if (sample_clock) {
             if ((rc = read_clock(&t, &mhz, err)) != 0) goto cleanup;
-            clocked_ms = s.gpu_ms;
+            clocked_ms = timed_ms;
             clk->sum_mhz += mhz;
             if (clk->n == 0 || mhz < clk->min_mhz) clk->min_mhz = mhz;
             clk->n++;
         }
-        if ((rc = sampling_file(&s, rounds, mhz, batch_ms, &why, err)) != 0) goto cleanup;
+        timed_ms += batch_ms;
+        if ((rc = sink->file(sink->ctx, n, rows, rounds, ms, mhz, err)) != 0) goto cleanup;
     }
-    sampling_report(&s, tb);
 cleanup:
     run_cleanup(&t);
-    sampling_cleanup(&s);
+    return rc;
+}
+
+/* One table's rounds: every row in every round, into its struct sampling,
+ * until the stopping rule says stop. */
+struct table_sink {
+    struct sampling s;
+    unsigned nrows;
+    enum stoprule_reason why;
+};
+
+static unsigned table_next(void *p, unsigned batch, unsigned *rows, unsigned *rounds) {
+    const struct table_sink *x = p;
+    if (x->why != STOPRULE_CONTINUE) return 0;
+    for (unsigned r = 0; r < x->nrows; r++) rows[r] = r;
+    *rounds = sampling_room(&x->s, batch);
+    return x->nrows;
+}
+
+static int table_file(void *p, unsigned n, const unsigned *rows, unsigned rounds, const double *ms, double mhz,
+                      char *err) {
+    struct table_sink *x = p;
+    double batch_ms = 0;
+    for (unsigned i = 0; i < n; i++) {
+        double *dst = sampling_row(&x->s, rows[i]) + x->s.taken;
+        for (unsigned k = 0; k < rounds; k++) {
+            dst[k] = ms[(size_t)k * n + i];
+            batch_ms += dst[k];
+        }
+    }
+    return sampling_file(&x->s, rounds, mhz, batch_ms, &x->why, err);
+}
+
+int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const struct dv_options *o, double rated_mhz,
+                struct timing_clock *clk, char *err) {
+    struct table_sink x;
+    memset(&x, 0, sizeof(x));
+    x.nrows = tb->nrows;
+    x.why = STOPRULE_CONTINUE;
+    int rc = sampling_init(&x.s, tb->nrows, tb->baseline_row >= 0 ? (unsigned)tb->baseline_row : tb->nrows, o,
+                           clk ? rated_mhz : 0.0, err);
+    /* Each row's ratio over the row it is compared with (an experiment's
+     * row may name one other than the baseline). */
+    unsigned ref[DV_MAX_ROWS];
+    for (unsigned r = 0; r < tb->nrows && r < DV_MAX_ROWS; r++) ref[r] = dv_row_reference(tb, r);
+    if (rc == 0) rc = sampling_references(&x.s, ref, err);
+    const struct timing_sink sink = {table_next, table_file, &x};
+    if (rc == 0 && (rc = timing_rounds(tb->nrows, launch, ctx, &sink, clk, err)) == 0) sampling_report(&x.s, tb);
+    sampling_cleanup(&x.s);
     return rc;
 }

@@ -50,12 +50,37 @@ struct timing_clock {
     unsigned n;
 };
 
-/* Times the t->nrows rows of `t` (ratios over t->baseline_row) under the
+/* Times the t->nrows rows of `t` (each row's ratio over the row
+ * dv_row_reference() names: t->baseline_row unless the row names another) under the
  * request `o`, judging rounds throttled against `rated_mhz` (0: unknown).
  * `clk` NULL samples no clock (then no round is judged throttled). Returns
  * 0 or a DV_* code. */
 int timing_rows(struct dv_table *t, timing_launch_fn launch, void *ctx, const struct dv_options *o, double rated_mhz,
                 struct timing_clock *clk, char *err);
+
+/* Where the rounds of timing_rounds() go, and which rows they launch: one
+ * table's struct sampling (timing_rows()), or the readers of a batch, each
+ * with its own (model/stats/batchplan.h). Both get `ctx`.
+ *   next: the rows the next rounds launch, in round order, into `rows`;
+ *         returns how many (0: sampling is over), with in *rounds how many
+ *         rounds (1..`batch`) may be queued;
+ *   file: the `rounds` rounds just timed of the `n` rows `rows`, ms[k * n + i]
+ *         row rows[i]'s time in round k, `mhz` the clock read before them
+ *         (NaN: not read). Returns 0 or a DV_* code with `err`. */
+struct timing_sink {
+    unsigned (*next)(void *ctx, unsigned batch, unsigned *rows, unsigned *rounds);
+    int (*file)(void *ctx, unsigned n, const unsigned *rows, unsigned rounds, const double *ms, double mhz,
+                char *err);
+    void *ctx;
+};
+
+/* The engine under timing_rows(): one warm-up launch of each of the `nrows`
+ * rows (at most DV_MAX_ROWS), then batches of rounds of the rows `sink`
+ * names, each batch after an untimed lead-in launch and with the clock
+ * sampled as timing_rows() does, filed into `sink`, until it names none.
+ * Returns 0 or a DV_* code. */
+int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
+                  struct timing_clock *clk, char *err);
 
 #ifdef __cplusplus
 }

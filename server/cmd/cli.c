@@ -20,6 +20,7 @@
 #include "api/options.h"
 #include "api/report.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/plan.h"
 #include "server/cmd/sibling.h"
 #include "server/evidence/names.h"

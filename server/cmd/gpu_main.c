@@ -75,10 +75,15 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
     int mrc = measure_run_session(s, o, r, err);
     /* The instruction profiles, as the worker takes them (jobs/instrproc.h). */
     if ((mrc == 0 || mrc == DV_EGATE) && o->instructions && !session_lost(s)) {
+        /* DV_INSTRUCTIONS_BUDGET_MS: the run's time for new profiles (a
+         * table of many rows, such as the predication map's, asked for cold
+         * in one run; the worker's is INSTRPROC_BUDGET_MS). */
+        const char *budget = getenv("DV_INSTRUCTIONS_BUDGET_MS");
         struct instrproc_config ic = {.device = o->device,
                                       .disassembler = getenv("DV_DISASSEMBLER"),
                                       .before_child = session_release_profiler,
-                                      .before_child_ctx = s};
+                                      .before_child_ctx = s,
+                                      .budget_ms = budget ? strtod(budget, NULL) : 0};
         char ierr[ERR_LEN] = "";
         struct instrproc *ip = instrproc_create(&ic, ierr);
         instrproc_report(ip, o, r);

@@ -54,6 +54,8 @@ static void usage(FILE *f) {
           "                         queue's wait estimates and Retry-After (2000)\n"
           "  --rate-limit N         POST /measure and refreshes a minute per address (10; 0 off)\n"
           "  --job-deadline-ms N    GPU time a job may take before its worker is killed (30000)\n"
+          "  --batch N              jobs for one kernel and grid measured in one GPU session, each\n"
+          "                         with its own rows and rule (16; 1: every job alone)\n"
           "  --cache-ttl S          seconds an identical request is answered from cache (600)\n"
           "  --keep-jobs N          finished jobs kept for GET /jobs/{id} (256)\n"
           "  --body-limit BYTES     request body limit (65536)\n"
@@ -139,6 +141,7 @@ static void config_defaults(struct service_config *c) {
     c->queue_bytes = 8u << 20; /* 256 of the largest jobs (about 10 KB each) take 2.5 MB */
     c->job_estimate_ms = 2000;
     c->deadline_ms = 30000;
+    c->batch = JOBQ_BATCH_MAX_JOBS;
     c->cache_ttl_s = 600;
     c->keep_jobs = 256;
     c->max_cost = 1e15;
@@ -386,6 +389,7 @@ static int parse_flags(int argc, char **argv, struct service_config *cfg, struct
         {"job-estimate-ms", .u = &cfg->job_estimate_ms, .lo = 1, .hi = 3600000},
         {"rate-limit", .u = &h->rate_per_min, .lo = 0, .hi = 1000000},
         {"job-deadline-ms", .u = &cfg->deadline_ms, .lo = 100, .hi = 3600000},
+        {"batch", .u = &cfg->batch, .lo = 1, .hi = JOBQ_BATCH_MAX_JOBS},
         {"cache-ttl", .d = &cfg->cache_ttl_s, .lo = 0},
         {"keep-jobs", .u = &cfg->keep_jobs, .lo = 1, .hi = 1000000},
         {"body-limit", .z = &h->body_limit, .lo = 64, .hi = 64u << 20},
@@ -471,7 +475,8 @@ static int serve_start(struct service *s, const struct serve_args *a, struct evr
         dv_seterr(err, "serve: cannot form the worker command");
         return -1;
     }
-    struct worker_config wc = {.argv = wargv, .hello_timeout_ms = s->cfg.worker_start_timeout_ms};
+    struct worker_config wc = {
+        .argv = wargv, .hello_timeout_ms = s->cfg.worker_start_timeout_ms, .batch_jobs = s->cfg.batch};
     if (!(s->w = worker_create(&wc, s->q, err)) || worker_start(s->w, err) < 0) return -1;
     if (!(s->http = http_create(&s->cfg.http, err)) || routes_add_core(s, err) < 0 ||
         !(*evr = evroutes_create(s, err)) || !(*met = metrics_create(s, evroutes_index_json, *evr, err)) ||

@@ -29,6 +29,7 @@ struct suite {
     double noise_limit;      /* a ratio known to worse than +-this fails the suite */
     double budget_ms;        /* GPU time per table; 0 keeps the default            */
     int instructions;        /* 1: each row's instruction profile too              */
+    unsigned blocks;         /* the grid's blocks; 0 keeps the default             */
 };
 
 /* Number of suites in the table. */

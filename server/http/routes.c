@@ -307,7 +307,7 @@ static void measure_done(struct http_req *r, void *ctx) {
     if (plan_failed(r, t)) return;
     const struct dv_options *o = &t->o;
     char *key = malloc(KEY_LEN);
-    char *req = NULL, *doc = NULL;
+    char *req = NULL, *doc = NULL, *batch = NULL;
     int bad = 0;
     if (!key || options_canonical(o, key, KEY_LEN) < 0) {
         http_reply_error(r, 500, NULL, "cannot form the cache key");
@@ -340,9 +340,11 @@ static void measure_done(struct http_req *r, void *ctx) {
     }
     char kind[JOBQ_KIND_LEN] = "";
     (void)options_job_kind(o, kind, sizeof kind); /* cut short, it is still a kind */
+    batch = malloc(OPTIONS_BATCH_KEY_LEN); /* which jobs may share a GPU session; none: alone */
+    if (batch && options_batch_key(o, batch, OPTIONS_BATCH_KEY_LEN) < 0) batch[0] = '\0';
     struct jobq_wait wait;
     struct jobq_submit sub = {.request = req, .key = key, .deadline_ms = s->cfg.deadline_ms, .tag = "measure",
-                              .client = http_req_address(r), .kind = kind, .wait = &wait};
+                              .client = http_req_address(r), .kind = kind, .batch = batch, .wait = &wait};
     unsigned pos = 0;
     int joined = 0;
     char err[ERR_LEN];
@@ -374,6 +376,7 @@ cleanup:
     free(key);
     free(req);
     free(doc);
+    free(batch);
 }
 
 /* ---- GET /jobs/{id} ---------------------------------------------------- */

@@ -24,6 +24,7 @@ struct service_config {
     unsigned job_estimate_ms;   /* a kind of job's run before any has
                                    finished (jobq_limits.default_run_s) */
     unsigned deadline_ms;       /* per job                              */
+    unsigned batch;             /* jobs one GPU session may batch (0: 16) */
     double cache_ttl_s;
     unsigned keep_jobs;         /* finished jobs (and cache entries)    */
     double max_cost;            /* options_cost() limit per job         */

@@ -36,6 +36,7 @@
 #include "kernels/base/lru.h"
 #include "kernels/base/timeutil.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/model/profile.h"
 #include "server/core/log.h"
 #include "server/core/subproc.h"
@@ -44,8 +45,12 @@
 #define KEY_LEN 768
 #define INSTRPROC_MAX_ROWS (DV_MAX_TABLES * DV_MAX_ROWS)
 
-/* What the first profile of a kernel's instantiation said about it. */
+/* What the first profile of a kernel's instantiation said about it, by the
+ * instantiation's name (profile_kernel_identity(): "branch/1",
+ * "scenario/short/4x3/c", ...). */
+#define INSTRPROC_KERNEL_IDS 128
 struct kernel_id {
+    char name[96];
     int known;
     char function[LISTING_FUNCTION_LEN];
     uint64_t crc;
@@ -59,13 +64,17 @@ struct instrproc {
     double deadline_ms, budget_ms;
     char dir[PATH_MAX]; /* the disassembly folder */
     struct lru *cache; /* key text -> struct listing (a copy) */
-    struct kernel_id ids[DV_NUM_KERNELS][2]; /* [kernel][compile-time instantiation] */
+    struct kernel_id ids[INSTRPROC_KERNEL_IDS]; /* by name; name "" past the last */
     unsigned children;
     void (*before_child)(void *ctx);
     void *before_child_ctx;
     char cache_dir[PATH_MAX]; /* "" when none                      */
     struct profilecache *disk; /* NULL until opened, or memory alone */
     int disk_tried;            /* opened, or failed and logged once   */
+    /* During a batch's profiles (instrproc_report_batch()): why each row of
+     * the union's table has none, by row; NULL otherwise. */
+    const struct dv_table *why_table;
+    char (*why_rows)[ERR_LEN];
 };
 
 /* The cache's values are listings (lru.h's free_value). */
@@ -151,10 +160,26 @@ static const struct listing *cache_take(struct instrproc *ip, const char *key, s
     return l && lru_put(ip->cache, key, strlen(key), l, 0) ? l : NULL;
 }
 
-static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_row *row, unsigned iterations) {
-    if ((unsigned)row->kernel >= DV_NUM_KERNELS) return NULL;
-    /* The compile-time instantiation runs the lesson's iteration count. */
-    return &ip->ids[row->kernel][iterations == DV_DEFAULT_ITERATIONS];
+/* The entry of instantiation `name`, made when new; NULL when the table is
+ * full (the row is then collected every time, never looked up). */
+static struct kernel_id *kernel_id_named(struct instrproc *ip, const char *name) {
+    for (unsigned k = 0; k < INSTRPROC_KERNEL_IDS; k++) {
+        struct kernel_id *id = &ip->ids[k];
+        if (strcmp(id->name, name) == 0) return id;
+        if (!id->name[0]) {
+            snprintf(id->name, sizeof id->name, "%s", name);
+            return id;
+        }
+    }
+    return NULL;
+}
+
+/* The instantiation row `row` of table `t` runs. */
+static struct kernel_id *kernel_id_of(struct instrproc *ip, const struct dv_options *o, const struct dv_table *t,
+                                      unsigned row, unsigned iterations) {
+    char name[96];
+    if (profile_kernel_identity(o, t, row, iterations, name, sizeof name) != 0) return NULL;
+    return kernel_id_named(ip, name);
 }
 
 static int row_key(const struct dv_report *r, const struct dv_row *row, const struct kernel_id *id,
@@ -192,21 +217,20 @@ static void disk_open(struct instrproc *ip) {
         return;
     }
     json_t *ids = profilecache_load(ip->disk, KERNELS_KEY);
-    for (int k = 0; k < DV_NUM_KERNELS; k++)
-        for (int i = 0; i < 2; i++) {
-            char name[96];
-            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
-            const json_t *o = json_object_get(ids, name);
-            const json_t *fn = json_object_get(o, "function"), *crc = json_object_get(o, "cubin_crc");
-            struct kernel_id *id = &ip->ids[k][i];
-            if (id->known || !json_is_string(fn) || !json_is_string(crc)) continue;
-            char *end = NULL;
-            const unsigned long long v = strtoull(json_string_value(crc), &end, 16);
-            if (!end || *end || strlen(json_string_value(fn)) >= sizeof id->function) continue;
-            snprintf(id->function, sizeof id->function, "%s", json_string_value(fn));
-            id->crc = v;
-            id->known = 1;
-        }
+    const char *name;
+    const json_t *o;
+    json_object_foreach(ids, name, o) {
+        const json_t *fn = json_object_get(o, "function"), *crc = json_object_get(o, "cubin_crc");
+        if (strlen(name) >= sizeof ip->ids[0].name || !json_is_string(fn) || !json_is_string(crc)) continue;
+        struct kernel_id *id = kernel_id_named(ip, name);
+        if (!id || id->known) continue;
+        char *end = NULL;
+        const unsigned long long v = strtoull(json_string_value(crc), &end, 16);
+        if (!end || *end || strlen(json_string_value(fn)) >= sizeof id->function) continue;
+        snprintf(id->function, sizeof id->function, "%s", json_string_value(fn));
+        id->crc = v;
+        id->known = 1;
+    }
     json_decref(ids);
     LOG(LOG_INFO, "instructions: profiles are kept in %s", profilecache_dir(ip->disk));
 }
@@ -216,18 +240,16 @@ static void disk_store_ids(struct instrproc *ip) {
     if (!ip->disk) return;
     json_t *o = json_object();
     int bad = 0;
-    for (int k = 0; k < DV_NUM_KERNELS; k++)
-        for (int i = 0; i < 2; i++) {
-            const struct kernel_id *id = &ip->ids[k][i];
-            if (!id->known) continue;
-            char name[96], crc[24];
-            snprintf(name, sizeof name, "%s/%d", experiment_kernel_name(k), i);
-            snprintf(crc, sizeof crc, "%016llx", (unsigned long long)id->crc);
-            json_t *e = json_object();
-            jsonout_put(e, "function", jsonout_str(id->function), &bad);
-            jsonout_put(e, "cubin_crc", jsonout_str(crc), &bad);
-            jsonout_put(o, name, e, &bad);
-        }
+    for (unsigned k = 0; k < INSTRPROC_KERNEL_IDS && ip->ids[k].name[0]; k++) {
+        const struct kernel_id *id = &ip->ids[k];
+        if (!id->known) continue;
+        char crc[24];
+        snprintf(crc, sizeof crc, "%016llx", (unsigned long long)id->crc);
+        json_t *e = json_object();
+        jsonout_put(e, "function", jsonout_str(id->function), &bad);
+        jsonout_put(e, "cubin_crc", jsonout_str(crc), &bad);
+        jsonout_put(o, id->name, e, &bad);
+    }
     char err[ERR_LEN];
     if (bad || profilecache_store(ip->disk, KERNELS_KEY, o, err) != 0)
         LOG(LOG_WARNING, "instructions: the kernels' identities were not kept: %s", bad ? "out of memory" : err);
@@ -386,8 +408,11 @@ static double rows_collect(struct instrproc *ip, const char *request, struct pen
 
 /* ---- the report --------------------------------------------------------------- */
 
-/* The first row without a profile names itself in the testimony's reason. */
-static void row_failed(struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row, const char *why) {
+/* The first row without a profile names itself in the testimony's reason
+ * (and, in a batch's union table, each row keeps its own). */
+static void row_failed(struct instrproc *ip, struct dv_testimony *tm, const struct dv_table *t, const struct dv_row *row,
+                       const char *why) {
+    if (ip->why_rows && t == ip->why_table) snprintf(ip->why_rows[row - t->rows], ERR_LEN, "%s", why);
     if (tm->instructions_reason[0]) return;
     dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name, why);
 }
@@ -479,26 +504,27 @@ static void pending_collect(struct instrproc *ip, const char *request, struct pe
  * a row to collect (its plan and kernel identity into *p), -1 for a row
  * that cannot be profiled (its reason named in the testimony). *plan_ms
  * and *lookup_ms add up where the time went. */
-static int row_lookup(struct instrproc *ip, struct dv_report *r, struct dv_table *t, struct dv_row *row,
-                      struct pending *p, double *plan_ms, double *lookup_ms) {
+static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct dv_report *r, struct dv_table *t,
+                      unsigned index, struct pending *p, double *plan_ms, double *lookup_ms) {
+    struct dv_row *row = &t->rows[index];
     const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
     char why[ERR_LEN], key[KEY_LEN];
     struct profile_plan plan;
     listing_free(row->instructions);
     row->instructions = NULL;
     const double p0 = timeutil_now_ms();
-    const int planned = profile_plan_row(row, &g, r->config.iterations, 0, &plan, why);
+    const int planned = profile_plan_table_row(o, t, index, &g, r->config.iterations, 0, &plan, why);
     *plan_ms += timeutil_now_ms() - p0;
     if (planned == 0 && plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST)
         dv_seterr(why, "over the cost cap: its profile would run %.3g thread-iterations patched (%u blocks of "
                        "%u threads), the cap is %.3g",
                   plan.cost, plan.grid.part_blocks[0], g.block_x * g.block_y, OPTIONS_MAX_INSTRUCTIONS_COST);
     if (planned != 0 || plan.cost > OPTIONS_MAX_INSTRUCTIONS_COST) {
-        row_failed(&r->testimony, t, row, why);
+        row_failed(ip, &r->testimony, t, row, why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, row->name, why);
         return -1;
     }
-    struct kernel_id *id = kernel_id_of(ip, row, r->config.iterations);
+    struct kernel_id *id = kernel_id_of(ip, o, t, index, r->config.iterations);
     const double l0 = timeutil_now_ms();
     const struct listing *e = NULL;
     if (id && id->known && row_key(r, row, id, &plan, key) == 0 && !(e = cache_find(ip, key))) e = disk_find(ip, key);
@@ -551,7 +577,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         for (unsigned j = 0; j < r->tables[i].nrows; j++) {
             if (!r->tables[i].rows[j].measured) continue;
             rows[n] = (struct pending){.table = i, .row = j};
-            const int found = row_lookup(ip, r, &r->tables[i], &r->tables[i].rows[j], &rows[n], &plan_ms, &lookup_ms);
+            const int found = row_lookup(ip, &ran, r, &r->tables[i], j, &rows[n], &plan_ms, &lookup_ms);
             n += found == 0;
             all &= found >= 0;
         }
@@ -568,7 +594,7 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
         }
         const struct dv_table *t = &r->tables[p->table];
         all = 0;
-        row_failed(tm, t, p->r, p->why);
+        row_failed(ip, tm, t, p->r, p->why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, p->r->name, p->why);
     }
     if (learned) disk_store_ids(ip);
@@ -577,4 +603,103 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
     tm->instructions_taken = all;
     if (all) tm->instructions_reason[0] = '\0';
     tm->instructions_ms = timeutil_now_ms() - t0;
+}
+
+/* ---- a batch's profiles ------------------------------------------------------ */
+
+/* The union of the batch's Part 1 tables as one request (`u`) and its
+ * planned report (returned; NULL when the rows do not fit one table or out
+ * of memory): every distinct row of the readers once, the first reader's
+ * baseline among them, on the grid they ran. */
+static struct dv_report *union_report(const struct dv_options *const *o, struct dv_report *const *r, unsigned n,
+                                      struct dv_options *u) {
+    *u = *o[0];
+    u->part = DV_PART_1;
+    u->npredicates = 0;
+    u->blocks = r[0]->config.blocks;
+    snprintf(u->baseline, sizeof u->baseline, "%s", r[0]->tables[0].baseline);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < r[i]->tables[0].nrows; j++) {
+            const char *name = r[i]->tables[0].rows[j].name;
+            int seen = 0;
+            for (unsigned k = 0; k < u->npredicates && !seen; k++) seen = strcmp(u->predicates[k], name) == 0;
+            if (seen) continue;
+            if (u->npredicates >= DV_MAX_ROWS) return NULL;
+            snprintf(u->predicates[u->npredicates++], PREDICATE_TEXT_LEN, "%s", name);
+        }
+    struct dv_report *ur = experiment_report_create();
+    char err[ERR_LEN];
+    if (!ur || plan_report(u, ur, NULL, err) != 0 || ur->ntables != 1) {
+        if (ur) LOG(LOG_WARNING, "instructions: the batch's rows as one table: %s", err);
+        experiment_report_free(ur);
+        return NULL;
+    }
+    ur->device = r[0]->device;
+    for (unsigned j = 0; j < ur->tables[0].nrows; j++) ur->tables[0].rows[j].measured = 1;
+    return ur;
+}
+
+/* Reader `r`'s rows' profiles from the union's report `ur` (copies), and
+ * its testimony: taken when each of its rows has one, else the reason of
+ * its own first row without (why[k]: union row k's). */
+static void union_hand_back(const struct dv_report *ur, char (*why)[ERR_LEN], struct dv_report *r) {
+    struct dv_testimony *tm = &r->testimony;
+    const struct dv_table *ut = &ur->tables[0];
+    struct dv_table *t = &r->tables[0];
+    tm->instructions_requested = 1;
+    tm->instructions_taken = 1;
+    tm->instructions_cached_rows = 0;
+    tm->instructions_reason[0] = '\0';
+    tm->instructions_ms = ur->testimony.instructions_ms;
+    for (unsigned j = 0; j < t->nrows; j++) {
+        struct dv_row *row = &t->rows[j];
+        unsigned k = 0;
+        while (k < ut->nrows && !experiment_row_same_run(&ut->rows[k], row)) k++;
+        listing_free(row->instructions);
+        row->instructions = k < ut->nrows && ut->rows[k].instructions ? listing_copy(ut->rows[k].instructions) : NULL;
+        if (row->instructions) {
+            tm->instructions_cached_rows += row->instructions->cached;
+            continue;
+        }
+        tm->instructions_taken = 0;
+        if (!tm->instructions_reason[0])
+            dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name,
+                      k < ut->nrows && why[k][0] ? why[k] : "no profile was collected");
+    }
+}
+
+/* 1 when report `r` (of request `o`) ran what reader 0 (`o0`, `r0`) ran
+ * but for its rows: one Part 1 table each, of one kernel, on one grid. */
+static int same_run(const struct dv_options *o0, const struct dv_report *r0, const struct dv_options *o,
+                    const struct dv_report *r) {
+    return r->ntables == 1 && r0->ntables == 1 && strcmp(r->tables[0].id, "part1") == 0 &&
+           strcmp(r0->tables[0].id, "part1") == 0 && strcmp(r->tables[0].kernel, r0->tables[0].kernel) == 0 &&
+           r->config.blocks == r0->config.blocks && r->config.block_x == r0->config.block_x &&
+           r->config.block_y == r0->config.block_y && r->config.iterations == r0->config.iterations &&
+           o->instructions == o0->instructions;
+}
+
+void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
+                            unsigned n) {
+    struct dv_options u;
+    struct dv_report *ur = NULL;
+    char(*why)[ERR_LEN] = NULL;
+    int fit = n > 1 && ip && o[0]->instructions;
+    for (unsigned i = 1; i < n && fit; i++) fit = same_run(o[0], r[0], o[i], r[i]);
+    if (fit && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL) ur = union_report(o, r, n, &u);
+    if (!ur) { /* one reader, none asked, readers that ran other things, rows past one table: each on its own */
+        free(why);
+        for (unsigned i = 0; i < n; i++) instrproc_report(ip, o[i], r[i]);
+        return;
+    }
+    ip->why_table = &ur->tables[0];
+    ip->why_rows = why;
+    instrproc_report(ip, &u, ur);
+    ip->why_table = NULL;
+    ip->why_rows = NULL;
+    for (unsigned i = 0; i < n; i++) union_hand_back(ur, why, r[i]);
+    LOG(LOG_INFO, "instructions: a batch of %u readers, %u rows in one table: %u from the cache, %.1f ms", n,
+        ur->tables[0].nrows, ur->testimony.instructions_cached_rows, ur->testimony.instructions_ms);
+    experiment_report_free(ur);
+    free(why);
 }

@@ -80,6 +80,17 @@ void instrproc_free(struct instrproc *ip);
  * the row; host time; rows from the cache). It never fails the job. */
 void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r);
 
+/* The profiles of a batch's `n` measured reports r[i] (of requests o[i],
+ * each one Part 1 table on one grid: kernels/gpu/batch.h), as
+ * instrproc_report() gives one report's, with one process for the rows of
+ * all of them not in the cache: their distinct rows as one table (at most
+ * DV_MAX_ROWS, as the batch's), one CUDA context and CUPTI session. Each
+ * reader's rows get copies of their own rows' profiles and its testimony
+ * names only its own rows. With one report, or rows that do not make one
+ * table, each report is done on its own. It never fails a job. */
+void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
+                            unsigned n);
+
 /* The processes started so far (the tests count them). */
 unsigned instrproc_children(const struct instrproc *ip);
 

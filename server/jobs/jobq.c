@@ -1,6 +1,7 @@
 /* jobq.c -- see jobq.h.
  *
- * Under one mutex: the waiting jobs, the one `running` job, and `finished`
+ * Under one mutex: the waiting jobs, the `running` ones (one job, or the
+ * members of one batch, linked by `next`), and `finished`
  * (newest first, trimmed to keep_finished). The waiting jobs hang off their
  * client (struct client: one per address with jobs waiting, each a FIFO),
  * and the clients form a ring; `turn` is the client whose oldest job runs
@@ -61,6 +62,8 @@ struct job {
     char error[ERR_LEN];
     double created, started, finished;
     double started_ms; /* monotonic, when it began running */
+    char *batch;       /* options_batch_key()'s text, NULL: never batched */
+    unsigned batch_n;  /* running or finished: the jobs its batch ran (1: alone) */
     struct jobq_watch *watchers;
     struct job *next;
 };
@@ -104,7 +107,8 @@ struct jobq {
     unsigned depth;
     size_t bytes; /* held by the waiting jobs */
     struct jobq_limits lim;
-    struct job *running;
+    struct job *running; /* the running jobs (a batch's members), by `next` */
+    unsigned nrunning;
     struct job *finished; /* newest first */
     unsigned nfinished;
     struct cache_entry *cache; /* newest first */
@@ -177,11 +181,22 @@ static struct job *take_next_locked(struct jobq *q) {
     return j;
 }
 
-/* The running job's expected remainder: its kind's estimate less the time
- * it has run, at least 0; 0 when nothing runs. */
+/* The running jobs' expected remainder: their kinds' estimates together
+ * (a batch runs its members' work; each kind's estimate is a member's
+ * share of its batch, finish_locked()) less the time they have run, at
+ * least 0; 0 when nothing runs. Members of kinds with no finished run yet
+ * count the default once between them, as one job before any has run
+ * does: a fresh server's batch of fifteen is not thirty seconds of work. */
 static double running_left_locked(const struct jobq *q) {
-    if (!q->running) return 0;
-    double left = runest_get(&q->est, q->running->runkind) - (timeutil_now_ms() - q->running->started_ms) / 1e3;
+    double left = 0, since = 0;
+    int unknown = 0;
+    for (const struct job *r = q->running; r; r = r->next) {
+        if (runest_runs(&q->est, r->runkind)) left += runest_get(&q->est, r->runkind);
+        else unknown = 1;
+        since = r->started_ms;
+    }
+    if (unknown) left += q->est.default_s;
+    left -= q->running ? (timeutil_now_ms() - since) / 1e3 : 0;
     return left > 0 ? left : 0;
 }
 
@@ -314,6 +329,7 @@ static void job_free(struct job *j) {
     for (struct jobq_watch *w = j->watchers; w; w = w->next) w->job = NULL; /* see jobq_free */
     free(j->request);
     free(j->key);
+    free(j->batch);
     free(j->document);
     free(j);
 }
@@ -365,7 +381,7 @@ int jobq_set_limits(struct jobq *q, const struct jobq_limits *l, char *err) {
 size_t jobq_submit_bytes(const struct jobq_submit *s) {
     /* A client record too: a job may be the one its client was made for. */
     return sizeof(struct job) + sizeof(struct client) + strlen(s->request ? s->request : "{}") + 1 +
-           (s->key ? strlen(s->key) + 1 : 0);
+           (s->key ? strlen(s->key) + 1 : 0) + (s->batch && s->batch[0] ? strlen(s->batch) + 1 : 0);
 }
 
 void jobq_free(struct jobq *q) {
@@ -373,7 +389,7 @@ void jobq_free(struct jobq *q) {
     struct job *j, *n;
     while (q->turn) job_free(take_next_locked(q));
     for (j = q->finished; j; j = n) { n = j->next; job_free(j); }
-    job_free(q->running);
+    for (j = q->running; j; j = n) { n = j->next; job_free(j); }
     struct cache_entry *c, *cn;
     for (c = q->cache; c; c = cn) {
         cn = c->next;
@@ -395,7 +411,7 @@ static void fill_view(const struct jobq *q, const struct job *j, struct job_view
         v->position = ahead + 1;
         v->expected_start_s = running_left_locked(q) + secs;
         v->eta_s = v->expected_start_s + runest_get(&q->est, j->runkind);
-    } else if (j->state == JOB_RUNNING && q->running == j) {
+    } else if (j->state == JOB_RUNNING) {
         v->eta_s = running_left_locked(q);
     }
     v->document = copy_doc && j->document ? strdup(j->document) : NULL;
@@ -423,7 +439,8 @@ static void wait_of_locked(const struct jobq *q, const struct job *j, struct job
 
 /* The waiting or running job with cache key `key`, or NULL. */
 static struct job *identical_locked(const struct jobq *q, const char *key) {
-    if (q->running && q->running->key && strcmp(q->running->key, key) == 0) return q->running;
+    for (struct job *r = q->running; r; r = r->next)
+        if (r->key && strcmp(r->key, key) == 0) return r;
     struct client *c = q->turn;
     for (unsigned i = 0; i < q->nclients; i++, c = c->next)
         for (struct job *k = c->head; k; k = k->next)
@@ -456,7 +473,7 @@ static enum jobq_full over_bound_locked(const struct jobq *q, const struct clien
 static struct job *job_make_locked(const struct jobq *q, const struct jobq_submit *s, size_t bytes) {
     struct job *j = calloc(1, sizeof *j);
     if (!j || jobq_new_id(j->id) < 0 || !(j->request = strdup(s->request ? s->request : "{}")) ||
-        (s->key && !(j->key = strdup(s->key)))) {
+        (s->key && !(j->key = strdup(s->key))) || (s->batch && s->batch[0] && !(j->batch = strdup(s->batch)))) {
         job_free(j);
         return NULL;
     }
@@ -562,7 +579,8 @@ int jobq_cache_lookup(struct jobq *q, const char *key, char **document, double *
 }
 
 static struct job *find_locked(struct jobq *q, const char *id) {
-    if (q->running && strcmp(q->running->id, id) == 0) return q->running;
+    for (struct job *r = q->running; r; r = r->next)
+        if (strcmp(r->id, id) == 0) return r;
     struct client *c = q->turn;
     for (unsigned i = 0; i < q->nclients; i++, c = c->next)
         for (struct job *j = c->head; j; j = j->next)
@@ -606,9 +624,110 @@ int jobq_status(struct jobq *q, const char *id, struct job_view *v) {
     return found ? 0 : -1;
 }
 
-int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
+/* ---- batches: the jobs that start together ------------------------------ */
+
+/* The first `max` waiting jobs in the order they would start (rounds of
+ * the ring from the turn: every client's first job, then every second...)
+ * into out[]; returns how many. */
+static unsigned start_order_locked(const struct jobq *q, struct job **out, unsigned max) {
+    unsigned n = 0;
+    for (unsigned k = 0, found = 1; n < max && found; k++) {
+        found = 0;
+        const struct client *c = q->turn;
+        for (unsigned i = 0; i < q->nclients && n < max; i++, c = c->next) {
+            struct job *x = c->head;
+            for (unsigned t = 0; t < k && x; t++) x = x->next;
+            if (!x) continue;
+            out[n++] = x;
+            found = 1;
+        }
+    }
+    return n;
+}
+
+/* A batch's rows so far: the distinct row lines of options_batch_key()'s
+ * text (each `len` bytes at `at`). */
+struct batch_rows {
+    const char *at[JOBQ_BATCH_MAX_ROWS];
+    size_t len[JOBQ_BATCH_MAX_ROWS];
+    unsigned n;
+};
+
+/* The length of the key line of batch text `b`. */
+static size_t key_len(const char *b) {
+    const char *nl = strchr(b, '\n');
+    return nl ? (size_t)(nl - b) : strlen(b);
+}
+
+/* Adds the rows of batch text `b` to `r` when the rows then number at most
+ * `max`; returns 1 when added, 0 (r unchanged) when not. */
+static int rows_add(struct batch_rows *r, const char *b, unsigned max) {
+    struct batch_rows t = *r;
+    for (const char *p = strchr(b, '\n'); p; p = strchr(p, '\n')) {
+        p++;
+        const size_t len = strchr(p, '\n') ? (size_t)(strchr(p, '\n') - p) : strlen(p);
+        int seen = 0;
+        for (unsigned i = 0; i < t.n && !seen; i++) seen = t.len[i] == len && memcmp(t.at[i], p, len) == 0;
+        if (seen) continue;
+        if (t.n >= max || t.n >= JOBQ_BATCH_MAX_ROWS) return 0;
+        t.at[t.n] = p;
+        t.len[t.n++] = len;
+    }
+    *r = t;
+    return 1;
+}
+
+/* Takes waiting job `j` (not its client's head, or its head when `head`
+ * passes the turn on as take_next_locked() does) off the queue. */
+static void take_locked(struct jobq *q, struct job *j) {
+    struct client *c = j->src;
+    if (c->head == j) {
+        if (c == q->turn) {
+            take_next_locked(q);
+            return;
+        }
+        c->head = j->next;
+    } else {
+        struct job *p = c->head;
+        while (p->next != j) p = p->next;
+        p->next = j->next;
+        if (c->tail == j) c->tail = p;
+    }
+    if (!c->head) c->tail = NULL;
+    c->n--;
+    if (c->n == 0) client_remove_locked(q, c);
+    q->depth--;
+    q->bytes -= j->bytes;
+    j->src = NULL;
+    j->next = NULL;
+}
+
+/* The next job and its batch into jobs[0..), as jobq_pop_batch() says;
+ * returns how many. The queue must not be empty. */
+static unsigned pick_batch_locked(struct jobq *q, unsigned max_jobs, unsigned max_rows, struct job **jobs) {
+    struct job *order[JOBQ_BATCH_MAX_JOBS];
+    if (max_jobs < 1) max_jobs = 1;
+    if (max_jobs > JOBQ_BATCH_MAX_JOBS) max_jobs = JOBQ_BATCH_MAX_JOBS;
+    const unsigned seen = start_order_locked(q, order, max_jobs);
+    unsigned n = 0;
+    jobs[n++] = order[0];
+    struct batch_rows rows = {.n = 0};
+    const char *b0 = order[0]->batch;
+    if (b0 && rows_add(&rows, b0, max_rows)) {
+        for (unsigned i = 1; i < seen; i++) {
+            const char *b = order[i]->batch;
+            if (b && key_len(b) == key_len(b0) && memcmp(b, b0, key_len(b0)) == 0 && rows_add(&rows, b, max_rows))
+                jobs[n++] = order[i];
+        }
+    }
+    for (unsigned i = 0; i < n; i++) take_locked(q, jobs[i]);
+    return n;
+}
+
+int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned max_rows, struct job **jobs,
+                   unsigned *n) {
     struct timespec until = timeutil_deadline(timeout_ms >= 0 ? (double)timeout_ms : 0.0);
-    *job = NULL;
+    *n = 0;
     pthread_mutex_lock(&q->lock);
     while (!q->closed && !q->turn) {
         if (timeout_ms < 0) {
@@ -617,32 +736,46 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
             break;
         }
     }
-    int rc;
-    if (q->closed) {
-        rc = -1;
-    } else if (!q->turn) {
-        rc = 0;
-    } else {
-        struct job *j = take_next_locked(q);
-        j->state = JOB_RUNNING;
-        j->started = timeutil_wall_s();
-        j->started_ms = timeutil_now_ms();
-        q->running = j;
-        *job = j;
-        rc = 1;
-        notify_job_locked(j);       /* it runs */
-        notify_positions_locked(q); /* and every job behind it moved up */
+    int rc = q->closed ? -1 : q->turn ? 1 : 0;
+    struct job_view v[JOBQ_BATCH_MAX_JOBS];
+    jobq_done_fn cb[JOBQ_BATCH_MAX_JOBS];
+    void *ctx[JOBQ_BATCH_MAX_JOBS];
+    if (rc == 1) {
+        *n = pick_batch_locked(q, max_jobs, max_rows, jobs);
+        const double wall = timeutil_wall_s(), mono = timeutil_now_ms();
+        for (unsigned i = *n; i-- > 0;) { /* the first ends up first in the running list */
+            struct job *j = jobs[i];
+            j->state = JOB_RUNNING;
+            j->started = wall;
+            j->started_ms = mono;
+            j->batch_n = *n;
+            j->next = q->running;
+            q->running = j;
+            q->nrunning++;
+        }
+        for (unsigned i = 0; i < *n; i++) {
+            notify_job_locked(jobs[i]); /* it runs */
+            cb[i] = jobs[i]->on_start;
+            ctx[i] = jobs[i]->on_done_ctx;
+            if (cb[i]) fill_view(q, jobs[i], &v[i], 0);
+        }
+        notify_positions_locked(q); /* and every job behind them moved up */
     }
-    struct job_view v;
-    jobq_done_fn cb = rc == 1 ? (*job)->on_start : NULL;
-    void *ctx = rc == 1 ? (*job)->on_done_ctx : NULL;
-    if (cb) fill_view(q, *job, &v, 0);
     pthread_mutex_unlock(&q->lock);
-    if (cb) cb(&v, ctx);
+    for (unsigned i = 0; i < *n; i++)
+        if (cb[i]) cb[i](&v[i], ctx[i]);
+    return rc;
+}
+
+int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {
+    unsigned n = 0;
+    const int rc = jobq_pop_batch(q, timeout_ms, 1, 0, job, &n);
+    if (rc != 1) *job = NULL;
     return rc;
 }
 
 const char *jobq_job_request(const struct job *j) { return j->request; }
+unsigned jobq_job_batch_n(const struct job *j) { return j->batch_n; }
 const char *jobq_job_id(const struct job *j) { return j->id; }
 unsigned jobq_job_deadline_ms(const struct job *j) { return j->deadline_ms; }
 
@@ -711,7 +844,13 @@ static void free_list(struct job *j) {
 static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const char *document,
                                  double gpu_time_ms, int code, const char **kindp, const char **errorp,
                                  jobq_done_fn *cb, void **ctx, struct job_view *v) {
-    if (q->running == j) q->running = NULL;
+    for (struct job **pp = &q->running; *pp; pp = &(*pp)->next)
+        if (*pp == j) {
+            *pp = j->next;
+            j->next = NULL;
+            q->nrunning--;
+            break;
+        }
     free(j->document);
     j->document = document ? strdup(document) : NULL;
     if (document && !j->document && *okp) {
@@ -737,7 +876,8 @@ static struct job *finish_locked(struct jobq *q, struct job *j, int *okp, const 
     /* A run the worker answered with a document (done, or failed with one)
      * is a run of its kind; a deadline, a crash or a shutdown says nothing
      * of how long the next such job takes. */
-    if (j->started > 0 && j->document) runest_add(&q->est, j->runkind, (timeutil_now_ms() - j->started_ms) / 1e3);
+    if (j->started > 0 && j->document)
+        runest_add(&q->est, j->runkind, (timeutil_now_ms() - j->started_ms) / 1e3 / (j->batch_n ? j->batch_n : 1));
     *cb = j->on_done;
     *ctx = j->on_done_ctx;
     if (*cb) fill_view(q, j, v, 1); /* a copy: `j` may be evicted once unlocked */
@@ -829,7 +969,7 @@ void jobq_get_stats(struct jobq *q, struct jobq_stats *st) {
     st->clients = q->nclients;
     st->bytes = q->bytes;
     st->max_bytes = q->lim.max_bytes;
-    st->running = q->running ? 1 : 0;
+    st->running = q->nrunning;
     pthread_mutex_unlock(&q->lock);
 }
 

@@ -6,7 +6,8 @@
  * is a walk of short lists (the queue, the finished jobs, the cache, all
  * bounded), so no one waits long, and with a single lock there is no order
  * between locks to get wrong. HTTP threads push and look up, the worker
- * supervisor (worker.h) pops one job at a time and finishes it. A job is one allocation owned by the queue
+ * supervisor (worker.h) pops one job, or a batch of jobs that share a
+ * session on the GPU (jobq_pop_batch()), and finishes each. A job is one allocation owned by the queue
  * from jobq_submit() until it is evicted from the finished table; the
  * supervisor may read the immutable fields of the job it popped (id, request,
  * deadline_ms) without the lock, and reports the outcome with jobq_finish().
@@ -93,6 +94,9 @@ struct jobq_submit {
                                the queue's)                                 */
     const char *kind;       /* what the worker's time depends on (copied;
                                options_job_kind()); NULL: ""                */
+    const char *batch;      /* options_batch_key()'s text (copied): jobs
+                               whose first lines are equal may run in one
+                               batch (jobq_pop_batch()); NULL or "": alone  */
     struct jobq_wait *wait; /* optional, filled by jobq_submit (below)      */
 };
 
@@ -173,8 +177,27 @@ int jobq_status(struct jobq *q, const char *id, struct job_view *v);
  * running and stores it in `*job`. Returns 1 with a job, 0 on timeout, -1
  * once the queue is closed (no job is handed out after jobq_close). */
 int jobq_pop(struct jobq *q, int timeout_ms, struct job **job);
+/* Batches: the jobs that start together, as one session of the GPU
+ * worker (kernels/gpu/batch.h). Waits as jobq_pop() does for the next job
+ * in the fair order, takes it and, when it carries a batch text, the jobs
+ * with the same key line among the first `max_jobs` of the order (at most
+ * JOBQ_BATCH_MAX_JOBS), in that order, while the distinct row lines of all
+ * taken number at most `max_rows`; marks them running (jobs[0..*n)).
+ * Only jobs that would have started within `max_jobs` starts anyway join,
+ * so a job left waiting is passed by at most max_jobs - 1 jobs behind it
+ * (and each address that had a job taken has had its turn). Returns 1 with
+ * *n >= 1 jobs, 0 on timeout, -1 once closed. Each is finished on its own
+ * (jobq_finish()); a member's run counts as its batch's time over *n for
+ * its kind's estimate. */
+#define JOBQ_BATCH_MAX_JOBS 16
+#define JOBQ_BATCH_MAX_ROWS 16
+int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned max_rows, struct job **jobs,
+                   unsigned *n);
+
 /* The popped job's request JSON, id and deadline (immutable while running). */
 const char *jobq_job_request(const struct job *j);
+/* How many jobs the running job's batch started (1: alone). */
+unsigned jobq_job_batch_n(const struct job *j);
 const char *jobq_job_id(const struct job *j);
 unsigned jobq_job_deadline_ms(const struct job *j);
 

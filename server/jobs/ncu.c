@@ -40,10 +40,34 @@ static int ncu_part(const char *ncu, const char *self, const struct ncu_row *r, 
     snprintf(pt, sizeof pt, "%u", k);
     /* -k: the lesson kernels alone (the session's memsets are no kernel of
      * ours). */
-    const char *profile[] = {ncu,   "--section", "SourceCounters", "--clock-control", "none", "-k", "regex:^mix",
-                             "--launch-count", "1", "-f", "-o", rep, self, "instructions", "--launch-only",
-                             "--part", pt, "--table", tb, "--row", rw, "--device", dv, "--request", req, "--grid",
-                             r->whole_grid ? "whole" : "reduced", NULL};
+    const char *profile[] = {ncu,
+                             "--section",
+                             "SourceCounters",
+                             "--clock-control",
+                             "none",
+                             "-k",
+                             "regex:^(mix|scenario_)",
+                             "--launch-count",
+                             "1",
+                             "-f",
+                             "-o",
+                             rep,
+                             self,
+                             "instructions",
+                             "--launch-only",
+                             "--part",
+                             pt,
+                             "--table",
+                             tb,
+                             "--row",
+                             rw,
+                             "--device",
+                             dv,
+                             "--request",
+                             req,
+                             "--grid",
+                             r->whole_grid ? "whole" : "reduced",
+                             NULL};
     struct subproc_result res;
     if (!run_tool(profile, &res, err)) return -1;
     subproc_result_cleanup(&res);

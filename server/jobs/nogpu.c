@@ -1,6 +1,7 @@
 /* nogpu.c -- the worker protocol with no GPU behind it (see nogpu.h).
  *
- * The hello names no device and gives NOGPU_REASON; each job gets
+ * The hello names no device and gives NOGPU_REASON; each job (each member
+ * of a batch) gets
  * {"id", "ok": false, "code": DV_ENOGPU, "error": NOGPU_REASON}, which is
  * what the real worker answers where CUDA finds no device, so the server
  * needs no case of its own for a build without CUDA.
@@ -29,13 +30,23 @@ static json_t *no_device(void) {
     return NULL;
 }
 
-static int refuse(const char *msg, size_t len) {
+/* Refuses job `id` (NULL: none named). Returns 0, or -1 when the pipe is gone. */
+static int refuse_one(const char *id) {
     char err[ERR_LEN];
-    json_t *job = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
-    const char *id = json_string_value(json_object_get(job, "id"));
-    char *reply = wire_reply_error(id ? id : "", DV_ENOGPU, NOGPU_REASON, NULL, -1);
-    json_decref(job);
-    return wire_send(WIRE_FD_OUT, reply, err);
+    return wire_send(WIRE_FD_OUT, wire_reply_error(id ? id : "", DV_ENOGPU, NOGPU_REASON, NULL, -1), err);
+}
+
+/* Refuses every job of message `msg`: one job, or each of a batch's. */
+static int refuse(const char *msg, size_t len) {
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    const json_t *jobs = kind && strcmp(kind, "batch") == 0 ? json_object_get(root, "jobs") : NULL;
+    int rc = 0;
+    if (!jobs) rc = refuse_one(json_string_value(json_object_get(root, "id")));
+    for (size_t i = 0; jobs && i < json_array_size(jobs) && rc == 0; i++)
+        rc = refuse_one(json_string_value(json_object_get(json_array_get(jobs, i), "id")));
+    json_decref(root);
+    return rc;
 }
 
 int nogpu_worker_main(void) {

@@ -151,6 +151,20 @@ char *wire_job(const char *id, json_t *request) {
     return message(o, bad, 0);
 }
 
+char *wire_batch(const char *const *ids, json_t **requests, unsigned n) {
+    int bad = 0;
+    json_t *o = json_object(), *jobs = json_array();
+    for (unsigned i = 0; i < n; i++) {
+        json_t *j = json_object();
+        jsonout_put(j, "id", jsonout_str(ids[i]), &bad);
+        jsonout_put(j, "request", requests[i], &bad);
+        jsonout_append(jobs, j, &bad);
+    }
+    jsonout_put(o, "kind", jsonout_str("batch"), &bad);
+    jsonout_put(o, "jobs", jobs, &bad);
+    return message(o, bad || n == 0, 0);
+}
+
 char *wire_reply_ok(const char *id, double gpu_ms, double testimony_ms, int exiting, json_t *document) {
     int bad = 0;
     json_t *o = json_object();

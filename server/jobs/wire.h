@@ -11,6 +11,10 @@
  * Messages (see worker.h for the sequence):
  *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...}}
  *   server -> worker  {"id": "...", "kind": "measure", "request": {...}}
+ *                     {"kind": "batch", "jobs": [{"id", "request"}, ...]}
+ *                     (several jobs measured in one session, jobq.h's
+ *                     batches; the worker answers each job with a reply
+ *                     of its own, below, in the order of "jobs")
  *   worker -> server  {"id", "ok": true, "document": {...}, "gpu_time_ms": x,
  *                      "testimony_ms": y, "exiting": true (optional: the
  *                      worker ends after this reply, see workerproc.c)}
@@ -18,7 +22,9 @@
  *                      "document": {...}, "testimony_ms": y (both optional)}
  * testimony_ms is the host time of the job's witness and counter passes and
  * of its instruction profiles (the document's testimony.*.host_ms
- * together), for /metrics.
+ * together), for /metrics. A batch's member says its share of the batch's
+ * (the batch's over its members), and so of the timed GPU work
+ * (gpu_time_ms): the members' replies add up to the session's.
  */
 #ifndef DV_WIRE_H
 #define DV_WIRE_H
@@ -57,6 +63,10 @@ char *wire_hello(json_t *device);
 
 /* {"id": `id`, "kind": "measure", "request": `request`}. */
 char *wire_job(const char *id, json_t *request);
+
+/* {"kind": "batch", "jobs": [{"id": ids[i], "request": requests[i]}...]}
+ * for the `n` jobs (n >= 1); the requests are taken, as above. */
+char *wire_batch(const char *const *ids, json_t **requests, unsigned n);
 
 /* {"id", "ok": true, "gpu_time_ms", "testimony_ms"[, "exiting": true],
  * "document"}: a time that is not a number is written as 0. */

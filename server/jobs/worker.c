@@ -12,6 +12,7 @@
 #include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/jobs/wire.h"
+#include "kernels/model/stats/batchplan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +28,15 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A batch is one session of the GPU worker (kernels/gpu/batch.h): never
+ * more jobs than it takes readers, nor more rows than one table holds. */
+_Static_assert(JOBQ_BATCH_MAX_JOBS <= BATCHPLAN_MAX_READERS, "a batch holds more jobs than the worker's readers");
+_Static_assert(JOBQ_BATCH_MAX_ROWS <= DV_MAX_ROWS, "a batch's rows do not fit one table");
+
 struct worker {
     char **argv;
     unsigned hello_timeout_ms, backoff_max_ms;
+    unsigned batch_jobs; /* the most jobs one session measures */
     struct jobq *q;
     pthread_t thread;
     int started;
@@ -84,6 +91,7 @@ struct worker *worker_create(const struct worker_config *cfg, struct jobq *q, ch
     for (size_t i = 0; i < n; i++)
         if (!(w->argv[i] = strdup(cfg->argv[i]))) goto oom;
     w->hello_timeout_ms = cfg->hello_timeout_ms ? cfg->hello_timeout_ms : 30000;
+    w->batch_jobs = cfg->batch_jobs == 0 || cfg->batch_jobs > JOBQ_BATCH_MAX_JOBS ? JOBQ_BATCH_MAX_JOBS : cfg->batch_jobs;
     w->backoff_max_ms = cfg->backoff_max_ms ? cfg->backoff_max_ms : 5000;
     w->q = q;
     w->to_child = w->from_child = -1;
@@ -284,40 +292,53 @@ static const char *code_kind(int code) {
     }
 }
 
-/* Job `j` as its message to the child (wire.h), or NULL with `err`. */
-static char *job_message(struct job *j, char *err) {
+/* The request of job `j` as JSON, or NULL with `err`. */
+static json_t *job_request(struct job *j, char *err) {
     json_error_t je;
     json_t *req = jsonout_loads(jobq_job_request(j), JSON_REJECT_DUPLICATES, &je);
     if (!req) {
         if (jsonout_oom(&je)) dv_seterr(err, "worker: out of memory");
         else dv_seterr(err, "worker: the job's request is not JSON: %s", je.text);
-        return NULL;
     }
-    char *msg = wire_job(jobq_job_id(j), req);
+    return req;
+}
+
+/* The message of jobs[0..*n) (wire.h): one job's, or a batch's. A job
+ * whose request cannot be read fails here and leaves the list; *n is what
+ * is left (0: nothing to send, NULL returned). NULL with `err` when the
+ * message cannot be built (the jobs are the caller's to fail). */
+static char *jobs_message(struct worker *w, struct job **jobs, unsigned *n, char *err) {
+    json_t *reqs[JOBQ_BATCH_MAX_JOBS];
+    const char *ids[JOBQ_BATCH_MAX_JOBS];
+    unsigned m = 0;
+    for (unsigned i = 0; i < *n; i++) {
+        char why[ERR_LEN];
+        if (!(reqs[m] = job_request(jobs[i], why))) {
+            jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, "error", why);
+            continue;
+        }
+        ids[m] = jobq_job_id(jobs[i]);
+        jobs[m++] = jobs[i];
+    }
+    *n = m;
+    if (m == 0) return NULL;
+    char *msg = m == 1 ? wire_job(ids[0], reqs[0]) : wire_batch(ids, reqs, m);
     if (!msg) dv_seterr(err, "worker: out of memory");
     return msg;
 }
 
-/* Finishes `j` from the child's reply `msg` (`len` bytes): a reply that
- * does not answer this job is a protocol error, and the child goes. */
-static void finish_reply(struct worker *w, struct job *j, const char *msg, size_t len) {
-    char how[128] = "", reason[ERR_LEN + 160];
-    json_error_t je;
-    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
-    const char *rid = json_string_value(json_object_get(root, "id"));
+/* Finishes `j` from the child's reply `root` (its id is j's). Returns NULL
+ * when the child goes on, else why it is restarted: it ends after this
+ * reply (a sticky CUDA error, or "exiting": one inside a counter pass that
+ * let the job finish). */
+static const char *finish_from(struct worker *w, struct job *j, json_t *root) {
+    char reason[ERR_LEN + 160];
     json_t *okv = json_object_get(root, "ok");
-    if (!rid || strcmp(rid, jobq_job_id(j)) != 0 || !json_is_boolean(okv)) {
-        json_decref(root);
-        child_reap(w, 0, how, sizeof how);
-        child_lost(w, "worker: restarting after a protocol error");
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash",
-                    "worker protocol error: the reply does not answer this job; the worker was restarted");
-        return;
-    }
     json_t *doc = json_object_get(root, "document");
     char *doctext = json_is_object(doc) ? jsonout_dumps(doc, JSON_COMPACT) : NULL;
     double gpu_ms = json_number_value(json_object_get(root, "gpu_time_ms"));
     json_t *tv = json_object_get(root, "testimony_ms");
+    const char *ends = NULL;
     pthread_mutex_lock(&w->lock);
     w->gpu_time_s += gpu_ms / 1000.0;
     if (w->testimony_fn && json_is_number(tv) && json_number_value(tv) >= 0)
@@ -326,71 +347,122 @@ static void finish_reply(struct worker *w, struct job *j, const char *msg, size_
     if (json_is_true(okv) && doctext) {
         w->failures = 0;
         jobq_finish(w->q, j, 1, doctext, gpu_ms, 0, NULL, NULL);
-        if (json_is_true(json_object_get(root, "exiting"))) { /* it ends after this job: start the next now */
-            child_reap(w, 2000, how, sizeof how);
-            child_lost(w, "worker: restarting after a sticky CUDA error in a counter pass");
-        }
+        if (json_is_true(json_object_get(root, "exiting"))) /* it ends after this job: start the next now */
+            ends = "worker: restarting after a sticky CUDA error in a counter pass";
     } else if (json_is_true(okv)) {
         jobq_finish(w->q, j, 0, NULL, gpu_ms, DV_ERR, "error", "worker replied ok without a document");
     } else {
         int code = (int)json_integer_value(json_object_get(root, "code"));
         const char *e = json_string_value(json_object_get(root, "error"));
         if (code == 0) code = DV_ERR;
-        if (code == DV_ESTICKY) {
-            /* The child exits after a sticky error; make sure it is gone. */
-            child_reap(w, 2000, how, sizeof how);
+        if (code == DV_ESTICKY) { /* the child exits after a sticky error */
             snprintf(reason, sizeof reason, "%s; the worker was restarted", e ? e : "sticky CUDA error");
-            child_lost(w, "worker: restarting after a sticky CUDA error");
             jobq_finish(w->q, j, 0, doctext, gpu_ms, code, "sticky", reason);
+            ends = "worker: restarting after a sticky CUDA error";
         } else {
             w->failures = 0;
             jobq_finish(w->q, j, 0, doctext, gpu_ms, code, code_kind(code), e ? e : "worker failed");
         }
     }
     free(doctext);
-    json_decref(root);
+    return ends;
 }
 
-/* Sends `j` to the child and finishes it from the reply. */
-static void run_job(struct worker *w, struct job *j) {
-    unsigned deadline = jobq_job_deadline_ms(j);
-    char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
-    char *out = job_message(j, err);
-    if (!out) {
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "error", err);
-        return;
-    }
-    double t0 = (timeutil_now_ms() / 1e3);
-    int sent = wire_send(w->to_child, out, err);
-    pthread_mutex_lock(&w->lock);
-    w->jobs++;
-    pthread_mutex_unlock(&w->lock);
-    char *msg = NULL;
-    size_t len = 0;
-    enum wire_status rc = sent == 0 ? wire_read(w->from_child, &msg, &len, (int)deadline, err) : WIRE_ERROR;
-    double took = (timeutil_now_ms() / 1e3) - t0;
-    pthread_mutex_lock(&w->lock);
-    w->busy_s += took;
-    pthread_mutex_unlock(&w->lock);
+/* Ends the child after a failure and fails jobs[i] of the `n` that
+ * `done` does not mark with `kind` and `reason`. */
+static void fail_rest(struct worker *w, struct job **jobs, const int *done, unsigned n, int grace_ms,
+                      const char *lost, const char *kind, const char *reason) {
+    char how[128] = "";
+    child_reap(w, grace_ms, how, sizeof how);
+    child_lost(w, lost);
+    for (unsigned i = 0; i < n; i++)
+        if (!done[i]) jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, kind, reason);
+}
 
-    if (rc == WIRE_TIMEOUT) {
-        child_reap(w, 0, how, sizeof how);
-        snprintf(reason, sizeof reason,
-                 "deadline exceeded: no result after %g s; the worker was restarted", deadline / 1000.0);
-        child_lost(w, "worker: restarting after a job passed its deadline");
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "deadline", reason);
+/* Reads the child's replies to jobs[0..n) (one each, in any order) until
+ * `deadline_ms` has passed since `t0` (ms), finishing each job as its reply
+ * comes. Returns NULL, or why the child is restarted after the last reply;
+ * a child that fails (deadline, crash, a reply to no job it holds) is
+ * ended here and the jobs without a reply fail with what it did. */
+static const char *read_replies(struct worker *w, struct job **jobs, unsigned n, double t0, unsigned deadline_ms,
+                                int *failed) {
+    int done[JOBQ_BATCH_MAX_JOBS] = {0};
+    char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
+    const char *ends = NULL;
+    *failed = 0;
+    for (unsigned left = n; left > 0; left--) {
+        char *msg = NULL;
+        size_t len = 0;
+        const double wait = deadline_ms - (timeutil_now_ms() - t0);
+        enum wire_status rc = wire_read(w->from_child, &msg, &len, wait > 0 ? (int)wait : 0, err);
+        if (rc == WIRE_TIMEOUT) {
+            snprintf(reason, sizeof reason, "deadline exceeded: no result after %g s; the worker was restarted",
+                     deadline_ms / 1000.0);
+            fail_rest(w, jobs, done, n, 0, "worker: restarting after a job passed its deadline", "deadline", reason);
+            return *failed = 1, NULL;
+        }
+        if (rc != WIRE_OK) {
+            child_reap(w, 2000, how, sizeof how);
+            snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted",
+                     how[0] ? how : (err[0] ? err : "lost"));
+            fail_rest(w, jobs, done, n, 0, "worker: restarting after a crash", "crash", reason);
+            return *failed = 1, NULL;
+        }
+        json_error_t je;
+        json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+        free(msg);
+        const char *rid = json_string_value(json_object_get(root, "id"));
+        unsigned k = 0;
+        while (k < n && (done[k] || !rid || strcmp(rid, jobq_job_id(jobs[k])) != 0)) k++;
+        if (k == n || !json_is_boolean(json_object_get(root, "ok"))) {
+            json_decref(root);
+            fail_rest(w, jobs, done, n, 0, "worker: restarting after a protocol error", "crash",
+                      "worker protocol error: the reply does not answer this job; the worker was restarted");
+            return *failed = 1, NULL;
+        }
+        const char *e = finish_from(w, jobs[k], root);
+        if (e) ends = e;
+        done[k] = 1;
+        json_decref(root);
+    }
+    return ends;
+}
+
+/* Sends jobs[0..n) (one job, or a batch) to the child and finishes each
+ * from its reply. A batch's deadline is its members' together: it never
+ * has less time than its jobs would have had one after another. */
+static void run_jobs(struct worker *w, struct job **jobs, unsigned n) {
+    char err[ERR_LEN] = "";
+    char *out = jobs_message(w, jobs, &n, err);
+    if (n == 0) return;
+    if (!out) { /* out of memory: the jobs fail, the child goes on */
+        for (unsigned i = 0; i < n; i++) jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, "error", err);
         return;
     }
-    if (rc != WIRE_OK) {
+    unsigned deadline = 0;
+    for (unsigned i = 0; i < n; i++) deadline += jobq_job_deadline_ms(jobs[i]);
+    const double t0 = timeutil_now_ms();
+    const int sent = wire_send(w->to_child, out, err);
+    pthread_mutex_lock(&w->lock);
+    w->jobs += n;
+    pthread_mutex_unlock(&w->lock);
+    if (sent != 0) {
+        const int done[JOBQ_BATCH_MAX_JOBS] = {0};
+        char reason[ERR_LEN + 160];
+        snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted", err[0] ? err : "lost");
+        fail_rest(w, jobs, done, n, 2000, "worker: restarting after a crash", "crash", reason);
+        return;
+    }
+    int failed = 0;
+    const char *ends = read_replies(w, jobs, n, t0, deadline, &failed);
+    pthread_mutex_lock(&w->lock);
+    w->busy_s += (timeutil_now_ms() - t0) / 1e3;
+    pthread_mutex_unlock(&w->lock);
+    if (ends && !failed) {
+        char how[128];
         child_reap(w, 2000, how, sizeof how);
-        snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted",
-                 how[0] ? how : (err[0] ? err : "lost"));
-        child_lost(w, "worker: restarting after a crash");
-        jobq_finish(w->q, j, 0, NULL, 0, DV_ERR, "crash", reason);
-        return;
+        child_lost(w, ends);
     }
-    finish_reply(w, j, msg, len);
-    free(msg);
 }
 
 static int is_stopping(struct worker *w) {
@@ -426,8 +498,9 @@ static void *supervise(void *arg) {
                 continue;
             }
         }
-        struct job *j = NULL;
-        int rc = jobq_pop(w->q, 500, &j);
+        struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+        unsigned n = 0;
+        int rc = jobq_pop_batch(w->q, 500, w->batch_jobs, JOBQ_BATCH_MAX_ROWS, jobs, &n);
         if (rc < 0) break;
         if (rc == 0) {
             /* Idle: notice a child that died on its own. */
@@ -450,10 +523,10 @@ static void *supervise(void *arg) {
         snprintf(why, sizeof why, "%s", w->reason);
         pthread_mutex_unlock(&w->lock);
         if (!present) {
-            jobq_finish(w->q, j, 0, NULL, 0, DV_ENOGPU, "no_gpu", why);
+            for (unsigned i = 0; i < n; i++) jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ENOGPU, "no_gpu", why);
             continue;
         }
-        run_job(w, j);
+        run_jobs(w, jobs, n);
     }
     child_reap(w, 2000, NULL, 0);
     set_state(w, WORKER_STOPPED, "worker: stopped");

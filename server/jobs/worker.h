@@ -6,8 +6,9 @@
  * fork + exec and talked to over two pipes (wire.h). One supervisor thread:
  *
  *   start the child, wait for its hello (the device, or why there is none);
- *   loop: pop a job (jobq.h), send it, wait for the reply until the job's
- *   deadline;
+ *   loop: pop a job, or a batch of jobs for one session (jobq.h,
+ *   jobq_pop_batch(): a class's requests for one kernel and grid), send it,
+ *   wait for the replies (one per job) until the jobs' deadlines together;
  *     reply ok / failed          -> finish the job;
  *     deadline passed            -> SIGKILL the child, fail the job
  *                                   ("deadline exceeded ..."), restart;
@@ -36,6 +37,9 @@ struct worker_config {
     char *const *argv;        /* command and arguments; argv[0] a path (copied) */
     unsigned hello_timeout_ms; /* 0: 30000                                   */
     unsigned backoff_max_ms;   /* 0: 5000                                    */
+    unsigned batch_jobs;       /* the most jobs one batch measures in one
+                                  session (jobq_pop_batch()); 0:
+                                  JOBQ_BATCH_MAX_JOBS, 1: every job alone */
 };
 
 /* What GET /device, /readyz and /metrics read. */

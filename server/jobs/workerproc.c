@@ -8,7 +8,8 @@
  * a worker for a fleet that reads no counters, or the baseline of a
  * benchmark. A job that asks for instructions gets each row's profile
  * after all of that, from the cache or from one `divergence-gpu
- * instructions` process for the job's other rows (jobs/instrproc.h), while
+ * instructions` process for the job's other rows (a batch: for its jobs'
+ * rows together, jobs/instrproc.h), while
  * this process waits: nothing of its own runs on the GPU meanwhile, and
  * what the profiler patches lives and dies in the other process.
  * `--disassembler PATH` and `--instructions-deadline-ms N` are passed to
@@ -33,9 +34,11 @@
 
 #include "api/report.h"
 #include "api/request.h"
+#include "kernels/gpu/batch.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/warmup.h"
 
 /* Sends {"id", "ok": false, "code", "error"[, "document", "testimony_ms"]}
  * (wire.h; `document` taken, may be NULL). Returns -1 (nothing sent) when
@@ -75,16 +78,16 @@ static void log_phases(const char *id, const struct dv_report *r) {
 /* A refused request's reply: the field's name (up to 64) before the reason. */
 #define WHY_LEN (ERR_LEN + 80)
 
-/* Reads job message `msg` (parsed once: its request is unpacked from the
- * object the message holds): its id into id[64] and its request into `o`.
- * Returns 0, or the DV_* code of the reply with why[WHY_LEN] (no request,
- * no GPU here, a request refused, out of memory). */
-static int read_job(const char *msg, size_t len, const struct dv_device *dev, char *id, struct dv_options *o,
+/* Reads job `job` ({"id", "request"}, of a message parsed once: its
+ * request is unpacked from the object the message holds): its id into
+ * id[64] and its request into `o`, made this worker's (its device; no
+ * testimony when the worker takes none). Returns 0, or the DV_* code of
+ * the reply with why[WHY_LEN] (no request, no GPU here, a request refused,
+ * out of memory). */
+static int read_job(const json_t *job, const struct dv_device *dev, int testimony, char *id, struct dv_options *o,
                     char *why) {
-    json_error_t je;
-    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
-    const char *given = json_string_value(json_object_get(root, "id"));
-    const json_t *req = json_object_get(root, "request");
+    const char *given = json_string_value(json_object_get(job, "id"));
+    const json_t *req = json_object_get(job, "request");
     snprintf(id, 64, "%s", given ? given : "");
     int rc = 0;
     if (!req) {
@@ -105,27 +108,17 @@ static int read_job(const char *msg, size_t len, const struct dv_device *dev, ch
         else if (parsed != 0) snprintf(why, WHY_LEN, "request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
         rc = oom || parsed != 0 ? DV_ERR : 0;
     }
-    json_decref(root);
+    o->device = dev->ordinal; /* this worker's GPU, whatever was asked */
+    if (!testimony) o->no_witness = o->no_counters = 1, o->instructions = 0;
     return rc;
 }
 
-/* Runs one job message. Returns 0 to go on, 1 to exit after a sticky error,
- * -1 on a pipe error. */
-static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
-                  int testimony) {
-    char id[64], why[WHY_LEN];
-    struct dv_options o;
-    int rc = read_job(msg, len, dev, id, &o, why);
-    if (rc != 0) return reply_error(id, rc, why, NULL, -1);
-    o.device = dev->ordinal; /* this worker's GPU, whatever was asked */
-    if (!testimony) o.no_witness = o.no_counters = 1, o.instructions = 0;
-    struct dv_report *r = experiment_report_create();
-    if (!r) return reply_error(id, DV_ERR, "worker: out of memory", NULL, -1);
-    char err[ERR_LEN] = "";
-    rc = measure_run_session(sess, &o, r, err);
+/* Replies to job `id` for measured report `r` (result `rc`, `err`), with
+ * the timed GPU work and the testimony's host time it is credited with
+ * (wire.h: a batch's member its share). Returns 0, or -1 on a pipe error. */
+static int reply(struct session *sess, const char *id, const struct dv_report *r, int rc, const char *err,
+                 double gpu_ms, double testimony_ms) {
     const int measured = rc == 0 || rc == DV_EGATE;
-    /* After the timed samples and the testimony: the measured rows' profiles. */
-    if (measured && !session_lost(sess)) instrproc_report(ip, &o, r);
     /* As for the request: a failure inside the builder shows in the count. */
     const unsigned long failures = jsonout_failures();
     json_t *doc = measured ? report_document(r) : NULL;
@@ -133,20 +126,147 @@ static int handle(struct session *sess, struct instrproc *ip, const char *msg, s
         json_decref(doc);
         doc = NULL;
     }
-    const double testimony_ms = r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms +
-                                r->testimony.instructions_ms;
-    if (measured) log_phases(id, r);
     char werr[ERR_LEN];
-    int out;
     if (rc == 0 && doc)
-        out = wire_send(WIRE_FD_OUT, wire_reply_ok(id, r->gpu_time_ms, testimony_ms, session_lost(sess), doc), werr);
-    else if (rc == 0) out = reply_error(id, DV_ERR, "worker: out of memory writing the report", NULL, -1);
-    else out = reply_error(id, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
+        return wire_send(WIRE_FD_OUT, wire_reply_ok(id, gpu_ms, testimony_ms, session_lost(sess), doc), werr);
+    if (rc == 0) return reply_error(id, DV_ERR, "worker: out of memory writing the report", NULL, -1);
+    return reply_error(id, rc, err[0] ? err : "measurement failed", doc, testimony_ms);
+}
+
+/* The host time of report `r`'s testimony passes and instruction profiles. */
+static double testimony_of(const struct dv_report *r) {
+    return r->testimony.witness_ms + r->testimony.counters_ms + r->testimony.counters_setup_ms +
+           r->testimony.instructions_ms;
+}
+
+/* Runs one job (`job`, {"id", "request"}). Returns 0 to go on, 1 to exit
+ * after a sticky error, -1 on a pipe error. */
+static int handle_one(struct session *sess, struct instrproc *ip, const json_t *job, const struct dv_device *dev,
+                      int testimony) {
+    char id[64], why[WHY_LEN];
+    struct dv_options o;
+    int rc = read_job(job, dev, testimony, id, &o, why);
+    if (rc != 0) return reply_error(id, rc, why, NULL, -1);
+    struct dv_report *r = experiment_report_create();
+    if (!r) return reply_error(id, DV_ERR, "worker: out of memory", NULL, -1);
+    char err[ERR_LEN] = "";
+    rc = measure_run_session(sess, &o, r, err);
+    const int measured = rc == 0 || rc == DV_EGATE;
+    /* After the timed samples and the testimony: the measured rows' profiles. */
+    if (measured && !session_lost(sess)) instrproc_report(ip, &o, r);
+    if (measured) log_phases(id, r);
+    const int out = reply(sess, id, r, rc, err, r->gpu_time_ms, testimony_of(r));
     experiment_report_free(r);
     if (out < 0) return -1;
     /* A sticky error ends the process, also one inside a counter pass that
      * still let the job finish. */
     return rc == DV_ESTICKY || session_lost(sess) ? 1 : 0;
+}
+
+/* One member of a batch. */
+struct member {
+    char id[64];
+    struct dv_options o;
+    struct dv_report *r;
+    int rc;
+    char err[ERR_LEN];
+};
+
+/* Measures the members m[0..n) (each read, its report made) in one session
+ * (gpu/batch.h), their rows' profiles in one process, and replies to each,
+ * crediting a reader of the shared rounds with its share of their timed
+ * work and testimony. Returns 0 to go on, 1 after a sticky error, -1 on a
+ * pipe error. */
+static int measure_members(struct session *sess, struct instrproc *ip, struct member *m, unsigned n) {
+    const struct dv_options *o[BATCHPLAN_MAX_READERS];
+    struct dv_report *r[BATCHPLAN_MAX_READERS], *done_r[BATCHPLAN_MAX_READERS];
+    const struct dv_options *done_o[BATCHPLAN_MAX_READERS];
+    int rc[BATCHPLAN_MAX_READERS];
+    char err[BATCHPLAN_MAX_READERS][ERR_LEN];
+    unsigned measured = 0, sticky = 0;
+    double shared_gpu_ms = 0;
+    for (unsigned i = 0; i < n; i++) o[i] = &m[i].o, r[i] = m[i].r;
+    batch_measure(sess, o, r, n, rc, err, &shared_gpu_ms);
+    for (unsigned i = 0; i < n; i++)
+        if (rc[i] == 0 || rc[i] == DV_EGATE) done_o[measured] = o[i], done_r[measured++] = r[i];
+    if (measured && !session_lost(sess)) instrproc_report_batch(ip, done_o, done_r, measured);
+    if (measured) log_phases(m[0].id, r[0]);
+    LOG(LOG_INFO, "batch of %u jobs from %s: %u rows measured once, %.2f ms of timed GPU work between them", n, m[0].id,
+        r[0]->ntables ? r[0]->tables[0].batch_rows : 0, shared_gpu_ms);
+    for (unsigned i = 0; i < n; i++) {
+        const unsigned readers = r[i]->ntables ? r[i]->tables[0].batch_readers : 0;
+        const double gpu = readers > 1 ? shared_gpu_ms / readers : r[i]->gpu_time_ms;
+        const double testi = testimony_of(r[i]) / (readers > 1 ? readers : 1);
+        if (reply(sess, m[i].id, r[i], rc[i], err[i], gpu, testi) < 0) return -1;
+        sticky |= rc[i] == DV_ESTICKY;
+    }
+    return sticky || session_lost(sess) ? 1 : 0;
+}
+
+/* Runs a batch message's jobs (`jobs`, an array of {"id", "request"}): a
+ * job that cannot be read is answered at once, the others measured
+ * together (measure_members()). Returns as handle_one(). */
+static int handle_batch(struct session *sess, struct instrproc *ip, const json_t *jobs, const struct dv_device *dev,
+                        int testimony) {
+    if (json_array_size(jobs) == 0) return reply_error("", DV_ERR, "worker: the batch message has no jobs", NULL, -1);
+    struct member *m = calloc(BATCHPLAN_MAX_READERS, sizeof *m);
+    if (!m) return -1;
+    unsigned n = 0;
+    int out = 0;
+    for (size_t i = 0; i < json_array_size(jobs) && out == 0; i++) {
+        char why[WHY_LEN], id[64];
+        struct member *x = &m[n];
+        int rc = read_job(json_array_get(jobs, i), dev, testimony, id, &x->o, why);
+        if (rc == 0 && n >= BATCHPLAN_MAX_READERS) {
+            rc = DV_ERR;
+            dv_seterr(why, "worker: a batch holds at most %u jobs", BATCHPLAN_MAX_READERS);
+        }
+        if (rc == 0 && !(x->r = experiment_report_create())) {
+            rc = DV_ERR;
+            dv_seterr(why, "worker: out of memory");
+        }
+        if (rc != 0) {
+            out = reply_error(id, rc, why, NULL, -1);
+            continue;
+        }
+        snprintf(x->id, sizeof x->id, "%s", id);
+        n++;
+    }
+    if (out == 0 && n > 0) out = measure_members(sess, ip, m, n);
+    for (unsigned i = 0; i < n; i++) experiment_report_free(m[i].r);
+    free(m);
+    return out;
+}
+
+/* Runs job message `msg`: one job, or a batch. Returns as handle_one(). */
+static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
+                  int testimony) {
+    json_error_t je;
+    json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    const int rc = kind && strcmp(kind, "batch") == 0
+                       ? handle_batch(sess, ip, json_object_get(root, "jobs"), dev, testimony)
+                       : handle_one(sess, ip, root, dev, testimony);
+    json_decref(root);
+    return rc;
+}
+
+/* The cold start before the hello (gpu/warmup.h): the profiler, every
+ * kernel the lesson runs, the session's buffers. Returns 0, or DV_ESTICKY
+ * when it lost the context (the worker then says hello and exits). */
+static int warm(struct session *sess, int ordinal, int testimony) {
+    struct warmup_report wr;
+    char err[ERR_LEN] = "";
+    const int rc = warmup_run(sess, ordinal, testimony, &wr, err);
+    if (rc != 0)
+        LOG(rc == DV_ESTICKY ? LOG_ERR : LOG_WARNING, "worker: the warm-up failed after %.0f ms: %s", wr.total_ms, err);
+    else
+        LOG(LOG_INFO,
+            "worker: warm in %.0f ms before its hello: %u rows measured (the lesson's kernels %.0f ms, the mask kernel "
+            "%.0f ms), the counter profiler's set-up %.0f ms of it%s%s",
+            wr.total_ms, wr.rows, wr.lesson_ms, wr.mask_ms, wr.profiler_ms, wr.counters_reason[0] ? "; no counters: " : "",
+            wr.counters_reason);
+    return rc == DV_ESTICKY ? rc : 0;
 }
 
 /* `--device N` (the CUDA ordinal this worker owns, 0 by default),
@@ -236,6 +356,8 @@ int workerproc_main(int argc, char **argv) {
         dev.present = 0;
         if (!dev.reason[0]) snprintf(dev.reason, sizeof dev.reason, "%s", err[0] ? err : "no CUDA device");
         LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
+    } else {
+        rc = warm(sess, ordinal, testimony);
     }
     int status = 0;
     if (wire_send(WIRE_FD_OUT, wire_hello(report_device_json(&dev)), err) < 0) status = 2;

@@ -36,7 +36,10 @@ COLUMNS = ["table", "table_title", "kind", "name", "label", "kernel", "baseline"
            "warps_split_min", "warps_split_max", "threads_per_block", "threads_on_a_min", "threads_on_a_max",
            "path_runs_per_block", "predicted_ratio", "predicted_efficiency", "median_ms", "ratio", "noise",
            "floor_fraction", "measured_efficiency", "check_ok", "gpu_split_warps_per_block",
-           "gpu_instructions_vs_baseline", "ratio_ci_lo", "ratio_ci_hi", "median_ci_lo_ms", "median_ci_hi_ms"]
+           "gpu_instructions_vs_baseline", "ratio_ci_lo", "ratio_ci_hi", "median_ci_lo_ms", "median_ci_hi_ms",
+           "versus", "thread_fmas", "point_arrangement", "point_k", "point_la", "point_lb", "point_variant",
+           "sass_branching", "sass_guarded_lanes", "sass_join_lanes", "join_warps", "join_reconverged_warps",
+           "join_clock_spread_median"]
 # report_svg.c's geometry: bars start at X0, a table's largest value ends at XMAX.
 X0, XMAX = 8, 450
 

@@ -53,10 +53,11 @@ static struct listing *report_full_listing(unsigned k) {
     snprintf(l->disassembler, sizeof l->disassembler, "nvdisasm 13.0.%u", 48 + k);
     snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "a reason kept beside a disassembly %u", k);
     l->mapped = 0.96875 + 0.001 * k;
-    l->nregions = 2;
-    for (unsigned r = 0; r < 2; r++) {
+    l->nregions = 3;
+    static const enum listing_kind kinds[3] = {LISTING_BEFORE, LISTING_PATH_A, LISTING_TAIL};
+    for (unsigned r = 0; r < 3; r++) {
         struct listing_region *g = &l->regions[r];
-        g->kind = r ? LISTING_PATH_A : LISTING_BEFORE;
+        g->kind = kinds[r];
         g->instructions = 45 + r + k;
         g->warp = 8448ull * (r + 1) + k;
         g->thread = 270336ull * (r + 1) + k;
@@ -69,18 +70,18 @@ static struct listing *report_full_listing(unsigned k) {
         snprintf(g->stalls[1].reason, sizeof g->stalls[1].reason, "selected");
         g->stalls[1].share = 0.25 + 0.01 * k;
     }
-    for (unsigned r = 0; r < 2; r++) {
+    for (unsigned r = 0; r < 3; r++) {
         struct listing_run run;
         memset(&run, 0, sizeof run);
-        run.pc = 0x310u + 16u * r + 256u * k;
-        run.count = 1 + 191 * r;
+        run.pc = 0x310u + 16u * r + 256u * k + (r == 2 ? 16u * 191u : 0u);
+        run.count = 1 + 191 * (r == 1);
         snprintf(run.opcode, sizeof run.opcode, "%s", r ? "FFMA" : "BRA");
         snprintf(run.sass, sizeof run.sass, "%s", r ? "FFMA R7, R7, R0, 9.9999997473787516356e-05" : "@P0 BRA `(.L_x_52)");
         snprintf(run.last_sass, sizeof run.last_sass, "%s", r ? "FFMA R7, R7, R0, 1e-04" : "@P0 BRA `(.L_x_52)");
         snprintf(run.file, sizeof run.file, "kernels/gpu/lesson_kernels.cu");
         run.line = 160 + r + k;
-        run.region = r ? LISTING_PATH_A : LISTING_BEFORE;
-        run.guarded = !r;
+        run.region = kinds[r];
+        run.guarded = r < 2;
         run.warp = 8448ull + r + k;
         run.thread = 270336ull + r + k;
         run.pred_on = 135168ull + r + k;
@@ -258,6 +259,8 @@ static void report_full(struct dv_report *r) {
     t->worst_row = 0;
     t->worst_halfwidth = 0.0049;
     t->timer_resolution_ms = 0.000032;
+    t->batch_readers = 15; /* measured in a class's batch */
+    t->batch_rows = 16;
 
     t = &r->tables[1];
     snprintf(t->id, sizeof t->id, "scenario:even-2way");
@@ -309,6 +312,80 @@ static void report_full(struct dv_report *r) {
     t->worst_row = 1;
     t->worst_halfwidth = 0.0044;
     t->timer_resolution_ms = 0.000033;
+
+    /* An experiment's table (the predication map's): the point's lane-split
+     * row against its warp-split row, whose profile is predicated (every
+     * path FFMA guarded, no branch before them), a join record, a fit. */
+    r->ntables = 4;
+    t = &r->tables[3];
+    snprintf(t->id, sizeof t->id, "scenario:predication");
+    snprintf(t->title, sizeof t->title, "Predicated or branched (experiment X2)");
+    snprintf(t->kernel, sizeof t->kernel, "short-ifelse");
+    snprintf(t->kernel_iterations, sizeof t->kernel_iterations, "runtime");
+    snprintf(t->experiment, sizeof t->experiment, "predication");
+    t->cost_witness_ms = 0.75;
+    t->cost_counters_ms = 3.5;
+    t->counters_launches = 4;
+    t->counters_blocks = 8;
+    snprintf(t->baseline, sizeof t->baseline, "row-7");
+    t->baseline_row = 1;
+    t->nrows = 2;
+    report_full_row(&t->rows[0], 6, DV_KERNEL_SCENARIO);
+    report_full_row(&t->rows[1], 7, DV_KERNEL_SCENARIO);
+    for (unsigned k = 0; k < 2; k++) {
+        struct dv_row *w = &t->rows[k];
+        snprintf(w->point.arrangement, sizeof w->point.arrangement, "%s", k ? "warps" : "lanes");
+        w->point.k = 3 + k;
+        w->point.la = 2;
+        w->point.lb = 1;
+        snprintf(w->point.variant, sizeof w->point.variant, "branch");
+        w->in_fit = 1;
+        w->fit_x = 3.5 + k;
+        w->thread_fmas = 3221225472ull + k;
+        struct dv_join *j = &w->join;
+        j->present = 1;
+        j->warps = 1056 + k;
+        j->reconverged = 1000 + k;
+        j->groups_max = 2 + k;
+        j->groups_mean = 1.0625 + k;
+        j->lanes_mean = 30.5 + k;
+        j->nmasks = 2;
+        j->mask[0] = 0xffffffffu - k;
+        j->mask[1] = 0x55555555u + k;
+        j->mask_groups[0] = 1000 + k;
+        j->mask_groups[1] = 112 + k;
+        j->expected_mask = 0xaaaaaaaau + k;
+        j->spread_median = 12.5 + k;
+        j->spread_max = 4096.5 + k;
+        j->blocks = 132 + k;
+        snprintf(j->verdict, sizeof j->verdict, "join verdict %u", k);
+    }
+    t->rows[0].versus = 2; /* against row 1 */
+    struct listing_run *branch = &t->rows[0].instructions->runs[0];
+    snprintf(branch->opcode, sizeof branch->opcode, "ISETP.NE.AND");
+    snprintf(branch->sass, sizeof branch->sass, "@P0 ISETP.NE.AND P1, PT, R2, RZ, PT");
+    t->noise_limit = 0.005;
+    t->noise_ok = 1;
+    t->gpu_time_ms = 120.5;
+    t->halfwidth_target = 0.0052;
+    t->intervals_ok = 1;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "target");
+    t->worst_row = 0;
+    t->worst_halfwidth = 0.0031;
+    t->timer_resolution_ms = 0.000034;
+    t->fit = (struct dv_fit){.present = 1,
+                             .points = 7,
+                             .rounds = 16,
+                             .a = 0.0125,
+                             .b = 0.0375,
+                             .b_over_a = 3.0625,
+                             .a_ci = {0.0115, 0.0135},
+                             .b_ci = {0.037, 0.038},
+                             .b_over_a_ci = {3.0, 3.125},
+                             .level = 0.9787,
+                             .residual_rms_ms = 0.00025,
+                             .residual_max_rel = 0.0125,
+                             .x = "k"};
 
     r->nwarnings = 2;
     snprintf(r->warnings[0], sizeof r->warnings[0], "SM clock 99%% of rated");

@@ -6,6 +6,7 @@
 
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 static struct dv_options o;
 static char err[ERR_LEN];
@@ -401,8 +402,9 @@ Test(options, scenario_costs_its_own_rows_instead_of_the_parts) {
     o.blocks = 4096;
     o.part = DV_PART_1;
     snprintf(o.scenario, sizeof o.scenario, "all");
-    unsigned rows = 0;
-    for (size_t i = 0; scenario_get(i); i++) rows += scenario_get(i)->nrows;
+    unsigned rows = 0; /* "all": the worked cases */
+    for (size_t i = 0; scenario_get(i); i++)
+        if (scenario_get(i)->set == SCENARIO_SET_WORKED) rows += scenario_get(i)->nrows;
     cr_assert_gt(rows, 0);
     double want = 4096.0 * 256 * 4096 * rows * 2000;
     cr_expect_float_eq(options_cost(&o), want, want * 1e-12);
@@ -707,4 +709,77 @@ Test(options, job_kind_names_tables_rows_and_passes) {
     o.part = DV_PART_ALL;
     o.scenario[0] = '\0';
     cr_assert_eq(options_job_kind(&o, k, 48), 0, "the longest kind fits 48 bytes: %s", k);
+}
+
+/* The widget's request for `expr` (validated), for the batch key's tests. */
+static struct dv_options widget(const char *expr) {
+    struct dv_options w;
+    experiment_defaults(&w);
+    w.part = DV_PART_1;
+    w.npredicates = 2;
+    snprintf(w.predicates[0], sizeof w.predicates[0], "%s", expr);
+    snprintf(w.predicates[1], sizeof w.predicates[1], "%s", DV_DEFAULT_BASELINE);
+    cr_assert_eq(options_validate(&w, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    return w;
+}
+
+/* The key line of a batch text: up to its first newline. */
+static void key_line(const char *b, char *out, size_t len) {
+    const char *nl = strchr(b, '\n');
+    const size_t n = nl ? (size_t)(nl - b) : strlen(b);
+    snprintf(out, len, "%.*s", (int)n, b);
+}
+
+/* Readers who may share a session share the key line, whatever their
+ * predicates and their own rule; the rows follow, one a line. What the
+ * rounds, the warm-up or the testimony pass need the same changes it. */
+Test(options, batch_key_joins_a_class_and_keeps_apart_what_cannot_share) {
+    static char a[OPTIONS_BATCH_KEY_LEN], b[OPTIONS_BATCH_KEY_LEN];
+    char ka[512], kb[512];
+    struct dv_options x = widget("(threadIdx.x % 3) < 1"), y = widget("(threadIdx.x % 5) < 2");
+    y.max_noise = 0.001;
+    y.budget_ms = 500;
+    y.min_samples = 30;
+    cr_assert_eq(options_batch_key(&x, a, sizeof a), 0);
+    cr_assert_eq(options_batch_key(&y, b, sizeof b), 0);
+    key_line(a, ka, sizeof ka);
+    key_line(b, kb, sizeof kb);
+    cr_expect_str_eq(ka, kb, "two readers of one kernel and grid, their own rules");
+    cr_expect_str_eq(ka, "part1 kernel=mask blocks=4096 block=256x1 iterations=4096 witness=1 counters=1 instructions=0");
+    cr_expect_str_eq(strchr(a, '\n'), "\n(threadIdx.x % 3) < 1\nwarp-parity", "the rows, one a line: %s", a);
+    /* Each of these keeps a request apart. */
+    const char *why[] = {"blocks", "block shape", "iterations", "witness", "counters", "instructions", "built-ins"};
+    for (unsigned k = 0; k < sizeof why / sizeof why[0]; k++) {
+        y = widget("(threadIdx.x % 5) < 2");
+        switch (k) {
+        case 0: y.blocks = 2048; break;
+        case 1: y.block_x = 128, y.block_y = 2; break;
+        case 2: y.iterations = 1024; break;
+        case 3: y.no_witness = 1; break;
+        case 4: y.no_counters = 1; break;
+        case 5: y.instructions = 1; break;
+        default: y = widget("lane-parity"); break; /* every row the mode kernel */
+        }
+        cr_assert_eq(options_batch_key(&y, b, sizeof b), 0);
+        key_line(b, kb, sizeof kb);
+        cr_expect_str_neq(ka, kb, "%s: %s", why[k], kb);
+    }
+    /* Not batched: another table, or a predicate with a control character. */
+    experiment_defaults(&y);
+    cr_assert_eq(options_validate(&y, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    cr_expect_eq(options_batch_key(&y, b, sizeof b), 0);
+    cr_expect_str_empty(b, "Part 1 and 2 together");
+    y.part = DV_PART_2;
+    cr_expect_eq(options_batch_key(&y, b, sizeof b), 0);
+    cr_expect_str_empty(b, "Part 2");
+    experiment_defaults(&y);
+    snprintf(y.scenario, sizeof y.scenario, "even-2way");
+    cr_expect_eq(options_batch_key(&y, b, sizeof b), 0);
+    cr_expect_str_empty(b, "a scenario");
+    y = widget("(threadIdx.x % 5) < 2");
+    snprintf(y.predicates[0], sizeof y.predicates[0], "(threadIdx.x %% 5)\n< 2");
+    cr_expect_eq(options_batch_key(&y, b, sizeof b), 0);
+    cr_expect_str_empty(b, "a row that would read as two");
+    cr_expect_eq(options_batch_key(&x, b, 32), -1, "cut short");
+    cr_expect_str_empty(b);
 }

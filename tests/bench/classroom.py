@@ -24,16 +24,44 @@ and its timed GPU work (/metrics: dv_gpu_busy_seconds_total and
 dv_gpu_kernel_seconds_total) over the wall time from the press to the last
 answer.
 
+It also says how the GPU worker served them: how many readers were measured
+in a batch (several readers' requests for one kernel and grid measured in one
+session on the GPU, each reader's table from its own rows: the document's
+table `batch`) and the batch sizes seen.
+
 --check makes it a correctness test (a ctest on the stand-in worker): exit 1
 unless every reader was answered with a done job, with no error, and each
 reader's document holds a row of its own predicate and none of another
 reader's.
+
+--alone-vs-batch: ten readers' predicates (lane < 16 && warp < J and the
+like, whose ratios 1 + split warps / 8 mostly differ) are each measured alone,
+one at a time, then the ten press Measure again among thirty other readers,
+forty at once (the ten 50 ms after the others, so that none of them is the
+first job, which starts alone before the rest arrive), so the GPU worker
+measures them in batches. For each it prints
+the ratio and interval alone and batched, whether the batched ratio lies
+inside the interval alone, and the half-widths side by side. (The class's
+requests ask for a budget of 2001 ms, not 2000, so the result cache, which
+would answer them with the runs alone, does not; the budget is the GPU time a
+table may take before sampling stops unfinished, and the lesson's tables stop
+on their target long before it.) With --check: exit 1 unless each batched
+ratio lies within its interval alone widened by its own (the two intervals
+meet) and each batched half-width is at most its half-width alone or its
+target.
+
+--first-vs-tenth: a fresh server's first ten readers one after another (each
+its own predicate), each answered before the next presses: the first's wall
+time (press to answer) against the tenth's, and the worker's own wall time of
+each (the document's wall_time_ms).
 
 Usage:
   classroom.py --binary build/divergence --worker build/tests/fake_worker
                [--readers 40] [--instructions] [--check] [--json out.json]
                [--serve-arg=--queue --serve-arg=16 ...]
   classroom.py --server http://127.0.0.1:8080 [--readers 40] [--addresses 0]
+  classroom.py --binary ... --alone-vs-batch [--check] [--json out.json]
+  classroom.py --binary ... --first-vs-tenth [--json out.json]
 
 With --binary it starts `divergence serve` on a free port with no rate limit
 (--rate-limit 0, as the measurements in issue 31 were made) and the server's
@@ -61,6 +89,12 @@ import urllib.parse
 WAIT_S = 25          # the widget's ?wait=
 BASELINE = "warp-parity"
 FIRST_SOURCE = (127, 0, 200, 1)
+# --alone-vs-batch's ten: a block of 256 threads is eight warps; each
+# predicate splits some of them (lanes 0-15 on one path), so its ratio over
+# the warp-uniform baseline is about 1 + (split warps) / 8.
+TEN = ["lane < 16 && warp < 1", "lane < 16 && warp < 2", "lane < 16 && warp < 3", "lane < 16 && warp < 4",
+       "lane < 16 && warp < 5", "lane < 16 && warp < 6", "lane < 16 && warp < 7", "lane < 16 && warp < 8",
+       "lane < 16 && warp >= 5", "(lane & 3) == 0 && warp < 2"]
 
 
 def predicates(n):
@@ -120,16 +154,19 @@ class Client:
             self.conn = None
 
 
-def reader(url, i, expr, source, instructions, start, out):
-    """One reader: press, honour Retry-After, follow the job; into out[i]."""
+def reader(url, i, expr, source, instructions, start, out, extra=None, delay=0.0):
+    """One reader: press (`delay` s after the class), honour Retry-After,
+    follow the job; into out[i]."""
     res = {"reader": i, "predicate": expr, "source": source, "retry_after": [], "posts": 0, "error": None}
     out[i] = res
     body = {"part": 1, "predicates": [expr, BASELINE], "baseline": BASELINE, "threads_per_block": 256}
     if instructions:
         body["instructions"] = True
+    body.update(extra or {})
     c = Client(url, source)
     try:
         start.wait()
+        time.sleep(delay)
         t0 = time.monotonic()
         res["t0"] = t0
         job = None
@@ -150,6 +187,8 @@ def reader(url, i, expr, source, instructions, start, out):
         res["state"] = job.get("state")
         res["queue_wait_ms"] = (job.get("timing") or {}).get("queue_wait_ms")
         res["rows"] = row_names(job.get("document") or {})
+        res["table"] = own_table(job.get("document") or {}, expr)
+        res["wall_time_ms"] = (job.get("document") or {}).get("wall_time_ms")
         if job.get("state") != "done":
             res["error"] = f"job {job.get('state')}: {(job.get('error') or {}).get('reason')}"
     except Exception as e:  # noqa: BLE001 -- every failure is the reader's error, reported
@@ -181,6 +220,20 @@ def row_names(doc):
                 if isinstance(r.get(k), str):
                     names.add(r[k])
     return names
+
+
+def own_table(doc, expr):
+    """What --alone-vs-batch reads of the reader's table: its predicate's
+    row (ratio, interval, half-width), the table's stop and its batch."""
+    for t in doc.get("tables") or []:
+        for r in t.get("rows") or []:
+            if r.get("name") == expr:
+                ci = r.get("ratio_ci") or {}
+                return {"ratio": r.get("ratio"), "lo": ci.get("lo"), "hi": ci.get("hi"),
+                        "halfwidth": r.get("ratio_halfwidth"), "target": t.get("halfwidth_target"),
+                        "stop_reason": t.get("stop_reason"), "batch": t.get("batch"),
+                        "samples": r.get("samples")}
+    return None
 
 
 def metrics(url):
@@ -306,6 +359,112 @@ def self_test():
     return 0
 
 
+def run_class(url, preds, own, instructions, extra=None, delays=None):
+    """N readers (one per predicate) press at one moment (or delays[i] s
+    after it); (results, summary)."""
+    out = [None] * len(preds)
+    go = threading.Barrier(len(preds) + 1)
+    threads = [threading.Thread(target=reader, args=(url, i, preds[i], source_address(i) if own else None,
+                                                     instructions, go, out, extra, (delays or {}).get(i, 0.0)),
+                                daemon=True)
+               for i in range(len(preds))]
+    for t in threads:
+        t.start()
+    m0 = metrics(url)
+    go.wait()
+    t0 = time.monotonic()
+    for t in threads:
+        t.join(timeout=900)
+    last = max((r["t0"] + r["answered_s"] for r in out if r and r.get("answered_s") is not None), default=t0)
+    m1 = metrics(url)
+    res = [r for r in out if r]
+    s = summarise(res, last - t0, m0, m1)
+    batches = [r["table"]["batch"] for r in res if r.get("table") and r["table"].get("batch")]
+    s["batched"] = len(batches)
+    s["batch_readers_seen"] = sorted({b.get("readers") for b in batches})
+    return out, s
+
+
+def print_class(s, readers, instructions, own):
+    fmt = lambda v: "-" if v is None else f"{v:.3f} s"  # noqa: E731
+    print(f"{readers} readers, distinct predicates, {'instructions, ' if instructions else ''}"
+          f"{'one address each' if own else 'one address'}; {s['answered']} answered, {s['errors']} errors")
+    print(f"answered: first {fmt(s['first_s'])}, median {fmt(s['median_s'])}, p95 {fmt(s['p95_s'])}, "
+          f"last {fmt(s['last_s'])}")
+    print(f"429s: {s['status_429']} (503s: {s['status_503']}); Retry-After seen: "
+          f"{s['retry_after_values'] or 'none'}; POSTs {s['posts']}")
+    print(f"measured in a batch: {s['batched']} of {readers} readers (batches of {s['batch_readers_seen'] or '-'})")
+    if "gpu_busy_share" in s:
+        print(f"GPU worker busy {s['gpu_busy_share'] * 100:.1f}% of the {s['wall_s']:.3f} s, timed GPU work "
+              f"{s['gpu_timed_share'] * 100:.1f}%")
+
+
+def sequential(url, preds, own, extra=None):
+    """Each predicate's reader presses once the one before was answered."""
+    out = [None] * len(preds)
+    for i, p in enumerate(preds):
+        reader(url, i, p, source_address(i) if own else None, False, threading.Barrier(1), out, extra)
+    return out
+
+
+def fmt_row(t):
+    if not t or t.get("ratio") is None:
+        return "-"
+    hw = t.get("halfwidth")
+    return (f"{t['ratio']:.4f} [{t['lo']:.4f}, {t['hi']:.4f}] +-{100 * hw:.3f}%" if hw is not None
+            else f"{t['ratio']:.4f}")
+
+
+def alone_vs_batch(url, own, check):
+    """--alone-vs-batch: the ten alone, then among forty; (report, problems)."""
+    alone = sequential(url, TEN, own)
+    others = [p for p in predicates(40) if p not in TEN][:30]
+    # The ten press 50 ms after the thirty: the class's first job starts
+    # alone, before the others have arrived, and none of the ten is it.
+    out, summary = run_class(url, TEN + others, own, False, {"budget_ms": 2001},
+                             {i: 0.05 for i in range(len(TEN))})
+    rows, bad = [], []
+    print(f"{'row':<30} {'alone: ratio [interval] +-half-width':<40} {'batched (readers/rows)':<48} inside  no wider")
+    for i, p in enumerate(TEN):
+        a, b = alone[i].get("table"), (out[i] or {}).get("table")
+        err = alone[i].get("error") or (out[i] or {}).get("error")
+        row = {"predicate": p, "alone": a, "batched": b, "error": err}
+        if a and b and None not in (a["ratio"], a["lo"], a["hi"], b["ratio"], b["lo"], b["hi"]):
+            row["inside"] = a["lo"] <= b["ratio"] <= a["hi"]
+            row["no_wider"] = (b["halfwidth"] or 0) <= (a["halfwidth"] or 0)
+            meet = abs(b["ratio"] - a["ratio"]) <= (a["hi"] - a["lo"]) / 2 + (b["hi"] - b["lo"]) / 2
+            within = (b["halfwidth"] or 0) <= max(a["halfwidth"] or 0, b.get("target") or 0)
+            if check and not meet:
+                bad.append(f"{p}: batched {fmt_row(b)} does not meet alone {fmt_row(a)}")
+            if check and not within:
+                bad.append(f"{p}: batched half-width over both its half-width alone and its target")
+        elif check:
+            bad.append(f"{p}: {err or 'no row of its own in a document'}")
+        batch = (b or {}).get("batch") or {}
+        where = f"{fmt_row(b)} ({batch.get('readers', 1)}/{batch.get('rows', 2)})"
+        print(f"{p:<30} {fmt_row(a):<40} {where:<48} {'yes' if row.get('inside') else 'no':<7} "
+              f"{'yes' if row.get('no_wider') else 'no'}")
+        rows.append(row)
+    n_in = sum(1 for r in rows if r.get("inside"))
+    n_nw = sum(1 for r in rows if r.get("no_wider"))
+    print(f"batched ratio inside its interval alone: {n_in} of {len(TEN)}; half-width no wider than alone: "
+          f"{n_nw} of {len(TEN)}")
+    print_class(summary, len(TEN) + len(others), False, own)
+    return {"rows": rows, "class": summary}, bad
+
+
+def first_vs_tenth(url, own):
+    """--first-vs-tenth: ten readers one after another on a fresh server."""
+    res = sequential(url, predicates(10), own)
+    for r in res:
+        print(f"reader {r['reader'] + 1:>2}: answered in {r.get('answered_s') or 0:.3f} s, the worker's wall time "
+              f"{(r.get('wall_time_ms') or 0):.1f} ms{'  ' + r['error'] if r.get('error') else ''}")
+    first, tenth = res[0].get("answered_s"), res[-1].get("answered_s")
+    ratio = first / tenth if first and tenth else None
+    print(f"first / tenth: {ratio:.2f}x (press to answer)" if ratio else "first / tenth: -")
+    return {"readers": res, "first_s": first, "tenth_s": tenth, "first_over_tenth": ratio}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--server", help="a running server's URL")
@@ -316,6 +475,8 @@ def main():
     ap.add_argument("--addresses", type=int, default=None,
                     help="0: every reader from one address; default: each its own when the server is on loopback")
     ap.add_argument("--instructions", action="store_true", help="every reader asks for the instruction profiles")
+    ap.add_argument("--alone-vs-batch", action="store_true", help="ten predicates alone, then among forty readers")
+    ap.add_argument("--first-vs-tenth", action="store_true", help="a fresh server's first ten readers in turn")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every reader got its own document")
     ap.add_argument("--json", help="write every figure and reader here")
     ap.add_argument("--keep-log", help="copy the started server's log here")
@@ -327,6 +488,8 @@ def main():
         ap.error("one of --server and --binary")
     if not 1 <= a.readers <= 20000:
         ap.error("--readers: 1 to 20000")
+    if a.alone_vs_batch and a.first_vs_tenth:
+        ap.error("one of --alone-vs-batch and --first-vs-tenth")
     tmp = tempfile.mkdtemp(prefix="dvclass.")
     proc = None
     try:
@@ -334,35 +497,27 @@ def main():
             proc, url = start_server(a, tmp)
         else:
             url = a.server.rstrip("/")
+            if a.first_vs_tenth:
+                print("first-vs-tenth: a running server's worker may not be fresh", file=sys.stderr)
         local = re.match(r"^http://(127\.|localhost[:/])", url + "/") is not None
         own = a.addresses if a.addresses is not None else (1 if local else 0)
+        if a.alone_vs_batch or a.first_vs_tenth:
+            report, bad = alone_vs_batch(url, own, a.check) if a.alone_vs_batch else (first_vs_tenth(url, own), [])
+            if a.json:
+                with open(a.json, "w") as f:
+                    json.dump(dict(report, check=bad), f, indent=1, default=sorted)
+            for b in bad:
+                print("check: " + b, file=sys.stderr)
+            if a.check and bad:
+                print(f"check: FAILED ({len(bad)} problems)", file=sys.stderr)
+                return 1
+            if a.check:
+                print("check: every batched row agrees with its row alone")
+            return 0
         preds = predicates(a.readers)
-        out = [None] * a.readers
-        go = threading.Barrier(a.readers + 1)
-        threads = [threading.Thread(target=reader, args=(url, i, preds[i], source_address(i) if own else None,
-                                                         a.instructions, go, out), daemon=True)
-                   for i in range(a.readers)]
-        for t in threads:
-            t.start()
-        m0 = metrics(url)
-        go.wait()
-        t0 = time.monotonic()
-        for t in threads:
-            t.join(timeout=900)
-        last = max((r["t0"] + r["answered_s"] for r in out if r and r.get("answered_s") is not None), default=t0)
-        m1 = metrics(url)
-        s = summarise([r for r in out if r], last - t0, m0, m1)
+        out, s = run_class(url, preds, own, a.instructions)
         bad = check(out, preds) if a.check else []
-        fmt = lambda v: "-" if v is None else f"{v:.3f} s"  # noqa: E731
-        print(f"{a.readers} readers, distinct predicates, {'instructions, ' if a.instructions else ''}"
-              f"{'one address each' if own else 'one address'}; {s['answered']} answered, {s['errors']} errors")
-        print(f"answered: first {fmt(s['first_s'])}, median {fmt(s['median_s'])}, p95 {fmt(s['p95_s'])}, "
-              f"last {fmt(s['last_s'])}")
-        print(f"429s: {s['status_429']} (503s: {s['status_503']}); Retry-After seen: "
-              f"{s['retry_after_values'] or 'none'}; POSTs {s['posts']}")
-        if "gpu_busy_share" in s:
-            print(f"GPU worker busy {s['gpu_busy_share'] * 100:.1f}% of the {s['wall_s']:.3f} s, timed GPU work "
-                  f"{s['gpu_timed_share'] * 100:.1f}%")
+        print_class(s, a.readers, a.instructions, own)
         errs = [r for r in out if r and r.get("error")]
         for r in errs[:10]:
             print(f"  reader {r['reader']} ({r['predicate']}): {r['error']}", file=sys.stderr)

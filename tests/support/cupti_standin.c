@@ -15,6 +15,8 @@
  *   CUPTI_STANDIN_PASSES=N             the passes before "all submitted" (2)
  *   CUPTI_STANDIN_VALUE=X              the value every metric evaluates to
  *                                      (NaN when unset)
+ *   CUPTI_STANDIN_METRICS=name=X;...   per metric (its full name) the value
+ *                                      it evaluates to, before VALUE
  *   CUPTI_STANDIN_START_MS=N           how long each Start takes
  * Unless told otherwise the metric values it evaluates are NaN: a pass
  * through the stand-in yields no counters, and one told a value yields that
@@ -153,9 +155,27 @@ CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_P
     return standin_call(__func__);
 }
 
+/* The value CUPTI_STANDIN_METRICS gives metric `name` ("a=1;b=2"), into *out;
+ * 0 when it names none. */
+static int metric_value(const char *name, double *out) {
+    const char *list = getenv("CUPTI_STANDIN_METRICS");
+    const size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        if (strncmp(p, name, n) == 0 && p[n] == '=') {
+            *out = strtod(p + n + 1, NULL);
+            return 1;
+        }
+        p = strchr(p, ';');
+        if (p) p++;
+    }
+    return 0;
+}
+
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p) {
     const char *v = getenv("CUPTI_STANDIN_VALUE");
-    for (size_t i = 0; i < p->numMetrics; i++) p->pMetricValues[i] = v && v[0] ? strtod(v, NULL) : NAN;
+    for (size_t i = 0; i < p->numMetrics; i++)
+        if (!metric_value(p->ppMetricNames[i], &p->pMetricValues[i]))
+            p->pMetricValues[i] = v && v[0] ? strtod(v, NULL) : NAN;
     return standin_call(__func__);
 }
 

@@ -22,6 +22,27 @@
  * FAKE_WORKER_JOB_MS makes every ordinary job take that long (a GPU's run),
  * FAKE_WORKER_FIRST_JOB_MS the first job of each worker process (a cold
  * start) instead (tests/bench/classroom.py).
+ *
+ * Batches (wire.h's {"kind": "batch", "jobs": [...]}): every member is read
+ * as a job of its own (one that does not parse is answered at once), the
+ * planted behaviours above apply to the batch as a whole (its members share
+ * their iterations), and each member is answered with its own document
+ * whose table says batch_readers / batch_rows. A batch takes
+ * FAKE_WORKER_JOB_MS (or the first one's) times its distinct rows over two,
+ * as if the time went into the rows (a reader's job is two rows), which is
+ * the stand-in's invented model of what a shared session saves.
+ *
+ * FAKE_WORKER_SAMPLE=1 "measures" each Part 1 table for real, with
+ * invented samples: each row's k-th round takes 0.5 ms times its predicted
+ * ratio times (1 + FAKE_WORKER_NOISE x a number in [-1, 1] drawn from the
+ * row's name and k), through the rounds and stopping rules the GPU worker
+ * uses: a job alone as gpu/timing.c samples a table, a batch's through its
+ * readers' shared rounds (model/stats/batchplan.h). A row's samples depend
+ * on nothing but its name and its round, so a
+ * reader's table measured in a batch is exactly the table it gets alone:
+ * what tests/server/jobs/test_worker.c holds the batch to.
+ * FAKE_WORKER_BAD_ROW=<predicate> makes that row's check fail (a wrong
+ * output), so its readers fail the correctness gate and no other does.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -37,6 +58,7 @@
 #include "kernels/base/timeutil.h"
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/plan.h"
+#include "kernels/model/stats/batchplan.h"
 #include "api/jsonout.h"
 #include "api/report.h"
 #include "api/request.h"
@@ -76,22 +98,20 @@ static json_t *fake_device(long ordinal) {
     return NULL;
 }
 
-/* The job message `msg`: its id into id[64] and its request into `o`;
- * -1 when it has none that parses. */
-static int read_job(const char *msg, size_t len, char *id, struct dv_options *o) {
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
-    const char *id0 = json_string_value(json_object_get(root, "id"));
+/* Job `job` ({"id", "request"}): its id into id[64] and its request into
+ * `o`; -1 when it has none that parses. */
+static int read_job(const json_t *job, char *id, struct dv_options *o) {
+    const char *id0 = json_string_value(json_object_get(job, "id"));
     snprintf(id, 64, "%s", id0 ? id0 : "");
-    const json_t *req = json_object_get(root, "request");
+    const json_t *req = json_object_get(job, "request");
     struct request_error re;
     memset(o, 0, sizeof *o);
-    const int rc = req && request_parse_json(req, o, &re) == 0 ? 0 : -1;
-    json_decref(root);
-    return rc;
+    return req && request_parse_json(req, o, &re) == 0 ? 0 : -1;
 }
 
-/* The analysis with timings a GPU might have produced. */
-static json_t *fake_document(const struct dv_options *o, double *gpu_ms) {
+/* The analysis with timings a GPU might have produced; measured among
+ * `readers` readers sharing `rows` rows when readers > 1. */
+static json_t *fake_document(const struct dv_options *o, double *gpu_ms, unsigned readers, unsigned rows) {
     struct dv_report *r = experiment_report_create();
     char err[ERR_LEN];
     if (!r || plan_report(o, r, NULL, err) < 0) {
@@ -137,6 +157,8 @@ static json_t *fake_document(const struct dv_options *o, double *gpu_ms) {
         tb->worst_row = tb->nrows > 1 ? (tb->baseline_row == 0 ? 1 : 0) : -1;
         tb->worst_halfwidth = tb->worst_row >= 0 ? nz : NAN;
         tb->timer_resolution_ms = 0;
+        tb->batch_readers = readers > 1 ? readers : 0;
+        tb->batch_rows = readers > 1 ? rows : 0;
         r->gpu_time_ms += tb->gpu_time_ms;
     }
     experiment_warn(r, "fake worker: no GPU was used; the timings are invented");
@@ -144,6 +166,210 @@ static json_t *fake_document(const struct dv_options *o, double *gpu_ms) {
     json_t *doc = report_document(r);
     experiment_report_free(r);
     return doc;
+}
+
+/* ---- FAKE_WORKER_SAMPLE: invented samples through the readers' rounds ---- */
+
+/* A number in [-1, 1] from `name` and `k` alone (FNV-1a, then a mix). */
+static double jitter(const char *name, unsigned k) {
+    unsigned long long h = 1469598103934665603ull;
+    for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h ^= k + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (double)(h % 2000001ull) / 1000000.0 - 1.0;
+}
+
+static double noise_share(void) {
+    const char *nz = getenv("FAKE_WORKER_NOISE");
+    return nz && *nz ? atof(nz) : 0.001;
+}
+
+/* Union row `row`'s k-th round. */
+static double sample_ms(const struct dv_row *row, unsigned k) {
+    const double base = 0.5 * (row->predicted_ratio > 0 ? row->predicted_ratio : 1.0);
+    return base * (1.0 + noise_share() * jitter(row->name, k));
+}
+
+/* One table alone, as gpu/timing.c's timing_rows() samples it: every row
+ * in every round, one struct sampling. Returns 0, or -1 with `err`. */
+static int sample_alone(struct dv_table *t, const struct dv_options *o, char *err) {
+    struct sampling s;
+    enum stoprule_reason why = STOPRULE_CONTINUE;
+    int rc = sampling_init(&s, t->nrows, t->baseline_row >= 0 ? (unsigned)t->baseline_row : t->nrows, o, 0.0, err);
+    while (rc == 0 && why == STOPRULE_CONTINUE) {
+        const unsigned rounds = sampling_room(&s, 8);
+        double batch_ms = 0;
+        for (unsigned j = 0; j < t->nrows; j++)
+            for (unsigned k = 0; k < rounds; k++)
+                batch_ms += sampling_row(&s, j)[s.taken + k] = sample_ms(&t->rows[j], s.taken + k);
+        rc = sampling_file(&s, rounds, NAN, batch_ms, &why, err);
+    }
+    if (rc == 0) sampling_report(&s, t);
+    sampling_cleanup(&s);
+    return rc;
+}
+
+/* The Part 1 tables of r[0..n) measured on shared rounds (model/stats/
+ * batchplan.h), or the one alone. Returns 0, or -1 with `err`. */
+static int sample_tables(struct dv_report *const *r, const struct dv_options *const *o, unsigned n, char *err) {
+    if (n == 1) return sample_alone(&r[0]->tables[0], o[0], err);
+    struct dv_table *tables[BATCHPLAN_MAX_READERS];
+    for (unsigned i = 0; i < n; i++) tables[i] = &r[i]->tables[0];
+    struct batchplan bp;
+    struct dv_table *u = malloc(sizeof *u);
+    int rc = u ? batchplan_init(&bp, tables, o, n, 0.0, u, err) : -1;
+    unsigned rows[DV_MAX_ROWS], rounds = 0, nr, taken[DV_MAX_ROWS] = {0};
+    double ms[DV_MAX_ROWS * 8];
+    while (rc == 0 && (nr = batchplan_next(&bp, 8, rows, &rounds)) > 0) {
+        for (unsigned k = 0; k < rounds; k++)
+            for (unsigned i = 0; i < nr; i++) ms[k * nr + i] = sample_ms(&u->rows[rows[i]], taken[rows[i]] + k);
+        for (unsigned i = 0; i < nr; i++) taken[rows[i]] += rounds;
+        rc = batchplan_file(&bp, nr, rows, rounds, ms, NAN, err);
+    }
+    if (rc == 0) batchplan_report(&bp);
+    if (u) batchplan_cleanup(&bp);
+    free(u);
+    return rc;
+}
+
+/* Report `r` (planned from `o`) measured: FAKE_WORKER_SAMPLE's tables when
+ * sampled (its Part 1 table filled already), else the invented figures;
+ * the check of FAKE_WORKER_BAD_ROW's row fails. Returns its document, with
+ * the result (0 or DV_EGATE) in *rc and the gate's words in `err`. */
+static json_t *finish_document(struct dv_report *r, const struct dv_options *o, int sampled, unsigned readers,
+                               unsigned rows, double *gpu_ms, int *rc, char *err) {
+    const char *bad = getenv("FAKE_WORKER_BAD_ROW");
+    if (!sampled) {
+        json_t *doc = fake_document(o, gpu_ms, readers, rows);
+        *rc = 0;
+        return doc;
+    }
+    r->measured = 1;
+    r->gpu_time_ms = r->tables[0].gpu_time_ms;
+    for (unsigned j = 0; j < r->tables[0].nrows; j++) {
+        struct dv_row *row = &r->tables[0].rows[j];
+        row->measured = 1;
+        dv_check_init(&row->check);
+        row->check.ok = !(bad && strcmp(bad, row->name) == 0);
+        row->check.checked = r->config.threads;
+        if (!row->check.ok) dv_check_add(&row->check, 7, 1.0f, 2.0f);
+    }
+    experiment_warn(r, "fake worker: no GPU was used; the timings are invented");
+    *rc = experiment_gate(r, err);
+    *gpu_ms = r->gpu_time_ms;
+    return report_document(r);
+}
+
+/* The stand-in's time for a session of `rows` distinct rows. */
+static void take_time(unsigned rows) {
+    static int jobs_run;
+    const char *job_ms = getenv(jobs_run++ == 0 && getenv("FAKE_WORKER_FIRST_JOB_MS") ? "FAKE_WORKER_FIRST_JOB_MS"
+                                                                                      : "FAKE_WORKER_JOB_MS");
+    if (job_ms && *job_ms) timeutil_sleep_ms(strtod(job_ms, NULL) * (rows > 2 ? rows / 2.0 : 1.0));
+}
+
+/* The planted behaviour of `iterations` before the answer (the header's
+ * list). Returns 0 to answer, 3 to exit (a sticky error was answered). */
+static int planted(int iterations, char ids[][64], unsigned n) {
+    switch (iterations) {
+    case 1111:
+        for (;;) timeutil_sleep_ms(1000);
+    case 2222:
+        abort();
+    case 3333: {
+        const char *gate = getenv("FAKE_WORKER_GATE");
+        if (!gate || !*gate) timeutil_sleep_ms(300);
+        for (int waited = 0; gate && *gate && access(gate, F_OK) != 0 && waited < 60000; waited += 10)
+            timeutil_sleep_ms(10);
+        return 0;
+    }
+    case 4444:
+        for (unsigned i = 0; i < n; i++)
+            reply_fail(ids[i], DV_ESTICKY, "cudaDeviceSynchronize: an illegal memory access was encountered (fake)",
+                       NULL);
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+/* Distinct rows of the first tables of r[0..n). */
+static unsigned distinct_rows(struct dv_report *const *r, unsigned n) {
+    const struct dv_row *seen[DV_MAX_ROWS * BATCHPLAN_MAX_READERS];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; r[i]->ntables && j < r[i]->tables[0].nrows; j++) {
+            const struct dv_row *row = &r[i]->tables[0].rows[j];
+            unsigned x = 0;
+            while (x < k && !experiment_row_same_run(seen[x], row)) x++;
+            if (x == k) seen[k++] = row;
+        }
+    return k;
+}
+
+/* Answers jobs ids[0..n) with requests o[0..n) (one job, or a batch's
+ * members). Returns 0 to go on, 2 on a pipe error, 3 to exit. */
+static int answer(char ids[][64], const struct dv_options *const *o, unsigned n) {
+    struct dv_report *r[BATCHPLAN_MAX_READERS] = {0};
+    char err[ERR_LEN] = "";
+    int rc = 0, status = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++)
+        if (!(r[i] = experiment_report_create()) || plan_report(o[i], r[i], NULL, err) < 0) rc = -1;
+    const char *sample = getenv("FAKE_WORKER_SAMPLE");
+    const int sampled = rc == 0 && sample && strcmp(sample, "1") == 0 && o[0]->part == DV_PART_1 && !o[0]->scenario[0];
+    if (sampled) rc = sample_tables(r, o, n, err);
+    const unsigned rows = rc == 0 ? distinct_rows(r, n) : 0;
+    if (rc == 0) take_time(rows);
+    if (rc == 0) status = planted((int)o[0]->iterations, ids, n);
+    for (unsigned i = 0; i < n && status == 0; i++) {
+        double gpu_ms = 0;
+        int grc = 0;
+        char why[ERR_LEN] = "";
+        json_t *doc = rc == 0 ? finish_document(r[i], o[i], sampled, n, rows, &gpu_ms, &grc, why) : NULL;
+        if (!doc) {
+            if (reply_fail(ids[i], DV_ERR, rc == 0 ? "fake worker: the document failed" : err, NULL) < 0) status = 2;
+            continue;
+        }
+        if (o[i]->iterations == 5555)
+            grc = reply_fail(ids[i], DV_EGATE, "row lane-parity: 3 mismatches against the CPU reference (fake)", doc);
+        else if (grc != 0)
+            grc = reply_fail(ids[i], grc, why, doc);
+        else /* testimony_ms: a witness and a counter pass, as the real worker reports them */
+            grc = send(wire_reply_ok(ids[i], gpu_ms / n, gpu_ms * 0.5 / n, o[i]->iterations == 6666, doc));
+        if (grc < 0) status = 2;
+    }
+    for (unsigned i = 0; i < n; i++) experiment_report_free(r[i]);
+    if (status == 0 && o[0]->iterations == 6666) status = 3;
+    return status;
+}
+
+/* Runs job message `msg` (one job or a batch). Returns as answer(). */
+static int handle(const char *msg, size_t len) {
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    const json_t *list = kind && strcmp(kind, "batch") == 0 ? json_object_get(root, "jobs") : NULL;
+    const size_t njobs = list ? json_array_size(list) : 1;
+    static char ids[BATCHPLAN_MAX_READERS][64];
+    static struct dv_options opts[BATCHPLAN_MAX_READERS];
+    const struct dv_options *o[BATCHPLAN_MAX_READERS];
+    unsigned n = 0;
+    int status = 0;
+    for (size_t i = 0; i < njobs && status == 0; i++) {
+        const json_t *job = list ? json_array_get(list, i) : root;
+        if (n >= BATCHPLAN_MAX_READERS || read_job(job, ids[n], &opts[n]) != 0) {
+            const char *given = json_string_value(json_object_get(job, "id"));
+            char id[64];
+            snprintf(id, sizeof id, "%s", given ? given : "");
+            if (reply_fail(id, DV_ERR, "fake worker: bad request", NULL) < 0) status = 2;
+            continue;
+        }
+        o[n] = &opts[n];
+        n++;
+    }
+    json_decref(root);
+    return status == 0 && n > 0 ? answer(ids, o, n) : status;
 }
 
 int main(int argc, char **argv) {
@@ -169,47 +395,8 @@ int main(int argc, char **argv) {
         int rc = wire_read(WIRE_FD_IN, &msg, &len, -1, err);
         if (rc == WIRE_EOF) return 0;
         if (rc != WIRE_OK) return 2;
-        char id[64];
-        struct dv_options o;
-        rc = read_job(msg, len, id, &o);
+        rc = handle(msg, len);
         free(msg);
-        if (rc != 0) {
-            if (reply_fail(id, DV_ERR, "fake worker: bad request", NULL) < 0) return 2;
-            continue;
-        }
-        static int jobs_run;
-        const char *job_ms = getenv(jobs_run++ == 0 && getenv("FAKE_WORKER_FIRST_JOB_MS") ? "FAKE_WORKER_FIRST_JOB_MS"
-                                                                                          : "FAKE_WORKER_JOB_MS");
-        if (job_ms && *job_ms) timeutil_sleep_ms(strtod(job_ms, NULL));
-        switch (o.iterations) {
-        case 1111:
-            for (;;) timeutil_sleep_ms(1000);
-        case 2222:
-            abort();
-        case 3333: {
-            const char *gate = getenv("FAKE_WORKER_GATE");
-            if (!gate || !*gate) timeutil_sleep_ms(300);
-            for (int waited = 0; gate && *gate && access(gate, F_OK) != 0 && waited < 60000; waited += 10)
-                timeutil_sleep_ms(10);
-            break;
-        }
-        case 4444:
-            reply_fail(id, DV_ESTICKY, "cudaDeviceSynchronize: an illegal memory access was encountered (fake)", NULL);
-            return 3;
-        default:
-            break;
-        }
-        double gpu_ms = 0;
-        json_t *doc = fake_document(&o, &gpu_ms);
-        if (!doc) {
-            if (reply_fail(id, DV_ERR, "fake worker: the plan failed", NULL) < 0) return 2;
-            continue;
-        }
-        if (o.iterations == 5555)
-            rc = reply_fail(id, DV_EGATE, "row lane-parity: 3 mismatches against the CPU reference (fake)", doc);
-        else /* testimony_ms: a witness and a counter pass, as the real worker reports them */
-            rc = send(wire_reply_ok(id, gpu_ms, gpu_ms * 0.5, o.iterations == 6666, doc));
-        if (rc < 0) return 2;
-        if (o.iterations == 6666) return 3;
+        if (rc != 0) return rc;
     }
 }

@@ -15,11 +15,26 @@
 #include <string.h>
 
 static const char *const kind_names[LISTING_KINDS] = {
-    [LISTING_BEFORE] = "before",
-    [LISTING_PATH_A] = "path_a",
-    [LISTING_PATH_B] = "path_b",
-    [LISTING_RECONVERGE] = "reconverge",
-    [LISTING_AFTER] = "after",
+    [LISTING_BEFORE] = "before",       [LISTING_PATH_A] = "path_a",
+    [LISTING_PATH_B] = "path_b",       [LISTING_RECONVERGE] = "reconverge",
+    [LISTING_AFTER] = "after",         [LISTING_LOOP] = "loop",
+    [LISTING_TAIL] = "tail",           [LISTING_PATH_0 + 0] = "path_0",
+    [LISTING_PATH_0 + 1] = "path_1",   [LISTING_PATH_0 + 2] = "path_2",
+    [LISTING_PATH_0 + 3] = "path_3",   [LISTING_PATH_0 + 4] = "path_4",
+    [LISTING_PATH_0 + 5] = "path_5",   [LISTING_PATH_0 + 6] = "path_6",
+    [LISTING_PATH_0 + 7] = "path_7",   [LISTING_PATH_0 + 8] = "path_8",
+    [LISTING_PATH_0 + 9] = "path_9",   [LISTING_PATH_0 + 10] = "path_10",
+    [LISTING_PATH_0 + 11] = "path_11", [LISTING_PATH_0 + 12] = "path_12",
+    [LISTING_PATH_0 + 13] = "path_13", [LISTING_PATH_0 + 14] = "path_14",
+    [LISTING_PATH_0 + 15] = "path_15", [LISTING_PATH_0 + 16] = "path_16",
+    [LISTING_PATH_0 + 17] = "path_17", [LISTING_PATH_0 + 18] = "path_18",
+    [LISTING_PATH_0 + 19] = "path_19", [LISTING_PATH_0 + 20] = "path_20",
+    [LISTING_PATH_0 + 21] = "path_21", [LISTING_PATH_0 + 22] = "path_22",
+    [LISTING_PATH_0 + 23] = "path_23", [LISTING_PATH_0 + 24] = "path_24",
+    [LISTING_PATH_0 + 25] = "path_25", [LISTING_PATH_0 + 26] = "path_26",
+    [LISTING_PATH_0 + 27] = "path_27", [LISTING_PATH_0 + 28] = "path_28",
+    [LISTING_PATH_0 + 29] = "path_29", [LISTING_PATH_0 + 30] = "path_30",
+    [LISTING_PATH_0 + 31] = "path_31",
 };
 
 const char *listing_kind_name(enum listing_kind k) {
@@ -30,6 +45,28 @@ int listing_kind_parse(const char *name) {
     for (int k = 0; name && k < LISTING_KINDS; k++)
         if (strcmp(kind_names[k], name) == 0) return k;
     return -1;
+}
+
+int listing_kind_is_path(enum listing_kind k) {
+    return k == LISTING_PATH_A || k == LISTING_PATH_B || k == LISTING_LOOP ||
+           ((unsigned)k >= LISTING_PATH_0 && (unsigned)k <= LISTING_PATH_LAST);
+}
+
+int listing_paths_add(struct listing_paths *p, unsigned line, enum listing_kind kind) {
+    if (kind == LISTING_PATH_A && p->na < LISTING_MAX_PATH_LINES) {
+        p->a[p->na++] = line;
+        return 0;
+    }
+    if (kind == LISTING_PATH_B && p->nb < LISTING_MAX_PATH_LINES) {
+        p->b[p->nb++] = line;
+        return 0;
+    }
+    if (kind == LISTING_PATH_A || kind == LISTING_PATH_B || p->nother >= LISTING_MAX_OTHER_LINES ||
+        !(listing_kind_is_path(kind) || kind == LISTING_TAIL))
+        return -1;
+    p->other_line[p->nother] = line;
+    p->other_kind[p->nother++] = (unsigned char)kind;
+    return 0;
 }
 
 /* ---- the instructions of a function ------------------------------------ */
@@ -158,6 +195,8 @@ static int line_kind(const struct listing_insn *i, const struct listing_paths *p
         if (p->a[k] == i->line) return LISTING_PATH_A;
     for (unsigned k = 0; k < p->nb; k++)
         if (p->b[k] == i->line) return LISTING_PATH_B;
+    for (unsigned k = 0; k < p->nother; k++)
+        if (p->other_line[k] == i->line) return p->other_kind[k];
     return -1;
 }
 
@@ -210,10 +249,23 @@ found:;
     return 1;
 }
 
-/* A chain instruction: on a chain's line and not a reconvergence (the
- * line table puts a BSYNC on the line of the loop before it). */
+/* A chain instruction: on a path's line and not a reconvergence (the line
+ * table puts a BSYNC on the line of the loop before it). A tail's line is
+ * no path's. */
 static int chain_kind(const struct listing_insn *i, const struct listing_paths *p) {
-    return is_reconvergence(i) ? -1 : line_kind(i, p);
+    if (is_reconvergence(i)) return -1;
+    const int k = line_kind(i, p);
+    return k >= 0 && listing_kind_is_path((enum listing_kind)k) ? k : -1;
+}
+
+/* 1 when every path instruction of f->v[lo..hi] is on path A or path B:
+ * the two sides rule 2 looks for. */
+static int two_paths(const struct listing_insns *f, const struct listing_paths *p, size_t lo, size_t hi) {
+    for (size_t i = lo; i <= hi; i++) {
+        const int k = chain_kind(&f->v[i], p);
+        if (k >= 0 && k != LISTING_PATH_A && k != LISTING_PATH_B) return 0;
+    }
+    return 1;
 }
 
 int listing_classify(struct listing_insns *f, const struct listing_paths *p) {
@@ -226,15 +278,23 @@ int listing_classify(struct listing_insns *f, const struct listing_paths *p) {
             hi = i;
         }
     }
-    if (lo == f->n) return 0;
-    for (size_t i = lo; i <= hi; i++) {
-        int k = chain_kind(&f->v[i], p);
-        f->v[i].kind = k >= 0 ? (enum listing_kind)k : is_reconvergence(&f->v[i]) ? LISTING_RECONVERGE : LISTING_BEFORE;
+    int sides = 0;
+    if (lo < f->n) {
+        for (size_t i = lo; i <= hi; i++) {
+            int k = chain_kind(&f->v[i], p);
+            f->v[i].kind = k >= 0                       ? (enum listing_kind)k
+                           : is_reconvergence(&f->v[i]) ? LISTING_RECONVERGE
+                                                        : LISTING_BEFORE;
+        }
+        size_t next = hi + 1;
+        sides = two_paths(f, p, lo, hi) && classify_sides(f, p, lo, hi, &next);
+        if (!sides) next = hi + 1;
+        while (next < f->n && is_reconvergence(&f->v[next])) f->v[next++].kind = LISTING_RECONVERGE;
+        for (size_t i = next; i < f->n; i++) f->v[i].kind = LISTING_AFTER;
     }
-    size_t next = hi + 1;
-    const int sides = classify_sides(f, p, lo, hi, &next);
-    while (next < f->n && is_reconvergence(&f->v[next])) f->v[next++].kind = LISTING_RECONVERGE;
-    for (size_t i = next; i < f->n; i++) f->v[i].kind = LISTING_AFTER;
+    /* The tail's lines wherever they are (after the join, as a rule). */
+    for (size_t i = 0; i < f->n; i++)
+        if (!is_reconvergence(&f->v[i]) && line_kind(&f->v[i], p) == LISTING_TAIL) f->v[i].kind = LISTING_TAIL;
     return sides;
 }
 

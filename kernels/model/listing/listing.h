@@ -76,16 +76,37 @@ extern "C" {
 #define LISTING_REASON_LEN 96 /* CUPTI's reason names run to 62 characters */
 #define LISTING_MAX_REASONS 64  /* stall reasons a GPU names (40 on GH100)   */
 #define LISTING_TOP_STALLS 4    /* reasons kept per region                   */
-#define LISTING_MAX_PATH_LINES 16
+#define LISTING_MAX_PATH_LINES 16 /* of path A and of path B each */
 #define LISTING_SOURCE_LEN 16
 #define LISTING_TOOL_LEN 128
 
-enum listing_kind { LISTING_BEFORE, LISTING_PATH_A, LISTING_PATH_B, LISTING_RECONVERGE, LISTING_AFTER, LISTING_KINDS };
+/* The regions. The first five are the lesson's; a kernel with more than
+ * two paths names each (path_0 .. path_31: the k-way switch's cases), a
+ * loop's body is `loop` (its lanes per execution are the lanes per trip),
+ * and the code a reconvergence experiment runs after its join is `tail`
+ * (its lanes say whether the warp met there again). */
+enum listing_kind {
+    LISTING_BEFORE,
+    LISTING_PATH_A,
+    LISTING_PATH_B,
+    LISTING_RECONVERGE,
+    LISTING_AFTER,
+    LISTING_LOOP,
+    LISTING_TAIL,
+    LISTING_PATH_0,
+    LISTING_PATH_LAST = LISTING_PATH_0 + 31,
+    LISTING_KINDS
+};
 
-/* "before", "path_a", "path_b", "reconverge", "after" (the document's
- * names), and back: -1 for a name that is none of them. */
+/* "before", "path_a", "path_b", "reconverge", "after", "loop", "tail",
+ * "path_0" .. "path_31" (the document's names), and back: -1 for a name
+ * that is none of them. */
 const char *listing_kind_name(enum listing_kind k);
 int listing_kind_parse(const char *name);
+
+/* 1 for the kinds that are a path's own code (path_a, path_b, loop,
+ * path_0 .. path_31), 0 otherwise. */
+int listing_kind_is_path(enum listing_kind k);
 
 /* One SASS instruction of a collected function. */
 struct listing_insn {
@@ -142,13 +163,23 @@ void listing_decode(struct listing_insn *i);
 int listing_combine(const struct listing_insns *parts, const unsigned long long *weight, unsigned nparts,
                     struct listing_insns *out, char *err);
 
-/* The source lines of the two chains: an instruction is on path A when its
- * file ends with `file` and its line is one of a[]. */
+/* The source lines of a kernel's paths: an instruction is on path A when
+ * its file ends with `file` and its line is one of a[], on path B when one
+ * of b[], and of region other_kind[k] when it is other_line[k] (the paths
+ * of a kernel with more than two, a loop's body, a tail). */
+#define LISTING_MAX_OTHER_LINES 64
 struct listing_paths {
     char file[LISTING_FILE_LEN];
     unsigned a[LISTING_MAX_PATH_LINES], na;
     unsigned b[LISTING_MAX_PATH_LINES], nb;
+    unsigned other_line[LISTING_MAX_OTHER_LINES], nother;
+    unsigned char other_kind[LISTING_MAX_OTHER_LINES];
 };
+
+/* Adds line `line` of region `kind` to `p`; -1 when the table for it is
+ * full or `kind` is not a region a line can name (before, reconverge,
+ * after). */
+int listing_paths_add(struct listing_paths *p, unsigned line, enum listing_kind kind);
 
 /* 1 when `file` (as the line table names it, maybe absolute) is `suffix`
  * or ends with "/" + `suffix`. */

@@ -50,6 +50,30 @@ void experiment_report_free(struct dv_report *r) {
 
 int experiment_table_is_scenario(const struct dv_table *t) { return strncmp(t->id, "scenario:", 9) == 0; }
 
+/* The warning of a table whose intervals were not all within the target
+ * when sampling stopped: the widest interval's row and half-width, or,
+ * where no interval was made (every round dropped under a throttled clock,
+ * say), that none was and how many rounds were kept and dropped; never a
+ * row it cannot name or a half-width it does not have. */
+static void intervals_warning(struct dv_report *r, const struct dv_table *t) {
+    const char *why = t->stop_reason[0] ? t->stop_reason : "unknown";
+    const int named = t->worst_row >= 0 && (unsigned)t->worst_row < t->nrows && isfinite(t->worst_halfwidth);
+    if (named) {
+        experiment_warn(r,
+                        "%s: %s is known to +-%.2f%%, over the %.2f%% target, when sampling stopped (%s) after "
+                        "%.0f ms of GPU time",
+                        t->id, t->rows[t->worst_row].name, t->worst_halfwidth * 100, t->halfwidth_target * 100, why,
+                        t->gpu_time_ms);
+        return;
+    }
+    const unsigned kept = t->nrows ? t->rows[0].time_ms.samples : 0, dropped = t->nrows ? t->rows[0].rounds_dropped : 0;
+    experiment_warn(r,
+                    "%s: no ratio has an interval to judge against the %.2f%% target: sampling stopped (%s) after "
+                    "%.0f ms of GPU time with %u round%s kept and %u dropped",
+                    t->id, t->halfwidth_target * 100, why, isfinite(t->gpu_time_ms) ? t->gpu_time_ms : 0.0, kept,
+                    kept == 1 ? "" : "s", dropped);
+}
+
 int experiment_gate(struct dv_report *r, char *err) {
     int rc = 0;
     for (unsigned i = 0; i < r->ntables; i++) {
@@ -70,13 +94,7 @@ int experiment_gate(struct dv_report *r, char *err) {
                 rc = DV_EGATE;
             }
         }
-        if (!t->intervals_ok) {
-            const char *worst = t->worst_row >= 0 && (unsigned)t->worst_row < t->nrows ? t->rows[t->worst_row].name : "?";
-            experiment_warn(r, "%s: %s is known to +-%.2f%%, over the %.2f%% target, when sampling stopped (%s) after "
-                               "%.0f ms of GPU time",
-                            t->id, worst, t->worst_halfwidth * 100, t->halfwidth_target * 100,
-                            t->stop_reason[0] ? t->stop_reason : "unknown", t->gpu_time_ms);
-        }
+        if (!t->intervals_ok) intervals_warning(r, t);
     }
     return rc;
 }
@@ -130,6 +148,10 @@ unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iteration
 
 int experiment_row_reads_mask(const struct dv_row *row) {
     return known_kernel(row->kernel) && kernels[row->kernel].reads_mask;
+}
+
+int experiment_row_same_run(const struct dv_row *a, const struct dv_row *b) {
+    return a->kernel == b->kernel && a->mode == b->mode && strncmp(a->name, b->name, sizeof(a->name)) == 0;
 }
 
 const char *experiment_predicate_field(unsigned i) {

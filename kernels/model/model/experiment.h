@@ -127,6 +127,13 @@ unsigned experiment_row_evaluations(const struct dv_row *row, unsigned iteration
 /* 1 when the row's kernel reads its path from a device mask (the mask kernel). */
 int experiment_row_reads_mask(const struct dv_row *row);
 
+/* 1 when rows `a` and `b` run the same thing: the same kernel with the same
+ * mode on the same predicate (name or expression, as written), so on one
+ * grid their launches, outputs and path masks are one. What a session's
+ * masks are kept by (gpu/session.h) and what a batch of readers' tables
+ * share a row by (model/stats/batchplan.h). */
+int experiment_row_same_run(const struct dv_row *a, const struct dv_row *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@
 #include "kernels/model/model/analysis.h"
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 
 uint32_t *plan_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
     struct predicate p;
@@ -44,6 +45,10 @@ static int fail_at(struct dv_fault *fault, const char *name) {
     if (fault) fault->field = name;
     return -1;
 }
+
+/* The rule for a Part 1 table's kernel, written once: every row runs the
+ * mask kernel when any predicate is an expression, else the mode kernel. */
+static enum dv_kernel part1_kernel(int any_expr) { return any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH; }
 
 /* Analysis of `row` (kernel, mode and name set) at phase 0: of the predicate
  * its kernel evaluates, as every other reader sees it. An evaluation error
@@ -153,7 +158,7 @@ static int plan_part1(const struct dv_options *o, const struct dv_geometry *g, s
         struct dv_row *row = &t->rows[i];
         snprintf(row->name, sizeof(row->name), "%.256s", preds[i].name);
         snprintf(row->label, sizeof(row->label), "%.256s", preds[i].label);
-        row->kernel = any_expr ? DV_KERNEL_MASK : DV_KERNEL_BRANCH;
+        row->kernel = part1_kernel(any_expr);
         row->mode = any_expr ? DV_MODE_NONE : preds[i].mode;
         if (analyze_row(g, row, fault ? &fault->expr : NULL, err) != 0) {
             fail_at(fault, experiment_predicate_field(i));
@@ -328,4 +333,16 @@ double plan_cost(const struct dv_options *o, const char **field) {
     }
     if (field && grid_field) *field = grid_field;
     return cost;
+}
+
+enum dv_kernel plan_part1_kernel(const struct dv_options *o) {
+    int any_expr = 0;
+    for (unsigned i = 0; i < o->npredicates && i < DV_MAX_ROWS && !any_expr; i++) {
+        struct predicate p;
+        char why[ERR_LEN];
+        if (predicate_resolve(o->predicates[i], &p, NULL, why) != 0) continue;
+        any_expr = p.expr != NULL;
+        predicate_cleanup(&p);
+    }
+    return part1_kernel(any_expr);
 }

@@ -39,6 +39,13 @@ int plan_report(const struct dv_options *o, struct dv_report *r, struct dv_fault
  * an over-limit error names. */
 double plan_cost(const struct dv_options *o, const char **field);
 
+/* The kernel every row of the Part 1 table of `o` runs, as plan_report()
+ * decides it: the mask kernel when any predicate is an expression, else the
+ * lesson's mode kernel (a predicate that does not resolve counts as
+ * neither; `o` is validated). What a batch of readers must share
+ * (api/options.h, options_batch_key()). */
+enum dv_kernel plan_part1_kernel(const struct dv_options *o);
+
 /* A row the planner writes the same for every request: its name, label,
  * kernel and the built-in mode that kernel evaluates, and what it is for. */
 struct plan_fixed_row {

@@ -36,16 +36,44 @@ struct profile_plan {
     double cost; /* thread-iterations run patched: sum of part blocks x threads x iterations */
 };
 
-/* 1 when `row`'s kernel can be profiled (the Part 1 / Part 2 kernels);
- * else 0 with `reason` (ERR_LEN). */
+/* 1 when `row`'s kernel can be profiled (every kernel of the service: the
+ * Part 1 / Part 2 kernels and the scenario kernels); else 0 with `reason`
+ * (ERR_LEN). */
 int profile_row_supported(const struct dv_row *row, char *reason);
 
-/* The plan of `row` over grid `g` with `iterations`: the counter pass's
- * parts, or with `whole_grid` the whole grid as one part. Builds the row's
- * phase-0 path mask. Returns 0, or -1 with `err` (a scenario row, a
- * predicate that does not evaluate, out of memory). */
+/* The plan of Part 1 / Part 2 row `row` over grid `g` with `iterations`:
+ * the counter pass's parts, or with `whole_grid` the whole grid as one
+ * part. Builds the row's phase-0 path mask. Returns 0, or -1 with `err` (a
+ * scenario row: profile_plan_table_row() plans those; a predicate that does
+ * not evaluate, out of memory). */
 int profile_plan_row(const struct dv_row *row, const struct dv_geometry *g, unsigned iterations, int whole_grid,
                      struct profile_plan *out, char *err);
+
+/* The stand-in grids of scenario rows' profiles are chosen for the fewest
+ * blocks (a wave of one), since a profile's cost is its patched blocks';
+ * the counter pass chooses its own for the fewest launch waves. */
+#define PROFILE_STANDIN_WAVE 1u
+
+/* The plan of row `r` of table `t` of the report planned from request `o`
+ * (its grid `g`, `iterations`): a Part 1 / Part 2 row's as
+ * profile_plan_row(); a scenario row's from its assignment
+ * (testimony_scenario_grid() at PROFILE_STANDIN_WAVE: one period of it or a
+ * stand-in grid of its distinct blocks), its mask hash over the bytes of
+ * the blocks launched and their weights, its cost the blocks launched times
+ * their threads times the row's longest thread's FMAs. Returns 0, or -1
+ * with `err`. */
+int profile_plan_table_row(const struct dv_options *o, const struct dv_table *t, unsigned r,
+                           const struct dv_geometry *g, unsigned iterations, int whole_grid, struct profile_plan *out,
+                           char *err);
+
+/* The kernel instantiation row `r` of table `t` (planned from `o`) runs,
+ * as a name stable across processes into buf[len]: "branch/1" (a lesson
+ * kernel and whether it is the compile-time 4096 instantiation),
+ * "scenario/short/4x3/r0" (a scenario kernel, its sides or variant and its
+ * rounds). Profiles of the same name share the function and cubin the first
+ * one found. Returns 0, or -1 when it does not fit. */
+int profile_kernel_identity(const struct dv_options *o, const struct dv_table *t, unsigned r, unsigned iterations,
+                            char *buf, size_t len);
 
 #ifdef __cplusplus
 }

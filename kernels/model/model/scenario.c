@@ -1,14 +1,16 @@
-/* scenario.c -- the scenario definitions, their arrangements over a grid, the
- * path-run model and the CPU reference (no GPU; see scenario.h for the model).
+/* scenario.c -- the scenarios' arrangements over a grid, the path-run
+ * model and the CPU reference (no GPU; see scenario.h for the model; the
+ * scenarios themselves are scenario_table.c's).
  *
- * Each scenario is a 32-lane pattern taken from a worked case of "Worked examples — Warp divergence penalties". The
- * divergent row replicates it in every warp; the baseline row holds the very
+ * Each worked case is a 32-lane pattern taken from a worked case of
+ * "Worked examples — Warp divergence penalties". The divergent row replicates it in every warp; the baseline row holds the very
  * same multiset of per-thread work, grouped so each warp holds one value
  * (sorted over the grid, or (idx / 32) % 2 for the re-alignment case); the
  * ideal row puts every lane on its warp's longest path, which is what the
- * worked examples' efficiency max/sum is measured against. scenario_plan()
- * turns each scenario into a dv_table whose rows carry the model;
- * gpu/scenario_measure.c adds the timings.
+ * worked examples' efficiency max/sum is measured against. An experiment's
+ * rows vary one thing each (scenario_row(): k, the sides, the variant, the
+ * lane pattern). scenario_plan() turns each scenario into a dv_table whose
+ * rows carry the model; gpu/scenario_measure.c adds the timings.
  */
 #include "kernels/model/model/scenario.h"
 #include "kernels/base/hostfma.h"
@@ -18,221 +20,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- definitions ------------------------------------------------------- */
-
-/* The table is laid out by hand (clang-format off): each lane pattern as
- * two rows of 16 lanes, the fields that belong together on one line. */
-/* clang-format off */
-
-/* A row: its stable name, how it assigns work in the lesson's words, its layout. */
-#define ROW(id, text, how) {.name = (id), .label = (text), .layout = (how)}
-#define ROW_LANES(text) ROW("lanes", text, SCENARIO_LAYOUT_LANES)
-#define ROW_SORTED ROW("sorted", "same work sorted by path over the grid: one path per warp", SCENARIO_LAYOUT_SORTED)
-#define ROW_IDEAL \
-    ROW("ideal", "every lane on its warp's longest path (the worked examples' ideal time)", SCENARIO_LAYOUT_IDEAL)
-
-static const struct scenario scenarios[] = {
-    {
-        .name = "even-2way", .cell = "C1", .kind = SCENARIO_KWAY,
-        .title = "Even 2-way split, unequal paths (12 vs 9 units)",
-        .npaths = 2, .lengths = {12, 9},
-        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        .nrows = 3,
-        .rows = {ROW_LANES("path = lane & 1: 16 lanes on A (12 units), 16 on B (9)"), ROW_SORTED, ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "a split warp issues 12 + 9 = 21 units; max/sum = 12/21 = 57.1%, not 50%",
-    },
-    {
-        .name = "uneven-1v31", .cell = "C2", .kind = SCENARIO_KWAY,
-        .title = "Uneven split: 1 lane on 100 units, 31 on 50",
-        .npaths = 2, .lengths = {100, 50},
-        .lane_work = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        .nrows = 3,
-        .rows = {ROW_LANES("lane 0 on A (100 units), lanes 1-31 on B (50)"), ROW_SORTED, ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "one lane still costs its whole path: 100 + 50 = 150 units, 66.7%",
-    },
-    {
-        .name = "zero-divergence", .cell = "C3", .kind = SCENARIO_KWAY,
-        .title = "Zero divergence: every lane on B (9 units), A (12) untaken",
-        .npaths = 2, .lengths = {12, 9},
-        .lane_work = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        .nrows = 2,
-        .rows = {ROW_LANES("every lane on B (9 units); path A is in the code, never taken"), ROW_SORTED},
-        .baseline = 1, .predicated = 0,
-        .note = "an untaken path is free: 9/9 = 100%; both rows are the same arrangement",
-    },
-    {
-        .name = "full-divergence", .cell = "C4", .kind = SCENARIO_KWAY,
-        .title = "Full divergence: 32 distinct paths of 7 units",
-        .npaths = 32, .lengths = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
-                                  7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7},
-        .lane_work = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
-        .nrows = 3,
-        .rows = {ROW_LANES("path = lane: every lane its own 7-unit path"), ROW_SORTED, ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "32 serial paths: 7/224 = 1/32 = 3.125%, the floor for a warp",
-    },
-    {
-        .name = "elseif-4way", .cell = "C5", .kind = SCENARIO_KWAY,
-        .title = "4-way else-if chain: 20, 30, 25, 5 units over 8, 10, 8, 6 lanes",
-        .npaths = 4, .lengths = {20, 30, 25, 5},
-        .lane_work = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                      1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3},
-        .nrows = 3,
-        .rows = {ROW_LANES("lanes 0-7 on 20 units, 8-17 on 30, 18-25 on 25, 26-31 on 5"), ROW_SORTED, ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "four live paths: 30/80 = 37.5%",
-    },
-    {
-        .name = "loop-divergence", .cell = "C6", .kind = SCENARIO_LOOP,
-        .title = "Loop divergence: trip counts summing to 240, max 20 per warp",
-        .npaths = 0, .lengths = {0},
-        .lane_work = {20, 7, 6, 8, 3, 7, 10, 6, 7, 9, 6, 7, 12, 7, 8, 6,
-                      7, 3, 7, 10, 6, 8, 7, 6, 9, 7, 8, 7, 6, 7, 6, 7},
-        .nrows = 2,
-        .rows = {ROW_LANES("per-lane trip counts (sum 240, max 20, two lanes at 3)"),
-                 ROW("sorted", "same trip counts sorted over the grid: one count per warp", SCENARIO_LAYOUT_SORTED)},
-        .baseline = 1, .predicated = 0,
-        .note = "the warp loops max = 20 times: 240 / (32 * 20) = 37.5% lane utilization",
-    },
-    {
-        .name = "nested-ifs", .cell = "C8", .kind = SCENARIO_KWAY,
-        .title = "Nested ifs: 4 orthogonal paths of 6, 8, 5, 7 units",
-        .npaths = 4, .lengths = {6, 8, 5, 7},
-        /* path = 2 * (lane & 1) + ((lane >> 1) & 1): outer test on bit 0, inner on bit 1 */
-        .lane_work = {0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3,
-                      0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3, 0, 2, 1, 3},
-        .nrows = 3,
-        .rows = {ROW_LANES("outer if on lane & 1, inner if on lane & 2: 8 lanes per path"), ROW_SORTED, ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "nesting multiplies paths: 8/26 = 30.8%",
-    },
-    {
-        .name = "ray-materials", .cell = "C9", .kind = SCENARIO_KWAY,
-        .title = "Ray-tracing materials: diffuse 12, metal 40, glass 60, emissive 4",
-        .npaths = 4, .lengths = {12, 40, 60, 4},
-        .lane_work = {0, 1, 3, 0, 2, 1, 0, 3, 1, 0, 2, 3, 0, 1, 0, 3,
-                      2, 0, 1, 3, 0, 2, 1, 3, 0, 1, 2, 3, 0, 1, 2, 3},
-        .nrows = 3,
-        .rows = {ROW_LANES("unsorted hits: 10 diffuse, 8 metal, 6 glass, 8 emissive per warp"),
-                 ROW("sorted", "hits sorted by material: one material per warp", SCENARIO_LAYOUT_SORTED),
-                 ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "unsorted 60/116 = 51.7%; sorted by material every warp is 100%",
-    },
-    {
-        .name = "warp-realign", .cell = "C10", .kind = SCENARIO_KWAY,
-        .title = "Warp-boundary re-alignment: idx % 2 against (idx / 32) % 2",
-        .npaths = 2, .lengths = {10, 14},
-        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        .nrows = 3,
-        .rows = {ROW_LANES("idx % 2: X (10 units) on even lanes, Y (14) on odd"),
-                 ROW("warps", "(idx / 32) % 2: whole warps on X or on Y", SCENARIO_LAYOUT_WARPS),
-                 ROW_IDEAL},
-        .baseline = 1, .predicated = 0,
-        .note = "idx % 2 gives 14/24 = 58.3%; (idx / 32) % 2 gives 100%",
-    },
-    {
-        .name = "short-predicated", .cell = "C7", .kind = SCENARIO_SHORT,
-        .title = "Short if/else (2 vs 1 FMAs) that the compiler predicates",
-        .npaths = 2, .lengths = {1, 2},
-        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        .nrows = 2,
-        .rows = {ROW("lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp", SCENARIO_LAYOUT_LANES),
-                 ROW("warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS)},
-        .baseline = 1, .predicated = 1,
-        .note = "SASS: @P/@!P FFMA, no BSSY/BSYNC: predicated, every warp issues both sides (ratio 1.0; "
-                "as a branch it would be 2.0)",
-    },
-    {
-        .name = "short-branch", .cell = "C7", .kind = SCENARIO_SHORT,
-        .title = "Short if/else (4 vs 3 FMAs) that stays a branch",
-        .npaths = 2, .lengths = {3, 4},
-        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                      0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
-        .nrows = 2,
-        .rows = {ROW("lanes", "side = (idx + j) % 2 on iteration j: both sides in every warp", SCENARIO_LAYOUT_LANES),
-                 ROW("warps", "side = (idx / 32 + j) % 2: whole warps on one side", SCENARIO_LAYOUT_WARPS)},
-        .baseline = 1, .predicated = 0,
-        .note = "SASS: BSSY / @P BRA / BSYNC per if/else: a real branch, a split warp issues 4 + 3, a "
-                "uniform one 4 or 3 (ratio 2.0)",
-    },
-};
-
-/* clang-format on */
-#undef ROW_IDEAL
-#undef ROW_SORTED
-#undef ROW_LANES
-#undef ROW
-
-#define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
-
-static const char *const names[NSCENARIOS] = {
-    "even-2way", "uneven-1v31", "zero-divergence", "full-divergence", "elseif-4way",
-    "loop-divergence", "nested-ifs", "ray-materials", "warp-realign", "short-predicated",
-    "short-branch",
-};
-
-const char *const *scenario_names(size_t *n) {
-    if (n) *n = NSCENARIOS;
-    return names;
-}
-
-const struct scenario *scenario_find(const char *name) {
-    if (!name) return NULL;
-    for (size_t i = 0; i < NSCENARIOS; i++)
-        if (strcmp(scenarios[i].name, name) == 0) return &scenarios[i];
-    return NULL;
-}
-
-const struct scenario *scenario_get(size_t i) { return i < NSCENARIOS ? &scenarios[i] : NULL; }
-
-/* A worked-case id ("C7", "c7") names every scenario of that cell. */
-static int is_cell(const struct scenario *s, const char *want) {
-    return (want[0] == 'C' || want[0] == 'c') && strcmp(s->cell + 1, want + 1) == 0 && want[1] != '\0';
-}
-
-size_t scenario_names_text(char *buf, size_t len) {
-    size_t at = 0;
-    if (len) buf[0] = '\0';
-    for (size_t i = 0; i < NSCENARIOS; i++) {
-        int n = snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, "%s%s (%s)", i ? ", " : "",
-                         scenarios[i].name, scenarios[i].cell);
-        if (n > 0) at += (size_t)n;
-    }
-    return at;
-}
-
-int scenario_select(const char *want, const struct scenario **out, size_t *n, char *err) {
-    *n = 0;
-    if (!want || !want[0]) want = "all";
-    const int all = strcmp(want, "all") == 0;
-    for (size_t i = 0; i < NSCENARIOS; i++)
-        if (all || strcmp(scenarios[i].name, want) == 0 || is_cell(&scenarios[i], want)) out[(*n)++] = &scenarios[i];
-    if (*n) return 0;
-    char names_text[400];
-    scenario_names_text(names_text, sizeof names_text);
-    dv_seterr(err, "unknown name '%.60s'; known: all, %s; or a worked case C1..C10", want, names_text);
-    return -1;
-}
-
-unsigned scenario_rows(const char *want) {
-    const struct scenario *list[SCENARIO_MAX_SELECTED];
-    size_t n = 0;
-    char err[ERR_LEN];
-    unsigned rows = 0;
-    if (scenario_select(want, list, &n, err) != 0) return 0;
-    for (size_t i = 0; i < n; i++) rows += list[i]->nrows;
-    return rows;
-}
 
 struct dv_geometry scenario_grid(const struct dv_options *o) {
     const struct dv_geometry g = {o->blocks ? o->blocks : DV_DEFAULT_BLOCKS,
@@ -246,13 +33,49 @@ unsigned scenario_unit_fmas(const struct dv_options *o) {
     return u < SCENARIO_CHUNK ? SCENARIO_CHUNK : u;
 }
 
-unsigned scenario_short_iterations(const struct dv_options *o) {
+unsigned scenario_short_iterations(const struct scenario *s, const struct dv_options *o) {
     unsigned it = o && o->iterations ? o->iterations : DV_DEFAULT_ITERATIONS;
-    return (it + 31u) / 32u * 32u;
+    if (s && s->short_divisor > 1) it /= s->short_divisor;
+    return it < 32u ? 32u : (it + 31u) / 32u * 32u;
 }
 
 unsigned scenario_evaluations(const struct scenario *s, const struct dv_options *o) {
-    return s->kind == SCENARIO_SHORT ? scenario_short_iterations(o) : 1u;
+    return s->kind == SCENARIO_SHORT ? scenario_short_iterations(s, o) : 1u;
+}
+
+void scenario_row(const struct scenario *s, unsigned row, struct scenario *out) {
+    *out = *s;
+    if (row >= s->nrows) return;
+    const struct scenario_row_def *d = &s->rows[row];
+    out->k = d->k;
+    out->variant = d->variant;
+    if (d->lanes) memcpy(out->lane_work, d->lanes, sizeof out->lane_work);
+    if (s->kind == SCENARIO_SHORT && d->la && d->lb) {
+        out->lengths[1] = d->la;
+        out->lengths[0] = d->lb;
+    }
+}
+
+unsigned long long scenario_thread_fmas(const struct scenario *s, unsigned w, unsigned unit_fmas,
+                                        unsigned short_iters) {
+    const unsigned long long u = unit_fmas;
+    switch (s->kind) {
+    case SCENARIO_KWAY: return (unsigned long long)s->lengths[w % SCENARIO_MAX_PATHS] * u;
+    case SCENARIO_LOOP: return (unsigned long long)w * u;
+    case SCENARIO_SHORT: {
+        /* Pattern w's sides, iteration by iteration. */
+        const uint32_t pat = scenario_short_pattern(w);
+        unsigned long long per32 = 0;
+        for (unsigned j = 0; j < 32u; j++) per32 += s->lengths[(pat >> j) & 1u];
+        return per32 * (short_iters / 32u);
+    }
+    default: break;
+    }
+    const unsigned v = s->variant;
+    const unsigned long long tail = scenario_pair_has_tail(v) ? s->lengths[2] * u : 0;
+    if (scenario_pair_loops(v)) return (unsigned long long)w * s->lengths[3] * u + tail;
+    if (scenario_pair_returns(v) && w == 0) return s->lengths[0] * u; /* returns before the join */
+    return (unsigned long long)s->lengths[w ? 1 : 0] * u + tail;
 }
 
 /* ---- arrangements ------------------------------------------------------ */
@@ -271,7 +94,22 @@ int scenario_assign(const struct scenario *s, enum scenario_layout layout, unsig
                     unsigned threads_per_block, uint8_t *work, char *err) {
     unsigned long long n = (unsigned long long)blocks * threads_per_block;
     unsigned wpb = (threads_per_block + 31u) / 32u;
+    if ((layout == SCENARIO_LAYOUT_LANE_MOD || layout == SCENARIO_LAYOUT_WARP_MOD) &&
+        (s->kind != SCENARIO_KWAY || s->k < 1 || s->k > SCENARIO_MAX_PATHS)) {
+        dv_seterr(err, "scenario %s: lane %% k and warp %% k rows need k-way paths and k in 1..%u (k %u)", s->name,
+                  SCENARIO_MAX_PATHS, s->k);
+        return -1;
+    }
     switch (layout) {
+    case SCENARIO_LAYOUT_LANE_MOD:
+        for (unsigned long long i = 0; i < n; i++) work[i] = (uint8_t)((i % threads_per_block) % 32u % s->k);
+        return 0;
+    case SCENARIO_LAYOUT_WARP_MOD:
+        for (unsigned long long i = 0; i < n; i++) {
+            const unsigned long long warp = (i / threads_per_block) * wpb + (i % threads_per_block) / 32u;
+            work[i] = (uint8_t)(warp % s->k);
+        }
+        return 0;
     case SCENARIO_LAYOUT_LANES:
     case SCENARIO_LAYOUT_IDEAL:
         for (unsigned long long i = 0; i < n; i++)
@@ -322,6 +160,35 @@ struct warp_cost {
     unsigned long long issued, ideal, useful, fmas;
     int split;
 };
+
+/* One warp of the pair kernel, in units: a branch issues each side present
+ * (the path-run model), compute-both-then-select both sides whatever its
+ * lanes take, a loop its longest trip count of bodies; the tail after the
+ * join once (a warp that meets again there), wherever a lane reaches it. */
+static void pair_cost(const struct scenario *s, const uint8_t *p, unsigned lanes, struct warp_cost *c) {
+    const unsigned v = s->variant, tail = scenario_pair_has_tail(v) ? s->lengths[2] : 0;
+    if (scenario_pair_loops(v)) {
+        unsigned most = 0;
+        for (unsigned l = 0; l < lanes; l++) {
+            c->useful += (unsigned long long)p[l] * s->lengths[3] + tail;
+            if (p[l] > most) most = p[l];
+        }
+        c->issued = c->ideal = (unsigned long long)most * s->lengths[3] + tail;
+        return;
+    }
+    int has[2] = {0, 0};
+    for (unsigned l = 0; l < lanes; l++) {
+        const unsigned side = p[l] ? 1u : 0u;
+        has[side] = 1;
+        const int returns = scenario_pair_returns(v) && side == 0;
+        c->useful += s->lengths[side] + (returns ? 0 : tail);
+        const unsigned long long own = s->lengths[side] + (returns ? 0 : tail);
+        if (own > c->ideal) c->ideal = own;
+    }
+    if (v == SCENARIO_PAIR_SELECT) has[0] = has[1] = 1;
+    c->issued = (has[0] ? s->lengths[0] : 0) + (has[1] ? s->lengths[1] : 0);
+    if (tail && (!scenario_pair_returns(v) || has[1])) c->issued += tail;
+}
 
 static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes, unsigned unit_fmas,
                       unsigned short_iters, struct warp_cost *c) {
@@ -377,15 +244,20 @@ static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes
             c->split = scenario_short_pattern(p[l]) != scenario_short_pattern(p[0]);
         break;
     }
+    case SCENARIO_PAIR:
+        pair_cost(s, p, lanes, c);
+        c->fmas = c->useful * unit_fmas;
+        break;
     }
 }
 
 static unsigned heaviest_value(const struct scenario *s) {
+    const int by_length = s->kind == SCENARIO_KWAY || (s->kind == SCENARIO_PAIR && !scenario_pair_loops(s->variant));
     unsigned best = s->lane_work[0];
     for (unsigned l = 1; l < 32; l++) {
         unsigned v = s->lane_work[l];
-        unsigned lv = s->kind == SCENARIO_KWAY ? s->lengths[v] : v;
-        unsigned lb = s->kind == SCENARIO_KWAY ? s->lengths[best] : best;
+        unsigned lv = by_length ? s->lengths[v % SCENARIO_MAX_PATHS] : v;
+        unsigned lb = by_length ? s->lengths[best % SCENARIO_MAX_PATHS] : best;
         if (lv > lb) best = v;
     }
     return best;
@@ -430,7 +302,7 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
     dv_count_finish(&row->warps_split, blocks);
     dv_count_finish(&row->threads_on_a, blocks);
     dv_count_finish(&row->path_runs, blocks);
-    if (s->kind == SCENARIO_LOOP)
+    if (s->kind == SCENARIO_LOOP || (s->kind == SCENARIO_PAIR && scenario_pair_loops(s->variant)))
         m->efficiency = m->issued_lanes ? (double)m->useful_lanes / (double)m->issued_lanes : NAN;
     else
         m->efficiency = m->issued ? (double)m->ideal / (double)m->issued : NAN;
@@ -439,11 +311,36 @@ void scenario_model(const struct scenario *s, const uint8_t *work, unsigned bloc
 double scenario_warp_efficiency(const struct scenario *s, const uint8_t lanes[32]) {
     struct warp_cost c;
     warp_cost(s, lanes, 32u, SCENARIO_DEFAULT_UNIT, 32u, &c);
-    if (s->kind == SCENARIO_LOOP) return c.issued ? (double)c.useful / (32.0 * (double)c.issued) : NAN;
+    if (s->kind == SCENARIO_LOOP || (s->kind == SCENARIO_PAIR && scenario_pair_loops(s->variant)))
+        return c.issued ? (double)c.useful / (32.0 * (double)c.issued) : NAN;
     return c.issued ? (double)c.ideal / (double)c.issued : NAN;
 }
 
 /* ---- CPU reference ----------------------------------------------------- */
+
+/* `n` FMAs x = fma(x, a, b). */
+DV_FMA_CLONES static float chain(float x, float a, float b, unsigned long long n) {
+    for (unsigned long long i = 0; i < n; i++) x = fmaf(x, a, b);
+    return x;
+}
+
+/* The pair kernel's thread of work value `w`: its side's chain (A, k-way
+ * path 0's constants, or B, path 1's; compute-both-then-select keeps the
+ * same one) or its trips of the loop's body, then the tail (path 2's) where
+ * the variant has one and the thread reaches the join. */
+DV_FMA_CLONES static float pair_reference(const struct scenario *s, float x, unsigned w, unsigned unit_fmas) {
+    const unsigned v = s->variant;
+    const unsigned long long u = unit_fmas;
+    if (scenario_pair_loops(v)) {
+        x = chain(x, SCENARIO_LOOP_A, SCENARIO_LOOP_B, (unsigned long long)(w ? w : 1u) * s->lengths[3] * u);
+    } else {
+        const unsigned side = w ? 1u : 0u;
+        x = chain(x, scenario_kway_a(side), scenario_kway_b(side), s->lengths[side] * u);
+        if (scenario_pair_returns(v) && side == 0) return x;
+    }
+    if (scenario_pair_has_tail(v)) x = chain(x, scenario_kway_a(2), scenario_kway_b(2), s->lengths[2] * u);
+    return x;
+}
 
 DV_FMA_CLONES
 float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned unit_fmas,
@@ -460,7 +357,7 @@ float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned
         for (unsigned long long i = 0; i < n; i++) x = fmaf(x, SCENARIO_LOOP_A, SCENARIO_LOOP_B);
         return x;
     }
-    default: {
+    case SCENARIO_SHORT: {
         uint32_t pat = scenario_short_pattern(w);
         for (unsigned r = 0; r < short_iters / 32u; r++)
             for (unsigned k = 0; k < 32u; k++) {
@@ -469,6 +366,7 @@ float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned
             }
         return x;
     }
+    default: return pair_reference(s, x, w, unit_fmas);
     }
 }
 
@@ -500,14 +398,17 @@ struct refs_part {
 DV_FMA_CLONES static void *refs_part_main(void *p) {
     const struct refs_part *t = p;
     const struct scenario_refs *r = t->r;
-    const struct scenario *s = r->s;
+    const struct scenario *s = &r->s;
     const unsigned nv = t->x1 - t->x0;
     float y[DV_INPUT_DISTINCT];
     for (unsigned v = 0; v < nv; v++) y[v] = dv_input_value(t->x0 + v);
     unsigned long long done = 0; /* a loop's trips run so far */
     for (unsigned k = 0; k < t->n; k++) {
         const unsigned w = t->list[k];
-        if (s->kind == SCENARIO_LOOP) {
+        if (s->kind == SCENARIO_PAIR) { /* a few units a value: one input after the other */
+            for (unsigned v = 0; v < nv; v++)
+                y[v] = scenario_reference(s, dv_input_value(t->x0 + v), w, r->unit_fmas, r->short_iters);
+        } else if (s->kind == SCENARIO_LOOP) {
             for (const unsigned long long upto = (unsigned long long)w * r->unit_fmas; done < upto; done++)
                 for (unsigned v = 0; v < nv; v++) y[v] = fmaf(y[v], SCENARIO_LOOP_A, SCENARIO_LOOP_B);
         } else {
@@ -538,7 +439,7 @@ int scenario_refs_init(struct scenario_refs *r, const struct scenario *s, unsign
         dv_seterr(err, "scenario check: out of memory");
         return -1;
     }
-    r->s = s;
+    r->s = *s;
     r->unit_fmas = unit_fmas;
     r->short_iters = short_iters;
     return 0;
@@ -599,7 +500,8 @@ static const char *kind_name(enum scenario_kind kind) {
     switch (kind) {
     case SCENARIO_KWAY: return "kway";
     case SCENARIO_LOOP: return "loop";
-    default: return "short-ifelse";
+    case SCENARIO_SHORT: return "short-ifelse";
+    default: return "pair";
     }
 }
 
@@ -607,29 +509,76 @@ const char *scenario_kernel_name(const struct scenario *s) {
     return kind_name(s->kind);
 }
 
-/* Each row of `t` against the baseline row's model (`m`, one per row):
- * the predicted ratio, whether it does the same work and why, and its note. */
-static void compare_rows(const struct scenario *s, const struct scenario_model *m, unsigned blocks, unsigned unit,
-                         struct dv_table *t) {
+/* The row of `s` named `name`, or -1. */
+static int row_named(const struct scenario *s, const char *name) {
+    for (unsigned r = 0; name && r < s->nrows; r++)
+        if (strcmp(s->rows[r].name, name) == 0) return (int)r;
+    return -1;
+}
+
+/* Whether rows a and b (their scenario_row()s and models) give their
+ * threads the same multiset of FMAs: the per-thread work by work value,
+ * regrouped by what each value costs a thread. */
+static int same_work(const struct scenario *ra, const struct scenario_model *ma, const struct scenario *rb,
+                     const struct scenario_model *mb, unsigned unit, unsigned iters) {
+    struct cost {
+        unsigned long long fmas, threads;
+    } ca[256], cb[256];
+    unsigned na = 0, nb = 0;
+    for (unsigned w = 0; w < 256; w++) {
+        if (ma->hist[w]) ca[na++] = (struct cost){scenario_thread_fmas(ra, w, unit, iters), ma->hist[w]};
+        if (mb->hist[w]) cb[nb++] = (struct cost){scenario_thread_fmas(rb, w, unit, iters), mb->hist[w]};
+    }
+    /* Each side's threads by their FMAs, as a sum of threads per distinct value. */
+    for (unsigned i = 0; i < na; i++) {
+        unsigned long long want = 0, got = 0;
+        for (unsigned j = 0; j < na; j++) want += ca[j].fmas == ca[i].fmas ? ca[j].threads : 0;
+        for (unsigned j = 0; j < nb; j++) got += cb[j].fmas == ca[i].fmas ? cb[j].threads : 0;
+        if (want != got) return 0;
+    }
+    unsigned long long ta = 0, tb = 0;
+    for (unsigned i = 0; i < na; i++) ta += ca[i].threads;
+    for (unsigned i = 0; i < nb; i++) tb += cb[i].threads;
+    return ta == tb;
+}
+
+/* Row `r`'s reference: the row its `versus` names, else the baseline. */
+static unsigned reference_of(const struct scenario *s, unsigned r) {
+    const int v = row_named(s, s->rows[r].versus);
+    return v >= 0 ? (unsigned)v : s->baseline;
+}
+
+/* Why row `r` is or is not comparable with its reference `ref`. */
+static void comparable_text(const struct scenario *s, unsigned r, unsigned ref, struct dv_row *row) {
+    char *why = row->comparable_reason;
+    const size_t len = sizeof row->comparable_reason;
+    if (r == ref) snprintf(why, len, r == s->baseline ? "the baseline" : "its own reference: compared with no row");
+    else if (row->comparable) snprintf(why, len, "same multiset of per-thread work as %s", s->rows[ref].name);
+    else if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
+        snprintf(why, len, "more work: every lane runs its warp's longest path");
+    else if (s->experiment) snprintf(why, len, "different work per thread from %s", s->rows[ref].name);
+    else snprintf(why, len, "different work: this grid does not split into whole warps the same way");
+}
+
+/* Each row of `t` against its reference row's model (`m`, one per row;
+ * `rs` the rows' scenario_row()s): the predicted ratio, whether it does the
+ * same work and why, and its note. */
+static void compare_rows(const struct scenario *s, const struct scenario *rs, const struct scenario_model *m,
+                         unsigned blocks, unsigned unit, unsigned iters, struct dv_table *t) {
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];
-        const struct scenario_model *b = &m[s->baseline];
+        const unsigned ref = reference_of(s, r);
+        const struct scenario_model *b = &m[ref];
+        row->versus = ref != s->baseline ? ref + 1 : 0;
         row->predicted_ratio = b->issued ? (double)m[r].issued / (double)b->issued : NAN;
-        row->comparable = memcmp(m[r].hist, b->hist, sizeof b->hist) == 0;
+        /* The ideal row is the worked examples' reference time, never a
+         * same-work comparison (with equal paths it does the same FMAs). */
+        row->comparable =
+            s->rows[r].layout != SCENARIO_LAYOUT_IDEAL && same_work(&rs[r], &m[r], &rs[ref], b, unit, iters);
         if (s->kind == SCENARIO_SHORT)
             row->predicted_efficiency = m[r].issued ? (double)b->issued / (double)m[r].issued : NAN;
-        if (r == s->baseline)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason, "the baseline");
-        else if (row->comparable)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "same multiset of per-thread work as %s", s->rows[s->baseline].name);
-        else if (s->rows[r].layout == SCENARIO_LAYOUT_IDEAL)
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "more work: every lane runs its warp's longest path");
-        else
-            snprintf(row->comparable_reason, sizeof row->comparable_reason,
-                     "different work: this grid does not split into whole warps the same way");
-        if (r == 0)
+        comparable_text(s, r, ref, row);
+        if (r == 0 && !s->experiment)
             snprintf(row->note, sizeof row->note,
                      "%s; issued %.4g vs %.4g per block (%s): model ratio %.3f, lane use %.1f%%",
                      s->note, (double)m[r].issued / blocks, (double)b->issued / blocks,
@@ -637,13 +586,60 @@ static void compare_rows(const struct scenario *s, const struct scenario_model *
                      : s->kind == SCENARIO_LOOP ? "warp-iterations" : "side FMAs",
                      row->predicted_ratio,
                      m[r].issued_lanes ? 100.0 * m[r].useful_lanes / m[r].issued_lanes : 0.0);
-        else if (r == s->baseline)
+        else if (r == ref && r == s->baseline && !s->experiment)
             snprintf(row->note, sizeof row->note,
                      "the warp-uniform version of the same work (unit = %u FMAs)", unit);
+        else if (r == ref)
+            snprintf(row->note, sizeof row->note, "issues %.4g %s per block, %.1f%% of its lanes' issue slots used",
+                     (double)m[r].issued / blocks, s->kind == SCENARIO_SHORT ? "side FMAs" : "units",
+                     m[r].issued_lanes ? 100.0 * m[r].useful_lanes / m[r].issued_lanes : 0.0);
         else
-            snprintf(row->note, sizeof row->note, "model ratio %.3f against %s",
-                     row->predicted_ratio, s->rows[s->baseline].name);
+            snprintf(row->note, sizeof row->note, "model ratio %.3f against %s", row->predicted_ratio,
+                     s->rows[ref].name);
     }
+}
+
+/* Row `r`'s point: what it varies (an experiment's row), and its place in
+ * the table's fit. */
+static void row_point(const struct scenario *s, const struct scenario *rs, unsigned r, struct dv_row *row) {
+    static const char *const layouts[] = {
+        [SCENARIO_LAYOUT_LANES] = "lanes",       [SCENARIO_LAYOUT_SORTED] = "sorted",
+        [SCENARIO_LAYOUT_WARPS] = "warps",       [SCENARIO_LAYOUT_IDEAL] = "ideal",
+        [SCENARIO_LAYOUT_LANE_MOD] = "lane-mod", [SCENARIO_LAYOUT_WARP_MOD] = "warp-mod"};
+    static const char *const variants[SCENARIO_PAIR_VARIANTS] = {"branch",       "select",           "ifelse",
+                                                                 "ifelse-sync",  "loop-break",       "loop-break-sync",
+                                                                 "early-return", "early-return-sync"};
+    const struct scenario_row_def *d = &s->rows[r];
+    row->fit_x = NAN;
+    if (!s->experiment) return;
+    struct dv_point *p = &row->point;
+    snprintf(p->arrangement, sizeof p->arrangement, "%s", layouts[d->layout]);
+    p->k = d->k;
+    if (s->kind == SCENARIO_SHORT) {
+        p->la = rs->lengths[1];
+        p->lb = rs->lengths[0];
+    }
+    if (s->kind == SCENARIO_PAIR && d->variant < SCENARIO_PAIR_VARIANTS)
+        snprintf(p->variant, sizeof p->variant, "%s", variants[d->variant]);
+    row->in_fit = d->fit;
+    row->fit_x = d->fit ? (double)d->k : NAN;
+}
+
+/* The table's frame: its id, title, kernel, baseline, target. */
+static void table_frame(const struct scenario *s, const struct dv_options *o, struct dv_table *t) {
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
+    if (s->experiment) snprintf(t->title, sizeof t->title, "%s (experiment %s)", s->title, s->cell);
+    else snprintf(t->title, sizeof t->title, "%s (worked case %s)", s->title, s->cell);
+    snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
+    snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
+    snprintf(t->experiment, sizeof t->experiment, "%s", s->experiment ? s->experiment : "");
+    if (s->experiment && strcmp(s->experiment, "k-paths") == 0) snprintf(t->fit.x, sizeof t->fit.x, "k");
+    t->baseline_row = (int)s->baseline;
+    t->nrows = s->nrows;
+    t->noise_limit = t->halfwidth_target = o->max_noise;
+    t->worst_row = -1;
+    t->cost_witness_ms = t->cost_counters_ms = NAN;
 }
 
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t,
@@ -651,9 +647,10 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
     const struct dv_geometry g = scenario_grid(o);
     const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
     unsigned tpb = bx * by;
-    unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(o);
+    unsigned unit = scenario_unit_fmas(o), iters = scenario_short_iterations(s, o);
     unsigned long long n = (unsigned long long)blocks * tpb;
     struct scenario_model *m = NULL;
+    struct scenario *rs = NULL;
     uint8_t *work = NULL;
     int rc = -1;
 
@@ -664,99 +661,47 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
         return -1;
     }
     m = calloc(s->nrows, sizeof *m);
-    if (!m) {
+    rs = calloc(s->nrows, sizeof *rs);
+    if (!m || !rs) {
         dv_seterr(err, "scenario %s: out of memory", s->name);
         goto cleanup;
     }
-    memset(t, 0, sizeof *t);
-    snprintf(t->id, sizeof t->id, "scenario:%s", s->name);
-    snprintf(t->title, sizeof t->title, "%s (worked case %s)", s->title, s->cell);
-    snprintf(t->kernel, sizeof t->kernel, "%s", kind_name(s->kind));
-    snprintf(t->baseline, sizeof t->baseline, "%s", s->rows[s->baseline].name);
-    t->baseline_row = (int)s->baseline;
-    t->nrows = s->nrows;
-    t->noise_limit = t->halfwidth_target = o->max_noise;
-    t->worst_row = -1;
-    t->cost_witness_ms = t->cost_counters_ms = NAN;
-
+    table_frame(s, o, t);
     for (unsigned r = 0; r < s->nrows; r++) {
         struct dv_row *row = &t->rows[r];
+        scenario_row(s, r, &rs[r]);
         work = malloc(n ? n : 1);
         if (!work) {
             dv_seterr(err, "scenario %s: out of memory for %llu threads", s->name, n);
             goto cleanup;
         }
-        if (scenario_assign(s, s->rows[r].layout, blocks, tpb, work, err) != 0) goto cleanup;
+        if (scenario_assign(&rs[r], s->rows[r].layout, blocks, tpb, work, err) != 0) goto cleanup;
         snprintf(row->name, sizeof row->name, "%s", s->rows[r].name);
         snprintf(row->label, sizeof row->label, "%s", s->rows[r].label);
         row->kernel = DV_KERNEL_SCENARIO;
         row->mode = DV_MODE_NONE;
-        scenario_model(s, work, blocks, tpb, unit, iters, &m[r], row);
+        scenario_model(&rs[r], work, blocks, tpb, unit, iters, &m[r], row);
         row->thread_fmas = m[r].thread_fmas;
         row->predicted_efficiency = m[r].efficiency;
         row->measured_efficiency = NAN;
         row->agreement = NAN;
         row->ratio = NAN;
         row->floor_fraction = NAN;
+        row_point(s, &rs[r], r, row);
         if (works) works[r] = work;
         else free(work);
         work = NULL;
     }
-    compare_rows(s, m, blocks, unit, t);
+    compare_rows(s, rs, m, blocks, unit, iters, t);
     rc = 0;
 cleanup:
     free(work);
     free(m);
+    free(rs);
     if (rc != 0 && works)
         for (unsigned r = 0; r < s->nrows; r++) {
             free(works[r]);
             works[r] = NULL;
         }
     return rc;
-}
-
-int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err) {
-    const struct scenario *list[SCENARIO_MAX_SELECTED];
-    size_t count = 0;
-    const struct dv_geometry g = scenario_grid(o);
-    const unsigned blocks = g.blocks, bx = g.block_x, by = g.block_y;
-    char why[ERR_LEN];
-
-    if (field) *field = "";
-    if (scenario_select(o->scenario, list, &count, why) != 0) {
-        dv_seterr(err, "scenario: %s", why);
-        if (field) *field = "scenario";
-        return -1;
-    }
-    if (r->ntables + count > DV_MAX_TABLES) {
-        dv_seterr(err, "scenario: %zu tables do not fit (%u of %d used)", count, r->ntables,
-                  DV_MAX_TABLES);
-        if (field) *field = "scenario";
-        return -1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (scenario_build_table(list[i], o, &r->tables[r->ntables], NULL, field, err) != 0) return -1;
-        r->ntables++;
-    }
-    if (!r->config.experiment[0]) {
-        struct dv_config *c = &r->config;
-        snprintf(c->experiment, sizeof c->experiment, "scenario");
-        c->blocks = blocks;
-        c->blocks_auto = o->blocks == 0;
-        if (c->blocks_auto)
-            snprintf(c->blocks_reason, sizeof c->blocks_reason,
-                     "scenarios run the lesson's %u blocks", DV_DEFAULT_BLOCKS);
-        c->block_x = bx;
-        c->block_y = by;
-        c->threads_per_block = bx * by;
-        c->threads = (unsigned long long)blocks * bx * by;
-        c->iterations = o->iterations;
-        c->fmas_per_launch = 0; /* differs per row: see each row's floor_fraction */
-        c->bytes_per_launch = c->threads * (2u * sizeof(float) + 1u);
-        c->max_noise = o->max_noise;
-        c->budget_ms = o->budget_ms;
-        c->min_samples = o->min_samples;
-        c->max_samples = o->max_samples;
-    }
-    return 0;
 }

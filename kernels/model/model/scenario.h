@@ -53,7 +53,7 @@
 #include "kernels/model/model/types.h"
 
 #define SCENARIO_MAX_PATHS 32u
-#define SCENARIO_MAX_ROWS 4u
+#define SCENARIO_MAX_ROWS 16u    /* DV_MAX_ROWS */
 #define SCENARIO_CHUNK 32u       /* FMAs per unrolled chunk; a unit is a multiple */
 #define SCENARIO_DEFAULT_UNIT 512u /* FMAs per unit at the default 4096 iterations */
 #define SCENARIO_UNIT_DIVISOR 8u   /* a unit is iterations / 8 FMAs: long enough that
@@ -75,23 +75,24 @@ DV_HD float scenario_kway_b(unsigned p) {
 #define SCENARIO_LOOP_A (1.0f - 96.0f / 65536.0f)
 #define SCENARIO_LOOP_B (0.375f * 96.0f / 65536.0f)
 
-/* Short if/else: side 1 runs `len` (1..4) FMAs of one constant set, side 0
- * `len` (1..3) of another. The kernel instantiates the lengths as template
- * constants; ptxas (nvcc 13.0, sm_75/80/90) predicates sides of up to three
- * FMAs and branches at four (see SCENARIOS.md). */
-#define SCENARIO_SHORT_MAX1 4u
-#define SCENARIO_SHORT_MAX0 3u
+/* Short if/else: side 1 (path A, the `if`) runs `len` FMAs, step k
+ * (1-based) x = fma(x, 1 - 2^(k-12), 2^(k-13)), fixed point 0.5; side 0
+ * (path B, the `else`) `len` FMAs, step k x = fma(x, 1 - 5 * 2^(k-14),
+ * 3 * 2^(k-14)), fixed point 0.6: every constant exact in binary32, each
+ * step's its own, so the compiler can merge no two steps and no two sides.
+ * A kernel instantiates the sides' lengths as template constants (the
+ * compiler must see them: they decide whether it predicates the if/else),
+ * from 1 to SCENARIO_SHORT_MAX each: the worked case C7's 2|1 and 4|3 and
+ * the predication map's LA x LB (see SCENARIOS.md). */
+#define SCENARIO_SHORT_MAX 8u
+DV_HD float scenario_short_a(unsigned side, unsigned k) {
+    return side ? 1.0f - (float)(1u << k) / 4096.0f : 1.0f - (float)(5u << k) / 16384.0f;
+}
+DV_HD float scenario_short_b(unsigned side, unsigned k) {
+    return side ? (float)(1u << k) / 8192.0f : (float)(3u << k) / 16384.0f;
+}
 DV_HD float scenario_short_side(float x, unsigned side, unsigned len) {
-    if (side) {
-        x = fmaf(x, 0.99951171875f, 0.000244140625f);
-        if (len > 1u) x = fmaf(x, 0.9990234375f, 0.00048828125f);
-        if (len > 2u) x = fmaf(x, 0.998046875f, 0.0009765625f);
-        if (len > 3u) x = fmaf(x, 0.99609375f, 0.001953125f);
-    } else {
-        x = fmaf(x, 0.9993896484375f, 0.0003662109375f);
-        if (len > 1u) x = fmaf(x, 0.998779296875f, 0.000732421875f);
-        if (len > 2u) x = fmaf(x, 0.99755859375f, 0.00146484375f);
-    }
+    for (unsigned k = 1; k <= len; k++) x = fmaf(x, scenario_short_a(side, k), scenario_short_b(side, k));
     return x;
 }
 
@@ -103,36 +104,97 @@ DV_HD uint32_t scenario_short_pattern(unsigned s) {
     return s ? 0xAAAAAAAAu : 0x55555555u;
 }
 
+/* The pair kernel's variants (scenario kind SCENARIO_PAIR): one if/else of
+ * two equal FMA chains, path A (k-way path 0's constants) for work value 0
+ * and path B (path 1's) for 1, written as
+ *   BRANCH        if (w == 0) A else B;
+ *   SELECT        both chains, interleaved, by every lane, then
+ *                 x = w ? B : A (branchless: compute both, select one);
+ * and, for reconvergence, each followed at the join by a tail of its own
+ * (k-way path 2's constants) that every lane that reaches the join runs:
+ *   IFELSE        if (w == 0) A else B; join; tail
+ *   LOOP_BREAK    for (;;) { one unit of the loop body; if (++i >= w) break; }
+ *                 join; tail (w is the lane's trip count)
+ *   EARLY_RETURN  if (w == 0) { A; store; return; } B; join; tail
+ * each also with `__syncwarp()` at the join (the _SYNC variants: over the
+ * lanes that reach it). A warp that has not reconverged at the join runs
+ * the tail once per group of lanes, so the tail's time and lanes say
+ * whether it did. */
+enum scenario_pair_variant {
+    SCENARIO_PAIR_BRANCH = 0,
+    SCENARIO_PAIR_SELECT,
+    SCENARIO_PAIR_IFELSE,
+    SCENARIO_PAIR_IFELSE_SYNC,
+    SCENARIO_PAIR_LOOP_BREAK,
+    SCENARIO_PAIR_LOOP_BREAK_SYNC,
+    SCENARIO_PAIR_EARLY_RETURN,
+    SCENARIO_PAIR_EARLY_RETURN_SYNC,
+    SCENARIO_PAIR_VARIANTS
+};
+
+/* Whether pair variant `v` has a tail after its join (the reconvergence
+ * variants), a __syncwarp() at the join, a loop. */
+DV_HD bool scenario_pair_has_tail(unsigned v) { return v >= SCENARIO_PAIR_IFELSE; }
+DV_HD bool scenario_pair_syncs(unsigned v) {
+    return v == SCENARIO_PAIR_IFELSE_SYNC || v == SCENARIO_PAIR_LOOP_BREAK_SYNC || v == SCENARIO_PAIR_EARLY_RETURN_SYNC;
+}
+DV_HD bool scenario_pair_loops(unsigned v) {
+    return v == SCENARIO_PAIR_LOOP_BREAK || v == SCENARIO_PAIR_LOOP_BREAK_SYNC;
+}
+DV_HD bool scenario_pair_returns(unsigned v) {
+    return v == SCENARIO_PAIR_EARLY_RETURN || v == SCENARIO_PAIR_EARLY_RETURN_SYNC;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum scenario_kind {
-    SCENARIO_KWAY = 0,  /* switch over up to 32 FMA-chain paths          */
-    SCENARIO_LOOP,      /* per-thread trip count, one-unit body          */
-    SCENARIO_SHORT      /* tiny if/else per iteration (may be predicated) */
+    SCENARIO_KWAY = 0, /* switch over up to 32 FMA-chain paths          */
+    SCENARIO_LOOP,     /* per-thread trip count, one-unit body          */
+    SCENARIO_SHORT,    /* tiny if/else per iteration (may be predicated) */
+    SCENARIO_PAIR      /* one if/else of two chains, and its variants    */
 };
 
 enum scenario_layout {
     SCENARIO_LAYOUT_LANES = 0,
     SCENARIO_LAYOUT_SORTED,
     SCENARIO_LAYOUT_WARPS,
-    SCENARIO_LAYOUT_IDEAL
+    SCENARIO_LAYOUT_IDEAL,
+    SCENARIO_LAYOUT_LANE_MOD, /* k-way: lane l on path l % k, k paths in every warp */
+    SCENARIO_LAYOUT_WARP_MOD  /* k-way: warp w of the grid on path w % k, one a warp */
 };
 
+/* Which tables a name selects: the worked cases ("all"), the
+ * compiler-and-warp experiments ("compiler-and-warp"), the full
+ * predication map ("predication-map"). */
+enum scenario_set { SCENARIO_SET_WORKED = 0, SCENARIO_SET_WARP, SCENARIO_SET_MAP };
+
+/* A row: what it assigns and, for the experiments, the one thing it varies. */
 struct scenario_row_def {
     const char *name;   /* stable row name: "lanes", "sorted", ...      */
     const char *label;  /* how the row assigns work, in the lesson's words */
     enum scenario_layout layout;
+    unsigned k;           /* LANE_MOD / WARP_MOD: the paths (1..32)         */
+    unsigned la, lb;      /* SHORT: side A's (side 1) and side B's (side 0)
+                            FMAs; 0: the scenario's lengths            */
+    unsigned variant;     /* PAIR: enum scenario_pair_variant               */
+    const char *versus;   /* the row its ratio is against; NULL: the table's
+                            baseline; its own name: none (it is its own)  */
+    int fit;              /* 1: a point of the table's fit T = a + b k     */
+    const uint8_t *lanes; /* the row's own 32-lane pattern; NULL: the
+                            scenario's lane_work                        */
 };
 
 struct scenario {
     const char *name;   /* stable id: "even-2way"                       */
     const char *title;
-    const char *cell;   /* the worked case: "C1" ...                   */
+    const char *cell; /* the worked case: "C1" ... ("X1".. an experiment) */
     enum scenario_kind kind;
     unsigned npaths;    /* k-way paths / short sides                    */
-    unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way), FMAs (short) */
+    unsigned lengths[SCENARIO_MAX_PATHS]; /* units (k-way); FMAs (short:
+                           [0] side 0 = B, [1] side 1 = A); units (pair:
+                           [0] A, [1] B, [2] the tail, [3] the loop body) */
     uint8_t lane_work[32];/* path id, trip count or side bit per lane   */
     unsigned nrows;
     struct scenario_row_def rows[SCENARIO_MAX_ROWS];
@@ -140,7 +202,22 @@ struct scenario {
     int predicated;     /* short: SASS predicates both sides, so every
                            warp issues both on every iteration          */
     const char *note;   /* what the scenario shows                      */
+    enum scenario_set set;
+    const char *experiment; /* "k-paths", "predication", "branchless",
+                               "reconvergence"; NULL for a worked case  */
+    unsigned short_divisor; /* short: the request's iterations / this (0: 1) */
+    /* Set for one row by scenario_row() (0 in the table): */
+    unsigned k, variant;
 };
+
+/* The scenario as row `row` of `s` runs it, into *out: `s` with the row's
+ * own side lengths (short), lane pattern, k and variant. Every function
+ * below that models, assigns, launches or checks a row takes this. */
+void scenario_row(const struct scenario *s, unsigned row, struct scenario *out);
+
+/* The FMAs a thread with work value `w` of row scenario `s` (scenario_row())
+ * runs, its own work: what `comparable` compares and the floor counts. */
+unsigned long long scenario_thread_fmas(const struct scenario *s, unsigned w, unsigned unit_fmas, unsigned short_iters);
 
 /* The model of one row over a whole grid. */
 struct scenario_model {
@@ -153,33 +230,6 @@ struct scenario_model {
     double efficiency;               /* the worked examples' figure         */
 };
 
-/* Stable scenario names, in the worked examples' order; *n receives the count. */
-const char *const *scenario_names(size_t *n);
-
-/* The scenario called `name`, or NULL. */
-const struct scenario *scenario_find(const char *name);
-
-/* Scenario `i` of the table (0 <= i < the count scenario_names() gives), or
- * NULL past it. */
-const struct scenario *scenario_get(size_t i);
-
-/* At most this many scenarios are selected by one name ("all"). */
-#define SCENARIO_MAX_SELECTED 32u
-
-/* The scenarios `want` names into out[0..*n): "all" (or "") every one, a
- * scenario name that one, a worked-case id ("C7" or "c7") every scenario of
- * that case (C7 has two). Returns 0, or -1 with `err` = "unknown name 'x';
- * known: all, even-2way (C1), ...": the one place that decides what a
- * scenario name means (the planner, validation, the cost rule ask it). */
-int scenario_select(const char *want, const struct scenario **out, size_t *n, char *err);
-
-/* Rows the tables `want` selects have in all (0 for an unknown name). */
-unsigned scenario_rows(const char *want);
-
-/* "even-2way (C1), uneven-1v31 (C2), ..." into buf[len] (truncated);
- * returns the length the whole list needs. For help texts and errors. */
-size_t scenario_names_text(char *buf, size_t len);
-
 /* The grid every scenario table of `o` runs: o's, with blocks 0 ("auto") as
  * the lesson's DV_DEFAULT_BLOCKS (scenarios choose no grid on the GPU),
  * block_x 0 as DV_DEFAULT_BLOCK_X and block_y 0 as 1. */
@@ -189,9 +239,10 @@ struct dv_geometry scenario_grid(const struct dv_options *o);
  * of SCENARIO_CHUNK, at least SCENARIO_CHUNK (64 at the default 4096). */
 unsigned scenario_unit_fmas(const struct dv_options *o);
 
-/* Iterations of the short kernel for `o`: o->iterations rounded up to a
- * multiple of 32 (each thread's pattern word covers 32 iterations). */
-unsigned scenario_short_iterations(const struct dv_options *o);
+/* Iterations of the short kernel of `s` for `o`: o->iterations over the
+ * scenario's short_divisor, rounded up to a multiple of 32 (each thread's
+ * pattern word covers 32 iterations). */
+unsigned scenario_short_iterations(const struct scenario *s, const struct dv_options *o);
 
 /* How often a thread of a row of `s` evaluates its branch under `o`: every
  * iteration of the short if/else kernel, once for the k-way switch and the
@@ -238,12 +289,13 @@ int scenario_check(const struct scenario *s, const uint8_t *work, unsigned long 
 
 /* The reference values of one scenario table's rows: one per (input value,
  * work value), computed when a row first needs them and kept for the rows
- * after it (every row of a table runs the same scenario, units and
- * iterations; only the work values' places differ). A value here is what
+ * after it that run the same scenario_row() (same kernel, lengths and
+ * variant, units and iterations; only the work values' places differ): a
+ * row whose differs needs values of its own. A value here is what
  * scenario_reference() gives, to the bit. */
 #define SCENARIO_REFS_MAX_THREADS 16
 struct scenario_refs {
-    const struct scenario *s;
+    struct scenario s; /* the row's (scenario_row()), copied     */
     unsigned unit_fmas, short_iters;
     float *values;           /* [DV_INPUT_DISTINCT][256]            */
     unsigned char have[256]; /* work value w computed for every input */
@@ -270,13 +322,6 @@ const char *scenario_kernel_name(const struct scenario *s);
  * "threads_per_block" for a bad geometry, "" otherwise. */
 int scenario_build_table(const struct scenario *s, const struct dv_options *o, struct dv_table *t, uint8_t **works,
                          const char **field, char *err);
-
-/* Plans o->scenario (a name or "all") into `r`: one table per scenario with
- * every row's analysis and model, no GPU. Returns 0, or -1 with `err` and
- * `*field` (may be NULL; as plan_report()): "scenario" for an unknown
- * name or too many tables, "blocks" / "threads_per_block" for a bad
- * geometry, "" out of memory. */
-int scenario_plan(const struct dv_options *o, struct dv_report *r, const char **field, char *err);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,15 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
                 unsigned count[SCENARIO_MAX_PATHS] = {0};
                 for (unsigned l = 0; l < width; l++) count[p[l] % SCENARIO_MAX_PATHS]++;
                 for (unsigned q = 0; q < SCENARIO_MAX_PATHS; q++) add_run(&exp[b], 0, count[q], width, 1);
-            } else if (s->kind == SCENARIO_LOOP) {
+            } else if (s->kind == SCENARIO_PAIR && !scenario_pair_loops(s->variant)) {
+                /* Side 0 on path A, side 1 on B; compute-both-then-select
+                 * records both, with every lane, in every warp. */
+                unsigned ones = 0;
+                for (unsigned l = 0; l < width; l++) ones += p[l] != 0;
+                const int both = s->variant == SCENARIO_PAIR_SELECT;
+                add_run(&exp[b], 0, both ? width : width - ones, width, 1);
+                add_run(&exp[b], 1, both ? width : ones, width, 1);
+            } else if (s->kind == SCENARIO_LOOP || s->kind == SCENARIO_PAIR) {
                 unsigned most = 0;
                 for (unsigned l = 0; l < width; l++)
                     if (p[l] > most) most = p[l];
@@ -230,37 +238,53 @@ void testimony_observe(const struct dv_witness_block *seen, const struct dv_witn
     testimony_observe_standing(seen, exp, blocks, blocks, warps_per_block, per, o);
 }
 
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per) {
-    const double split = model_split_per_block * (per ? per : 1u);
+/* The model's split warps in words: per block, and per evaluation when a
+ * thread evaluates the branch `per` times (2 warps at each of 4096
+ * evaluations, never "8192 warps per block"). */
+static void split_words(char *buf, size_t len, double split, unsigned per) {
+    if (per > 1)
+        snprintf(buf, len, "%.4g warps per block at each of %u evaluations (%.4g per block in all)", split, per,
+                 split * per);
+    else snprintf(buf, len, "%.4g warps per block", split);
+}
+
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per,
+                               double warp_lanes) {
+    if (per == 0) per = 1;
+    if (!(warp_lanes > 0 && warp_lanes <= 32)) warp_lanes = 32;
+    const double split = model_split_per_block * per;
     c->warp_efficiency = c->threads_per_inst >= 0 ? c->threads_per_inst / 32.0 : NAN;
     c->divergent_per_block = blocks ? c->branch_targets_divergent / blocks : NAN;
     c->model_split_per_block = split;
     c->inst_per_fma = c->ffma_threads > 0 ? c->inst_executed / (c->ffma_threads / 32.0) : NAN;
     const double d = c->divergent_per_block;
-    c->predicated = split > 0 && d == 0 && c->warp_efficiency > 0.999;
+    /* Every warp's instructions ran with all of the threads it has: 32 in a
+     * full warp, fewer on average where the block ends in a partial one (a
+     * 48-thread block: 32 and 16, 24 a warp), so the test is against the
+     * row's own warps, not against 32. */
+    const int full = c->threads_per_inst >= 0.999 * warp_lanes;
+    c->predicated = split > 0 && d == 0 && full;
+    char model[160];
+    split_words(model, sizeof model, model_split_per_block, per);
     if (!isfinite(d)) snprintf(c->verdict, sizeof c->verdict, "no blocks to count over");
-    else if (c->predicated && per > 1)
-        snprintf(c->verdict, sizeof c->verdict,
-                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
-                 "per block at each of %u evaluations; the compiler turned the branch into predicated instructions "
-                 "(%.3f instructions per FMA)",
-                 c->threads_per_inst, model_split_per_block, per, c->inst_per_fma);
     else if (c->predicated)
         snprintf(c->verdict, sizeof c->verdict,
-                 "predicated: no divergent branch and %.1f lanes per instruction while the model splits %.4g warps "
-                 "per block; the compiler turned the branch into predicated instructions (%.3f instructions per FMA)",
-                 c->threads_per_inst, split, c->inst_per_fma);
+                 "predicated: no divergent branch and %.1f lanes per instruction (all of the %.1f threads a warp "
+                 "has) while the model splits %s; the compiler turned the branch into predicated instructions "
+                 "(%.3f instructions per FMA)",
+                 c->threads_per_inst, warp_lanes, model, c->inst_per_fma);
     else if (fabs(d - split) <= 0.01 * (split > 1 ? split : 1))
-        snprintf(c->verdict, sizeof c->verdict,
-                 "agrees: %.4g divergent branches per block for the model's %.4g split warps", d, split);
+        snprintf(c->verdict, sizeof c->verdict, "agrees: %.4g divergent branches per block where the model splits %s",
+                 d, model);
     else if (split > 0 && d > split)
         snprintf(c->verdict, sizeof c->verdict,
-                 "%.4g divergent branches per block for %.4g split warps: more than one per split warp (a switch "
-                 "over several paths, or a loop exit per trip count)",
-                 d, split);
+                 "%.4g divergent branches per block where the model splits %s: more than one per split warp (a "
+                 "switch over several "
+                 "paths, or a loop exit per trip count)",
+                 d, model);
     else
-        snprintf(c->verdict, sizeof c->verdict,
-                 "differs: %.4g divergent branches per block, the model splits %.4g warps", d, split);
+        snprintf(c->verdict, sizeof c->verdict, "differs: %.4g divergent branches per block where the model splits %s",
+                 d, model);
 }
 
 void testimony_counters_compare(struct dv_table *t) {
@@ -561,4 +585,129 @@ int testimony_lesson_grid(const struct dv_row *row, const struct dv_geometry *g,
     else if (per_block) period = testimony_period_bits(mask, g->block_x * g->block_y, g->blocks);
     testimony_counter_grid(g->blocks, period, out);
     return 0;
+}
+
+unsigned testimony_scenario_grid(const uint8_t *work, unsigned tpb, unsigned blocks, unsigned wave,
+                                 struct testimony_grid *out, unsigned *src) {
+    struct testimony_grid g;
+    testimony_counter_grid(blocks, testimony_period_bytes(work, tpb, blocks), out);
+    const unsigned n = testimony_standin_bytes(work, tpb, blocks, wave, out, &g, src, blocks);
+    if (n) *out = g;
+    return n;
+}
+
+/* Groups of one warp at the join: distinct masks, each's clock. */
+struct join_warp {
+    unsigned groups;
+    uint32_t mask[32];
+    unsigned long long clock[32];
+};
+
+static void join_warp_read(const struct dv_join_lane *rec, unsigned lanes, struct join_warp *w) {
+    w->groups = 0;
+    for (unsigned l = 0; l < lanes; l++) {
+        if (!rec[l].reached) continue;
+        unsigned g = 0;
+        while (g < w->groups && w->mask[g] != rec[l].mask) g++;
+        if (g == w->groups) {
+            w->mask[g] = rec[l].mask;
+            w->clock[g] = rec[l].clock;
+            w->groups++;
+        } else if (rec[l].clock < w->clock[g]) {
+            w->clock[g] = rec[l].clock;
+        }
+    }
+}
+
+/* Tallies `mask` among the kept masks (the most seen first at the end). */
+static void join_tally(struct dv_join *j, uint32_t mask) {
+    for (unsigned k = 0; k < j->nmasks; k++)
+        if (j->mask[k] == mask) {
+            j->mask_groups[k]++;
+            return;
+        }
+    if (j->nmasks < DV_JOIN_MASKS) {
+        j->mask[j->nmasks] = mask;
+        j->mask_groups[j->nmasks++] = 1;
+    }
+}
+
+static int cmp_ull(const void *a, const void *b) {
+    const unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void join_verdict(struct dv_join *j) {
+    if (j->warps == 0) {
+        snprintf(j->verdict, sizeof j->verdict, "no lane reached the join");
+        return;
+    }
+    if (j->reconverged == j->warps)
+        snprintf(j->verdict, sizeof j->verdict,
+                 "reconverged at the join: all %u warps read it in one group holding every lane that reaches it "
+                 "(mask 0x%08x), one clock",
+                 j->warps, j->nmasks ? j->mask[0] : 0u);
+    else
+        snprintf(j->verdict, sizeof j->verdict,
+                 "not reconverged at the join in %u of %u warps: %.2f groups a warp (at most %u), %.1f lanes a group, "
+                 "the last group %.0f cycles after the first (median; %.0f at most)",
+                 j->warps - j->reconverged, j->warps, j->groups_mean, j->groups_max, j->lanes_mean, j->spread_median,
+                 j->spread_max);
+}
+
+void testimony_join(const struct scenario *rs, const uint8_t *work, const struct dv_join_lane *rec, unsigned blocks,
+                    unsigned tpb, struct dv_join *j) {
+    memset(j, 0, sizeof *j);
+    j->present = 1;
+    j->blocks = blocks;
+    const unsigned wpb = (tpb + 31u) / 32u;
+    unsigned long long *spread = malloc(sizeof *spread * ((size_t)blocks * wpb + 1));
+    unsigned long long groups = 0, lanes = 0;
+    unsigned nspread = 0;
+    const int returns = rs->kind == SCENARIO_PAIR && scenario_pair_returns(rs->variant);
+    for (unsigned b = 0; b < blocks; b++)
+        for (unsigned w = 0; w < wpb; w++) {
+            const unsigned width = dv_warp_lanes(tpb, w);
+            const size_t first = (size_t)b * tpb + w * 32u;
+            uint32_t expect = 0;
+            for (unsigned l = 0; l < width; l++)
+                if (!returns || work[first + l] != 0) expect |= 1u << l;
+            if (b == 0 && w == 0) j->expected_mask = expect;
+            struct join_warp jw;
+            join_warp_read(rec + first, width, &jw);
+            if (jw.groups == 0) continue;
+            j->warps++;
+            groups += jw.groups;
+            for (unsigned l = 0; l < width; l++) lanes += rec[first + l].reached != 0;
+            if (jw.groups > j->groups_max) j->groups_max = jw.groups;
+            j->reconverged += jw.groups == 1 && jw.mask[0] == expect;
+            unsigned long long lo = jw.clock[0], hi = jw.clock[0];
+            for (unsigned g = 0; g < jw.groups; g++) {
+                join_tally(j, jw.mask[g]);
+                lo = jw.clock[g] < lo ? jw.clock[g] : lo;
+                hi = jw.clock[g] > hi ? jw.clock[g] : hi;
+            }
+            if (spread) spread[nspread++] = hi - lo;
+        }
+    j->groups_mean = j->warps ? (double)groups / j->warps : NAN;
+    j->lanes_mean = groups ? (double)lanes / (double)groups : NAN;
+    j->spread_median = j->spread_max = NAN;
+    if (spread && nspread) {
+        qsort(spread, nspread, sizeof *spread, cmp_ull);
+        j->spread_median = 0.5 * ((double)spread[(nspread - 1) / 2] + (double)spread[nspread / 2]);
+        j->spread_max = (double)spread[nspread - 1];
+    }
+    free(spread);
+    /* The masks, the most seen first. */
+    for (unsigned a = 0; a < j->nmasks; a++)
+        for (unsigned c = a + 1; c < j->nmasks; c++)
+            if (j->mask_groups[c] > j->mask_groups[a]) {
+                const uint32_t m = j->mask[a];
+                const unsigned n = j->mask_groups[a];
+                j->mask[a] = j->mask[c];
+                j->mask_groups[a] = j->mask_groups[c];
+                j->mask[c] = m;
+                j->mask_groups[c] = n;
+            }
+    join_verdict(j);
 }

@@ -34,6 +34,7 @@
 
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/types.h"
+#include "kernels/model/model/join_record.h"
 #include "kernels/model/model/witness_record.h"
 
 #ifdef __cplusplus
@@ -61,7 +62,10 @@ int testimony_expect_lesson(const struct dv_row *row, const struct dv_geometry *
  * into `exp` (zeroed here): k-way, one run per distinct path in a warp (all on
  * record path 0); loop, one run per trip of the warp's longest thread, its
  * active lanes those with trips left; short, per iteration one run per side
- * present (side 1 on path 0, side 0 on path 1), `short_iters` iterations. */
+ * present (side 1 on path 0, side 0 on path 1), `short_iters` iterations;
+ * pair (`s` a row's scenario_row()), one run per side present (side 0 on
+ * path 0), both with every lane for compute-both-then-select, a loop's
+ * trips as the loop kernel's. */
 void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, unsigned blocks,
                                unsigned threads_per_block, unsigned short_iters, struct dv_witness_block *exp);
 
@@ -90,10 +94,16 @@ void testimony_observe_standing(const struct dv_witness_block *seen, const struc
  * blocks whose model splits `model_split_per_block` warps per block at each
  * of `per` branch evaluations (the iterations of a per-iteration row, else
  * 1): model_split_per_block becomes the launch's (split x per), and the
- * verdict compares it with the divergent branch targets per block. A row the
- * model splits whose timed kernel took no divergent branch with every lane
- * active is `predicated`: the compiler if-converted the branch. */
-void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per);
+ * verdict compares it with the divergent branch targets per block, naming
+ * the split per evaluation ("2 split warps per block at each of 4096
+ * evaluations"). A row the model splits whose timed kernel took no divergent
+ * branch while every warp's instructions ran with all of its threads is
+ * `predicated`: the compiler if-converted the branch. `warp_lanes` is the
+ * threads a warp of the row's block has on average (threads per block over
+ * warps per block: 32, or 24 for a 48-thread block, whose second warp is
+ * partial); 0 counts as 32. */
+void testimony_counters_derive(struct dv_counters *c, unsigned blocks, double model_split_per_block, unsigned per,
+                               double warp_lanes);
 
 /* The launches that stand for a grid of `blocks` blocks in the counter pass
  * when block b takes the paths of block b mod `period`: part 0 is the first
@@ -155,6 +165,28 @@ unsigned testimony_standin_bytes(const uint8_t *values, unsigned tpb, unsigned b
 void testimony_observe_standin(const struct dv_witness_block *seen, const struct dv_witness_block *exp,
                                const struct testimony_grid *g, const unsigned *src, unsigned warps_per_block,
                                unsigned per, struct dv_observed *o);
+
+/* The join records `rec` (one per thread, model/model/join_record.h) of
+ * the first `blocks` blocks of `tpb` threads of reconvergence row `rs` (its
+ * scenario_row()) with assignment `work` (those blocks' bytes), summarised
+ * per warp into `j`: the lanes that reached the join and in how many groups
+ * (distinct masks) they read it, whether a warp read it in one group holding
+ * every lane the model says reaches it (all its lanes, or for an early
+ * return those that did not return), the masks seen, and the clocks'
+ * spread between a warp's first and last group. */
+void testimony_join(const struct scenario *rs, const uint8_t *work, const struct dv_join_lane *rec, unsigned blocks,
+                    unsigned tpb, struct dv_join *j);
+
+/* The blocks that stand for a scenario row's grid of `blocks` blocks of
+ * `tpb` threads with assignment `work` (one byte a thread): one period of
+ * it (testimony_period_bytes(), testimony_counter_grid()), or, where that
+ * costs fewer launch waves of `wave` blocks, a stand-in
+ * (testimony_standin_bytes(); src[], room for `blocks`, receives the grid
+ * block each of its blocks copies) into *out. Returns the stand-in's
+ * blocks, 0 for none (*out the period's grid). The same inputs give the
+ * same grid: the worker and a profiling process find it alike. */
+unsigned testimony_scenario_grid(const uint8_t *work, unsigned tpb, unsigned blocks, unsigned wave,
+                                 struct testimony_grid *out, unsigned *src);
 
 /* The smallest period P, in blocks, of a grid's per-thread values: thread t
  * of block b has the value of thread t of block b mod P for every block b <

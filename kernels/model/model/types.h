@@ -224,7 +224,58 @@ struct dv_counters {
                                          ratio the GPU's own count predicts          */
     int predicated;                   /* the model splits warps, the timed kernel took
                                          no divergent branch with every lane active  */
-    char verdict[320];
+    char verdict[448];
+};
+
+/* What a row of an experiment (a compiler-and-warp table, model/model/scenario.h)
+ * varies: the paths k, the if/else's sides, the kernel's variant, how the
+ * work is laid out over the warps. `arrangement` "" for any other row. */
+struct dv_point {
+    unsigned k;           /* k-paths: the paths; 0 n/a                     */
+    unsigned la, lb;      /* predication: side A's and side B's FMAs; 0 n/a */
+    char variant[24];     /* "branch", "select", "ifelse-sync", ...; ""     */
+    char arrangement[16]; /* "lanes", "warps", "sorted", "lane-mod", "warp-mod" */
+};
+
+/* Where a reconvergence row's warps met again (model/model/join_record.h,
+ * testimony_join()): read per warp right after the join by an untimed
+ * record instantiation of the row's kernel, on the warps of one wave. */
+#define DV_JOIN_MASKS 4
+struct dv_join {
+    int present;
+    unsigned warps;       /* warps recorded (with a lane at the join)  */
+    unsigned reconverged; /* warps whose lanes at the join read it in one
+                                   group, with every one of them in the mask */
+    unsigned groups_max;  /* the most groups one warp read the join in  */
+    double groups_mean;   /* groups per warp                            */
+    double lanes_mean;    /* lanes per group                            */
+    unsigned nmasks;      /* distinct masks seen at the join (at most
+                                   DV_JOIN_MASKS kept, the most seen first)   */
+    uint32_t mask[DV_JOIN_MASKS];
+    unsigned mask_groups[DV_JOIN_MASKS]; /* groups that read each             */
+    uint32_t expected_mask;              /* the lanes that reach the join in a full warp
+                                   of the row's pattern                      */
+    double spread_median, spread_max;    /* per warp: cycles between its first and
+                                         its last group's clock at the join  */
+    unsigned blocks;                     /* blocks the record ran                     */
+    char verdict[256];
+};
+
+/* A table's fit of time against a row variable (T(k) = a + b k over the
+ * k-paths table's split rows): a and b fitted by least squares in each kept
+ * round, each reported as the median over the rounds with the
+ * order-statistic interval of those per-round values (the ratio's method,
+ * model/stats/interval.h), b / a likewise; the residual is that of the fit
+ * to the rows' medians, its largest absolute one relative to the row. */
+struct dv_fit {
+    int present;
+    unsigned points, rounds; /* rows fitted, rounds fitted                 */
+    double a, b, b_over_a;   /* ms, ms per unit of x, per unit of x        */
+    struct dv_ci a_ci, b_ci, b_over_a_ci;
+    double level;            /* the confidence the intervals attain        */
+    double residual_rms_ms;  /* of the medians' fit                       */
+    double residual_max_rel; /* max |median - (a + b x)| / median          */
+    char x[16];              /* what x is: "k"                            */
 };
 
 struct dv_row {
@@ -283,10 +334,21 @@ struct dv_row {
      * agreement: measured ratio / predicted_ratio (1 = the model holds). */
     double predicted_efficiency, measured_efficiency, agreement;
 
+    /* An experiment's row: what it varies, the row its ratio is against
+     * (1 + its index in the table's rows; 0: the table's baseline; its own:
+     * none, it is its own reference: dv_row_reference()), and whether it is
+     * a point of the table's fit and at which x. Zeroed, a row is none of
+     * this: every row's ratio is over the baseline, as in Part 1 and 2. */
+    struct dv_point point;
+    unsigned versus;
+    int in_fit;
+    double fit_x;
+
     /* The GPU's testimony (untimed, after the samples): the witness and the
      * hardware counters; `present` 0 when not taken (the report says why). */
     struct dv_observed observed;
     struct dv_counters counters;
+    struct dv_join join; /* reconvergence rows only              */
     /* The instruction profile of the timed kernel (NULL when not taken: the
      * report's testimony says why); owned by the report. */
     struct listing *instructions;
@@ -330,11 +392,28 @@ struct dv_table {
      * timer's step the intervals were widened by (0: none found). */
     double halfwidth_target;
     int intervals_ok;
+    /* An experiment's table: which ("k-paths", "predication", "branchless",
+     * "reconvergence"; "" for any other) and its fit (k-paths). */
+    char experiment[24];
+    struct dv_fit fit;
     char stop_reason[16];
     int worst_row;
     double worst_halfwidth;
     double timer_resolution_ms;
+    /* Measured in a batch of readers (model/stats/batchplan.h): how many
+     * readers' tables its rounds served, and how many distinct rows those
+     * rounds launched; both 0 when it was measured alone. */
+    unsigned batch_readers, batch_rows;
 };
+
+/* The row row `r` of `t` is compared with: its `versus` row where it names
+ * one in the table, else the table's baseline (`r` itself where there is
+ * none). */
+static inline unsigned dv_row_reference(const struct dv_table *t, unsigned r) {
+    const unsigned v = r < DV_MAX_ROWS ? t->rows[r].versus : 0u;
+    if (v >= 1u && v <= t->nrows) return v - 1u;
+    return t->baseline_row >= 0 && (unsigned)t->baseline_row < t->nrows ? (unsigned)t->baseline_row : r;
+}
 
 struct dv_device {
     int present;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/model/stats/fit.h"
 #include "kernels/model/stats/interval.h"
 #include "kernels/model/stats/throttle.h"
 
@@ -41,7 +42,18 @@ int sampling_init(struct sampling *s, unsigned nrows, unsigned baseline, const s
         return DV_ERR;
     }
     for (unsigned k = 0; k < s->cap; k++) s->mhz[k] = NAN;
+    for (unsigned r = 0; r < nrows; r++) s->ref[r] = baseline;
     s->verdict.worst = -1;
+    return 0;
+}
+
+int sampling_references(struct sampling *s, const unsigned *ref, char *err) {
+    for (unsigned r = 0; r < s->nrows; r++)
+        if (ref[r] >= s->nrows) {
+            dv_seterr(err, "sampling: reference: row %u's, %u, is not among the %u rows", r, ref[r], s->nrows);
+            return DV_ERR;
+        }
+    memcpy(s->ref, ref, sizeof(unsigned) * s->nrows);
     return 0;
 }
 
@@ -136,8 +148,8 @@ int sampling_look(struct sampling *s, enum stoprule_reason *why, char *err) {
     if (s->kept > 0) {
         s->config.resolution = kept_lattice(s);
         unsigned kept = 0;
-        if (stats_table(s->samples, s->cap, s->nrows, s->taken, s->drop, s->baseline, &s->config, s->scratch, s->rows,
-                        &kept, err) != 0)
+        if (stats_table_ref(s->samples, s->cap, s->nrows, s->taken, s->drop, s->baseline, s->ref, &s->config,
+                            s->scratch, s->rows, &kept, err) != 0)
             return DV_ERR;
         s->njudged = stats_judged(s->rows, s->nrows, s->baseline, judged, s->judged_rows);
     }
@@ -179,6 +191,40 @@ int sampling_file(struct sampling *s, unsigned n, double mhz, double batch_ms, e
 
 static struct dv_ci ci_of(const struct interval *iv) { return (struct dv_ci){iv->lo, iv->hi}; }
 
+/* The fit of the rows that name their x (dv_row.in_fit) over the rounds of
+ * the last look, into t->fit (present 0 where it cannot be made: the
+ * reason is no figure). */
+static void report_fit(const struct sampling *s, struct dv_table *t) {
+    int use[DV_MAX_ROWS] = {0}, any = 0;
+    double x[DV_MAX_ROWS], med[DV_MAX_ROWS];
+    for (unsigned r = 0; r < s->nrows && r < DV_MAX_ROWS; r++) {
+        use[r] = t->rows[r].in_fit;
+        x[r] = t->rows[r].fit_x;
+        med[r] = s->rows[r].summary.median;
+        any |= use[r];
+    }
+    t->fit.present = 0;
+    if (!any || s->kept == 0) return;
+    struct fit_result f;
+    char err[ERR_LEN];
+    if (fit_rounds(s->samples, s->cap, s->nrows, s->looked, s->drop, x, use, med, s->config.level, s->scratch, &f,
+                   err) != 0)
+        return;
+    struct dv_fit *o = &t->fit;
+    o->present = 1;
+    o->points = f.points;
+    o->rounds = f.rounds;
+    o->a = f.a.point;
+    o->b = f.b.point;
+    o->b_over_a = f.b_over_a.point;
+    o->a_ci = ci_of(&f.a);
+    o->b_ci = ci_of(&f.b);
+    o->b_over_a_ci = ci_of(&f.b_over_a);
+    o->level = f.a.level;
+    o->residual_rms_ms = f.rms;
+    o->residual_max_rel = f.max_rel;
+}
+
 void sampling_report(const struct sampling *s, struct dv_table *t) {
     for (unsigned r = 0; r < s->nrows && r < DV_MAX_ROWS; r++) {
         struct dv_row *row = &t->rows[r];
@@ -200,7 +246,7 @@ void sampling_report(const struct sampling *s, struct dv_table *t) {
         row->ratio_ci = ci_of(&st->ratio);
         row->ratio_level = st->ratio.level;
         row->ratio_of_medians = st->ratios.of_medians.point;
-        row->ratio_halfwidth = r == s->baseline ? 0.0 : interval_rel_halfwidth(&st->ratio);
+        row->ratio_halfwidth = r == s->ref[r] ? 0.0 : interval_rel_halfwidth(&st->ratio);
         row->spread_flags = st->spread.flags;
         row->spread_excess = st->spread.excess;
         row->spread_drift = st->spread.drift;
@@ -213,4 +259,5 @@ void sampling_report(const struct sampling *s, struct dv_table *t) {
         s->verdict.worst >= 0 && (unsigned)s->verdict.worst < s->njudged ? (int)s->judged_rows[s->verdict.worst] : -1;
     t->worst_halfwidth = t->worst_row >= 0 ? s->verdict.worst_halfwidth : NAN;
     t->timer_resolution_ms = s->config.resolution;
+    report_fit(s, t);
 }

@@ -61,6 +61,7 @@ struct sampling {
     /* The last look. */
     unsigned looked;        /* rounds it covered */
     unsigned kept, dropped; /* of those */
+    unsigned ref[DV_MAX_ROWS]; /* row r's ratio is over row ref[r] (sampling_references()) */
     struct stats_row rows[DV_MAX_ROWS];
     struct stoprule_verdict verdict;
     unsigned judged_rows[DV_MAX_ROWS]; /* verdict.worst indexes these */
@@ -76,6 +77,11 @@ struct sampling {
 int sampling_init(struct sampling *s, unsigned nrows, unsigned baseline, const struct dv_options *o, double rated_mhz,
                   char *err);
 void sampling_cleanup(struct sampling *s);
+
+/* Row r's ratio over row ref[r] rather than the baseline (each < nrows;
+ * its own index: no ratio, 1 [1, 1], judged by nothing). Before the first
+ * sampling_file(). Returns 0, or -1 with `err` for a row out of range. */
+int sampling_references(struct sampling *s, const unsigned *ref, char *err);
 
 /* How many rounds the next batch may queue, at most `batch`: what the buffer
  * and the sample cap leave (>= 1 while the rule says continue). */
@@ -101,8 +107,10 @@ int sampling_look(struct sampling *s, enum stoprule_reason *why, char *err);
  * configured method with its interval and level, the ratio of medians, the
  * spread flags and figures, the rounds dropped; per table the target, the
  * verdict (intervals_ok: the rule stopped on its target), the reason, the
- * widest judged interval, the timer's step and the GPU time. A look that
- * kept no round (every one throttled) leaves the rows' figures NaN. */
+ * widest judged interval, the timer's step and the GPU time; and, where
+ * the table's rows name points of a fit (dv_row.in_fit, fit_x), the fit
+ * over the kept rounds (fit.h) into t->fit. A look that kept no round
+ * (every one throttled) leaves the rows' figures NaN and no fit. */
 void sampling_report(const struct sampling *s, struct dv_table *t);
 
 /* The step of the lattice one row's samples v[0..n) sit on: a timer that

@@ -50,11 +50,22 @@ void stats_config_default(struct stats_config *c) {
 int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned nrounds, const unsigned char *drop,
                 unsigned baseline, const struct stats_config *c, double *scratch, struct stats_row *out, unsigned *kept,
                 char *err) {
+    return stats_table_ref(samples, stride, nrows, nrounds, drop, baseline, NULL, c, scratch, out, kept, err);
+}
+
+int stats_table_ref(const double *samples, size_t stride, unsigned nrows, unsigned nrounds, const unsigned char *drop,
+                    unsigned baseline, const unsigned *ref, const struct stats_config *c, double *scratch,
+                    struct stats_row *out, unsigned *kept, char *err) {
     *kept = 0;
     if (nrows == 0 || baseline >= nrows) {
         dv_seterr(err, "stats: baseline: row %u is not among the %u rows", baseline, nrows);
         return DV_ERR;
     }
+    for (unsigned r = 0; ref && r < nrows; r++)
+        if (ref[r] >= nrows) {
+            dv_seterr(err, "stats: reference: row %u's, %u, is not among the %u rows", r, ref[r], nrows);
+            return DV_ERR;
+        }
     memset(out, 0, sizeof(*out) * nrows);
     if (stride < nrounds) {
         dv_seterr(err, "stats: stride: %zu is under the %u rounds", stride, nrounds);
@@ -83,13 +94,17 @@ int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned n
         stats_compute(row, n, work, &o->summary);
         if (interval_median(row, n, c->level, c->resolution, work, &o->median, err) != 0) return DV_ERR;
         if (spread_measure(row, n, work, &o->spread, err) != 0) return DV_ERR;
-        if (r == baseline) {
+        const unsigned against = ref ? ref[r] : baseline;
+        if (r == against) {
             const struct interval one = {.point = 1.0, .lo = 1.0, .hi = 1.0, .level = 1.0};
             o->ratios.of_medians = o->ratios.of_rounds = o->ratio = one;
             o->ratios.corr = 1.0;
         } else {
+            /* The row's reference's kept rounds, where it is not the baseline. */
+            if (against != baseline) throttle_keep(samples + (size_t)against * stride, drop, nrounds, base);
             if (ratio_paired(row, base, n, c->level, c->resolution, work, &o->ratios, err) != 0) return DV_ERR;
             o->ratio = *ratio_pick(&o->ratios, c->method);
+            if (against != baseline) throttle_keep(samples + (size_t)baseline * stride, drop, nrounds, base);
         }
     }
     *kept = n;

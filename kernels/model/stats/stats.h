@@ -69,6 +69,13 @@ int stats_table(const double *samples, size_t stride, unsigned nrows, unsigned n
                 unsigned baseline, const struct stats_config *c, double *scratch, struct stats_row *out, unsigned *kept,
                 char *err);
 
+/* stats_table() with a reference row per row: row r's ratio is over row
+ * ref[r] (the same rounds kept), 1 [1, 1] where ref[r] is r; NULL is
+ * `baseline` for every row. A reference out of range is an error. */
+int stats_table_ref(const double *samples, size_t stride, unsigned nrows, unsigned nrounds, const unsigned char *drop,
+                    unsigned baseline, const unsigned *ref, const struct stats_config *c, double *scratch,
+                    struct stats_row *out, unsigned *kept, char *err);
+
 /* The intervals the stopping rule reads: every row's ratio but the
  * baseline's (which is 1 by definition), or the baseline's median when the
  * table has no other row. Writes them to out (room for nrows) and returns

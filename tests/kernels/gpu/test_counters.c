@@ -480,6 +480,51 @@ Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
     counters_free(c);
 }
 
+/* Part 2's per-iteration lane parity on blocks of 48 threads (a warp of
+ * 32 and one of 16), counted through the pass: CUPTI says no divergent
+ * branch and 24 threads per warp instruction, all the threads each warp has.
+ * The pass's verdict is "predicated", recognised from the row's own warps
+ * rather than from 32 lanes per instruction, and it names the model's split
+ * per block and evaluation (2 warps at each of 4096), not 8192 "warps per
+ * block". */
+Test(counters, a_predicated_branch_in_partial_warps_is_recognised_per_block_and_evaluation) {
+    standin(NULL, 0);
+    setenv("CUPTI_STANDIN_METRICS",
+           "smsp__sass_branch_targets_threads_divergent.sum=0;smsp__sass_branch_targets.sum=8192;"
+           "smsp__sass_branch_targets_threads_uniform.sum=8192;"
+           "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum=196608;"
+           "smsp__sass_inst_executed.sum=21299.2;smsp__sass_thread_inst_executed.sum=511180.8",
+           1);
+    struct counters *c = prepared();
+    struct dv_table t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "part2");
+    t.nrows = 1;
+    struct dv_row *w = &t.rows[0];
+    snprintf(w->name, sizeof w->name, "per-iteration-lane-parity");
+    w->threads_per_block = 48;
+    w->warps_per_block = 2;
+    w->warps_split.per_block = 2;
+    struct testimony_grid g[1];
+    testimony_counter_grid(4096, 1, &g[0]); /* one block stands for 4096 */
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_testimony tm;
+    memset(&tm, 0, sizeof tm);
+    const unsigned ev[1] = {4096};
+    counters_table(&c, &t, g, &l, ev, &tm);
+    unsetenv("CUPTI_STANDIN_METRICS");
+    cr_assert_not_null(c, "%s", tm.counters_reason);
+    cr_assert(w->counters.present);
+    cr_expect_float_eq(w->counters.threads_per_inst, 24.0, 1e-9);
+    cr_expect(w->counters.predicated, "%s", w->counters.verdict);
+    cr_expect(strstr(w->counters.verdict, "predicated") == w->counters.verdict, "%s", w->counters.verdict);
+    cr_expect(strstr(w->counters.verdict, "2 warps per block at each of 4096 evaluations") != NULL, "%s",
+              w->counters.verdict);
+    cr_expect(strstr(w->counters.verdict, "8192 warps") == NULL, "%s", w->counters.verdict);
+    counters_free(c);
+}
+
 #else
 
 Test(counters, stand_in_not_built) {

@@ -48,6 +48,7 @@
 #include "kernels/model/model/analysis.h"
 #include "kernels/model/model/reference.h"
 #include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/model/model/plan.h"
 #include "tests/kernels/gpu/helper_gpu.h"
@@ -448,7 +449,9 @@ static void grid_text(const struct dv_options *o, const struct dv_table *t, unsi
         const struct scenario *s = scenario_find(t->id + strlen("scenario:"));
         uint8_t *work = malloc((size_t)g.blocks * tpb);
         cr_assert(s && work);
-        cr_assert_eq(scenario_assign(s, s->rows[j].layout, g.blocks, tpb, work, err), 0, "%s", err);
+        struct scenario rs;
+        scenario_row(s, j, &rs);
+        cr_assert_eq(scenario_assign(&rs, s->rows[j].layout, g.blocks, tpb, work, err), 0, "%s", err);
         testimony_counter_grid(g.blocks, testimony_period_bytes(work, tpb, g.blocks), &tg);
         unsigned *src = malloc((size_t)g.blocks * sizeof *src);
         cr_assert_not_null(src);

@@ -32,6 +32,9 @@
 #include "api/jsonout.h"
 #include "api/report.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/listing/listing_shape.h"
+#include "kernels/model/model/scenario.h"
+#include "kernels/model/model/scenario_table.h"
 #include "server/core/subproc.h"
 #include "server/jobs/wire.h"
 
@@ -484,6 +487,253 @@ Test(gpu_instructions, without_a_disassembler_pc_and_line_only_and_the_document_
     cr_expect_geq(l->mapped, 0.95);
     for (unsigned k = 0; k < l->nruns; k++) cr_expect_str_eq(l->runs[k].sass, "");
     printf("no disassembler: %u runs, %.1f%% mapped, reason: %s\n", l->nruns, 100 * l->mapped, l->disassembly_reason);
+    experiment_report_free(r);
+    stop_worker(&c);
+}
+
+/* ---- the scenario tables and the compiler-and-warp experiments ---------- */
+
+/* Region `kind` of `l`, or NULL. */
+static const struct listing_region *region_of(const struct listing *l, enum listing_kind kind) {
+    for (unsigned k = 0; k < l->nregions; k++)
+        if (l->regions[k].kind == kind) return &l->regions[k];
+    return NULL;
+}
+
+/* A k-way row laid out the same in every warp (lanes, lane % k): each path
+ * its lanes take is a region of its own, path_p, run with exactly the lanes
+ * on it, and its FFMAs' predicated-on executions are those lanes' FMAs over
+ * the grid; no other path region. Returns the paths seen. */
+static unsigned expect_kway_paths(const struct dv_report *r, const struct dv_table *t, const struct dv_row *w,
+                                  const uint8_t *lanes32) {
+    const struct scenario *s = scenario_find(t->id + strlen("scenario:"));
+    const struct listing *l = w->instructions;
+    unsigned count[32] = {0}, seen = 0;
+    for (unsigned q = 0; q < 32; q++) count[lanes32[q]]++;
+    const unsigned long long warps = (unsigned long long)r->config.threads / 32;
+    for (unsigned p = 0; p < 32; p++) {
+        const struct listing_region *g = region_of(l, LISTING_PATH_0 + p);
+        if (!count[p]) {
+            cr_expect_null(g, "%s/%s: path_%u has no lane but a region", t->id, w->name, p);
+            continue;
+        }
+        cr_assert_not_null(g, "%s/%s: no region path_%u for its %u lanes", t->id, w->name, p, count[p]);
+        seen++;
+        cr_expect(fabs(g->lanes - count[p]) < 1e-9, "%s/%s path_%u: %.4f lanes, %u on it", t->id, w->name, p, g->lanes,
+                  count[p]);
+        unsigned long long thread, pred_on;
+        listing_sum(l, LISTING_PATH_0 + p, "FFMA", &thread, &pred_on, NULL);
+        const unsigned long long want = warps * count[p] * s->lengths[p] * 512ull;
+        cr_expect_eq(pred_on, want, "%s/%s path_%u: %llu FFMA executions, the lanes' FMAs %llu", t->id, w->name, p,
+                     pred_on, want);
+    }
+    return seen;
+}
+
+static const char *scenarios_request =
+    "{\"scenario\":\"all\",\"blocks\":264,\"budget_ms\":60,\"min_samples\":5,\"max_samples\":40,\"max_noise\":0.5,"
+    "\"instructions\":true}";
+
+/* Every scenario row has its profile, and its regions name the case's
+ * paths: a k-way row's path_p each with its own lanes and FMAs, a loop's
+ * body one region whose lanes per trip are the useful share of the warp's
+ * trips, a short if/else its two sides. */
+Test(gpu_instructions, every_scenario_row_is_profiled_with_its_paths_named, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, scenarios_request);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    unsigned rows = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        const struct dv_table *t = &r->tables[i];
+        const struct scenario *s = scenario_find(t->id + strlen("scenario:"));
+        cr_assert_not_null(s);
+        for (unsigned j = 0; j < t->nrows; j++) {
+            const struct dv_row *w = &t->rows[j];
+            cr_assert_not_null(w->instructions, "%s/%s: %s", t->id, w->name, r->testimony.instructions_reason);
+            rows++;
+            char regions[512] = "";
+            for (unsigned k = 0, at = 0; k < w->instructions->nregions && at < sizeof regions; k++)
+                at += (unsigned)snprintf(regions + at, sizeof regions - at, " %s %.1f",
+                                         listing_kind_name(w->instructions->regions[k].kind),
+                                         w->instructions->regions[k].lanes);
+            printf("%-26s %-8s regions:%s\n", t->id, w->name, regions);
+            if (s->kind == SCENARIO_KWAY && s->rows[j].layout == SCENARIO_LAYOUT_LANES)
+                cr_expect_gt(expect_kway_paths(r, t, w, s->lane_work), 0);
+            if (s->kind == SCENARIO_LOOP) {
+                const struct listing_region *g = region_of(w->instructions, LISTING_LOOP);
+                cr_assert_not_null(g, "%s/%s: no loop region", t->id, w->name);
+                if (s->rows[j].layout == SCENARIO_LAYOUT_LANES)
+                    cr_expect(fabs(g->lanes - 32.0 * w->predicted_efficiency) < 0.05,
+                              "%s/%s: %.3f lanes a trip, the model's useful share %.3f", t->id, w->name, g->lanes,
+                              32.0 * w->predicted_efficiency);
+            }
+            if (s->kind == SCENARIO_SHORT)
+                cr_expect(region_of(w->instructions, LISTING_PATH_A) && region_of(w->instructions, LISTING_PATH_B),
+                          "%s/%s: both sides", t->id, w->name);
+        }
+    }
+    cr_expect_geq(rows, 29, "every row of the eleven tables");
+    print_listings(r);
+    experiment_report_free(r);
+    stop_worker(&c);
+}
+
+static const char *experiments_request =
+    "{\"scenario\":\"compiler-and-warp\",\"blocks\":264,\"budget_ms\":80,\"min_samples\":5,\"max_samples\":60,"
+    "\"max_noise\":0.5,\"instructions\":true}";
+
+/* The experiments' rows profiled, and what their instructions say: k split
+ * paths each at 32 / k lanes (the lanes on it), aligned ones at 32; a
+ * predicated point's guarded FFMAs at 32 lanes with half on, a branched
+ * one's at 16; compute-both-then-select issuing both sides at 32 lanes
+ * unconditionally; each reconvergence row's tail at the lanes its join
+ * record saw in a group. */
+Test(gpu_instructions, the_experiments_rows_are_profiled_and_their_shapes_read, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, experiments_request);
+    cr_assert_eq(r->ntables, 4);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    const struct dv_table *k = &r->tables[0], *pr = &r->tables[1], *bl = &r->tables[2], *rc = &r->tables[3];
+    for (unsigned j = 0; j < k->nrows; j++) {
+        const struct dv_row *w = &k->rows[j];
+        cr_assert_not_null(w->instructions, "%s", w->name);
+        uint8_t lanes[32];
+        for (unsigned q = 0; q < 32; q++) lanes[q] = (uint8_t)(q % w->point.k);
+        if (strcmp(w->point.arrangement, "lane-mod") == 0)
+            cr_expect_eq(expect_kway_paths(r, k, w, lanes), w->point.k, "%s: k paths", w->name);
+        else
+            for (unsigned kk = 0; kk < w->instructions->nregions; kk++)
+                if (listing_kind_is_path(w->instructions->regions[kk].kind))
+                    cr_expect(fabs(w->instructions->regions[kk].lanes - 32.0) < 1e-9, "%s: an aligned path at %.3f",
+                              w->name, w->instructions->regions[kk].lanes);
+    }
+    for (unsigned j = 0; j < pr->nrows; j++) {
+        const struct dv_row *w = &pr->rows[j];
+        cr_assert_not_null(w->instructions, "%s", w->name);
+        struct listing_shape sh;
+        listing_shape(w->instructions, &sh);
+        printf("predication %-10s ratio %.3f [%.3f, %.3f]  %s\n", w->name, w->ratio, w->ratio_ci.lo, w->ratio_ci.hi,
+               sh.text);
+        cr_expect(sh.branching == LISTING_SHAPE_PREDICATED || sh.branching == LISTING_SHAPE_BRANCHED, "%s: %s", w->name,
+                  sh.text);
+        if (strcmp(w->point.arrangement, "lanes") != 0) continue;
+        if (sh.branching == LISTING_SHAPE_PREDICATED)
+            cr_expect(fabs(sh.guarded_lanes - 32) < 1e-9 && fabs(sh.guarded_lanes_on - 16) < 1e-9, "%s: %s", w->name,
+                      sh.text);
+        else cr_expect(fabs(sh.path_lanes - 16) < 1e-9, "%s: %s", w->name, sh.text);
+    }
+    for (unsigned j = 0; j < bl->nrows; j++) {
+        const struct dv_row *w = &bl->rows[j];
+        cr_assert_not_null(w->instructions, "%s", w->name);
+        struct listing_shape sh;
+        listing_shape(w->instructions, &sh);
+        printf("branchless %-14s ratio %.3f  %s\n", w->name, w->ratio, sh.text);
+        if (strcmp(w->point.variant, "select") == 0) {
+            cr_expect_eq(sh.branching, LISTING_SHAPE_UNCONDITIONAL, "%s: %s", w->name, sh.text);
+            const struct listing_region *a = region_of(w->instructions, LISTING_PATH_A),
+                                        *b = region_of(w->instructions, LISTING_PATH_B);
+            cr_assert(a && b, "%s: both sides' regions", w->name);
+            cr_expect(fabs(a->lanes - 32) < 1e-9 && fabs(b->lanes - 32) < 1e-9,
+                      "%s: both sides at 32 lanes (%.2f, %.2f)", w->name, a->lanes, b->lanes);
+        }
+    }
+    for (unsigned j = 0; j < rc->nrows; j++) {
+        const struct dv_row *w = &rc->rows[j];
+        cr_assert_not_null(w->instructions, "%s", w->name);
+        cr_assert(w->join.present, "%s: its join record", w->name);
+        struct listing_shape sh;
+        listing_shape(w->instructions, &sh);
+        printf("reconvergence %-18s ratio %.3f  join: %s\n  SASS: %s\n", w->name, w->ratio, w->join.verdict, sh.text);
+        cr_expect(sh.join_is_tail, "%s: a tail region", w->name);
+        cr_expect(fabs(sh.join_lanes - w->join.lanes_mean) < 0.05 * w->join.lanes_mean,
+                  "%s: the tail at %.2f lanes, the join record's groups of %.2f", w->name, sh.join_lanes,
+                  w->join.lanes_mean);
+    }
+    print_listings(r);
+    experiment_report_free(r);
+    stop_worker(&c);
+}
+
+/* Every new row's counts against Nsight Compute's Source page, on the same
+ * launch: by default a row of each kernel instantiation and layout of every
+ * experiment and worked case (a stand-in grid among them: ray-materials'
+ * sorted row), with DV_NCU_ALL=1 every row of both requests. */
+Test(gpu_instructions, every_new_rows_counts_equal_nsight_computes_source_page, .timeout = 1800) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    stop_worker(&c);
+    if (!have_ncu()) {
+        printf("SKIPPED: no ncu on this host\n");
+        cr_skip_test("no ncu");
+    }
+    const char *all = getenv("DV_NCU_ALL");
+    if (all && strcmp(all, "1") == 0) {
+        compare_request(experiments_request, 0, 14);
+        compare_request(experiments_request, 1, 16);
+        compare_request(experiments_request, 2, 4);
+        compare_request(experiments_request, 3, 6);
+        for (unsigned t = 0; t < 11; t++) {
+            const struct scenario *s = scenario_get(t);
+            compare_request(scenarios_request, t, s->nrows);
+        }
+        return;
+    }
+    static const struct {
+        const char **request;
+        unsigned table, row;
+    } pick[] = {
+        {&experiments_request, 0, 6},  /* split-k32: 32 paths of one lane          */
+        {&experiments_request, 0, 13}, /* aligned-k32: one path a warp, 4 blocks   */
+        {&experiments_request, 1, 4},  /* 3x3-lanes                                */
+        {&experiments_request, 1, 6},  /* 4x4-lanes                                */
+        {&experiments_request, 2, 1},  /* branch-lanes                             */
+        {&experiments_request, 2, 3},  /* select-lanes                             */
+        {&experiments_request, 3, 0},  /* ifelse                                   */
+        {&experiments_request, 3, 2},  /* loop-break                               */
+        {&experiments_request, 3, 5},  /* early-return-sync                        */
+        {&scenarios_request, 0, 0},    /* even-2way lanes                          */
+        {&scenarios_request, 5, 0},    /* loop-divergence lanes                    */
+        {&scenarios_request, 7, 1},    /* ray-materials sorted: a stand-in grid    */
+        {&scenarios_request, 10, 0},   /* short-branch lanes, compile-time rounds  */
+    };
+    for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
+        json_t *o = command(*pick[i].request, pick[i].table, pick[i].row, "--compare", "ncu");
+        cr_assert(json_is_true(json_object_get(o, "ok")), "%u:%u: %s", pick[i].table, pick[i].row,
+                  json_string_value(json_object_get(o, "reason")));
+        const json_t *cmp = json_object_get(o, "compare");
+        const long long mism = json_integer_value(json_object_get(cmp, "mismatches"));
+        printf("source page: %s table %u row %u %-46s %lld of %lld cells differ over %lld instructions%s%s\n",
+               *pick[i].request == experiments_request ? "experiments" : "scenarios", pick[i].table, pick[i].row,
+               json_string_value(json_object_get(json_object_get(o, "instructions"), "kernel")), mism,
+               json_integer_value(json_object_get(cmp, "cells")),
+               json_integer_value(json_object_get(cmp, "instructions")), mism ? "; first: " : "",
+               mism ? json_string_value(json_object_get(cmp, "first")) : "");
+        cr_expect_eq(mism, 0, "%u:%u: %s", pick[i].table, pick[i].row,
+                     json_string_value(json_object_get(cmp, "first")));
+        json_decref(o);
+    }
+}
+
+/* The counters' verdict on blocks of 48 threads (a warp of 32 and one of
+ * 16): Part 2's per-iteration lane parity, which the compiler predicates,
+ * is recognised as predicated from the row's own warps (24 lanes an
+ * instruction), and the split is named per block and evaluation. */
+Test(gpu_instructions, a_predicated_branch_in_partial_warps_is_called_predicated, .timeout = 300) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c,
+                              "{\"part\":2,\"threads_per_block\":48,\"blocks\":1056,\"budget_ms\":60,"
+                              "\"min_samples\":5,\"max_samples\":40,\"max_noise\":0.5}");
+    const struct dv_row *w = &r->tables[0].rows[1];
+    cr_assert_str_eq(w->name, "per-iteration-lane-parity");
+    cr_assert(w->counters.present, "%s", r->testimony.counters_reason);
+    printf("48-thread blocks, %s: %.2f lanes an instruction, %s\n", w->name, w->counters.threads_per_inst,
+           w->counters.verdict);
+    cr_expect(w->counters.predicated, "%s", w->counters.verdict);
+    cr_expect(strstr(w->counters.verdict, "2 warps per block at each of 4096 evaluations") != NULL, "%s",
+              w->counters.verdict);
     experiment_report_free(r);
     stop_worker(&c);
 }

@@ -270,7 +270,7 @@ Test(instrproc, a_hung_process_is_killed_at_its_deadline_and_the_job_goes_on) {
     instrproc_free(ip);
 }
 
-Test(instrproc, over_the_cap_scenario_rows_and_not_requested_are_null_with_the_reason) {
+Test(instrproc, over_the_cap_and_not_requested_are_null_with_the_reason_scenario_rows_profiled) {
     struct dv_options o = lesson();
     o.part = DV_PART_1;
     o.npredicates = 2;
@@ -293,11 +293,14 @@ Test(instrproc, over_the_cap_scenario_rows_and_not_requested_are_null_with_the_r
     snprintf(s.scenario, sizeof s.scenario, "even-2way");
     s.budget_ms = 100;
     r = measured(&s);
+    const unsigned before = started();
     instrproc_report(ip, &s, r);
-    cr_expect(!r->testimony.instructions_taken);
-    cr_expect(strstr(r->testimony.instructions_reason, "scenario rows are not profiled"), "%s",
-              r->testimony.instructions_reason);
-    for (unsigned j = 0; j < r->tables[0].nrows; j++) cr_expect_null(r->tables[0].rows[j].instructions);
+    /* A scenario table's rows are profiled like any other: one process for
+     * the three rows, each with its profile. */
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    for (unsigned j = 0; j < r->tables[0].nrows; j++) cr_expect_not_null(r->tables[0].rows[j].instructions);
+    cr_expect_eq(started(), before + 1);
+    cr_expect(logged("rows 0:0,0:1,0:2"), "one process for the table's rows");
     experiment_report_free(r);
 
     struct dv_options off = lesson();
@@ -547,4 +550,111 @@ Test(instrproc, a_profile_that_does_not_add_up_is_refused_and_never_cached) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         cr_expect_eq(system(cmd), 0);
     }
+}
+
+/* ---- a batch's profiles ------------------------------------------------------ */
+
+/* The widget's request for `expr`, asking for the profiles. */
+static struct dv_options widget(const char *expr, double target) {
+    struct dv_options o;
+    char err[ERR_LEN];
+    experiment_defaults(&o);
+    o.part = DV_PART_1;
+    o.instructions = 1;
+    o.npredicates = 2;
+    o.max_noise = target;
+    snprintf(o.predicates[0], sizeof o.predicates[0], "%s", expr);
+    snprintf(o.predicates[1], sizeof o.predicates[1], "%s", DV_DEFAULT_BASELINE);
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    return o;
+}
+
+/* The row of reader `r` named `name`'s profile: the fake writes the row's
+ * index in the request it was asked for as its one run's line. */
+static int profiled_as(const struct dv_report *r, const char *name) {
+    for (unsigned j = 0; j < r->tables[0].nrows; j++)
+        if (strcmp(r->tables[0].rows[j].name, name) == 0) {
+            const struct listing *l = r->tables[0].rows[j].instructions;
+            return l && l->nruns ? (int)l->runs[0].line : -1;
+        }
+    return -2;
+}
+
+#define XA "(threadIdx.x % 3) < 1"
+#define XB "(threadIdx.x % 5) < 2"
+#define XD "(threadIdx.x % 7) < 4"
+
+/* Three readers (two of one predicate, with their own targets): one
+ * process for their three distinct rows, each reader's rows with the
+ * profiles of its own rows; a later batch finds the rows it shares in the
+ * cache and sends only its new row to a process. */
+Test(instrproc, a_batchs_rows_go_to_one_process_and_each_reader_gets_its_own) {
+    struct instrproc *ip = profiler(5000);
+    struct dv_options o[3] = {widget(XA, 0.005), widget(XB, 0.005), widget(XA, 0.001)};
+    struct dv_report *r[3];
+    const struct dv_options *op[3];
+    for (unsigned i = 0; i < 3; i++) {
+        r[i] = measured(&o[i]);
+        op[i] = &o[i];
+    }
+    instrproc_report_batch(ip, op, r, 3);
+    cr_expect_eq(instrproc_children(ip), 1, "one process for the batch");
+    cr_expect(logged("rows 0:0,0:1,0:2"), "the three distinct rows in one table");
+    for (unsigned i = 0; i < 3; i++) {
+        cr_expect(r[i]->testimony.instructions_taken, "reader %u: %s", i, r[i]->testimony.instructions_reason);
+        cr_expect_eq(r[i]->testimony.instructions_cached_rows, 0);
+    }
+    cr_expect_eq(profiled_as(r[0], XA), 0);
+    cr_expect_eq(profiled_as(r[0], DV_DEFAULT_BASELINE), 1);
+    cr_expect_eq(profiled_as(r[1], XB), 2, "reader 1's row is its own, not reader 0's");
+    cr_expect_eq(profiled_as(r[1], DV_DEFAULT_BASELINE), 1);
+    cr_expect_eq(profiled_as(r[2], XA), 0);
+    struct dv_options o2[2] = {widget(XA, 0.004), widget(XD, 0.005)};
+    struct dv_report *r2[2] = {measured(&o2[0]), measured(&o2[1])};
+    const struct dv_options *op2[2] = {&o2[0], &o2[1]};
+    instrproc_report_batch(ip, op2, r2, 2);
+    cr_expect_eq(instrproc_children(ip), 2);
+    cr_expect(logged("row 2"), "only the new row goes to a process");
+    cr_expect_eq(r2[0]->testimony.instructions_cached_rows, 2, "both of reader 0's rows from the cache");
+    cr_expect_eq(r2[1]->testimony.instructions_cached_rows, 1, "the baseline from the cache, its own row new");
+    cr_expect(r2[1]->testimony.instructions_taken, "%s", r2[1]->testimony.instructions_reason);
+    for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
+    for (unsigned i = 0; i < 2; i++) experiment_report_free(r2[i]);
+    instrproc_free(ip);
+}
+
+/* Rows without a profile: each reader's reason names its own row, never
+ * another reader's. */
+Test(instrproc, a_batch_readers_reason_names_its_own_row) {
+    setenv("FAKE_INSTRUCTIONS", "refuse", 1);
+    struct instrproc *ip = profiler(5000);
+    struct dv_options o[2] = {widget(XA, 0.005), widget(XB, 0.005)};
+    struct dv_report *r[2] = {measured(&o[0]), measured(&o[1])};
+    const struct dv_options *op[2] = {&o[0], &o[1]};
+    instrproc_report_batch(ip, op, r, 2);
+    cr_expect_eq(instrproc_children(ip), 1);
+    cr_expect(!r[1]->testimony.instructions_taken);
+    cr_expect(strstr(r[1]->testimony.instructions_reason, "part1 row " XB ": CUPTI"), "%s",
+              r[1]->testimony.instructions_reason);
+    cr_expect(!strstr(r[1]->testimony.instructions_reason, XA), "reader 1 told of reader 0's row: %s",
+              r[1]->testimony.instructions_reason);
+    cr_expect(strstr(r[0]->testimony.instructions_reason, "part1 row " XA ": CUPTI"), "%s",
+              r[0]->testimony.instructions_reason);
+    for (unsigned i = 0; i < 2; i++) experiment_report_free(r[i]);
+    instrproc_free(ip);
+}
+
+/* Readers that did not run one grid are never profiled as one table: each
+ * on its own, on its own grid. */
+Test(instrproc, a_batch_of_other_grids_goes_reader_by_reader) {
+    struct instrproc *ip = profiler(5000);
+    struct dv_options o[2] = {widget(XA, 0.005), widget(XB, 0.005)};
+    o[1].blocks = 1024;
+    struct dv_report *r[2] = {measured(&o[0]), measured(&o[1])};
+    const struct dv_options *op[2] = {&o[0], &o[1]};
+    instrproc_report_batch(ip, op, r, 2);
+    cr_expect_eq(instrproc_children(ip), 2, "a process for each reader's grid");
+    cr_expect(r[0]->testimony.instructions_taken && r[1]->testimony.instructions_taken);
+    for (unsigned i = 0; i < 2; i++) experiment_report_free(r[i]);
+    instrproc_free(ip);
 }

@@ -5,7 +5,9 @@
  * codes; turns between client addresses (one address's 50 jobs and ten
  * others' one each), the per-address and byte bounds, and the drain
  * estimate: Retry-After and each waiting job's expected start, per kind of
- * job, against a scripted queue's observed waits. */
+ * job, against a scripted queue's observed waits; batches (the jobs of one
+ * key taken together in the fair order, within their rows and horizon, each
+ * finished on its own, each counting its share of the batch's time). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -816,4 +818,202 @@ Test(jobq, a_full_fresh_queue_says_when_a_place_opens) {
     cr_expect_eq(w.full, JOBQ_FULL_CLIENT, "its share is 1 and it has one waiting");
     cr_expect_eq(w.retry_after_s, 8, "three others' jobs of 2 s ahead of its own, the running one's 2 s: %u",
                  w.retry_after_s);
+}
+
+/* ---- batches -------------------------------------------------------------- */
+
+/* A job of `client` with batch text "<key>\n<row>\nwarp-parity". */
+static void push_batched(const char *client, const char *key, const char *row, char *id) {
+    char batch[256];
+    unsigned pos;
+    snprintf(batch, sizeof batch, "%s\n%s\nwarp-parity", key, row);
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .client = client, .kind = "k", .batch = batch};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+}
+
+static int popped(struct job **jobs, unsigned n, const char *id) {
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(jobq_job_id(jobs[i]), id) == 0) return (int)i;
+    return -1;
+}
+
+/* Five readers, four of one kind and grid: the next job and the three
+ * that share its key are taken in the order they would have started, the
+ * other stays first in line; each runs, and each is finished on its own. */
+Test(jobq, a_batch_takes_the_jobs_of_one_key_in_the_fair_order) {
+    q = jobq_create(64, 64, 60, err);
+    char a1[JOBQ_ID_LEN], b1[JOBQ_ID_LEN], c1[JOBQ_ID_LEN], d1[JOBQ_ID_LEN], a2[JOBQ_ID_LEN];
+    push_batched("10.0.0.1", "K1", "p1", a1);
+    push_batched("10.0.0.2", "K2", "p9", b1);
+    push_batched("10.0.0.3", "K1", "p2", c1);
+    push_batched("10.0.0.4", "K1", "p3", d1);
+    push_batched("10.0.0.1", "K1", "p4", a2);
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_assert_eq(n, 4, "a1, c1, d1 and a2 share a key");
+    cr_expect_str_eq(jobq_job_id(jobs[0]), a1);
+    cr_expect_str_eq(jobq_job_id(jobs[1]), c1);
+    cr_expect_str_eq(jobq_job_id(jobs[2]), d1);
+    cr_expect_str_eq(jobq_job_id(jobs[3]), a2);
+    struct job_view v;
+    struct jobq_stats st;
+    jobq_get_stats(q, &st);
+    cr_expect_eq(st.running, 4);
+    cr_expect_eq(st.depth, 1);
+    cr_assert_eq(jobq_status(q, b1, &v), 0);
+    cr_expect_eq(v.state, JOB_QUEUED);
+    cr_expect_eq(v.position, 1, "the other key's job is next");
+    for (unsigned i = 0; i < n; i++) {
+        cr_expect_eq(jobq_job_batch_n(jobs[i]), 4);
+        cr_assert_eq(jobq_status(q, jobq_job_id(jobs[i]), &v), 0);
+        cr_expect_eq(v.state, JOB_RUNNING);
+    }
+    jobq_finish(q, jobs[2], 0, NULL, 0, DV_EGATE, "gate", "its row failed");
+    for (unsigned i = 0; i < n; i++)
+        if (i != 2) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_status(q, d1, &v), 0);
+    cr_expect_eq(v.state, JOB_FAILED, "one member failed alone");
+    cr_assert_eq(jobq_status(q, c1, &v), 0);
+    cr_expect_eq(v.state, JOB_DONE);
+    free(v.document);
+    jobq_get_stats(q, &st);
+    cr_expect_eq(st.running, 0);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect_eq(n, 1);
+    cr_expect_str_eq(jobq_job_id(jobs[0]), b1);
+    jobq_finish(q, jobs[0], 1, "{}", 1.0, 0, NULL, NULL);
+}
+
+/* The bounds: at most `max_rows` distinct rows (a row two readers share
+ * counts once), and only jobs among the first `max_jobs` of the order. */
+Test(jobq, a_batch_stops_at_its_rows_and_its_horizon) {
+    q = jobq_create(64, 64, 60, err);
+    char ids[20][JOBQ_ID_LEN];
+    for (int i = 0; i < 20; i++) {
+        char addr[32], row[16];
+        snprintf(addr, sizeof addr, "10.0.1.%d", i + 1);
+        snprintf(row, sizeof row, "p%d", i < 18 ? i : 0); /* the last two ask what the first asks */
+        push_batched(addr, "K1", row, ids[i]);
+    }
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect_eq(n, 15, "fifteen predicates and the baseline are sixteen rows");
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect_eq(n, 5, "p15, p16, p17 and two more readers of p0");
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 0, "nothing left");
+
+    /* A job of the key fifth in line joins a batch of five, not of three. */
+    char x[JOBQ_ID_LEN], y[JOBQ_ID_LEN], other[JOBQ_ID_LEN];
+    push_batched("10.0.2.1", "K1", "p1", x);
+    for (int i = 0; i < 3; i++) push_batched(i == 0 ? "10.0.2.2" : i == 1 ? "10.0.2.3" : "10.0.2.4", "K2", "p9", other);
+    push_batched("10.0.2.5", "K1", "p2", y);
+    cr_assert_eq(jobq_pop_batch(q, 0, 3, 16, jobs, &n), 1);
+    cr_expect_eq(n, 1, "y is fifth: it would not have started within three");
+    jobq_finish(q, jobs[0], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect_eq(n, 3, "the other key's three, one row between them and the baseline");
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect(n == 1 && strcmp(jobq_job_id(jobs[0]), y) == 0);
+    jobq_finish(q, jobs[0], 1, "{}", 1.0, 0, NULL, NULL);
+}
+
+/* One address (a class behind one NAT address) with jobs of two keys: the
+ * batch takes its jobs of the first key from the middle of its line, and
+ * the jobs left keep their order and their line's end. jobq_pop() takes
+ * one job, batch text or not. */
+Test(jobq, a_batch_takes_from_the_middle_of_a_line_and_keeps_the_rest_in_order) {
+    q = jobq_create(64, 64, 60, err);
+    char a[JOBQ_ID_LEN], b[JOBQ_ID_LEN], c[JOBQ_ID_LEN], d[JOBQ_ID_LEN], e[JOBQ_ID_LEN];
+    push_batched("10.0.0.1", "K1", "p1", a);
+    push_batched("10.0.0.1", "K2", "p2", b);
+    push_batched("10.0.0.1", "K1", "p3", c);
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_assert_eq(n, 2);
+    cr_expect(popped(jobs, n, a) == 0 && popped(jobs, n, c) == 1);
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    push_batched("10.0.0.1", "K2", "p4", d); /* after b, at the line's end */
+    push_batched("10.0.0.1", "K1", "p5", e);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, e, &v), 0);
+    cr_expect_eq(v.position, 3);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_expect_str_eq(jobq_job_id(j), b, "jobq_pop takes one job");
+    cr_expect_eq(jobq_job_batch_n(j), 1);
+    jobq_finish(q, j, 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect(n == 1 && strcmp(jobq_job_id(jobs[0]), d) == 0, "d, alone: e's key is another");
+    jobq_finish(q, jobs[0], 1, "{}", 1.0, 0, NULL, NULL);
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_expect(n == 1 && strcmp(jobq_job_id(jobs[0]), e) == 0);
+    jobq_finish(q, jobs[0], 1, "{}", 1.0, 0, NULL, NULL);
+}
+
+/* A batch of four that ran 200 ms teaches its kind 50 ms a job: the
+ * drain estimate of a class is then the batches', not four times them.
+ * While a fresh batch runs (its kind never ran), its eta is the default
+ * once. */
+Test(jobq, a_batch_member_counts_its_share_of_the_batchs_time) {
+    q = jobq_create(64, 64, 60, err);
+    set_limits(0, 0, 5.0);
+    char ids[8][JOBQ_ID_LEN];
+    for (int i = 0; i < 4; i++) {
+        char addr[32], row[8];
+        snprintf(addr, sizeof addr, "10.0.3.%d", i + 1);
+        snprintf(row, sizeof row, "p%d", i);
+        push_batched(addr, "K1", row, ids[i]);
+    }
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_assert_eq(n, 4);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, ids[0], &v), 0);
+    cr_expect(v.eta_s > 4.5 && v.eta_s <= 5.0, "a fresh batch: its kind's default once, %.3f s", v.eta_s);
+    usleep(200 * 1000);
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
+    /* One runs now (its own kind's 50 ms), three wait. */
+    for (int i = 4; i < 8; i++) push_batched("10.0.4.1", "K2", "p9", ids[i]);
+    struct job *j;
+    cr_assert_eq(jobq_pop(q, 0, &j), 1);
+    cr_assert_eq(jobq_status(q, ids[7], &v), 0);
+    cr_expect(v.expected_start_s > 0.1 && v.expected_start_s < 0.35,
+              "three 50 ms jobs ahead of the last (one running): told %.3f s", v.expected_start_s);
+    jobq_finish(q, j, 1, "{}", 1.0, 0, NULL, NULL);
+}
+
+/* A fresh server (no kind has run) with a class's batch of fifteen running
+ * and its queue full: a refused reader is told when the batch is likely to
+ * end, the default once (2 s), not fifteen defaults (30 s). */
+Test(jobq, a_fresh_batch_counts_the_default_once) {
+    q = jobq_create(16, 64, 60, err);
+    set_limits(0, 0, 2.0);
+    char id[JOBQ_ID_LEN];
+    for (int i = 0; i < 15; i++) {
+        char addr[32], row[8];
+        snprintf(addr, sizeof addr, "10.0.9.%d", i + 1);
+        snprintf(row, sizeof row, "p%d", i);
+        push_batched(addr, "K1", row, id);
+    }
+    struct job *jobs[JOBQ_BATCH_MAX_JOBS];
+    unsigned n = 0;
+    cr_assert_eq(jobq_pop_batch(q, 0, 16, 16, jobs, &n), 1);
+    cr_assert_eq(n, 15);
+    for (int i = 0; i < 16; i++) push_batched("10.0.9.200", "K2", i % 2 ? "a" : "b", id);
+    struct jobq_wait w;
+    unsigned pos;
+    struct jobq_submit s = {.request = "{}", .deadline_ms = 1000, .client = "10.0.9.201", .kind = "k", .wait = &w};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), DV_EFULL);
+    cr_expect_eq(w.retry_after_s, 2, "a fresh batch of fifteen is one default run away, not %u s", w.retry_after_s);
+    struct job_view v;
+    cr_assert_eq(jobq_status(q, jobq_job_id(jobs[0]), &v), 0);
+    cr_expect(v.eta_s > 1.5 && v.eta_s <= 2.0, "the batch's eta %.3f s", v.eta_s);
+    for (unsigned i = 0; i < n; i++) jobq_finish(q, jobs[i], 1, "{}", 1.0, 0, NULL, NULL);
 }

@@ -130,8 +130,26 @@ Test(wire, every_message_reads_back_with_what_was_put_in_it) {
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "device"), "name")), "NVIDIA H200");
     json_decref(o);
 
+    const char *ids[3] = {ODD_ID, "b", "c"};
+    json_t *reqs[3] = {json_pack("{s:i}", "iterations", 1), json_pack("{s:i}", "iterations", 2),
+                       json_pack("{s:i}", "iterations", 3)};
+    o = parsed(wire_batch(ids, reqs, 3));
+    cr_expect_str_eq(json_string_value(json_object_get(o, "kind")), "batch");
+    cr_expect_null(json_object_get(o, "id"), "a batch's ids are its jobs'");
+    const json_t *jobs = json_object_get(o, "jobs");
+    cr_assert_eq(json_array_size(jobs), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const json_t *j = json_array_get(jobs, i);
+        cr_expect_str_eq(json_string_value(json_object_get(j, "id")), ids[i]);
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "request"), "iterations")), (json_int_t)i + 1);
+    }
+    json_decref(o);
+
     cr_expect_null(wire_hello(NULL), "a part that was not built makes no message");
     cr_expect_null(wire_job("j", NULL));
+    json_t *some[2] = {json_object(), NULL};
+    cr_expect_null(wire_batch(ids, some, 2), "a batch with a request not built");
+    cr_expect_null(wire_batch(ids, some, 0), "a batch of no jobs");
     cr_expect_null(wire_reply_ok("j", 1, 2, 0, NULL));
     char err[ERR_LEN] = "";
     cr_expect_eq(wire_send(1, NULL, err), -1);
@@ -178,6 +196,13 @@ static char *job_text(void *ctx) {
     return wire_job("job-1", jsonout_loads("{\"predicates\":[\"lane-parity\",\"first-16\"],\"max_halfwidth\":0.005}",
                                            JSON_REJECT_DUPLICATES, NULL));
 }
+static char *batch_text(void *ctx) {
+    (void)ctx;
+    const char *ids[2] = {"job-1", "job-2"};
+    json_t *reqs[2] = {jsonout_loads("{\"predicates\":[\"(threadIdx.x % 3) < 1\",\"warp-parity\"]}", 0, NULL),
+                       jsonout_loads("{\"predicates\":[\"(threadIdx.x % 5) < 2\",\"warp-parity\"]}", 0, NULL)};
+    return wire_batch(ids, reqs, 2);
+}
 static char *ok_text(void *r) { return wire_reply_ok("job-1", 100.0 / 3.0, 2.5, 1, report_document(r)); }
 /* A failed job's reply goes without its document where that could not be
  * built (the failure is said all the same): the document is built before,
@@ -201,9 +226,9 @@ Test(wire, every_message_is_whole_or_absent_under_failing_allocations) {
     struct dv_report *r = small_report();
     struct dv_device d = r->device;
     struct error_case ec = {.r = r};
-    char *(*builds[])(void *) = {hello_text, job_text, ok_text, error_text};
-    void *ctx[] = {&d, NULL, r, &ec};
-    void (*prepare[])(void *) = {NULL, NULL, NULL, error_prepare};
+    char *(*builds[])(void *) = {hello_text, job_text, batch_text, ok_text, error_text};
+    void *ctx[] = {&d, NULL, NULL, r, &ec};
+    void (*prepare[])(void *) = {NULL, NULL, NULL, NULL, error_prepare};
     for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
         if (prepare[i]) prepare[i](ctx[i]);
         char *want = builds[i](ctx[i]);

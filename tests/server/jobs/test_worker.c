@@ -1,5 +1,7 @@
 /* test_worker.c -- the worker supervisor on its own, driving tests/fake_worker
- * (and a command that cannot start) without the HTTP layer. */
+ * (and a command that cannot start) without the HTTP layer; and batches: a
+ * class's jobs measured in one session, each reader's table the one it gets
+ * alone, a failed row failing only its readers, a crash failing them all. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -8,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "api/options.h"
+#include "api/request.h"
 #include "server/jobs/jobq.h"
 #include "server/jobs/worker.h"
 
@@ -164,4 +170,227 @@ Test(worker, a_worker_that_exits_after_a_good_reply_is_restarted_before_the_next
     free(s.device_json);
     cr_assert_eq(testimony_replies, 2);
     cr_assert_gt(testimony_seen_s, 0);
+}
+
+/* ---- batches: a class's jobs in one session (the stand-in's) ----------- */
+
+/* The stand-in worker with every job "measured" from invented samples
+ * (FAKE_WORKER_SAMPLE=1: a row's k-th round depends on its predicate and k
+ * alone), its 3333 job held until `gate` exists, up to `batch` jobs a
+ * session. */
+static void make_sampling(unsigned batch, const char *gate, const char *bad_row) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/tests/fake_worker", DV_TEST_BUILD_DIR);
+    setenv("FAKE_WORKER_SAMPLE", "1", 1);
+    setenv("FAKE_WORKER_NOISE", "0.004", 1);
+    setenv("FAKE_WORKER_GATE", gate, 1);
+    if (bad_row) setenv("FAKE_WORKER_BAD_ROW", bad_row, 1);
+    else unsetenv("FAKE_WORKER_BAD_ROW");
+    char err[ERR_LEN];
+    q = jobq_create(64, 64, 60, err);
+    cr_assert_not_null(q);
+    char *argv[] = {cmd, "worker", NULL};
+    struct worker_config c = {.argv = argv, .hello_timeout_ms = 2000, .batch_jobs = batch};
+    w = worker_create(&c, q, err);
+    cr_assert_not_null(w, "%s", err);
+    cr_assert_eq(worker_start(w, err), 0, "%s", err);
+    cr_assert_eq(worker_wait_ready(w, 5000), 0);
+}
+
+static void unmake(void) {
+    jobq_close(q, "test over");
+    worker_free(w);
+    jobq_free(q);
+    w = NULL;
+    q = NULL;
+}
+
+/* Submits request `req` from `client`, with its batch text as the server
+ * gives it (options_batch_key()); its id into `id`. */
+static void submit_as_server(const char *client, const char *req, char *id) {
+    json_t *root = json_loads(req, 0, NULL);
+    struct dv_options o;
+    struct request_error re;
+    static char batch[OPTIONS_BATCH_KEY_LEN];
+    cr_assert_eq(request_parse_json(root, &o, &re), 0, "%s: %s", re.field, re.reason);
+    json_decref(root);
+    cr_assert_eq(options_batch_key(&o, batch, sizeof batch), 0);
+    char err[ERR_LEN];
+    unsigned pos;
+    struct jobq_submit s = {.request = req, .deadline_ms = 10000, .client = client, .kind = "part1", .batch = batch};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+}
+
+/* A job of another key that holds the worker until `gate` is made. */
+static void hold(char *id) {
+    char err[ERR_LEN];
+    unsigned pos;
+    struct jobq_submit s = {.request = "{\"part\":1,\"iterations\":3333,\"budget_ms\":100}", .deadline_ms = 20000};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+    struct job_view v;
+    for (int i = 0; i < 500; i++) {
+        cr_assert_eq(jobq_status(q, id, &v), 0);
+        free(v.document);
+        if (v.state == JOB_RUNNING) return;
+        usleep(10000);
+    }
+    cr_assert_fail("the holding job never ran");
+}
+
+#define READERS 6
+static const char *const preds[READERS] = {"(threadIdx.x % 2) < 1", "(threadIdx.x % 3) < 1", "(threadIdx.x % 3) < 2",
+                                           "threadIdx.x < 16",      "(threadIdx.x % 5) < 3", "(threadIdx.x % 7) < 2"};
+
+/* Reader i's request: its predicate, its own target and sample bounds. */
+static void reader_request(unsigned i, char *buf, size_t len) {
+    static const double targets[READERS] = {0.005, 0.002, 0.01, 0.005, 0.001, 0.005};
+    static const unsigned mins[READERS] = {10, 10, 10, 40, 10, 10}, maxs[READERS] = {2000, 2000, 2000, 2000, 2000, 24};
+    snprintf(buf, len,
+             "{\"part\":1,\"predicates\":[\"%s\",\"warp-parity\"],\"baseline\":\"warp-parity\","
+             "\"max_halfwidth\":%g,\"min_samples\":%u,\"max_samples\":%u}",
+             preds[i], targets[i], mins[i], maxs[i]);
+}
+
+/* The first table of a done job's document. */
+static json_t *table_of(const char *id, json_t **doc) {
+    struct job_view v = wait_done(id);
+    cr_assert_eq(v.state, JOB_DONE, "%s: %s", id, v.error);
+    *doc = json_loads(v.document, 0, NULL);
+    free(v.document);
+    cr_assert_not_null(*doc);
+    return json_array_get(json_object_get(*doc, "tables"), 0);
+}
+
+/* Six readers, each with its own predicate and rule: measured one at a
+ * time, then together while the worker was busy, so the six wait and go in
+ * one session. Each reader's table in the batch is the table it got alone,
+ * every row and figure (its rows, its samples, its interval, its stop, its
+ * rows' GPU time), and says it was one of six readers over seven rows; no
+ * reader's table holds another's row. */
+Test(worker, a_batchs_readers_get_the_tables_they_get_alone) {
+    char gate[] = "/tmp/dv-gate-XXXXXX", req[512], ids[READERS][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    json_t *alone_doc[READERS], *alone[READERS];
+    make_sampling(1, gate, NULL);
+    for (unsigned i = 0; i < READERS; i++) {
+        reader_request(i, req, sizeof req);
+        char client[32];
+        snprintf(client, sizeof client, "10.0.5.%u", i + 1);
+        submit_as_server(client, req, ids[i]);
+        alone[i] = table_of(ids[i], &alone_doc[i]);
+        cr_expect_null(json_object_get(alone[i], "batch"), "alone: no batch");
+    }
+    unmake();
+    make_sampling(16, gate, NULL);
+    hold(holder);
+    for (unsigned i = 0; i < READERS; i++) {
+        reader_request(i, req, sizeof req);
+        char client[32];
+        snprintf(client, sizeof client, "10.0.6.%u", i + 1);
+        submit_as_server(client, req, ids[i]);
+    }
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    for (unsigned i = 0; i < READERS; i++) {
+        json_t *doc, *t = table_of(ids[i], &doc);
+        const json_t *b = json_object_get(t, "batch");
+        cr_expect_eq(json_integer_value(json_object_get(b, "readers")), READERS, "reader %u: %s", i,
+                     json_dumps(b, 0));
+        cr_expect_eq(json_integer_value(json_object_get(b, "rows")), READERS + 1);
+        const char *key;
+        json_t *value;
+        json_object_foreach(alone[i], key, value) {
+            cr_expect(json_equal(value, json_object_get(t, key)), "reader %u (%s): %s differs from alone:\n%s\n%s", i,
+                      preds[i], key, json_dumps(value, JSON_COMPACT), json_dumps(json_object_get(t, key), JSON_COMPACT));
+        }
+        const json_t *rows = json_object_get(t, "rows");
+        cr_expect_eq(json_array_size(rows), 2);
+        for (unsigned k = 0; k < READERS; k++) {
+            if (k == i) continue;
+            for (size_t r = 0; r < json_array_size(rows); r++)
+                cr_expect_str_neq(json_string_value(json_object_get(json_array_get(rows, r), "name")), preds[k],
+                                  "reader %u's table holds reader %u's row", i, k);
+        }
+        json_decref(doc);
+    }
+    /* Not vacuous: the readers' rules ended after different rounds. */
+    cr_expect(!json_equal(json_object_get(alone[4], "gpu_time_ms"), json_object_get(alone[5], "gpu_time_ms")));
+    for (unsigned i = 0; i < READERS; i++) json_decref(alone_doc[i]);
+    unmake();
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
+
+/* A row whose check fails fails the readers whose tables hold it (the
+ * gate, with the document), and no other reader of the batch. */
+Test(worker, a_row_that_fails_its_check_fails_only_its_readers) {
+    char gate[] = "/tmp/dv-gate-XXXXXX", req[512], ids[4][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    make_sampling(16, gate, preds[2]);
+    hold(holder);
+    for (unsigned i = 0; i < 4; i++) {
+        reader_request(i, req, sizeof req);
+        char client[32];
+        snprintf(client, sizeof client, "10.0.7.%u", i + 1);
+        submit_as_server(client, req, ids[i]);
+    }
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    for (unsigned i = 0; i < 4; i++) {
+        struct job_view v = wait_done(ids[i]);
+        if (i == 2) {
+            cr_expect_eq(v.state, JOB_FAILED);
+            cr_expect_str_eq(v.kind, "gate");
+            cr_expect(strstr(v.error, preds[2]), "%s", v.error);
+            cr_expect_not_null(v.document, "a failed gate keeps its document");
+        } else {
+            cr_expect_eq(v.state, JOB_DONE, "reader %u: %s", i, v.error);
+            cr_expect(v.document && strstr(v.document, "\"readers\":4"), "reader %u was in the batch", i);
+        }
+        free(v.document);
+    }
+    unmake();
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
+
+/* A worker that crashes in a batch fails every member with how it ended,
+ * and is restarted once. */
+Test(worker, a_crash_in_a_batch_fails_every_member) {
+    char gate[] = "/tmp/dv-gate-XXXXXX", ids[3][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    make_sampling(16, gate, NULL);
+    hold(holder);
+    for (unsigned i = 0; i < 3; i++) {
+        char req[256], client[32];
+        snprintf(req, sizeof req, "{\"part\":1,\"iterations\":2222,\"predicates\":[\"%s\",\"warp-parity\"]}", preds[i]);
+        snprintf(client, sizeof client, "10.0.8.%u", i + 1);
+        submit_as_server(client, req, ids[i]);
+    }
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    for (unsigned i = 0; i < 3; i++) {
+        struct job_view v = wait_done(ids[i]);
+        cr_expect_eq(v.state, JOB_FAILED);
+        cr_expect_str_eq(v.kind, "crash");
+        cr_expect(strstr(v.error, "killed by signal 6"), "%s", v.error);
+        free(v.document);
+    }
+    struct worker_snapshot s;
+    worker_get_snapshot(w, &s);
+    cr_expect_eq(s.restarts, 1, "one crash, one restart");
+    cr_expect_eq(s.jobs, 4, "the holding job and the batch's three");
+    free(s.device_json);
+    unmake();
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
 }

@@ -15,6 +15,7 @@
 
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_read.h"
+#include "kernels/model/listing/listing_shape.h"
 #include "tests/support/readfile.h"
 
 #define FIX DV_TEST_SOURCE_DIR "/tests/fixtures/instructions/"
@@ -735,4 +736,170 @@ Test(listing, copy_is_deep) {
     listing_free(l);
     listing_free(c);
     listing_free(NULL);
+}
+
+/* ---- the shape of a profile's paths, read from its own instructions ---- */
+
+/* The probe's listing of `tsv` with the disassembly of `function`, classified by `p`. */
+static struct listing *probe_listing(const char *tsv, const char *function, const struct listing_paths *p, int text) {
+    struct listing_insns f;
+    char err[ERR_LEN];
+    load_counts(tsv, &f);
+    if (text) join_disassembly(&f, function);
+    listing_classify(&f, p);
+    struct listing *l = listing_create();
+    cr_assert_not_null(l);
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    listing_insns_cleanup(&f);
+    return l;
+}
+
+/* On what an H200 ran: the lesson-shaped branch is branched (BSSY, @P BRA
+ * and BSYNC around its unguarded chains, 16 lanes each, the BSYNC before
+ * the code after it); the branch inside the loop is predicated (every
+ * path FFMA guarded, issued with 32 lanes, 16 on); without a disassembly
+ * there is nothing to read the verdict from. */
+Test(listing, the_shape_is_read_from_the_rows_own_instructions) {
+    const struct listing_paths b = probe_branch_paths(), pi = probe_periter_paths();
+    struct listing_shape sh;
+    struct listing *l = probe_listing("probe-branch-lane-parity.tsv", BRANCH, &b, 1);
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_BRANCHED, "%s", sh.text);
+    cr_expect_eq(sh.guarded_ffma, 0);
+    cr_expect_eq(sh.path_ffma, 512, "256 FFMAs on each chain");
+    cr_expect(sh.window_bsync >= 1 && sh.window_guarded_bra >= 1, "%s", sh.text);
+    cr_expect(fabs(sh.path_lanes - 16.0) < 1e-12, "%.3f", sh.path_lanes);
+    cr_expect(sh.has_join && !sh.join_is_tail && sh.sync_at_join, "%s", sh.text);
+    cr_expect_eq(sh.join_pc, 0x23e0);
+    cr_expect(fabs(sh.join_lanes - 32.0) < 1e-12, "the warp met again at the BSYNC: %.3f", sh.join_lanes);
+    cr_expect(strncmp(sh.text, "branched:", 9) == 0, "%s", sh.text);
+    listing_free(l);
+
+    l = probe_listing("probe-periter-lane-parity.tsv", PERITER, &pi, 1);
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_PREDICATED, "%s", sh.text);
+    cr_expect_eq(sh.guarded_ffma, sh.path_ffma);
+    cr_expect_eq(sh.window_bssy + sh.window_bsync + sh.window_guarded_bra, 0, "%s", sh.text);
+    cr_expect(fabs(sh.guarded_lanes - 32.0) < 1e-12 && fabs(sh.guarded_lanes_on - 16.0) < 1e-12, "%s", sh.text);
+    listing_free(l);
+
+    l = probe_listing("probe-branch-lane-parity.tsv", BRANCH, &b, 0);
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_UNKNOWN, "%s", sh.text);
+    cr_expect(strstr(sh.text, "no disassembly") != NULL, "%s", sh.text);
+    listing_free(l);
+}
+
+/* One instruction of a synthetic listing. */
+static void put_insn(struct listing_insns *f, uint32_t pc, unsigned line, const char *sass, unsigned long long warp,
+                     unsigned long long thread, unsigned long long pred_on) {
+    struct listing_insn *i = listing_insns_at(f, pc);
+    cr_assert_not_null(i);
+    snprintf(i->sass, sizeof i->sass, "%s", sass);
+    snprintf(i->file, sizeof i->file, "kernels/gpu/scenario_kernels.cu");
+    i->line = line;
+    i->warp = warp;
+    i->thread = thread;
+    i->pred_on = pred_on;
+}
+
+/* A k-way switch of four paths (lines 84..87, one case each), 8 lanes a
+ * path: each path is a region of its own (path_0 .. path_3), the BSYNC
+ * after them the reconvergence, the store after; the shape is branched. A
+ * reconvergence kernel's tail (line 90) is its own region after the join,
+ * whose lanes say whether the warp met there again. */
+Test(listing, k_paths_loops_and_tails_are_regions_of_their_own) {
+    struct listing_paths p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.file, sizeof p.file, "kernels/gpu/scenario_kernels.cu");
+    for (unsigned k = 0; k < 4; k++) cr_assert_eq(listing_paths_add(&p, 84 + k, LISTING_PATH_0 + k), 0);
+    cr_assert_eq(listing_paths_add(&p, 90, LISTING_TAIL), 0);
+    cr_expect_eq(listing_paths_add(&p, 91, LISTING_AFTER), -1, "a line names no 'after'");
+    cr_expect_eq(listing_paths_add(&p, 92, LISTING_RECONVERGE), -1);
+    struct listing_insns f;
+    listing_insns_init(&f);
+    put_insn(&f, 0x00, 80, "BSSY B0, `(.L_x_9)", 8, 256, 256);
+    put_insn(&f, 0x10, 80, "ISETP.GT.U32.AND P0, PT, R2, 0x1, PT", 8, 256, 256);
+    put_insn(&f, 0x20, 80, "@P0 BRA `(.L_x_2)", 8, 256, 256);
+    for (unsigned k = 0; k < 4; k++) {
+        const uint32_t at = 0x30 + 0x40 * k;
+        put_insn(&f, at, 84 + k, "FFMA R0, R0, 0.99, 0.001", 8, 64, 64);
+        put_insn(&f, at + 0x10, 84 + k, "FFMA R0, R0, 0.99, 0.001", 8, 64, 64);
+        put_insn(&f, at + 0x20, 84 + k, "@P1 BRA `(.L_x_3)", 8, 64, 64);
+        put_insn(&f, at + 0x30, 84 + k, "BRA `(.L_x_9)", 8, 64, 64);
+    }
+    put_insn(&f, 0x130, 84, "BSYNC B0", 32, 256, 256);
+    put_insn(&f, 0x140, 90, "FFMA R0, R0, 0.98, 0.002", 8, 256, 256);
+    put_insn(&f, 0x150, 91, "STG.E [R2.64], R0", 8, 256, 256);
+    listing_classify(&f, &p);
+    for (unsigned k = 0; k < 4; k++) cr_expect_eq(kind_at(&f, 0x30 + 0x40 * k), LISTING_PATH_0 + k, "case %u", k);
+    cr_expect_eq(kind_at(&f, 0x130), LISTING_RECONVERGE);
+    cr_expect_eq(kind_at(&f, 0x140), LISTING_TAIL);
+    cr_expect_eq(kind_at(&f, 0x150), LISTING_AFTER);
+    char err[ERR_LEN], field[64];
+    struct listing *l = listing_create();
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    cr_expect_eq(listing_check(l, field, sizeof field, err), 0, "%s: %s", field, err);
+    const enum listing_kind want[] = {LISTING_BEFORE,     LISTING_PATH_0,     LISTING_PATH_0 + 1, LISTING_PATH_0 + 2,
+                                      LISTING_PATH_0 + 3, LISTING_RECONVERGE, LISTING_TAIL,       LISTING_AFTER};
+    expect_regions(l, want, 8);
+    cr_expect_str_eq(listing_kind_name(l->regions[3].kind), "path_2");
+    cr_expect(fabs(l->regions[3].lanes - 8.0) < 1e-12, "8 lanes on path_2: %.3f", l->regions[3].lanes);
+    struct listing_shape sh;
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_BRANCHED, "%s", sh.text);
+    cr_expect(sh.join_is_tail && sh.sync_at_join, "%s", sh.text);
+    cr_expect(fabs(sh.join_lanes - 32.0) < 1e-12, "%s", sh.text);
+    listing_free(l);
+
+    /* The same without the BSYNC, the tail run by each group on its own:
+     * 4 executions a warp of 8 lanes. */
+    listing_insns_cleanup(&f);
+    listing_insns_init(&f);
+    put_insn(&f, 0x00, 84, "FFMA R0, R0, 0.99, 0.001", 8, 128, 128);
+    put_insn(&f, 0x10, 85, "FFMA R0, R0, 0.99, 0.001", 8, 128, 128);
+    put_insn(&f, 0x20, 90, "FFMA R0, R0, 0.98, 0.002", 16, 256, 256);
+    listing_classify(&f, &p);
+    l = listing_create();
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    listing_shape(l, &sh);
+    cr_expect_eq(sh.branching, LISTING_SHAPE_UNCONDITIONAL, "%s", sh.text);
+    cr_expect(sh.join_is_tail && !sh.sync_at_join, "%s", sh.text);
+    cr_expect(fabs(sh.join_lanes - 16.0) < 1e-12, "%s", sh.text);
+    cr_expect(strstr(sh.text, "with no BSYNC/WARPSYNC before it, 16.0 lanes") != NULL, "%s", sh.text);
+    listing_free(l);
+    listing_insns_cleanup(&f);
+}
+
+/* A loop's body is one region, its lanes the lanes per trip; the kinds
+ * that are a path's own code are told apart from the rest. */
+Test(listing, a_loop_body_is_a_path_and_its_lanes_are_per_trip) {
+    cr_expect(listing_kind_is_path(LISTING_LOOP));
+    cr_expect(listing_kind_is_path(LISTING_PATH_A) && listing_kind_is_path(LISTING_PATH_LAST));
+    cr_expect_not(listing_kind_is_path(LISTING_TAIL));
+    cr_expect_not(listing_kind_is_path(LISTING_RECONVERGE));
+    cr_expect_not(listing_kind_is_path(LISTING_BEFORE));
+    cr_expect_str_eq(listing_kind_name(LISTING_PATH_LAST), "path_31");
+    cr_expect_eq(listing_kind_parse("loop"), LISTING_LOOP);
+    cr_expect_eq(listing_kind_parse("path_32"), -1);
+    struct listing_paths p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.file, sizeof p.file, "kernels/gpu/scenario_kernels.cu");
+    cr_assert_eq(listing_paths_add(&p, 120, LISTING_LOOP), 0);
+    struct listing_insns f;
+    listing_insns_init(&f);
+    /* 20 trips for the warp, 240 lane-trips: 12 lanes a trip. */
+    put_insn(&f, 0x00, 119, "ISETP.NE.AND P0, PT, R3, RZ, PT", 1, 32, 32);
+    put_insn(&f, 0x10, 120, "FFMA R0, R0, 0.99, 0.001", 20, 240, 240);
+    put_insn(&f, 0x20, 120, "@P0 BRA `(.L_x_1)", 20, 240, 240);
+    put_insn(&f, 0x30, 122, "STG.E [R2.64], R0", 1, 32, 32);
+    listing_classify(&f, &p);
+    char err[ERR_LEN];
+    struct listing *l = listing_create();
+    cr_assert_eq(listing_build(&f, l, err), 0, "%s", err);
+    const enum listing_kind want[] = {LISTING_BEFORE, LISTING_LOOP, LISTING_AFTER};
+    expect_regions(l, want, 3);
+    cr_expect(fabs(l->regions[1].lanes - 12.0) < 1e-12, "%.3f", l->regions[1].lanes);
+    listing_free(l);
+    listing_insns_cleanup(&f);
 }

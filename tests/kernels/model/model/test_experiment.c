@@ -176,3 +176,47 @@ Test(experiment, part2_is_read_both_ways) {
     cr_expect_eq(experiment_readings(&r->tables[0], rd), 0);
     experiment_report_free(r);
 }
+
+/* A table whose sampling stopped with no interval at all (every round
+ * dropped under a throttled clock, as a run under a sanitizer can be): the
+ * warning says so, with the rounds kept and dropped, and never names a row
+ * "?" or a half-width "nan". One whose widest interval is known names it. */
+Test(experiment, an_interval_warning_never_prints_a_question_mark_or_nan) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    r->ntables = 2;
+    struct dv_table *t = &r->tables[0];
+    snprintf(t->id, sizeof t->id, "part1");
+    t->nrows = 2;
+    t->rows[0].check.ok = t->rows[1].check.ok = 1;
+    t->rows[0].rounds_dropped = t->rows[1].rounds_dropped = 12;
+    t->halfwidth_target = 0.005;
+    t->intervals_ok = 0;
+    t->worst_row = -1;
+    t->worst_halfwidth = NAN;
+    t->gpu_time_ms = 41.6;
+    snprintf(t->stop_reason, sizeof t->stop_reason, "throttled");
+    struct dv_table *u = &r->tables[1];
+    snprintf(u->id, sizeof u->id, "part2");
+    u->nrows = 2;
+    u->rows[0].check.ok = u->rows[1].check.ok = 1;
+    snprintf(u->rows[1].name, sizeof u->rows[1].name, "per-iteration-lane-parity");
+    u->halfwidth_target = 0.005;
+    u->worst_row = 1;
+    u->worst_halfwidth = 0.0123;
+    u->gpu_time_ms = 2000;
+    snprintf(u->stop_reason, sizeof u->stop_reason, "budget");
+    char err[ERR_LEN];
+    cr_expect_eq(experiment_gate(r, err), 0);
+    cr_assert_eq(r->nwarnings, 2);
+    for (unsigned i = 0; i < r->nwarnings; i++) {
+        cr_expect(strchr(r->warnings[i], '?') == NULL, "%s", r->warnings[i]);
+        cr_expect(strstr(r->warnings[i], "nan") == NULL, "%s", r->warnings[i]);
+    }
+    cr_expect_str_eq(r->warnings[0],
+                     "part1: no ratio has an interval to judge against the 0.50% target: sampling "
+                     "stopped (throttled) after 42 ms of GPU time with 0 rounds kept and 12 dropped");
+    cr_expect(strstr(r->warnings[1], "part2: per-iteration-lane-parity is known to +-1.23%") == r->warnings[1], "%s",
+              r->warnings[1]);
+    experiment_report_free(r);
+}

@@ -3,6 +3,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "kernels/model/model/experiment.h"
+#include "kernels/model/model/plan.h"
 #include "kernels/model/model/profile.h"
 
 static struct dv_row row_of(const char *name, enum dv_kernel kernel) {
@@ -63,7 +65,7 @@ Test(profile, a_block_dependent_predicate_takes_its_period_or_the_grid) {
     cr_expect_eq(p.grid.part_blocks[0], 96);
 }
 
-Test(profile, whole_grid_on_request_and_scenario_rows_refused) {
+Test(profile, whole_grid_on_request_and_scenario_rows_planned_with_their_table) {
     struct profile_plan p = plan("lane-parity", DV_KERNEL_BRANCH, 132, 256, 1, 1);
     cr_expect_eq(p.grid.part_blocks[0], 132);
     cr_expect_eq(p.weight[0], 1);
@@ -73,8 +75,49 @@ Test(profile, whole_grid_on_request_and_scenario_rows_refused) {
     const struct dv_geometry g = {64, 256, 1};
     char err[ERR_LEN] = "";
     cr_expect_eq(profile_plan_row(&row, &g, 4096, 0, &p, err), -1);
-    cr_expect(strstr(err, "scenario rows are not profiled"), "%s", err);
-    cr_expect_eq(profile_row_supported(&row, err), 0);
+    cr_expect(strstr(err, "planned with its table"), "%s", err);
+    cr_expect_eq(profile_row_supported(&row, err), 1, "every kernel of the service is profiled");
     struct dv_row lp = row_of("lane-parity", DV_KERNEL_PERITER);
     cr_expect_eq(profile_row_supported(&lp, err), 1);
+}
+
+/* A scenario row's profile: its plan from its table (one block for a
+ * pattern every block repeats; a stand-in of its distinct blocks, fewest
+ * blocks first, for a sorted row), weights that add up to the grid, a hash
+ * that tells rows apart and is the same in every process, and the name of
+ * the kernel instantiation the row runs. */
+Test(profile, scenario_rows_stand_in_blocks_hash_and_name_their_kernel) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "compiler-and-warp");
+    struct dv_report *r = experiment_report_create();
+    char err[ERR_LEN] = "";
+    cr_assert_not_null(r);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
+    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
+    unsigned kp = 0;
+    while (kp < r->ntables && strcmp(r->tables[kp].id, "scenario:k-paths") != 0) kp++;
+    cr_assert_lt(kp, r->ntables);
+    struct profile_plan a, b, a2;
+    cr_assert_eq(profile_plan_table_row(&o, &r->tables[kp], 3, &g, 4096, 0, &a, err), 0, "%s", err); /* split-k4 */
+    cr_expect_eq(a.grid.nparts, 1);
+    cr_expect_eq(a.grid.part_blocks[0], 1, "lane %% 4: every block alike, one stands for the grid");
+    cr_expect_eq(a.weight[0], g.blocks);
+    cr_assert_eq(profile_plan_table_row(&o, &r->tables[kp], 13, &g, 4096, 0, &b, err), 0, "%s", err); /* aligned-k32 */
+    unsigned long long sum = 0;
+    for (unsigned k = 0; k < b.grid.nparts; k++) sum += b.weight[k] * b.grid.part_blocks[k];
+    cr_expect_eq(sum, g.blocks, "the parts' blocks, weighted, are the grid's");
+    cr_expect_leq(testimony_grid_launched(&b.grid), 4, "warp %% 32 repeats every 4 blocks of 8 warps");
+    cr_expect_neq(a.mask_hash, b.mask_hash);
+    cr_assert_eq(profile_plan_table_row(&o, &r->tables[kp], 3, &g, 4096, 0, &a2, err), 0, "%s", err);
+    cr_expect_eq(a2.mask_hash, a.mask_hash, "the same plan every time");
+    char id[96];
+    cr_assert_eq(profile_kernel_identity(&o, &r->tables[kp], 3, 4096, id, sizeof id), 0);
+    cr_expect_str_eq(id, "scenario/kway/c");
+    for (unsigned t = 0; t < r->ntables; t++)
+        if (strcmp(r->tables[t].id, "scenario:predication") == 0) {
+            cr_assert_eq(profile_kernel_identity(&o, &r->tables[t], 4, 4096, id, sizeof id), 0);
+            cr_expect_str_eq(id, "scenario/short/3x3/rt", "row 4 is 3x3-lanes");
+        }
+    experiment_report_free(r);
 }

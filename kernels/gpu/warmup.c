@@ -1,0 +1,70 @@
+/* warmup.c -- a worker's cold start before its hello (warmup.h).
+ *
+ * Two measurements in the worker's own session, of the lesson's grid and
+ * iteration count (its compile-time instantiation), a few rounds each: the
+ * rounds are not what is wanted, the first launch of every instantiation,
+ * the profiler and the session's buffers are. The rounds' rule stops on its
+ * sample cap after one batch of rounds (WARMUP_ROUNDS). */
+#include "kernels/gpu/warmup.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/measure.h"
+#include "kernels/gpu/session.h"
+#include "kernels/model/model/experiment.h"
+
+#define WARMUP_ROUNDS 8u
+/* An expression of the widget's kind: the mask kernel runs it. */
+#define WARMUP_EXPRESSION "(threadIdx.x % 3) < 1"
+
+/* The lesson's request on `ordinal`, a few rounds, the testimony when asked. */
+static void request(struct dv_options *o, int ordinal, int testimony) {
+    experiment_defaults(o);
+    o->device = ordinal;
+    o->min_samples = WARMUP_ROUNDS;
+    o->max_samples = WARMUP_ROUNDS;
+    o->no_witness = o->no_counters = !testimony;
+}
+
+/* Measures `o` in `s`; *ms its host time. Returns its code (DV_EGATE, a
+ * wrong output, is a warm-up done all the same: what was loaded stays). */
+static int measure(struct session *s, const struct dv_options *o, double *ms, unsigned *rows, double *setup_ms,
+                   char *reason, char *err) {
+    struct dv_report *r = experiment_report_create();
+    if (!r) {
+        dv_seterr(err, "warm-up: out of memory");
+        return DV_ERR;
+    }
+    const double t0 = timeutil_now_ms();
+    int rc = measure_run_session(s, o, r, err);
+    *ms = timeutil_now_ms() - t0;
+    for (unsigned i = 0; i < r->ntables; i++) *rows += r->tables[i].nrows;
+    *setup_ms += r->testimony.counters_setup_ms;
+    if (!o->no_counters && !r->testimony.counters_taken && !reason[0])
+        snprintf(reason, ERR_LEN, "%s", r->testimony.counters_reason);
+    experiment_report_free(r);
+    return rc == DV_EGATE ? 0 : rc;
+}
+
+int warmup_run(struct session *s, int ordinal, int testimony, struct warmup_report *w, char *err) {
+    memset(w, 0, sizeof(*w));
+    const double t0 = timeutil_now_ms();
+    struct dv_options o;
+    /* The lesson's suites: Part 1 and Part 2 on the built-in predicates. */
+    request(&o, ordinal, testimony);
+    o.part = DV_PART_ALL;
+    int rc = measure(s, &o, &w->lesson_ms, &w->rows, &w->profiler_ms, w->counters_reason, err);
+    /* The widget's "Measure this": an expression beside the baseline. */
+    if (rc == 0) {
+        request(&o, ordinal, testimony);
+        o.part = DV_PART_1;
+        o.npredicates = 2;
+        snprintf(o.predicates[0], sizeof(o.predicates[0]), "%s", WARMUP_EXPRESSION);
+        snprintf(o.predicates[1], sizeof(o.predicates[1]), "%s", DV_DEFAULT_BASELINE);
+        rc = measure(s, &o, &w->mask_ms, &w->rows, &w->profiler_ms, w->counters_reason, err);
+    }
+    w->total_ms = timeutil_now_ms() - t0;
+    return rc;
+}
