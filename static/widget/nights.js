@@ -48,7 +48,7 @@ export function nightsLine(ev, t) {
   const te = (Array.isArray(c.tables) ? c.tables : []).find((x) => x.id === t.id) || null;
   const rows = (Array.isArray(c.rows) ? c.rows : []).filter((r) => r.table === t.id && r.previous);
   const moved = rows.filter((r) => ['higher', 'lower', 'ambiguous'].includes(r.previous.label));
-  const name = (r) => el('code', {}, r.label || r.name);
+  const name = (r) => el('code', {}, r.label);
   let head;
   if (te && te.unchanged_since) head = [el('b', {}, `Unchanged since ${te.unchanged_since}`), ` (${rows.length} ratio${rows.length === 1 ? '' : 's'} the same within ${tol})`];
   else if (moved.length) head = moved.flatMap((r, k) => [k ? '; ' : '', name(r), ' ', el('b', {}, changeWords(r).split(' [')[0]), ` [${changeWords(r).split(' [').slice(1).join(' [')}`]).concat([` since ${prev}`]);
@@ -108,7 +108,7 @@ export async function mount(w, ev, doc) {
     (t.rows || []).forEach((row, k) => {
       if (k === t.baseline_row) return; // 1 by definition, every night
       const cell = boxes[i].querySelector(`tr[data-row="${k}"] td[data-k="ratio"]`);
-      const sp = cell && sparkline(pointsOf(nights, t.id, row.name), row.label || row.name);
+      const sp = cell && sparkline(pointsOf(nights, t.id, row.name), row.label);
       if (sp) cell.append(sp);
     });
   });
