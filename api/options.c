@@ -379,21 +379,22 @@ static int cli_blocks(struct dv_options *o, const char *value, char *err) {
     return 0;
 }
 
+int options_parse_block(const char *value, unsigned *x, unsigned *y) {
+    const char *sep = strchr(value, 'x');
+    *y = 1;
+    if (!sep) return parse_unsigned(value, x);
+    char left[24];
+    size_t len = (size_t)(sep - value);
+    if (len == 0 || len >= sizeof left) return -1;
+    memcpy(left, value, len);
+    left[len] = '\0';
+    return parse_unsigned(left, x) == 0 && parse_unsigned(sep + 1, y) == 0 ? 0 : -1;
+}
+
 /* N, or XxY (32x8). */
 static int cli_threads_per_block(struct dv_options *o, const char *value, char *err) {
-    unsigned x, y = 1;
-    const char *sep = strchr(value, 'x');
-    if (!sep) {
-        if (parse_unsigned(value, &x) != 0) return cli_fail(F_TPB, value, err, "a block size");
-    } else {
-        char left[24];
-        size_t len = (size_t)(sep - value);
-        if (len == 0 || len >= sizeof left) return cli_fail(F_TPB, value, err, "a block size");
-        memcpy(left, value, len);
-        left[len] = '\0';
-        if (parse_unsigned(left, &x) != 0 || parse_unsigned(sep + 1, &y) != 0)
-            return cli_fail(F_TPB, value, err, "a block size");
-    }
+    unsigned x, y;
+    if (options_parse_block(value, &x, &y) != 0) return cli_fail(F_TPB, value, err, "a block size");
     o->block_x = x;
     o->block_y = y;
     return 0;
@@ -575,9 +576,11 @@ int options_batch_key(const struct dv_options *o, char *buf, size_t len) {
     if (o->blocks) snprintf(blocks, sizeof blocks, "%u", o->blocks);
     else snprintf(blocks, sizeof blocks, "auto");
     size_t at = 0;
-    int n = snprintf(buf, len, "part1 kernel=%s blocks=%s block=%ux%u iterations=%u witness=%d counters=%d instructions=%d",
+    int n = snprintf(buf, len,
+                     "part1 kernel=%s blocks=%s block=%ux%u iterations=%u witness=%d counters=%d instructions=%d "
+                     "baseline=%s",
                      experiment_kernel_name(plan_part1_kernel(o)), blocks, o->block_x, o->block_y ? o->block_y : 1,
-                     o->iterations, !o->no_witness, !o->no_counters, o->instructions ? 1 : 0);
+                     o->iterations, !o->no_witness, !o->no_counters, o->instructions ? 1 : 0, o->baseline);
     for (unsigned i = 0; n >= 0 && (size_t)n < len - at && i < o->npredicates && i < DV_MAX_ROWS; i++) {
         at += (size_t)n;
         n = snprintf(buf + at, len - at, "\n%s", o->predicates[i]);

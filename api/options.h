@@ -45,6 +45,11 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
 /* 1 when `option` ("--blocks") is one options_set_cli() takes. */
 int options_cli_known(const char *option);
 
+/* A block shape as the CLI and the JSON API both write it: "N" or "XxY"
+ * ("32x8"), into *x and *y (1 for "N"). 0, or -1 when it is neither (the
+ * ranges are options_validate()'s). */
+int options_parse_block(const char *value, unsigned *x, unsigned *y);
+
 /* The CLI spelling ("--budget-ms") of one DV_GIVEN_* bit, "" for none. */
 const char *options_cli_name(unsigned bit);
 
@@ -82,10 +87,11 @@ int options_job_kind(const struct dv_options *o, char *buf, size_t len);
  * keyed by what the shared rounds, warm-up and testimony pass need the same
  * (the kernel the table runs, plan_part1_kernel(); the blocks, "auto" for
  * auto; the block shape; the iterations; the witness, counters and
- * instructions switches), followed by the rows it times, one line each (its
- * predicates as written, the baseline among them). What each reader keeps
- * of its own (the target, the sample bounds, the budget, the baseline and
- * the predicates) is not in the key. Writes
+ * instructions switches; the baseline, since each reader's row is timed
+ * beside a launch of the baseline, gpu/batch.h), followed by the rows it
+ * times, one line each (its predicates as written, the baseline among
+ * them). What each reader keeps of its own (the target, the sample bounds,
+ * the budget and the predicates) is not in the key. Writes
  *   "<key line>\n<row>\n<row>..."
  * into `buf`; two requests may share a batch when their first lines are
  * equal, and a batch's rows are the distinct row lines of its members. An

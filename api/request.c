@@ -147,7 +147,12 @@ static int set_threads_per_block(struct dv_options *o, const json_t *v, struct r
         o->block_y = to_unsigned(json_array_get(v, 1));
         return 0;
     }
-    return set_error(e, "threads_per_block", "expected an integer or [x, y], got %s%s",
+    /* "32x8" (or "256"): the CLI's spelling, and the widget's permalinks'. */
+    if (json_is_string(v) && options_parse_block(json_string_value(v), &o->block_x, &o->block_y) == 0) return 0;
+    if (json_is_string(v))
+        return set_error(e, "threads_per_block", "expected N or XxY such as \"32x8\", got \"%.32s\"",
+                         json_string_value(v));
+    return set_error(e, "threads_per_block", "expected an integer, [x, y] or \"XxY\", got %s%s",
                      type_name(v), json_is_array(v) ? " that is not two integers" : "");
 }
 

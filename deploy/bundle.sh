@@ -209,7 +209,7 @@ while [ ${#queue[@]} -gt 0 ]; do
     queue+=("$stage/lib/$so")
   done
 done
-for want in libmicrohttpd libjansson libcurl-gnutls; do
+for want in libmicrohttpd libjansson libcurl-gnutls; do # zlib (libz.so.1) is on every host: not bundled
   grep -q "^$want\.so" < <(printf '%s\n' "${bundled[@]-}") ||
     echo "bundle: note: $want is not a shared dependency of $bin (linked statically?)" >&2
 done

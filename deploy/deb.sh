@@ -6,7 +6,7 @@
 # /opt/divergence/{bin,libexec,share}, the units in /lib/systemd/system, the
 # environment file /etc/divergence/env (a conffile: dpkg keeps local edits).
 # Unlike the bundle it carries no shared library Debian provides: it depends
-# on Debian's libmicrohttpd12 and libjansson4 (and the rest its binaries
+# on Debian's libmicrohttpd12, libjansson4 and zlib1g (and the rest its binaries
 # link), so apt's security updates reach them. It does carry CUPTI
 # (libcupti.so.13, libnvperf_host.so, libnvperf_target.so in
 # /opt/divergence/lib, where the worker looks: ../lib beside its libexec/),
@@ -115,7 +115,7 @@ glibc=$(objdump -T "$build/divergence" "$build/divergence-gpu" 2>/dev/null | gre
   sed 's/GLIBC_//' | sort -Vu | tail -n1)
 [ -n "$glibc" ] || glibc=$(dpkg-query -W -f='${Version}' libc6 | sed 's/-[^-]*$//')
 deps=("libc6 (>= $glibc)" "${deps[@]}")
-for want in libmicrohttpd12 libjansson4; do
+for want in libmicrohttpd12 libjansson4 zlib1g; do
   printf '%s\n' "${deps[@]}" | grep -q "^$want " || die "$want is not among the dependencies found: ${deps[*]}"
 done
 depends=$(printf '%s, ' "${deps[@]}" | sed 's/, $//')

@@ -8,7 +8,7 @@
 set -euo pipefail
 mode=${1:-build}
 
-build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-gnutls-dev curl)
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev zlib1g-dev libcurl4-gnutls-dev curl)
 # clang + libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz) under ASan/UBSan;
 # prometheus: promtool checks a scrape of GET /metrics; libxml2-utils and
 # w3c-sgml-lib: xmllint validates the evidence charts against the SVG 1.1 DTD.

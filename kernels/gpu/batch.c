@@ -21,18 +21,23 @@
 #include "kernels/gpu/session.h"
 #include "kernels/gpu/timing.h"
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/model/experiment.h"
 #include "kernels/model/model/testimony.h"
 
 /* 1 when reader `r` (planned from `o`) can share the rounds of reader `r0`
  * (from `o0`): one lesson table each, on the same grid and iteration count,
- * with the same testimony switches. */
+ * with the same testimony switches and the same baseline (each of its rows
+ * is timed beside a launch of it, batchplan.h). */
 static int fits(const struct dv_options *o0, const struct dv_report *r0, const struct dv_options *o,
                 const struct dv_report *r) {
     return r->ntables == 1 && r0->ntables == 1 && !o->scenario[0] && !o0->scenario[0] &&
            !experiment_table_is_scenario(&r->tables[0]) && r->config.blocks == r0->config.blocks &&
            r->config.block_x == r0->config.block_x && r->config.block_y == r0->config.block_y &&
            r->config.iterations == r0->config.iterations && o->no_witness == o0->no_witness &&
-           o->no_counters == o0->no_counters && r->device.ordinal == r0->device.ordinal;
+           o->no_counters == o0->no_counters && r->device.ordinal == r0->device.ordinal &&
+           r->tables[0].baseline_row >= 0 && r0->tables[0].baseline_row >= 0 &&
+           experiment_row_same_run(&r->tables[0].rows[r->tables[0].baseline_row],
+                                   &r0->tables[0].rows[r0->tables[0].baseline_row]);
 }
 
 /* The timing_sink of the union's rounds: the readers' batchplan. */
@@ -50,7 +55,7 @@ static int plan_file(void *p, unsigned n, const unsigned *rows, unsigned rounds,
 static int union_timer(void *ctx, struct dv_table *t, timing_launch_fn launch, void *lctx, struct timing_clock *clk,
                        char *err) {
     struct batchplan *bp = ctx;
-    const struct timing_sink sink = {plan_next, plan_file, bp};
+    const struct timing_sink sink = {plan_next, plan_file, bp, BATCHPLAN_MAX_LAUNCHES};
     const int rc = timing_rounds(t->nrows, launch, lctx, &sink, clk, err);
     if (rc != 0) return rc;
     batchplan_report(bp);

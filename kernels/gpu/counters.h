@@ -115,7 +115,8 @@ enum counters_set counters_set_of(const struct counters *c);
  * what runs patched inside its ranges (the patched set). 0 for NULL. */
 int counters_alongside(const struct counters *c);
 
-/* The passes the last counters_profile() of `c` ran (0 before any). */
+/* The passes the metric set took in the last counters_profile() of `c`, in
+ * each of its sessions of at most 4 ranges (0 before any). */
 unsigned counters_passes(const struct counters *c);
 
 /* The launches the last counters_profile() of `c` made and the blocks they

@@ -26,7 +26,7 @@
  * of events around the launch, the three events around the clock spins. */
 struct timing_run {
     unsigned nrows;
-    size_t nev; /* nrows x TIMING_BATCH */
+    size_t nev; /* launches per round x TIMING_BATCH */
     cudaEvent_t *start, *stop;
     cudaEvent_t spin[3]; /* before, between and after the two spins */
 };
@@ -44,11 +44,11 @@ static void run_cleanup(struct timing_run *t) {
 
 /* The events (the spins' only with `clock`). Returns 0 or a DV_* code;
  * run_cleanup() releases what was made either way. */
-static int run_init(struct timing_run *t, unsigned nrows, int clock, char *err) {
+static int run_init(struct timing_run *t, unsigned nrows, unsigned launches, int clock, char *err) {
     int rc;
     memset(t, 0, sizeof(*t));
     t->nrows = nrows;
-    t->nev = (size_t)nrows * TIMING_BATCH;
+    t->nev = (size_t)launches * TIMING_BATCH;
     t->start = calloc(t->nev ? t->nev : 1, sizeof(*t->start));
     t->stop = calloc(t->nev ? t->nev : 1, sizeof(*t->stop));
     if (nrows == 0 || !t->start || !t->stop) {
@@ -135,8 +135,8 @@ static int read_clock(struct timing_run *t, double *mhz, char *err) {
 int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
                   struct timing_clock *clk, char *err) {
     struct timing_run t;
-    unsigned rows[DV_MAX_ROWS];
-    double ms[DV_MAX_ROWS * TIMING_BATCH];
+    unsigned rows[TIMING_MAX_LAUNCHES];
+    double ms[TIMING_MAX_LAUNCHES * TIMING_BATCH];
     double timed_ms = 0, clocked_ms = 0; /* timed work filed, and when the clock was last sampled */
     int rc;
     memset(&t, 0, sizeof(t));
@@ -144,7 +144,12 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         dv_seterr(err, "timing: rows: %u is outside 1..%u", nrows, DV_MAX_ROWS);
         return DV_ERR;
     }
-    if ((rc = run_init(&t, nrows, clk != NULL, err)) != 0) goto cleanup;
+    const unsigned launches = sink->max_launches ? sink->max_launches : nrows;
+    if (launches > TIMING_MAX_LAUNCHES) {
+        dv_seterr(err, "timing: %u launches a round, at most %u", launches, TIMING_MAX_LAUNCHES);
+        return DV_ERR;
+    }
+    if ((rc = run_init(&t, nrows, launches, clk != NULL, err)) != 0) goto cleanup;
     /* Warm-up: one launch per row configuration (module load, first touch). */
     for (unsigned r = 0; r < nrows; r++)
         if ((rc = launch(ctx, r, err)) != 0) goto cleanup;
@@ -154,9 +159,11 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         unsigned rounds = 0;
         const unsigned n = sink->next(sink->ctx, TIMING_BATCH, rows, &rounds);
         if (n == 0) break;
-        if (n > nrows || rounds == 0 || rounds > TIMING_BATCH) {
-            dv_seterr(err, "timing: %u rounds of %u rows asked for (%u rows, at most %u rounds)", rounds, n, nrows,
-                      TIMING_BATCH);
+        int bad = n > launches || rounds == 0 || rounds > TIMING_BATCH;
+        for (unsigned i = 0; i < n && !bad; i++) bad = rows[i] >= nrows;
+        if (bad) {
+            dv_seterr(err, "timing: %u rounds of %u launches asked for (%u rows, at most %u launches and %u rounds)",
+                      rounds, n, nrows, launches, TIMING_BATCH);
             rc = DV_ERR;
             goto cleanup;
         }
@@ -231,7 +238,7 @@ int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const s
     unsigned ref[DV_MAX_ROWS];
     for (unsigned r = 0; r < tb->nrows && r < DV_MAX_ROWS; r++) ref[r] = dv_row_reference(tb, r);
     if (rc == 0) rc = sampling_references(&x.s, ref, err);
-    const struct timing_sink sink = {table_next, table_file, &x};
+    const struct timing_sink sink = {table_next, table_file, &x, 0};
     if (rc == 0 && (rc = timing_rounds(tb->nrows, launch, ctx, &sink, clk, err)) == 0) sampling_report(&x.s, tb);
     sampling_cleanup(&x.s);
     return rc;

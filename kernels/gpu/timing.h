@@ -61,17 +61,20 @@ int timing_rows(struct dv_table *t, timing_launch_fn launch, void *ctx, const st
 /* Where the rounds of timing_rounds() go, and which rows they launch: one
  * table's struct sampling (timing_rows()), or the readers of a batch, each
  * with its own (model/stats/batchplan.h). Both get `ctx`.
- *   next: the rows the next rounds launch, in round order, into `rows`;
- *         returns how many (0: sampling is over), with in *rounds how many
- *         rounds (1..`batch`) may be queued;
- *   file: the `rounds` rounds just timed of the `n` rows `rows`, ms[k * n + i]
- *         row rows[i]'s time in round k, `mhz` the clock read before them
+ *   next: the launches of the next rounds, in round order, into `rows`
+ *         (row indices; a row may be launched more than once in a round,
+ *         TIMING_MAX_LAUNCHES at most); returns how many (0: sampling is
+ *         over), with in *rounds how many rounds (1..`batch`) may be queued;
+ *   file: the `rounds` rounds just timed of the `n` launches `rows`,
+ *         ms[k * n + i] launch i's time in round k, `mhz` the clock read before them
  *         (NaN: not read). Returns 0 or a DV_* code with `err`. */
+#define TIMING_MAX_LAUNCHES (2 * DV_MAX_ROWS) /* launches in one round */
 struct timing_sink {
     unsigned (*next)(void *ctx, unsigned batch, unsigned *rows, unsigned *rounds);
     int (*file)(void *ctx, unsigned n, const unsigned *rows, unsigned rounds, const double *ms, double mhz,
                 char *err);
     void *ctx;
+    unsigned max_launches; /* per round, at most TIMING_MAX_LAUNCHES; 0: the rows' count */
 };
 
 /* The engine under timing_rows(): one warm-up launch of each of the `nrows`

@@ -65,6 +65,7 @@
 #include "server/evidence/older.h"
 #include "server/evidence/record.h"
 #include "server/evidence/record_build.h"
+#include "server/evidence/slim.h"
 #include "server/evidence/suites.h"
 #include "server/evidence/views.h"
 
@@ -467,7 +468,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
     if (EVIDENCE_KIND_DRAWN(kind)) {
         free(raw);
         struct dv_report *r = NULL;
-        int rc2 = record_report(rec, &r, NULL);
+        int rc2 = kind == EVIDENCE_SLIM ? 0 : record_report(rec, &r, NULL);
         if (rc2 == 0) rc2 = draw_record(r, rec, s, date, kind, record_time(rec, st.st_mtime), out);
         experiment_report_free(r);
         json_decref(rec);
@@ -512,5 +513,43 @@ int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, 
     if (durable_join(gdir, sizeof gdir, ev->root, gpu, NULL) == 0 && stat(gdir, &st) == 0)
         blob_error(e, EVIDENCE_EIO, "evidence %s: not loaded (out of memory); try again", gpu);
     else blob_error(e, EVIDENCE_ENOENT, "no evidence for GPU %s", gpu);
+    return -1;
+}
+
+int evidence_get_listing(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
+                         const char *row, struct blob **out, struct evidence_error *e) {
+    *out = NULL;
+    if (!names_valid_date(date)) {
+        blob_error(e, EVIDENCE_EINVAL, "date: expected a calendar date YYYY-MM-DD, got %.32s", date ? date : "");
+        return -1;
+    }
+    if (!slim_valid_row(row)) {
+        blob_error(e, EVIDENCE_EINVAL, "row: expected T.R (table and row, from 0), got %.16s", row ? row : "");
+        return -1;
+    }
+    const struct suite *s = find_suite(suite, e);
+    char slug[EVIDENCE_SLUG_LEN], gdir[PATH_MAX], jname[NAME_MAX + 1];
+    if (!s || views_resolve(&ev->views, gpu, own, slug, e) != 0) return -1;
+    maybe_rescan(ev);
+    int rc = views_listing(&ev->views, slug, s, date, row, out, e);
+    if (rc != VIEWS_ABSENT) return rc;
+    struct stat st;
+    int oom = 0;
+    size_t len = 0;
+    snprintf(jname, sizeof jname, "%s.json", s->name);
+    json_t *rec = durable_join(gdir, sizeof gdir, ev->root, slug, NULL) == 0
+                      ? record_load(gdir, date, jname, &st, NULL, NULL, &oom)
+                      : NULL;
+    char *text = rec ? slim_listing(rec, row, &len, &oom) : NULL;
+    const time_t when = rec ? record_time(rec, st.st_mtime) : (time_t)-1;
+    json_decref(rec);
+    char yesterday[EVIDENCE_DATE_LEN];
+    names_date_of(time(NULL) - 86400, yesterday);
+    if (text && !(*out = blob_new(text, len, when, EVIDENCE_JSON,
+                                  strcmp(date, yesterday) < 0 ? EVIDENCE_FINAL : EVIDENCE_CHANGES)))
+        oom = 1;
+    if (*out) return 0;
+    if (oom) blob_error(e, EVIDENCE_EIO, "evidence: out of memory");
+    else blob_error(e, EVIDENCE_ENOENT, "no instruction listing for row %s of %s on %s", row, s->name, date);
     return -1;
 }

@@ -117,6 +117,13 @@ int evidence_get_latest(struct evidence *ev, const char *gpu, const char *own, c
                         enum evidence_kind kind, struct blob **out, struct evidence_error *e);
 int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
                        enum evidence_kind kind, struct blob **out, struct evidence_error *e);
+/* evidence_get_listing: row `row` ("T.R": row R of table T) of the record
+ *   of `suite` filed on `date` under `gpu`: the row's instruction listing
+ *   (slim.h), the part of the record its slim form leaves out. From memory
+ *   for the latest good record, else from disk. ENOENT when the night, the
+ *   row or its listing is not there; EINVAL for a malformed date or row. */
+int evidence_get_listing(struct evidence *ev, const char *gpu, const char *own, const char *date, const char *suite,
+                         const char *row, struct blob **out, struct evidence_error *e);
 int evidence_get_history(struct evidence *ev, const char *gpu, const char *own, const char *suite, unsigned limit,
                          const char *cursor, struct blob **out, struct evidence_error *e);
 

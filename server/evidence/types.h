@@ -60,8 +60,11 @@ struct evidence_record {
  * the files; the chart (SVG) and the tables as Markdown and CSV are drawn
  * from the record's document by api/report.h, the same writers as
  * `divergence analyze --format`. */
-enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT, EVIDENCE_SVG, EVIDENCE_MD, EVIDENCE_CSV };
-#define EVIDENCE_NUM_KINDS 5
+/* EVIDENCE_JSON is the record as filed (served as .full.json); EVIDENCE_SLIM
+ * the record without each row's listing (slim.h; served as .json and
+ * without an extension: what a page loads first). */
+enum evidence_kind { EVIDENCE_JSON = 0, EVIDENCE_TEXT, EVIDENCE_SVG, EVIDENCE_MD, EVIDENCE_CSV, EVIDENCE_SLIM };
+#define EVIDENCE_NUM_KINDS 6
 /* 1 for the kinds drawn from the document rather than read from a file:
  * a later build may draw the same record differently, so none is final. */
 #define EVIDENCE_KIND_DRAWN(k) ((k) >= EVIDENCE_SVG)

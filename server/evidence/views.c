@@ -16,6 +16,7 @@
 #include "server/evidence/history.h"
 #include "server/evidence/names.h"
 #include "server/evidence/record.h"
+#include "server/evidence/slim.h"
 
 void views_init(struct views *v) {
     memset(v, 0, sizeof *v);
@@ -290,4 +291,30 @@ int views_history(struct views *v, const char *gpu, const char *own, const struc
     *out = page ? blob_new_digest(page, len, digest, mtime, EVIDENCE_JSON, EVIDENCE_CHANGES) : NULL;
     if (!*out) blob_error(e, EVIDENCE_EIO, "evidence: out of memory");
     return *out ? 0 : -1;
+}
+
+int views_listing(struct views *v, const char *gpu, const struct suite *s, const char *date, const char *row,
+                  struct blob **out, struct evidence_error *e) {
+    size_t i = (size_t)suites_index(s->name), len = 0;
+    int oom = 0, found = 0;
+    char *text = NULL;
+    time_t mtime = (time_t)-1;
+    *out = NULL;
+    /* The view's record is read, never changed, under the read lock
+     * (jansson's readers and writers do not modify what they read). */
+    pthread_rwlock_rdlock(&v->lock);
+    const struct gpuview *g = find_locked(v, gpu);
+    const struct gpuview_latest *l = g && i < g->n ? &g->l[i] : NULL;
+    if (l && l->good && g->json[i] && strcmp(l->good_date, date) == 0) {
+        found = 1;
+        mtime = g->json[i]->mtime;
+        text = slim_listing(l->good, row, &len, &oom);
+    }
+    pthread_rwlock_unlock(&v->lock);
+    if (!found) return VIEWS_ABSENT;
+    if (text && !(*out = blob_new(text, len, mtime, EVIDENCE_JSON, EVIDENCE_CHANGES))) oom = 1;
+    if (*out) return 0;
+    if (oom) blob_error(e, EVIDENCE_EIO, "evidence: out of memory");
+    else blob_error(e, EVIDENCE_ENOENT, "no instruction listing for row %.16s of %s on %s", row, s->name, date);
+    return -1;
 }

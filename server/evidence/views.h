@@ -73,4 +73,12 @@ int views_latest(struct views *v, const char *gpu, const char *own, const struct
 int views_history(struct views *v, const char *gpu, const char *own, const struct suite *s, unsigned limit,
                   const char *cursor, struct blob **out, struct evidence_error *e);
 
+/* Row `row` ("T.R") of the latest good record of `s` on GPU `gpu` (a slug),
+ * when that record is the one filed on `date`: its listing (slim.h) read
+ * from the record in memory. 0 with `*out`, -1 with `e` (no such row, or
+ * out of memory), or VIEWS_ABSENT when `date` is not that record's (the
+ * caller reads the night from disk). */
+int views_listing(struct views *v, const char *gpu, const struct suite *s, const char *date, const char *row,
+                  struct blob **out, struct evidence_error *e);
+
 #endif /* DV_VIEWS_H */

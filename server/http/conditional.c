@@ -163,3 +163,9 @@ int conditional_not_modified(const char *etag, time_t last_modified, const char 
     if (since == (time_t)-1 || since > now) return 0;
     return last_modified <= since;
 }
+
+int conditional_not_modified_either(const char *etag, const char *other, time_t last_modified,
+                                    const char *if_none_match, const char *if_modified_since, time_t now) {
+    if (if_none_match && other && *other && conditional_etag_matches(if_none_match, other)) return 1;
+    return conditional_not_modified(etag, last_modified, if_none_match, if_modified_since, now);
+}

@@ -42,4 +42,11 @@ int conditional_etag_matches(const char *list, const char *etag);
 int conditional_not_modified(const char *etag, time_t last_modified, const char *if_none_match,
                              const char *if_modified_since, time_t now);
 
+/* As conditional_not_modified() for a resource sent in two content codings
+ * (encoding.h), each with its own ETag: a copy the client holds of either
+ * (`etag` or `other`; NULL or "": none) is still good. The 304 then carries
+ * the ETag of the coding this request selects. */
+int conditional_not_modified_either(const char *etag, const char *other, time_t last_modified,
+                                    const char *if_none_match, const char *if_modified_since, time_t now);
+
 #endif /* DV_CONDITIONAL_H */

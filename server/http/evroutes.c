@@ -11,9 +11,9 @@
  * The evidence GETs: this file turns the path into a store read (the store
  * answers bytes with their mtime and digest, or a code and a reason) and
  * does all of HTTP: the ETag (from the digest and length), Last-Modified,
- * the conditional-GET decision (conditional.h), Cache-Control (a night
- * before yesterday is immutable, everything else changes nightly) and the
- * service's error shape. The store hands the latest views from memory with
+ * the conditional-GET decision and the content coding (http_reply_entity),
+ * Cache-Control (a night before yesterday is immutable, everything else
+ * changes nightly) and the service's error shape. The store hands the latest views from memory with
  * their digest and mtime computed once; the header text made of them is
  * kept per HTTP thread, so a GET of the latest evidence formats nothing.
  *
@@ -40,7 +40,6 @@
 #include "server/evidence/names.h"
 #include "server/evidence/refresh.h"
 #include "server/evidence/suites.h"
-#include "server/http/conditional.h"
 #include "server/http/evroutes.h"
 #include "server/http/ratelimit.h"
 
@@ -123,7 +122,6 @@ static void reply_blob(struct http_req *r, int rc, struct blob *b, const struct 
         return;
     }
     const struct validators *v = validators_of(b);
-    http_req_add_header(r, "ETag", v->etag);
     if (v->lm[0]) http_req_add_header(r, "Last-Modified", v->lm);
     http_req_add_header(r, "Cache-Control",
                         b->fresh == EVIDENCE_FINAL ? EVROUTES_CACHE_IMMUTABLE : EVROUTES_CACHE_LATEST);
@@ -131,10 +129,14 @@ static void reply_blob(struct http_req *r, int rc, struct blob *b, const struct 
      * none and loads nothing (every response is nosniff already: http.c). */
     if (b->kind == EVIDENCE_SVG)
         http_req_add_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
-    if (conditional_not_modified(v->etag, b->mtime, http_req_header(r, "If-None-Match"),
-                                 http_req_header(r, "If-Modified-Since"), time(NULL)))
-        http_reply(r, 304, NULL, "", 0);
-    else http_reply(r, 200, content_type(b->kind), b->data, b->len);
+    /* The ETag is the bytes' digest and length: it names them exactly, so
+     * it is the key of their kept gzip form too. */
+    const struct http_entity ent = {.content_type = content_type(b->kind),
+                                    .body = b->data,
+                                    .len = b->len,
+                                    .etag = v->etag,
+                                    .last_modified = b->mtime};
+    http_reply_entity(r, &ent);
     blob_release(b);
 }
 
@@ -349,18 +351,21 @@ static void refresh_get(struct http_req *r, void *ctx) {
 
 /* ---- the evidence GETs ---------------------------------------------------- */
 
-/* "<suite>[.json|.txt|.svg|.md|.csv]" into `name` (SUITES_NAME_LEN) and its kind. */
+/* "<suite>[.json|.full.json|.txt|.svg|.md|.csv]" into `name`
+ * (SUITES_NAME_LEN) and its kind: the slim record without an extension and
+ * with .json (what a page loads first), the record as filed with .full.json. */
 static void suite_of(const char *seg, char *name, enum evidence_kind *kind) {
     static const struct {
         const char *ext;
         enum evidence_kind kind;
-    } exts[] = {{".json", EVIDENCE_JSON},
+    } exts[] = {{".full.json", EVIDENCE_JSON},
+                {".json", EVIDENCE_SLIM},
                 {".txt", EVIDENCE_TEXT},
                 {".svg", EVIDENCE_SVG},
                 {".md", EVIDENCE_MD},
                 {".csv", EVIDENCE_CSV}};
     size_t n = strlen(seg);
-    *kind = EVIDENCE_JSON;
+    *kind = EVIDENCE_SLIM;
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         size_t e = strlen(exts[i].ext);
         if (n > e && strcmp(seg + n - e, exts[i].ext) == 0) {
@@ -412,8 +417,10 @@ static void evidence_get(struct http_req *r, void *ctx) {
     struct evroutes *e = ctx;
     static const char prefix[] = "/evidence/";
     const char *path = http_req_path(r);
-    /* Up to three segments; empty segments (//, trailing /) are not paths. */
-    char buf[256], *seg[4] = {0};
+    /* Up to three segments, or six for a row's listing
+     * ({gpu}/{date}/{suite}/rows/{row}/instructions.json); empty segments
+     * (//, trailing /) are not paths. */
+    char buf[256], *seg[7] = {0};
     size_t nseg = 0;
     const char *rest = path + sizeof prefix - 1;
     if (strncmp(path, prefix, sizeof prefix - 1) != 0 || strlen(rest) >= sizeof buf) goto not_found;
@@ -421,7 +428,7 @@ static void evidence_get(struct http_req *r, void *ctx) {
     for (char *p = buf, *next; p; p = next) {
         next = strchr(p, '/');
         if (next) *next++ = '\0';
-        if (!*p || nseg == 3) goto not_found;
+        if (!*p || nseg == 6) goto not_found;
         seg[nseg++] = p;
     }
     char own[EVIDENCE_SLUG_LEN], name[SUITES_NAME_LEN];
@@ -432,6 +439,13 @@ static void evidence_get(struct http_req *r, void *ctx) {
     unsigned limit;
     const char *cursor, *gpu = NULL;
     int rc;
+    if (nseg == 6 && strcmp(seg[3], "rows") == 0 && strcmp(seg[5], "instructions.json") == 0 &&
+        names_valid_slug(seg[0])) {
+        rc = evidence_get_listing(e->ev, seg[0], own, seg[1], seg[2], seg[4], &b, &err);
+        reply_blob(r, rc, b, &err);
+        return;
+    }
+    if (nseg > 3) goto not_found;
     if (nseg == 3) { /* /evidence/{gpu}/... */
         if (!names_valid_slug(seg[0])) goto not_found;
         gpu = seg[0];

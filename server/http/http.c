@@ -54,6 +54,7 @@
 #include "server/http/clientaddr.h"
 #include "server/http/conntable.h"
 #include "server/http/framing.h"
+#include "server/http/gzcache.h"
 #include "server/http/ratelimit.h"
 #include "server/http/reaper.h"
 #include "server/http/router.h"
@@ -95,6 +96,7 @@ struct http {
     struct suspend waits;   /* suspended requests, requests begun       */
     struct pool *pool;      /* http_req_defer()'s threads (http_start)  */
     struct reaper reaper;   /* deadlines, hang-ups, timed wake-ups      */
+    struct gzcache *gz;     /* the gzip forms kept (entity.c)           */
     struct MHD_Daemon *d;
     MHD_socket quiesced;
     unsigned port;
@@ -178,6 +180,7 @@ struct http *http_create(const struct http_config *cfg, char *err) {
     }
     if (!(h->rl = ratelimit_create(h->cfg.rate_per_min, h->cfg.rate_table))) goto oom;
     if (!(h->rl_cpu = ratelimit_create(h->cfg.cpu_rate_per_min, h->cfg.rate_table))) goto oom;
+    if (!(h->gz = gzcache_create(GZCACHE_ENTRIES, GZCACHE_BYTES))) goto oom;
     if (suspend_init(&h->waits) != 0) {
         dv_seterr(err, "http: cannot make the suspension's condition variable");
         goto fail;
@@ -201,6 +204,7 @@ fail:
         for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);
         ratelimit_free(h->rl);
         ratelimit_free(h->rl_cpu);
+        gzcache_free(h->gz);
         free(h);
     }
     return NULL;
@@ -926,7 +930,10 @@ void http_quiesce(struct http *h) {
 void http_conn_stats(struct http *h, struct http_conn_stats *st) {
     conntable_stats(&h->conns, &st->table);
     st->cpu_queued = pool_queued(h->pool);
+    gzcache_stats(h->gz, &st->gzip);
 }
+
+struct gzcache *http_req_gzcache(const struct http_req *r) { return r->h->gz; }
 
 void http_free(struct http *h) {
     if (!h) return;
@@ -947,6 +954,7 @@ void http_free(struct http *h) {
     if (h->quiesced != MHD_INVALID_SOCKET) close(h->quiesced);
     ratelimit_free(h->rl);
     ratelimit_free(h->rl_cpu);
+    gzcache_free(h->gz);
     free(h->bind);
     free(h->token);
     for (unsigned i = 0; i < HTTP_MAX_CORS; i++) free(h->cors[i]);

@@ -68,8 +68,10 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <time.h>
 #include "kernels/base/status.h"
 #include "server/http/conntable.h"
+#include "server/http/gzcache.h"
 
 #define HTTP_ROUTE_PREFIX 1u    /* pattern is a prefix                       */
 #define HTTP_ROUTE_AUTH 2u      /* bearer token required when one is set     */
@@ -137,6 +139,7 @@ void http_quiesce(struct http *h);
 struct http_conn_stats {
     struct conntable_stats table; /* the connection table's (conntable.h) */
     unsigned cpu_queued;          /* deferred tasks waiting               */
+    struct gzcache_stats gzip;    /* the gzip forms made and reused       */
 };
 void http_conn_stats(struct http *h, struct http_conn_stats *st);
 
@@ -258,6 +261,36 @@ void http_reply_error_ex(struct http_req *r, int status, const char *field, json
 #define http_reply_error(r, status, field, ...) http_reply_error_ex((r), (status), (field), NULL, 0, __VA_ARGS__)
 /* Replies with the file open on `fd` (`size` bytes; the fd is taken). */
 void http_reply_fd(struct http_req *r, int status, const char *content_type, int fd, size_t size);
+
+/* A representation a client may keep and ask about again (an evidence
+ * document or view, a static file, a finished job's answer): answered by
+ * http_reply_entity() with its validators, in the content coding the
+ * request asks for (encoding.h), 304 when the client's copy of either
+ * coding is still good. The identity bytes are `body[0..len)`, or, when
+ * `body` is NULL, the file open on `fd` (`len` bytes; taken), read once
+ * for its gzip form. */
+struct http_entity {
+    const char *content_type;
+    const char *body;
+    size_t len;
+    int fd;               /* used when body is NULL; closed here */
+    const char *etag;     /* identity's, with quotes; NULL: none (no 304 by tag) */
+    time_t last_modified; /* for If-Modified-Since; (time_t)-1 unknown */
+    /* Names the bytes exactly, for the server's kept gzip forms (gzcache.h);
+     * NULL: the ETag does (the evidence's: digest and length). */
+    const char *key;
+};
+
+/* Replies 200 (or 304) with entity `e`: Vary: Accept-Encoding where it
+ * may be compressed, the ETag of the coding sent (identity's with "-gz"
+ * for gzip), Content-Encoding: gzip, the gzip form made once per key and
+ * kept (gzcache.h), never per request. A body under ENCODING_MIN_BYTES or
+ * of a type compressed already is always identity. Other headers (Cache-
+ * Control, Last-Modified) are the caller's, added before. */
+void http_reply_entity(struct http_req *r, const struct http_entity *e);
+
+/* The server's kept gzip forms (for the reply above). */
+struct gzcache *http_req_gzcache(const struct http_req *r);
 
 /* Constant-time comparison of two strings (time depends only on `b`'s
  * length). 1 when equal. */

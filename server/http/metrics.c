@@ -401,7 +401,8 @@ static void put_build(FILE *f) {
     fputs("\"} 1\n", f);
 }
 
-/* The HTTP front's connection table, held requests and analysis queue. */
+/* The HTTP front's connection table, held requests, analysis queue and
+ * gzip forms. */
 static void put_connections(FILE *f, const struct http_conn_stats *cs) {
     const struct conntable_stats *t = &cs->table;
     fprintf(f,
@@ -428,9 +429,17 @@ static void put_connections(FILE *f, const struct http_conn_stats *cs) {
             "dv_http_held_released_total{reason=\"table\"} %llu\n"
             "# HELP dv_analysis_queue_depth Analyses waiting for a CPU pool thread.\n"
             "# TYPE dv_analysis_queue_depth gauge\n"
-            "dv_analysis_queue_depth %u\n",
+            "dv_analysis_queue_depth %u\n"
+            "# HELP dv_http_gzip_compressions_total Bodies compressed with gzip: each document, view, page or "
+            "file once while its form is kept, never per request.\n"
+            "# TYPE dv_http_gzip_compressions_total counter\n"
+            "dv_http_gzip_compressions_total %llu\n"
+            "# HELP dv_http_gzip_reused_total Answers sent gzip from a form made earlier.\n"
+            "# TYPE dv_http_gzip_reused_total counter\n"
+            "dv_http_gzip_reused_total %llu\n",
             t->open, t->deadline_closed, t->evicted, t->refused, t->address_refused, t->hangups, t->held,
-            t->released_address, t->released_total, t->released_table, cs->cpu_queued);
+            t->released_address, t->released_total, t->released_table, cs->cpu_queued, cs->gzip.compressions,
+            cs->gzip.hits);
 }
 
 /* The request counters. Lock held. */

@@ -36,13 +36,25 @@ const stallWords = (k) => STALL[k] || String(k).replace(/_/g, ' ');
 const COLLECTOR = { 'cupti-sass': 'CUPTI\u2019s SASS metrics', ncu: 'Nsight Compute\u2019s Source page' };
 const FILE_MARKS = ['\u2020', '\u2021', '\u00a7', '\u00b6', '#', '*'];
 
-// Where a row's runs come from: today the first document carries them
-// (Row `instructions.runs`); a document that leaves them out for a
-// resource of their own fetches them here (through `w.call`), and nothing
-// else in the view changes.
+// Where a row's runs come from: a full document carries them (Row
+// `instructions.runs`); the first document a page loads leaves them out
+// and names the row's listing (`instructions.listing_url`), fetched here
+// the first time the reader opens the view, once per page.
+const listings = new Map();
 export async function runsOf(w, r) {
   const x = r.instructions;
-  return Array.isArray(x.runs) ? x.runs : [];
+  if (Array.isArray(x.runs)) return x.runs;
+  if (typeof x.listing_url !== 'string') return [];
+  const key = w.base + x.listing_url;
+  if (!listings.has(key)) {
+    listings.set(key, w.call('GET', x.listing_url).then((a) => {
+      if (a.status === 200 && a.json && Array.isArray(a.json.runs)) return a.json.runs;
+      listings.delete(key); // not kept: a later open asks again
+      const why = a.json && a.json.error && a.json.error.reason ? a.json.error.reason : `HTTP ${a.status}`;
+      throw new Error(`the row's listing could not be fetched (${why})`);
+    }));
+  }
+  return listings.get(key);
 }
 
 // Lanes per execution of a run (or a line's sum): active, and with the predicate on.

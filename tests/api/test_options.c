@@ -745,10 +745,12 @@ Test(options, batch_key_joins_a_class_and_keeps_apart_what_cannot_share) {
     key_line(a, ka, sizeof ka);
     key_line(b, kb, sizeof kb);
     cr_expect_str_eq(ka, kb, "two readers of one kernel and grid, their own rules");
-    cr_expect_str_eq(ka, "part1 kernel=mask blocks=4096 block=256x1 iterations=4096 witness=1 counters=1 instructions=0");
+    cr_expect_str_eq(ka, "part1 kernel=mask blocks=4096 block=256x1 iterations=4096 witness=1 counters=1 instructions=0 "
+                         "baseline=warp-parity");
     cr_expect_str_eq(strchr(a, '\n'), "\n(threadIdx.x % 3) < 1\nwarp-parity", "the rows, one a line: %s", a);
     /* Each of these keeps a request apart. */
-    const char *why[] = {"blocks", "block shape", "iterations", "witness", "counters", "instructions", "built-ins"};
+    const char *why[] = {"blocks",       "block shape", "iterations", "witness",
+                         "counters",     "instructions", "built-ins", "baseline"};
     for (unsigned k = 0; k < sizeof why / sizeof why[0]; k++) {
         y = widget("(threadIdx.x % 5) < 2");
         switch (k) {
@@ -758,7 +760,8 @@ Test(options, batch_key_joins_a_class_and_keeps_apart_what_cannot_share) {
         case 3: y.no_witness = 1; break;
         case 4: y.no_counters = 1; break;
         case 5: y.instructions = 1; break;
-        default: y = widget("lane-parity"); break; /* every row the mode kernel */
+        case 6: y = widget("lane-parity"); break; /* every row the mode kernel */
+        default: snprintf(y.baseline, sizeof y.baseline, "%s", y.predicates[0]); break;
         }
         cr_assert_eq(options_batch_key(&y, b, sizeof b), 0);
         key_line(b, kb, sizeof kb);

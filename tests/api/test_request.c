@@ -96,7 +96,9 @@ Test(request, wrong_types) {
     expect_error("{\"baseline\": null}", "baseline", "got null");
     expect_error("{\"blocks\": 1.5}", "blocks", "got a number with a fraction");
     expect_error("{\"blocks\": \"many\"}", "blocks", "\"auto\"");
-    expect_error("{\"threads_per_block\": \"256\"}", "threads_per_block", "[x, y]");
+    expect_error("{\"threads_per_block\": \"32by8\"}", "threads_per_block", "XxY");
+    expect_error("{\"threads_per_block\": \"x8\"}", "threads_per_block", "XxY");
+    expect_error("{\"threads_per_block\": true}", "threads_per_block", "[x, y]");
     expect_error("{\"threads_per_block\": [32]}", "threads_per_block", "[x, y]");
     expect_error("{\"threads_per_block\": [32, 8, 1]}", "threads_per_block", NULL);
     expect_error("{\"threads_per_block\": [32, \"8\"]}", "threads_per_block", NULL);
@@ -328,4 +330,28 @@ Test(request, a_parsed_object_reads_as_its_text) {
         if (i >= 4) cr_expect_eq(rb, -1, "%s is refused", bodies[i]);
         else cr_expect_eq(rb, 0, "%s: %s", bodies[i], eb.reason);
     }
+}
+
+/* The JSON API takes the block shape in every spelling the CLI and the
+ * widget's permalinks use: "32x8" as [32, 8], "256" as 256; the same
+ * shape whichever way it is written, through the one parser
+ * (options_parse_block). */
+Test(request, threads_per_block_in_the_clis_spelling_too) {
+    static const char *const same[] = {"{\"threads_per_block\": [32, 8]}", "{\"threads_per_block\": \"32x8\"}"};
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(parse(same[i]), 0, "%s: %s: %s", same[i], e.field, e.reason);
+        cr_expect_eq(o.block_x, 32, "%s", same[i]);
+        cr_expect_eq(o.block_y, 8, "%s", same[i]);
+    }
+    cr_assert_eq(parse("{\"threads_per_block\": \"256\"}"), 0, "%s", e.reason);
+    cr_expect_eq(o.block_x, 256);
+    cr_expect_eq(o.block_y, 1);
+    struct dv_options cli;
+    experiment_defaults(&cli);
+    char err[ERR_LEN];
+    cr_assert_eq(options_set_cli(&cli, "--threads-per-block", "32x8", err), 0, "%s", err);
+    cr_assert_eq(parse("{\"threads_per_block\": \"32x8\"}"), 0);
+    cr_expect_eq(cli.block_x, o.block_x);
+    cr_expect_eq(cli.block_y, o.block_y);
+    expect_error("{\"threads_per_block\": \"64x32\"}", "threads_per_block", "1..1024");
 }

@@ -437,19 +437,23 @@ export function instructionsStandIn(body, suite) {
   }
 }
 // Routes GET /evidence/latest/<suite> of page `p` through `edit(body, suite)` as well as the stand-in.
+// The page gets the full record (.full.json, every row's runs inline, as a
+// job's document carries them), so an edit can reach the runs; the slim
+// record and its listings are the first load's (page.test.mjs).
 export async function editEvidence(p, suites, edit = () => {}) {
   for (const suite of suites) {
     await p.route(`**/evidence/latest/${suite}`, async (route) => {
-      const res = await passOn(route);
+      const res = await route.fetch({ url: `${route.request().url()}.full.json`, headers: { ...route.request().headers(), connection: 'close' } });
       const body = await res.json();
       if (res.status() === 200) { instructionsStandIn(body, suite); edit(body, suite); }
       await route.fulfill({ response: res, json: body });
     });
   }
 }
-// The evidence document of `suite` as the page gets it (stood in, then `edit`).
+// The evidence document of `suite` as the page gets it through editEvidence
+// (the full record, stood in, then `edit`).
 export async function evidenceDoc(suite, edit = () => {}) {
-  const body = await (await fetch(`${S.base}/evidence/latest/${suite}`)).json();
+  const body = await (await fetch(`${S.base}/evidence/latest/${suite}.full.json`)).json();
   instructionsStandIn(body, suite);
   edit(body, suite);
   return body.document;

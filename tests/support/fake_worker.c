@@ -220,12 +220,14 @@ static int sample_tables(struct dv_report *const *r, const struct dv_options *co
     struct batchplan bp;
     struct dv_table *u = malloc(sizeof *u);
     int rc = u ? batchplan_init(&bp, tables, o, n, 0.0, u, err) : -1;
-    unsigned rows[DV_MAX_ROWS], rounds = 0, nr, taken[DV_MAX_ROWS] = {0};
-    double ms[DV_MAX_ROWS * 8];
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, nr, taken[DV_MAX_ROWS] = {0};
+    double ms[BATCHPLAN_MAX_LAUNCHES * 8];
     while (rc == 0 && (nr = batchplan_next(&bp, 8, rows, &rounds)) > 0) {
+        unsigned char launched[DV_MAX_ROWS] = {0}; /* the baseline is launched after each row */
         for (unsigned k = 0; k < rounds; k++)
             for (unsigned i = 0; i < nr; i++) ms[k * nr + i] = sample_ms(&u->rows[rows[i]], taken[rows[i]] + k);
-        for (unsigned i = 0; i < nr; i++) taken[rows[i]] += rounds;
+        for (unsigned i = 0; i < nr; i++) launched[rows[i]] = 1;
+        for (unsigned k = 0; k < DV_MAX_ROWS; k++) taken[k] += launched[k] ? rounds : 0;
         rc = batchplan_file(&bp, nr, rows, rounds, ms, NAN, err);
     }
     if (rc == 0) batchplan_report(&bp);

@@ -5,7 +5,7 @@
 #   1. deploy/deb.sh makes the .deb from BUILD_DIR;
 #   2. mmdebstrap assembles a minimal Debian bookworm root filesystem
 #      (variant apt) from the Debian mirror, installs the .deb into it with
-#      apt (which brings libmicrohttpd12 and libjansson4), adds nginx-light
+#      apt (which brings libmicrohttpd12, libjansson4 and zlib1g), adds nginx-light
 #      for the front, and drops apt's lists and the docs;
 #   3. buildah makes an OCI image from that tarball alone (FROM scratch):
 #      entrypoint the launcher, user 65532, port 8080, and the variables the

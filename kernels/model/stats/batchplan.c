@@ -76,6 +76,10 @@ int batchplan_init(struct batchplan *b, struct dv_table *const *tables, const st
         struct batchplan_reader *rd = &b->readers[i];
         rd->t = tables[i];
         for (unsigned j = 0; j < rd->t->nrows; j++) rd->row[j] = (unsigned)union_find(u, &rd->t->rows[j]);
+        if (rd->row[rd->t->baseline_row] != (unsigned)u->baseline_row) {
+            dv_seterr(err, "batch: reader %u's baseline is not the first reader's (%s)", i, u->baseline);
+            return DV_ERR;
+        }
         if (sampling_init(&rd->s, rd->t->nrows, (unsigned)rd->t->baseline_row, opts[i], rated_mhz, err) != 0)
             return DV_ERR;
         /* Each row's ratio over the row its own table compares it with. */
@@ -101,26 +105,60 @@ unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *row
         const unsigned r = sampling_room(&rd->s, batch);
         if (r < room) room = r;
     }
+    /* Each wanted row, then the baseline: every row is timed right after a
+     * baseline launch and followed by one, as alone (where a table of a
+     * row and its baseline alternates them), so no row is timed in another
+     * launch order than the one it has alone. */
+    const unsigned base = (unsigned)b->u->baseline_row;
     unsigned n = 0;
     for (unsigned k = 0; k < b->u->nrows; k++)
-        if (wanted[k]) rows[n++] = k;
+        if (wanted[k] && k != base) {
+            rows[n++] = k;
+            rows[n++] = base;
+        }
+    if (n == 0 && wanted[base]) rows[n++] = base;
     *rounds = n ? room : 0;
     return n;
 }
 
-/* Files the rounds into reader `rd`: its rows' times out of the union's.
- * `at[k]` is union row k's place in the rounds (-1: not launched). */
-static int reader_file(struct batchplan_reader *rd, unsigned n, const int *at, unsigned rounds, const double *ms,
-                       double mhz, char *err) {
+/* Where a round's launches are: for union row k (not the baseline) at[k]
+ * its launch and pair[k] the baseline launch right after it (-1: not
+ * launched), and first_base the round's first baseline launch. */
+struct slots {
+    int at[DV_MAX_ROWS], pair[DV_MAX_ROWS], first_base;
+};
+
+/* The place of reader `rd`'s row j in the round: its own launch, or for its
+ * baseline the baseline launch right after its last row launched (the one
+ * it is timed beside), -1 when not launched. */
+static int reader_slot(const struct batchplan *b, const struct batchplan_reader *rd, const struct slots *sl,
+                       unsigned j) {
+    const unsigned base = (unsigned)b->u->baseline_row, k = rd->row[j];
+    if (k != base) return sl->at[k];
+    int last = -1, pair = sl->first_base;
+    for (unsigned q = 0; q < rd->t->nrows; q++) {
+        const unsigned kq = rd->row[q];
+        if (kq != base && sl->at[kq] > last) {
+            last = sl->at[kq];
+            pair = sl->pair[kq];
+        }
+    }
+    return pair;
+}
+
+/* Files the rounds into reader `rd`: its rows' times out of the union's. */
+static int reader_file(const struct batchplan *b, struct batchplan_reader *rd, unsigned n, const struct slots *sl,
+                       unsigned rounds, const double *ms, double mhz, char *err) {
     double own_ms = 0;
     for (unsigned j = 0; j < rd->t->nrows; j++) {
-        if (at[rd->row[j]] < 0) {
+        const int at = reader_slot(b, rd, sl, j);
+        if (at < 0) {
             dv_seterr(err, "batch: row %s of a reader still sampling was not in the rounds", rd->t->rows[j].name);
             return DV_ERR;
         }
         double *dst = sampling_row(&rd->s, j) + rd->s.taken;
         for (unsigned k = 0; k < rounds; k++) {
-            dst[k] = ms[(size_t)k * n + (unsigned)at[rd->row[j]]];
+            dst[k] = ms[(size_t)k * n + (unsigned)at];
             own_ms += dst[k];
         }
     }
@@ -132,18 +170,29 @@ static int reader_file(struct batchplan_reader *rd, unsigned n, const int *at, u
 
 int batchplan_file(struct batchplan *b, unsigned n, const unsigned *rows, unsigned rounds, const double *ms,
                    double mhz, char *err) {
-    int at[DV_MAX_ROWS];
-    for (unsigned k = 0; k < DV_MAX_ROWS; k++) at[k] = -1;
+    struct slots sl;
+    const unsigned base = (unsigned)b->u->baseline_row;
+    sl.first_base = -1;
+    for (unsigned k = 0; k < DV_MAX_ROWS; k++) sl.at[k] = sl.pair[k] = -1;
+    if (n > BATCHPLAN_MAX_LAUNCHES) {
+        dv_seterr(err, "batch: %u launches in a round, at most %u", n, BATCHPLAN_MAX_LAUNCHES);
+        return DV_ERR;
+    }
     for (unsigned i = 0; i < n; i++) {
         if (rows[i] >= b->u->nrows) {
             dv_seterr(err, "batch: union row %u of %u", rows[i], b->u->nrows);
             return DV_ERR;
         }
-        at[rows[i]] = (int)i;
+        if (rows[i] == base) {
+            if (sl.first_base < 0) sl.first_base = (int)i;
+            if (i > 0 && rows[i - 1] != base) sl.pair[rows[i - 1]] = (int)i;
+        } else {
+            sl.at[rows[i]] = (int)i;
+        }
     }
     for (unsigned i = 0; i < b->nreaders; i++) {
         struct batchplan_reader *rd = &b->readers[i];
-        if (!rd->done && reader_file(rd, n, at, rounds, ms, mhz, err) != 0) return DV_ERR;
+        if (!rd->done && reader_file(b, rd, n, &sl, rounds, ms, mhz, err) != 0) return DV_ERR;
     }
     for (size_t k = 0; k < (size_t)rounds * n; k++) b->gpu_ms += ms[k];
     b->rounds += rounds;

@@ -15,8 +15,11 @@
  * statistics, the session's output slots, events, check threads and witness
  * records) holds it unchanged, and a batch that would need more is not
  * formed (the supervisor counts a batch's rows before it sends it). The
- * first reader's baseline sits in the middle of the union's round, so no
- * row of a round of 16 launches is more than 8 launches from it.
+ * first reader's baseline is every reader's (the batch is formed only of
+ * readers with one baseline), and a round launches each other row followed
+ * by the baseline (batchplan_next()): a row's launch has a baseline launch
+ * on each side, as alone, where the launch before a kernel measurably
+ * changes its time at the scale of the intervals.
  *
  * Each reader's own rounds. Every reader keeps its own struct sampling over
  * its own rows only (its rows' times copied out of each round of the
@@ -50,6 +53,8 @@ extern "C" {
 #endif
 
 #define BATCHPLAN_MAX_READERS 16
+/* Launches in one round: each row other than the baseline, then the baseline. */
+#define BATCHPLAN_MAX_LAUNCHES (2 * DV_MAX_ROWS)
 
 struct batchplan_reader {
     struct dv_table *t;        /* the reader's table, its rows planned       */
@@ -78,15 +83,18 @@ int batchplan_init(struct batchplan *b, struct dv_table *const *tables, const st
                    unsigned n, double rated_mhz, struct dv_table *u, char *err);
 void batchplan_cleanup(struct batchplan *b);
 
-/* The union rows the next rounds launch, in round order, into `rows` (room
- * for DV_MAX_ROWS): every row a reader still sampling reads. Returns how
- * many (0 once every reader is done), and in *rounds how many rounds may be
+/* The launches of the next rounds, in round order, into `rows` (room for
+ * BATCHPLAN_MAX_LAUNCHES): every row a reader still sampling reads, each
+ * followed by a launch of the baseline, so each row is timed between two
+ * baseline launches as it is alone, and each reader's baseline sample is
+ * the launch right after its last row. Returns how many launches (0 once
+ * every reader is done), and in *rounds how many rounds may be
  * queued next, at most `batch`: what every reader still sampling has room
  * for (sampling_room()). */
 unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds);
 
-/* Files `rounds` rounds of the `n` union rows `rows` (as batchplan_next()
- * gave them): ms[k * n + i] is row rows[i]'s time in round k; `mhz` the
+/* Files `rounds` rounds of the `n` launches `rows` (union rows, as
+ * batchplan_next() gave them): ms[k * n + i] is launch i's time in round k; `mhz` the
  * clock read just before them (NaN: none). Each reader still sampling gets
  * its own rows' times and files them (sampling_file(), with its own rows'
  * GPU time), and is done when its rule says stop. Returns 0, or -1 with

@@ -103,14 +103,21 @@ export function definedPaths(schema, segs = [], out = new Set(), depth = 0) {
 // `x-proposed: true`: fields the document names for a reader before the
 // writer writes them (report_schema.test.mjs holds them to "not written
 // yet", so the mark goes when the writer starts writing the field).
-export function proposedPaths(schema) {
+export function proposedPaths(schema) { return markedPaths(schema, (x) => x['x-proposed'] === true); }
+
+// `x-written-by: evidence-store`: fields the evidence store writes into a
+// document it serves (the slim record's `instructions.listing_url`), never
+// the report writer.
+export function storePaths(schema) { return markedPaths(schema, (x) => x['x-written-by'] === 'evidence-store'); }
+
+function markedPaths(schema, marked) {
   const out = new Set();
   const mark = (s, segs, depth, under) => {
     if (depth > 16) return;
     for (const a of alternatives(s)) {
       for (const [k, v] of Object.entries(a.properties || {})) {
         const p = [...segs, k];
-        const here = under || alternatives(v).some((x) => x['x-proposed'] === true);
+        const here = under || alternatives(v).some(marked);
         if (here) out.add(show(p));
         mark(v, p, depth + 1, here);
       }

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { spec, definedPaths, proposedPaths, valuePaths } from './contract.mjs';
+import { spec, definedPaths, proposedPaths, storePaths, valuePaths } from './contract.mjs';
 
 const sample = process.env.DV_REPORT_SAMPLE;
 const REPORT = '#/components/schemas/Report';
@@ -38,11 +38,12 @@ function documents() {
 function drift(docs, schema) {
   const defined = definedPaths(schema);
   const proposed = proposedPaths(schema);
+  const store = storePaths(schema);
   const written = new Set();
   for (const d of docs) for (const p of valuePaths(d)) written.add(p);
   return {
     undocumented: [...written].filter((p) => !defined.has(p)).sort(),
-    unwritten: [...defined].filter((p) => !written.has(p) && !proposed.has(p)).sort(),
+    unwritten: [...defined].filter((p) => !written.has(p) && !proposed.has(p) && !store.has(p)).sort(),
     proposedButWritten: [...proposed].filter((p) => written.has(p)).sort(),
   };
 }

@@ -192,7 +192,19 @@ test('evidence routes, the recorded H200 capture and a failed night', async () =
     const e = await call(gpu, 'GET', `/evidence/latest/${s}`, { want: 200 });
     assert.equal(e.json.document.device.name, 'NVIDIA H200');
     await call(gpu, 'GET', `/evidence/latest/${s}.txt`, { want: 200 });
+    // The slim record names each row's listing; the full one carries it.
+    const full = await call(gpu, 'GET', `/evidence/latest/${s}.full.json`, { want: 200 });
+    const rows = (d) => d.document.tables.flatMap((t) => t.rows).filter((r) => r.instructions);
+    const slim = rows(e.json), whole = rows(full.json);
+    assert.equal(slim.length, whole.length, `${s}: rows with instructions`);
+    for (const r of slim) assert.ok(!('runs' in r.instructions) && typeof r.instructions.listing_url === 'string', `${s} ${r.name}`);
+    if (slim.length) {
+      const l = await call(gpu, 'GET', slim[0].instructions.listing_url, { want: 200 });
+      assert.deepEqual(l.json, whole[0].instructions, `${s}: the listing is the full record's`);
+    }
   }
+  await call(gpu, 'GET', '/evidence/nvidia-h200/2026-12-01/day22-part1/rows/99.0/instructions.json', { want: 404 });
+  await call(gpu, 'GET', '/evidence/nvidia-h200/2026-12-01/day22-part1/rows/x/instructions.json', { want: 400 });
   await call(gpu, 'GET', '/evidence/2026-12-01/day22-part1.json', { want: 200 });
   await call(gpu, 'GET', '/evidence/2026-02-30/day22-part1.json', { want: 400 });
   await call(gpu, 'GET', '/evidence/2020-01-01/day22-part1.json', { want: 404 });

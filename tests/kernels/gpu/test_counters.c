@@ -525,6 +525,34 @@ Test(counters, a_predicated_branch_in_partial_warps_is_recognised_per_block_and_
     counters_free(c);
 }
 
+/* A table of many rows is counted in sessions of at most four ranges (on
+ * the H200 a session of 11 user ranges decoded only 4 of them): eleven
+ * rows of one range each take three sessions, every row counted once per
+ * pass, and every row gets its counts. */
+Test(counters, many_ranges_are_counted_in_sessions_of_four) {
+    standin(NULL, 0);
+    setenv("DV_COUNTERS_GRID", "full", 1);
+    setenv("CUPTI_STANDIN_VALUE", "7", 1);
+    struct counters *c = prepared();
+    struct testimony_grid g[11];
+    for (unsigned r = 0; r < 11; r++) testimony_counter_grid(64, 1, &g[r]);
+    struct fake f = {.fail_row = -1};
+    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    struct dv_counters out[11];
+    char reason[ERR_LEN] = "";
+    const unsigned long set0 = calls("cuptiRangeProfilerSetConfig"), push0 = calls("cuptiRangeProfilerPushRange");
+    cr_expect_eq(counters_profile(c, 11, g, &l, out, reason), 0, "%s", reason);
+    const unsigned passes = counters_passes(c);
+    cr_expect_eq(passes, 2, "the stand-in's metric set takes two passes in each session");
+    cr_expect_eq(calls("cuptiRangeProfilerSetConfig") - set0, 3, "sessions of 4, 4 and 3 ranges");
+    cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, 11 * passes, "each row once per pass");
+    cr_expect_eq(f.n, 11 * passes);
+    for (unsigned r = 0; r < 11; r++) cr_expect(out[r].present, "row %u has no counts", r);
+    unsetenv("CUPTI_STANDIN_VALUE");
+    unsetenv("DV_COUNTERS_GRID");
+    counters_free(c);
+}
+
 #else
 
 Test(counters, stand_in_not_built) {

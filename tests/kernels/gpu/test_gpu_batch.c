@@ -73,7 +73,8 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
     double shared_ms = 0;
     batch_measure(s, op, batched, READERS, rc, err, &shared_ms);
     unsigned inside = 0, no_wider = 0;
-    printf("%-30s %-32s %-32s %s\n", "row", "alone: ratio [interval] +-hw", "batched: ratio [interval] +-hw", "inside");
+    printf("%-30s %-48s %-48s %s\n", "row", "alone: ratio [interval] +-hw rounds stop",
+           "batched: ratio [interval] +-hw rounds stop", "inside");
     for (unsigned i = 0; i < READERS; i++) {
         cr_assert_eq(rc[i], 0, "%s batched: %s", predicates[i], err[i]);
         const struct dv_table *a = &alone[i]->tables[0], *b = &batched[i]->tables[0];
@@ -84,15 +85,19 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
         cr_assert_eq(b->nrows, 2);
         cr_expect_str_eq(b->rows[0].name, predicates[i], "reader %u's table holds another's row", i);
         cr_expect_eq(batched[i]->testimony.witness_taken, alone[i]->testimony.witness_taken);
-        cr_expect_eq(batched[i]->testimony.counters_taken, alone[i]->testimony.counters_taken);
+        cr_expect_eq(batched[i]->testimony.counters_taken, alone[i]->testimony.counters_taken,
+                     "%s: counters taken %d batched (%s), %d alone (%s)", predicates[i],
+                     batched[i]->testimony.counters_taken, batched[i]->testimony.counters_reason,
+                     alone[i]->testimony.counters_taken, alone[i]->testimony.counters_reason);
         cr_expect(b->rows[0].observed.present && b->rows[0].observed.agrees, "%s: the witness", predicates[i]);
         const struct dv_row *x = &a->rows[0], *y = &b->rows[0];
         const int in = y->ratio >= x->ratio_ci.lo && y->ratio <= x->ratio_ci.hi;
         inside += in;
         no_wider += y->ratio_halfwidth <= x->ratio_halfwidth;
-        printf("%-30s %.4f [%.4f, %.4f] %.3f%%   %.4f [%.4f, %.4f] %.3f%%   %s\n", x->name, x->ratio, x->ratio_ci.lo,
-               x->ratio_ci.hi, 100 * x->ratio_halfwidth, y->ratio, y->ratio_ci.lo, y->ratio_ci.hi,
-               100 * y->ratio_halfwidth, in ? "yes" : "no");
+        printf("%-30s %.4f [%.4f, %.4f] %.3f%% %u %-7s  %.4f [%.4f, %.4f] %.3f%% %u %-7s  %s\n", x->name, x->ratio,
+               x->ratio_ci.lo, x->ratio_ci.hi, 100 * x->ratio_halfwidth, x->time_ms.samples, a->stop_reason, y->ratio,
+               y->ratio_ci.lo, y->ratio_ci.hi, 100 * y->ratio_halfwidth, y->time_ms.samples, b->stop_reason,
+               in ? "yes" : "no");
         cr_expect(fabs(y->ratio - x->ratio) <= halfwidth_abs(x) + halfwidth_abs(y),
                   "%s: batched %.4f [%.4f, %.4f] does not meet alone %.4f [%.4f, %.4f]", x->name, y->ratio,
                   y->ratio_ci.lo, y->ratio_ci.hi, x->ratio, x->ratio_ci.lo, x->ratio_ci.hi);

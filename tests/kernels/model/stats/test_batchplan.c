@@ -57,14 +57,19 @@ static double sample_ms(const struct dv_row *row, unsigned k, double noise) {
  * returns the batches taken. `seen` (may be NULL) gets, per batch, how
  * many rows it launched. */
 static unsigned drive(struct batchplan *b, double noise, unsigned *seen) {
-    unsigned rows[DV_MAX_ROWS], rounds = 0, n, taken[DV_MAX_ROWS] = {0}, batches = 0;
-    double ms[DV_MAX_ROWS * BATCH];
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, n, taken[DV_MAX_ROWS] = {0}, batches = 0;
+    double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
     char err[ERR_LEN];
     while ((n = batchplan_next(b, BATCH, rows, &rounds)) > 0 && batches < 2000) {
         cr_assert(rounds >= 1 && rounds <= BATCH);
+        cr_assert(n <= BATCHPLAN_MAX_LAUNCHES);
+        /* A row launched twice in a round (the baseline) has that round's
+         * time at each launch. */
+        unsigned char launched[DV_MAX_ROWS] = {0};
         for (unsigned k = 0; k < rounds; k++)
             for (unsigned i = 0; i < n; i++) ms[k * n + i] = sample_ms(&b->u->rows[rows[i]], taken[rows[i]] + k, noise);
-        for (unsigned i = 0; i < n; i++) taken[rows[i]] += rounds;
+        for (unsigned i = 0; i < n; i++) launched[rows[i]] = 1;
+        for (unsigned k = 0; k < DV_MAX_ROWS; k++) taken[k] += launched[k] ? rounds : 0;
         cr_assert_eq(batchplan_file(b, n, rows, rounds, ms, NAN, err), 0, "%s", err);
         if (seen) seen[batches] = n;
         batches++;
@@ -201,8 +206,8 @@ Test(batchplan, a_done_reader_leaves_the_rounds) {
     unsigned seen[2000] = {0};
     const unsigned batches = drive(&b, 0.01, seen);
     cr_assert_gt(batches, 2);
-    cr_expect_eq(seen[0], 3, "the first batch launches every row");
-    cr_expect_eq(seen[batches - 1], 2, "once the first reader is done, its row is left out");
+    cr_expect_eq(seen[0], 4, "the first batch launches every row, each followed by the baseline");
+    cr_expect_eq(seen[batches - 1], 2, "once the first reader is done, its row (and its baseline launch) is left out");
     cr_expect_eq(tables[0]->rows[0].time_ms.samples, 8);
     cr_expect_str_eq(tables[0]->stop_reason, "target", "its loose target met at its minimum");
     cr_expect_eq(tables[1]->rows[0].time_ms.samples, 200, "the other samples on to its own cap");
@@ -233,4 +238,63 @@ Test(batchplan, refuses_more_rows_than_a_table_holds) {
     cr_expect(strstr(err, "more than 16 distinct rows"), "%s", err);
     batchplan_cleanup(&b);
     for (unsigned i = 0; i < BATCHPLAN_MAX_READERS; i++) experiment_report_free(r[i]);
+}
+
+/* The launch order: each row a reader samples, then the baseline, so every
+ * row is timed between two launches of the baseline, as alone; a reader's
+ * baseline sample is the launch right after its own row, never another
+ * reader's. Each launch gets a time of its own here, so a reader filed
+ * from the wrong launch shows. */
+Test(batchplan, each_row_is_followed_by_the_baseline_its_reader_reads) {
+    struct dv_options o[3] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.5, 8, 8), reader(exprs[2], 0.5, 8, 8)};
+    struct dv_report *r[3] = {planned(&o[0]), planned(&o[1]), planned(&o[2])};
+    struct dv_table *tables[3] = {&r[0]->tables[0], &r[1]->tables[0], &r[2]->tables[0]}, u;
+    const struct dv_options *opts[3] = {&o[0], &o[1], &o[2]};
+    struct batchplan b;
+    char err[ERR_LEN];
+    cr_assert_eq(batchplan_init(&b, tables, opts, 3, 0.0, &u, err), 0, "%s", err);
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0;
+    const unsigned n = batchplan_next(&b, 1, rows, &rounds);
+    cr_assert_eq(n, 6, "three rows, each followed by the baseline");
+    const unsigned base = (unsigned)u.baseline_row;
+    for (unsigned i = 0; i < n; i += 2) {
+        cr_expect_neq(rows[i], base, "launch %u is a reader's row", i);
+        cr_expect_eq(rows[i + 1], base, "launch %u is the baseline", i + 1);
+    }
+    /* Launch i takes 1 + i ms: reader k's row and its baseline must come
+     * from its own pair of launches. */
+    double ms[BATCHPLAN_MAX_LAUNCHES];
+    for (unsigned i = 0; i < n; i++) ms[i] = 1.0 + i;
+    cr_assert_eq(batchplan_file(&b, n, rows, 1, ms, NAN, err), 0, "%s", err);
+    for (unsigned k = 0; k < 3; k++) {
+        struct batchplan_reader *rd = &b.readers[k];
+        unsigned at = n;
+        for (unsigned i = 0; i < n; i += 2)
+            if (rows[i] == rd->row[0]) at = i;
+        cr_assert_lt(at, n, "reader %u's row was launched", k);
+        cr_expect_eq(sampling_row(&rd->s, 0)[0], ms[at], "reader %u's row", k);
+        cr_expect_eq(sampling_row(&rd->s, (unsigned)rd->t->baseline_row)[0], ms[at + 1],
+                     "reader %u's baseline is the launch after its row (%.0f ms), not %.0f ms", k, ms[at + 1],
+                     sampling_row(&rd->s, (unsigned)rd->t->baseline_row)[0]);
+    }
+    batchplan_cleanup(&b);
+    for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
+}
+
+/* Readers with another baseline are not joined: each row is timed beside
+ * one baseline, the first reader's. */
+Test(batchplan, refuses_a_reader_with_another_baseline) {
+    struct dv_options o[2] = {reader(exprs[0], 0.005, 10, 2000), reader(exprs[1], 0.005, 10, 2000)};
+    snprintf(o[1].predicates[1], sizeof o[1].predicates[1], "%s", "threadIdx.x >= 0");
+    snprintf(o[1].baseline, sizeof o[1].baseline, "%s", "threadIdx.x >= 0");
+    struct dv_report *r[2] = {planned(&o[0]), planned(&o[1])};
+    struct dv_table *tables[2] = {&r[0]->tables[0], &r[1]->tables[0]}, u;
+    const struct dv_options *opts[2] = {&o[0], &o[1]};
+    struct batchplan b;
+    char err[ERR_LEN] = "";
+    cr_expect_neq(batchplan_init(&b, tables, opts, 2, 0.0, &u, err), 0);
+    cr_expect(strstr(err, "baseline"), "%s", err);
+    batchplan_cleanup(&b);
+    experiment_report_free(r[0]);
+    experiment_report_free(r[1]);
 }
