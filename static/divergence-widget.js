@@ -14,7 +14,9 @@
  * apart from one that is down. Measuring (widget/jobs.js), a row's
  * instruction view (widget/listing.js) and the several-GPU view
  * (widget/compare.js) are loaded when first needed; the try box is
- * widget/trybox.js; the stylesheet divergence-widget.css.
+ * widget/trybox.js; the stylesheet divergence-widget.css. Where the
+ * evidence has a previous night, widget/nights.js adds each table's line
+ * of what changed and each row's history sparkline.
  *
  * One page, one fetch of each answer the widgets share: the health, the
  * device and the evidence index are fetched once per server for every
@@ -142,6 +144,8 @@ class DivergenceWidget extends HTMLElement {
   get base() { return (this.getAttribute('server') || '').replace(/\/+$/, ''); }
   get suite() { return this.getAttribute('suite') || 'day22-part1'; }
   call(method, path, body, signal) { return call(this.base, method, path, body, signal); }
+  // A GET every widget of the page shares (one fetch per server and path).
+  shared(path) { return shared(this.base, path); }
   corsWords(short) { return corsWords(this.base, short); }
   say(text) { this.msg.textContent = text; }
   get keep() { return this.doc ? KEEP : ''; }
@@ -192,6 +196,7 @@ class DivergenceWidget extends HTMLElement {
     const gpus = Array.isArray(index.gpus) ? index.gpus : [];
     this.gpus = gpus.filter((g) => (g.suites || []).some((e) => e && e.suite === this.suite && e.date));
     if (!this.selected) this.selected = this.getAttribute('gpu') || index.gpu || '';
+    this.ownGpu = index.gpu || '';
     await this.loadGpu(this.selected, index);
     if (this.gpus.length >= 2) this.compare(index);
   }
@@ -264,6 +269,10 @@ class DivergenceWidget extends HTMLElement {
     this.since.replaceChildren(...(live ? [] : sinceLines(this.evidence, doc)));
     this.warn.replaceChildren(...warnings(doc).map((w) => el('li', {}, '\u26a0 ', w)));
     this.tables.replaceChildren(...renderDoc(this, doc, 'main'));
+    // Each table against the nights before (widget/nights.js), loaded only
+    // where there is a previous night: one night fetches no history.
+    const ev = this.evidence, c = ev && ev.comparison;
+    if (!live && c && c.previous) import('./widget/nights.js').then((m) => m.mount(this, ev, doc), () => {});
     this.note.textContent = '';
     this.labelRecorded();
   }

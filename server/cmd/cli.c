@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/cmd/cli.h"
 #include "api/options.h"
@@ -22,7 +23,9 @@
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/plan.h"
 #include "server/cmd/sibling.h"
+#include "server/evidence/names.h"
 #include "server/evidence/suites.h"
+#include "server/evidence/types.h"
 
 void cli_usage_options(void) {
     fputs(
@@ -70,6 +73,11 @@ void cli_usage_options(void) {
         "  --evidence-dir DIR          with --suite: file each suite's result in the evidence store DIR,\n"
         "                              as the nightly refresh does (schema divergence.evidence.v1); the\n"
         "                              exit status is then the suite's gates' (0: filed as good evidence)\n"
+        "  --file-as YYYY-MM-DD        with --evidence-dir: file the night under this date (not after today,\n"
+        "                              UTC) instead of today's; the record says filed_as and keeps when it\n"
+        "                              was measured. Refused where the date holds a night of the suite or a\n"
+        "                              later night exists (the demo capture: deploy/capture-demo.sh --nights)\n"
+        "  --replace-night             with --file-as: file it all the same\n"
         "output:\n"
         "  --format text|json|md|csv|svg  the lesson's layout (default), the divergence.v1 document,\n"
         "                              Markdown tables, CSV records or the SVG chart\n"
@@ -154,11 +162,29 @@ static int cli_own_option(const char *cmd, const char *name, const char *value, 
         a->evidence_dir = value;
         return 1;
     }
+    if (strcmp(name, "--file-as") == 0) {
+        char today[EVIDENCE_DATE_LEN];
+        names_date_of(time(NULL), today);
+        if (!names_valid_date(value)) {
+            fprintf(stderr, "divergence %s: --file-as: expected a calendar date YYYY-MM-DD, got '%.40s'\n", cmd, value);
+            return -1;
+        }
+        if (strcmp(value, today) > 0) {
+            fprintf(
+                stderr,
+                "divergence %s: --file-as: %s is after today (%s, UTC): a night is filed on or after it is measured\n",
+                cmd, value, today);
+            return -1;
+        }
+        a->file_as = value;
+        return 1;
+    }
     return 0;
 }
 
 static int is_own_option(const char *name) {
-    return strcmp(name, "--format") == 0 || strcmp(name, "--suite") == 0 || strcmp(name, "--evidence-dir") == 0;
+    return strcmp(name, "--format") == 0 || strcmp(name, "--suite") == 0 || strcmp(name, "--evidence-dir") == 0 ||
+           strcmp(name, "--file-as") == 0;
 }
 
 /* --suite NAME: the suite's request (suites.c) in `o`, keeping what the
@@ -213,6 +239,10 @@ static int read_options(int argc, char **argv, struct dv_options *o, struct cli_
         const char *arg = argv[i];
         if (strcmp(arg, "--json") == 0) {
             a->format = CLI_FORMAT_JSON;
+            continue;
+        }
+        if (strcmp(arg, "--replace-night") == 0) {
+            a->replace_night = 1;
             continue;
         }
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -304,6 +334,12 @@ int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
     if (a->evidence_dir && (analyze || !a->suite)) {
         fprintf(stderr, "divergence %s: --evidence-dir: %s\n", cmd,
                 analyze ? "does not apply to analyze (it files measurements)" : "needs --suite NAME|all");
+        return CLI_EXIT_USAGE;
+    }
+    if ((a->file_as && !a->evidence_dir) || (a->replace_night && !a->file_as)) {
+        fprintf(stderr, "divergence %s: %s: needs %s\n", cmd,
+                a->replace_night && !a->file_as ? "--replace-night" : "--file-as",
+                a->replace_night && !a->file_as ? "--file-as DATE" : "--evidence-dir DIR (it files a night)");
         return CLI_EXIT_USAGE;
     }
     if (a->suite) return suite_options(cmd, analyze, o, a);

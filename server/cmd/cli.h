@@ -33,6 +33,12 @@ struct cli_args {
     enum cli_format format;
     const char *suite;        /* --suite NAME ("all": measure each), or NULL    */
     const char *evidence_dir; /* --evidence-dir DIR (measure with --suite), NULL */
+    /* --file-as YYYY-MM-DD (measure with --evidence-dir): file the night
+     * under this date, a real calendar date not after today (UTC); the record
+     * says "filed_as" and keeps when it was measured. For the demo capture
+     * (deploy/capture-demo.sh --nights N); no route offers it. NULL: today. */
+    const char *file_as;
+    int replace_night; /* --replace-night: --file-as may replace a night     */
 };
 
 /* Parses argv (argv[0] the command name) into `o` and `a`. An unknown option

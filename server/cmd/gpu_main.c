@@ -48,10 +48,11 @@ static void progress(void *ctx, unsigned table, unsigned ntables, const struct d
  * nightly refresh does (refresh_file_measurement) and says what it filed,
  * or why not, on stderr. Returns 0 when it was filed and passed the gates. */
 static int file_evidence(const char *dir, const char *name, const struct dv_options *o, const struct dv_report *r,
-                         const char *doc, const char *started, const char *night) {
+                         const char *doc, const char *started, const char *night, const struct cli_args *a) {
     char err[ERR_LEN] = "", why[ERR_LEN] = "";
     int ok = 0;
-    if (refresh_file_measurement(dir, name, o, r, doc, started, night, &ok, why, err) != 0) {
+    if (refresh_file_measurement(dir, name, o, r, doc, started, night, a->file_as != NULL, a->replace_night, &ok, why,
+                                 err) != 0) {
         fprintf(stderr, "divergence measure: %s: not filed in %s: %s\n", name, dir, err);
         return -1;
     }
@@ -94,8 +95,8 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
         /* Filed, the suite's own gates decide (its noise limit is the
          * night's, not --max-noise's target), as they do for a refresh. */
         char *doc = report_json(r, 0);
-        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started, night) == 0 ? CLI_EXIT_OK
-                                                                                          : CLI_EXIT_FAILED;
+        rc = doc && file_evidence(a->evidence_dir, suite, o, r, doc, started, night, a) == 0 ? CLI_EXIT_OK
+                                                                                             : CLI_EXIT_FAILED;
         free(doc);
     }
     experiment_report_free(r);
@@ -117,6 +118,8 @@ static int measure_main(int argc, char **argv) {
     /* Every suite of one run is filed under the night it started (UTC). */
     char night[16];
     timeutil_date(time(NULL), night, sizeof night);
+    /* The capture's --file-as (validated by cli_parse): the record says it. */
+    if (a.file_as) snprintf(night, sizeof night, "%s", a.file_as);
     if (a.suite && strcmp(a.suite, "all") == 0) {
         /* Every suite in turn, on one session: the worst status wins. */
         rc = CLI_EXIT_OK;

@@ -275,6 +275,42 @@ static void warn_add(char *warn, const char *what, const char *why) {
  * between the two renames leaves the new record beside the transcript of
  * the one before; reads serve each record's own copy, so the two views of a
  * night never disagree. */
+/* A night filed under a date the capture gave (record.filed_as) goes where
+ * no night of its suite is, and after every night of its suite: a record of
+ * that date would be lost, and a later night was compared without it.
+ * Called under the GPU's lock. Returns 0, or -1 with `err` naming the night
+ * in the way (--replace-night files it all the same). */
+static int filed_as_room(const char *gdir, const struct record_build *b, char *err) {
+    char(*dates)[DURABLE_NAME_LEN] = NULL;
+    size_t n = 0;
+    if (durable_list_dirs(gdir, names_valid_date, &dates, &n, err) != 0) return -1;
+    const char *in_way = NULL;
+    for (size_t k = 0; k < n && !in_way; k++) {
+        if (strcmp(dates[k], b->date) < 0) continue;
+        const char *names[] = {".json", ".failed.json"};
+        for (size_t i = 0; i < 2 && !in_way; i++) {
+            char path[PATH_MAX], file[NAME_MAX + 1];
+            snprintf(file, sizeof file, "%s%s", b->suite->name, names[i]);
+            if (durable_join(path, sizeof path, gdir, dates[k], file) == 0 && access(path, F_OK) == 0)
+                in_way = dates[k];
+        }
+    }
+    int rc = 0;
+    if (in_way) {
+        if (strcmp(in_way, b->date) == 0)
+            dv_seterr(err, "file-as %s: %s already holds a night of %s (--replace-night replaces it)", b->date, b->date,
+                      b->suite->name);
+        else
+            dv_seterr(err,
+                      "file-as %s: %s holds a later night of %s, compared without this one (file the nights oldest "
+                      "first, or --replace-night)",
+                      b->date, in_way, b->suite->name);
+        rc = -1;
+    }
+    free(dates);
+    return rc;
+}
+
 static int record_file(struct evidence *ev, const struct record_build *b, const char *json, const char *text,
                        char *warn, char *err) {
     char gdir[PATH_MAX], dir[PATH_MAX], jname[NAME_MAX + 1], tname[NAME_MAX + 1], fname[NAME_MAX + 1], why[ERR_LEN];
@@ -294,6 +330,10 @@ static int record_file(struct evidence *ev, const struct record_build *b, const 
      * replica of this GPU model must not decide on what it saw before. */
     int lockfd = durable_lock(gdir, err);
     if (lockfd < 0) return -1;
+    if (b->rec->filed_as && !b->rec->replace_night && filed_as_room(gdir, b, err) != 0) {
+        durable_unlock(lockfd);
+        return -1;
+    }
     int keep_good = 0;
     if (!b->rec->ok) {
         int oom = 0;

@@ -86,6 +86,8 @@ static void text_release(struct text *t) {
 json_t *history_entry(json_t *rec, const char *date, int *bad) {
     json_t *p = json_object(), *summary = json_object_get(rec, "summary");
     jsonout_put(p, "date", jsonout_str(date), bad);
+    /* A night the capture filed under a date it gave (record.h filed_as). */
+    if (record_str(rec, "filed_as")) jsonout_put(p, "filed_as", jsonout_str(record_str(rec, "filed_as")), bad);
     jsonout_put(p, "status", jsonout_str(record_str(rec, "status")), bad);
     if (record_str(rec, "reason")) jsonout_put(p, "reason", jsonout_str(record_str(rec, "reason")), bad);
     json_t *version = json_object_get(rec, "suite_version");

@@ -205,23 +205,58 @@ static json_t *summary_text(const struct tally *t, const char *prev_date, const 
     return jsonout_str(buf);
 }
 
+static unsigned tally_compared(const struct tally *t) {
+    return t->n[COMPARE_SAME] + t->n[COMPARE_HIGHER] + t->n[COMPARE_LOWER] + t->n[COMPARE_AMBIGUOUS];
+}
+
+/* Table `id`'s entry of the comparison: since when its ratios are all the
+ * same ("unchanged_since", as the night's but for this table alone, so a
+ * table of a suite is not said changed when another table moved), how many
+ * were compared and how many changed. `before` and `after` are the tally
+ * before and after its rows; `prev` the previous night (NULL: none). */
+static json_t *table_entry(const char *id, const struct tally *before, const struct tally *after, json_t *prev,
+                           int *bad) {
+    const unsigned compared = tally_compared(after) - tally_compared(before);
+    const unsigned same = after->n[COMPARE_SAME] - before->n[COMPARE_SAME];
+    const unsigned changed =
+        after->n[COMPARE_HIGHER] + after->n[COMPARE_LOWER] - before->n[COMPARE_HIGHER] - before->n[COMPARE_LOWER];
+    const char *prev_date = prev ? jstr(prev, "date") : NULL, *since = NULL;
+    if (prev_date && compared > 0 && same == compared && after->not_compared == before->not_compared) {
+        json_t *pt, *ptables = json_object_get(json_object_get(prev, "comparison"), "tables");
+        size_t i;
+        since = prev_date;
+        json_array_foreach(ptables, i, pt) {
+            const char *pid = jstr(pt, "id");
+            if (pid && strcmp(pid, id) == 0 && jstr(pt, "unchanged_since")) since = jstr(pt, "unchanged_since");
+        }
+    }
+    json_t *e = json_object();
+    jsonout_put(e, "id", jsonout_str(id), bad);
+    jsonout_put(e, "unchanged_since", jsonout_str_or_null(since), bad);
+    jsonout_put(e, "compared", json_integer(compared), bad);
+    jsonout_put(e, "changed", json_integer(changed), bad);
+    return e;
+}
+
 json_t *nights_compare(json_t *night, json_t *const *older, size_t n, double tolerance, int *bad) {
     struct tally t;
     memset(&t, 0, sizeof t);
-    json_t *out = json_object(), *rows = json_array();
+    json_t *out = json_object(), *rows = json_array(), *per_table = json_array();
     json_t *tables = json_object_get(json_object_get(night, "summary"), "tables"), *tb, *row;
+    json_t *prev = n > 0 ? older[0] : NULL;
     size_t i, k;
     json_array_foreach(tables, i, tb) {
         const char *id = jstr(tb, "id");
         json_t *base = json_object_get(tb, "baseline_row");
+        const struct tally before = t;
         json_array_foreach(json_object_get(tb, "rows"), k, row) {
             if (json_is_integer(base) && (json_int_t)k == json_integer_value(base)) continue; /* 1 by definition */
             compare_row(row, id ? id : "", older, n, tolerance, rows, &t, bad);
         }
+        jsonout_append(per_table, table_entry(id ? id : "", &before, &t, prev, bad), bad);
     }
-    json_t *prev = n > 0 ? older[0] : NULL;
     const char *prev_date = prev ? jstr(prev, "date") : NULL;
-    const unsigned compared = t.n[COMPARE_SAME] + t.n[COMPARE_HIGHER] + t.n[COMPARE_LOWER] + t.n[COMPARE_AMBIGUOUS];
+    const unsigned compared = tally_compared(&t);
     /* Unchanged: every row compared and the same; since the start of the
      * previous night's own run of unchanged nights. */
     const char *since = NULL;
@@ -251,6 +286,7 @@ json_t *nights_compare(json_t *night, json_t *const *older, size_t n, double tol
     jsonout_put(out, "changed", json_integer(t.n[COMPARE_HIGHER] + t.n[COMPARE_LOWER]), bad);
     jsonout_put(out, "summary", summary_text(&t, prev_date, since, tolerance, env, bad), bad);
     jsonout_put(out, "environment", env, bad);
+    jsonout_put(out, "tables", per_table, bad);
     jsonout_put(out, "rows", rows, bad);
     if (*bad) {
         json_decref(out);

@@ -57,6 +57,7 @@
  *    "counts": {"same", "higher", "lower", "ambiguous", "not_compared"},
  *    "changed": higher + lower, "environment": [{"what", "before", "after"}],
  *    "summary": text,
+ *    "tables": [{"id", "unchanged_since": date | null, "compared", "changed"}],
  *    "rows": [{"table", "name", "label", "ratio", "ratio_ci",
  *              "previous": {"label", "ratio", "change", "change_ci"} | null,
  *              "history": {"label", "nights", "median", "change", "change_ci"}

@@ -41,6 +41,10 @@ int record_build_init(struct record_build *b, const struct evidence_record *rec,
     }
     if (rec->finished_utc) snprintf(b->finished, sizeof b->finished, "%s", rec->finished_utc);
     else timeutil_utc(time(NULL), b->finished, sizeof b->finished);
+    if (rec->filed_as && !rec->date) {
+        dv_seterr(err, "evidence %s: filed_as: a night filed under a given date needs the date", suite->name);
+        return -1;
+    }
     if (rec->date) {
         if (!names_valid_date(rec->date)) {
             dv_seterr(err, "evidence: bad date %s", rec->date);
@@ -231,6 +235,9 @@ static json_t *record_root(const struct record_build *b, struct parts *p, const 
     jsonout_put(root, "suite", jsonout_str(b->suite->name), bad);
     jsonout_put(root, "suite_version", json_integer(b->suite->version), bad);
     jsonout_put(root, "date", jsonout_str(b->date), bad);
+    /* Filed under a date the capture gave: said, so no reader takes the
+     * date for the day it was measured (provenance.finished_utc is). */
+    if (rec->filed_as) jsonout_put(root, "filed_as", jsonout_str(b->date), bad);
     jsonout_put(root, "gpu", jsonout_str(rec->gpu), bad);
     jsonout_put(root, "gpu_name", jsonout_str_or_null(rec->gpu_name), bad);
     jsonout_put(root, "status", jsonout_str(rec->ok ? "ok" : "failed"), bad);

@@ -660,8 +660,8 @@ char *refresh_status_json(struct refresh *r, const char *id, int *found) {
 }
 
 int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
-                             const char *doc, const char *started_utc, const char *night, int *ok, char *why,
-                             char *err) {
+                             const char *doc, const char *started_utc, const char *night, int filed_as,
+                             int replace_night, int *ok, char *why, char *err) {
     char slug[EVIDENCE_SLUG_LEN], date[EVIDENCE_DATE_LEN];
     int idx = suites_index(suite);
     if (idx < 0) {
@@ -687,6 +687,8 @@ int refresh_file_measurement(const char *dir, const char *suite, const struct dv
         .gpu = slug,
         .gpu_name = r->device.name,
         .date = names_valid_date(date) ? date : NULL,
+        .filed_as = filed_as,
+        .replace_night = replace_night,
         .ok = good,
         .reason = good ? NULL : why,
         .request_json = request,

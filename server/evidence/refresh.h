@@ -91,9 +91,14 @@ int refresh_gate(size_t suite_index, const char *document_json, char *reason);
  * dated by `started_utc`. `*ok` (may be NULL) receives whether it passed the
  * gates, `why` (ERR_LEN) why not. It is filed under `date` (YYYY-MM-DD; NULL:
  * the day of `started_utc`), so the suites of one run share a night as a
- * refresh's do. Returns 0 when it was filed, or -1 with `err`. */
+ * refresh's do. `filed_as` 1: `date` is the capture's --file-as, a date
+ * given rather than the night measured (evidence_record.filed_as: the
+ * record says so, and it replaces no night and goes before none unless
+ * `replace_night`). Returns 0 when it was filed, or -1 with `err`. Not a
+ * route: only the command line files under a given date. */
 int refresh_file_measurement(const char *dir, const char *suite, const struct dv_options *o, const struct dv_report *r,
-                             const char *doc, const char *started_utc, const char *date, int *ok, char *why, char *err);
+                             const char *doc, const char *started_utc, const char *date, int filed_as,
+                             int replace_night, int *ok, char *why, char *err);
 
 /* GET /evidence/refresh/{id}: {"id", "state": "running"|"done", "gpu", "date",
  * "created_utc", "finished_utc", "ok", "failed", "suites": [{"suite",

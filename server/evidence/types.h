@@ -33,6 +33,14 @@ struct evidence_record {
     const char *gpu;           /* the writing server's GPU slug (required)     */
     const char *gpu_name;      /* its device name, or NULL                     */
     const char *date;          /* YYYY-MM-DD filed under; NULL: finished_utc's */
+    /* The capture's --file-as: 1 when `date` is a date the caller chose for
+     * the night rather than the night it was measured (the record then says
+     * "filed_as", its finished_utc still the measurement's). Such a night
+     * never replaces a record of its date, nor goes before a later night of
+     * its suite (their comparisons were made without it), unless
+     * `replace_night` is 1. */
+    int filed_as;
+    int replace_night;
     int ok;                    /* 1: good evidence; 0: a failure               */
     const char *reason;        /* why it failed (required when !ok)            */
     const char *request_json;  /* the request body that ran (JSON), or NULL    */

@@ -388,3 +388,25 @@ Test(cli, spread_over_the_target_with_intervals_within_it_exits_0) {
     cr_expect_eq(cli_exit_status(0, r), CLI_EXIT_FAILED);
     experiment_report_free(r);
 }
+
+/* --file-as (the demo capture's): a real calendar date, not after today,
+ * only where a night is filed; --replace-night only with it. Refused before
+ * any GPU is asked. */
+Test(cli, file_as_takes_only_a_past_calendar_date_where_a_night_is_filed) {
+    static char out[4096];
+    const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"measure --suite all --evidence-dir /nonexistent --file-as 2026-02-30",
+         "--file-as: expected a calendar date YYYY-MM-DD, got '2026-02-30'"},
+        {"measure --suite all --evidence-dir /nonexistent --file-as 26-1-1", "expected a calendar date"},
+        {"measure --suite all --evidence-dir /nonexistent --file-as 2999-01-01", "2999-01-01 is after today"},
+        {"measure --suite all --file-as 2026-01-01", "--file-as: needs --evidence-dir"},
+        {"measure --suite all --evidence-dir /nonexistent --replace-night", "--replace-night: needs --file-as"},
+        {"analyze --file-as 2026-01-01", "--file-as: needs --evidence-dir"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_expect_eq(run_binary(cases[i].args, out, sizeof out), 2, "%s: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].says), "%s: %s", cases[i].args, out);
+    }
+}
