@@ -281,6 +281,7 @@ static json_t *run_json(const struct listing_run *r, int *bad) {
     put(o, "pred_on_thread_executions", integer((long long)r->pred_on), bad);
     put(o, "lanes", num(r->lanes), bad);
     put(o, "divergent_targets", integer((long long)r->divergent), bad);
+    put(o, "target", r->has_target ? integer(r->target) : json_null(), bad);
     return o;
 }
 

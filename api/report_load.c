@@ -394,6 +394,11 @@ static void run_parse(struct rd *rd, const json_t *o, const char *path, struct l
     r->lanes = NAN;
     get_num(rd, o, path, "lanes", &r->lanes, NAN);
     GET_ULL(rd, o, path, "divergent_targets", r->divergent);
+    const json_t *t = json_object_get(o, "target"); /* absent or null: not known (older documents) */
+    if (t && !json_is_null(t)) {
+        GET_INT(rd, o, path, "target", r->target, uint32_t);
+        r->has_target = 1;
+    }
 }
 
 /* The runs of a profile: as many as a kernel has instructions, at most. */

@@ -87,6 +87,8 @@ static struct listing *report_full_listing(unsigned k) {
         run.pred_on = 135168ull + r + k;
         run.lanes = 16.25 + r + k;
         run.divergent = 8448ull - r + k;
+        run.has_target = 1; /* every field set, as the fixture is */
+        run.target = 0x340u + 256u * k + 16u * r;
         if (listing_add_run(l, &run) != 0) {
             listing_free(l);
             return NULL;

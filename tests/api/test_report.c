@@ -1233,6 +1233,8 @@ Test(report, instructions_round_trip_with_their_contract_names) {
         {"runs.0.pred_on_thread_executions", JSON_INTEGER},
         {"runs.0.lanes", JSON_REAL},
         {"runs.0.divergent_targets", JSON_INTEGER},
+        {"runs.0.target", JSON_INTEGER},
+        {"runs.1.target", JSON_INTEGER},
     };
     for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         snprintf(p, sizeof p, "%s.%s", base, fields[k].key);

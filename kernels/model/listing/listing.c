@@ -385,11 +385,24 @@ static void region_stalls(const struct listing_insns *f, struct listing_region *
 static int same_run(const struct listing_run *r, const struct listing_insn *i) {
     return i->pc == r->pc + 16u * r->count && strcmp(r->opcode, i->opcode) == 0 && r->guarded == i->guarded &&
            r->region == i->kind && r->line == i->line && strcmp(r->file, i->file) == 0 && r->warp == i->warp &&
-           r->thread == i->thread && r->pred_on == i->pred_on && r->divergent == i->divergent;
+           r->thread == i->thread && r->pred_on == i->pred_on && r->divergent == i->divergent &&
+           r->has_target == i->has_target && (!r->has_target || r->target == i->target);
 }
 
 static double lanes_of(unsigned long long thread, unsigned long long warp) {
     return warp ? (double)thread / (double)warp : NAN;
+}
+
+/* A region is code the launch ran: a kind whose instructions no warp
+ * executed (the k-way switch is one function for every k, so a row of
+ * k = 2 carries 30 cases no lane takes) is left out of the regions, which
+ * keep their order; its instructions stay in the runs under its name, with
+ * their zero counts. */
+static void drop_unexecuted(struct listing *l) {
+    unsigned kept = 0;
+    for (unsigned k = 0; k < l->nregions; k++)
+        if (l->regions[k].warp) l->regions[kept++] = l->regions[k];
+    l->nregions = kept;
 }
 
 int listing_build(const struct listing_insns *f, struct listing *l, char *err) {
@@ -435,11 +448,14 @@ int listing_build(const struct listing_insns *f, struct listing *l, char *err) {
         run.pred_on = in->pred_on;
         run.divergent = in->divergent;
         run.lanes = lanes_of(in->thread, in->warp);
+        run.has_target = in->has_target;
+        run.target = in->has_target ? in->target : 0;
         if (listing_add_run(l, &run) != 0) {
             dv_seterr(err, "listing: out of memory for %u runs", l->nruns + 1);
             return -1;
         }
     }
+    drop_unexecuted(l);
     for (unsigned k = 0; k < l->nregions; k++) {
         struct listing_region *r = &l->regions[k];
         r->lanes = lanes_of(r->thread, r->warp);
@@ -553,7 +569,7 @@ int listing_check(const struct listing *l, char *field, size_t fsize, char *why)
     }
     for (unsigned i = 0; i < l->nruns; i++) {
         if (check_run(l, i, field, fsize, why) != 0) return -1;
-        if (!seen[l->runs[i].region])
+        if (!seen[l->runs[i].region] && l->runs[i].warp)
             return check_fail(field, fsize, why, "runs", i, "region", "a region the profile's regions do not list");
     }
     for (unsigned k = 0; k < l->nregions; k++)

@@ -49,8 +49,11 @@
  * why there is no SASS text.
  *
  * listing_build() turns classified instructions into a struct listing: one
- * region summary per kind present, in program order of its first
- * instruction, with its top stall reasons as shares of its samples; and the
+ * region summary per kind present that the launch executed (a kind no warp
+ * ran, such as the cases of the k-way switch a row's k leaves untaken, is
+ * no region of the row: its runs stay, with their zero counts), in program
+ * order of its first instruction, with its top stall reasons as shares of
+ * its samples; and the
  * runs: consecutive instructions with the same opcode, guard, region, source
  * line and counts, as one entry. Its counts are for the row's full grid.
  *
@@ -199,7 +202,8 @@ struct listing_region {
     enum listing_kind kind;
     unsigned instructions;
     unsigned long long warp, thread, pred_on;
-    double lanes;                    /* thread / warp executions, NaN for none  */
+    double lanes;                    /* thread / warp executions (a region    */
+                                     /* built here ran; NaN only as read)     */
     int has_stalls;                  /* PC sampling ran                         */
     unsigned nstalls;
     struct listing_stall stalls[LISTING_TOP_STALLS];
@@ -219,6 +223,8 @@ struct listing_run {
     int guarded;
     unsigned long long warp, thread, pred_on, divergent;
     double lanes;                      /* thread / warp, NaN when never run   */
+    int has_target;                    /* a branch whose target is known      */
+    uint32_t target;                   /* its pc                              */
 };
 
 /* The profile of one row, as the document writes it. */
@@ -260,7 +266,8 @@ int listing_build(const struct listing_insns *f, struct listing *l, char *err);
 /* Whether `l` has the shape listing_build() gives it, so that a profile
  * read from elsewhere (a child's answer, a file, a document) can be trusted
  * like one built here: at least one region and one run; each region kind
- * listed once, and every run's region listed; runs in pc order, each of at
+ * listed once, and every executed run's region listed (a run no warp
+ * executed may name a kind that is no region); runs in pc order, each of at
  * least one instruction, no more than 32 thread executions per warp
  * execution, no more predicated-on executions than thread executions; each
  * region's instructions and executions the sums of its runs'; lanes within

@@ -28,6 +28,15 @@ static int path_span(const struct listing *l, unsigned *first, unsigned *last) {
     return any;
 }
 
+/* Whether guarded BRA `r` is a branch among the paths: its target lies
+ * from the first path instruction to the window's end (`lo` .. `hi`). One
+ * that jumps past them all (a loop's test for zero trips, which skips both
+ * sides together) or back to before them (a loop's back-edge to its
+ * counter) chooses no path. Without a known target it counts. */
+static int among_paths(const struct listing_run *r, uint32_t lo, uint32_t hi) {
+    return !r->has_target || (r->target >= lo && r->target <= hi);
+}
+
 /* The window's branch instructions and the whole function's, the paths'
  * FFMAs and their lanes. */
 static void count_runs(const struct listing *l, unsigned first, unsigned last, struct listing_shape *s) {
@@ -35,6 +44,7 @@ static void count_runs(const struct listing *l, unsigned first, unsigned last, s
     const unsigned from = first > SHAPE_BEFORE ? first - SHAPE_BEFORE : 0;
     unsigned stop = last + 1;
     while (stop < l->nruns && l->runs[stop].region == LISTING_RECONVERGE) stop++;
+    const uint32_t lo = l->runs[first].pc, hi = run_end(&l->runs[stop - 1]);
     for (unsigned i = 0; i < l->nruns; i++) {
         const struct listing_run *r = &l->runs[i];
         if (!r->warp) continue; /* a version of the code the launch never ran */
@@ -44,7 +54,7 @@ static void count_runs(const struct listing *l, unsigned first, unsigned last, s
         if (i >= from && i < stop) {
             s->window_bssy += is_op(r, "BSSY") ? r->count : 0;
             s->window_bsync += is_op(r, "BSYNC") ? r->count : 0;
-            s->window_guarded_bra += is_op(r, "BRA") && r->guarded ? r->count : 0;
+            s->window_guarded_bra += is_op(r, "BRA") && r->guarded && among_paths(r, lo, hi) ? r->count : 0;
         }
         if (!listing_kind_is_path(r->region) || !is_op(r, "FFMA")) continue;
         s->path_ffma += r->count;

@@ -8,7 +8,13 @@
  * runs of the path regions (listing_kind_is_path()); the
  * window around them is from their first instruction to their last, with
  * the reconvergence region after them and the eight instructions before
- * the first (where a branch's divergent BRA sits). In that window:
+ * the first (where a branch's divergent BRA sits). A guarded BRA there is
+ * a branch among the paths when its target lies from the first path
+ * instruction to the window's end: one that jumps past all the paths (a
+ * loop's test for zero trips around compute-both-then-select's single
+ * loop) or back to before them (a loop's back-edge) chooses no path, and a
+ * BRA whose target is not known (a document that does not give it) counts.
+ * In that window:
  *   predicated     every FFMA of the paths guarded (@P / @!P) and no BSSY,
  *                  BSYNC or guarded BRA: the compiler if-converted the
  *                  branch, and every warp issues both sides;

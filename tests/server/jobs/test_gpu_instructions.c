@@ -631,7 +631,9 @@ Test(gpu_instructions, the_experiments_rows_are_profiled_and_their_shapes_read, 
         listing_shape(w->instructions, &sh);
         printf("branchless %-14s ratio %.3f  %s\n", w->name, w->ratio, sh.text);
         if (strcmp(w->point.variant, "select") == 0) {
+            /* one loop of both chains, its own zero-trip test and back-edge no branch among the paths */
             cr_expect_eq(sh.branching, LISTING_SHAPE_UNCONDITIONAL, "%s: %s", w->name, sh.text);
+            cr_expect(fabs(sh.path_lanes - 32) < 1e-9, "%s: every lane issues both chains: %s", w->name, sh.text);
             const struct listing_region *a = region_of(w->instructions, LISTING_PATH_A),
                                         *b = region_of(w->instructions, LISTING_PATH_B);
             cr_assert(a && b, "%s: both sides' regions", w->name);
