@@ -269,16 +269,10 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
             return -1;
         }
     }
-    /* On the command line an option that does not apply is a mistake to
-     * say; a JSON body (what a page sends) gets a warning in the document
-     * instead (plan_report()). */
-    unsigned unused = style == OPTIONS_CLI ? experiment_unused(o) : 0;
-    for (unsigned bit = 1; unused && bit < (1u << DV_GIVEN_NUM); bit <<= 1) {
-        if (!(unused & bit)) continue;
-        if (field) *field = experiment_given_name(bit);
-        dv_seterr(err, "%s: does not apply: %s", options_cli_name(bit), experiment_unused_reason(o, bit));
-        return -1;
-    }
+    /* A field the request's tables do not read (experiment_unused()) is no
+     * error in either style: plan_report() warns of it in the document, and
+     * the CLI says the same warning on stderr, as api/openapi.yaml documents
+     * for /analyze and /measure. */
     if (check_predicates(o, style, fault, err) != 0) return -1;
     return check_instructions(o, style, field, err);
 }

@@ -27,9 +27,9 @@ enum options_style { OPTIONS_JSON = 0, OPTIONS_CLI = 1 };
 
 /* Checks every field's range and that every predicate resolves (built-in name
  * or valid expression), that a scenario name selects something, and that the
- * baseline is one of the Part 1 rows (it is added as a row when missing). In
- * OPTIONS_CLI style a given option that does not apply (experiment_unused())
- * is an error too; a JSON body gets a warning in its document instead.
+ * baseline is one of the Part 1 rows (it is added as a row when missing). A
+ * given field that does not apply (experiment_unused()) is no error in either
+ * style: plan_report() warns of it in the document (and the CLI on stderr).
  * Returns 0, or -1 with `err` = "<field>: why" on one line, where <field> is
  * spelled per `style` ("threads_per_block" or "--threads-per-block"), and
  * `fault` (may be NULL): fault->field the JSON name, and for an expression

@@ -59,6 +59,9 @@ void cli_usage_options(void) {
     for (size_t i = 0; i < suites_count(); i++) printf("%s%s", i ? ", " : "", suites_get(i)->name);
     fputs(
         " (measure: or all)\n"
+        "  --predicates or --baseline with --part 2 (its rows are fixed), or --part, --predicates or\n"
+        "  --baseline with --scenario, do not apply: each is warned of on stderr and not used, and the\n"
+        "  run goes on (POST /analyze and POST /measure answer them with the same warning)\n"
         "options (measure only; analyze refuses them):\n"
         "  --max-halfwidth F           stop when every ratio's 95% interval is within\n"
         "                              +-F of it (default 0.005: 0.5%)\n"
@@ -292,6 +295,18 @@ static int refuse_given(const char *cmd, unsigned given, const char *why) {
     return 0;
 }
 
+/* Each option of `o` that its tables do not read (experiment_unused()),
+ * said on stderr as the document's warning says it (plan_report()), the
+ * option in its CLI spelling; the run goes on, as POST /analyze and
+ * POST /measure answer the same request with the warning in the document. */
+static void warn_unused(const char *cmd, const struct dv_options *o) {
+    const unsigned unused = experiment_unused(o);
+    for (unsigned bit = 1; unused && bit < (1u << DV_GIVEN_NUM); bit <<= 1)
+        if (unused & bit)
+            fprintf(stderr, "divergence %s: warning: %s: not used: %s\n", cmd, options_cli_name(bit),
+                    experiment_unused_reason(o, bit));
+}
+
 /* --suite NAME|all (a->suite): a whole request, so nothing else may shape
  * the tables; `o` becomes the suite's request (all: left as the caller's
  * defaults). Returns 0 or CLI_EXIT_USAGE. */
@@ -348,6 +363,7 @@ int cli_parse(int argc, char **argv, struct dv_options *o, struct cli_args *a) {
         say_refused(cmd, err, &fault);
         return CLI_EXIT_USAGE;
     }
+    warn_unused(cmd, o);
     /* analyze plans next anyway, and says a refusal the same way. */
     return analyze ? 0 : plan_check(cmd, o);
 }

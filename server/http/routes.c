@@ -24,8 +24,10 @@
  * missing.
  */
 #define _GNU_SOURCE
+#include "kernels/base/fnv.h"
 #include "kernels/base/timeutil.h"
 #include "kernels/base/buildinfo.h"
+#include "server/http/evroutes.h"
 #include "server/http/service.h"
 #include "api/jsonout.h"
 #include "server/core/log.h"
@@ -445,6 +447,33 @@ json_t *routes_job_json(const struct job_view *v) {
     return o;
 }
 
+/* A finished job's answer (`o`, taken), which no longer changes: sent as
+ * an entity (http_reply_entity), so it carries an ETag (the bytes' digest
+ * and length, the evidence's form: evroutes_etag) and Last-Modified (when
+ * it finished), answers 304 to a client that holds it, and its gzip form
+ * is made once and kept under that ETag, not per request. */
+static void reply_finished_job(struct http_req *r, json_t *o, time_t finished) {
+    char *body = o ? jsonout_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    size_t n = body ? strlen(body) : 0;
+    char *t = body ? realloc(body, n + 2) : NULL;
+    if (!t) {
+        free(body);
+        http_reply_error(r, 500, NULL, "out of memory");
+        return;
+    }
+    t[n++] = '\n'; /* as http_reply_json() ends every document */
+    t[n] = '\0';
+    char etag[EVROUTES_ETAG_LEN], lm[TIMEUTIL_HTTP_LEN];
+    evroutes_etag(fnv1a_64(FNV1A_64_OFFSET, t, n), n, etag);
+    timeutil_http_date(finished, lm, sizeof lm);
+    http_req_add_header(r, "Last-Modified", lm);
+    const struct http_entity ent = {
+        .content_type = "application/json", .body = t, .len = n, .fd = -1, .etag = etag, .last_modified = finished};
+    http_reply_entity(r, &ent);
+    free(t);
+}
+
 /* Looks the job up and replies its document, or 404. */
 static void reply_job(struct http_req *r, struct service *s, const char *id) {
     struct job_view v;
@@ -454,7 +483,8 @@ static void reply_job(struct http_req *r, struct service *s, const char *id) {
     }
     json_t *o = routes_job_json(&v);
     free(v.document);
-    reply_built(r, 200, o, !o);
+    if ((v.state == JOB_DONE || v.state == JOB_FAILED) && v.finished > 0) reply_finished_job(r, o, (time_t)v.finished);
+    else reply_built(r, 200, o, !o);
 }
 
 static void wake_request(void *ctx) { http_req_wake(ctx); }

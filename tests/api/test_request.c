@@ -7,6 +7,7 @@
 
 #include "api/options.h"
 #include "api/request.h"
+#include "kernels/model/model/plan.h"
 
 static struct dv_options o;
 static struct request_error e;
@@ -354,4 +355,57 @@ Test(request, threads_per_block_in_the_clis_spelling_too) {
     cr_expect_eq(cli.block_x, o.block_x);
     cr_expect_eq(cli.block_y, o.block_y);
     expect_error("{\"threads_per_block\": \"64x32\"}", "threads_per_block", "1..1024");
+}
+
+/* The plan's warnings of `in` after options_validate() in `style`, one per
+ * line, into `out`; -1 when validation or the plan refuses it. */
+static int validated_warnings(struct dv_options *in, enum options_style style, char *out, size_t len) {
+    char err[ERR_LEN];
+    out[0] = '\0';
+    if (options_validate(in, style, NULL, err) != 0) {
+        snprintf(out, len, "refused: %s", err);
+        return -1;
+    }
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    int rc = plan_report(in, r, NULL, err);
+    size_t used = 0;
+    for (unsigned i = 0; rc == 0 && i < r->nwarnings && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s\n", r->warnings[i]);
+    experiment_report_free(r);
+    return rc;
+}
+
+/* A field the request's tables do not read (predicates or baseline with
+ * Part 2, whose rows are fixed; part, predicates or baseline beside a
+ * scenario) is answered alike whichever way it came in: the JSON body and
+ * the CLI's options both pass validation and plan with the same warning
+ * naming the field (api/openapi.yaml, POST /analyze); neither is refused. */
+Test(request, fields_that_do_not_apply_are_warned_alike_by_the_api_and_the_cli) {
+    static const struct {
+        const char *body, *opt[2][2], *warning;
+    } cases[] = {
+        {"{\"part\": 2, \"predicates\": [\"threadIdx.x % 48 < 24\"]}",
+         {{"--part", "2"}, {"--predicates", "threadIdx.x % 48 < 24"}},
+         "predicates: not used: Part 2's rows are fixed"},
+        {"{\"part\": 2, \"baseline\": \"lane-parity\"}", {{"--part", "2"}, {"--baseline", "lane-parity"}},
+         "baseline: not used: Part 2's rows are fixed"},
+        {"{\"scenario\": \"C1\", \"part\": 1}", {{"--scenario", "C1"}, {"--part", "1"}},
+         "part: not used: a scenario request runs the scenario tables"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static char api[2048], cli_text[2048];
+        char err[ERR_LEN];
+        cr_assert_eq(parse(cases[i].body), 0, "%s: %s: %s", cases[i].body, e.field, e.reason);
+        cr_expect_eq(validated_warnings(&o, OPTIONS_JSON, api, sizeof api), 0, "%s: %s", cases[i].body, api);
+        struct dv_options cli;
+        experiment_defaults(&cli);
+        for (size_t j = 0; j < 2; j++)
+            cr_assert_eq(options_set_cli(&cli, cases[i].opt[j][0], cases[i].opt[j][1], err), 0, "%s", err);
+        cr_expect_eq(validated_warnings(&cli, OPTIONS_CLI, cli_text, sizeof cli_text), 0, "%s: %s",
+                     cases[i].body, cli_text);
+        cr_expect(strstr(api, cases[i].warning), "%s: the API's warnings lack \"%s\": %s", cases[i].body,
+                  cases[i].warning, api);
+        cr_expect_str_eq(cli_text, api, "%s: the CLI's warnings differ from the API's", cases[i].body);
+    }
 }

@@ -37,7 +37,7 @@ const char *experiment_predicate_field(unsigned i);
 /* The DV_GIVEN_* fields `o` names that the tables it plans do not read:
  * part, predicates and baseline under a scenario (the scenario tables run
  * instead of Part 1 and 2); predicates and baseline under part 2 (its rows
- * are fixed). plan_report() warns of each; the CLI refuses them. */
+ * are fixed). plan_report() warns of each, the CLI on stderr as well. */
 unsigned experiment_unused(const struct dv_options *o);
 
 /* The JSON name of one DV_GIVEN_* bit ("predicates"), "" for none. */

@@ -1,6 +1,7 @@
 /* test_cli.c -- `divergence analyze` as a function, and the exit status of
  * `measure` for every kind of result: exit statuses and what they print,
  * with stdout captured by Criterion's redirection. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, popen */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <stdio.h>
@@ -278,16 +279,13 @@ Test(cli, a_bad_predicate_is_said_with_its_caret) {
     }
 }
 
-/* An option that does not apply is an error naming it, not dropped. */
+/* An option that does not apply to a command (a measurement's for analyze,
+ * anything beside --suite) is an error naming it, not dropped. */
 Test(cli, options_that_do_not_apply_are_errors_naming_them) {
     static char out[4096];
     const struct {
         const char *args, *says;
     } cases[] = {
-        {"analyze --part 2 --predicates 'threadIdx.x % 48 < 24'", "--predicates: does not apply"},
-        {"analyze --part 2 --baseline lane-parity", "--baseline: does not apply"},
-        {"analyze --scenario all --part 1", "--part: does not apply"},
-        {"analyze --scenario C1 --predicates lane-parity", "--predicates: does not apply"},
         {"analyze --budget-ms 500", "--budget-ms: does not apply to analyze"},
         {"analyze --device 1", "--device: does not apply to analyze"},
         {"analyze --suite day22-part2 --part 1", "--part: does not apply with --suite"},
@@ -305,6 +303,65 @@ Test(cli, options_that_do_not_apply_are_errors_naming_them) {
     cr_expect_eq(run_binary("analyze --scenario C1 --blocks 64", out, sizeof out), 0, "%s", out);
     /* (Its eleven tables are more than `out` holds: not read.) */
     cr_expect_eq(run_binary("analyze --suite scenarios > /dev/null", out, sizeof out), 0, "%s", out);
+}
+
+/* Runs the binary with `args`; its stdout into `out`, its stderr into `errs`. */
+static int run_split(const char *args, char *out, size_t len, char *errs, size_t errlen) {
+    char path[] = "/tmp/dv-test-cli-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char cmd[640];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", DV_TEST_BINARY, args, path);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    n = fread(errs, 1, errlen - 1, f);
+    errs[n] = '\0';
+    fclose(f);
+    unlink(path);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A table option the request's tables do not read (--predicates or
+ * --baseline with --part 2, whose rows are fixed; --part beside a scenario)
+ * is answered as POST /analyze answers it (api/openapi.yaml): the run goes
+ * on, exit 0, and the warning is said on stderr, naming the option, and
+ * carried in the document's warnings as the API's are. */
+Test(cli, table_options_that_do_not_apply_are_warned_and_the_run_goes_on) {
+    static char out[65536], errs[4096];
+    const struct {
+        const char *args, *says, *doc;
+    } cases[] = {
+        {"analyze --part 2 --predicates 'threadIdx.x % 48 < 24'",
+         "divergence analyze: warning: --predicates: not used: Part 2's rows are fixed",
+         "predicates: not used: Part 2's rows are fixed"},
+        {"analyze --part 2 --baseline lane-parity", "divergence analyze: warning: --baseline: not used",
+         "baseline: not used"},
+        {"analyze --scenario C1 --part 1", "divergence analyze: warning: --part: not used: a scenario request",
+         "part: not used"},
+        {"analyze --scenario C1 --predicates lane-parity", "divergence analyze: warning: --predicates: not used",
+         "predicates: not used"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s --json", cases[i].args);
+        cr_expect_eq(run_split(args, out, sizeof out, errs, sizeof errs), 0, "%s: %s", args, errs);
+        cr_expect(strstr(errs, cases[i].says), "%s: stderr lacks \"%s\": %s", args, cases[i].says, errs);
+        cr_expect_eq(count_lines(errs), 1, "%s: one warning, one line: %s", args, errs);
+        cr_expect(strstr(out, "\"warnings\"") && strstr(out, cases[i].doc), "%s: the document lacks \"%s\"",
+                  args, cases[i].doc);
+    }
+    /* A request where every option applies warns of nothing. */
+    cr_expect_eq(run_split("analyze --part 2", out, sizeof out, errs, sizeof errs), 0, "%s", errs);
+    cr_expect_str_eq(errs, "");
+    /* What does not apply is still checked: a bad expression is refused. */
+    cr_expect_eq(run_split("analyze --part 2 --predicates 'threadIdx.x $ 2'", out, sizeof out, errs, sizeof errs), 2);
+    cr_expect(strstr(errs, "--predicates"), "%s", errs);
 }
 
 /* The scenario names, their worked cases and the suites are in --help, and

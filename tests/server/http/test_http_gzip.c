@@ -184,3 +184,69 @@ Test(http_gzip, each_body_is_compressed_once_not_per_request, .fini = stop, .tim
     helper_response_free(&r);
     cr_expect_eq(gzip_count() - before, n);
 }
+
+/* A finished job's answer (GET /jobs/{id}, done, through the stand-in
+ * worker) is an entity like the evidence: ETag and Last-Modified, gzip
+ * where asked with its own ETag and the same bytes after gunzip, 304 for
+ * either tag, and compressed once however often it is asked for. */
+Test(http_gzip, a_finished_jobs_answer_is_compressed_once_with_an_etag, .fini = stop, .timeout = 60) {
+    start();
+    struct helper_response r, id, gz;
+    char b[256], tag[256], gztag[256], path[128];
+    const char *body = "{\"part\": 2}";
+    cr_assert_eq(helper_request(srv.port, "POST", "/measure", NULL, body, strlen(body), &r), 0);
+    cr_assert_eq(r.status, 202, "%d: %.*s", r.status, (int)r.len, r.body);
+    json_t *job = json_loadb(r.body, r.len, 0, NULL);
+    cr_assert_not_null(job);
+    const char *jid = json_string_value(json_object_get(job, "id"));
+    cr_assert_not_null(jid);
+    snprintf(path, sizeof path, "/jobs/%s", jid);
+    helper_response_free(&r);
+    json_t *done = helper_wait_job(srv.port, jid, 20000);
+    cr_assert_not_null(done, "the job did not finish");
+    cr_assert_str_eq(json_string_value(json_object_get(done, "state")), "done");
+    json_decref(done);
+    json_decref(job);
+
+    fetch("GET", path, NULL, 200, &id);
+    cr_assert_gt(id.len, 1024, "a document big enough to compress: %zu bytes", id.len);
+    snprintf(tag, sizeof tag, "%s", hdr(&id, "ETag", b));
+    cr_expect_eq(tag[0], '"', "an ETag on a finished job: [%s]", tag);
+    cr_expect_neq(hdr(&id, "Last-Modified", b)[0], '\0', "Last-Modified on a finished job");
+    cr_expect(strstr(hdr(&id, "Vary", b), "Accept-Encoding"), "Vary: %s", b);
+    cr_expect_null(helper_header(&id, "Content-Encoding", b, sizeof b));
+    unsigned long long before = gzip_count();
+    fetch("GET", path, "Accept-Encoding: gzip\r\n", 200, &gz);
+    cr_expect_str_eq(hdr(&gz, "Content-Encoding", b), "gzip");
+    snprintf(gztag, sizeof gztag, "%s", hdr(&gz, "ETag", b));
+    cr_expect_eq(strlen(gztag), strlen(tag) + 3, "%s against %s", gztag, tag);
+    cr_expect_eq(strncmp(gztag, tag, strlen(tag) - 1), 0, "%s against %s", gztag, tag);
+    size_t n;
+    char *back = gunzip(&gz, &n);
+    cr_expect_eq(n, id.len);
+    cr_expect_eq(memcmp(back, id.body, n < id.len ? n : id.len), 0, "gunzip is the identity body");
+    free(back);
+    helper_response_free(&gz);
+    for (int i = 0; i < 20; i++) {
+        fetch("GET", path, "Accept-Encoding: gzip\r\n", 200, &gz);
+        helper_response_free(&gz);
+    }
+    cr_expect_eq(gzip_count() - before, 1, "one compression for the job's answer asked for 21 times");
+    /* The same bytes each time: the identity answer again is the first. */
+    struct helper_response again;
+    fetch("GET", path, NULL, 200, &again);
+    cr_expect(again.len == id.len && memcmp(again.body, id.body, id.len) == 0, "the answer changed");
+    cr_expect_str_eq(hdr(&again, "ETag", b), tag);
+    helper_response_free(&again);
+    helper_response_free(&id);
+    const char *held[2] = {tag, gztag};
+    for (int i = 0; i < 2; i++) {
+        char h[512];
+        snprintf(h, sizeof h, "If-None-Match: %s\r\nAccept-Encoding: gzip\r\n", held[i]);
+        struct helper_response nm;
+        fetch("GET", path, h, 304, &nm);
+        cr_expect_eq(nm.len, 0);
+        cr_expect_str_eq(hdr(&nm, "ETag", b), gztag);
+        helper_response_free(&nm);
+    }
+}
