@@ -30,9 +30,18 @@ static char *with_newline(char *text, size_t *len) {
     return t;
 }
 
-char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, size_t *len) {
+char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, const char *history,
+                  size_t *len) {
     json_t *copy = json_deep_copy(rec);
     if (!copy) return NULL;
+    if (history && strlen(history) <= SLIM_HISTORY_MAX) {
+        json_error_t e;
+        json_t *h = json_loads(history, 0, &e);
+        if (h && json_object_set_new(copy, "history", h) != 0) {
+            json_decref(copy);
+            return NULL;
+        }
+    }
     json_t *tables = json_object_get(json_object_get(copy, "document"), "tables");
     int bad = 0;
     for (size_t t = 0; t < json_array_size(tables); t++) {
