@@ -36,8 +36,8 @@ char *slim_record(const json_t *rec, const char *gpu, const char *date, const ch
     if (!copy) return NULL;
     if (history && strlen(history) <= SLIM_HISTORY_MAX) {
         json_error_t e;
-        json_t *h = json_loads(history, 0, &e);
-        if (h && json_object_set_new(copy, "history", h) != 0) {
+        json_t *h = json_loads(history, 0, &e); /* history_page()'s own text: NULL is out of memory */
+        if (!h || json_object_set_new(copy, "history", h) != 0) {
             json_decref(copy);
             return NULL;
         }
