@@ -227,10 +227,10 @@ static int suite_load(struct gpuview *g, size_t i, const char *gdir, date_name *
     size_t hlen = 0;
     time_t hm;
     uint64_t hd;
-    char *hist = g->hist[i] && history_nights(g->hist[i]) > 1
-                     ? history_page(g->hist[i], suites_get(i), g->slug, SLIM_HISTORY_NIGHTS, NULL, &hlen, &hm, &hd)
-                     : NULL;
-    oom = g->hist[i] && history_nights(g->hist[i]) > 1 && !hist; /* a page without its nights is not whole */
+    const int nights = g->hist[i] && history_nights(g->hist[i]) > 1;
+    char *hist = nights ? history_page(g->hist[i], suites_get(i), g->slug, SLIM_HISTORY_NIGHTS, NULL, &hlen, &hm, &hd)
+                        : NULL;
+    oom = nights && !hist; /* a record without the nights it has is not whole */
     for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
         if (draw_record(r, l->good, suites_get(i), l->good_date, (enum evidence_kind)k, when, hist,
                         &g->drawn[k][i]) != 0)
