@@ -24,6 +24,7 @@
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/session.h"
 #include "kernels/model/listing/listing_read.h"
+#include "kernels/model/listing/listing_text.h"
 #include "kernels/model/model/plan.h"
 
 const char *const instr_phase_names[INSTR_PH_N] = {"plan", "cuda", "cupti", "sampling", "patched", "lines", "text"};
@@ -261,31 +262,25 @@ static void add_stalls(struct listing_insns *f, const struct listing_insns *samp
     }
 }
 
-/* The text, branch targets and the tool's label onto `f`; the reason for
- * none into l->disassembly_reason. */
-static void add_text(const struct instr_run_opts *opts, struct listing_insns *f, uint64_t crc, const void *cubin,
-                     size_t size, struct listing *l) {
+/* The text, branch targets and the tool's label onto `f`, read once per
+ * cubin and function for the whole process (`texts`); the reason for none
+ * into l->disassembly_reason. */
+static void add_text(const struct instr_run_opts *opts, struct listing_texts *texts, struct listing_insns *f,
+                     uint64_t crc, const void *cubin, size_t size, struct listing *l) {
     char why[ERR_LEN] = "";
-    size_t len = 0;
-    char *text = NULL;
-    struct listing_insns t;
-    if (!opts->disasm) dv_seterr(why, "instructions: no disassembler was given");
-    if (!opts->disasm || !(text = opts->disasm(opts->disasm_ctx, crc, cubin, size, &len, why)) ||
-        listing_read_sass(text, len, f->function, &t, why) != 0) {
-        snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "%s", why);
-        free(text);
+    const struct listing_text *t = listing_texts_get(texts, opts->disasm, opts->disasm_ctx, crc, cubin, size,
+                                                     f->function, why);
+    if (!t || !t->ok) {
+        snprintf(l->disassembly_reason, sizeof l->disassembly_reason, "%s", t ? t->why : why);
         return;
     }
-    listing_join_text(f, &t);
-    listing_insns_cleanup(&t);
-    const char *nl = strchr(text, '\n');
-    snprintf(l->disassembler, sizeof l->disassembler, "%.*s", nl ? (int)(nl - text - 2) : 0, text + 2);
-    free(text);
+    listing_join_text(f, &t->insns);
+    snprintf(l->disassembler, sizeof l->disassembler, "%s", t->tool);
 }
 
 /* One counted row into its listing: parts combined, lines, stalls, text. */
-static void finish_row(const struct instr_run_opts *opts, struct instr *p, struct instr_row *rr,
-                       struct instr_phases *ph) {
+static void finish_row(const struct instr_run_opts *opts, struct listing_texts *texts, struct instr *p,
+                       struct instr_row *rr, struct instr_phases *ph) {
     uint64_t crc = 0;
     const void *cubin = NULL;
     size_t size = 0;
@@ -302,7 +297,7 @@ static void finish_row(const struct instr_run_opts *opts, struct instr *p, struc
         instr_row_fail(rr, "instructions: out of memory");
         return;
     }
-    add_text(opts, &rr->combined, crc, cubin, size, rr->l);
+    add_text(opts, texts, &rr->combined, crc, cubin, size, rr->l);
     rr->l->cubin_crc = crc;
     instr_phase_end(ph, INSTR_PH_TEXT);
     struct listing_paths paths;
@@ -355,8 +350,11 @@ int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const str
     if (count_rows(p, rows, n, err) != 0) goto cleanup;
     check_functions(rows, n);
     instr_phase_end(ph, INSTR_PH_PATCHED);
+    struct listing_texts texts;
+    listing_texts_init(&texts);
     for (unsigned i = 0; i < n; i++)
-        if (!rows[i].failed) finish_row(opts, p, &rows[i], ph);
+        if (!rows[i].failed) finish_row(opts, &texts, p, &rows[i], ph);
+    listing_texts_cleanup(&texts);
     rc = 0;
 cleanup:
     instr_free(p);

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "kernels/gpu/instr_plan.h"
+#include "kernels/model/listing/listing_text.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,10 +66,11 @@ void instr_phases_start(struct instr_phases *ph);
 /* The time since the last mark onto phase `k`. */
 void instr_phase_end(struct instr_phases *ph, enum instr_phase k);
 
-/* The disassembly of a cubin (`size` bytes, 64-bit CRC `crc`): its text,
- * malloc()ed, *len bytes, whose first line is "# <the tool's label>", or
- * NULL with why (ERR_LEN), which becomes the listing's disassembly_reason. */
-typedef char *(*instr_disasm_fn)(void *ctx, uint64_t crc, const void *cubin, size_t size, size_t *len, char *why);
+/* The disassembly of a cubin: listing_text.h's listing_text_fn (its text,
+ * malloc()ed, first line "# <the tool's label>", or NULL with why, which
+ * becomes the listing's disassembly_reason). Each cubin and function is
+ * asked for once per process. */
+typedef listing_text_fn instr_disasm_fn;
 
 struct instr_run_opts {
     int stalls;             /* PC sampling's stall reasons                 */
