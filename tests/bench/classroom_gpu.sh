@@ -25,6 +25,8 @@
 # minutes. OUT_DIR/summary.txt gathers the figures at the end, with the
 # host's GPU (nvidia-smi) and the binary's version.
 #
+# CLASSROOM_STEPS (space-separated step names) runs only those steps.
+#
 # A dry run without a GPU: CLASSROOM_WORKER names a stand-in worker command
 # (e.g. build/tests/fake_worker; its FAKE_WORKER_* settings apply), passed
 # to every step as --worker.
@@ -78,11 +80,13 @@ step() {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv 2>&1
 } > "$OUT/host.txt" 2>&1
 
-step class40 --readers 40
-step class200 --readers 200
-step class40_instr --readers 40 --instructions
-step alone_vs_batch --alone-vs-batch
-step first_vs_tenth --first-vs-tenth
+# CLASSROOM_STEPS="class40_instr alone_vs_batch" runs only those steps.
+want() { [ -z "${CLASSROOM_STEPS:-}" ] || [[ " $CLASSROOM_STEPS " == *" $1 "* ]]; }
+want class40 && step class40 --readers 40
+want class200 && step class200 --readers 200
+want class40_instr && step class40_instr --readers 40 --instructions
+want alone_vs_batch && step alone_vs_batch --alone-vs-batch
+want first_vs_tenth && step first_vs_tenth --first-vs-tenth
 
 {
   cat "$OUT/host.txt"
