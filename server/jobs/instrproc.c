@@ -369,7 +369,8 @@ static int server_ready(struct instrproc *ip) {
     if (ip->before_child) ip->before_child(ip->before_child_ctx);
     ip->children++;
     const double t0 = timeutil_now_ms();
-    if (!ip->server || instrserve_start(ip->server, ip->deadline_ms, err) != 0) {
+    const double start_ms = ip->deadline_ms < INSTRPROC_START_MS ? ip->deadline_ms : INSTRPROC_START_MS;
+    if (!ip->server || instrserve_start(ip->server, start_ms, err) != 0) {
         LOG(LOG_WARNING, "instructions: a process per batch from now on: %s", err);
         instrserve_free(ip->server);
         ip->server = NULL;

@@ -56,6 +56,7 @@
 #define INSTRPROC_DEADLINE_MS 15000.0 /* a process of one row; a quarter more per further row */
 #define INSTRPROC_BUDGET_MS 20000.0   /* all of a job's new profiles          */
 #define INSTRPROC_CACHE_ENTRIES 128
+#define INSTRPROC_START_MS 10000.0 /* the profiling server's start, at most: the worker's hello waits 30 s */
 
 struct instrproc_config {
     const char *exe;          /* the divergence-gpu binary; NULL: this process's own */
