@@ -354,7 +354,7 @@ static int serve(struct args *a) {
     /* The worker's death is this process's too; an orphan from before this
      * line has a parent that is not its worker. */
     const pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent || parent == 1) return 1;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) return 1;
     /* The frames go to the stdout it was given; anything else that prints
      * (a library) lands in the log, never in the stream. */
     if ((frame_fd = dup(1)) < 0 || dup2(2, 1) < 0) {

@@ -350,11 +350,15 @@ static void read_line(const char *line, struct pending **rows, unsigned n) {
 
 /* ---- the profiling server ------------------------------------------------------ */
 
-/* The profiling server running, started when it is not (the caller's hook
- * first, as before any process). Returns 0, or -1 when this profiler goes
- * a process per batch: told so, or the server could not start (logged;
- * from then on). */
-static int server_ready(struct instrproc *ip) {
+/* The profiling server running, started when it is not. Returns 0, or -1
+ * when this request goes a process of its own: told so, or the server
+ * could not start (logged). At a request (the caller's hook first, as
+ * before any process) a failed start is for good: a process per batch from
+ * then on. At the worker's warm-up (`warmup`) the worker keeps its counter
+ * profiler, which the warm-up just built for the first job; the server's
+ * set-up asks for no SASS metrics yet, but should it fail there, the first
+ * request tries once more, the hook run. */
+static int server_ready(struct instrproc *ip, int warmup) {
     if (ip->one_shot) return -1;
     if (instrserve_pid(ip->server)) return 0;
     char err[ERR_LEN] = "", dv[16];
@@ -366,14 +370,19 @@ static int server_ready(struct instrproc *ip) {
         argv[8] = ip->disassembler;
     }
     if (!ip->server) ip->server = instrserve_create(argv, err);
-    if (ip->before_child) ip->before_child(ip->before_child_ctx);
+    if (ip->before_child && !warmup) ip->before_child(ip->before_child_ctx);
     ip->children++;
     const double t0 = timeutil_now_ms();
     const double start_ms = ip->deadline_ms < INSTRPROC_START_MS ? ip->deadline_ms : INSTRPROC_START_MS;
     if (!ip->server || instrserve_start(ip->server, start_ms, err) != 0) {
-        LOG(LOG_WARNING, "instructions: a process per batch from now on: %s", err);
         instrserve_free(ip->server);
         ip->server = NULL;
+        if (warmup) {
+            LOG(LOG_WARNING, "instructions: the profiling server did not start at the warm-up (the first request "
+                             "tries again): %s", err);
+            return -1;
+        }
+        LOG(LOG_WARNING, "instructions: a process per batch from now on: %s", err);
         ip->one_shot = 1;
         return -1;
     }
@@ -385,7 +394,7 @@ static int server_ready(struct instrproc *ip) {
 void instrproc_warm(struct instrproc *ip) {
     if (!ip) return;
     disk_open(ip);
-    server_ready(ip);
+    server_ready(ip, 1);
 }
 
 struct served {
@@ -405,7 +414,7 @@ static void served_line(const char *line, void *ctx) {
  * caller runs a process). */
 static double served_collect(struct instrproc *ip, const char *request, const char *list, struct pending **rows,
                              unsigned n, double deadline_ms, int *hung) {
-    if (server_ready(ip) != 0) return -1;
+    if (server_ready(ip, 0) != 0) return -1;
     json_t *f = json_pack("{s:s, s:o}", "rows", list, "request", json_loads(request, 0, NULL));
     char *frame = f ? json_dumps(f, JSON_COMPACT) : NULL;
     json_decref(f);

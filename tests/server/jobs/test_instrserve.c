@@ -138,6 +138,31 @@ Test(instrserve, one_child_serves_request_after_request_started_once_at_the_warm
     cr_expect(gone(pid), "the child ends with the profiler");
 }
 
+static unsigned hook_calls;
+static void count_hook(void *ctx) {
+    (void)ctx;
+    hook_calls++;
+}
+
+/* The worker's counter profiler, built by its warm-up, is kept through the
+ * server's start there, and let go before each request, as before each
+ * process. */
+Test(instrserve, the_hook_runs_before_each_request_not_at_the_warm_up) {
+    struct instrproc_config c = {.exe = SERVER, .deadline_ms = 5000, .before_child = count_hook};
+    char err[ERR_LEN];
+    struct instrproc *ip = instrproc_create(&c, err);
+    cr_assert_not_null(ip, "%s", err);
+    hook_calls = 0;
+    instrproc_warm(ip);
+    cr_assert_gt(instrproc_server_pid(ip), 0);
+    cr_expect_eq(hook_calls, 0, "the warm-up keeps the worker's profiler");
+    profile_ok(ip, NULL);
+    cr_expect_eq(hook_calls, 1);
+    profile_ok(ip, "first-16");
+    cr_expect_eq(hook_calls, 2, "once per request");
+    instrproc_free(ip);
+}
+
 Test(instrserve, a_hung_child_is_killed_at_the_deadline_and_the_next_request_gets_a_fresh_one) {
     setenv("FAKE_INSTRUCTIONS", "hang", 1);
     struct instrproc *ip = profiler(300);
@@ -223,9 +248,10 @@ Test(instrserve, a_server_that_cannot_start_leaves_a_process_per_batch) {
     struct instrproc *ip = profiler(5000);
     instrproc_warm(ip);
     cr_expect_eq(instrproc_server_pid(ip), 0);
+    cr_expect_eq(logged("start"), 1);
     profile_ok(ip, NULL);
     profile_ok(ip, "first-16");
-    cr_expect_eq(logged("start"), 1, "not started again");
+    cr_expect_eq(logged("start"), 2, "tried once more at the first request, then not again");
     cr_expect_eq(logged("rows") + logged("row"), 2, "a process per batch");
     cr_expect_eq(instrproc_served(ip), 0);
     instrproc_free(ip);
@@ -254,10 +280,10 @@ Test(instrserve, told_so_the_profiler_goes_a_process_per_batch) {
 }
 
 /* A worker that starts the server and says its pid on `fd`, then: with
- * `how` 0, returns from main without freeing anything (the server sees
+ * `how` 0, once `go` ends, exits without freeing anything (the server sees
  * its stdin end); with 1, asks for a report the server never answers
  * (hang: it does not read its stdin) and waits there to be killed. */
-static void worker(int fd, int how) {
+static void worker(int fd, int go, int how) {
     if (how == 1) setenv("FAKE_INSTRUCTIONS", "hang", 1);
     struct instrproc *ip = profiler(60000);
     instrproc_warm(ip);
@@ -269,21 +295,27 @@ static void worker(int fd, int how) {
         instrproc_report(ip, &o, r);
         _exit(3); /* not reached: killed in the request */
     }
+    char b;
+    while (read(go, &b, 1) > 0) {
+    }
     _exit(0);
 }
 
 Test(instrserve, the_worker_ending_or_killed_mid_request_leaves_no_child) {
     for (int how = 0; how < 2; how++) {
         unlink(log_path);
-        int p[2];
+        int p[2], go[2];
         cr_assert_eq(pipe(p), 0);
+        cr_assert_eq(pipe(go), 0);
         const pid_t w = fork();
         cr_assert_geq(w, 0);
         if (w == 0) {
             close(p[0]);
-            worker(p[1], how);
+            close(go[1]);
+            worker(p[1], go[0], how);
         }
         close(p[1]);
+        close(go[0]);
         pid_t child = 0;
         cr_assert_eq(read(p[0], &child, sizeof child), (ssize_t)sizeof child);
         close(p[0]);
@@ -295,6 +327,7 @@ Test(instrserve, the_worker_ending_or_killed_mid_request_leaves_no_child) {
             cr_expect_eq(logged("request"), 1);
             kill(w, SIGKILL);
         }
+        close(go[1]); /* how 0: the worker exits now */
         int status;
         cr_assert_eq(waitpid(w, &status, 0), w);
         int dead = 0;
