@@ -158,7 +158,9 @@ static void describe_end(struct instrserve *s, char *what, size_t size) {
     else if (WIFSIGNALED(status))
         snprintf(what, size, "ended with signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else snprintf(what, size, "ended");
-    instrserve_stop(s); /* the descriptors */
+    close(s->in_w);
+    close(s->out_r);
+    s->in_w = s->out_r = -1;
 }
 
 /* 1 when the child has ended by itself (not reaped: WNOWAIT). */

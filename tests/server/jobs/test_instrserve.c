@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,6 +98,16 @@ static int gone(pid_t pid) {
     const int zombie = p && (p[2] == 'Z' || p[2] == 'X');
     free(s);
     return zombie;
+}
+
+/* This process's open descriptors. */
+static unsigned open_fds(void) {
+    unsigned n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    cr_assert_not_null(d);
+    while (readdir(d)) n++;
+    closedir(d);
+    return n;
 }
 
 /* The first measured row of `r` whose profile is missing, or NULL. */
@@ -194,6 +205,7 @@ Test(instrserve, a_hung_child_is_killed_at_the_deadline_and_the_next_request_get
 
 Test(instrserve, a_child_that_dies_mid_answer_costs_its_row_and_the_rest_are_asked_again) {
     setenv("FAKE_INSTRUCTIONS", "crash-table-0-row-1", 1);
+    const unsigned fds = open_fds();
     struct instrproc *ip = profiler(5000);
     instrproc_warm(ip);
     const pid_t first = instrproc_server_pid(ip);
@@ -214,6 +226,7 @@ Test(instrserve, a_child_that_dies_mid_answer_costs_its_row_and_the_rest_are_ask
     cr_expect(gone(first));
     experiment_report_free(r);
     instrproc_free(ip);
+    cr_expect_eq(open_fds(), fds, "no descriptor of the dead children left open");
 }
 
 Test(instrserve, a_child_that_writes_garbage_is_killed_and_the_rows_get_the_reason) {
