@@ -410,6 +410,12 @@ int instr_runner_rest(struct instr_runner *ir, char *err) {
     /* An error the context kept (a sticky one) is the process's end: the
      * reset would hide it. */
     if (DV_CUDA_CALL(cudaDeviceSynchronize(), err) != 0) return -1;
+    /* DV_INSTR_SERVE_CONTEXT=kept: the context kept for the next run (an
+     * experiment for a GPU: whether samples and counts stay the one-shot
+     * command's when modules loaded, and patched, by an earlier run are run
+     * again; test_gpu_instrserve.c says). */
+    const char *keep = getenv("DV_INSTR_SERVE_CONTEXT");
+    if (keep && strcmp(keep, "kept") == 0) return 0;
     return DV_CUDA_CALL(cudaDeviceReset(), err) != 0 ? -1 : 0;
 }
 

@@ -114,8 +114,10 @@ int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_
                      const struct instr_run_opts *opts, struct instr_phases *ph, char *err);
 
 /* After a run whose job is cleaned up (no buffer of it left): PC sampling
- * off and the device reset. Returns 0, or -1 with `err` (the process
- * should end: its device is in a state it cannot vouch for). */
+ * off and the device reset (with DV_INSTR_SERVE_CONTEXT=kept in the
+ * environment, an experiment, the context is kept). Returns 0, or -1 with
+ * `err` (the process should end: a sticky error, or its device is in a
+ * state it cannot vouch for). */
 int instr_runner_rest(struct instr_runner *ir, char *err);
 
 /* The process's part of CUPTI's set-up done ahead of the first run on

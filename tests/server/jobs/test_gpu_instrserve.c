@@ -12,7 +12,9 @@
  * the first did): the four counts of every run equal, the same function,
  * cubin CRC, pcs, source lines and SASS text, and stall samples where the
  * command has them. It prints each request's phases: the evidence of what
- * the server saves.
+ * the server saves. Run again with DV_INSTR_SERVE_CONTEXT=kept in the
+ * environment, it says whether a context kept across requests (cheaper:
+ * no context made per request) profiles what the one-shot command does.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
