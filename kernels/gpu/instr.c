@@ -112,6 +112,7 @@ struct pc_line {
 struct instr {
     CUpti_SubscriberHandle sub;
     int subscribed, initialized, sampling, configured;
+    int ready; /* the process's part of instr_prepare() done */
     int device;
     CUcontext ctx;
     uint64_t metric_id[INSTR_NMETRICS];
@@ -149,6 +150,10 @@ static void CUPTIAPI on_resource(void *userdata, CUpti_CallbackDomain domain, CU
     const CUpti_ResourceData *rd = data;
     const CUpti_ModuleResourceData *md = rd->resourceDescriptor;
     if (!md || !md->pCubin || !md->cubinSize) return;
+    /* A context made again loads the same cubins again (a served process,
+     * instr_run.h): one copy each, so a pc's line, memoised by cubin, stays. */
+    for (unsigned i = 0; i < p->ncubins; i++)
+        if (p->cubins[i].size == md->cubinSize && memcmp(p->cubins[i].data, md->pCubin, md->cubinSize) == 0) return;
     if (p->ncubins == INSTR_MAX_CUBINS) {
         p->lost_cubins++;
         return;
@@ -282,6 +287,16 @@ static int sampling_buffer(CUpti_PCSamplingData *d, size_t reasons) {
 /* PC sampling enabled on the context with its reasons' names and the
  * configuration; 0, or -1 with `reason` (sampling stays off). */
 static int sampling_on(struct instr *p, char *reason) {
+    /* What an earlier context's sampling set up goes first: a served
+     * process enables it once per context (instr_prepare()). */
+    for (size_t i = 0; p->reason_name && i < p->nreasons; i++) free(p->reason_name[i]);
+    free(p->reason_name);
+    free(p->reason_index);
+    p->reason_name = NULL;
+    p->reason_index = NULL;
+    p->nreasons = 0;
+    free_sampling_buffer(&p->config_buffer);
+    free_sampling_buffer(&p->user_buffer);
     if (device_supports(p, CUPTI_PROFILER_PC_SAMPLING, "PC sampling", reason) != 0) return -1;
     CUpti_PCSamplingEnableParams ep = {.size = CUpti_PCSamplingEnableParamsSize};
     ep.ctx = p->ctx;
@@ -328,14 +343,9 @@ off:
     return -1;
 }
 
-int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *stall_reason, char *reason) {
-    stall_reason[0] = '\0';
-    if (cc_major < 7) {
-        dv_seterr(reason, "CUPTI: compute capability %d.x has no SASS metrics (Volta, 7.0, or newer)", cc_major);
-        return -1;
-    }
-    p->device = device;
-    if (current_context(&p->ctx, reason) != 0) return -1;
+/* The profiler's set-up of the process: CUPTI's profiler, the SASS
+ * metrics' support on `device` and their ids. */
+static int prepare_process(struct instr *p, int device, char *reason) {
     CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     if (CUPTI_LIB_CALL(api.cuptiProfilerInitialize(&ip), reason)) return -1;
     p->initialized = 1;
@@ -350,6 +360,26 @@ int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *s
         if (CUPTI_LIB_CALL(api.cuptiSassMetricsGetProperties(&gp), reason)) return -1;
         p->metric_id[m] = gp.metric.metricId;
     }
+    return 0;
+}
+
+int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *stall_reason, char *reason) {
+    stall_reason[0] = '\0';
+    if (cc_major < 7) {
+        dv_seterr(reason, "CUPTI: compute capability %d.x has no SASS metrics (Volta, 7.0, or newer)", cc_major);
+        return -1;
+    }
+    if (p->ready && p->device != device) {
+        dv_seterr(reason, "CUPTI: this profiler readied device %d, not %d", p->device, device);
+        return -1;
+    }
+    p->device = device;
+    sampling_off(p);
+    if (current_context(&p->ctx, reason) != 0) return -1;
+    /* The process's part once (a served process readies a context per
+     * request), the context's each time. */
+    if (!p->ready && prepare_process(p, device, reason) != 0) return -1;
+    p->ready = 1;
     if (!stalls) {
         snprintf(stall_reason, ERR_LEN, "not asked for");
         return 0;

@@ -56,7 +56,10 @@ const char *instr_library(const struct instr *p);
  * `stalls` PC sampling enabled. A GPU or driver without SASS metrics is a
  * failure; one without PC sampling is not (*stall_reason, ERR_LEN, says why
  * and stalls stay off). Returns 0, or -1 with `reason`. Before the first
- * launch of the profiled kernel's module. */
+ * launch of the profiled kernel's module. Called again on a new context of
+ * the same device (a served process makes one per request, instr_run.h),
+ * it readies that context only: the profiler, the support and the ids are
+ * the process's, asked once; PC sampling is enabled on the new context. */
 int instr_prepare(struct instr *p, int device, int cc_major, int stalls, char *stall_reason, char *reason);
 
 /* How instr_sample() and instr_count() launch: launch(ctx, part, err)

@@ -320,44 +320,115 @@ static void finish_row(const struct instr_run_opts *opts, struct listing_texts *
 
 /* ---- the process ---------------------------------------------------------------- */
 
-/* Every row of the process, each into rr->l or failed with its reason.
- * Returns 0, or -1 with `err` for a failure of the whole process (the
- * device, CUPTI, a sticky error), which the caller gives every row left. */
-int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
-              struct instr_phases *ph, char *err) {
-    struct instr *p = NULL;
+/* ---- the runner ------------------------------------------------------------------ */
+
+struct instr_runner {
+    struct instr *p;            /* CUPTI, made at the first run's device     */
+    struct listing_texts texts; /* each function's text, read once          */
+    unsigned runs;
+    int touched; /* a run since the last rest made a context */
+};
+
+struct instr_runner *instr_runner_create(char *err) {
+    struct instr_runner *ir = calloc(1, sizeof *ir);
+    if (!ir) {
+        dv_seterr(err, "instructions: out of memory");
+        return NULL;
+    }
+    listing_texts_init(&ir->texts);
+    return ir;
+}
+
+void instr_runner_free(struct instr_runner *ir) {
+    if (!ir) return;
+    instr_free(ir->p);
+    listing_texts_cleanup(&ir->texts);
+    free(ir);
+}
+
+/* CUPTI readied on the job's device and context: made at the first run
+ * (with lazy loading, the caller makes sure, no module has loaded yet, so
+ * the subscription sees the kernels' cubin arrive), the context's part
+ * each run. The rows' waves after it (their occupancy loads the module). */
+static int runner_prepare(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n, int stalls,
+                          char *err) {
     char stall_reason[ERR_LEN] = "";
-    int rc = -1;
-    /* The device first (its reason is the one to give without one), then
-     * CUPTI: with lazy loading (the caller makes sure) no module has loaded yet,
-     * so the subscription still sees the kernels' cubin arrive. */
-    if (job_buffers(j, err) != 0) goto cleanup;
-    for (unsigned i = 0; i < n; i++)
-        if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
-    instr_phase_end(ph, INSTR_PH_CUDA);
-    if (!(p = instr_create(err))) goto cleanup;
-    if (instr_prepare(p, j->dev.ordinal, j->dev.cc_major, opts->stalls, stall_reason, err) != 0) goto cleanup;
+    if (!ir->p && !(ir->p = instr_create(err))) return -1;
+    if (instr_prepare(ir->p, j->dev.ordinal, j->dev.cc_major, stalls, stall_reason, err) != 0) return -1;
     for (unsigned i = 0; i < n; i++) {
         if (stall_reason[0]) snprintf(rows[i].stall_reason, sizeof rows[i].stall_reason, "%s", stall_reason);
         if (!rows[i].failed && row_wave(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
     }
+    return 0;
+}
+
+int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
+                     const struct instr_run_opts *opts, struct instr_phases *ph, char *err) {
+    ir->runs++;
+    ir->touched = 1;
+    /* The device first (its reason is the one to give without one), then CUPTI. */
+    if (job_buffers(j, err) != 0) return -1;
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
+    instr_phase_end(ph, INSTR_PH_CUDA);
+    if (runner_prepare(ir, j, rows, n, opts->stalls, err) != 0) return -1;
     instr_phase_end(ph, INSTR_PH_CUPTI);
-    if (sample_rows(p, rows, n) == DV_ESTICKY) {
+    if (sample_rows(ir->p, rows, n) == DV_ESTICKY) {
         dv_seterr(err, "instructions: a sticky CUDA error while sampling");
-        goto cleanup;
+        return -1;
     }
     instr_phase_end(ph, INSTR_PH_SAMPLING);
-    if (count_rows(p, rows, n, err) != 0) goto cleanup;
+    if (count_rows(ir->p, rows, n, err) != 0) return -1;
     check_functions(rows, n);
     instr_phase_end(ph, INSTR_PH_PATCHED);
-    struct listing_texts texts;
-    listing_texts_init(&texts);
     for (unsigned i = 0; i < n; i++)
-        if (!rows[i].failed) finish_row(opts, &texts, p, &rows[i], ph);
-    listing_texts_cleanup(&texts);
-    rc = 0;
-cleanup:
-    instr_free(p);
+        if (!rows[i].failed) finish_row(opts, &ir->texts, ir->p, &rows[i], ph);
+    return 0;
+}
+
+int instr_runner_warm(struct instr_runner *ir, int device, char *err) {
+    struct instr_job j;
+    memset(&j, 0, sizeof j);
+    if (!(j.s = session_create())) {
+        dv_seterr(err, "instructions: out of memory");
+        return -1;
+    }
+    int rc = session_device(j.s, device, &j.dev, err);
+    if (rc == 0 && !ir->p && !(ir->p = instr_create(err))) rc = -1;
+    char stall_reason[ERR_LEN];
+    if (rc == 0) rc = instr_prepare(ir->p, j.dev.ordinal, j.dev.cc_major, 0, stall_reason, err);
+    session_free(j.s);
+    ir->touched = 1;
+    if (rc == 0) rc = instr_runner_rest(ir, err);
+    return rc;
+}
+
+int instr_runner_rest(struct instr_runner *ir, char *err) {
+    if (!ir->touched) return 0; /* no context to end: making one to reset it would cost */
+    ir->touched = 0;
+    instr_sampling_end(ir->p);
+    /* An error the context kept (a sticky one) is the process's end: the
+     * reset would hide it. */
+    if (DV_CUDA_CALL(cudaDeviceSynchronize(), err) != 0) return -1;
+    /* DV_INSTR_SERVE_CONTEXT=kept: the context kept for the next run (an
+     * experiment for a GPU: whether samples and counts stay the one-shot
+     * command's when modules loaded, and patched, by an earlier run are run
+     * again; test_gpu_instrserve.c says). */
+    const char *keep = getenv("DV_INSTR_SERVE_CONTEXT");
+    if (keep && strcmp(keep, "kept") == 0) return 0;
+    return DV_CUDA_CALL(cudaDeviceReset(), err) != 0 ? -1 : 0;
+}
+
+unsigned instr_runner_texts_read(const struct instr_runner *ir) { return ir ? ir->texts.reads : 0; }
+
+/* One process, one run: the runner made, run and freed (the one-shot
+ * command's way). */
+int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+              struct instr_phases *ph, char *err) {
+    struct instr_runner *ir = instr_runner_create(err);
+    if (!ir) return -1;
+    const int rc = instr_runner_run(ir, j, rows, n, opts, ph, err);
+    instr_runner_free(ir);
     return rc;
 }
 

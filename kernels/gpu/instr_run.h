@@ -82,9 +82,51 @@ struct instr_run_opts {
  * rr->combined) or failed with its reason; `ph` gets the phases from the
  * device on. Returns 0, or -1 with `err` for a failure of the whole
  * process (the device, CUPTI, a sticky error), which the caller gives every
- * row left. */
+ * row left. One runner for one run (the one-shot command's way). */
 int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
               struct instr_phases *ph, char *err);
+
+/* ---- a process that serves request after request ----------------------------
+ *
+ * A struct instr_runner is what the runs of one process share: CUPTI loaded
+ * and subscribed (made at the first run, before its kernels' modules load),
+ * CUPTI's profiler and the SASS metrics' ids (asked once), the cubins
+ * captured and each pc's source line, and each function's disassembly text
+ * (listing_text.h), kept for the process's life. What is not shared is the
+ * CUDA context: after each run, once its job is cleaned up, the caller
+ * calls instr_runner_rest(), which ends PC sampling and resets the device,
+ * so the next run's context is new. Why: PC sampling is enabled before a
+ * module loads or gives nothing for it, and the SASS metrics leave the
+ * kernels they patched patched (instr.h); on a new context each run's
+ * modules load again, unpatched, after its sampling is enabled, and the
+ * samples and counts are those of a process of its own. Between runs the
+ * process holds no context and no device memory. One thread uses it. */
+struct instr_runner;
+
+/* An empty runner (no CUDA, no CUPTI yet). NULL with `err`. */
+struct instr_runner *instr_runner_create(char *err);
+
+/* Frees `ir` and its CUPTI state; accepts NULL. */
+void instr_runner_free(struct instr_runner *ir);
+
+/* instr_run()'s passes on the runner's shared state. */
+int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
+                     const struct instr_run_opts *opts, struct instr_phases *ph, char *err);
+
+/* After a run whose job is cleaned up (no buffer of it left): PC sampling
+ * off and the device reset (with DV_INSTR_SERVE_CONTEXT=kept in the
+ * environment, an experiment, the context is kept). Returns 0, or -1 with
+ * `err` (the process should end: a sticky error, or its device is in a
+ * state it cannot vouch for). */
+int instr_runner_rest(struct instr_runner *ir, char *err);
+
+/* The process's part of CUPTI's set-up done ahead of the first run on
+ * device `device` (a context made, CUPTI readied, the device reset), so
+ * the first request pays what the tenth pays. Returns 0, or -1 with `err`. */
+int instr_runner_warm(struct instr_runner *ir, int device, char *err);
+
+/* How many functions' text the runner has read (the tests: once each). */
+unsigned instr_runner_texts_read(const struct instr_runner *ir);
 
 /* Part `part` of row `rr`'s plan launched once, with no CUPTI at all (what
  * an outside profiler, Nsight Compute, profiles). Returns 0, or a DV_* code

@@ -83,7 +83,9 @@ static int measure_one(struct session *s, const struct dv_options *o, const stru
                                       .disassembler = getenv("DV_DISASSEMBLER"),
                                       .before_child = session_release_profiler,
                                       .before_child_ctx = s,
-                                      .budget_ms = budget ? strtod(budget, NULL) : 0};
+                                      .budget_ms = budget ? strtod(budget, NULL) : 0,
+                                      /* one report: a server would be started for one request */
+                                      .one_shot = 1};
         char ierr[ERR_LEN] = "";
         struct instrproc *ip = instrproc_create(&ic, ierr);
         instrproc_report(ip, o, r);

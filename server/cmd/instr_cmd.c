@@ -31,11 +31,18 @@
 #include "server/jobs/fileio.h"
 #include "server/jobs/instrline.h"
 #include "server/jobs/ncu.h"
+#include "server/jobs/wire.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 struct args {
     int table, row, device;
     const char *request, *disassembler, *sass_cache, *ncu;
     int stalls, whole_grid, launch_only, part, compare;
+    int serve; /* --serve: request after request, framed (instr_cmd.h) */
     /* --rows T:R,...: the rows of one process, one answer line each */
     int many;
     unsigned nrows;
@@ -76,8 +83,9 @@ static int parse_args(int argc, char **argv, struct args *a, char *err) {
     a->stalls = 1;
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(k, "--launch-only") == 0) {
-            a->launch_only = 1;
+        if (strcmp(k, "--launch-only") == 0 || strcmp(k, "--serve") == 0) {
+            if (k[2] == 'l') a->launch_only = 1;
+            else a->serve = 1;
             continue;
         }
         if (!v) {
@@ -110,7 +118,12 @@ static int parse_args(int argc, char **argv, struct args *a, char *err) {
                        "--compare");
         return -1;
     }
-    if (a->many) return 0;
+    if (a->serve && (a->many || a->table >= 0 || a->row >= 0 || a->launch_only || a->compare || a->request)) {
+        dv_seterr(err, "instructions: --serve takes its rows and requests on stdin: no --rows, --table, --row, "
+                       "--request, --launch-only or --compare");
+        return -1;
+    }
+    if (a->many || a->serve) return 0;
     if (a->table < 0 || a->row < 0) {
         dv_seterr(err, "instructions: --table T and --row R (or --rows T:R,...) are needed");
         return -1;
@@ -126,12 +139,26 @@ static void usage(void) {
           "         [--request FILE] [--disassembler PATH|none] [--sass-cache DIR] [--stalls on|off]\n"
           "         [--grid reduced|whole] [--compare ncu] [--ncu PATH]\n"
           "       divergence-gpu instructions --launch-only --part K --table T --row R ...\n"
+          "       divergence-gpu instructions --serve [--device N] [--disassembler PATH|none] [--sass-cache DIR]\n"
           "The instruction profiles of rows of the request on stdin (started by the GPU worker): one JSON\n"
           "line per row; with --rows, every row in one process and a last line with the process's phases.\n",
           stdout);
 }
 
 /* ---- the rows --------------------------------------------------------------- */
+
+/* Request `text` (`len` bytes) parsed and planned into `j`. Returns 0, or
+ * -1 with `err`. */
+static int job_plan_text(const struct args *a, const char *text, size_t len, struct instr_job *j, char *err) {
+    struct dv_options o;
+    struct request_error re;
+    if (request_parse(text, len, &o, &re) != 0) {
+        dv_seterr(err, "instructions: the request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
+        return -1;
+    }
+    o.device = a->device;
+    return instr_job_plan(j, &o, err);
+}
 
 /* The request (--request FILE, else stdin) parsed and planned into `j`.
  * Returns 0, or -1 with `err`. */
@@ -153,16 +180,9 @@ static int job_plan(const struct args *a, struct instr_job *j, char *err) {
         dv_seterr(err, "instructions: cannot read the request");
         return -1;
     }
-    struct dv_options o;
-    struct request_error re;
-    int rc = request_parse(text, len, &o, &re);
+    const int rc = job_plan_text(a, text, len, j, err);
     free(text);
-    if (rc != 0) {
-        dv_seterr(err, "instructions: the request: %s%s%s", re.field, re.field[0] ? ": " : "", re.reason);
-        return -1;
-    }
-    o.device = a->device;
-    return instr_job_plan(j, &o, err);
+    return rc;
 }
 
 /* Each row of the arguments planned, or failed with why (`why`, the job's
@@ -203,10 +223,23 @@ static void compare_ncu(const struct args *a, const struct instr_job *j, struct 
 
 /* ---- the answer --------------------------------------------------------------- */
 
-/* Prints line `s` (freed), or `fallback` when it could not be built. */
+/* Where --serve writes its answers' frames; -1: lines on stdout. */
+static int frame_fd = -1;
+
+/* Prints line `s` (freed), or `fallback` when it could not be built; a
+ * served process writes it as one frame (wire.h). */
 static void put_line(char *s, const char *fallback) {
-    printf("%s\n", s ? s : fallback);
-    fflush(stdout);
+    char err[ERR_LEN];
+    const char *line = s ? s : fallback;
+    if (frame_fd >= 0) {
+        if (wire_write(frame_fd, line, strlen(line), err) != 0) {
+            fprintf(stderr, "instructions: %s\n", err);
+            _exit(1); /* the worker is gone or its pipe broke: nobody to answer */
+        }
+    } else {
+        printf("%s\n", line);
+        fflush(stdout);
+    }
     free(s);
 }
 
@@ -224,11 +257,13 @@ static int print_row(const struct instr_row *rr, const struct instrline_phases *
     return 1;
 }
 
-/* Collects and prints every row of the process: --compare's Source page
- * first, the passes, each row's share of the process's time, the lines.
- * Returns the exit status: 0 when a row (the row) was profiled, else 1. */
-static int profile(const struct args *a, struct instr_job *j, struct instr_row *rows, struct instr_phases *ph,
-                   double t0) {
+/* Collects and prints every row of the process (a served request's, on
+ * runner `ir`; NULL: a runner of its own): --compare's Source page first,
+ * the passes, each row's share of the process's time, the lines.
+ * *whole_failed when the passes failed as a whole. Returns the exit
+ * status: 0 when a row (the row) was profiled, else 1. */
+static int profile(const struct args *a, struct instr_runner *ir, struct instr_job *j, struct instr_row *rows,
+                   struct instr_phases *ph, double t0, int *whole_failed) {
     struct listing_insns ncu;
     struct listing_diff diff;
     char err[ERR_LEN] = "";
@@ -238,7 +273,10 @@ static int profile(const struct args *a, struct instr_job *j, struct instr_row *
     for (unsigned i = 0; i < a->nrows; i++) live += !rows[i].failed;
     const struct disasm_config dc = {.tool = a->disassembler, .cache_dir = a->sass_cache};
     const struct instr_run_opts opts = {.stalls = a->stalls, .disasm = disassemble, .disasm_ctx = (void *)&dc};
-    if (live && instr_run(j, rows, a->nrows, &opts, ph, err) != 0)
+    const int run = !live ? 0 : ir ? instr_runner_run(ir, j, rows, a->nrows, &opts, ph, err)
+                                   : instr_run(j, rows, a->nrows, &opts, ph, err);
+    *whole_failed = run != 0;
+    if (run != 0)
         for (unsigned i = 0; i < a->nrows; i++) instr_row_fail(&rows[i], err);
     const double total = timeutil_now_ms() - t0;
     for (unsigned i = 0; i < a->nrows; i++) profiled += !rows[i].failed && rows[i].l;
@@ -266,6 +304,89 @@ static int launch_only(struct instr_job *j, struct instr_row *rr, unsigned part)
     return rc != 0;
 }
 
+/* ---- --serve ------------------------------------------------------------------ */
+
+/* One served request, `msg` ({"rows": "T:R,...", "request": {...}}): its
+ * rows' frames and the "done" frame, as --rows prints its lines. Returns 0,
+ * or -1 when the process should end after it (its passes failed as a
+ * whole, or its device could not be reset). */
+static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, size_t len) {
+    static struct instr_row rows[INSTR_MAX_ROWS];
+    static struct instr_job j;
+    char err[ERR_LEN] = "";
+    struct instr_phases ph;
+    instr_phases_start(&ph);
+    const double t0 = ph.mark;
+    json_error_t je;
+    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const char *list = json_string_value(json_object_get(m, "rows"));
+    char *request = json_is_object(json_object_get(m, "request")) ? json_dumps(json_object_get(m, "request"), 0) : NULL;
+    const int parsed = list && request && parse_rows(list, a) == 0;
+    json_decref(m);
+    if (!parsed) {
+        free(request);
+        put_line(instrline_failure("instructions: the served request is not {\"rows\": \"T:R,...\", \"request\": "
+                                   "{...}}"),
+                 "{\"ok\":false,\"reason\":\"instructions: out of memory\"}");
+        const struct instrline_phases none = {instr_phase_names, ph.ms, INSTR_PH_N, timeutil_now_ms() - t0};
+        put_line(instrline_done(0, 0, &none), "{\"done\":true}");
+        return 0;
+    }
+    memset(&j, 0, sizeof j);
+    plan_rows(a, &j, job_plan_text(a, request, strlen(request), &j, err) == 0, err, rows);
+    free(request);
+    instr_phase_end(&ph, INSTR_PH_PLAN);
+    int whole_failed = 0;
+    profile(a, ir, &j, rows, &ph, t0, &whole_failed);
+    for (unsigned i = 0; i < a->nrows; i++) instr_row_cleanup(&rows[i]);
+    instr_job_cleanup(&j);
+    if (instr_runner_rest(ir, err) != 0) {
+        fprintf(stderr, "instructions: ending the server: %s\n", err);
+        return -1;
+    }
+    return whole_failed ? -1 : 0;
+}
+
+/* --serve: the process's CUPTI set-up once, then one framed request after
+ * another on stdin until its end (instr_cmd.h). Returns the exit status. */
+static int serve(struct args *a) {
+    char err[ERR_LEN] = "";
+    /* The worker's death is this process's too; an orphan from before this
+     * line has a parent that is not its worker. */
+    const pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) return 1;
+    /* The frames go to the stdout it was given; anything else that prints
+     * (a library) lands in the log, never in the stream. */
+    if ((frame_fd = dup(1)) < 0 || dup2(2, 1) < 0) {
+        fprintf(stderr, "instructions: --serve: %s\n", strerror(errno));
+        return 1;
+    }
+    struct instr_runner *ir = instr_runner_create(err);
+    const double t0 = timeutil_now_ms();
+    const int warm = ir ? instr_runner_warm(ir, a->device, err) : -1;
+    char ready[ERR_LEN + 128];
+    snprintf(ready, sizeof ready, "{\"ready\":%s,\"pid\":%ld,\"warm_ms\":%.1f}", warm == 0 ? "true" : "false",
+             (long)getpid(), timeutil_now_ms() - t0);
+    if (warm != 0) fprintf(stderr, "instructions: --serve: the warm-up: %s\n", err);
+    put_line(strdup(ready), "{\"ready\":false}");
+    int status = warm == 0 ? 0 : 1;
+    while (status == 0) {
+        char *msg = NULL;
+        size_t len = 0;
+        const enum wire_status ws = wire_read(0, &msg, &len, -1, err);
+        if (ws == WIRE_EOF) break;
+        if (ws != WIRE_OK) {
+            fprintf(stderr, "instructions: --serve: %s\n", err);
+            status = 1;
+            break;
+        }
+        if (serve_one(a, ir, msg, len) != 0) status = 1;
+        free(msg);
+    }
+    instr_runner_free(ir);
+    return status;
+}
+
 int instr_cmd_main(int argc, char **argv) {
     static struct args a;
     static struct instr_row rows[INSTR_MAX_ROWS];
@@ -283,13 +404,16 @@ int instr_cmd_main(int argc, char **argv) {
      * (instr.h: the cubin capture and PC sampling need that), whatever the
      * environment the worker was given says. */
     setenv("CUDA_MODULE_LOADING", "LAZY", 1);
+    if (a.serve) return serve(&a);
     struct instr_phases ph;
     instr_phases_start(&ph);
     const double t0 = ph.mark;
     memset(&j, 0, sizeof j);
     plan_rows(&a, &j, job_plan(&a, &j, err) == 0, err, rows);
     instr_phase_end(&ph, INSTR_PH_PLAN);
-    const int status = a.launch_only ? launch_only(&j, &rows[0], (unsigned)a.part) : profile(&a, &j, rows, &ph, t0);
+    int whole_failed = 0;
+    const int status =
+        a.launch_only ? launch_only(&j, &rows[0], (unsigned)a.part) : profile(&a, NULL, &j, rows, &ph, t0, &whole_failed);
     for (unsigned i = 0; i < a.nrows; i++) instr_row_cleanup(&rows[i]);
     instr_job_cleanup(&j);
     return status;

@@ -27,6 +27,21 @@
  *      "profiled", "phases_ms"} (the host time of plan, cuda, cupti,
  *      sampling, patched, lines, text, and the total).
  * It exits 0 when a row was profiled, else 1 (2 for bad arguments).
+ *
+ *   divergence-gpu instructions --serve [--device N] [--disassembler PATH|none]
+ *       [--sass-cache DIR] [--stalls on|off] [--grid reduced|whole]
+ *
+ * The worker's long-lived profiler (jobs/instrserve.h): CUPTI's set-up once
+ * (gpu/instr_run.h's runner, warmed before the first frame), then one
+ * request after another. The wire is jobs/wire.h's framing: on stdout
+ * first {"ready": true|false, "pid", "warm_ms"}; then for each request
+ * frame {"rows": "T:R,...", "request": {...}} on stdin, one frame per row
+ * and the "done" frame, the lines --rows prints. Anything else the process
+ * prints goes to stderr: its stdout carries only frames. It ends at the end
+ * of its stdin (status 0), when its worker dies (PR_SET_PDEATHSIG), after a
+ * request whose passes failed as a whole or whose device could not be
+ * reset (a sticky error: status 1, the worker starts another), and when a
+ * frame cannot be read.
  * --compare ncu first runs Nsight Compute's Source page (jobs/ncu.h: `ncu
  * --section SourceCounters --clock-control none`, then its `--page source
  * --print-source sass --csv`) on this binary's --launch-only for each part

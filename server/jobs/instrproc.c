@@ -40,6 +40,7 @@
 #include "kernels/model/model/profile.h"
 #include "server/core/log.h"
 #include "server/core/subproc.h"
+#include "server/jobs/instrserve.h"
 #include "server/jobs/profilecache.h"
 
 #define KEY_LEN 768
@@ -71,6 +72,11 @@ struct instrproc {
     char cache_dir[PATH_MAX]; /* "" when none                      */
     struct profilecache *disk; /* NULL until opened, or memory alone */
     int disk_tried;            /* opened, or failed and logged once   */
+    /* The profiling server (instrserve.h): NULL until started, or with
+     * one_shot (told so, or it could not start): a process per batch. */
+    struct instrserve *server;
+    int one_shot;
+    unsigned served; /* requests the server answered whole */
     /* During a batch's profiles (instrproc_report_batch()): why each row of
      * the union's table has none, by row; NULL otherwise. */
     const struct dv_table *why_table;
@@ -101,6 +107,8 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
         ip->has_disassembler = 1;
     }
     ip->device = c->device;
+    const char *srv = getenv("DV_INSTRUCTIONS_SERVER");
+    ip->one_shot = c->one_shot || (srv && strcmp(srv, "off") == 0);
     ip->before_child = c->before_child;
     ip->before_child_ctx = c->before_child_ctx;
     ip->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : INSTRPROC_DEADLINE_MS;
@@ -126,6 +134,7 @@ struct instrproc *instrproc_create(const struct instrproc_config *c, char *err) 
 
 void instrproc_free(struct instrproc *ip) {
     if (!ip) return;
+    instrserve_free(ip->server);
     profilecache_close(ip->disk);
     lru_free(ip->cache);
     DIR *d = opendir(ip->dir);
@@ -144,6 +153,10 @@ void instrproc_free(struct instrproc *ip) {
 }
 
 unsigned instrproc_children(const struct instrproc *ip) { return ip ? ip->children : 0; }
+
+unsigned instrproc_served(const struct instrproc *ip) { return ip ? ip->served : 0; }
+
+pid_t instrproc_server_pid(const struct instrproc *ip) { return ip ? instrserve_pid(ip->server) : 0; }
 
 /* ---- the cache ------------------------------------------------------------ */
 
@@ -335,15 +348,119 @@ static void read_line(const char *line, struct pending **rows, unsigned n) {
     json_decref(o);
 }
 
-/* Rows `rows` (n of them) profiled by one process: each answered row gets
- * its profile or its reason; the others, the process's fate in `why`.
- * Returns the process's wall time; *hung when it ran past its deadline. */
+/* ---- the profiling server ------------------------------------------------------ */
+
+/* The profiling server running, started when it is not. Returns 0, or -1
+ * when this request goes a process of its own: told so, or the server
+ * could not start (logged). At a request (the caller's hook first, as
+ * before any process) a failed start is for good: a process per batch from
+ * then on. At the worker's warm-up (`warmup`) the worker keeps its counter
+ * profiler, which the warm-up just built for the first job; the server's
+ * set-up asks for no SASS metrics yet, but should it fail there, the first
+ * request tries once more, the hook run. */
+static int server_ready(struct instrproc *ip, int warmup) {
+    if (ip->one_shot) return -1;
+    if (instrserve_pid(ip->server)) return 0;
+    char err[ERR_LEN] = "", dv[16];
+    snprintf(dv, sizeof dv, "%d", ip->device);
+    const char *argv[12] = {ip->exe, "instructions", "--serve", "--device", dv, "--sass-cache",
+                            ip->disk ? profilecache_dir(ip->disk) : ip->dir};
+    if (ip->has_disassembler) {
+        argv[7] = "--disassembler";
+        argv[8] = ip->disassembler;
+    }
+    if (!ip->server) ip->server = instrserve_create(argv, err);
+    if (ip->before_child && !warmup) ip->before_child(ip->before_child_ctx);
+    ip->children++;
+    const double t0 = timeutil_now_ms();
+    const double start_ms = ip->deadline_ms < INSTRPROC_START_MS ? ip->deadline_ms : INSTRPROC_START_MS;
+    if (!ip->server || instrserve_start(ip->server, start_ms, err) != 0) {
+        instrserve_free(ip->server);
+        ip->server = NULL;
+        if (warmup) {
+            LOG(LOG_WARNING, "instructions: the profiling server did not start at the warm-up (the first request "
+                             "tries again): %s", err);
+            return -1;
+        }
+        LOG(LOG_WARNING, "instructions: a process per batch from now on: %s", err);
+        ip->one_shot = 1;
+        return -1;
+    }
+    LOG(LOG_INFO, "instructions: the profiling server (pid %ld) is ready in %.0f ms", (long)instrserve_pid(ip->server),
+        timeutil_now_ms() - t0);
+    return 0;
+}
+
+void instrproc_warm(struct instrproc *ip) {
+    if (!ip) return;
+    disk_open(ip);
+    server_ready(ip, 1);
+}
+
+struct served {
+    struct pending **rows;
+    unsigned n;
+};
+
+static void read_line(const char *line, struct pending **rows, unsigned n);
+
+static void served_line(const char *line, void *ctx) {
+    struct served *c = ctx;
+    read_line(line, c->rows, c->n);
+}
+
+/* Rows `rows` (list `list`) profiled by the server, as rows_collect() says.
+ * Returns the request's wall time, or -1 when no server takes it (the
+ * caller runs a process). */
+static double served_collect(struct instrproc *ip, const char *request, const char *list, struct pending **rows,
+                             unsigned n, double deadline_ms, int *hung) {
+    if (server_ready(ip, 0) != 0) return -1;
+    json_t *f = json_pack("{s:s, s:o}", "rows", list, "request", json_loads(request, 0, NULL));
+    char *frame = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    json_decref(f);
+    struct instrserve_answer a;
+    struct served c = {rows, n};
+    char err[ERR_LEN] = "";
+    if (ip->before_child) ip->before_child(ip->before_child_ctx);
+    if (!frame || instrserve_ask(ip->server, frame, strlen(frame), deadline_ms, served_line, &c, &a, err) != 0) {
+        for (unsigned i = 0; i < n; i++)
+            dv_seterr(rows[i]->why, "the profiling server: %s", frame ? err : "out of memory for the request");
+        free(frame);
+        return 0;
+    }
+    free(frame);
+    *hung = a.end == INSTRSERVE_KILLED;
+    ip->served += a.end == INSTRSERVE_DONE;
+    unsigned got = 0;
+    for (unsigned i = 0; i < n; i++) {
+        got += rows[i]->l != NULL;
+        if (rows[i]->answered) continue;
+        if (a.end == INSTRSERVE_DONE) dv_seterr(rows[i]->why, "the profiling server's answer had no line for the row");
+        else dv_seterr(rows[i]->why, "the profiling server %s, with no answer", a.what);
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (rows[i]->l) {
+            rows[i]->l->collect_ms = a.ms / got;
+            rows[i]->l->process_rows = got;
+        }
+    return a.ms;
+}
+
+/* ---- a process per batch ----------------------------------------------------------- */
+
+/* Rows `rows` (n of them) profiled by the server, or else by one process:
+ * each answered row gets its profile or its reason; the others, the
+ * process's fate in `why`. Returns the process's (or the request's) wall
+ * time; *hung when it ran past its deadline. */
 static double rows_collect(struct instrproc *ip, const char *request, struct pending **rows, unsigned n,
                            double deadline_ms, int *hung) {
     char list[INSTRPROC_MAX_ROWS * 8] = "", dv[16], tb[16], rw[16];
     size_t used = 0;
     for (unsigned i = 0; i < n; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%u:%u", i ? "," : "", rows[i]->table, rows[i]->row);
+    *hung = 0;
+    const double served = served_collect(ip, request, list, rows, n, deadline_ms, hung);
+    if (served >= 0) return served;
     snprintf(dv, sizeof dv, "%d", ip->device);
     snprintf(tb, sizeof tb, "%u", rows[0]->table);
     snprintf(rw, sizeof rw, "%u", rows[0]->row);

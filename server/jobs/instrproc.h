@@ -18,6 +18,16 @@
  * in a row that end with no answer are every row's fate. So one row that
  * crashes its process costs itself, not the others.
  *
+ * The process is the worker's profiling server (jobs/instrserve.h): one
+ * `divergence-gpu instructions --serve` child, started at the worker's
+ * warm-up (instrproc_warm()), that keeps CUPTI set up and answers one
+ * request per process the above would have started, under the same
+ * deadline and with the same asking again; a child that hangs, dies or
+ * answers garbage is killed and the next request starts a fresh one. With
+ * instrproc_config.one_shot, DV_INSTRUCTIONS_SERVER=off in the
+ * environment, or once a server could not start, it is a process per
+ * request as it was.
+ *
  * With a cache folder (instrproc_config.cache_dir) the cache outlives the
  * process (jobs/profilecache.h): a new worker of the same binary serves
  * what an earlier one collected, labelled as cached with the time it was
@@ -39,11 +49,14 @@
 #ifndef DV_INSTRPROC_H
 #define DV_INSTRPROC_H
 
+#include <sys/types.h>
+
 #include "kernels/model/model/experiment.h"
 
 #define INSTRPROC_DEADLINE_MS 15000.0 /* a process of one row; a quarter more per further row */
 #define INSTRPROC_BUDGET_MS 20000.0   /* all of a job's new profiles          */
 #define INSTRPROC_CACHE_ENTRIES 128
+#define INSTRPROC_START_MS 10000.0 /* the profiling server's start, at most: the worker's hello waits 30 s */
 
 struct instrproc_config {
     const char *exe;          /* the divergence-gpu binary; NULL: this process's own */
@@ -62,6 +75,9 @@ struct instrproc_config {
      * holding one makes the child's SASS metrics refused. */
     void (*before_child)(void *ctx);
     void *before_child_ctx;
+    /* 1: a process per batch, never the profiling server (also when the
+     * environment has DV_INSTRUCTIONS_SERVER=off). */
+    int one_shot;
 };
 
 struct instrproc;
@@ -91,7 +107,18 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
 void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
                             unsigned n);
 
-/* The processes started so far (the tests count them). */
+/* The processes started so far, the profiling server's starts among
+ * them (the tests count them). */
 unsigned instrproc_children(const struct instrproc *ip);
+
+/* The requests the profiling server answered whole; its pid while it
+ * runs, else 0. */
+unsigned instrproc_served(const struct instrproc *ip);
+pid_t instrproc_server_pid(const struct instrproc *ip);
+
+/* The profiling server started now (the worker's warm-up, before its
+ * hello), so the first job's profiles do not pay its start. Harmless
+ * when it runs, or when the profiler goes a process per batch. */
+void instrproc_warm(struct instrproc *ip);
 
 #endif /* DV_INSTRPROC_H */

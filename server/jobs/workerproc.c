@@ -12,6 +12,10 @@
  * rows together, jobs/instrproc.h), while
  * this process waits: nothing of its own runs on the GPU meanwhile, and
  * what the profiler patches lives and dies in the other process.
+ * The profiles come from one long-lived `divergence-gpu instructions
+ * --serve` child (jobs/instrserve.h), started before the hello and again
+ * after one that died or was killed; DV_INSTRUCTIONS_SERVER=off in the
+ * environment goes back to a process per job or batch.
  * `--disassembler PATH` and `--instructions-deadline-ms N` are passed to
  * that profiler; `--profile-cache DIR` (by default $CACHE_DIRECTORY/profiles
  * when systemd gives the unit one, `none` for memory alone) keeps its
@@ -358,6 +362,9 @@ int workerproc_main(int argc, char **argv) {
         LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
     } else {
         rc = warm(sess, ordinal, testimony);
+        /* The instruction profiler's server too, before the hello: the
+         * first reader who asks for profiles pays what the tenth pays. */
+        if (rc == 0) instrproc_warm(ip);
     }
     int status = 0;
     if (wire_send(WIRE_FD_OUT, wire_hello(report_device_json(&dev)), err) < 0) status = 2;

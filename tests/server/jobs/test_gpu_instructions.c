@@ -1,6 +1,7 @@
 /* test_gpu_instructions.c -- the instruction profiles on a GPU, through the
- * real worker: `divergence-gpu worker` on its two pipes (jobs/wire.h), each
- * row's profile from its own `divergence-gpu instructions` process.
+ * real worker: `divergence-gpu worker` on its two pipes (jobs/wire.h), the
+ * rows' profiles from its `divergence-gpu instructions --serve` child
+ * (jobs/instrserve.h), or from the one-shot command where a test runs it.
  *
  * Label gpu; skips with the worker's reason where there is no GPU. For the
  * lesson's seven rows and a dozen custom predicates (2D blocks, partial
@@ -737,5 +738,40 @@ Test(gpu_instructions, a_predicated_branch_in_partial_warps_is_called_predicated
     cr_expect(strstr(w->counters.verdict, "2 warps per block at each of 4096 evaluations") != NULL, "%s",
               w->counters.verdict);
     experiment_report_free(r);
+    stop_worker(&c);
+}
+
+/* The worker's own counter profiler beside its profiling server (one
+ * `instructions --serve` child for the worker's life, jobs/instrserve.h):
+ * after the server has profiled, the next jobs' counters are still taken,
+ * and its profiles still come (the server's SASS metrics are not refused
+ * by the worker's profiler either). Three jobs with profiles (no row of one
+ * in the cache), then one without. */
+Test(gpu_instructions, the_workers_counters_live_beside_its_profiling_server, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    const char *requests[] = {lesson_request, customs[0].request, customs[1].request,
+                              "{\"part\":1,\"predicates\":[\"first-16\"],\"baseline\":\"first-16\",\"budget_ms\":60,"
+                              "\"min_samples\":5,\"max_samples\":40,\"max_noise\":0.5}"};
+    int all_first = 0; /* job 1's counters, taken before the server profiled anything */
+    for (unsigned q = 0; q < 4; q++) {
+        struct dv_report *r = job(&c, requests[q]);
+        const int profiles = q < 3;
+        cr_expect_eq(r->testimony.instructions_taken, profiles, "job %u: %s", q + 1, r->testimony.instructions_reason);
+        unsigned rows = 0, counted = 0;
+        for (unsigned i = 0; i < r->ntables; i++)
+            for (unsigned j = 0; j < r->tables[i].nrows; j++) {
+                rows++;
+                counted += r->tables[i].rows[j].counters.present;
+            }
+        if (q == 0) all_first = counted == rows;
+        cr_expect(counted > 0, "job %u: no counters: %s", q + 1, r->testimony.counters_reason);
+        if (all_first)
+            cr_expect_eq(counted, rows, "job %u: counters on %u of %u rows: %s", q + 1, counted, rows,
+                         r->testimony.counters_reason);
+        printf("job %u beside the profiling server: counters on %u of %u rows, profiles %s (%.0f ms)\n", q + 1, counted,
+               rows, r->testimony.instructions_taken ? "taken" : "not taken", r->testimony.instructions_ms);
+        experiment_report_free(r);
+    }
     stop_worker(&c);
 }

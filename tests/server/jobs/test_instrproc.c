@@ -2,7 +2,9 @@
  * their own: the cache, and every way such a process can fail, each of which
  * leaves its row null with the reason while the job goes on.
  *
- * The process is tests/support/fake_instructions.sh (what it answers is
+ * These take the one-process-per-job path (DV_INSTRUCTIONS_SERVER=off; the
+ * profiling server's are test_instrserve.c's). The process is
+ * tests/support/fake_instructions.sh (what it answers is
  * chosen by $FAKE_INSTRUCTIONS), so these run without a GPU; the real
  * command's counts are test_gpu_instructions.c's. Processes and deadlines:
  * run 20 times in a row after a change.
@@ -32,6 +34,9 @@ static void setup(void) {
     unlink(log_path);
     setenv("FAKE_INSTRUCTIONS_LOG", log_path, 1);
     unsetenv("FAKE_INSTRUCTIONS");
+    /* A process per job, the way back from the profiling server
+     * (test_instrserve.c has the server's). */
+    setenv("DV_INSTRUCTIONS_SERVER", "off", 1);
 }
 
 static void teardown(void) { unlink(log_path); }

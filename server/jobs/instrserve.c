@@ -1,0 +1,252 @@
+/* instrserve.c -- the long-lived instruction profiler child (instrserve.h).
+ *
+ * fork() then, in the child, only async-signal-safe calls (setpgid, prctl,
+ * getppid, dup2, close, fcntl, execv, write, _exit), as jobs'
+ * subproc.c does: the worker has CUDA's threads. Whether the exec worked
+ * comes back through a close-on-exec pipe. The child leads a process group
+ * of its own, and the group is what is killed; the child is reaped right
+ * after, so its id, the group's, is never a stranger's when killed.
+ */
+#define _GNU_SOURCE
+#include "server/jobs/instrserve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernels/base/status.h"
+#include "kernels/base/timeutil.h"
+#include "server/jobs/wire.h"
+
+#define INSTRSERVE_MAX_ARGS 32
+
+struct instrserve {
+    char *argv[INSTRSERVE_MAX_ARGS + 1];
+    pid_t pid; /* 0: none running */
+    int in_w, out_r;
+    unsigned starts;
+};
+
+struct instrserve *instrserve_create(const char *const *argv, char *err) {
+    struct instrserve *s = calloc(1, sizeof *s);
+    if (!s) goto oom;
+    s->in_w = s->out_r = -1;
+    for (unsigned i = 0; argv[i]; i++) {
+        if (i == INSTRSERVE_MAX_ARGS) {
+            dv_seterr(err, "instructions: more than %d arguments for the profiling server", INSTRSERVE_MAX_ARGS);
+            instrserve_free(s);
+            return NULL;
+        }
+        if (!(s->argv[i] = strdup(argv[i]))) goto oom;
+    }
+    return s;
+oom:
+    dv_seterr(err, "instructions: out of memory");
+    instrserve_free(s);
+    return NULL;
+}
+
+void instrserve_stop(struct instrserve *s) {
+    if (!s || !s->pid) return;
+    if (s->in_w >= 0) close(s->in_w);
+    if (s->out_r >= 0) close(s->out_r);
+    s->in_w = s->out_r = -1;
+    kill(-s->pid, SIGKILL);
+    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    s->pid = 0;
+}
+
+void instrserve_free(struct instrserve *s) {
+    if (!s) return;
+    instrserve_stop(s);
+    for (unsigned i = 0; s->argv[i]; i++) free(s->argv[i]);
+    free(s);
+}
+
+pid_t instrserve_pid(const struct instrserve *s) { return s ? s->pid : 0; }
+unsigned instrserve_starts(const struct instrserve *s) { return s ? s->starts : 0; }
+
+/* In the child: its own group, death with the worker (`parent`), stdin
+ * from `in`, stdout to `out`, the exec report on fd 3, nothing else. */
+static void child_exec(char *const *argv, int in, int out, int report, pid_t parent) {
+    int e = 0;
+    if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
+    else if (getppid() != parent) _exit(127); /* the worker died already */
+    int hi_in = fcntl(in, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), hi_rep = fcntl(report, F_DUPFD, 10);
+    if (e || hi_in < 0 || hi_out < 0 || hi_rep < 0 || dup2(hi_in, 0) < 0 || dup2(hi_out, 1) < 0 ||
+        dup2(hi_rep, 3) < 0) {
+        if (!e) e = errno;
+        goto fail;
+    }
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (long fd = 4; fd < max; fd++) close((int)fd);
+    if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0) {
+        e = errno;
+        goto fail;
+    }
+    execv(argv[0], argv);
+    e = errno;
+fail:
+    if (write(hi_rep >= 0 ? hi_rep : report, &e, sizeof e) < 0) _exit(127);
+    _exit(127);
+}
+
+/* Forks and execs the child onto new pipes. Returns 0, or -1 with `err`. */
+static int spawn(struct instrserve *s, char *err) {
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1};
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
+        dv_seterr(err, "instructions: pipes for the profiling server: %s", strerror(errno));
+        goto fail;
+    }
+    const pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        dv_seterr(err, "instructions: fork for the profiling server: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0) child_exec(s->argv, in[0], out[1], rep[1], parent);
+    setpgid(pid, pid);
+    close(in[0]);
+    close(out[1]);
+    close(rep[1]);
+    in[0] = out[1] = rep[1] = -1;
+    int exec_errno = 0;
+    ssize_t r;
+    while ((r = read(rep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+    }
+    close(rep[0]);
+    if (r == (ssize_t)sizeof exec_errno) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        dv_seterr(err, "instructions: cannot run %s: %s", s->argv[0], strerror(exec_errno));
+        close(in[1]);
+        close(out[0]);
+        return -1;
+    }
+    s->pid = pid;
+    s->in_w = in[1];
+    s->out_r = out[0];
+    s->starts++;
+    return 0;
+fail:
+    for (int k = 0; k < 2; k++) {
+        if (in[k] >= 0) close(in[k]);
+        if (out[k] >= 0) close(out[k]);
+        if (rep[k] >= 0) close(rep[k]);
+    }
+    return -1;
+}
+
+/* How the child, which has closed its stdout or broken a frame, ended:
+ * killed (the group, in case it lingers) and reaped, said into `what`. */
+static void describe_end(struct instrserve *s, char *what, size_t size) {
+    int status = 0;
+    kill(-s->pid, SIGKILL);
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    s->pid = 0;
+    if (WIFEXITED(status)) snprintf(what, size, "ended with exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(what, size, "ended with signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else snprintf(what, size, "ended");
+    close(s->in_w);
+    close(s->out_r);
+    s->in_w = s->out_r = -1;
+}
+
+/* 1 when the child has ended by itself (not reaped: WNOWAIT). */
+static int child_gone(const struct instrserve *s) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->pid;
+}
+
+/* The next frame within `deadline` (an absolute time, ms) as a JSON
+ * object, or NULL with a->end / a->what set (the child gone). */
+static json_t *next_frame(struct instrserve *s, double deadline, struct instrserve_answer *a, char **text) {
+    char err[ERR_LEN] = "", *msg = NULL;
+    size_t len = 0;
+    const double left = deadline - timeutil_now_ms();
+    const enum wire_status ws = left > 0 ? wire_read(s->out_r, &msg, &len, (int)left + 1, err) : WIRE_TIMEOUT;
+    json_t *o = NULL;
+    if (ws == WIRE_OK && (o = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL)) != NULL && json_is_object(o)) {
+        *text = msg;
+        return o;
+    }
+    json_decref(o);
+    if (ws == WIRE_TIMEOUT) {
+        a->end = INSTRSERVE_KILLED;
+        instrserve_stop(s);
+    } else if (ws == WIRE_EOF || (ws == WIRE_ERROR && child_gone(s))) {
+        a->end = INSTRSERVE_ENDED;
+        describe_end(s, a->what, sizeof a->what);
+    } else {
+        a->end = INSTRSERVE_GARBAGE;
+        snprintf(a->what, sizeof a->what, "answered what is not a frame of JSON (%.120s): killed",
+                 ws == WIRE_OK ? msg : err);
+        instrserve_stop(s);
+    }
+    free(msg);
+    return NULL;
+}
+
+int instrserve_start(struct instrserve *s, double deadline_ms, char *err) {
+    if (s->pid) return 0;
+    if (spawn(s, err) != 0) return -1;
+    struct instrserve_answer a = {0};
+    char *text = NULL;
+    json_t *o = next_frame(s, timeutil_now_ms() + deadline_ms, &a, &text);
+    const int ready = json_is_true(json_object_get(o, "ready"));
+    json_decref(o);
+    free(text);
+    if (ready) return 0;
+    if (!o) dv_seterr(err, "instructions: the profiling server %s before it was ready",
+                      a.end == INSTRSERVE_KILLED ? "was killed, not ready in time," : a.what);
+    else {
+        dv_seterr(err, "instructions: the profiling server said it is not ready (its log says why)");
+        instrserve_stop(s);
+    }
+    return -1;
+}
+
+int instrserve_ask(struct instrserve *s, const char *frame, size_t len, double deadline_ms,
+                   void (*on_line)(const char *line, void *ctx), void *ctx, struct instrserve_answer *a, char *err) {
+    memset(a, 0, sizeof *a);
+    if (!s->pid) {
+        dv_seterr(err, "instructions: no profiling server runs");
+        return -1;
+    }
+    const double t0 = timeutil_now_ms(), deadline = t0 + deadline_ms;
+    char werr[ERR_LEN];
+    if (wire_write(s->in_w, frame, len, werr) != 0) { /* it is gone: how it ended says why */
+        a->end = INSTRSERVE_ENDED;
+        describe_end(s, a->what, sizeof a->what);
+        a->ms = timeutil_now_ms() - t0;
+        return 0;
+    }
+    for (;;) {
+        char *text = NULL;
+        json_t *o = next_frame(s, deadline, a, &text);
+        if (!o) break;
+        const int done = json_is_true(json_object_get(o, "done"));
+        json_decref(o);
+        on_line(text, ctx);
+        free(text);
+        if (done) {
+            a->end = INSTRSERVE_DONE;
+            break;
+        }
+    }
+    if (a->end == INSTRSERVE_KILLED) snprintf(a->what, sizeof a->what, "killed after %.0f ms", deadline_ms);
+    a->ms = timeutil_now_ms() - t0;
+    return 0;
+}

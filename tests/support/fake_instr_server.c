@@ -1,0 +1,131 @@
+/* fake_instr_server.c -- a stand-in for `divergence-gpu instructions
+ * --serve` in the profiling server's tests (tests/server/jobs/
+ * test_instrserve.c): it speaks the real one's wire (jobs/instrserve.h)
+ * without a GPU. Without --serve it is the one-shot stand-in
+ * (fake_instructions.sh, exec'd with the same arguments): the profiler's
+ * way back when the server cannot start.
+ *
+ * Its behaviour comes from $FAKE_INSTR_SERVER, else $FAKE_INSTRUCTIONS
+ * (the one-shot stand-in's too), read when it starts:
+ *   ok (the default), refuse          every row the same way;
+ *   hang                              every request: no answer, ever;
+ *   crash-table-T-row-R               dies (SIGSEGV) when it reaches row T:R,
+ *                                     the rows before it answered;
+ *   garbage                           writes text that is not a frame;
+ *   garbage-json                      a frame that is not JSON;
+ *   not-ready                         says {"ready": false} and ends;
+ *   slow-start                        ready only after 30 s.
+ * $FAKE_INSTRUCTIONS_LOG, when set, gets "start PID" when it starts and
+ * "request PID T:R,..." for each request.
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "server/jobs/wire.h"
+
+#define ONE_SHOT DV_TEST_SOURCE_DIR "/tests/support/fake_instructions.sh"
+
+static void say(const char *line) {
+    char err[ERR_LEN];
+    if (wire_write(1, line, strlen(line), err) != 0) _exit(1);
+}
+
+static void log_line(const char *what, const char *rest) {
+    const char *path = getenv("FAKE_INSTRUCTIONS_LOG");
+    FILE *f = path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "%s %ld%s%s\n", what, (long)getpid(), rest ? " " : "", rest ? rest : "");
+    fclose(f);
+}
+
+static void answer(int t, int r, const char *mode) {
+    char line[2048];
+    if (strcmp(mode, "refuse") == 0)
+        snprintf(line, sizeof line,
+                 "{\"table\":%d,\"row\":%d,\"ok\":false,\"reason\":\"CUPTI: this GPU or driver does not support SASS "
+                 "metrics (architecture unsupported)\"}",
+                 t, r);
+    else
+        snprintf(line, sizeof line,
+                 "{\"table\":%d,\"row\":%d,\"ok\":true,\"stalls_reason\":null,\"instructions\":{\"source\":\"cupti-sass\","
+                 "\"kernel\":\"_Z12fakeKernelv\",\"cubin_crc\":\"00000000000000aa\",\"mask_hash\":\"0000000000000001\","
+                 "\"grid\":{\"blocks\":1,\"block\":[256,1]},\"scale\":4096,\"cached\":false,\"collected_utc\":"
+                 "\"2026-12-01T12:00:00Z\",\"collect_ms\":1.5,\"disassembler\":\"nvdisasm V13.0.88 (fake)\","
+                 "\"disassembly_reason\":null,\"mapped\":1,\"regions\":[{\"kind\":\"before\",\"instructions\":1,"
+                 "\"warp_executions\":32768,\"thread_executions\":1048576,\"pred_on_thread_executions\":524288,"
+                 "\"lanes_per_execution\":32,\"stalls\":null}],\"runs\":[{\"pc\":784,\"count\":1,\"opcode\":\"BRA\","
+                 "\"sass\":\"@P0 BRA `(.L_x_52)\",\"last_sass\":\"@P0 BRA `(.L_x_52)\",\"file\":"
+                 "\"kernels/gpu/lesson_kernels.cu\",\"line\":%d,\"region\":\"before\",\"guarded\":true,"
+                 "\"warp_executions\":32768,\"thread_executions\":1048576,\"pred_on_thread_executions\":524288,"
+                 "\"lanes\":32,\"divergent_targets\":32768}]}}",
+                 t, r, r);
+    say(line);
+}
+
+/* One request: its rows answered as `mode` says, then "done". */
+static void serve_one(const char *msg, size_t len, const char *mode) {
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    const char *rows = json_string_value(json_object_get(m, "rows"));
+    log_line("request", rows ? rows : "?");
+    if (!rows || !json_is_object(json_object_get(m, "request"))) {
+        say("{\"ok\":false,\"reason\":\"fake: not a request\"}");
+    } else if (strcmp(mode, "hang") == 0) {
+        for (;;) pause();
+    } else if (strcmp(mode, "garbage") == 0) {
+        if (write(1, "Segmentation fault in a library that prints\n", 44) < 0) _exit(1);
+        for (;;) pause();
+    } else if (strcmp(mode, "garbage-json") == 0) {
+        say("Segmentation fault in a library that prints");
+        for (;;) pause();
+    } else {
+        int at_t = -1, at_r = -1;
+        if (sscanf(mode, "crash-table-%d-row-%d", &at_t, &at_r) != 2) at_t = at_r = -1;
+        for (const char *p = rows; *p;) {
+            char *end;
+            const int t = (int)strtol(p, &end, 10), r = (int)strtol(end + 1, &end, 10);
+            if (t == at_t && r == at_r) kill(getpid(), SIGSEGV);
+            answer(t, r, mode);
+            p = *end ? end + 1 : end;
+        }
+    }
+    json_decref(m);
+    say("{\"done\":true,\"rows\":0,\"profiled\":0,\"phases_ms\":{\"plan\":0.1,\"total\":0.2}}");
+}
+
+int main(int argc, char **argv) {
+    int serve = 0;
+    for (int i = 1; i < argc; i++) serve |= strcmp(argv[i], "--serve") == 0;
+    if (!serve) {
+        argv[0] = (char *)ONE_SHOT;
+        execv(ONE_SHOT, argv);
+        perror("fake_instr_server: " ONE_SHOT);
+        return 127;
+    }
+    const char *mode = getenv("FAKE_INSTR_SERVER");
+    if (!mode) mode = getenv("FAKE_INSTRUCTIONS");
+    if (!mode) mode = "ok";
+    log_line("start", NULL);
+    if (strcmp(mode, "not-ready") == 0) {
+        say("{\"ready\":false,\"pid\":0}");
+        return 1;
+    }
+    if (strcmp(mode, "slow-start") == 0) sleep(30);
+    say("{\"ready\":true,\"pid\":0,\"warm_ms\":0}");
+    for (;;) {
+        char *msg = NULL, err[ERR_LEN];
+        size_t len = 0;
+        const enum wire_status ws = wire_read(0, &msg, &len, -1, err);
+        if (ws == WIRE_EOF) break;
+        if (ws != WIRE_OK) return 1;
+        serve_one(msg, len, mode);
+        free(msg);
+    }
+    log_line("eof", NULL);
+    return 0;
+}
