@@ -195,25 +195,29 @@ int sortexp_table_cell(const char *id, enum sortexp_dist *d, unsigned *m, unsign
 /* Issued path runs of a shading order, per block, into `runs` (and the
  * grid's total warps' k into *sum). */
 static void order_runs(const uint8_t *mat, const uint32_t *order, unsigned long long n, unsigned blocks, unsigned tpb,
-                       struct dv_count *runs, unsigned long long *sum) {
+                       struct dv_count *runs, struct dv_count *split, unsigned long long *sum) {
     const unsigned per_block = (tpb + 31u) / 32u;
     memset(runs, 0, sizeof *runs);
+    memset(split, 0, sizeof *split);
     *sum = 0;
     for (unsigned b = 0; b < blocks; b++) {
-        unsigned long long k = 0;
+        unsigned long long k = 0, s = 0;
         for (unsigned w = 0; w < per_block; w++) {
             struct sortexp_warp rec;
             sortexp_warp_count(mat, order, n, tpb, (unsigned long long)b * per_block + w, &rec);
             k += rec.k;
+            s += rec.k > 1;
         }
         dv_count_add(runs, k, b == 0);
+        dv_count_add(split, s, b == 0);
         *sum += k;
     }
     dv_count_finish(runs, blocks);
+    dv_count_finish(split, blocks);
 }
 
 static void cell_row(struct dv_table *t, enum sortexp_row r, unsigned tpb, unsigned long long n, unsigned c,
-                     const struct dv_count *runs, double predicted) {
+                     const struct dv_count *runs, const struct dv_count *split, double predicted) {
     struct dv_row *row = &t->rows[r];
     snprintf(row->name, sizeof row->name, "%s", row_names[r]);
     snprintf(row->label, sizeof row->label, "%s", row_labels[r]);
@@ -222,6 +226,7 @@ static void cell_row(struct dv_table *t, enum sortexp_row r, unsigned tpb, unsig
     row->warps_per_block = (tpb + 31u) / 32u;
     row->threads_per_block = tpb;
     if (runs) row->path_runs = *runs;
+    if (split) row->warps_split = *split;
     row->predicted_ratio = predicted;
     row->thread_fmas = r == SORTEXP_ROW_SORT ? 0 : n * c;
     row->comparable = r != SORTEXP_ROW_SORT;
@@ -264,16 +269,16 @@ static int cell_table(enum sortexp_dist d, unsigned m, unsigned c, const struct 
     t->noise_limit = t->halfwidth_target = o->max_noise;
     t->worst_row = -1;
     t->cost_witness_ms = t->cost_counters_ms = NAN;
-    struct dv_count naive, sorted;
+    struct dv_count naive, sorted, naive_split, sorted_split;
     unsigned long long kn, ks;
-    order_runs(mat, NULL, n, blocks, tpb, &naive, &kn);
-    order_runs(mat, order, n, blocks, tpb, &sorted, &ks);
+    order_runs(mat, NULL, n, blocks, tpb, &naive, &naive_split, &kn);
+    order_runs(mat, order, n, blocks, tpb, &sorted, &sorted_split, &ks);
     const double pred = ks ? (double)kn / (double)ks : NAN;
-    cell_row(t, SORTEXP_ROW_SORT_SHADE, tpb, n, c, &sorted, 1.0);
-    cell_row(t, SORTEXP_ROW_NAIVE, tpb, n, c, &naive, pred);
-    cell_row(t, SORTEXP_ROW_INDEX, tpb, n, c, &sorted, 1.0);
-    cell_row(t, SORTEXP_ROW_SHADE_SORTED, tpb, n, c, &sorted, 1.0);
-    cell_row(t, SORTEXP_ROW_SORT, tpb, n, c, NULL, NAN);
+    cell_row(t, SORTEXP_ROW_SORT_SHADE, tpb, n, c, &sorted, &sorted_split, 1.0);
+    cell_row(t, SORTEXP_ROW_NAIVE, tpb, n, c, &naive, &naive_split, pred);
+    cell_row(t, SORTEXP_ROW_INDEX, tpb, n, c, &sorted, &sorted_split, 1.0);
+    cell_row(t, SORTEXP_ROW_SHADE_SORTED, tpb, n, c, &sorted, &sorted_split, 1.0);
+    cell_row(t, SORTEXP_ROW_SORT, tpb, n, c, NULL, NULL, NAN);
     snprintf(t->note, sizeof t->note,
              "ratio = row / sort+shade in the same round; naive's ratio is naive / (sort+shade): above 1 sorting "
              "pays. The sort is extra work; the shading rows do the same multiset of work.");
