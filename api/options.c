@@ -275,6 +275,8 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
      * the CLI says the same warning on stderr, as api/openapi.yaml documents
      * for /analyze and /measure. */
     if (check_predicates(o, style, fault, err) != 0) return -1;
+    if (o->instructions && sortexp_grid_named(o->scenario, NULL)) /* data-sort */
+        return fail(F_INSTRUCTIONS, style, field, err, "not available for the data-sort tables (their rows are not profiled)");
     return check_instructions(o, style, field, err);
 }
 

@@ -310,9 +310,9 @@ double plan_cost(const struct dv_options *o, const char **field) {
          * work to every thread of the scenario grid and models its warps. */
         const struct dv_geometry g = scenario_grid(o);
         if (field) *field = "scenario";
-        struct sortexp_grid sg; /* data-sort */
+        struct sortexp_grid sg; /* data-sort: two shading orders a cell, each drawn and counted per warp */
         if (sortexp_grid_named(o->scenario, &sg))
-            return (double)(sortexp_grid_cells(&sg) * SORTEXP_NROWS) * (double)dv_grid_threads(&g);
+            return (double)(sortexp_grid_cells(&sg) * 2u) * (double)dv_grid_threads(&g);
         return (double)scenario_rows(o->scenario) * (double)dv_grid_threads(&g);
     }
     double cost = 0;
