@@ -259,7 +259,7 @@ static const struct dv_sort_cell *find(const struct dv_sort *s, const char *d, u
     return NULL;
 }
 
-static void map_lines(struct strbuf *b, const struct dv_sort *s, const char *d, int md) {
+static void map_lines(struct strbuf *b, const struct dv_sort *s, const char *d) {
     unsigned cs[DV_MAX_TABLES], nc = 0;
     for (unsigned i = 0; i < s->ncells; i++) {
         const struct dv_sort_cell *x = &s->cells[i];
@@ -267,61 +267,52 @@ static void map_lines(struct strbuf *b, const struct dv_sort *s, const char *d, 
         for (unsigned k = 0; k < nc && !have; k++) have = cs[k] == x->c;
         if (!have) cs[nc++] = x->c;
     }
-    strbuf_printf(b, md ? "\n| %s: M \\ C |" : "\n  %s: M \\ C", d);
-    for (unsigned k = 0; k < nc; k++) strbuf_printf(b, md ? " %u |" : " %20u", cs[k]);
-    strbuf_printf(b, md ? " crossover |\n|---|" : "   crossover\n");
-    for (unsigned k = 0; md && k <= nc; k++) strbuf_printf(b, "---|");
-    if (md) strbuf_printf(b, "\n");
+    strbuf_printf(b, "\n  %s: M \\ C", d);
+    for (unsigned k = 0; k < nc; k++) strbuf_printf(b, " %22u", cs[k]);
+    strbuf_printf(b, "   crossover\n");
     for (unsigned j = 0; j < s->ncross; j++) {
         const struct dv_sort_crossover *x = &s->cross[j];
         if (strcmp(x->distribution, d) != 0) continue;
-        if (md) strbuf_printf(b, "| %u |", x->m);
-        else strbuf_printf(b, "  %*u", (int)strlen(d) + 9, x->m);
+        strbuf_printf(b, "  %*u", (int)strlen(d) + 7, x->m);
+        int measured = 0;
         for (unsigned k = 0; k < nc; k++) {
             const struct dv_sort_cell *c = find(s, d, x->m, cs[k]);
-            char cell[48] = "-";
+            char cell[64] = "-";
             if (c && c->measured)
                 snprintf(cell, sizeof cell, "%.3f [%.3f, %.3f]%s", c->ratio, c->ratio_ci.lo, c->ratio_ci.hi,
                          c->verdict == 0  ? "?"
                          : c->verdict > 0 ? "+"
                                           : " ");
-            strbuf_printf(b, md ? " %s |" : " %20s", cell);
-        }
-        int measured = 0;
-        for (unsigned k = 0; k < nc; k++) {
-            const struct dv_sort_cell *c = find(s, d, x->m, cs[k]);
             measured |= c && c->measured;
+            strbuf_printf(b, " %22s", cell);
         }
-        if (!measured) strbuf_printf(b, md ? " - |\n" : "   -\n");
-        else if (x->c) strbuf_printf(b, md ? " C = %u |\n" : "   C = %u\n", x->c);
-        else strbuf_printf(b, md ? " none |\n" : "   none\n");
+        if (!measured) strbuf_printf(b, "   -\n");
+        else if (x->c) strbuf_printf(b, "   C = %u\n", x->c);
+        else strbuf_printf(b, "   none\n");
     }
 }
 
-void report_sort_text(struct strbuf *b, const struct dv_report *r, int md) {
+void report_sort_text(struct strbuf *b, const struct dv_report *r) {
     const struct dv_sort *s = &r->sort;
     if (!s->present || !s->ncells) return;
-    strbuf_printf(b, md ? "\n### Data-dependent divergence and the sort\n\n" : "\ndata-sort: ");
     strbuf_printf(b,
-                  "naive / (sort+shade) per cell with its interval (+ sorting pays, ? ambiguous: the interval "
-                  "straddles 1); crossover: the smallest C from which sorting pays.\n");
+                  "\ndata-sort: naive / (sort+shade) per cell with its interval (+ sorting pays, ? ambiguous: the "
+                  "interval straddles 1); crossover: the smallest C from which sorting pays.\n");
     for (unsigned i = 0; i < s->ncells; i++) {
         int seen = 0;
         for (unsigned k = 0; k < i && !seen; k++)
             seen = strcmp(s->cells[k].distribution, s->cells[i].distribution) == 0;
-        if (!seen) map_lines(b, s, s->cells[i].distribution, md);
+        if (!seen) map_lines(b, s, s->cells[i].distribution);
     }
     for (unsigned i = 0; i < s->ncells; i++) {
         const struct dv_sort_cell *c = &s->cells[i];
-        if (!c->naive.present) continue;
+        if (!c->naive.present || !c->sorted.present) continue;
         strbuf_printf(b,
-                      md ? "\n- %s M=%u C=%u: k a warp naive %.2f (GPU) / %.2f (model), sorted %.2f; witness %s; "
-                           "sort alone %.4f ms, inside sort+shade %.4f ms (%s)"
-                         : "\n  %s M=%u C=%u: k a warp naive %.2f (GPU) / %.2f (model), sorted %.2f; witness %s; "
-                           "sort alone %.4f ms, inside sort+shade %.4f ms (%s)",
+                      "\n  %s M=%u C=%u: k a warp naive %.2f (witness) / %.2f (model), sorted %.2f; witness %s; "
+                      "sort alone %.4f ms, inside sort+shade %.4f ms (%s)",
                       c->distribution, c->m, c->c, c->naive.k_mean, c->k_naive, c->sorted.k_mean,
                       c->naive.agrees && c->sorted.agrees ? "equals the CPU count" : "DIFFERS from the CPU count",
                       c->sort_ms, c->sort_inside_ms, c->sort_agrees ? "intervals overlap" : "intervals apart");
     }
-    strbuf_printf(b, "\n%s%s\n", md ? "\n" : "  ", s->sentence);
+    strbuf_printf(b, "\n  %s\n", s->sentence);
 }

@@ -17,8 +17,8 @@ json_t *report_sort_json(const struct dv_sort *s);
  * with `err` naming the field ("sort.cells[2].m: expected ..."). */
 int report_sort_parse(const json_t *o, struct dv_sort *s, char *err);
 
-/* The crossover map as text lines (nothing when the report has none);
- * `md` 1 writes a Markdown table. */
-void report_sort_text(struct strbuf *b, const struct dv_report *r, int md);
+/* The crossover map as text lines (nothing when the report has none): the
+ * transcript's, and the Markdown's in a fenced block. */
+void report_sort_text(struct strbuf *b, const struct dv_report *r);
 
 #endif /* DV_REPORT_SORT_H */
