@@ -201,8 +201,8 @@ Test(sortexp, nightly_plan_has_a_table_a_cell_and_equal_work) {
         cr_expect_eq(t->nrows, (unsigned)SORTEXP_NROWS);
         const unsigned long long fmas = (unsigned long long)64 * 256 * c;
         for (unsigned k = 0; k < SORTEXP_ROW_SORT; k++)
-            cr_expect(t->rows[k].thread_fmas == fmas && t->rows[k].comparable, "%s %s: the same shading work",
-                      t->id, t->rows[k].name);
+            cr_expect(t->rows[k].thread_fmas == fmas && t->rows[k].comparable, "%s %s: the same shading work", t->id,
+                      t->rows[k].name);
         cr_expect(!t->rows[SORTEXP_ROW_SORT].comparable && t->rows[SORTEXP_ROW_SORT].thread_fmas == 0);
         cr_expect(strstr(t->rows[SORTEXP_ROW_SORT_SHADE].comparable_reason, "extra work") != NULL);
     }
