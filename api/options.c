@@ -17,6 +17,7 @@
 #include "api/options.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
+#include "kernels/model/model/sortexp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -263,7 +264,7 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
         const struct scenario *list[SCENARIO_MAX_SELECTED];
         size_t count;
         char why[ERR_LEN];
-        if (scenario_select(o->scenario, list, &count, why) != 0) {
+        if (!sortexp_grid_named(o->scenario, NULL) && scenario_select(o->scenario, list, &count, why) != 0) {
             if (field) *field = fields[F_SCENARIO].json;
             dv_seterr(err, "%s: %s", style == OPTIONS_CLI ? fields[F_SCENARIO].cli : fields[F_SCENARIO].json, why);
             return -1;
@@ -274,6 +275,8 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
      * the CLI says the same warning on stderr, as api/openapi.yaml documents
      * for /analyze and /measure. */
     if (check_predicates(o, style, fault, err) != 0) return -1;
+    if (o->instructions && sortexp_grid_named(o->scenario, NULL)) /* data-sort */
+        return fail(F_INSTRUCTIONS, style, field, err, "not available for the data-sort tables (their rows are not profiled)");
     return check_instructions(o, style, field, err);
 }
 
@@ -526,6 +529,8 @@ int options_set_cli(struct dv_options *o, const char *option, const char *value,
 
 /* The rows the tables of `o` time (a scenario's tables run instead of the Part tables). */
 static unsigned timed_rows(const struct dv_options *o) {
+    struct sortexp_grid sg; /* data-sort */
+    if (o->scenario[0] && sortexp_grid_named(o->scenario, &sg)) return sortexp_grid_cells(&sg) * SORTEXP_NROWS;
     if (o->scenario[0]) return (unsigned)scenario_rows(o->scenario);
     unsigned rows = 0;
     if (o->part == DV_PART_ALL || o->part == DV_PART_1) rows += o->npredicates;
@@ -591,6 +596,8 @@ unsigned options_tables(const struct dv_options *o) {
         const struct scenario *list[SCENARIO_MAX_SELECTED];
         size_t n = 0;
         char why[ERR_LEN];
+        struct sortexp_grid sg; /* data-sort */
+        if (sortexp_grid_named(o->scenario, &sg)) return sortexp_grid_cells(&sg);
         return scenario_select(o->scenario, list, &n, why) == 0 ? (unsigned)n : 0;
     }
     return o->part == DV_PART_ALL ? 2 : 1;

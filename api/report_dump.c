@@ -20,6 +20,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
+#include "api/report_sort.h"
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_shape.h"
 
@@ -683,6 +684,7 @@ json_t *report_document(const struct dv_report *r) {
     if (r->measured) put(doc, "testimony", testimony_json(&r->testimony, &bad), &bad);
     struct findings_predication fp;
     if (r->measured && findings_predication(r, &fp)) put(doc, "findings", findings_json(&fp, &bad), &bad);
+    if (r->sort.present) put(doc, "sort", report_sort_json(&r->sort), &bad); /* data-sort */
     put(doc, "wall_time_ms", num(r->wall_time_ms), &bad);
     put(doc, "started_utc", TEXT(r->started_utc), &bad);
     put(doc, "finished_utc", TEXT(r->finished_utc), &bad);

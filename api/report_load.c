@@ -8,6 +8,7 @@
  */
 #include "api/report.h"
 #include "api/jsonout.h"
+#include "api/report_sort.h"
 #include "kernels/model/listing/listing.h"
 
 #include <limits.h>
@@ -870,6 +871,8 @@ int report_parse_json(const json_t *doc, struct dv_report *r, char *err) {
     get_bool(&rd, doc, "", "measured", &r->measured);
     get_num(&rd, doc, "", "gpu_time_ms", &r->gpu_time_ms, NAN);
     if ((v = get_obj(&rd, doc, "", "testimony"))) testimony_parse(&rd, v, &r->testimony);
+    if ((v = json_object_get(doc, "sort")) && !rd.failed && report_sort_parse(v, &r->sort, err) != 0) /* data-sort */
+        return -1;
     get_num(&rd, doc, "", "wall_time_ms", &r->wall_time_ms, NAN);
     GET_STR(&rd, doc, "", "started_utc", r->started_utc);
     GET_STR(&rd, doc, "", "finished_utc", r->finished_utc);

@@ -16,6 +16,7 @@
  */
 #include "api/report.h"
 #include "api/report_experiment.h"
+#include "api/report_sort.h"
 #include "api/report_layout.h"
 #include "api/strbuf.h"
 
@@ -177,6 +178,11 @@ char *report_markdown(const struct dv_report *r) {
     char *findings = strbuf_take(&f);
     if (findings && findings[0]) strbuf_printf(&b, "```%s```\n\n", findings);
     free(findings);
+    struct strbuf ds = STRBUF_INIT; /* data-sort: its map as the transcript writes it */
+    report_sort_text(&ds, r);
+    char *map = strbuf_take(&ds);
+    if (map && map[0]) strbuf_printf(&b, "```%s```\n\n", map);
+    free(map);
     for (unsigned i = 0; i < r->nwarnings && i < DV_MAX_WARNINGS; i++) {
         strbuf_printf(&b, "- Warning: ");
         put_text(&b, r->warnings[i]);

@@ -18,6 +18,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_shape.h"
 #include "api/report_experiment.h"
+#include "api/report_sort.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -718,6 +719,7 @@ char *report_text(const struct dv_report *r) {
         if (r->measured) instructions_text(&b, &r->tables[i]);
     }
     report_findings_text(&b, r);
+    report_sort_text(&b, r); /* data-sort */
     const struct dv_testimony *tm = &r->testimony;
     if (r->measured && (tm->witness_requested || tm->counters_requested || tm->witness_reason[0] ||
                         tm->counters_reason[0])) {

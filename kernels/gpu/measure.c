@@ -13,15 +13,17 @@
 #include "kernels/gpu/lesson_measure.h"
 #include "kernels/gpu/scenario_measure.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/sort_measure.h"
 #include "kernels/gpu/timing.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/plan.h"
+#include "kernels/model/model/sortexp.h"
 #include "kernels/model/stats/throttle.h"
 
 static unsigned long long input_threads(const struct dv_options *o, const struct dv_report *r) {
     unsigned long long n = r->config.threads;
     for (unsigned i = 0; i < r->ntables; i++) {
-        if (!experiment_table_is_scenario(&r->tables[i])) continue;
+        if (!experiment_table_is_scenario(&r->tables[i]) && !sortexp_table_is(&r->tables[i])) continue;
         const struct dv_geometry g = scenario_grid(o);
         const unsigned long long s = (unsigned long long)g.blocks * (g.block_x * g.block_y);
         if (s > n) n = s;
@@ -33,7 +35,8 @@ int measure_inputs(struct session *s, const struct dv_options *o, struct dv_repo
                    struct measure_inputs *in, char *err) {
     int rc = 0, lesson = 0;
     memset(in, 0, sizeof(*in));
-    for (unsigned i = 0; i < r->ntables; i++) lesson |= !experiment_table_is_scenario(&r->tables[i]);
+    for (unsigned i = 0; i < r->ntables; i++)
+        lesson |= !experiment_table_is_scenario(&r->tables[i]) && !sortexp_table_is(&r->tables[i]);
     const double h0 = timeutil_now_ms();
     if (lesson && session_chains(s, r->config.iterations, &in->ref_a, &in->ref_b, err) != 0) return DV_ERR;
     if (!(in->d_in = session_input(s, input_threads(o, r), &rc, err))) return rc;
@@ -41,6 +44,14 @@ int measure_inputs(struct session *s, const struct dv_options *o, struct dv_repo
     clk->sms = (unsigned)r->device.sm_count;
     r->host_inputs_ms = timeutil_now_ms() - h0;
     return 0;
+}
+
+/* The data-sort cell of table `i`, NULL for a table of another kind. */
+static struct dv_sort_cell *sort_cell(struct dv_report *r, unsigned i) {
+    if (!r->sort.present || !sortexp_table_is(&r->tables[i])) return NULL;
+    for (unsigned k = 0; k < r->sort.ncells; k++)
+        if (r->sort.cells[k].table == (int)i) return &r->sort.cells[k];
+    return NULL;
 }
 
 static int measure_tables(struct session *s, const struct dv_options *o, struct dv_report *r, double hint_mhz,
@@ -52,10 +63,13 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
         struct dv_table *t = &r->tables[i];
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         session_progress(s, i, r->ntables, t, 0);
-        rc = experiment_table_is_scenario(t)
+        struct dv_sort_cell *cell = sort_cell(r, i);
+        rc = cell                                 ? sort_measure_table(s, o, &r->device, mhz, clk, t, cell, in.d_in, err)
+             : experiment_table_is_scenario(t)
                  ? scenario_measure_table(s, o, &r->device, mhz, clk, t, in.d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, in.d_in, in.ref_a, in.ref_b, clk, &r->testimony, cnt, err);
         if (rc != 0) return rc;
+        if (cell) sortexp_summarise(&r->sort);
         r->gpu_time_ms += t->gpu_time_ms;
         session_progress(s, i, r->ntables, t, 1);
         /* A sticky CUDA error in this table's counter pass: its rows are
@@ -74,6 +88,11 @@ struct counters *measure_counters(struct session *s, const struct dv_options *o,
     struct dv_testimony *tm = &r->testimony;
     if (o->no_counters) {
         snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
+        return NULL;
+    }
+    if (r->sort.present) { /* data-sort: no profiler started for rows it does not count */
+        snprintf(tm->counters_reason, sizeof(tm->counters_reason),
+                 "not taken for the data-sort tables (the per-warp witness is in sort.cells)");
         return NULL;
     }
     const double t0 = timeutil_now_ms();
@@ -158,7 +177,7 @@ int measure_finish(struct session *s, const struct dv_options *o, struct dv_repo
     r->config.fma_floor_ms = rate > 0 ? (double)r->config.fmas_per_launch / rate : 0.0;
     for (unsigned i = 0; i < r->ntables; i++) {
         struct dv_table *t = &r->tables[i];
-        if (experiment_table_is_scenario(t)) continue; /* scenario rows carry their own FMA counts */
+        if (experiment_table_is_scenario(t) || sortexp_table_is(t)) continue; /* rows with their own FMA counts */
         for (unsigned j = 0; j < t->nrows; j++) {
             struct dv_row *row = &t->rows[j];
             row->floor_fraction = row->time_ms.median > 0 ? r->config.fma_floor_ms / row->time_ms.median : NAN;

@@ -55,6 +55,9 @@ void cli_usage_options(void) {
         }
     }
     printf("\n%sa worked-case id (C1, ... C10) names its scenarios\n", indent);
+    printf("%sdata-sort: data-dependent divergence and the sort (12 cells); data-sort-uniform,\n"
+           "%s-zipf, -tiles, -presorted: one distribution's full grid (16 cells)\n",
+           indent, indent);
     fputs("  --suite NAME                an evidence suite's whole request:\n                              ", stdout);
     for (size_t i = 0; i < suites_count(); i++) printf("%s%s", i ? ", " : "", suites_get(i)->name);
     fputs(

@@ -86,6 +86,21 @@ static const struct suite table[] = {
      250.0,
      1,
      2048},
+    /* Data-dependent divergence and the sort: twelve cells (uniform and
+     * tiles, M 4 and 32, C 16, 128 and 512) of five rows, a quarter second
+     * of GPU time each at most; the full grid of a distribution is asked
+     * for on demand (scenario data-sort-<distribution>). No instruction
+     * profile: its rows are not profiled. */
+    {"data-sort",
+     1,
+     "Data-dependent divergence and the sort: naive against CUB radix sort then shade, over materials and cost",
+     DV_PART_ALL,
+     {NULL},
+     "data-sort",
+     SUITES_NOISE_LIMIT,
+     250.0,
+     0,
+     0},
 };
 
 size_t suites_count(void) {

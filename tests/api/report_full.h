@@ -410,6 +410,31 @@ static void report_full(struct dv_report *r) {
     snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions over the cost cap for one row");
     tm->instructions_ms = 340.5;
     tm->instructions_cached_rows = 2;
+    /* The data-sort experiment: one cell, one crossover (report_sort.c). */
+    struct dv_sort *so = &r->sort;
+    so->present = 1;
+    so->ncells = 1;
+    struct dv_sort_cell *sc = &so->cells[0];
+    snprintf(sc->distribution, sizeof sc->distribution, "uniform");
+    sc->m = 32, sc->c = 128, sc->table = 1, sc->measured = 1;
+    sc->ratio = 1.375, sc->ratio_ci.lo = 1.25, sc->ratio_ci.hi = 1.5, sc->ratio_level = 0.9609375;
+    sc->verdict = 1, sc->index_ratio = 1.125;
+    sc->sort_ms = 0.0625, sc->sort_ci.lo = 0.0615, sc->sort_ci.hi = 0.0635;
+    sc->sort_inside_ms = 0.0620, sc->sort_inside_ci.lo = 0.0590, sc->sort_inside_ci.hi = 0.0650;
+    sc->sort_agrees = 1, sc->k_naive = 20.625, sc->k_sorted = 1.03125;
+    struct dv_sort_witness *ws[2] = {&sc->naive, &sc->sorted};
+    for (unsigned k = 0; k < 2; k++) {
+        ws[k]->present = 1;
+        ws[k]->warps = 32768 + k;
+        for (unsigned l = 0; l <= 32; l++) ws[k]->k_hist[l] = 3 * l + k, ws[k]->lane_hist[l] = 5 * l + k + 1;
+        ws[k]->k_mean = 20.5 - 19 * k;
+        ws[k]->agrees = 0;
+        ws[k]->first_difference = 7 + k;
+    }
+    so->ncross = 1;
+    snprintf(so->cross[0].distribution, sizeof so->cross[0].distribution, "uniform");
+    so->cross[0].m = 32, so->cross[0].c = 128, so->cross[0].ambiguous = 2;
+    snprintf(so->sentence, sizeof so->sentence, "Sorting by material pays: uniform M=32 from C=128.");
     r->wall_time_ms = 4100.5;
     snprintf(r->started_utc, sizeof r->started_utc, "2026-08-30T10:00:00Z");
     snprintf(r->finished_utc, sizeof r->finished_utc, "2026-08-30T10:00:04Z");

@@ -30,6 +30,7 @@
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
+#include "kernels/model/model/sortexp.h"
 
 uint32_t *plan_row_mask(const struct dv_row *row, const struct dv_geometry *g, char *err) {
     struct predicate p;
@@ -274,6 +275,8 @@ int plan_report(const struct dv_options *o, struct dv_report *r, struct dv_fault
     for (unsigned bit = 1; bit < (1u << DV_GIVEN_NUM); bit <<= 1)
         if (experiment_unused(o) & bit)
             experiment_warn(r, "%s: not used: %s", experiment_given_name(bit), experiment_unused_reason(o, bit));
+    if (o->scenario[0] && sortexp_grid_named(o->scenario, NULL)) /* data-sort */
+        return sortexp_plan(o, r, fault ? &fault->field : NULL, err);
     if (o->scenario[0]) return scenario_plan(o, r, fault ? &fault->field : NULL, err);
 
     static const struct {
@@ -307,6 +310,9 @@ double plan_cost(const struct dv_options *o, const char **field) {
          * work to every thread of the scenario grid and models its warps. */
         const struct dv_geometry g = scenario_grid(o);
         if (field) *field = "scenario";
+        struct sortexp_grid sg; /* data-sort: two shading orders a cell, each drawn and counted per warp */
+        if (sortexp_grid_named(o->scenario, &sg))
+            return (double)(sortexp_grid_cells(&sg) * 2u) * (double)dv_grid_threads(&g);
         return (double)scenario_rows(o->scenario) * (double)dv_grid_threads(&g);
     }
     double cost = 0;

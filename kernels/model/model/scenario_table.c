@@ -365,7 +365,7 @@ int scenario_select(const char *want, const struct scenario **out, size_t *n, ch
     scenario_names_text(worked, sizeof worked);
     dv_seterr(err,
               "unknown name '%.40s'; known: all, %s; compiler-and-warp (k-paths X1, predication X2, branchless X3, "
-              "reconvergence X4); predication-map (predication-la1 .. predication-la8)",
+              "reconvergence X4); predication-map (predication-la1 .. predication-la8); data-sort (data-sort-uniform, -zipf, -tiles, -presorted)",
               want, worked);
     return -1;
 }

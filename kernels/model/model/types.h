@@ -475,6 +475,58 @@ struct dv_testimony {
     unsigned instructions_cached_rows; /* rows served from the cache           */
 };
 
+/* ---- the data-dependent divergence experiment (model/model/sortexp.h) ---- */
+
+/* Per-warp witness of a shading order, summed over the grid: warps by the
+ * distinct materials they met (k_hist[k]) and runs by active lanes
+ * (lane_hist[l]); agrees: every warp's record equalled the CPU count over
+ * the same array, first_difference the first warp that did not (-1). */
+struct dv_sort_witness {
+    int present;
+    unsigned long long warps;
+    unsigned long long k_hist[33];
+    unsigned long long lane_hist[33];
+    double k_mean;
+    int agrees;
+    long long first_difference;
+};
+
+/* One (distribution, M, C) cell: its table's figures gathered. */
+struct dv_sort_cell {
+    char distribution[16];
+    unsigned m, c;
+    int table;                   /* index into the report's tables           */
+    int measured;
+    double ratio;                /* naive / (sort+shade), median of rounds   */
+    struct dv_ci ratio_ci;
+    double ratio_level;
+    int verdict;                 /* 1 sorting pays, -1 costs, 0 ambiguous    */
+    double index_ratio;          /* index / (sort+shade)                     */
+    double sort_ms;              /* the sort alone: median and interval      */
+    struct dv_ci sort_ci;
+    double sort_inside_ms;       /* (sort+shade) - shade-sorted, medians     */
+    struct dv_ci sort_inside_ci; /* from the two medians' intervals          */
+    int sort_agrees;             /* the two intervals overlap                */
+    double k_naive, k_sorted;    /* mean distinct materials a warp (model)   */
+    struct dv_sort_witness naive, sorted; /* the GPU's per-warp record        */
+};
+
+struct dv_sort_crossover {
+    char distribution[16];
+    unsigned m;
+    unsigned c;                  /* smallest C from which sorting pays; 0 none */
+    unsigned ambiguous;          /* cells of this (distribution, M) ambiguous  */
+};
+
+struct dv_sort {
+    int present;
+    unsigned ncells;
+    struct dv_sort_cell cells[DV_MAX_TABLES];
+    unsigned ncross;
+    struct dv_sort_crossover cross[DV_MAX_TABLES];
+    char sentence[512];
+};
+
 struct dv_report {
     struct dv_device device;
     struct dv_build build;
@@ -486,6 +538,7 @@ struct dv_report {
     char warnings[DV_MAX_WARNINGS][256];
     double gpu_time_ms;           /* all tables                                */
     struct dv_testimony testimony;
+    struct dv_sort sort;          /* the data-sort experiment; present 0 else */
     double wall_time_ms;          /* the whole measurement, host clock         */
     /* For the worker's log (not in the document): the device, the grid, the
      * plan and the job's profiler before the first table, the inputs and the clock's buffer,

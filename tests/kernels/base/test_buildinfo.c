@@ -141,13 +141,15 @@ Test(buildinfo, git_revision_is_the_trees_at_build_time) {
 
 /* The kernels' digest is the one of the sources in the tree that was built:
  * SHA-256 over "<path> <sha256>" lines of the .cu / .cuh files (sorted) and
- * the three model headers they compile, the first 16 hex digits. Computed
+ * the model headers they compile (the three of the lesson, then the
+ * data-sort's), the first 16 hex digits. Computed
  * here again with sha256sum, from the same list. */
 Test(buildinfo, kernel_digest_is_the_kernel_sources) {
     char want[128], cmd[2048];
     snprintf(cmd, sizeof cmd,
              "cd '%s' 2>/dev/null && { for f in $(ls kernels/gpu/*.cu kernels/gpu/*.cuh | LC_ALL=C sort) "
-             "kernels/model/model/predicate.h kernels/model/model/chain.h kernels/model/model/witness_record.h; do "
+             "kernels/model/model/predicate.h kernels/model/model/chain.h kernels/model/model/witness_record.h "
+             "kernels/model/model/sortexp.h; do "
              "printf '%%s %%s\\n' \"$f\" \"$(sha256sum \"$f\" | cut -c1-64)\"; done; } | sha256sum | cut -c1-16",
              DV_TEST_SOURCE_DIR);
     if (!run(cmd, want, sizeof want)) cr_skip_test("no sha256sum to recompute the digest with");

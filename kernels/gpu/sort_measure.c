@@ -1,0 +1,316 @@
+/* sort_measure.c -- the data-sort experiment's tables on the GPU
+ * (sort_measure.h).
+ *
+ * Per cell: the materials drawn on the host (sortexp_materials(), the one
+ * generator), their stable order by material (what the radix sort gives),
+ * and on the device the materials, the pairs (item << 32 | payload bits,
+ * from the session's input), the pairs sorted once before the rounds (for
+ * shade-sorted; checked against the host's order: the sort's correctness),
+ * the sorted item index (for index), an output per shading row and the
+ * sort's outputs. CUB's temporary storage is sized once and allocated once
+ * before the rounds, and every sort is given that size. The rows are then
+ * timed by the shared engine (timing_rows(): warm-up, paired rounds, the
+ * ratios' intervals over sort+shade), each output checked bit for bit
+ * against sortexp_shade() (one value per distinct input and material),
+ * and the witness taken untimed.
+ */
+#include "kernels/gpu/sort_measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/base/hostfma.h"
+#include "kernels/base/timeutil.h"
+#include "kernels/gpu/cuda_call.h"
+#include "kernels/gpu/device.h"
+#include "kernels/gpu/devmem.h"
+#include "kernels/gpu/sort_kernels.h"
+#include "kernels/model/model/chain.h"
+#include "kernels/model/model/scenario.h"
+#include "kernels/model/model/sortexp.h"
+
+_Static_assert(sizeof(struct sort_warp_rec) == sizeof(struct sortexp_warp), "device and host warp records agree");
+
+struct sort_cell_dev {
+    unsigned long long n;
+    unsigned tpb, c, m, bits;
+    uint8_t *mat, *key_a, *key_b, *pre_key;
+    uint64_t *pair, *pair_a, *pair_b, *pre_pair;
+    uint32_t *idx;
+    float *out[SORTEXP_NROWS - 1];
+    const float *in;
+    void *temp;
+    size_t temp_bytes;
+};
+
+static void cell_free(struct sort_cell_dev *d) {
+    devmem_free(d->mat), devmem_free(d->key_a), devmem_free(d->key_b), devmem_free(d->pre_key);
+    devmem_free(d->pair), devmem_free(d->pair_a), devmem_free(d->pair_b), devmem_free(d->pre_pair);
+    devmem_free(d->idx), devmem_free(d->temp);
+    for (unsigned r = 0; r + 1 < SORTEXP_NROWS; r++) devmem_free(d->out[r]);
+    memset(d, 0, sizeof *d);
+}
+
+static unsigned key_bits(unsigned m) {
+    unsigned b = 1;
+    while ((1u << b) < m) b++;
+    return b;
+}
+
+/* One sort with the storage sized before the rounds. */
+static int radix(const struct sort_cell_dev *d, uint8_t *key_out, uint64_t *pair_out, char *err) {
+    size_t bytes = d->temp_bytes;
+    return sort_radix(d->temp, &bytes, d->mat, key_out, d->pair, pair_out, d->n, d->bits, err);
+}
+
+static int shade(const struct sort_cell_dev *d, enum sort_shade_mode mode, const uint8_t *key, const uint64_t *pair,
+                 float *out, struct sort_warp_rec *rec, char *err) {
+    const struct sort_shade_args a = {d->mat, d->in, key, pair, d->idx, out, d->n};
+    return sort_shade(mode, &a, d->c, d->tpb, rec, err);
+}
+
+static int launch_row(void *p, unsigned row, char *err) {
+    const struct sort_cell_dev *d = p;
+    int rc;
+    switch (row) {
+    case SORTEXP_ROW_SORT_SHADE:
+        if ((rc = radix(d, d->key_a, d->pair_a, err)) != 0) return rc;
+        return shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[row], NULL, err);
+    case SORTEXP_ROW_NAIVE: return shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[row], NULL, err);
+    case SORTEXP_ROW_INDEX: return shade(d, SORT_SHADE_INDEX, NULL, NULL, d->out[row], NULL, err);
+    case SORTEXP_ROW_SHADE_SORTED: return shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[row], NULL, err);
+    case SORTEXP_ROW_SORT: return radix(d, d->key_b, d->pair_b, err);
+    default: dv_seterr(err, "data-sort: no row %u", row); return DV_ERR;
+    }
+}
+
+/* Device buffers of a cell of n items, `mat` and `order` from the host. */
+static int cell_setup(struct sort_cell_dev *d, const uint8_t *mat, const uint32_t *order, char *err) {
+    const size_t n = (size_t)d->n;
+    int rc = 0;
+    rc = rc ? rc : devmem_alloc((void **)&d->mat, n, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->key_a, n, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->key_b, n, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->pre_key, n, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->pair, n * 8, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->pair_a, n * 8, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->pair_b, n * 8, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->pre_pair, n * 8, err);
+    rc = rc ? rc : devmem_alloc((void **)&d->idx, n * 4, err);
+    for (unsigned r = 0; r + 1 < SORTEXP_NROWS && rc == 0; r++) {
+        rc = devmem_alloc((void **)&d->out[r], n * 4, err);
+        if (rc == 0) rc = DV_CUDA_CALL(cudaMemset(d->out[r], 0xff, n * 4), err); /* NaN: unwritten */
+    }
+    rc = rc ? rc : devmem_upload(d->mat, mat, n, err);
+    rc = rc ? rc : devmem_upload(d->idx, order, n * 4, err);
+    rc = rc ? rc : sort_make_pairs(d->in, d->pair, d->n, err);
+    /* The temporary storage: sized and allocated once, outside the rounds. */
+    rc = rc ? rc : sort_radix(NULL, &d->temp_bytes, d->mat, d->pre_key, d->pair, d->pre_pair, d->n, d->bits, err);
+    rc = rc ? rc : devmem_alloc(&d->temp, d->temp_bytes ? d->temp_bytes : 1, err);
+    rc = rc ? rc : radix(d, d->pre_key, d->pre_pair, err);
+    return rc;
+}
+
+/* The sort's outputs at `key`/`pair` against the host's stable order:
+ * keys and pairs bit for bit, the first wrong place named. */
+static int check_sort(const struct sort_cell_dev *d, const uint8_t *key, const uint64_t *pair, const uint8_t *mat,
+                      const uint32_t *order, struct dv_check *c, char *err) {
+    const size_t n = (size_t)d->n;
+    uint8_t *hk = malloc(n);
+    uint64_t *hp = malloc(n * 8);
+    int rc = 0;
+    if (!hk || !hp) {
+        dv_seterr(err, "data-sort: out of memory for the sort's check");
+        rc = DV_ERR;
+    }
+    rc = rc ? rc : devmem_download(hk, key, n, err);
+    rc = rc ? rc : devmem_download(hp, pair, n * 8, err);
+    dv_check_init(c);
+    for (size_t j = 0; j < n && rc == 0; j++) {
+        const float x = dv_input_value(order[j]);
+        uint32_t bits;
+        memcpy(&bits, &x, 4);
+        const uint64_t want = ((uint64_t)order[j] << 32) | bits;
+        c->checked++;
+        if (hk[j] == mat[order[j]] && hp[j] == want) continue;
+        if (c->mismatches++ == 0) {
+            c->first_mismatch = (long long)j;
+            c->expected = (float)order[j];
+            c->got = (float)(hp[j] >> 32);
+        }
+    }
+    c->ok = rc == 0 && c->mismatches == 0;
+    free(hk);
+    free(hp);
+    return rc;
+}
+
+/* The reference of every (distinct input, material): ref[v * m + mat]. */
+DV_FMA_CLONES static void reference_values(unsigned m, unsigned c, float *ref) {
+    for (unsigned v = 0; v < DV_INPUT_DISTINCT; v++)
+        for (unsigned k = 0; k < m; k++) ref[v * m + k] = sortexp_shade(dv_input_value(v), k, c);
+}
+
+static int check_shades(const struct sort_cell_dev *d, const uint8_t *mat, struct dv_table *t, char *err) {
+    const size_t n = (size_t)d->n;
+    float *ref = malloc((size_t)DV_INPUT_DISTINCT * d->m * sizeof *ref), *got = malloc(n * 4);
+    int rc = 0;
+    if (!ref || !got) {
+        dv_seterr(err, "data-sort: out of memory for the check");
+        rc = DV_ERR;
+    } else reference_values(d->m, d->c, ref);
+    for (unsigned r = 0; r + 1 < SORTEXP_NROWS && rc == 0; r++) {
+        struct dv_check *c = &t->rows[r].check;
+        if ((rc = devmem_download(got, d->out[r], n * 4, err)) != 0) break;
+        dv_check_init(c);
+        for (size_t i = 0; i < n; i++) dv_check_add(c, i, ref[(i % DV_INPUT_DISTINCT) * d->m + mat[i]], got[i]);
+        c->ok = c->mismatches == 0;
+    }
+    free(ref);
+    free(got);
+    return rc;
+}
+
+/* The GPU's per-warp records of shading order `sorted` into `gpu` (warps of
+ * them, zeroed first), untimed. */
+static int witness_launch(const struct sort_cell_dev *d, int sorted, struct sort_warp_rec *gpu, char *err) {
+    const unsigned long long warps = sortexp_warps(d->n, d->tpb);
+    const size_t bytes = (size_t)warps * sizeof *gpu;
+    struct sort_warp_rec *dev = NULL;
+    int rc = devmem_alloc((void **)&dev, bytes, err);
+    rc = rc ? rc : DV_CUDA_CALL(cudaMemset(dev, 0, bytes), err);
+    rc = rc       ? rc
+         : sorted ? shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[SORTEXP_ROW_SHADE_SORTED], dev, err)
+                  : shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[SORTEXP_ROW_NAIVE], dev, err);
+    rc = rc ? rc : devmem_download(gpu, dev, bytes, err);
+    devmem_free(dev);
+    return rc;
+}
+
+/* The witness of one order into `w`: the GPU's records summed, each warp's
+ * compared with the CPU count over the same array. */
+static int witness_order(const struct sort_cell_dev *d, int sorted, const uint8_t *mat, const uint32_t *order,
+                         struct dv_sort_witness *w, char *err) {
+    const unsigned long long warps = sortexp_warps(d->n, d->tpb);
+    struct sort_warp_rec *gpu = malloc((size_t)warps * sizeof *gpu);
+    if (!gpu) {
+        dv_seterr(err, "data-sort: out of memory for the witness of %llu warps", warps);
+        return DV_ERR;
+    }
+    const int rc = witness_launch(d, sorted, gpu, err);
+    memset(w, 0, sizeof *w);
+    w->first_difference = -1;
+    for (unsigned long long i = 0; i < warps && rc == 0; i++) {
+        struct sortexp_warp cpu, seen;
+        sortexp_warp_count(mat, sorted ? order : NULL, d->n, d->tpb, i, &cpu);
+        memcpy(&seen, &gpu[i], sizeof seen);
+        sortexp_witness_add(w, &seen);
+        if (w->first_difference < 0 && memcmp(&cpu, &seen, sizeof cpu) != 0) w->first_difference = (long long)i;
+    }
+    w->present = rc == 0;
+    w->agrees = rc == 0 && w->first_difference < 0;
+    free(gpu);
+    return rc;
+}
+
+/* The host's side of a cell: its materials and their order. */
+static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **mat, uint32_t **order, char *err) {
+    *mat = malloc(n ? n : 1);
+    *order = malloc((n ? n : 1) * sizeof **order);
+    if (!*mat || !*order) {
+        dv_seterr(err, "data-sort: out of memory for %llu items", n);
+        return DV_ERR;
+    }
+    if (sortexp_materials((enum sortexp_dist)dist, m, n, *mat, err) != 0) return DV_ERR;
+    sortexp_order(*mat, n, m, *order);
+    return 0;
+}
+
+int sort_measure_table(struct session *s, const struct dv_options *o, const struct dv_device *dev, double mhz,
+                       struct timing_clock *clk, struct dv_table *t, struct dv_sort_cell *cell, const float *in_dev,
+                       char *err) {
+    enum sortexp_dist dist;
+    unsigned m, c;
+    (void)s;
+    if (sortexp_table_cell(t->id, &dist, &m, &c) != 0) {
+        dv_seterr(err, "data-sort: table %s is no cell", t->id);
+        return DV_ERR;
+    }
+    const struct dv_geometry g = scenario_grid(o);
+    struct sort_cell_dev d = {0};
+    d.n = dv_grid_threads(&g), d.tpb = g.block_x * g.block_y, d.c = c, d.m = m, d.bits = key_bits(m), d.in = in_dev;
+    uint8_t *mat = NULL;
+    uint32_t *order = NULL;
+    int rc = cell_host(dist, m, d.n, &mat, &order, err);
+    double h0 = timeutil_now_ms();
+    rc = rc ? rc : cell_setup(&d, mat, order, err);
+    /* The sort before the rounds, checked: the same call the rows time. */
+    rc = rc ? rc : check_sort(&d, d.pre_key, d.pre_pair, mat, order, &t->rows[SORTEXP_ROW_SORT].check, err);
+    if (rc == 0 && !t->rows[SORTEXP_ROW_SORT].check.ok) {
+        dv_seterr(err, "%s: the radix sort's pairs differ from the stable order by material at place %lld", t->id,
+                  t->rows[SORTEXP_ROW_SORT].check.first_mismatch);
+        rc = DV_EGATE;
+    }
+    t->host_setup_ms = timeutil_now_ms() - h0;
+    const double clk_sum0 = clk ? clk->sum_mhz : 0;
+    const unsigned clk_n0 = clk ? clk->n : 0;
+    h0 = timeutil_now_ms();
+    rc = rc ? rc : timing_rows(t, launch_row, &d, o, dev->rated_sm_clock_mhz, clk, err);
+    t->host_timing_ms = timeutil_now_ms() - h0;
+    if (clk && clk->n > clk_n0) mhz = (clk->sum_mhz - clk_sum0) / (clk->n - clk_n0);
+    h0 = timeutil_now_ms();
+    rc = rc ? rc : check_shades(&d, mat, t, err);
+    rc = rc ? rc : check_sort(&d, d.key_b, d.pair_b, mat, order, &t->rows[SORTEXP_ROW_SORT].check, err);
+    t->host_checks_ms = timeutil_now_ms() - h0;
+    const int lanes = dev->fp32_lanes_per_sm ? dev->fp32_lanes_per_sm : device_fp32_lanes(dev->cc_major, dev->cc_minor);
+    const double rate = (double)dev->sm_count * lanes * mhz * 1e3; /* FMAs per ms */
+    for (unsigned r = 0; r < t->nrows && rc == 0; r++) {
+        struct dv_row *row = &t->rows[r];
+        row->measured = 1;
+        row->floor_fraction = rate > 0 && row->thread_fmas && row->time_ms.median > 0
+                                  ? (double)row->thread_fmas / rate / row->time_ms.median
+                                  : NAN;
+        row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
+    }
+    if (rc == 0) sortexp_cell_from_table(t, cell);
+    h0 = timeutil_now_ms();
+    if (rc == 0 && !o->no_witness) {
+        rc = witness_order(&d, 0, mat, order, &cell->naive, err);
+        rc = rc ? rc : witness_order(&d, 1, mat, order, &cell->sorted, err);
+    }
+    t->cost_witness_ms = o->no_witness ? NAN : timeutil_now_ms() - h0;
+    cell_free(&d);
+    free(mat);
+    free(order);
+    return rc;
+}
+
+int sort_witness_records(unsigned dist, unsigned m, unsigned blocks, unsigned tpb, int sorted, void *gpu, void *cpu,
+                         char *err) {
+    struct sort_cell_dev d = {0};
+    uint8_t *mat = NULL;
+    uint32_t *order = NULL;
+    float *in = NULL;
+    d.n = (unsigned long long)blocks * tpb, d.tpb = tpb, d.c = SORTEXP_MIN_C, d.m = m, d.bits = key_bits(m);
+    int rc = cell_host(dist, m, d.n, &mat, &order, err);
+    float *host_in = rc ? NULL : malloc((size_t)d.n * sizeof *host_in);
+    if (rc == 0 && !host_in) {
+        dv_seterr(err, "data-sort: out of memory for the input");
+        rc = DV_ERR;
+    }
+    for (unsigned long long i = 0; rc == 0 && i < d.n; i++) host_in[i] = dv_input_value(i);
+    rc = rc ? rc : devmem_alloc((void **)&in, (size_t)d.n * 4, err);
+    rc = rc ? rc : devmem_upload(in, host_in, (size_t)d.n * 4, err);
+    d.in = in;
+    rc = rc ? rc : cell_setup(&d, mat, order, err);
+    rc = rc ? rc : witness_launch(&d, sorted, gpu, err);
+    for (unsigned long long i = 0; rc == 0 && i < sortexp_warps(d.n, tpb); i++)
+        sortexp_warp_count(mat, sorted ? order : NULL, d.n, tpb, i, (struct sortexp_warp *)cpu + i);
+    cell_free(&d);
+    devmem_free(in);
+    free(host_in);
+    free(mat);
+    free(order);
+    return rc;
+}
