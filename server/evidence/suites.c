@@ -86,6 +86,25 @@ static const struct suite table[] = {
      250.0,
      1,
      2048},
+    /* ---- arithmetic intensity: two tables of 14 rows (the stream and the
+     * chase, six points each from 1/32 to 128 FLOP/byte, and the two ridge
+     * rows), a quarter second of GPU time each, the lesson's 4096 blocks
+     * (28 rows x 1 Mi threads stay under the per-request analysis limit).
+     * No instruction profile: the profile's region table reads the paths'
+     * lines of scenario_kernels.cu only, so it would name none of these
+     * paths. The points between ("arithmetic-intensity-full") on demand. */
+    {"arithmetic-intensity",
+     1,
+     "Arithmetic intensity: the lesson's branch with paths of F FMAs per L loads, streaming and pointer-chasing, "
+     "on the roofline measured in the same run",
+     DV_PART_ALL,
+     {NULL},
+     "arithmetic-intensity",
+     SUITES_NOISE_LIMIT,
+     250.0,
+     0,
+     0},
+    /* ---- end arithmetic intensity ---- */
 };
 
 size_t suites_count(void) {

@@ -226,7 +226,7 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         struct testimony_grid g[2];
         two_rows(g);
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2];
         char reason[ERR_LEN] = "";
         /* The stand-in's values are NaN: the pass runs whole, then says so. */
@@ -286,7 +286,7 @@ Test(counters, a_stand_in_grids_parts_are_launched_at_their_places) {
                                        .first = {0, 3},
                                        .standin = 1};
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2];
         char reason[ERR_LEN] = "";
         cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* the stand-in's NaNs */
@@ -335,7 +335,7 @@ Test(counters, every_call_of_the_pass_that_fails_leaves_no_counters_and_a_rebuil
         struct testimony_grid g[2];
         two_rows(g);
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2] = {{.present = 1}, {.present = 1}};
         char reason[ERR_LEN] = "";
         cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "%s", calls_of_pass[i].call);
@@ -362,7 +362,7 @@ Test(counters, ranges_cupti_did_not_record_and_passes_that_never_end_are_refused
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN] = "", library[256];
     setenv("CUPTI_STANDIN_RANGES", "2", 1);
@@ -385,7 +385,7 @@ Test(counters, a_failed_launch_stops_the_pass_and_a_sticky_one_ends_the_profiler
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = 1, .fail_rc = DV_ERR};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN] = "", library[256];
     cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), DV_ERR);
@@ -421,7 +421,7 @@ Test(counters, a_table_whose_pass_fails_keeps_the_reason_and_drops_the_profiler)
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_testimony tm;
     memset(&tm, 0, sizeof tm);
     const unsigned ev[2] = {1, 1};
@@ -453,7 +453,7 @@ Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN], library[256];
     cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* NaN values */
@@ -508,7 +508,7 @@ Test(counters, a_predicated_branch_in_partial_warps_is_recognised_per_block_and_
     struct testimony_grid g[1];
     testimony_counter_grid(4096, 1, &g[0]); /* one block stands for 4096 */
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_testimony tm;
     memset(&tm, 0, sizeof tm);
     const unsigned ev[1] = {4096};
@@ -537,7 +537,7 @@ Test(counters, many_ranges_are_counted_in_sessions_of_four) {
     struct testimony_grid g[11];
     for (unsigned r = 0; r < 11; r++) testimony_counter_grid(64, 1, &g[r]);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[11];
     char reason[ERR_LEN] = "";
     const unsigned long set0 = calls("cuptiRangeProfilerSetConfig"), push0 = calls("cuptiRangeProfilerPushRange");
