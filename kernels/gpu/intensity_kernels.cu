@@ -12,7 +12,7 @@
  * the branch nor merge them; the paths' different constants keep their
  * FMAs apart. A step loop of at most 1024 FMAs is unrolled, so the loads of
  * later steps can be issued before the FMAs of earlier ones (a streaming
- * path keeps many loads in flight); a longer one is rolled.
+ * path keeps many loads in flight); a longer one four steps deep.
  * The two ridge rows (ridge-bandwidth: 64 coalesced loads and one FMA a
  * thread; ridge-fma: INTENSITY_RIDGE_FMAS FMAs and no load) run one path on
  * every lane. Launchers check cudaGetLastError() after every launch.
@@ -65,7 +65,7 @@ __device__ __forceinline__ float mem_path(float x, float a, float b, const uint3
         for (unsigned s = 0; s < INTENSITY_WORDS / L; ++s) x = mem_step<V, F, L>(x, a, b, d, tpb, chase, idx, s, f, l);
     } else {
         const unsigned steps = INTENSITY_WORDS / (L ? L : l);
-#pragma unroll 1
+#pragma unroll 4
         for (unsigned s = 0; s < steps; ++s) x = mem_step<V, F, L>(x, a, b, d, tpb, chase, idx, s, f, l);
     }
     return x;
