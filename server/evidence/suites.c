@@ -24,7 +24,8 @@
  * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
-/* Every suite keeps every row's instruction profile (the lesson's at
+/* Every suite but arithmetic-intensity (below: its paths have no region
+ * table yet) keeps every row's instruction profile (the lesson's at
  * version 2, the scenario suite's at version 2: the request gained
  * `instructions: true` when the scenario kernels came to be profiled).
  * compiler-and-warp is the experiments' nightly set (k paths at seven k,

@@ -1368,4 +1368,18 @@ Test(report, an_intensity_table_reads_its_points_against_its_ridge) {
     free(m);
     experiment_report_free(r);
 }
+/* The CSV's last columns: an intensity row's point, DRAM bytes, FLOP rate,
+ * DRAM bandwidth, side of the ridge and the table's ridge. */
+Test(report, an_intensity_rows_csv_ends_with_its_roofline) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    char *c = report_csv(r);
+    cr_assert_not_null(c);
+    cr_expect(strstr(c, ",roofline_ridge\r\n") != NULL, "the header ends with the intensity columns");
+    cr_expect(strstr(c, ",4,2,1,2.68436e+08,1.25e+12,3900.25,memory,14.1875\r\n") != NULL, "%s", c);
+    cr_expect(strstr(c, ",,,,,,,,\r\n") != NULL, "other rows leave them empty");
+    free(c);
+    experiment_report_free(r);
+}
 /* ---- end arithmetic intensity ---- */
