@@ -46,7 +46,8 @@ static void ridge_text(struct strbuf *b, const struct dv_table *t) {
                   "roofline, measured here: bandwidth %s GB/s (ridge-bandwidth, %s over its time), FMA rate "
                   "%sFLOP/s (ridge-fma), ridge %.2f FLOP/byte\n",
                   bw, g->bandwidth_from_dram ? "DRAM bytes read" : "bytes loaded", fr, g->ridge);
-    if (t->dram_reason[0]) strbuf_printf(b, "DRAM bytes: none (%s); points placed by the bytes loaded\n", t->dram_reason);
+    if (t->dram_reason[0])
+        strbuf_printf(b, "DRAM bytes: none (%s); points placed by the bytes loaded\n", t->dram_reason);
 }
 
 /* The aligned row a lane-split row is over. */

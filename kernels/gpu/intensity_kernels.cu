@@ -139,8 +139,7 @@ struct launch_args {
     struct dv_witness_block *witness;
 };
 
-template <unsigned V, unsigned F, unsigned L, bool W>
-static int launch_one(const struct launch_args *a, char *err) {
+template <unsigned V, unsigned F, unsigned L, bool W> static int launch_one(const struct launch_args *a, char *err) {
     return DV_CUDA_LAUNCH((intensity_kernel<V, F, L, W>), a->blocks, a->block, err, a->in, a->out, a->work, a->n,
                           a->data, a->data, a->chase, a->chase, a->f, a->l, a->witness);
 }
@@ -199,25 +198,26 @@ static const launcher witness_launchers[INTENSITY_VARIANTS] = {
 
 extern "C" int intensity_launch(const float *in, float *out, const uint8_t *work, const uint32_t *data,
                                 const uint32_t *chase, unsigned blocks, unsigned block_x, unsigned block_y,
-                                unsigned variant, unsigned F, unsigned L, struct dv_witness_block *witness,
-                                char *err) {
+                                unsigned variant, unsigned F, unsigned L, struct dv_witness_block *witness, char *err) {
     if (blocks == 0 || block_x == 0 || block_y == 0 || block_x * block_y > 1024u) {
         dv_seterr(err, "intensity_launch: bad geometry %u blocks of %u x %u", blocks, block_x, block_y);
         return DV_ERR;
     }
     const int paths = variant == INTENSITY_STREAM || variant == INTENSITY_CHASE;
     if (variant >= INTENSITY_VARIANTS || (paths && !intensity_point_ok(F, L))) {
-        dv_seterr(err, "intensity_launch: no kernel for variant %u with %u FMAs per %u loads (F 1..%u, L 1..%u, "
-                       "powers of two)", variant, F, L, INTENSITY_MAX_F, INTENSITY_MAX_L);
+        dv_seterr(err,
+                  "intensity_launch: no kernel for variant %u with %u FMAs per %u loads (F 1..%u, L 1..%u, "
+                  "powers of two)",
+                  variant, F, L, INTENSITY_MAX_F, INTENSITY_MAX_L);
         return DV_ERR;
     }
     if (!data || (variant == INTENSITY_CHASE && !chase)) {
         dv_seterr(err, "intensity_launch: variant %u has no %s buffer", variant, data ? "chase" : "data");
         return DV_ERR;
     }
-    const struct launch_args a = {in,     out,   work, (unsigned long long)blocks * block_x * block_y,
-                                  data,   chase, blocks, dim3(block_x, block_y),
-                                  F,      L,     witness};
+    const struct launch_args a = {in,   out,   work,   (unsigned long long)blocks * block_x * block_y,
+                                  data, chase, blocks, dim3(block_x, block_y),
+                                  F,    L,     witness};
     if (witness) return witness_launchers[variant](&a, err);
     launcher run = NULL;
     const void *fn = NULL;

@@ -58,8 +58,8 @@ static int dram_pass(struct scenario_rows *c, struct dv_table *t, struct counter
     return rc;
 }
 
-int intensity_measure_dram(struct scenario_rows *c, struct dv_table *t, struct counters **cnt,
-                           struct dv_testimony *tm, char *err) {
+int intensity_measure_dram(struct scenario_rows *c, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
+                           char *err) {
     char why[ERR_LEN] = "";
     int rc = 0;
     for (unsigned r = 0; r < t->nrows; r++) {

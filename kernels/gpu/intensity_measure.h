@@ -23,8 +23,8 @@ extern "C" {
  * tm->counters_reason, as a failed counter pass does); the roofline is
  * then read from the bytes the threads load. Returns 0, or DV_ESTICKY
  * (no CUDA call may follow) with `err`. */
-int intensity_measure_dram(struct scenario_rows *c, struct dv_table *t, struct counters **cnt,
-                           struct dv_testimony *tm, char *err);
+int intensity_measure_dram(struct scenario_rows *c, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
+                           char *err);
 
 #ifdef __cplusplus
 }

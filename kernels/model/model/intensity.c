@@ -14,7 +14,9 @@
 
 static int pow2_upto(unsigned v, unsigned max) { return v >= 1u && v <= max && (v & (v - 1u)) == 0; }
 
-int intensity_point_ok(unsigned F, unsigned L) { return pow2_upto(F, INTENSITY_MAX_F) && pow2_upto(L, INTENSITY_MAX_L); }
+int intensity_point_ok(unsigned F, unsigned L) {
+    return pow2_upto(F, INTENSITY_MAX_F) && pow2_upto(L, INTENSITY_MAX_L);
+}
 
 unsigned long long intensity_thread_fmas(unsigned variant, unsigned F, unsigned L) {
     switch (variant) {

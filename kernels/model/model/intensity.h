@@ -42,9 +42,9 @@
 #include "kernels/model/model/predicate.h" /* DV_HD */
 #include "kernels/model/model/types.h"
 
-#define INTENSITY_WORDS 64u          /* words (4 bytes) a thread loads            */
-#define INTENSITY_RIDGE_FMAS 16384u  /* the FMA ridge row's FMAs a thread         */
-#define INTENSITY_CHASE_LOG2 26u     /* chase buffer: 2^26 words = 256 MiB        */
+#define INTENSITY_WORDS 64u         /* words (4 bytes) a thread loads            */
+#define INTENSITY_RIDGE_FMAS 16384u /* the FMA ridge row's FMAs a thread         */
+#define INTENSITY_CHASE_LOG2 26u    /* chase buffer: 2^26 words = 256 MiB        */
 #define INTENSITY_CHASE_WORDS (1u << INTENSITY_CHASE_LOG2)
 #define INTENSITY_CHASE_PAYLOAD 0x2Au
 #define INTENSITY_MAX_F 256u

@@ -179,8 +179,8 @@ Test(intensity, each_point_is_lane_split_against_warp_aligned_with_equal_work) {
             cr_expect_eq(a->intensity.fmas, m->fmas);
             cr_expect_eq(a->intensity.loads, m->loads);
             cr_expect_eq(w->thread_fmas, a->thread_fmas, "%s: equal work", w->name);
-            cr_expect_eq(w->thread_fmas, threads * intensity_thread_fmas(i ? INTENSITY_CHASE : INTENSITY_STREAM,
-                                                                        m->fmas, m->loads));
+            cr_expect_eq(w->thread_fmas,
+                         threads * intensity_thread_fmas(i ? INTENSITY_CHASE : INTENSITY_STREAM, m->fmas, m->loads));
             cr_expect(w->comparable, "%s: %s", w->name, w->comparable_reason);
             cr_expect(fabs(w->predicted_ratio - 2.0) < 1e-12, "%s: %g", w->name, w->predicted_ratio);
             cr_expect_eq(w->warps_split.per_block, 8.0);
