@@ -66,6 +66,16 @@ static const char *const columns[] = {
     "join_warps",
     "join_reconverged_warps",
     "join_clock_spread_median",
+    /* arithmetic intensity (empty for any other row): the point, the DRAM
+     * pass's bytes, the roofline figures and the side of the table's ridge */
+    "intensity_fmas",
+    "intensity_loads",
+    "intensity_flop_per_byte",
+    "intensity_dram_bytes",
+    "intensity_flop_rate",
+    "intensity_dram_gbs",
+    "intensity_bound",
+    "roofline_ridge",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -115,6 +125,15 @@ static void experiment_fields(struct strbuf *b, const struct dv_table *t, const 
     number(b, w->join.warps, w->join.present);
     number(b, w->join.reconverged, w->join.present);
     number(b, w->join.spread_median, w->join.present);
+    const struct dv_intensity *m = &w->intensity; /* arithmetic intensity */
+    number(b, m->fmas, m->present && m->fmas);
+    number(b, m->loads, m->present && m->loads);
+    number(b, m->intensity, m->present);
+    number(b, w->counters.dram_bytes_read, m->present && w->counters.dram_present);
+    number(b, m->flop_rate, m->present);
+    number(b, m->dram_gbs, m->present);
+    field(b, m->present ? m->bound : "", 0);
+    number(b, t->ridge.ridge, m->present && t->ridge.present);
 }
 
 static void row_record(struct strbuf *b, const struct dv_table *t, const struct dv_row *w) {

@@ -231,6 +231,9 @@ static json_t *counters_json(const struct dv_counters *c, int *bad) {
     put(o, "instructions_vs_baseline", num(c->inst_vs_baseline), bad);
     put(o, "predicated", json_boolean(c->predicated), bad);
     put(o, "verdict", TEXT(c->verdict), bad);
+    /* arithmetic intensity: the DRAM pass's count, absent where none ran
+     * (every other row's counters read as they did before it) */
+    if (c->dram_present) put(o, "dram__bytes_read.sum", num(c->dram_bytes_read), bad);
     return o;
 }
 
@@ -408,6 +411,45 @@ static json_t *point_json(const struct dv_point *p, int *bad) {
     return o;
 }
 
+/* ---- arithmetic intensity ---- */
+/* An arithmetic-intensity row's point and roofline figures (struct
+ * dv_intensity; the measured ones null until measured). `dram` is the
+ * row's DRAM bytes read (NaN: none). */
+static json_t *intensity_json(const struct dv_intensity *m, double dram, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "variant", TEXT(m->variant), bad);
+    put(o, "fmas", m->fmas ? integer(m->fmas) : json_null(), bad);
+    put(o, "loads", m->loads ? integer(m->loads) : json_null(), bad);
+    put(o, "intensity", num(m->intensity), bad);
+    put(o, "flops", num(m->flops), bad);
+    put(o, "bytes", num(m->bytes), bad);
+    put(o, "dram_bytes", num(dram), bad);
+    put(o, "flop_rate", num(m->flop_rate), bad);
+    put(o, "bandwidth_gbs", num(m->bandwidth_gbs), bad);
+    put(o, "dram_gbs", num(m->dram_gbs), bad);
+    put(o, "dram_intensity", num(m->dram_intensity), bad);
+    put(o, "roofline", num(m->roofline), bad);
+    put(o, "roofline_fraction", num(m->roofline_fraction), bad);
+    put(o, "bound", TEXT_OR_NULL(m->bound), bad);
+    return o;
+}
+
+/* An arithmetic-intensity table's measured ridge (struct dv_ridge). */
+static json_t *roofline_json(const struct dv_table *t, int *bad) {
+    json_t *o = json_object();
+    if (!o) return NULL;
+    const struct dv_ridge *g = &t->ridge;
+    put(o, "present", json_boolean(g->present), bad);
+    put(o, "bandwidth_gbs", num(g->bandwidth_gbs), bad);
+    put(o, "bandwidth_from", json_string(g->bandwidth_from_dram ? "dram" : "loads"), bad);
+    put(o, "flop_rate", num(g->flop_rate), bad);
+    put(o, "ridge", num(g->ridge), bad);
+    put(o, "dram_reason", TEXT_OR_NULL(t->dram_reason), bad);
+    return o;
+}
+/* ---- end arithmetic intensity ---- */
+
 /* A reconvergence row's join record (struct dv_join), or null. */
 static json_t *join_json(const struct dv_join *j, int *bad) {
     if (!j->present) return json_null();
@@ -467,6 +509,11 @@ static json_t *row_json(const struct dv_row *w, int measured, int *bad) {
         put(o, "thread_fmas", integer((long long)w->thread_fmas), bad);
         if (w->point.arrangement[0]) put(o, "point", point_json(&w->point, bad), bad);
         if (w->in_fit) put(o, "fit_x", num(w->fit_x), bad);
+        if (w->intensity.present) /* arithmetic intensity */
+            put(o, "intensity",
+                intensity_json(&w->intensity,
+                               measured && w->counters.dram_present ? w->counters.dram_bytes_read : NAN, bad),
+                bad);
     }
     if (!measured) return o;
     if (w->kernel == DV_KERNEL_SCENARIO) {
@@ -592,6 +639,7 @@ static json_t *table_json(const struct dv_table *t, int measured, int *bad) {
         put(cost, "counters_blocks", integer((long long)t->counters_blocks), bad);
         put(o, "testimony_cost", cost, bad);
         if (t->experiment[0]) put(o, "fit", fit_json(&t->fit, bad), bad);
+        if (strcmp(t->experiment, "intensity") == 0) put(o, "roofline", roofline_json(t, bad), bad);
         if (t->batch_readers > 1) { /* measured in a batch of readers: said, and with how many */
             json_t *b = json_object();
             put(b, "readers", integer(t->batch_readers), bad);

@@ -4,6 +4,8 @@
  * regions and shapes, the join records) and model/model/findings.h. */
 #include "api/report_experiment.h"
 
+#include "api/report_intensity.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,6 +147,7 @@ void report_experiment_text(struct strbuf *b, const struct dv_table *t, int meas
     versus_text(b, t);
     if (!measured) return;
     if (strcmp(t->experiment, "k-paths") == 0) kpaths_text(b, t);
+    else if (strcmp(t->experiment, "intensity") == 0) report_intensity_text(b, t, measured); /* arithmetic intensity */
     else if (strcmp(t->experiment, "reconvergence") == 0) reconvergence_text(b, t);
     else
         for (unsigned i = 0; i < t->nrows && i < DV_MAX_ROWS; i++) {

@@ -329,7 +329,55 @@ static void counters_parse(struct rd *rd, const json_t *o, const char *path, str
     get_num(rd, v, sub, "instructions_vs_baseline", &c->inst_vs_baseline, NAN);
     get_bool(rd, v, sub, "predicated", &c->predicated);
     GET_STR(rd, v, sub, "verdict", c->verdict);
+    /* arithmetic intensity: null (or absent, before the field) when no DRAM pass ran */
+    c->dram_bytes_read = NAN;
+    get_num(rd, v, sub, "dram__bytes_read.sum", &c->dram_bytes_read, NAN);
+    c->dram_present = isfinite(c->dram_bytes_read);
 }
+
+/* ---- arithmetic intensity ---- */
+/* An arithmetic-intensity row's `intensity` (struct dv_intensity); absent
+ * for any other row. Its dram_bytes is the counters' (read there). */
+static void intensity_parse(struct rd *rd, const json_t *o, const char *p, struct dv_intensity *m) {
+    char sub[112];
+    const json_t *v = get_sub(rd, o, p, "intensity", sub, sizeof sub);
+    if (!v) return;
+    m->present = 1;
+    GET_STR(rd, v, sub, "variant", m->variant);
+    GET_INT(rd, v, sub, "fmas", m->fmas, unsigned);
+    GET_INT(rd, v, sub, "loads", m->loads, unsigned);
+    get_num(rd, v, sub, "intensity", &m->intensity, NAN);
+    get_num(rd, v, sub, "flops", &m->flops, NAN);
+    get_num(rd, v, sub, "bytes", &m->bytes, NAN);
+    get_num(rd, v, sub, "flop_rate", &m->flop_rate, NAN);
+    get_num(rd, v, sub, "bandwidth_gbs", &m->bandwidth_gbs, NAN);
+    get_num(rd, v, sub, "dram_gbs", &m->dram_gbs, NAN);
+    get_num(rd, v, sub, "dram_intensity", &m->dram_intensity, NAN);
+    get_num(rd, v, sub, "roofline", &m->roofline, NAN);
+    get_num(rd, v, sub, "roofline_fraction", &m->roofline_fraction, NAN);
+    GET_STR(rd, v, sub, "bound", m->bound);
+    if (!m->variant[0]) rd_fail(rd, sub, "variant", "missing: an intensity row names its variant");
+}
+
+/* An arithmetic-intensity table's `roofline` (struct dv_ridge); absent for
+ * any other table. */
+static void roofline_parse(struct rd *rd, const json_t *o, const char *p, struct dv_table *t) {
+    char sub[64], from[16] = "";
+    const json_t *v = get_sub(rd, o, p, "roofline", sub, sizeof sub);
+    struct dv_ridge *g = &t->ridge;
+    g->bandwidth_gbs = g->flop_rate = g->ridge = NAN;
+    if (!v) return;
+    get_bool(rd, v, sub, "present", &g->present);
+    get_num(rd, v, sub, "bandwidth_gbs", &g->bandwidth_gbs, NAN);
+    GET_STR(rd, v, sub, "bandwidth_from", from);
+    if (from[0] && strcmp(from, "dram") != 0 && strcmp(from, "loads") != 0)
+        rd_fail(rd, sub, "bandwidth_from", "not dram or loads");
+    g->bandwidth_from_dram = strcmp(from, "dram") == 0;
+    get_num(rd, v, sub, "flop_rate", &g->flop_rate, NAN);
+    get_num(rd, v, sub, "ridge", &g->ridge, NAN);
+    GET_STR(rd, v, sub, "dram_reason", t->dram_reason);
+}
+/* ---- end arithmetic intensity ---- */
 
 /* 16 hex digits into a 64-bit value. */
 static void get_hex64(struct rd *rd, const json_t *o, const char *path, const char *key, uint64_t *dst) {
@@ -672,6 +720,7 @@ static void row_parse(struct rd *rd, const json_t *o, const char *p, struct dv_r
     get_num(rd, o, p, "agreement", &w->agreement, NAN);
     GET_INT(rd, o, p, "thread_fmas", w->thread_fmas, unsigned long long);
     point_parse(rd, o, p, w);
+    intensity_parse(rd, o, p, &w->intensity);
 
     const json_t *t = get_sub(rd, o, p, "time_ms", sub, sizeof sub);
     if (!t) return;
@@ -781,6 +830,7 @@ static void table_parse(struct rd *rd, const json_t *o, unsigned index, struct d
     GET_STR(rd, o, p, "kernel_iterations", t->kernel_iterations);
     GET_STR(rd, o, p, "experiment", t->experiment);
     fit_parse(rd, o, p, &t->fit);
+    roofline_parse(rd, o, p, t);
     char cp[96];
     const json_t *cost = get_sub(rd, o, p, "testimony_cost", cp, sizeof cp);
     if (cost) {

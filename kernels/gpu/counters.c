@@ -70,6 +70,12 @@ static const char *const metric_names[2][COUNTERS_NMETRICS] = {
         },
 };
 
+/* The DRAM set (counters_dram()): a hardware counter only, in a session of
+ * its own, so the kernels it counts run unpatched, as Nsight Compute runs
+ * them. */
+static const char *const dram_names[] = {"dram__bytes_read.sum"};
+#define DRAM_NMETRICS 1
+
 #define COUNTERS_MAX_RANGES (TESTIMONY_GRID_PARTS * DV_MAX_ROWS)
 #define COUNTERS_SESSION_RANGES 4 /* ranges per profiling session (counters_profile) */
 #define COUNTERS_MAX_PASSES 8 /* the sets take one and two; more says CUPTI misbehaves */
@@ -106,10 +112,21 @@ static struct {
 #undef DECLARE
 } api;
 
+/* A metric set's host object, config image and counter data image. */
+struct mset {
+    const char *const *names;
+    unsigned n;
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config, *data;
+    size_t config_size, data_size;
+};
+
 struct counters {
     enum counters_set set;
     int full_grid;
     const char *const *names; /* metric_names[set] */
+    struct mset dram;         /* built at the first counters_dram()        */
+    const char *chip;         /* CUPTI's chip name, for the DRAM set       */
     unsigned passes;          /* the last session's */
     unsigned launches;        /* and its launches and blocks, every pass */
     unsigned long long blocks;
@@ -184,6 +201,7 @@ static int build_images(struct counters *c, int device, char *reason) {
     CUpti_Device_GetChipName_Params cn = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     cn.deviceIndex = (size_t)device;
     if (CUPTI_CALL(api.cuptiDeviceGetChipName(&cn), reason)) return -1;
+    c->chip = cn.pChipName;
     CUpti_Profiler_GetCounterAvailability_Params ca = {.structSize =
                                                            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.ctx = (CUcontext)c->ctx;
@@ -263,6 +281,14 @@ static void teardown(struct counters *c) {
         d.pHostObject = c->host;
         api.cuptiProfilerHostDeinitialize(&d);
     }
+    if (!c->lost && c->dram.host) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = c->dram.host;
+        api.cuptiProfilerHostDeinitialize(&d);
+    }
+    free(c->dram.config);
+    free(c->dram.data);
+    memset(&c->dram, 0, sizeof c->dram);
     if (!c->lost && c->initialized) {
         CUpti_Profiler_DeInitialize_Params d = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
         api.cuptiProfilerDeInitialize(&d);
@@ -373,20 +399,25 @@ static int plan_ranges(const struct counters *c, unsigned nrows, const struct te
     return 0;
 }
 
-/* Counter data image initialised for a new session, and SetConfig. */
-static int session_begin(struct counters *c, unsigned nranges, char *reason) {
+/* The main set as a struct mset (its images live in struct counters). */
+static struct mset main_set(const struct counters *c) {
+    return (struct mset){c->names, COUNTERS_NMETRICS, c->host, c->config, c->data, c->config_size, c->data_size};
+}
+
+/* Counter data image of set `m` initialised for a new session, and SetConfig. */
+static int session_begin(struct counters *c, const struct mset *m, unsigned nranges, char *reason) {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params di = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     di.pRangeProfilerObject = c->obj;
-    di.counterDataSize = c->data_size;
-    di.pCounterData = c->data;
+    di.counterDataSize = m->data_size;
+    di.pCounterData = m->data;
     if (CUPTI_CALL(api.cuptiRangeProfilerCounterDataImageInitialize(&di), reason)) return COUNTERS_REFUSED;
     CUpti_RangeProfiler_SetConfig_Params sc = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sc.pRangeProfilerObject = c->obj;
-    sc.configSize = c->config_size;
-    sc.pConfig = c->config;
-    sc.counterDataImageSize = c->data_size;
-    sc.pCounterDataImage = c->data;
+    sc.configSize = m->config_size;
+    sc.pConfig = m->config;
+    sc.counterDataImageSize = m->data_size;
+    sc.pCounterDataImage = m->data;
     sc.range = CUPTI_UserRange;
     sc.replayMode = CUPTI_UserReplay;
     sc.maxRangesPerPass = nranges;
@@ -397,11 +428,16 @@ static int session_begin(struct counters *c, unsigned nranges, char *reason) {
     return CUPTI_CALL(api.cuptiRangeProfilerSetConfig(&sc), reason);
 }
 
-/* The launches of one pass, each in its own range. */
+/* The launches of one pass, each in its own range (after l->before, outside
+ * it, where there is one). */
 static int pass_launches(struct counters *c, const struct range *rg, unsigned n, const struct counters_launch *l,
                          char *reason) {
     for (unsigned i = 0; i < n; i++) {
         char name[32];
+        if (l->before) {
+            const int rc = l->before(l->ctx, rg[i].row, reason);
+            if (rc != 0) return rc;
+        }
         snprintf(name, sizeof name, "row %u part %u", rg[i].row, rg[i].part);
         CUpti_RangeProfiler_PushRange_Params pr = {.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
         pr.pRangeProfilerObject = c->obj;
@@ -443,16 +479,17 @@ static int pass_run(struct counters *c, const struct range *rg, unsigned n, cons
     return 0;
 }
 
-/* Decodes the session and evaluates every range into values[range]; a sum
- * CUPTI has no value for is a failure (a pass it did not collect). */
-static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMETRICS], char *reason) {
+/* Decodes the session and evaluates every range of set `m` into
+ * values[range * m->n + metric]; a sum CUPTI has no value for is a failure
+ * (a pass it did not collect). */
+static int collect_set(struct counters *c, const struct mset *m, unsigned n, double *values, char *reason) {
     CUpti_RangeProfiler_DecodeData_Params dd = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dd.pRangeProfilerObject = c->obj;
     if (CUPTI_CALL(api.cuptiRangeProfilerDecodeData(&dd), reason)) return COUNTERS_REFUSED;
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    gi.pCounterDataImage = c->data;
-    gi.counterDataImageSize = c->data_size;
+    gi.pCounterDataImage = m->data;
+    gi.counterDataImageSize = m->data_size;
     if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataInfo(&gi), reason)) return COUNTERS_REFUSED;
     if (gi.numTotalRanges != n) {
         dv_seterr(reason, "CUPTI: %zu ranges recorded for %u launches (%zu dropped)", gi.numTotalRanges, n,
@@ -462,21 +499,28 @@ static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMET
     for (unsigned i = 0; i < n; i++) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
             .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-        ev.pHostObject = c->host;
-        ev.pCounterDataImage = c->data;
-        ev.counterDataImageSize = c->data_size;
+        ev.pHostObject = m->host;
+        ev.pCounterDataImage = m->data;
+        ev.counterDataImageSize = m->data_size;
         ev.rangeIndex = i;
-        ev.ppMetricNames = (const char **)c->names;
-        ev.numMetrics = COUNTERS_NMETRICS;
-        ev.pMetricValues = values[i];
+        ev.ppMetricNames = (const char **)m->names;
+        ev.numMetrics = m->n;
+        ev.pMetricValues = values + (size_t)i * m->n;
         if (CUPTI_CALL(api.cuptiProfilerHostEvaluateToGpuValues(&ev), reason)) return COUNTERS_REFUSED;
-        for (unsigned m = 0; m < COUNTERS_NMETRICS; m++)
-            if (!(isfinite(values[i][m]) && values[i][m] >= 0)) {
-                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", c->names[m], i, n, values[i][m]);
+        for (unsigned k = 0; k < m->n; k++) {
+            const double v = values[(size_t)i * m->n + k];
+            if (!(isfinite(v) && v >= 0)) {
+                dv_seterr(reason, "CUPTI: no value for %s in range %u of %u (got %g)", m->names[k], i, n, v);
                 return COUNTERS_REFUSED;
             }
+        }
     }
     return 0;
+}
+
+static int collect(struct counters *c, unsigned n, double values[][COUNTERS_NMETRICS], char *reason) {
+    const struct mset m = main_set(c);
+    return collect_set(c, &m, n, &values[0][0], reason);
 }
 
 /* Each row's counters from its ranges: sums scaled by the parts' weights,
@@ -522,7 +566,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
         const unsigned n = nranges - at < COUNTERS_SESSION_RANGES ? nranges - at : COUNTERS_SESSION_RANGES;
         unsigned pass = 0;
         all = 0;
-        rc = session_begin(c, n, reason);
+        const struct mset m = main_set(c);
+        rc = session_begin(c, &m, n, reason);
         for (; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++) {
             rc = pass_run(c, ranges + at, n, l, &all, reason);
             c->launches += n;
@@ -538,6 +583,89 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
     if (rc == 0) combine(ranges, nranges, values, nrows, out);
     if (rc == DV_ESTICKY) c->lost = 1;
     if (rc != 0) c->broken = 1;
+    return rc;
+}
+
+/* ---- the DRAM set ------------------------------------------------------ */
+
+/* Set `m` of `names` built: a host object of its own, its config image, a
+ * counter data image for COUNTERS_SESSION_RANGES ranges. */
+static int build_set(struct counters *c, struct mset *m, const char *const *names, unsigned n, char *reason) {
+    m->names = names;
+    m->n = n;
+    CUpti_Profiler_Host_Initialize_Params hi = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = c->chip;
+    hi.pCounterAvailabilityImage = c->avail;
+    if (CUPTI_CALL(api.cuptiProfilerHostInitialize(&hi), reason)) return -1;
+    m->host = hi.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize =
+                                                          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    am.pHostObject = m->host;
+    am.ppMetricNames = (const char **)names;
+    am.numMetrics = n;
+    if (CUPTI_CALL(api.cuptiProfilerHostConfigAddMetrics(&am), reason)) return -1;
+    CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize =
+                                                            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    cs.pHostObject = m->host;
+    if (CUPTI_CALL(api.cuptiProfilerHostGetConfigImageSize(&cs), reason)) return -1;
+    m->config_size = cs.configImageSize;
+    if (!(m->config = buffer(m->config_size, "DRAM config image", reason))) return -1;
+    CUpti_Profiler_Host_GetConfigImage_Params ci = {.structSize =
+                                                        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    ci.pHostObject = m->host;
+    ci.configImageSize = m->config_size;
+    ci.pConfigImage = m->config;
+    if (CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason)) return -1;
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
+                                                            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pRangeProfilerObject = c->obj;
+    ds.pMetricNames = (const char **)names;
+    ds.numMetrics = n;
+    ds.maxNumOfRanges = COUNTERS_SESSION_RANGES;
+    ds.maxNumRangeTreeNodes = COUNTERS_SESSION_RANGES;
+    if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
+    m->data_size = ds.counterDataSize;
+    return (m->data = buffer(m->data_size, "DRAM counter data image", reason)) ? 0 : -1;
+}
+
+int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, const struct counters_launch *l,
+                  double *bytes, char *reason) {
+    struct range ranges[DV_MAX_ROWS];
+    double values[COUNTERS_SESSION_RANGES];
+    int rc = 0;
+    for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) bytes[r] = NAN;
+    if (!c || !c->ready || c->broken || c->lost) {
+        dv_seterr(reason, "counters: the profiler is not prepared");
+        return COUNTERS_REFUSED;
+    }
+    if (nrows > DV_MAX_ROWS) {
+        dv_seterr(reason, "counters: %u rows, at most %d", nrows, DV_MAX_ROWS);
+        return COUNTERS_REFUSED;
+    }
+    if (!c->dram.host && build_set(c, &c->dram, dram_names, DRAM_NMETRICS, reason) != 0) {
+        c->broken = 1; /* a half-built set: rebuilt with the rest at the next prepare */
+        return COUNTERS_REFUSED;
+    }
+    for (unsigned r = 0; r < nrows; r++) ranges[r] = (struct range){r, 0, {0, blocks[r], 0}, 1.0};
+    for (unsigned at = 0; rc == 0 && at < nrows; at += COUNTERS_SESSION_RANGES) {
+        const unsigned n = nrows - at < COUNTERS_SESSION_RANGES ? nrows - at : COUNTERS_SESSION_RANGES;
+        int all = 0;
+        unsigned pass = 0;
+        rc = session_begin(c, &c->dram, n, reason);
+        for (; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++) rc = pass_run(c, ranges + at, n, l, &all, reason);
+        if (rc == 0 && !all) {
+            dv_seterr(reason, "CUPTI: %d passes did not collect %s", COUNTERS_MAX_PASSES, dram_names[0]);
+            rc = COUNTERS_REFUSED;
+        }
+        if (rc == 0) rc = collect_set(c, &c->dram, n, values, reason);
+        for (unsigned i = 0; rc == 0 && i < n; i++) bytes[at + i] = values[i];
+    }
+    if (rc == DV_ESTICKY) c->lost = 1;
+    if (rc != 0) {
+        c->broken = 1;
+        for (unsigned r = 0; r < nrows; r++) bytes[r] = NAN;
+    }
     return rc;
 }
 
@@ -601,6 +729,15 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
                      const struct counters_launch *l, struct dv_counters *out, char *reason) {
     (void)c, (void)grids, (void)l;
     for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) out[r].present = 0;
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return COUNTERS_REFUSED;
+}
+
+
+int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, const struct counters_launch *l,
+                  double *bytes, char *reason) {
+    (void)c, (void)blocks, (void)l;
+    for (unsigned r = 0; r < nrows && r < DV_MAX_ROWS; r++) bytes[r] = NAN;
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
     return COUNTERS_REFUSED;
 }

@@ -146,6 +146,9 @@ struct counters_launch {
     int (*launch)(void *ctx, unsigned row, const struct counters_span *p, char *err);
     int (*wait)(void *ctx, char *err);
     void *ctx;
+    /* Enqueued before each range is opened, outside it (NULL: nothing):
+     * the DRAM pass's flush of the L2. */
+    int (*before)(void *ctx, unsigned row, char *err);
 };
 
 /* counters_profile() did not get the counters (the reason says why). */
@@ -174,6 +177,20 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
  * (gpu/testimony_run.h: a pass that fails never fails the table). */
 int counters_table(struct counters **c, struct dv_table *t, const struct testimony_grid *grids,
                    const struct counters_launch *l, const unsigned *evaluations, struct dv_testimony *tm);
+
+/* ---- arithmetic intensity ---- */
+/* The DRAM pass: dram__bytes_read.sum of one launch of each row's whole
+ * grid (rows 0..nrows-1, row r on blocks[r] blocks: span {0, blocks[r], 0}),
+ * in sessions of their own with that hardware counter alone (its host
+ * object and images built at the first call and kept), l->before enqueued
+ * before each range (the caller's L2 flush). Into bytes[row] (NaN when not
+ * read). Returns 0; COUNTERS_REFUSED with `reason`; or the DV_* code of a
+ * failed launch or wait. A failure marks `c` for a rebuild (lost after a
+ * sticky error), as counters_profile() does. `c` must be prepared, and no
+ * other kernel may run while it counts (the counter is the whole GPU's). */
+int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, const struct counters_launch *l,
+                  double *bytes, char *reason);
+/* ---- end arithmetic intensity ---- */
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/devmem.h"
+#include "kernels/gpu/intensity_measure.h"
 #include "kernels/gpu/scenario_rows.h"
 #include "kernels/gpu/testimony_run.h"
 #include "kernels/gpu/timing.h"
@@ -256,6 +257,8 @@ int scenario_measure_table(struct session *sess, const struct dv_options *o, con
     const struct testimony_table tt = {t, c->blocks, !o->no_witness, &table_ops, &x};
     if ((rc = testimony_run(sess, &tt, tm, cnt, err)) != 0) goto cleanup;
     for (unsigned r = 0; r < s->nrows && rc == 0 && !o->no_witness; r++) rc = join_row(c, dev, r, &t->rows[r], err);
+    /* arithmetic intensity: DRAM bytes of whole grids, and the roofline */
+    if (rc == 0 && s->kind == SCENARIO_MEM) rc = intensity_measure_dram(c, t, cnt, tm, err);
 cleanup:
     scenario_rows_cleanup(c);
     free(c);

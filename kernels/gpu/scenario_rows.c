@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "kernels/gpu/devmem.h"
+#include "kernels/gpu/intensity_kernels.h"
+#include "kernels/model/model/intensity.h"
 #include "kernels/model/model/chain.h"
 
 /* The bytes per thread row `r`'s kernel reads from its assignment. */
@@ -32,6 +34,24 @@ static int upload_work(const struct scenario *rs, const uint8_t *w, unsigned lon
     return rc;
 }
 
+/* An arithmetic-intensity table's buffers: the stream buffer for the grid's
+ * `n` threads, the chase buffer where one of `rows` chases; filled. */
+static int mem_setup(struct scenario_rows *c, const struct scenario *s, unsigned long long n, uint32_t rows,
+                     char *err) {
+    int chase = 0, rc;
+    for (unsigned r = 0; r < s->nrows && r < SCENARIO_MAX_ROWS; r++)
+        chase |= (rows & (1u << r)) && s->rows[r].variant == INTENSITY_CHASE;
+    void *data = NULL, *ch = NULL;
+    rc = devmem_alloc(&data, (size_t)n * INTENSITY_WORDS * sizeof(uint32_t), err);
+    c->mem_data = data;
+    if (rc == 0 && chase) {
+        rc = devmem_alloc(&ch, (size_t)INTENSITY_CHASE_WORDS * sizeof(uint32_t), err);
+        c->mem_chase = ch;
+    }
+    if (rc != 0) return rc;
+    return intensity_fill(c->mem_data, n * INTENSITY_WORDS, c->block_x * c->block_y, c->mem_chase, err);
+}
+
 int scenario_rows_setup(struct scenario_rows *c, const struct scenario *s, const struct dv_options *o,
                         const float *in_dev, uint32_t rows, char *err) {
     int rc;
@@ -46,6 +66,7 @@ int scenario_rows_setup(struct scenario_rows *c, const struct scenario *s, const
     c->in = in_dev;
     const unsigned tpb = c->block_x * c->block_y;
     const unsigned long long n = (unsigned long long)c->blocks * tpb;
+    if (s->kind == SCENARIO_MEM && (rc = mem_setup(c, s, n, rows, err)) != 0) return rc;
     for (unsigned r = 0; r < s->nrows && r < SCENARIO_MAX_ROWS; r++) {
         if (!(rows & (1u << r))) continue;
         scenario_row(s, r, &c->row[r]);
@@ -143,6 +164,10 @@ int scenario_rows_launch(const struct scenario_rows *c, unsigned row, int standi
     case SCENARIO_SHORT:
         return scenario_launch_short(in, out, work, blocks, c->block_x, c->block_y, rs->lengths[0], rs->lengths[1],
                                      c->iters, witness, err);
+    case SCENARIO_MEM:
+        return intensity_launch(in, out, work, c->mem_data ? c->mem_data + at * INTENSITY_WORDS : NULL, c->mem_chase,
+                                blocks, c->block_x, c->block_y, rs->variant, rs->lengths[0], rs->lengths[1], witness,
+                                err);
     default:
         return scenario_launch_pair(in, out, work, blocks, c->block_x, c->block_y, rs->variant, &L, c->unit, witness,
                                     join, err);
@@ -157,12 +182,16 @@ int scenario_rows_compiled(const struct scenario_rows *c, unsigned row) {
     case SCENARIO_SHORT:
         return c->iters / 32u == SCENARIO_COMPILED_ROUNDS &&
                ((rs->lengths[0] == 1 && rs->lengths[1] == 2) || (rs->lengths[0] == 3 && rs->lengths[1] == 4));
+    case SCENARIO_MEM: /* the ridge rows have one instantiation each */
+        return rs->variant >= INTENSITY_RIDGE_BANDWIDTH || intensity_compiled(rs->lengths[0], rs->lengths[1]);
     default: return 0; /* the pair kernel reads its chains' lengths at run time */
     }
 }
 
 int scenario_rows_occupancy(const struct scenario_rows *c, unsigned row, int *per_sm, char *err) {
     const struct scenario *rs = &c->row[row < SCENARIO_MAX_ROWS ? row : 0];
+    if (rs->kind == SCENARIO_MEM)
+        return intensity_occupancy(rs->variant, rs->lengths[0], rs->lengths[1], c->block_x * c->block_y, per_sm, err);
     static const unsigned kinds[] = {[SCENARIO_KWAY] = SCENARIO_KERNEL_KWAY,
                                      [SCENARIO_LOOP] = SCENARIO_KERNEL_LOOP,
                                      [SCENARIO_SHORT] = SCENARIO_KERNEL_SHORT,
@@ -187,5 +216,7 @@ void scenario_rows_cleanup(struct scenario_rows *c) {
         free(x->src);
         free(x->host_work);
     }
+    devmem_free(c->mem_data);
+    devmem_free(c->mem_chase);
     memset(c, 0, sizeof *c);
 }

@@ -49,6 +49,10 @@ struct scenario_rows {
     uint8_t *host_work[SCENARIO_MAX_ROWS];          /* and on the host                 */
     struct testimony_grid grids[SCENARIO_MAX_ROWS]; /* what stands for the grid        */
     struct scenario_standin sub[SCENARIO_MAX_ROWS];
+    /* ---- arithmetic intensity (SCENARIO_MEM tables): the stream buffer
+     * (INTENSITY_WORDS words a thread of the grid, block-major), the chase
+     * buffer where a row chases, both filled on the device at set-up ---- */
+    uint32_t *mem_data, *mem_chase;
 };
 
 /* The rows of scenario `s` whose bit is set in `rows` (bit r: row r) for

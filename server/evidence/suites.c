@@ -24,7 +24,8 @@
  * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
-/* Every suite keeps every row's instruction profile (the lesson's at
+/* Every suite but arithmetic-intensity (below: its paths have no region
+ * table yet) keeps every row's instruction profile (the lesson's at
  * version 2, the scenario suite's at version 2: the request gained
  * `instructions: true` when the scenario kernels came to be profiled).
  * compiler-and-warp is the experiments' nightly set (k paths at seven k,
@@ -101,6 +102,25 @@ static const struct suite table[] = {
      250.0,
      0,
      0},
+    /* ---- arithmetic intensity: two tables of 14 rows (the stream and the
+     * chase, six points each from 1/32 to 128 FLOP/byte, and the two ridge
+     * rows), a quarter second of GPU time each, the lesson's 4096 blocks
+     * (28 rows x 1 Mi threads stay under the per-request analysis limit).
+     * No instruction profile: the profile's region table reads the paths'
+     * lines of scenario_kernels.cu only, so it would name none of these
+     * paths. The points between ("arithmetic-intensity-full") on demand. */
+    {"arithmetic-intensity",
+     1,
+     "Arithmetic intensity: the lesson's branch with paths of F FMAs per L loads, streaming and pointer-chasing, "
+     "on the roofline measured in the same run",
+     DV_PART_ALL,
+     {NULL},
+     "arithmetic-intensity",
+     SUITES_NOISE_LIMIT,
+     250.0,
+     0,
+     0},
+    /* ---- end arithmetic intensity ---- */
 };
 
 size_t suites_count(void) {

@@ -39,7 +39,8 @@ COLUMNS = ["table", "table_title", "kind", "name", "label", "kernel", "baseline"
            "gpu_instructions_vs_baseline", "ratio_ci_lo", "ratio_ci_hi", "median_ci_lo_ms", "median_ci_hi_ms",
            "versus", "thread_fmas", "point_arrangement", "point_k", "point_la", "point_lb", "point_variant",
            "sass_branching", "sass_guarded_lanes", "sass_join_lanes", "join_warps", "join_reconverged_warps",
-           "join_clock_spread_median"]
+           "join_clock_spread_median", "intensity_fmas", "intensity_loads", "intensity_flop_per_byte",
+           "intensity_dram_bytes", "intensity_flop_rate", "intensity_dram_gbs", "intensity_bound", "roofline_ridge"]
 # report_svg.c's geometry: bars start at X0, a table's largest value ends at XMAX.
 X0, XMAX = 8, 450
 

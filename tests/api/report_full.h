@@ -177,6 +177,8 @@ static void report_full_row(struct dv_row *w, unsigned k, int kernel) {
     c->inst_vs_baseline = 1.9375 + k;
     c->predicated = 1;
     snprintf(c->verdict, sizeof c->verdict, "counters verdict %u", k);
+    c->dram_present = 1; /* arithmetic intensity */
+    c->dram_bytes_read = 268435456.0 + 32.0 * k;
     w->instructions = report_full_listing(k); /* NULL (out of memory) fails the round trip */
 }
 
@@ -388,6 +390,38 @@ static void report_full(struct dv_report *r) {
                              .residual_rms_ms = 0.00025,
                              .residual_max_rel = 0.0125,
                              .x = "k"};
+
+    /* ---- arithmetic intensity: a point's lane-split row against its
+     * warp-aligned row, their roofline figures, the table's ridge. */
+    r->ntables = 5;
+    t = &r->tables[4];
+    *t = r->tables[3];
+    for (unsigned k = 0; k < 2; k++) t->rows[k].instructions = report_full_listing(10 + k);
+    snprintf(t->id, sizeof t->id, "scenario:intensity-stream");
+    snprintf(t->experiment, sizeof t->experiment, "intensity");
+    t->ridge = (struct dv_ridge){.present = 1, .bandwidth_gbs = 4321.5, .bandwidth_from_dram = 1,
+                                 .flop_rate = 6.125e13, .ridge = 14.1875};
+    snprintf(t->dram_reason, sizeof t->dram_reason, "a DRAM reason");
+    for (unsigned k = 0; k < 2; k++) {
+        struct dv_intensity *m = &t->rows[k].intensity;
+        t->rows[k].join.present = 0;
+        t->rows[k].in_fit = 0;
+        m->present = 1;
+        snprintf(m->variant, sizeof m->variant, "stream");
+        m->fmas = 4;
+        m->loads = 2;
+        m->intensity = 1.0;
+        m->flops = 2.5e9 + k;
+        m->bytes = 2.68435456e8;
+        m->flop_rate = 1.25e12 + k;
+        m->bandwidth_gbs = 3800.5 + k;
+        m->dram_gbs = 3900.25 + k;
+        m->dram_intensity = 0.9375 + k;
+        m->roofline = 4.0625e12 + k;
+        m->roofline_fraction = 0.8125 + k;
+        snprintf(m->bound, sizeof m->bound, "%s", k ? "compute" : "memory");
+    }
+    /* ---- end arithmetic intensity ---- */
 
     r->nwarnings = 2;
     snprintf(r->warnings[0], sizeof r->warnings[0], "SM clock 99%% of rated");

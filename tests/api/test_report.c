@@ -1341,3 +1341,45 @@ Test(report, text_says_on_how_many_blocks_the_witness_ran) {
     cr_expect_null(strstr(s, "witness: run on"), "the whole grid: nothing to say: %s", s);
     free(s);
 }
+
+/* ---- arithmetic intensity ---- */
+/* Under an intensity table, the transcript and the Markdown give the ridge
+ * measured in the table and a line a point: F, L, its intensity, the
+ * lane-split / warp-aligned ratio with its interval, both rows' DRAM bytes,
+ * the aligned row's FLOP rate and DRAM bandwidth, the side of the ridge. */
+Test(report, an_intensity_table_reads_its_points_against_its_ridge) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    char *t = report_text(r), *m = report_markdown(r);
+    cr_assert_not_null(t);
+    cr_assert_not_null(m);
+    static const char *const want[] = {
+        "roofline, measured here: bandwidth 4322 GB/s (ridge-bandwidth, DRAM bytes read over its time), FMA rate "
+        "61.2 TFLOP/s (ridge-fma), ridge 14.19 FLOP/byte",
+        "DRAM bytes: none (a DRAM reason)",
+        "  row-6             4   2        1  9.625 [9.188, 10.062]        268 MB     268 MB     1.25 T    3901  compute",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_expect(strstr(t, want[i]) != NULL, "transcript lacks: %s", want[i]);
+        cr_expect(strstr(m, want[i]) != NULL, "markdown lacks: %s", want[i]);
+    }
+    free(t);
+    free(m);
+    experiment_report_free(r);
+}
+/* The CSV's last columns: an intensity row's point, DRAM bytes, FLOP rate,
+ * DRAM bandwidth, side of the ridge and the table's ridge. */
+Test(report, an_intensity_rows_csv_ends_with_its_roofline) {
+    struct dv_report *r = experiment_report_create();
+    cr_assert_not_null(r);
+    report_full(r);
+    char *c = report_csv(r);
+    cr_assert_not_null(c);
+    cr_expect(strstr(c, ",roofline_ridge\r\n") != NULL, "the header ends with the intensity columns");
+    cr_expect(strstr(c, ",4,2,1,2.68436e+08,1.25e+12,3900.25,memory,14.1875\r\n") != NULL, "%s", c);
+    cr_expect(strstr(c, ",,,,,,,,\r\n") != NULL, "other rows leave them empty");
+    free(c);
+    experiment_report_free(r);
+}
+/* ---- end arithmetic intensity ---- */

@@ -409,3 +409,19 @@ Test(request, fields_that_do_not_apply_are_warned_alike_by_the_api_and_the_cli) 
         cr_expect_str_eq(cli_text, api, "%s: the CLI's warnings differ from the API's", cases[i].body);
     }
 }
+
+/* ---- arithmetic intensity ---- */
+/* POST /measure names the experiment's tables as the CLI does; a name no
+ * table has is refused with the field and the names it could have been. */
+Test(request, the_arithmetic_intensity_tables_are_named_in_a_request) {
+    static const char *const ok[] = {"arithmetic-intensity", "arithmetic-intensity-full", "intensity-stream",
+                                     "intensity-chase", "intensity-stream-fine", "X5"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char body[128];
+        snprintf(body, sizeof body, "{\"scenario\": \"%s\"}", ok[i]);
+        cr_expect_eq(parse(body), 0, "%s: %s: %s", ok[i], e.field, e.reason);
+        cr_expect_str_eq(o.scenario, ok[i]);
+    }
+    expect_error("{\"scenario\": \"arithmetic-intensity-half\"}", "scenario", "arithmetic-intensity");
+}
+/* ---- end arithmetic intensity ---- */

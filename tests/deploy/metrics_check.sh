@@ -16,7 +16,11 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null;
 trap cleanup EXIT
 fail() { echo "metrics_check: $*" >&2; echo "--- server log:" >&2; cat "$tmp/log" >&2; exit 1; }
 
-"$build/divergence" serve --port 0 --queue 6 --rate-limit 8 --trust-forwarded --evidence-dir "$tmp/ev" \
+# A refresh needs a place in the queue for each suite: as many places as
+# the build has suites.
+nsuites=$("$build/divergence" suites | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["suites"]))')
+[ -n "$nsuites" ] || fail "divergence suites listed none"
+"$build/divergence" serve --port 0 --queue "$nsuites" --rate-limit 8 --trust-forwarded --evidence-dir "$tmp/ev" \
   --worker-cmd "$build/tests/fake_worker" --static-dir "$src/static" 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 100); do grep -q "^listening on" "$tmp/log" 2>/dev/null && break; sleep 0.1; done
@@ -25,7 +29,7 @@ url=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$tmp/log" | head -1)
 for _ in $(seq 100); do [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break; sleep 0.1; done
 
 # A burst: slow jobs (the fake worker sleeps 300 ms for 3333 iterations) fill
-# the six-place queue (a refresh needs a place for each of its six suites),
+# the queue of one place a suite (a refresh needs a place for each suite),
 # then the rate limit (8 a minute) answers the rest; the refresh comes from
 # another (forwarded) address so that the limit leaves it alone.
 codes=""
@@ -36,7 +40,7 @@ done
 echo "POST /measure x12: $codes"
 n429=$(tr ' ' '\n' <<<"$codes" | grep -c '^429$' || true)
 [ "$n429" -ge 3 ] || fail "expected at least three 429s, got: $codes"
-sleep 2.5 # the accepted jobs finish (7 x 300 ms)
+sleep "$(python3 -c "print(0.4 + 0.3 * ($nsuites + 1))")" # the accepted jobs finish (queue + 1, 300 ms each)
 ref=$(curl -s -X POST -H "Content-Type: application/json" -H "X-Forwarded-For: 192.0.2.7" "$url/evidence/refresh")
 rid=$(sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' <<<"$ref" | head -1)
 [ -n "$rid" ] || fail "no refresh id in: $ref"

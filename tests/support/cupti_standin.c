@@ -25,7 +25,16 @@
  * cupti_standin_calls(name) tells a test how often `name` was called
  * (cuptiProfilerInitialize twice: the profiler was rebuilt),
  * cupti_standin_config() the range and replay modes last configured,
- * cupti_standin_metrics() the metric names last added to a config.
+ * cupti_standin_metrics() the metric names last added to a config,
+ * cupti_standin_metric_sets() every host object's names ("a,b;c"), in the
+ * order the objects were made.
+ *
+ * Each host object is its own (up to STANDIN_MAX_HOSTS), and it keeps the
+ * metric names added to it: evaluating a name its object was not
+ * configured with is CUPTI_ERROR_INVALID_PARAMETER, as CUPTI refuses it,
+ * so a profiler that evaluates one set's counters against another set's
+ * object fails here too (the arithmetic-intensity DRAM set is a host
+ * object of its own beside the main set's).
  *
  * It includes CUPTI's own headers, so its signatures and parameter structs
  * are the ones counters.c is compiled against.
@@ -79,7 +88,10 @@ __attribute__((visibility("default"))) unsigned long cupti_standin_calls(const c
     return 0;
 }
 
-static char host_object, range_object;
+#define STANDIN_MAX_HOSTS 4
+static char host_objects[STANDIN_MAX_HOSTS], range_object;
+static char host_metrics[STANDIN_MAX_HOSTS][1024]; /* each host object's names, comma-separated */
+static unsigned hosts_made;
 static char added_metrics[1024]; /* the names of the last ConfigAddMetrics, comma-separated */
 static size_t configured_ranges, stops;
 static int configured_range_mode = -1, configured_replay = -1;
@@ -92,6 +104,36 @@ __attribute__((visibility("default"))) void cupti_standin_config(int *range, int
 
 /* The metric names the last cuptiProfilerHostConfigAddMetrics added. */
 __attribute__((visibility("default"))) const char *cupti_standin_metrics(void) { return added_metrics; }
+
+/* Every host object's metric names, ';' between objects, in the order made. */
+__attribute__((visibility("default"))) const char *cupti_standin_metric_sets(void) {
+    static char all[STANDIN_MAX_HOSTS * 1024 + STANDIN_MAX_HOSTS];
+    size_t used = 0;
+    all[0] = '\0';
+    for (unsigned h = 0; h < hosts_made && h < STANDIN_MAX_HOSTS && used < sizeof all; h++) {
+        int n = snprintf(all + used, sizeof all - used, "%s%s", h ? ";" : "", host_metrics[h]);
+        if (n > 0) used += (size_t)n;
+    }
+    return all;
+}
+
+/* The index of host object `p`, or -1. */
+static int host_index(const void *p) {
+    for (unsigned h = 0; h < STANDIN_MAX_HOSTS; h++)
+        if (p == &host_objects[h]) return (int)h;
+    return -1;
+}
+
+/* Whether `name` is one of host object `h`'s metrics. */
+static int host_has(int h, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *p = h >= 0 ? host_metrics[h] : ""; p && *p;) {
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0')) return 1;
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    return 0;
+}
 
 CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
     switch (result) {
@@ -126,7 +168,9 @@ CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailab
 }
 
 CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p) {
-    p->pHostObject = (CUpti_Profiler_Host_Object *)&host_object;
+    const unsigned h = hosts_made++ % STANDIN_MAX_HOSTS;
+    host_metrics[h][0] = '\0';
+    p->pHostObject = (CUpti_Profiler_Host_Object *)&host_objects[h];
     return standin_call(__func__);
 }
 
@@ -142,6 +186,8 @@ CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetri
         int n = snprintf(added_metrics + used, sizeof added_metrics - used, "%s%s", i ? "," : "", p->ppMetricNames[i]);
         if (n > 0) used += (size_t)n;
     }
+    const int h = host_index(p->pHostObject);
+    if (h >= 0) snprintf(host_metrics[h], sizeof host_metrics[h], "%s", added_metrics);
     return standin_call(__func__);
 }
 
@@ -173,6 +219,12 @@ static int metric_value(const char *name, double *out) {
 
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p) {
     const char *v = getenv("CUPTI_STANDIN_VALUE");
+    const int h = host_index(p->pHostObject);
+    for (size_t i = 0; i < p->numMetrics; i++)
+        if (!host_has(h, p->ppMetricNames[i])) {
+            (void)standin_call(__func__);
+            return CUPTI_ERROR_INVALID_PARAMETER;
+        }
     for (size_t i = 0; i < p->numMetrics; i++)
         if (!metric_value(p->ppMetricNames[i], &p->pMetricValues[i]))
             p->pMetricValues[i] = v && v[0] ? strtod(v, NULL) : NAN;

@@ -160,6 +160,9 @@ int profile_kernel_identity(const struct dv_options *o, const struct dv_table *t
         n = snprintf(buf, len, "scenario/short/%ux%u/%s", rs.lengths[1], rs.lengths[0], short_c ? "c" : "rt");
         break;
     case SCENARIO_PAIR: n = snprintf(buf, len, "scenario/pair/v%u", rs.variant); break;
+    case SCENARIO_MEM: /* arithmetic intensity: one instantiation per variant and point */
+        n = snprintf(buf, len, "scenario/memory/v%u/%ux%u", rs.variant, rs.lengths[0], rs.lengths[1]);
+        break;
     default: n = snprintf(buf, len, "scenario/%s/%s", scenario_kernel_name(&rs), unit_c ? "c" : "rt"); break;
     }
     return n < 0 || (size_t)n >= len ? -1 : 0;

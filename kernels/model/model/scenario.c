@@ -14,6 +14,7 @@
  */
 #include "kernels/model/model/scenario.h"
 #include "kernels/base/hostfma.h"
+#include "kernels/model/model/intensity.h"
 
 
 #include <math.h>
@@ -54,6 +55,10 @@ void scenario_row(const struct scenario *s, unsigned row, struct scenario *out) 
         out->lengths[1] = d->la;
         out->lengths[0] = d->lb;
     }
+    if (s->kind == SCENARIO_MEM) { /* arithmetic intensity: F per L */
+        out->lengths[0] = d->la;
+        out->lengths[1] = d->lb;
+    }
 }
 
 unsigned long long scenario_thread_fmas(const struct scenario *s, unsigned w, unsigned unit_fmas,
@@ -69,6 +74,7 @@ unsigned long long scenario_thread_fmas(const struct scenario *s, unsigned w, un
         for (unsigned j = 0; j < 32u; j++) per32 += s->lengths[(pat >> j) & 1u];
         return per32 * (short_iters / 32u);
     }
+    case SCENARIO_MEM: return intensity_thread_fmas(s->variant, s->lengths[0], s->lengths[1]);
     default: break;
     }
     const unsigned v = s->variant;
@@ -190,6 +196,20 @@ static void pair_cost(const struct scenario *s, const uint8_t *p, unsigned lanes
     if (tail && (!scenario_pair_returns(v) || has[1])) c->issued += tail;
 }
 
+/* An arithmetic-intensity warp: paths A and B of equal FMAs (a ridge row's
+ * one path whatever its lanes hold), issued one after the other where the
+ * warp holds both; its work in FMAs. */
+static void mem_cost(const struct scenario *s, const uint8_t *p, unsigned lanes, struct warp_cost *c) {
+    const unsigned long long f = intensity_thread_fmas(s->variant, s->lengths[0], s->lengths[1]);
+    const int one = s->variant == INTENSITY_RIDGE_BANDWIDTH || s->variant == INTENSITY_RIDGE_FMA;
+    int has[2] = {0, 0};
+    for (unsigned l = 0; l < lanes; l++) has[one ? 0 : p[l] ? 1 : 0] = 1;
+    if (one) c->split = 0;
+    c->issued = (unsigned long long)(has[0] + has[1]) * f;
+    c->ideal = f;
+    c->useful = c->fmas = (unsigned long long)lanes * f;
+}
+
 static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes, unsigned unit_fmas,
                       unsigned short_iters, struct warp_cost *c) {
     memset(c, 0, sizeof *c);
@@ -248,6 +268,7 @@ static void warp_cost(const struct scenario *s, const uint8_t *p, unsigned lanes
         pair_cost(s, p, lanes, c);
         c->fmas = c->useful * unit_fmas;
         break;
+    case SCENARIO_MEM: mem_cost(s, p, lanes, c); break;
     }
 }
 
@@ -366,6 +387,7 @@ float scenario_reference(const struct scenario *s, float x, unsigned w, unsigned
             }
         return x;
     }
+    case SCENARIO_MEM: return intensity_reference(s->variant, s->lengths[0], s->lengths[1], x, w);
     default: return pair_reference(s, x, w, unit_fmas);
     }
 }
@@ -405,7 +427,7 @@ DV_FMA_CLONES static void *refs_part_main(void *p) {
     unsigned long long done = 0; /* a loop's trips run so far */
     for (unsigned k = 0; k < t->n; k++) {
         const unsigned w = t->list[k];
-        if (s->kind == SCENARIO_PAIR) { /* a few units a value: one input after the other */
+        if (s->kind == SCENARIO_PAIR || s->kind == SCENARIO_MEM) { /* one input after the other */
             for (unsigned v = 0; v < nv; v++)
                 y[v] = scenario_reference(s, dv_input_value(t->x0 + v), w, r->unit_fmas, r->short_iters);
         } else if (s->kind == SCENARIO_LOOP) {
@@ -501,6 +523,7 @@ static const char *kind_name(enum scenario_kind kind) {
     case SCENARIO_KWAY: return "kway";
     case SCENARIO_LOOP: return "loop";
     case SCENARIO_SHORT: return "short-ifelse";
+    case SCENARIO_MEM: return "memory";
     default: return "pair";
     }
 }
@@ -599,6 +622,24 @@ static void compare_rows(const struct scenario *s, const struct scenario *rs, co
     }
 }
 
+/* An arithmetic-intensity row's point (row->thread_fmas already set; the
+ * grid's `threads`): its variant, F and L, its intensity, the FLOPs and
+ * bytes of one launch; the measured figures NaN until intensity_derive(). */
+static void intensity_point(const struct scenario *rs, unsigned long long threads, struct dv_row *row) {
+    struct dv_intensity *m = &row->intensity;
+    const int ridge = rs->variant == INTENSITY_RIDGE_BANDWIDTH || rs->variant == INTENSITY_RIDGE_FMA;
+    memset(m, 0, sizeof *m);
+    m->present = 1;
+    snprintf(m->variant, sizeof m->variant, "%s", intensity_variant_name(rs->variant));
+    snprintf(row->point.variant, sizeof row->point.variant, "%s", m->variant);
+    m->fmas = ridge ? 0 : rs->lengths[0];
+    m->loads = ridge ? 0 : rs->lengths[1];
+    m->intensity = ridge ? NAN : intensity_nominal(rs->lengths[0], rs->lengths[1]);
+    m->flops = 2.0 * (double)row->thread_fmas;
+    m->bytes = (double)threads * intensity_thread_bytes(rs->variant);
+    m->flop_rate = m->bandwidth_gbs = m->dram_gbs = m->dram_intensity = m->roofline = m->roofline_fraction = NAN;
+}
+
 /* Row `r`'s point: what it varies (an experiment's row), and its place in
  * the table's fit. */
 static void row_point(const struct scenario *s, const struct scenario *rs, unsigned r, struct dv_row *row) {
@@ -688,6 +729,7 @@ int scenario_build_table(const struct scenario *s, const struct dv_options *o, s
         row->ratio = NAN;
         row->floor_fraction = NAN;
         row_point(s, &rs[r], r, row);
+        if (s->kind == SCENARIO_MEM) intensity_point(&rs[r], n, row);
         if (works) works[r] = work;
         else free(work);
         work = NULL;

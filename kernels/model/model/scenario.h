@@ -153,7 +153,12 @@ enum scenario_kind {
     SCENARIO_KWAY = 0, /* switch over up to 32 FMA-chain paths          */
     SCENARIO_LOOP,     /* per-thread trip count, one-unit body          */
     SCENARIO_SHORT,    /* tiny if/else per iteration (may be predicated) */
-    SCENARIO_PAIR      /* one if/else of two chains, and its variants    */
+    SCENARIO_PAIR,     /* one if/else of two chains, and its variants    */
+    /* ---- arithmetic intensity ---- */
+    SCENARIO_MEM       /* paths of F FMAs per L loads (intensity.h): the
+                          variant is enum intensity_variant, lengths[0] F,
+                          lengths[1] L                                  */
+    /* ---- end arithmetic intensity ---- */
 };
 
 enum scenario_layout {
@@ -168,7 +173,17 @@ enum scenario_layout {
 /* Which tables a name selects: the worked cases ("all"), the
  * compiler-and-warp experiments ("compiler-and-warp"), the full
  * predication map ("predication-map"). */
-enum scenario_set { SCENARIO_SET_WORKED = 0, SCENARIO_SET_WARP, SCENARIO_SET_MAP };
+enum scenario_set {
+    SCENARIO_SET_WORKED = 0,
+    SCENARIO_SET_WARP,
+    SCENARIO_SET_MAP,
+    /* ---- arithmetic intensity: the nightly tables ("arithmetic-intensity")
+     * and the finer points only the full sweep runs
+     * ("arithmetic-intensity-full", which also selects the nightly ones) */
+    SCENARIO_SET_INTENSITY,
+    SCENARIO_SET_INTENSITY_FULL,
+    /* ---- end arithmetic intensity ---- */
+};
 
 /* A row: what it assigns and, for the experiments, the one thing it varies. */
 struct scenario_row_def {
@@ -177,8 +192,10 @@ struct scenario_row_def {
     enum scenario_layout layout;
     unsigned k;           /* LANE_MOD / WARP_MOD: the paths (1..32)         */
     unsigned la, lb;      /* SHORT: side A's (side 1) and side B's (side 0)
-                            FMAs; 0: the scenario's lengths            */
-    unsigned variant;     /* PAIR: enum scenario_pair_variant               */
+                            FMAs; 0: the scenario's lengths; MEM: F
+                            FMAs per L loads (la F, lb L)              */
+    unsigned variant;     /* PAIR: enum scenario_pair_variant; MEM: enum
+                             intensity_variant                          */
     const char *versus;   /* the row its ratio is against; NULL: the table's
                             baseline; its own name: none (it is its own)  */
     int fit;              /* 1: a point of the table's fit T = a + b k     */

@@ -27,6 +27,8 @@
  */
 #include "kernels/model/model/scenario_table.h"
 
+#include "kernels/model/model/intensity.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +79,34 @@ static const uint8_t loop_trips[32] = {1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2,
 #define LOOP_ROW(id, text, v, vs)                                                                                      \
     {.name = (id), .label = (text), .layout = SCENARIO_LAYOUT_LANES, .variant = (v), .versus = (vs),                  \
      .lanes = loop_trips}
+
+/* ---- arithmetic intensity (intensity.h): a point is F FMAs per L loads,
+ * path = lane & 1 (the lesson's lane-split predicate) against
+ * path = warp & 1 (its warp-aligned one); the two ridge rows run one path
+ * on every lane. */
+static const uint8_t mem_one_path[32] = {0};
+#define MEM_POINT(v, f, l)                                                                                             \
+    {.name = "f" #f "-l" #l "-lanes", .label = #f " FMAs per " #l " loads a path, path = lane & 1: both in every warp", \
+     .layout = SCENARIO_LAYOUT_LANES, .la = (f), .lb = (l), .variant = (v), .versus = "f" #f "-l" #l "-warps"},      \
+    {.name = "f" #f "-l" #l "-warps", .label = #f " FMAs per " #l " loads a path, path = warp & 1: one per warp",     \
+     .layout = SCENARIO_LAYOUT_WARPS, .la = (f), .lb = (l), .variant = (v), .versus = "f" #f "-l" #l "-warps"}
+#define MEM_RIDGES                                                                                                     \
+    {.name = "ridge-bandwidth", .label = "every thread streams its 64 words, one FMA: the bandwidth",                  \
+     .layout = SCENARIO_LAYOUT_LANES, .variant = INTENSITY_RIDGE_BANDWIDTH, .versus = "ridge-bandwidth",             \
+     .lanes = mem_one_path},                                                                                           \
+    {.name = "ridge-fma", .label = "16384 FMAs a thread, no load: the FMA rate", .layout = SCENARIO_LAYOUT_LANES,     \
+     .variant = INTENSITY_RIDGE_FMA, .versus = "ridge-fma", .lanes = mem_one_path}
+#define MEM_TABLE(id, which, v, what, n, ...)                                                                          \
+    {                                                                                                                  \
+        .name = (id), .cell = "X5", .kind = SCENARIO_MEM, .set = (which), .experiment = "intensity",                  \
+        .title = "Arithmetic intensity, " what ": F FMAs per L loads, lane-split against warp-aligned",               \
+        .npaths = 2, .lengths = {1, 1}, .variant = (v),                                                                \
+        .lane_work = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}, \
+        .nrows = (n), .rows = {MEM_RIDGES, __VA_ARGS__}, .baseline = 3, .predicated = 0,                              \
+        .note = "each point's lane-split row against its warp-aligned row: about 2 where the paths' FMAs bound the " \
+                "time, about 1 where the loads do (the memory stall overlaps the second path's issue)",              \
+    }
+/* ---- end arithmetic intensity ---- */
 
 static const struct scenario scenarios[] = {
     {
@@ -287,6 +317,26 @@ static const struct scenario scenarios[] = {
         .note = "a warp that does not meet again at the join runs the tail once per group of lanes: the "
                 "__syncwarp() rows against those without say whether this GPU and compiler reconverge anyway",
     },
+    /* ---- arithmetic intensity (intensity.h) --------------------------- */
+    MEM_TABLE("intensity-stream", SCENARIO_SET_INTENSITY, INTENSITY_STREAM, "streaming coalesced loads",
+              14, MEM_POINT(INTENSITY_STREAM, 1, 16), MEM_POINT(INTENSITY_STREAM, 1, 2),
+              MEM_POINT(INTENSITY_STREAM, 4, 1), MEM_POINT(INTENSITY_STREAM, 16, 1),
+              MEM_POINT(INTENSITY_STREAM, 64, 1), MEM_POINT(INTENSITY_STREAM, 256, 1)),
+    MEM_TABLE("intensity-chase", SCENARIO_SET_INTENSITY, INTENSITY_CHASE, "dependent loads (a pointer chase)",
+              14, MEM_POINT(INTENSITY_CHASE, 1, 16), MEM_POINT(INTENSITY_CHASE, 1, 2),
+              MEM_POINT(INTENSITY_CHASE, 4, 1), MEM_POINT(INTENSITY_CHASE, 16, 1),
+              MEM_POINT(INTENSITY_CHASE, 64, 1), MEM_POINT(INTENSITY_CHASE, 256, 1)),
+    MEM_TABLE("intensity-stream-fine", SCENARIO_SET_INTENSITY_FULL, INTENSITY_STREAM,
+              "streaming coalesced loads, the points between", 16,
+              MEM_POINT(INTENSITY_STREAM, 1, 8), MEM_POINT(INTENSITY_STREAM, 1, 4), MEM_POINT(INTENSITY_STREAM, 1, 1),
+              MEM_POINT(INTENSITY_STREAM, 2, 1), MEM_POINT(INTENSITY_STREAM, 8, 1), MEM_POINT(INTENSITY_STREAM, 32, 1),
+              MEM_POINT(INTENSITY_STREAM, 128, 1)),
+    MEM_TABLE("intensity-chase-fine", SCENARIO_SET_INTENSITY_FULL, INTENSITY_CHASE,
+              "dependent loads (a pointer chase), the points between", 16,
+              MEM_POINT(INTENSITY_CHASE, 1, 8), MEM_POINT(INTENSITY_CHASE, 1, 4), MEM_POINT(INTENSITY_CHASE, 1, 1),
+              MEM_POINT(INTENSITY_CHASE, 2, 1), MEM_POINT(INTENSITY_CHASE, 8, 1), MEM_POINT(INTENSITY_CHASE, 32, 1),
+              MEM_POINT(INTENSITY_CHASE, 128, 1)),
+    /* ---- end arithmetic intensity ---- */
 };
 
 /* clang-format on */
@@ -300,6 +350,9 @@ static const struct scenario scenarios[] = {
 #undef MAP_TABLE
 #undef PAIR_ROW
 #undef LOOP_ROW
+#undef MEM_POINT
+#undef MEM_RIDGES
+#undef MEM_TABLE
 
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -308,6 +361,9 @@ static const char *const names[] = {
     "nested-ifs",      "ray-materials",   "warp-realign",    "short-predicated", "short-branch",    "k-paths",
     "predication",     "predication-la1", "predication-la2", "predication-la3",  "predication-la4", "predication-la5",
     "predication-la6", "predication-la7", "predication-la8", "branchless",       "reconvergence",
+    /* ---- arithmetic intensity ---- */
+    "intensity-stream", "intensity-chase", "intensity-stream-fine", "intensity-chase-fine",
+    /* ---- end arithmetic intensity ---- */
 };
 _Static_assert(sizeof names / sizeof names[0] == NSCENARIOS, "one name per scenario, in table order");
 
@@ -333,7 +389,11 @@ static int is_cell(const struct scenario *s, const char *want) {
 
 /* The name that selects each set. */
 static const char *const set_names[] = {
-    [SCENARIO_SET_WORKED] = "all", [SCENARIO_SET_WARP] = "compiler-and-warp", [SCENARIO_SET_MAP] = "predication-map"};
+    [SCENARIO_SET_WORKED] = "all", [SCENARIO_SET_WARP] = "compiler-and-warp", [SCENARIO_SET_MAP] = "predication-map",
+    /* ---- arithmetic intensity ---- */
+    [SCENARIO_SET_INTENSITY] = "arithmetic-intensity", [SCENARIO_SET_INTENSITY_FULL] = "arithmetic-intensity-full",
+    /* ---- end arithmetic intensity ---- */
+};
 
 size_t scenario_names_text(char *buf, size_t len) {
     size_t at = 0;
@@ -358,14 +418,18 @@ int scenario_select(const char *want, const struct scenario **out, size_t *n, ch
     for (unsigned k = 0; k < sizeof set_names / sizeof set_names[0]; k++)
         if (strcmp(want, set_names[k]) == 0) set = (int)k;
     for (size_t i = 0; i < NSCENARIOS && *n < SCENARIO_MAX_SELECTED; i++)
-        if ((int)scenarios[i].set == set || strcmp(scenarios[i].name, want) == 0 || is_cell(&scenarios[i], want))
+        if ((int)scenarios[i].set == set || strcmp(scenarios[i].name, want) == 0 || is_cell(&scenarios[i], want) ||
+            /* arithmetic intensity: the full sweep holds the nightly tables too */
+            (set == SCENARIO_SET_INTENSITY_FULL && scenarios[i].set == SCENARIO_SET_INTENSITY))
             out[(*n)++] = &scenarios[i];
     if (*n) return 0;
     char worked[300];
     scenario_names_text(worked, sizeof worked);
     dv_seterr(err,
               "unknown name '%.40s'; known: all, %s; compiler-and-warp (k-paths X1, predication X2, branchless X3, "
-              "reconvergence X4); predication-map (predication-la1 .. predication-la8); data-sort (data-sort-uniform, -zipf, -tiles, -presorted)",
+              "reconvergence X4); predication-map (predication-la1 .. predication-la8); arithmetic-intensity "
+              "(intensity-stream, intensity-chase X5); arithmetic-intensity-full (and intensity-stream-fine, "
+              "intensity-chase-fine); data-sort (data-sort-uniform, -zipf, -tiles, -presorted)",
               want, worked);
     return -1;
 }

@@ -104,12 +104,14 @@ void testimony_expect_scenario(const struct scenario *s, const uint8_t *work, un
                 unsigned count[SCENARIO_MAX_PATHS] = {0};
                 for (unsigned l = 0; l < width; l++) count[p[l] % SCENARIO_MAX_PATHS]++;
                 for (unsigned q = 0; q < SCENARIO_MAX_PATHS; q++) add_run(&exp[b], 0, count[q], width, 1);
-            } else if (s->kind == SCENARIO_PAIR && !scenario_pair_loops(s->variant)) {
+            } else if ((s->kind == SCENARIO_PAIR && !scenario_pair_loops(s->variant)) || s->kind == SCENARIO_MEM) {
                 /* Side 0 on path A, side 1 on B; compute-both-then-select
-                 * records both, with every lane, in every warp. */
+                 * records both, with every lane, in every warp. An
+                 * arithmetic-intensity row the same (a ridge row's lanes
+                 * all hold 0: one path). */
                 unsigned ones = 0;
                 for (unsigned l = 0; l < width; l++) ones += p[l] != 0;
-                const int both = s->variant == SCENARIO_PAIR_SELECT;
+                const int both = s->kind == SCENARIO_PAIR && s->variant == SCENARIO_PAIR_SELECT;
                 add_run(&exp[b], 0, both ? width : width - ones, width, 1);
                 add_run(&exp[b], 1, both ? width : ones, width, 1);
             } else if (s->kind == SCENARIO_LOOP || s->kind == SCENARIO_PAIR) {

@@ -225,7 +225,47 @@ struct dv_counters {
     int predicated;                   /* the model splits warps, the timed kernel took
                                          no divergent branch with every lane active  */
     char verdict[448];
+    /* ---- arithmetic intensity (model/model/intensity.h) ---- */
+    /* dram__bytes_read.sum of one launch of the row's whole grid, in a pass
+     * of its own (hardware counters only, L2 flushed before it): what the
+     * roofline reads. dram_present 0: not read (dram_reason says why). */
+    int dram_present;
+    double dram_bytes_read;
+    /* ---- end arithmetic intensity ---- */
 };
+
+/* ---- arithmetic intensity (model/model/intensity.h) ---- */
+/* A row of an arithmetic-intensity table: its point and, once measured, its
+ * place on the roofline. NaN where a figure does not apply or was not
+ * measured. */
+struct dv_intensity {
+    int present;          /* the row is one of an intensity table          */
+    char variant[16];     /* "stream", "chase", "ridge-bandwidth", "ridge-fma" */
+    unsigned fmas, loads; /* F FMAs per L 4-byte loads (0: a ridge row)    */
+    double intensity;     /* 2F / 4L: FLOP per byte loaded                 */
+    double flops;         /* FLOPs of one launch: 2 x the threads' FMAs    */
+    double bytes;         /* bytes the threads of one launch load          */
+    double flop_rate;     /* flops / median time, FLOP/s                   */
+    double bandwidth_gbs; /* bytes / median time, GB/s                     */
+    double dram_gbs;      /* DRAM bytes read / median time, GB/s (counters) */
+    double dram_intensity;/* flops / DRAM bytes read                       */
+    double roofline;      /* the bound at this intensity: min(peak FLOP/s,
+                             intensity x ridge bandwidth), FLOP/s          */
+    double roofline_fraction; /* flop_rate / roofline                      */
+    char bound[16];       /* "memory" (left of the ridge), "compute", ""   */
+};
+
+/* The roofline of an intensity table, measured on the same GPU in the same
+ * run by its two ridge rows. */
+struct dv_ridge {
+    int present;
+    double bandwidth_gbs;    /* the streaming-read row: GB/s              */
+    int bandwidth_from_dram; /* 1: DRAM bytes read over time; 0: bytes the
+                                threads load over time (no counters)      */
+    double flop_rate;        /* the FMA row: FLOP/s (2 per FMA)           */
+    double ridge;            /* flop_rate / bandwidth: FLOP per byte      */
+};
+/* ---- end arithmetic intensity ---- */
 
 /* What a row of an experiment (a compiler-and-warp table, model/model/scenario.h)
  * varies: the paths k, the if/else's sides, the kernel's variant, how the
@@ -349,6 +389,7 @@ struct dv_row {
     struct dv_observed observed;
     struct dv_counters counters;
     struct dv_join join; /* reconvergence rows only              */
+    struct dv_intensity intensity; /* arithmetic-intensity rows only */
     /* The instruction profile of the timed kernel (NULL when not taken: the
      * report's testimony says why); owned by the report. */
     struct listing *instructions;
@@ -404,6 +445,10 @@ struct dv_table {
      * readers' tables its rounds served, and how many distinct rows those
      * rounds launched; both 0 when it was measured alone. */
     unsigned batch_readers, batch_rows;
+    /* An arithmetic-intensity table's measured ridge; and why its rows have
+     * no DRAM bytes where they have none ("" otherwise). */
+    struct dv_ridge ridge;
+    char dram_reason[ERR_LEN];
 };
 
 /* The row row `r` of `t` is compared with: its `versus` row where it names

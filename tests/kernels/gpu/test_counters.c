@@ -226,7 +226,7 @@ Test(counters, the_pass_launches_the_parts_of_each_grid_in_every_pass) {
         struct testimony_grid g[2];
         two_rows(g);
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2];
         char reason[ERR_LEN] = "";
         /* The stand-in's values are NaN: the pass runs whole, then says so. */
@@ -286,7 +286,7 @@ Test(counters, a_stand_in_grids_parts_are_launched_at_their_places) {
                                        .first = {0, 3},
                                        .standin = 1};
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2];
         char reason[ERR_LEN] = "";
         cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* the stand-in's NaNs */
@@ -335,7 +335,7 @@ Test(counters, every_call_of_the_pass_that_fails_leaves_no_counters_and_a_rebuil
         struct testimony_grid g[2];
         two_rows(g);
         struct fake f = {.fail_row = -1};
-        const struct counters_launch l = {fake_launch, fake_wait, &f};
+        const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
         struct dv_counters out[2] = {{.present = 1}, {.present = 1}};
         char reason[ERR_LEN] = "";
         cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED, "%s", calls_of_pass[i].call);
@@ -362,7 +362,7 @@ Test(counters, ranges_cupti_did_not_record_and_passes_that_never_end_are_refused
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN] = "", library[256];
     setenv("CUPTI_STANDIN_RANGES", "2", 1);
@@ -385,7 +385,7 @@ Test(counters, a_failed_launch_stops_the_pass_and_a_sticky_one_ends_the_profiler
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = 1, .fail_rc = DV_ERR};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN] = "", library[256];
     cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), DV_ERR);
@@ -421,7 +421,7 @@ Test(counters, a_table_whose_pass_fails_keeps_the_reason_and_drops_the_profiler)
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_testimony tm;
     memset(&tm, 0, sizeof tm);
     const unsigned ev[2] = {1, 1};
@@ -453,7 +453,7 @@ Test(counters, the_first_start_is_the_profilers_start_up_not_the_first_tables) {
     struct testimony_grid g[2];
     two_rows(g);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[2];
     char reason[ERR_LEN], library[256];
     cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED); /* NaN values */
@@ -508,7 +508,7 @@ Test(counters, a_predicated_branch_in_partial_warps_is_recognised_per_block_and_
     struct testimony_grid g[1];
     testimony_counter_grid(4096, 1, &g[0]); /* one block stands for 4096 */
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_testimony tm;
     memset(&tm, 0, sizeof tm);
     const unsigned ev[1] = {4096};
@@ -537,7 +537,7 @@ Test(counters, many_ranges_are_counted_in_sessions_of_four) {
     struct testimony_grid g[11];
     for (unsigned r = 0; r < 11; r++) testimony_counter_grid(64, 1, &g[r]);
     struct fake f = {.fail_row = -1};
-    const struct counters_launch l = {fake_launch, fake_wait, &f};
+    const struct counters_launch l = {fake_launch, fake_wait, &f, NULL};
     struct dv_counters out[11];
     char reason[ERR_LEN] = "";
     const unsigned long set0 = calls("cuptiRangeProfilerSetConfig"), push0 = calls("cuptiRangeProfilerPushRange");
@@ -552,6 +552,122 @@ Test(counters, many_ranges_are_counted_in_sessions_of_four) {
     unsetenv("DV_COUNTERS_GRID");
     counters_free(c);
 }
+
+
+/* ---- arithmetic intensity: the DRAM pass ------------------------------ */
+
+static const char *metric_sets(void) {
+    void *h = dlopen(DV_CUPTI_STANDIN, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h);
+    const char *(*f)(void) = (const char *(*)(void))dlsym(h, "cupti_standin_metric_sets");
+    cr_assert_not_null(f);
+    const char *v = f();
+    dlclose(h);
+    return v;
+}
+
+/* Launches that also record how many flushes came before each. */
+struct dram_fake {
+    struct fake f;
+    unsigned flushes, flushes_before[64];
+    int flush_rc;
+};
+
+static int dram_fake_launch(void *ctx, unsigned row, const struct counters_span *p, char *err) {
+    struct dram_fake *d = ctx;
+    if (d->f.n < 64) d->flushes_before[d->f.n] = d->flushes;
+    return fake_launch(&d->f, row, p, err);
+}
+
+static int dram_fake_flush(void *ctx, unsigned row, char *err) {
+    struct dram_fake *d = ctx;
+    (void)row;
+    if (d->flush_rc) {
+        snprintf(err, ERR_LEN, "intensity_flush: an injected failure");
+        return d->flush_rc;
+    }
+    d->flushes++;
+    return 0;
+}
+
+static int dram_fake_wait(void *ctx, char *err) { return fake_wait(&((struct dram_fake *)ctx)->f, err); }
+
+/* Each row's whole grid once a pass, a flush before each launch (outside
+ * its range), in a host object of its own with dram__bytes_read.sum alone;
+ * the main set keeps its own object and names afterwards. */
+Test(counters, the_dram_pass_counts_whole_grids_in_a_set_of_its_own) {
+    standin(NULL, 0);
+    unsetenv("DV_COUNTERS_SET");
+    unsetenv("DV_COUNTERS_GRID");
+    setenv("CUPTI_STANDIN_METRICS", "dram__bytes_read.sum=268435456", 1);
+    struct counters *c = prepared();
+    const unsigned long hosts0 = calls("cuptiProfilerHostInitialize"), push0 = calls("cuptiRangeProfilerPushRange");
+    const unsigned long set0 = calls("cuptiRangeProfilerSetConfig");
+    struct dram_fake d = {.f = {.fail_row = -1}};
+    const struct counters_launch l = {dram_fake_launch, dram_fake_wait, &d, dram_fake_flush};
+    const unsigned blocks[5] = {4096, 4096, 2048, 4096, 96};
+    double bytes[5];
+    char reason[ERR_LEN] = "";
+    cr_assert_eq(counters_dram(c, 5, blocks, &l, bytes, reason), 0, "%s", reason);
+    for (unsigned r = 0; r < 5; r++) cr_expect_eq(bytes[r], 268435456.0, "row %u", r);
+    cr_expect_eq(calls("cuptiProfilerHostInitialize") - hosts0, 1, "one host object for the DRAM set");
+    cr_expect(strstr(metric_sets(), ";dram__bytes_read.sum") != NULL, "%s", metric_sets());
+    cr_expect_eq(calls("cuptiRangeProfilerSetConfig") - set0, 2, "sessions of 4 and 1 ranges");
+    cr_expect_eq(d.f.n, 10, "five rows, two passes each (the stand-in's)");
+    cr_expect_eq(calls("cuptiRangeProfilerPushRange") - push0, 10);
+    for (unsigned i = 0; i < d.f.n && i < 64; i++) {
+        const unsigned r = i < 8 ? (i % 4) : 4;
+        cr_expect_eq(d.f.row[i], r, "launch %u", i);
+        cr_expect_eq(d.f.blocks[i], blocks[r], "launch %u: the row's whole grid", i);
+        cr_expect_eq(d.f.first[i], 0u);
+        cr_expect_eq(d.f.standin[i], 0);
+        cr_expect_eq(d.flushes_before[i], i + 1, "launch %u: its own flush before it", i);
+    }
+    /* Built once: a second pass makes no new object. */
+    cr_assert_eq(counters_dram(c, 1, blocks, &l, bytes, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiProfilerHostInitialize") - hosts0, 1);
+    /* The main set still evaluates its own names (which the stand-in has no
+     * value for here): its object was not replaced. */
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct dv_counters out[2];
+    cr_expect_eq(counters_profile(c, 2, g, &l, out, reason), COUNTERS_REFUSED);
+    cr_expect(strstr(reason, "no value for smsp__sass_branch_targets_threads_divergent.sum") != NULL, "%s", reason);
+    const unsigned long deinit0 = calls("cuptiProfilerHostDeinitialize");
+    counters_free(c);
+    cr_expect_eq(calls("cuptiProfilerHostDeinitialize") - deinit0, 2, "both host objects ended");
+    unsetenv("CUPTI_STANDIN_METRICS");
+}
+
+/* No value is no DRAM bytes (NaN), refused with the metric's name, and the
+ * profiler is rebuilt by the next prepare; a flush that fails stops the
+ * pass before any range, with its own error. */
+Test(counters, a_dram_pass_without_a_value_or_a_flush_leaves_no_bytes) {
+    standin(NULL, 0);
+    unsetenv("CUPTI_STANDIN_METRICS");
+    unsetenv("CUPTI_STANDIN_VALUE");
+    struct counters *c = prepared();
+    struct dram_fake d = {.f = {.fail_row = -1}};
+    const struct counters_launch l = {dram_fake_launch, dram_fake_wait, &d, dram_fake_flush};
+    const unsigned blocks[2] = {4096, 4096};
+    double bytes[2] = {1, 1};
+    char reason[ERR_LEN] = "", library[256];
+    cr_expect_eq(counters_dram(c, 2, blocks, &l, bytes, reason), COUNTERS_REFUSED);
+    cr_expect(strstr(reason, "no value for dram__bytes_read.sum") != NULL, "%s", reason);
+    cr_expect(isnan(bytes[0]) && isnan(bytes[1]));
+    const unsigned long init0 = calls("cuptiProfilerInitialize");
+    cr_assert_eq(counters_prepare(c, 0, 9, FAKE_CTX, library, reason), 0, "%s", reason);
+    cr_expect_eq(calls("cuptiProfilerInitialize") - init0, 1, "rebuilt");
+    setenv("CUPTI_STANDIN_METRICS", "dram__bytes_read.sum=1024", 1);
+    d = (struct dram_fake){.f = {.fail_row = -1}, .flush_rc = DV_ERR};
+    cr_expect_eq(counters_dram(c, 2, blocks, &l, bytes, reason), DV_ERR);
+    cr_expect(strstr(reason, "intensity_flush") != NULL, "%s", reason);
+    cr_expect_eq(d.f.n, 0u, "no launch after a failed flush");
+    cr_expect(isnan(bytes[0]));
+    unsetenv("CUPTI_STANDIN_METRICS");
+    counters_free(c);
+}
+/* ---- end arithmetic intensity ---- */
 
 #else
 

@@ -190,3 +190,28 @@ Test(suites, compiler_and_warp_runs_the_experiments_nightly_set) {
     cr_expect_leq((double)rows * o.blocks * 256, 33554432.0, "the analysis within the server's default limit");
     experiment_report_free(r);
 }
+
+/* ---- arithmetic intensity ---- */
+/* The nightly set: the stream and the chase tables (not the points between,
+ * asked for on demand), a quarter second of GPU time each, on the lesson's
+ * grid, whose analysis stays under the server's default limit. */
+Test(suites, arithmetic_intensity_runs_the_stream_and_the_chase_nightly) {
+    struct dv_options o;
+    struct dv_report *r = experiment_report_create();
+    plan(must_find("arithmetic-intensity"), &o, r);
+    cr_assert_str_eq(o.scenario, "arithmetic-intensity");
+    static const char *const ids[] = {"scenario:intensity-stream", "scenario:intensity-chase"};
+    cr_assert_eq(r->ntables, 2);
+    unsigned rows = 0;
+    for (unsigned i = 0; i < r->ntables; i++) {
+        cr_expect_str_eq(r->tables[i].id, ids[i]);
+        cr_expect_str_eq(r->tables[i].experiment, "intensity");
+        rows += r->tables[i].nrows;
+    }
+    cr_expect_eq(rows, 28u);
+    cr_expect_leq(o.budget_ms, 250.0);
+    const double blocks = o.blocks ? o.blocks : DV_DEFAULT_BLOCKS;
+    cr_expect_leq((double)rows * blocks * 256, 33554432.0, "the analysis within the server's default limit");
+    experiment_report_free(r);
+}
+/* ---- end arithmetic intensity ---- */

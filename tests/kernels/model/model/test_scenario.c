@@ -60,7 +60,9 @@ Test(scenario, names_are_stable_and_resolve) {
                           "warp-realign",    "short-predicated", "short-branch",    "k-paths",
                           "predication",     "predication-la1",  "predication-la2", "predication-la3",
                           "predication-la4", "predication-la5",  "predication-la6", "predication-la7",
-                          "predication-la8", "branchless",       "reconvergence"};
+                          "predication-la8", "branchless",       "reconvergence",
+                          /* arithmetic intensity */
+                          "intensity-stream", "intensity-chase", "intensity-stream-fine", "intensity-chase-fine"};
     cr_assert_eq(n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < n; i++) {
         cr_expect_str_eq(names[i], want[i]);
