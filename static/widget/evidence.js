@@ -266,7 +266,7 @@ function testimonyNote(t, doc) {
 export function renderDoc(w, doc, key) {
   // The charts repeat the tables in a picture: open where there is room, a click away on a phone.
   const wide = w.wide, slots = [];
-  const slot = (k, i, ...under) => { const s = el('div', { [`data-${k}`]: i, class: k }, ...under); slots.push(s); return s; };
+  const slot = (k, i, ...under) => { const s = el('div', { [`data-${k}`]: i, class: `${k}-slot` }, ...under); slots.push(s); return s; };
   const out = (doc.tables || []).flatMap((t, i) => {
     const ins = listingPanel(`${w.uid}-${key}-${i}-ins`), noteId = `${w.uid}-${key}-${i}-note`;
     // An experiment table (Table `experiment`): what it is about above it,

@@ -230,7 +230,7 @@ function rcChart(t, id) {
   const rows = rowsOf(t);
   const spreadMax = Math.max(1, ...rows.map((r) => (r.join ? r.join.clock_spread_cycles_max : null)).filter(fin));
   const share = (j) => (j && j.warps > 0 ? j.reconverged_warps / j.warps : null);
-  const xs = (v) => X0 + (XMAX - X0) * (fin(v) ? v : 0), xc = (v) => X0 + (XMAX - X0) * (fin(v) ? v : 0) / spreadMax;
+  const XS = 170, xs = (v) => X0 + (XS - X0) * (fin(v) ? v : 0), xc = (v) => X0 + (XS - X0) * (fin(v) ? v : 0) / spreadMax;
   const labels = rows.map((r) => wrapText(r.label, LABEL_CHARS));
   const TOP = 48, RH = 62, ys = [];
   let yy = TOP;
@@ -248,7 +248,7 @@ function rcChart(t, id) {
   });
   const desc = rows.map((r) => (r.join ? `${r.label}: ${r.join.reconverged_warps} of ${r.join.warps} warps met again at the join, ` +
     `mask 0x${r.join.expected_mask} expected, clock spread median ${fx(r.join.clock_spread_cycles_median, 0)} cycles, max ${fx(r.join.clock_spread_cycles_max, 0)}; time ${ratioSaid(r)}` : `${r.label}: no join record`)).join('; ') + '.';
-  return figure(id, `Chart: per row, solid the share of warps that read the join in one group with every lane that reaches it; outlined the median clock spread between a warp\u2019s groups there (scale 0 to ${fx(spreadMax, 0)} cycles).`,
+  return figure(id, `Chart: per row, solid the share of warps that read the join in one group with every lane that reaches it; outlined the median clock spread between a warp\u2019s groups there (${spreadMax > 1 ? `scale 0 to ${fx(spreadMax, 0)} cycles` : 'a tick where it is 0 cycles'}).`,
     `${t.title}: warps met again and clock spread at the join`, desc, H,
     svg('g', { class: 'legend', 'aria-hidden': 'true' },
       svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 14 }), svg('text', { x: X0 + 24, y: 19 }, 'warps met again'),

@@ -12,7 +12,9 @@
 //   and select; the reconvergence chart has each row's join record;
 // - nothing wider than the screen at 1280 and 390 px, no text reading null,
 //   undefined or NaN, and only fields api/openapi.yaml defines read;
-// - screenshots at 1280x900 and 390x844, light and dark: experiments-*.png.
+// - screenshots at 1280x900 and 390x844, light and dark: the section's
+//   first screen (experiments-<width>-<scheme>.png) and each chart
+//   (experiments-<experiment>-<width>-<scheme>.png).
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -70,7 +72,7 @@ test('the experiments: loaded on request, four charts from the document, nothing
       const figs = [...root.querySelectorAll('details.chart[data-experiment]')];
       return {
         charts: figs.map((f) => ({ exp: f.dataset.experiment, svg: !!f.querySelector('figure.xchart svg[role=img] desc'), desc: (f.querySelector('desc') || {}).textContent || '' })),
-        about: [...root.querySelectorAll('.xabout p.xabout, p.xabout')].map((x) => ({ exp: x.dataset.experiment, text: x.textContent })),
+        about: [...root.querySelectorAll('.xabout-slot > p.xabout')].map((x) => ({ exp: x.dataset.experiment, text: x.textContent })),
         kp: [...root.querySelectorAll('g.kp')].map((g) => ({ row: g.dataset.row, k: Number(g.dataset.k), arr: g.dataset.arr, ratio: Number(g.dataset.ratio) })),
         fit: root.querySelectorAll('line.kf').length,
         cells: [...root.querySelectorAll('g.cell')].map((g) => ({ la: Number(g.dataset.la), lb: Number(g.dataset.lb), b: g.dataset.branching, letter: (g.querySelector('.xl') || {}).textContent || '' })),
@@ -117,7 +119,11 @@ test('the experiments: loaded on request, four charts from the document, nothing
       await p.emulateMedia({ colorScheme: scheme });
       await p.locator('#compiler-and-warp').evaluate((e) => e.scrollIntoView({ block: 'start' }));
       await p.screenshot({ path: path.join(outDir, `experiments-${width}-${scheme}.png`), fullPage: false });
-      await p.locator(X).screenshot({ path: path.join(outDir, `experiments-widget-${width}-${scheme}.png`) });
+      for (const t of d.tables) {
+        const fig = p.locator(`${X} details.chart[data-experiment="${t.experiment}"]`);
+        await fig.scrollIntoViewIfNeeded();
+        await fig.screenshot({ path: path.join(outDir, `experiments-${t.experiment}-${width}-${scheme}.png`) });
+      }
     }
     await p.emulateMedia({ colorScheme: 'light' });
     await closePage(p);
