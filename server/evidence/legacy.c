@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "server/evidence/durable.h"
+#include "server/evidence/history.h"
 #include "server/evidence/names.h"
 #include "server/evidence/record.h"
 #include "server/evidence/types.h"
@@ -43,8 +44,9 @@ static int date_gpu(DIR *d, const char *root, const char *date, char *slug, char
     return 0;
 }
 
-/* Moves the regular files of `d` (folder `src`) into `dst`, but those whose
- * name is taken there; removes the temp files a crash left. Returns 0, or
+/* Moves the regular files of `d` (folder `src`) into `dst`, the history's
+ * sidecars among them, but those whose name is taken there; removes the
+ * temp files a crash left. Returns 0, or
  * -1 with `err`. */
 static int move_files(DIR *d, const char *src, const char *dst, char *err) {
     struct dirent *e;
@@ -54,7 +56,11 @@ static int move_files(DIR *d, const char *src, const char *dst, char *err) {
             unlinkat(dirfd(d), e->d_name, 0);
             continue;
         }
-        if (e->d_name[0] == '.') continue;
+        /* Hidden files stay, but the history's sidecars (.<suite>.night.json),
+         * which belong beside their records. */
+        const size_t len = strlen(e->d_name), sl = strlen(HISTORY_SIDECAR_SUFFIX);
+        if (e->d_name[0] == '.' && (len <= sl + 1 || strcmp(e->d_name + len - sl, HISTORY_SIDECAR_SUFFIX) != 0))
+            continue;
         char from[PATH_MAX], to[PATH_MAX];
         struct stat st;
         if (durable_join(from, sizeof from, src, e->d_name, NULL) != 0 ||

@@ -643,6 +643,10 @@ Test(evidence, the_layout_before_gpu_folders_is_moved_whole, .init = setup, .fin
     FILE *f = fopen(p, "w");
     fputs("transcript", f);
     fclose(f);
+    snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE "/.day22-part1" HISTORY_SIDECAR_SUFFIX, dir);
+    f = fopen(p, "w");
+    fputs("{}", f);
+    fclose(f);
     snprintf(p, sizeof p, "%s/" FIXTURE_CAPTURE_DATE "/.tmp-day22-part2.json.7.7", dir);
     f = fopen(p, "w");
     fputs("partial", f);
@@ -653,6 +657,8 @@ Test(evidence, the_layout_before_gpu_folders_is_moved_whole, .init = setup, .fin
     cr_expect_neq(access(p, F_OK), 0, "the old date folder is still there");
     snprintf(p, sizeof p, "%s/" GPU "/" FIXTURE_CAPTURE_DATE "/day22-part1.txt", dir);
     cr_expect_eq(access(p, F_OK), 0, "a file was left behind");
+    snprintf(p, sizeof p, "%s/" GPU "/" FIXTURE_CAPTURE_DATE "/.day22-part1" HISTORY_SIDECAR_SUFFIX, dir);
+    cr_expect_eq(access(p, F_OK), 0, "the history's sidecar was left behind");
     json_t *j = latest_of(NULL, "day22-part1");
     cr_expect_str_eq(js(j, "date"), FIXTURE_CAPTURE_DATE);
     json_decref(j);
