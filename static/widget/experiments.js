@@ -179,7 +179,7 @@ const ARR = { warps: 'Warp-aligned: whole warps on one side', lanes: 'Split: bot
 function pairOf(t) {
   const rows = rowsOf(t);
   return ['warps', 'lanes'].map((a) => ({ a, branch: rows.find((r) => pointOf(r).arrangement === a && pointOf(r).variant === 'branch'),
-    select: rows.find((r) => pointOf(r).arrangement === a && pointOf(r).variant === 'select') })).filter((g) => g.branch || g.select);
+    select: rows.find((r) => pointOf(r).arrangement === a && pointOf(r).variant === 'select') })).filter((g) => [g.branch, g.select].some(Boolean));
 }
 
 function blAbout(t) {
