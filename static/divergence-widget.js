@@ -15,7 +15,7 @@
  * instruction view (widget/listing.js) and the several-GPU view
  * (widget/compare.js) are loaded when first needed; the try box is
  * widget/trybox.js; the stylesheet divergence-widget.css. Where the
- * evidence has a previous night, widget/nights.js adds each table's line
+ * evidence has a previous night, mountNights() (widget/evidence.js) adds each table's line
  * of what changed and each row's history sparkline.
  *
  * One page, one fetch of each answer the widgets share: the health, the
@@ -34,7 +34,7 @@
  * answer and checks it against the document.
  */
 import { el, errOf, plainGpuReason, kids } from './widget/format.js';
-import { provenance, sinceLines, warnings, renderDoc } from './widget/evidence.js';
+import { provenance, sinceLines, warnings, renderDoc, mountNights } from './widget/evidence.js';
 import { TryBox } from './widget/trybox.js';
 
 const PROBE_MS = 1000, PROBE_LIMIT = 60;
@@ -254,7 +254,7 @@ class DivergenceWidget extends HTMLElement {
     if (!this.evidence || this.live) return;
     const d = this.doc.device || {}, e = this.entry;
     const parts = [];
-    if (this.noGpu) parts.push(`This is a recorded measurement from ${d.name || 'another GPU'}: this server has no GPU and cannot measure again.`);
+    if (this.noGpu) parts.push(`A recorded measurement from ${d.name || 'another GPU'}: this server has no GPU to measure again.`);
     if (e && e.status && e.status !== 'ok' && e.last_attempt)
       parts.push(`The latest run (${e.last_attempt.date || 'date unknown'}) failed: ${e.last_attempt.reason || 'no reason recorded'}; these are the last good numbers.`);
     this.note.textContent = parts.join(' ');
@@ -266,13 +266,14 @@ class DivergenceWidget extends HTMLElement {
     this.doc = doc;
     this.live = live;
     this.prov.replaceChildren(provenance(doc, prov, live));
+    this.since.hidden = false; // mountNights() hides it where each table says its nights
     this.since.replaceChildren(...(live ? [] : sinceLines(this.evidence, doc)));
     this.warn.replaceChildren(...warnings(doc).map((w) => el('li', {}, '\u26a0 ', w)));
     this.tables.replaceChildren(...renderDoc(this, doc, 'main'));
-    // Each table against the nights before (widget/nights.js), loaded only
-    // where there is a previous night: one night fetches no history.
+    // Each table against the nights before (mountNights(), widget/evidence.js),
+    // only where there is a previous night: one night draws and fetches nothing.
     const ev = this.evidence, c = ev && ev.comparison;
-    if (!live && c && c.previous) import('./widget/nights.js').then((m) => m.mount(this, ev, doc), () => {});
+    if (!live && c && c.previous) mountNights(this, ev, doc).catch(() => {});
     this.note.textContent = '';
     this.labelRecorded();
   }

@@ -9,12 +9,12 @@
 #include "server/evidence/slim.h"
 
 int draw_record(const struct dv_report *r, json_t *rec, const struct suite *suite, const char *date,
-                enum evidence_kind kind, time_t mtime, struct blob **out) {
+                enum evidence_kind kind, time_t mtime, const char *history, struct blob **out) {
     *out = NULL;
     if (kind == EVIDENCE_SLIM) { /* made from the record, with or without a document */
         size_t len = 0;
         const char *gpu = record_str(rec, "gpu");
-        char *slim = slim_record(rec, gpu ? gpu : "unknown", date, suite->name, &len);
+        char *slim = slim_record(rec, gpu ? gpu : "unknown", date, suite->name, history, &len);
         return slim && (*out = blob_new(slim, len, mtime, kind, EVIDENCE_CHANGES)) ? 0 : -1;
     }
     if (!r) return 0;

@@ -21,9 +21,9 @@ struct dv_report;
  * filed under `date`, drawn from `r` (its record_report(); NULL: nothing to
  * draw, and *out stays NULL) into a new blob measured at `mtime`; or, for
  * EVIDENCE_SLIM, the slim record (slim.h, `r` unused: a failed night has
- * one too). Returns 0,
- * or -1 when out of memory. */
+ * one too), with `history` (may be NULL) the suite's history page ending
+ * with it. Returns 0, or -1 when out of memory. */
 int draw_record(const struct dv_report *r, json_t *rec, const struct suite *suite, const char *date,
-                enum evidence_kind kind, time_t mtime, struct blob **out);
+                enum evidence_kind kind, time_t mtime, const char *history, struct blob **out);
 
 #endif /* DV_DRAW_H */

@@ -469,7 +469,7 @@ int evidence_get_night(struct evidence *ev, const char *gpu, const char *own, co
         free(raw);
         struct dv_report *r = NULL;
         int rc2 = kind == EVIDENCE_SLIM ? 0 : record_report(rec, &r, NULL);
-        if (rc2 == 0) rc2 = draw_record(r, rec, s, date, kind, record_time(rec, st.st_mtime), out);
+        if (rc2 == 0) rc2 = draw_record(r, rec, s, date, kind, record_time(rec, st.st_mtime), NULL, out);
         experiment_report_free(r);
         json_decref(rec);
         if (rc2 != 0) blob_error(e, EVIDENCE_EIO, "evidence: out of memory");

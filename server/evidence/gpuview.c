@@ -26,6 +26,7 @@
 #include "server/evidence/names.h"
 #include "server/evidence/nights.h"
 #include "server/evidence/record.h"
+#include "server/evidence/slim.h"
 #include "server/evidence/suites.h"
 
 /* Date folders are listed with durable_list_dirs(), and handed to the
@@ -221,9 +222,20 @@ static int suite_load(struct gpuview *g, size_t i, const char *gdir, date_name *
     struct dv_report *r = l->good_report; /* read once for every drawing */
     l->good_report = NULL;
     if (!r && record_report(l->good, &r, NULL) != 0) return -1;
+    /* The latest slim record carries the suite's last nights (history.h),
+     * so a page draws each row's history without asking for it. */
+    size_t hlen = 0;
+    time_t hm;
+    uint64_t hd;
+    const int nights = g->hist[i] && history_nights(g->hist[i]) > 1;
+    char *hist = nights ? history_page(g->hist[i], suites_get(i), g->slug, SLIM_HISTORY_NIGHTS, NULL, &hlen, &hm, &hd)
+                        : NULL;
+    oom = nights && !hist; /* a record without the nights it has is not whole */
     for (int k = EVIDENCE_SVG; k < EVIDENCE_NUM_KINDS && !oom; k++)
-        if (draw_record(r, l->good, suites_get(i), l->good_date, (enum evidence_kind)k, when, &g->drawn[k][i]) != 0)
+        if (draw_record(r, l->good, suites_get(i), l->good_date, (enum evidence_kind)k, when, hist,
+                        &g->drawn[k][i]) != 0)
             oom = 1;
+    free(hist);
     experiment_report_free(r);
     return oom ? -1 : 0;
 }

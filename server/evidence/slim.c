@@ -30,9 +30,32 @@ static char *with_newline(char *text, size_t *len) {
     return t;
 }
 
-char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, size_t *len) {
+/* Compact object text `text` (freed here) with member "history" added last,
+ * its value `history` (a JSON text, history_page()'s, spliced in as it is:
+ * not parsed again). NULL when out of memory. */
+static char *with_history(char *text, const char *history) {
+    static const char key[] = ",\"history\":";
+    size_t n = strlen(text), h = strlen(history);
+    while (h && (history[h - 1] == '\n' || history[h - 1] == ' ')) h--;
+    if (n < 2 || text[n - 1] != '}' || h == 0) return text;
+    char *t = malloc(n - 1 + sizeof key - 1 + h + 2);
+    if (!t) {
+        free(text);
+        return NULL;
+    }
+    memcpy(t, text, n - 1);
+    memcpy(t + n - 1, key, sizeof key - 1);
+    memcpy(t + n - 1 + sizeof key - 1, history, h);
+    memcpy(t + n - 1 + sizeof key - 1 + h, "}", 2);
+    free(text);
+    return t;
+}
+
+char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, const char *history,
+                  size_t *len) {
     json_t *copy = json_deep_copy(rec);
     if (!copy) return NULL;
+
     json_t *tables = json_object_get(json_object_get(copy, "document"), "tables");
     int bad = 0;
     for (size_t t = 0; t < json_array_size(tables); t++) {
@@ -48,6 +71,7 @@ char *slim_record(const json_t *rec, const char *gpu, const char *date, const ch
     }
     char *text = bad ? NULL : jsonout_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(copy);
+    if (text && history && strlen(history) <= SLIM_HISTORY_MAX) text = with_history(text, history);
     return with_newline(text, len);
 }
 

@@ -19,8 +19,15 @@
 
 /* The slim record of `rec` (not changed), filed under GPU `gpu`, `date`
  * and `suite` (the listing paths name them), as compact JSON with a
- * newline, malloc()ed, its length in *len. NULL when out of memory. */
-char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, size_t *len);
+ * newline, malloc()ed, its length in *len. `history` (may be NULL) is the
+ * suite's history page ending with this night (history_page()'s text): it
+ * goes in whole as member "history" when it is at most SLIM_HISTORY_MAX
+ * bytes, so a page shows each row's nights without another request. NULL
+ * when out of memory. */
+#define SLIM_HISTORY_MAX (64 * 1024)
+#define SLIM_HISTORY_NIGHTS 30 /* the nights a page draws a row's history over */
+char *slim_record(const json_t *rec, const char *gpu, const char *date, const char *suite, const char *history,
+                  size_t *len);
 
 /* The listing of row `row` ("T.R": row R of table T, both from 0) of
  * `rec`: the row's `instructions` object as compact JSON with a newline,

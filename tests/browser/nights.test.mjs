@@ -1,4 +1,4 @@
-// nights.test.mjs -- the nights on the lesson page (static/widget/nights.js),
+// nights.test.mjs -- the nights on the lesson page (mountNights(), static/widget/evidence.js),
 // in a real browser against the real server:
 // - a capture of three nights (tests/capture_fake filing the suites under
 //   2026-11-29, -30 and 12-01 as `measure --file-as` does, the demo
@@ -6,10 +6,10 @@
 //   changed with its interval since the previous night, and that the night
 //   is filed under the capture's date with when it was measured; each row
 //   but the baseline has a sparkline of 3 points with the numbers in its
-//   accessible name; the history is fetched once per suite; nothing wider
+//   accessible name; the history comes in the latest record itself (no
+//   history request: the lesson page's first load); nothing wider
 //   than the screen at 1280 and 390 px; screenshots light and dark;
-// - the committed capture, one night: no line, no sparkline, and neither
-//   the module nor the history fetched;
+// - a capture of one night: no line, no sparkline, no history fetched;
 // - no text reading null, undefined or NaN, and only fields api/openapi.yaml
 //   defines read.
 import { test, before, after, afterEach } from 'node:test';
@@ -56,18 +56,22 @@ const sparks = (p, sel) => p.evaluate((s) => [...document.querySelector(s).shado
   .map((tr) => { const g = tr.querySelector('.spark svg'); return { row: Number(tr.dataset.row), points: g ? Number(g.dataset.points) : 0,
     circles: g ? g.querySelectorAll('circle').length : 0, last: g ? g.querySelectorAll('circle.sx').length : 0, name: g ? g.getAttribute('aria-label') : '' }; }), sel);
 
-test('three nights: each table says what changed since the night before, each row has its history, once per suite', async () => {
+test('three nights: each table says what changed since the night before, each row has its history, carried by the latest record', async () => {
   const { store, base } = await threeNights('three', 1);
   const { p, urls } = await lessonPage(base);
-  const hist = urls.filter((u) => u.includes('/history/'));
-  assert.deepEqual(hist.sort(), [`${base}/evidence/history/day22-part1?limit=30`, `${base}/evidence/history/day22-part2?limit=30`],
-    `the history, once per suite: ${urls.join(' ')}`);
+  assert.deepEqual(urls.filter((u) => u.includes('/history/')), [], `the history is in the latest record: ${urls.join(' ')}`);
+  for (const suite of ['day22-part1', 'day22-part2']) {
+    const slim = await (await fetch(`${base}/evidence/latest/${suite}`)).json();
+    assert.equal(slim.history.nights.length, 3, `${suite}: the latest record carries its three nights`);
+  }
   for (const [sel, suite] of [[W, 'day22-part1'], [W2, 'day22-part2']]) {
     const rec = record(store, NIGHTS[2], suite), t = rec.document.tables[0];
     assert.equal(rec.filed_as, NIGHTS[2]);
     const line = await p.locator(`${sel} p.nights`).first().innerText();
-    assert.match(line, new RegExp(`^Nights: Unchanged since ${NIGHTS[0]} \\(\\d+ ratios? the same within 1\\.0%\\)\\.`), line);
-    assert.ok(line.includes(`This night is filed as ${NIGHTS[2]} by the demo capture; it was measured ${rec.provenance.finished_utc.replace('T', ' ').replace(/(\.\d+)?Z$/, '')} UTC`), line);
+    assert.match(line, new RegExp(`^Unchanged since ${NIGHTS[0]} \\((all \\d+|its ratio) within 1\\.0%\\)\\.`), line);
+    assert.ok(line.includes(`Filed as ${NIGHTS[2]} by the demo capture.`), line);
+    const prov = await p.locator(`${sel} .prov`).first().innerText();
+    assert.ok(prov.includes(rec.provenance.finished_utc.replace('T', ' ').replace(/(\.\d+)?Z$/, '')), `the provenance says when it was measured: ${prov}`);
     const got = await sparks(p, sel);
     for (const s of got) {
       if (s.row === t.baseline_row) { assert.equal(s.points, 0, 'the baseline (1 by definition) has no sparkline'); continue; }
@@ -110,12 +114,14 @@ test('a night whose ratios moved says by how much, with the interval, since the 
   await closePage(p);
 });
 
-test('one night: no nights line, no sparkline, and neither the module nor the history fetched', async () => {
+test('one night: no nights line, no sparkline, no history fetched', async () => {
   const one = path.join(S.tmp, 'one');
   execFileSync(fake, [one, '--file-as', NIGHTS[0]]);
   const base = await startServer(one, { FAKE_WORKER_NO_GPU: '1' });
   const { p, urls } = await lessonPage(base);
-  assert.deepEqual(urls.filter((u) => u.includes('/history/') || u.endsWith('/nights.js')), [], urls.join(' '));
+  assert.deepEqual(urls.filter((u) => u.includes('/history/')), [], urls.join(' '));
+  const slim = await (await fetch(`${base}/evidence/latest/day22-part1`)).json();
+  assert.equal(slim.history, undefined, 'one night: no history in the record');
   for (const sel of [W, W2]) {
     assert.equal(await p.locator(`${sel} p.nights`).count(), 0);
     assert.equal(await p.locator(`${sel} .spark`).count(), 0);

@@ -164,7 +164,7 @@ test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded
   assert.doesNotMatch(prov, /just now/);
   await page.waitForFunction((sel) => /recorded measurement/.test(document.querySelector(sel).shadowRoot.querySelector('.note').textContent), W);
   const note = await page.locator(`${W} .note`).innerText();
-  assert.match(note, new RegExp(`recorded measurement from ${doc.device.name}: this server has no GPU`));
+  assert.match(note, new RegExp(`A recorded measurement from ${doc.device.name}: this server has no GPU to measure again`));
 });
 
 test('demo mode: Measure now is disabled with the reason in plain words', async () => {
@@ -180,7 +180,7 @@ test('demo mode: Measure now is disabled with the reason in plain words', async 
 });
 
 test('the chart has one measured/predicted bar pair per row, labelled', async () => {
-  const charts = page.locator(`${W} .tables svg[role=img]`);
+  const charts = page.locator(`${W} .tables figure.chart > svg[role=img]`);
   assert.equal(await charts.count(), doc.tables.length);
   for (const [ti, t] of doc.tables.entries()) {
     const svg = charts.nth(ti);
@@ -317,7 +317,7 @@ test('demo mode at phone width: the ratio shows without sideways scrolling, char
   const box = page.locator(`${W} .scroll`).first();
   const [sw, cw] = await box.evaluate((e) => [e.scrollWidth, e.clientWidth]);
   assert.ok(sw <= cw + 1, `no sideways scroller (${sw} vs ${cw})`);
-  const px = await page.locator(`${W} .tables svg[role=img]`).first().evaluate((s) => {
+  const px = await page.locator(`${W} .tables figure.chart > svg[role=img]`).first().evaluate((s) => {
     const t = s.querySelector('g.pair text');
     return t.getBoundingClientRect().height;
   });
@@ -817,13 +817,13 @@ test('Part 2 read both ways: both readings with their sentences in the table and
     assert.equal(await tr.locator('td[data-k="sentence"]').innerText(), g.sentence);
     assert.equal(await tr.locator('td[data-k="ratio"] .v').innerText(), fx(g.ratio, 2), `${g.kind}: measured`);
     assert.equal(await tr.locator('td[data-k="predicted"] .v').innerText(), fx(g.predicted, 2), `${g.kind}: predicted`);
-    const bars = p.locator(`${W2} .tables svg[role=img]`).nth(ti).locator(`g.reading[data-reading="${g.kind}"]`);
+    const bars = p.locator(`${W2} .tables figure.chart > svg[role=img]`).nth(ti).locator(`g.reading[data-reading="${g.kind}"]`);
     const text = await bars.textContent();
     assert.ok(text.includes(label(g.row)) && text.includes(`against ${label(g.against)}`), text);
     assert.ok(text.includes(`${fx(g.ratio, 2)}\u00d7 measured`) && text.includes(`${fx(g.predicted, 2)}\u00d7 predicted`), text);
     assert.equal(await bars.locator('rect.bm').count(), 1);
     assert.equal(await bars.locator('rect.bp').count(), 1);
-    const desc = await p.locator(`${W2} .tables svg[role=img]`).nth(ti).locator('desc').textContent();
+    const desc = await p.locator(`${W2} .tables figure.chart > svg[role=img]`).nth(ti).locator('desc').textContent();
     assert.ok(desc.includes(`${label(g.row)} against ${label(g.against)}: measured ${fx(g.ratio, 2)}x, predicted ${fx(g.predicted, 2)}x`), desc);
   }
   // The table's columns still line up: a reading row spans the table's columns.
@@ -839,8 +839,10 @@ test('Part 2 read both ways: both readings with their sentences in the table and
 
 // The visible text of what `loc` selects (screen-reader-only parts left
 // out) and what a screen reader hears (aria-hidden parts left out).
+// A cell's history sparkline (mountNights()) is its own figure, checked in
+// nights.test.mjs: left out here.
 const seenAndSaid = (loc) => loc.evaluate((e) => {
-  const strip = (sel) => { const k = e.cloneNode(true); k.querySelectorAll(sel).forEach((x) => x.remove()); return k.textContent; };
+  const strip = (sel) => { const k = e.cloneNode(true); k.querySelectorAll(`${sel}, .spark`).forEach((x) => x.remove()); return k.textContent; };
   return { seen: strip('.sr'), said: strip('[aria-hidden="true"]') };
 });
 
@@ -909,7 +911,7 @@ test('each ratio with its 95% interval, to the transcript\'s decimals, and its w
     assert.equal(`${await tr.locator('.v').innerText()} ${await tr.locator('.ci').innerText()}`, `${m[1]} ${m[2]}`, `${r.label}: widget and transcript`);
   }
   // The charts: a whisker per measured row, to scale; named in the legend and the caption; said in the description.
-  const charts = page.locator(`${W} .tables svg[role=img]`);
+  const charts = page.locator(`${W} .tables figure.chart > svg[role=img]`);
   for (const [ti, t] of doc.tables.entries()) {
     assertWhiskers(t, await whiskersOf(charts.nth(ti)));
     assert.equal(await charts.nth(ti).locator('g.legend text', { hasText: '95% interval' }).count(), 1, 'the legend names the whisker');
@@ -917,7 +919,7 @@ test('each ratio with its 95% interval, to the transcript\'s decimals, and its w
     assert.ok((await charts.nth(ti).locator('desc').textContent()).includes(`${t.rows[i].label}: measured ${ratioWant(t, i).point}x (${ratioWant(t, i).said})`));
   }
   assert.match(await page.locator(`${W} .tables figure figcaption`).first().innerText(), /whisker across a solid bar.s end is its 95% interval, drawn to scale/);
-  const cut = await page.locator(`${W} .tables svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
+  const cut = await page.locator(`${W} .tables figure.chart > svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
     .filter((x) => { const b = x.getBBox(); return b.x + b.width > s.viewBox.baseVal.width + 0.5; }).map((x) => x.textContent)));
   assert.deepEqual(cut, [], 'chart text that runs past the chart\'s edge');
   await shotsLD(page, 'intervals-table', `${W} .tables .scroll`);
@@ -943,7 +945,7 @@ test('each ratio with its 95% interval, to the transcript\'s decimals, and its w
   assert.deepEqual(ratioWant(t, by('lane-half')), { point: '1.952', ci: '[1.951, 1.952]', said: '95% interval 1.951 to 1.952' });
   assert.equal(ratioWant(t, by('old')).ci, null);
   await assertIntervals(p, W, d);
-  const ws = await whiskersOf(p.locator(`${W} .tables svg[role=img]`).first());
+  const ws = await whiskersOf(p.locator(`${W} .tables figure.chart > svg[role=img]`).first());
   assertWhiskers(t, ws);
   const wide = ws.find((w) => w.row === by('block-parity'));
   assert.ok(wide.hi - wide.lo > 20, `a wide interval draws a wide whisker: ${JSON.stringify(wide)}`);
@@ -956,9 +958,8 @@ test('each ratio with its 95% interval, to the transcript\'s decimals, and its w
 });
 
 test('under the provenance, the night against the previous good night: unchanged, changed with its interval, what changed around it, or nothing', async () => {
-  // The capture is a first night: a comparison with no previous night, so no line.
-  assert.equal(fixture.comparison.previous, null);
-  assert.equal(await page.locator(`${W} ul.since li`).count(), 0, 'a first night says nothing');
+  // The demo capture's latest night is compared with the night before it.
+  assert.equal(fixture.comparison.previous.date, '2026-12-02');
   const prevNight = { date: '2026-11-30', finished_utc: '2026-11-30T03:10:00Z' };
   const change = (label, change, lo, hi) => ({ label, change, change_ci: { lo, hi }, ratio: 1.9 });
   // `set(c)` edits the record's comparison; resolves to the lines' text as seen and as said.
@@ -985,7 +986,7 @@ test('under the provenance, the night against the previous good night: unchanged
   let got = await linesOf((body) => { base0(body).unchanged_since = '2026-11-29'; });
   const n = fixture.comparison.rows.length;
   assert.deepEqual(got.seen, [`Unchanged since 2026-11-29 (${n} ratios the same within 1.0%).`]);
-  await shotsLD(got.p, 'since-unchanged', null, { at: `${W} ul.since` });
+  await shotsLD(got.p, 'since-unchanged', null, { at: `${W} p.nights` });
   await closePage(got.p);
 
   // The same, with the driver moved: said after it.
@@ -1015,7 +1016,7 @@ test('under the provenance, the night against the previous good night: unchanged
     'Changed since 2026-11-30: driver 580.159 \u2192 585.01; CUDA runtime 13.0 \u2192 13.1.',
   ]);
   assert.equal(await got.p.locator(`${W} ul.since li[data-label="lower"][data-row="${r0.name}"] b`).innerText(), 'lower by 4.4%');
-  await shotsLD(got.p, 'since-changed', null, { at: `${W} ul.since` });
+  await shotsLD(got.p, 'since-changed', null, { at: `${W} p.nights` });
   await closePage(got.p);
 
   // Higher, and more changed ratios than the lines name: the rest counted.
@@ -1033,6 +1034,18 @@ test('under the provenance, the night against the previous good night: unchanged
   // Six changed ratios, three named: three more counted.
   assert.equal(n, 3, 'the capture compares three ratios');
   assert.equal(got.seen[3], '3 more ratios changed or are ambiguous.');
+  await closePage(got.p);
+
+  // A first night (no previous night to compare with): nothing.
+  got = await linesOf((body) => {
+    const c = body.comparison;
+    c.previous = null;
+    c.history_nights = 0;
+    delete c.unchanged_since;
+    delete c.tables;
+    for (const r of c.rows) r.previous = null;
+  });
+  assert.deepEqual(got.seen, [], 'a first night says nothing');
   await closePage(got.p);
 
   // A record from before comparisons: nothing.
@@ -1448,7 +1461,7 @@ test('the scenarios suite measured from the page against the stand-in GPU worker
   }
   assert.match(await p.locator(`${S} .prov`).first().innerText(), /^Measured just now on /);
   // The worked cases' long row labels wrap inside their charts rather than run off the edge.
-  const cut = await p.locator(`${S} .tables svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
+  const cut = await p.locator(`${S} .tables figure.chart > svg[role=img]`).evaluateAll((svgs) => svgs.flatMap((s) => [...s.querySelectorAll('text')]
     .filter((t) => { const b = t.getBBox(); return b.x + b.width > s.viewBox.baseVal.width + 0.5; }).map((t) => t.textContent)));
   assert.deepEqual(cut, [], 'chart text that runs past the chart\'s edge');
   await shotsLD(p, 'scenarios-measured-top', null, { at: `${S} .prov` });

@@ -30,7 +30,7 @@ static json_t *ins_of(json_t *rec, size_t t, size_t r) {
 Test(slim, the_slim_record_is_the_record_without_runs_and_with_their_paths) {
     json_t *rec = capture("day22-part2");
     size_t len = 0;
-    char *text = slim_record(rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", &len);
+    char *text = slim_record(rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", NULL, &len);
     cr_assert_not_null(text);
     cr_expect_eq(strlen(text), len);
     cr_expect_eq(text[len - 1], '\n');
@@ -88,7 +88,7 @@ static json_t *the_rec;
 static char *build_slim(void *ctx) {
     (void)ctx;
     size_t len;
-    return slim_record(the_rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", &len);
+    return slim_record(the_rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", NULL, &len);
 }
 
 /* A small record of the capture's shape: Part 2's first table, its first
@@ -111,11 +111,37 @@ static json_t *small_record(void) {
 Test(slim, a_failing_allocation_gives_null_never_a_part) {
     the_rec = small_record();
     size_t len;
-    char *want = slim_record(the_rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", &len);
+    char *want = slim_record(the_rec, "nvidia-h200", FIXTURE_CAPTURE_DATE, "day22-part2", NULL, &len);
     cr_assert_not_null(want);
     cr_assert_not_null(strstr(want, "listing_url"));
     struct failing_case c = {.build = build_slim, .want = want, .max = 20000};
     cr_expect_gt(failing_alloc_each(&c), 0, "some allocation failed");
     free(want);
     json_decref(the_rec);
+}
+
+/* A history page goes in whole as "history"; one past SLIM_HISTORY_MAX is
+ * left out (the page asks the route for it). */
+Test(slim, the_latest_record_carries_its_history_when_small) {
+    json_t *rec = json_pack("{s:s, s:{s:[]}}", "schema", "divergence.evidence.v1", "document", "tables");
+    cr_assert_not_null(rec);
+    size_t len = 0;
+    char *text = slim_record(rec, "g", "2026-12-03", "s", "{\"schema\":\"divergence.evidence.history.v1\",\"nights\":[{}]}", &len);
+    cr_assert_not_null(text);
+    json_t *j = json_loads(text, 0, NULL);
+    cr_assert_not_null(j);
+    cr_expect_eq(json_array_size(json_object_get(json_object_get(j, "history"), "nights")), 1);
+    json_decref(j);
+    free(text);
+    char *big = malloc(SLIM_HISTORY_MAX + 64);
+    cr_assert_not_null(big);
+    memset(big, ' ', SLIM_HISTORY_MAX + 63);
+    memcpy(big, "{\"nights\":[]}", 13);
+    big[SLIM_HISTORY_MAX + 63] = '\0';
+    text = slim_record(rec, "g", "2026-12-03", "s", big, &len);
+    cr_assert_not_null(text);
+    cr_expect_null(strstr(text, "\"history\""), "a history past the bound goes in: %.80s", text);
+    free(text);
+    free(big);
+    json_decref(rec);
 }
