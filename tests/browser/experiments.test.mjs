@@ -2,7 +2,9 @@
 // page (static/widget/experiments.js), in a real browser against the real
 // server serving the committed demo capture (harness.mjs's session):
 // - the lesson's first load fetches neither the experiments' evidence nor
-//   their module; "Show the experiments" loads the widget for the suite;
+//   their module; the section is one closed line ("Experiments: the
+//   compiler and the warp", one line of text at 390 px) until opened, and
+//   opening it, or arriving at #compiler-and-warp, loads the widget;
 // - four charts, one per experiment table, each under a sentence saying
 //   what the table is about; the k-paths chart has a mark per row with a k
 //   (its name, arrangement, k and ratio the row's) and the fit's line; the
@@ -38,7 +40,8 @@ async function doc() {
 }
 
 // The lesson page with the experiments shown, at `width`: the page, and
-// the URLs fetched before and after the button.
+// the URLs fetched before and after opening the section, and the closed
+// section's height and line height.
 async function shown(width) {
   const p = await S.ctx.newPage();
   p.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -48,25 +51,32 @@ async function shown(width) {
   await p.waitForFunction(() => [...document.querySelectorAll('divergence-widget')].every((w) => w.getAttribute('state') === 'shown'), null, { timeout: 15000 });
   await p.waitForLoadState('networkidle');
   const first = (await rec.stop()).map((g) => g.url);
+  const closed = await p.locator('#compiler-and-warp').evaluate((d) => ({
+    open: d.open, height: d.getBoundingClientRect().height, line: parseFloat(getComputedStyle(d.querySelector('summary')).lineHeight),
+    widgets: d.querySelectorAll('divergence-widget').length,
+  }));
   const rec2 = recordRequests(p);
-  await p.getByRole('button', { name: 'Show the experiments' }).click();
+  await p.locator('#compiler-and-warp > summary', { hasText: 'Experiments: the compiler and the warp' }).click();
   await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') === 'shown'; }, X, { timeout: 15000 });
   await p.locator(`${X} figure.xchart`).nth(3).waitFor({ state: 'attached', timeout: 15000 });
   await p.waitForLoadState('networkidle');
   const later = (await rec2.stop()).map((g) => g.url);
   // The charts are a click away on a phone: open them all.
   await p.evaluate((s) => document.querySelector(s).shadowRoot.querySelectorAll('details.chart').forEach((d) => { d.open = true; }), X);
-  return { p, first, later };
+  return { p, first, later, closed };
 }
 
-test('the experiments: loaded on request, four charts from the document, nothing too wide, light and dark', async () => {
+test('the experiments: one closed line until opened (or arrived at), four charts from the document, nothing too wide, light and dark', async () => {
   const d = await doc();
   const byExp = Object.fromEntries(d.tables.map((t, i) => [t.experiment, { t, i }]));
   assert.deepEqual(Object.keys(byExp).sort(), ['branchless', 'k-paths', 'predication', 'reconvergence'], 'the capture has the four experiments');
   for (const width of [1280, PHONE]) {
-    const { p, first, later } = await shown(width);
+    const { p, first, later, closed } = await shown(width);
     assert.ok(!first.some((u) => u.includes(SUITE) || u.endsWith('/experiments.js')), `the first load fetches no experiment: ${first.join(' ')}`);
-    assert.ok(later.some((u) => u.endsWith('/static/widget/experiments.js')), `the button loads the experiments' module: ${later.join(' ')}`);
+    assert.equal(closed.open, false, 'the section is closed on first load');
+    assert.equal(closed.widgets, 0, 'no experiments widget before the section is opened');
+    assert.ok(closed.height <= closed.line + 0.5, `the closed section is one line at ${width} px: ${closed.height} px, a line ${closed.line} px`);
+    assert.ok(later.some((u) => u.endsWith('/static/widget/experiments.js')), `opening the section loads the experiments' module: ${later.join(' ')}`);
     const got = await p.evaluate((s) => {
       const root = document.querySelector(s).shadowRoot;
       const figs = [...root.querySelectorAll('details.chart[data-experiment]')];
@@ -86,9 +96,9 @@ test('the experiments: loaded on request, four charts from the document, nothing
     assert.deepEqual(got.about.map((a) => a.exp), d.tables.map((t) => t.experiment), 'a sentence above each experiment table');
     // k paths: a mark per row with a k, as the document has it; the fit's line.
     const kt = byExp['k-paths'].t;
-    const want = kt.rows.filter((r) => Number.isInteger(r.point.k)).map((r) => ({ row: r.name, k: r.point.k, arr: r.point.arrangement === 'lane-mod' ? 'split' : 'aligned', ratio: r.ratio }));
-    assert.equal(want.length, 14);
-    assert.deepEqual(got.kp, want, 'the k-paths points are the document\'s rows');
+    const kpWant = kt.rows.filter((r) => Number.isInteger(r.point.k)).map((r) => ({ row: r.name, k: r.point.k, arr: r.point.arrangement === 'lane-mod' ? 'split' : 'aligned', ratio: r.ratio }));
+    assert.equal(kpWant.length, 14);
+    assert.deepEqual(got.kp, kpWant, 'the k-paths points are the document\'s rows');
     assert.ok(got.fit >= 2, 'the fit drawn (and in the legend)');
     const ab = got.about.find((a) => a.exp === 'k-paths').text;
     assert.match(ab, new RegExp(`b / a = ${kt.fit.b_over_a.toFixed(2).replace('.', '\\.')}`), `the fit in the sentence: ${ab}`);
@@ -128,6 +138,14 @@ test('the experiments: loaded on request, four charts from the document, nothing
     await p.emulateMedia({ colorScheme: 'light' });
     await closePage(p);
   }
+  // Arriving at the section's address opens it and shows the experiments.
+  const p = await S.ctx.newPage();
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.goto(S.base + '/#compiler-and-warp');
+  await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') === 'shown'; }, X, { timeout: 15000 });
+  assert.equal(await p.locator('#compiler-and-warp').evaluate((d) => d.open), true, 'the section opened at #compiler-and-warp');
+  await p.locator(`${X} figure.xchart`).nth(3).waitFor({ state: 'attached', timeout: 15000 });
+  await closePage(p);
   const { bad } = contractCheck(reads);
   assert.deepEqual(bad, [], 'the widget reads only fields api/openapi.yaml defines');
 });
