@@ -14,6 +14,9 @@
  * - reconvergence: per row the warps that met again at the join (Row
  *   `join`) and the lanes' clock spread there.
  *
+ * Under each chart a sentence reads it for the student (what the marks
+ * show and what that says about the warp), from the same fields.
+ *
  * The palette and conventions are chart.js's (380-unit SVGs, 15px text,
  * --dw-m solid, --dw-p hatched, a title and a description with every
  * number for screen readers). divergence-widget.js imports this module only
@@ -33,12 +36,47 @@ const ratioSaid = (r) => { const c = ciOf(r.ratio, r.ratio_ci); return c ? `${c.
 const rowsOf = (t) => (Array.isArray(t.rows) ? t.rows : []);
 const pointOf = (r) => (r.point && typeof r.point === 'object' ? r.point : {});
 
-// The frame every chart shares: a figure with its caption and an SVG
-// whose title and description carry the numbers.
-function figure(id, caption, title, desc, H, ...body) {
+// The frame every chart shares: a figure with its caption, an SVG whose
+// title and description carry the numbers, and under it the sentence that
+// reads it (`read`; none where the document lacks what it needs).
+function figure(id, caption, read, title, desc, H, ...body) {
   return el('figure', { class: 'chart xchart' }, el('figcaption', {}, caption),
     svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d` },
-      svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc), hatch(id), body));
+      svg('title', { id: `${id}-t` }, title), svg('desc', { id: `${id}-d` }, desc), hatch(id), body),
+    read ? el('p', { class: 'xread' }, el('b', {}, 'Reading it: '), read) : null);
+}
+
+// "1.77" or "1.77 to 1.84": the span of `vs` at 2 decimals.
+function span(vs) {
+  const lo = fx(Math.min(...vs), 2), hi = fx(Math.max(...vs), 2);
+  return lo === hi ? lo : `${lo} to ${hi}`;
+}
+
+// How row a's ratio stands to row b's, in `words` [more, less, the same]:
+// with both intervals, overlapping ones are no difference.
+function against(a, b, words) {
+  const ca = ciOf(a.ratio, a.ratio_ci), cb = ciOf(b.ratio, b.ratio_ci);
+  if (ca && cb && ca.lo <= cb.hi && cb.lo <= ca.hi) return words[2];
+  return a.ratio > b.ratio ? words[0] : words[1];
+}
+const LONGER = ['longer than', 'shorter than', 'as long as'], MORE = ['more than', 'less than', 'no different from'];
+
+// A row's code label cut into lines of at most `max` characters after a
+// statement or a brace where it can be (SVG text does not wrap), else at spaces.
+function codeLines(text, max) {
+  const out = [];
+  let line = '';
+  for (const part of String(text).split(/(?<=[;{}]) /)) {
+    const next = line ? `${line} ${part}` : part;
+    if (next.length <= max) { line = next; continue; }
+    if (line) out.push(line);
+    if (part.length <= max) { line = part; continue; }
+    const cut = wrapText(part, max);
+    out.push(...cut.slice(0, -1));
+    line = cut[cut.length - 1];
+  }
+  if (line || !out.length) out.push(line);
+  return out;
 }
 
 // A horizontal bar from X0 to x(v), with its interval's whisker and its value after.
@@ -58,6 +96,18 @@ function kAbout(t) {
   const lvl = fin(f.level) ? ` (${fixed(100 * f.level, 0)}% intervals)` : '';
   return `${head} Fitted over the ${f.points} split rows, T(k) = a + b\u00b7k with a = ${us(f.a_ms)} \u00b5s${ciUs(f.a_ci)} and b = ${us(f.b_ms)} \u00b5s per path${ciUs(f.b_ci)}` +
     `, b / a = ${fx(f.b_over_a, 2)}${f.b_over_a_ci ? ` [${fx(f.b_over_a_ci.lo, 2)}, ${fx(f.b_over_a_ci.hi, 2)}]` : ''}${lvl}; the line misses a row's median by at most ${fx(100 * f.residual_max_rel, 2)}%.`;
+}
+
+function kRead(t) {
+  const pts = rowsOf(t).filter((r) => Number.isInteger(pointOf(r).k) && fin(r.ratio));
+  const split = pts.filter((r) => pointOf(r).arrangement === 'lane-mod'), aligned = pts.filter((r) => pointOf(r).arrangement !== 'lane-mod');
+  if (!split.length) return null;
+  const top = split.reduce((a, r) => (pointOf(r).k > pointOf(a).k ? r : a)), k = pointOf(top).k, f = t.fit;
+  const fits = f && fin(f.a_ms) && fin(f.b_ms);
+  const alignedTop = aligned.length ? Math.max(...aligned.map((r) => pointOf(r).k)) : 0;
+  return `the filled circles climb with k: ${k} paths inside every warp took ${fx(top.ratio, 2)}\u00d7 the one-path row\u2019s time` +
+    (fits ? `, and they lie on the line: each path a warp\u2019s lanes take adds b = ${us(f.b_ms)} \u00b5s to a fixed ${us(f.a_ms)} \u00b5s, so the warp pays the sum of its paths` : '') +
+    (aligned.length ? `. The hollow squares stay at ${span(aligned.map((r) => r.ratio))}\u00d7 up to k = ${alignedTop}: the same paths given one to a warp cost nothing, because no warp runs more than one.` : '.');
 }
 
 function kChart(t, id) {
@@ -81,7 +131,7 @@ function kChart(t, id) {
       : svg('rect', { class: 'ka', x: x(p.k) - 3.5, y: y(p.r.ratio) - 3.5, width: 7, height: 7 })));
   const last = pts.filter((p) => p.split && p.k === kmax)[0];
   return figure(id, 'Chart: each row\u2019s time over the one-path row\u2019s, against k. Filled circles split the k paths inside every warp, hollow squares give each warp one path; ' +
-    'the whiskers are 95% intervals (most are narrower than the marks)' + (fits ? '; the line is the fit T(k) / T(1).' : '.'),
+    'the whiskers are 95% intervals (most are narrower than the marks)' + (fits ? '; the line is the fit T(k) / T(1).' : '.'), kRead(t),
   `${t.title}: time ratio against k`, desc, H,
   svg('g', { class: 'legend', 'aria-hidden': 'true' },
     svg('circle', { class: 'ks', cx: L + 6, cy: 14, r: 4 }), svg('text', { x: L + 16, y: 19 }, 'split (lane % k)'),
@@ -136,6 +186,21 @@ function predAbout(t, doc) {
   return p && p.text ? `${head} ${p.text.charAt(0).toUpperCase()}${p.text.slice(1)}.` : head;
 }
 
+function predRead(doc) {
+  const p = doc.findings && doc.findings.predication;
+  const pts = p && Array.isArray(p.points) ? p.points.filter((q) => fin(q.ratio)) : [];
+  const pred = pts.filter((q) => q.branching === 'predicated'), br = pts.filter((q) => q.branching === 'branched');
+  if (!pred.length && !br.length) return null;
+  const rule = ruleOf(p);
+  const parts = [];
+  if (pred.length) parts.push(`${rule ? `inside the solid line (${rule.said}) ` : ''}the compiler predicated the if/else (P), and splitting the warp cost ${span(pred.map((q) => q.ratio))}\u00d7: ` +
+    'every warp issues both sides\u2019 instructions whether its lanes split or not');
+  if (br.length) parts.push(`${rule && pred.length ? 'outside it ' : ''}it branched (B), and the split warp took ${span(br.map((q) => q.ratio))}\u00d7, running one side after the other`);
+  const guide = fin(p.guide_threshold) && fin(p.guide_disagrees)
+    ? ` The guide\u2019s old rule (dashed) ${p.guide_disagrees === 0 ? `agrees on all ${pts.length} measured points` : `disagrees on ${p.guide_disagrees} of the ${pts.length} measured points`}.` : '';
+  return `${parts.join('; ')}.${guide}`;
+}
+
 function predChart(t, doc, id) {
   const p = doc.findings && doc.findings.predication;
   const pts = p && Array.isArray(p.points) ? p.points : [];
@@ -163,7 +228,7 @@ function predChart(t, doc, id) {
     (guide ? ` The guide's old rule: LA + LB \u2264 ${p.guide_threshold}.` : '');
   return figure(id, [`Chart: the LA \u00d7 LB map, rows LA (the if side\u2019s FMAs), columns LB (the else side\u2019s). P: the compiler predicated the point (filled), B: it branched (hatched), with the lane-split row\u2019s time over the warp-split row\u2019s; ` +
     `an empty cell was not measured (${pts.length} of ${GRID * GRID} were).`, rule ? ` The solid line is the boundary found, ${rule.said}${otherRules(p, rule.said)}` : '',
-  guide ? `; the dashed line the Best Practices Guide\u2019s old rule, LA + LB \u2264 ${p.guide_threshold} (it disagrees on ${p.guide_disagrees} of the measured points).` : '.'],
+  guide ? `; the dashed line the Best Practices Guide\u2019s old rule, LA + LB \u2264 ${p.guide_threshold}.` : '.'], predRead(doc),
   `${t.title}: predicated or branched per LA and LB`, desc, H,
   svg('text', { x: LX, y: 16, 'font-weight': 600 }, 'LB, the else side \u2192'),
   svg('text', { x: 4, y: TY - 6, 'font-weight': 600 }, 'LA \u2193'),
@@ -190,27 +255,40 @@ function blAbout(t) {
     `against ${fx(s.branch.ratio, 2)}\u00d7 for the split branch.`;
 }
 
+function blRead(t) {
+  const g = pairOf(t), w = g.find((x) => x.a === 'warps'), s = g.find((x) => x.a === 'lanes');
+  const ok = (x) => x && x.branch && x.select && fin(x.branch.ratio) && fin(x.select.ratio);
+  const parts = [];
+  if (ok(w)) parts.push(`where whole warps take one side, the hatched bar is ${against(w.select, w.branch, LONGER)} the solid one ` +
+    `(${fx(w.select.ratio, 2)}\u00d7 against ${fx(w.branch.ratio, 2)}\u00d7): selecting makes every warp compute both sides, the branch only the side its warp takes`);
+  if (ok(s)) parts.push(`where every warp splits, the branch runs both sides one after the other too, and selecting took ${against(s.select, s.branch, MORE)} the branch ` +
+    `(${fx(s.select.ratio, 2)}\u00d7 against ${fx(s.branch.ratio, 2)}\u00d7)`);
+  return parts.length ? `${parts.join('; ')}.` : null;
+}
+
 function blChart(t, id) {
   const groups = pairOf(t), all = groups.flatMap((g) => [g.branch, g.select]).filter(Boolean);
   const cis = new Map(all.map((r) => [r, ciOf(r.ratio, r.ratio_ci)]));
   const max = Math.max(1, ...all.map((r) => (cis.get(r) ? cis.get(r).hi : r.ratio)).filter(fin)) * 1.05;
   const x = (v) => X0 + (XMAX - X0) * (fin(v) ? Math.max(0, v) : 0) / max;
-  const TOP = 48, GH = 86, H = TOP + groups.length * GH + 14;
+  const TOP = 48, GH = 86, H = TOP + Math.max(0, groups.length - 1) * GH + 76; // the last group's bars end 68 under its top
   const text = (r, word) => { const c = cis.get(r); return fin(r.ratio) ? `${c ? c.point : fx(r.ratio, 2)}\u00d7 ${word}` : `no ${word} value`; };
   const bars = groups.map((g, i) => {
     const y = TOP + i * GH;
     return svg('g', { class: 'pair', 'data-arr': g.a },
       svg('text', { x: X0, y: y + 14, 'font-weight': 600 }, ARR[g.a]),
       g.branch ? svg('g', { 'data-row': g.branch.name }, hbar(x, g.branch.ratio, y + 24, 'bm', id, text(g.branch, 'branch'), cis.get(g.branch))) : null,
-      g.select ? svg('g', { 'data-row': g.select.name }, hbar(x, g.select.ratio, y + 48, 'bp', id, text(g.select, 'select'), cis.get(g.select))) : null);
+      g.select ? svg('g', { 'data-row': g.select.name }, hbar(x, g.select.ratio, y + 48, 'bp', id, text(g.select, 'select'), cis.get(g.select))) : null,
+      // 1.00, under the group's title, not through it.
+      svg('line', { class: 'ref', x1: x(1), x2: x(1), y1: y + 20, y2: y + 68 }));
   });
   const desc = all.map((r) => `${r.label}: ${ratioSaid(r)}`).join('; ') + '.';
   return figure(id, 'Chart: solid bars the if/else, hatched bars compute-both-then-select, each row\u2019s time over the warp-aligned branch\u2019s; the whiskers are 95% intervals; the dashed line is 1.00.',
-    `${t.title}: the branch beside the select`, desc, H,
+    blRead(t), `${t.title}: the branch beside the select`, desc, H,
     svg('g', { class: 'legend', 'aria-hidden': 'true' },
       svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 14 }), svg('text', { x: X0 + 24, y: 19 }, 'if/else (branch)'),
       svg('rect', { class: 'bp', fill: `url(#${id}-h)`, x: 170, y: 6, width: 18, height: 14 }), svg('text', { x: 194, y: 19 }, 'select (both sides)')),
-    bars, svg('line', { class: 'ref', x1: x(1), x2: x(1), y1: TOP - 4, y2: H - 8 }));
+    bars);
 }
 
 // ---- reconvergence -------------------------------------------------------
@@ -226,12 +304,25 @@ function rcAbout(t) {
     rows.filter((r) => !met.includes(r)).map((r) => `${r.label}: ${r.join.reconverged_warps} of ${r.join.warps} warps`).join('; ') + '.';
 }
 
+function rcRead(t) {
+  const rows = rowsOf(t).filter((r) => r.join && typeof r.join === 'object' && fin(r.join.warps) && r.join.warps > 0);
+  if (!rows.length) return null;
+  const met = rows.filter((r) => r.join.reconverged_warps === r.join.warps);
+  const spread = Math.max(0, ...rows.map((r) => r.join.clock_spread_cycles_max).filter(fin));
+  if (met.length === rows.length) return `every solid bar is full${spread === 0 ? ' and every spread 0 cycles' : ''}: in all ${rows.length} rows every warp read the join in one group, ` +
+    `with __syncwarp() and without it${spread === 0 ? ', so no group of its lanes came later than another' : `, its groups at most ${fx(spread, 0)} cycles apart`}. On this GPU and compiler the warps met again at the join without it too; ` +
+    'the language does not promise that, and __syncwarp() does.';
+  const not = rows.filter((r) => !met.includes(r));
+  return `${met.length} of ${rows.length} bars are full; ${not.map((r) => `${r.label}: ${r.join.reconverged_warps} of ${r.join.warps} warps met again`).join('; ')}. ` +
+    'A warp that did not read the join in one group was still diverged past it, its groups up to the outlined spread apart.';
+}
+
 function rcChart(t, id) {
   const rows = rowsOf(t);
   const spreadMax = Math.max(1, ...rows.map((r) => (r.join ? r.join.clock_spread_cycles_max : null)).filter(fin));
   const share = (j) => (j && j.warps > 0 ? j.reconverged_warps / j.warps : null);
   const XS = 170, xs = (v) => X0 + (XS - X0) * (fin(v) ? v : 0), xc = (v) => X0 + (XS - X0) * (fin(v) ? v : 0) / spreadMax;
-  const labels = rows.map((r) => wrapText(r.label, LABEL_CHARS));
+  const labels = rows.map((r) => codeLines(r.label, LABEL_CHARS));
   const TOP = 48, RH = 62, ys = [];
   let yy = TOP;
   for (const l of labels) { ys.push(yy); yy += RH + (l.length - 1) * LH; }
@@ -248,7 +339,7 @@ function rcChart(t, id) {
   });
   const desc = rows.map((r) => (r.join ? `${r.label}: ${r.join.reconverged_warps} of ${r.join.warps} warps met again at the join, ` +
     `mask 0x${r.join.expected_mask} expected, clock spread median ${fx(r.join.clock_spread_cycles_median, 0)} cycles, max ${fx(r.join.clock_spread_cycles_max, 0)}; time ${ratioSaid(r)}` : `${r.label}: no join record`)).join('; ') + '.';
-  return figure(id, `Chart: per row, solid the share of warps that read the join in one group with every lane that reaches it; outlined the median clock spread between a warp\u2019s groups there (${spreadMax > 1 ? `scale 0 to ${fx(spreadMax, 0)} cycles` : 'a tick where it is 0 cycles'}).`,
+  return figure(id, `Chart: per row, solid the share of warps that read the join in one group with every lane that reaches it; outlined the median clock spread between a warp\u2019s groups there (${spreadMax > 1 ? `scale 0 to ${fx(spreadMax, 0)} cycles` : 'a tick where it is 0 cycles'}).`, rcRead(t),
     `${t.title}: warps met again and clock spread at the join`, desc, H,
     svg('g', { class: 'legend', 'aria-hidden': 'true' },
       svg('rect', { class: 'bm', x: X0, y: 6, width: 18, height: 14 }), svg('text', { x: X0 + 24, y: 19 }, 'warps met again'),

@@ -12,6 +12,10 @@
 //   the lane-split row's own instructions shape, nothing on the others, and
 //   the boundary drawn; the branchless chart pairs each arrangement's branch
 //   and select; the reconvergence chart has each row's join record;
+// - under each chart a sentence that reads it, with the document's numbers
+//   (the k-paths top ratio and b, the predication boundary and the spans of
+//   its P and B ratios, the branchless pairs, whether every warp met again);
+// - every chart's text at least 12 px on the phone;
 // - nothing wider than the screen at 1280 and 390 px, no text reading null,
 //   undefined or NaN, and only fields api/openapi.yaml defines read;
 // - screenshots at 1280x900 and 390x844, light and dark: the section's
@@ -22,7 +26,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import {
   S, startSession, endSession, PHONE, outDir, pageErrors, reads, pageReads, closePage, assertNoStray, tooWide,
-  recordRequests, contractCheck,
+  recordRequests, contractCheck, fx,
 } from './harness.mjs';
 
 const SUITE = 'compiler-and-warp';
@@ -37,6 +41,29 @@ async function doc() {
   const r = await fetch(`${S.base}/evidence/latest/${SUITE}`);
   assert.equal(r.status, 200, `GET /evidence/latest/${SUITE}`);
   return (await r.json()).document;
+}
+
+// What the sentence under each chart must say, from the document: the
+// fragments written independently of the widget.
+function readingWant(d) {
+  const by = Object.fromEntries(d.tables.map((t) => [t.experiment, t]));
+  const x = '\u00d7', span = (vs) => { const lo = fx(Math.min(...vs), 2), hi = fx(Math.max(...vs), 2); return lo === hi ? lo : `${lo} to ${hi}`; };
+  const kt = by['k-paths'], split = kt.rows.filter((r) => r.point.arrangement === 'lane-mod');
+  const top = split.reduce((a, r) => (r.point.k > a.point.k ? r : a));
+  const aligned = kt.rows.filter((r) => r.point.arrangement === 'warp-mod');
+  const p = d.findings.predication;
+  const span2 = (b) => span(p.points.filter((q) => q.branching === b).map((q) => q.ratio));
+  const bl = (arr, v) => by.branchless.rows.find((r) => r.point.arrangement === arr && r.point.variant === v).ratio;
+  const rc = by.reconvergence.rows;
+  return {
+    'k-paths': [`${top.point.k} paths inside every warp took ${fx(top.ratio, 2)}${x}`, `adds b = ${fx(kt.fit.b_ms * 1000, 2)} \u00b5s`,
+      `stay at ${span(aligned.map((r) => r.ratio))}${x}`],
+    predication: [`inside the solid line (LA + LB \u2264 ${p.sum_rule})`, `splitting the warp cost ${span2('predicated')}${x}`,
+      `the split warp took ${span2('branched')}${x}`, p.guide_disagrees === 0 ? `agrees on all ${p.points.length} measured points` : `disagrees on ${p.guide_disagrees}`],
+    branchless: [`(${fx(bl('warps', 'select'), 2)}${x} against ${fx(bl('warps', 'branch'), 2)}${x})`, `(${fx(bl('lanes', 'select'), 2)}${x} against ${fx(bl('lanes', 'branch'), 2)}${x})`],
+    reconvergence: rc.every((r) => r.join.reconverged_warps === r.join.warps) ? [`every solid bar is full`, `in all ${rc.length} rows every warp read the join in one group`]
+      : [`${rc.filter((r) => r.join.reconverged_warps === r.join.warps).length} of ${rc.length} bars are full`],
+  };
 }
 
 // The lesson page with the experiments shown, at `width`: the page, and
@@ -81,7 +108,13 @@ test('the experiments: one closed line until opened (or arrived at), four charts
       const root = document.querySelector(s).shadowRoot;
       const figs = [...root.querySelectorAll('details.chart[data-experiment]')];
       return {
-        charts: figs.map((f) => ({ exp: f.dataset.experiment, svg: !!f.querySelector('figure.xchart svg[role=img] desc'), desc: (f.querySelector('desc') || {}).textContent || '' })),
+        charts: figs.map((f) => ({ exp: f.dataset.experiment, svg: !!f.querySelector('figure.xchart svg[role=img] desc'), desc: (f.querySelector('desc') || {}).textContent || '',
+          read: (f.querySelector('figure.xchart > p.xread') || {}).textContent || '' })),
+        // The smallest text of the charts as drawn: its font size times the SVG's scale.
+        minText: Math.min(...figs.flatMap((f) => [...f.querySelectorAll('figure.xchart svg text')].map((t) => {
+          const s = t.ownerSVGElement;
+          return parseFloat(getComputedStyle(t).fontSize) * s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+        }))),
         about: [...root.querySelectorAll('.xabout-slot > p.xabout')].map((x) => ({ exp: x.dataset.experiment, text: x.textContent })),
         kp: [...root.querySelectorAll('g.kp')].map((g) => ({ row: g.dataset.row, k: Number(g.dataset.k), arr: g.dataset.arr, ratio: Number(g.dataset.ratio) })),
         fit: root.querySelectorAll('line.kf').length,
@@ -94,6 +127,12 @@ test('the experiments: one closed line until opened (or arrived at), four charts
     assert.deepEqual(got.charts.map((c) => c.exp), d.tables.map((t) => t.experiment), 'a chart per experiment table, in order');
     assert.ok(got.charts.every((c) => c.svg && c.desc.length > 40), 'each chart an SVG image with its numbers in words');
     assert.deepEqual(got.about.map((a) => a.exp), d.tables.map((t) => t.experiment), 'a sentence above each experiment table');
+    const want = readingWant(d);
+    for (const c of got.charts) {
+      assert.match(c.read, /^Reading it: /, `${c.exp}: a sentence under the chart reads it`);
+      for (const frag of want[c.exp]) assert.ok(c.read.includes(frag), `${c.exp}: the reading says "${frag}": ${c.read}`);
+    }
+    assert.ok(got.minText >= 12, `the charts' smallest text is ${got.minText.toFixed(1)} px at ${width} px`);
     // k paths: a mark per row with a k, as the document has it; the fit's line.
     const kt = byExp['k-paths'].t;
     const kpWant = kt.rows.filter((r) => Number.isInteger(r.point.k)).map((r) => ({ row: r.name, k: r.point.k, arr: r.point.arrangement === 'lane-mod' ? 'split' : 'aligned', ratio: r.ratio }));
