@@ -1090,7 +1090,9 @@ test('a table whose baseline puts every thread of the block on one path says so 
   await p.getByLabel(/^Predicate/).first().fill('threadIdx.x & 1');
   await p.getByLabel('Block width (blockDim.x)').first().fill('32');
   await p.getByLabel('Block height (blockDim.y)').first().fill('8');
-  await p.waitForFunction((s) => !!document.querySelector(s).shadowRoot.querySelector('.out .tnote'), W);
+  // The width alone (a block of 32 threads) is analysed too, as the reader
+  // types: wait for the note of the 32x8 block, not the first note shown.
+  await p.waitForFunction((s) => /32x8/.test(document.querySelector(s).shadowRoot.querySelector('.out .tnote')?.textContent || ''), W);
   assert.equal(await p.locator(`${W} .out .tnote`).innerText(), sentence(at));
   assert.equal(await p.locator(`${W} .out .tnote code`).innerText(), at.suggested_baseline);
   // In a table: under the table, full width; the baseline row points to it
