@@ -265,13 +265,31 @@ function testimonyNote(t, doc) {
 // of the main view and a measurement of the try box apart.
 export function renderDoc(w, doc, key) {
   // The charts repeat the tables in a picture: open where there is room, a click away on a phone.
-  const wide = w.wide;
-  return (doc.tables || []).flatMap((t, i) => {
+  const wide = w.wide, slots = [];
+  const slot = (k, i, ...under) => { const s = el('div', { [`data-${k}`]: i, class: `${k}-slot` }, ...under); slots.push(s); return s; };
+  const out = (doc.tables || []).flatMap((t, i) => {
     const ins = listingPanel(`${w.uid}-${key}-${i}-ins`), noteId = `${w.uid}-${key}-${i}-note`;
-    return [table(w, t, doc, ins, noteId), t.note ? baseNote(t, noteId) : null, testimonyNote(t, doc), ins.panel,
-      el('details', { class: 'chart', open: wide }, el('summary', {}, 'Chart: measured beside predicted'), chart(t, `${w.uid}-${key}-${i}`))].filter(Boolean);
+    // An experiment table (Table `experiment`): what it is about above it,
+    // and its own chart (widget/experiments.js) in place of measured beside predicted.
+    const x = XCHART[t.experiment];
+    return [x ? slot('xabout', i) : null, table(w, t, doc, ins, noteId), t.note ? baseNote(t, noteId) : null, testimonyNote(t, doc), ins.panel,
+      el('details', { class: 'chart', open: wide, 'data-experiment': x ? t.experiment : null }, el('summary', {}, x || 'Chart: measured beside predicted'),
+        x ? slot('xslot', i, el('p', { class: 'hint' }, 'Drawing the chart\u2026')) : chart(t, `${w.uid}-${key}-${i}`))].filter(Boolean);
   });
+  // The experiments' module is fetched only for a document that has experiment tables.
+  if (slots.length) import('./experiments.js').then((m) => m.mount(w, doc, slots, key), (e) => {
+    for (const s of slots.filter((x) => 'xslot' in x.dataset)) s.replaceChildren(el('p', { class: 'err' }, `The chart could not be loaded: ${e && e.message ? e.message : 'no reason given'}.`));
+  });
+  return out;
 }
+
+// The summary of an experiment table's chart, per experiment.
+const XCHART = {
+  'k-paths': 'Chart: time against k, split beside aligned, with the fit',
+  predication: 'Chart: the LA \u00d7 LB map, predicated or branched',
+  branchless: 'Chart: the branch beside compute-both-then-select',
+  reconvergence: 'Chart: warps met again and clock spread at the join',
+};
 
 // The panel a table's instruction views open in, one row at a time. The
 // view's module is fetched the first time a reader opens one, and builds

@@ -280,7 +280,10 @@ export function startServer(evidenceDir, extraEnv, extraArgs = []) {
     const proc = spawn(binary, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     servers.push(proc);
     let log = '';
-    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 20 s; its output:\n${log}`)), 20000);
+    // Opening a store of three nights takes the server about 22 s of wall
+    // time on two cores at load average 12: the limit catches a server that
+    // never listens, not a slow machine.
+    const timer = setTimeout(() => reject(new Error(`server did not say "listening on" within 90 s; its output:\n${log}`)), 90000);
     const onData = (chunk) => {
       log += chunk;
       const m = log.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);

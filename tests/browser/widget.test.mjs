@@ -532,10 +532,11 @@ test('evidence of three GPU models in one store: a selector and the side-by-side
 });
 
 test('a page opened while the GPU worker is still starting takes its verdict once it is up', async () => {
-  // The worker says hello 2 s after the server starts; until then /device
-  // says present false with worker state starting, which is no verdict on
-  // the GPU: the page must not say "no GPU" for good, and must hear the
-  // real answer (a GPU, or none) once the worker is up.
+  // The worker says hello when the test creates its gate file (not after a
+  // delay the page's load could outlast on a loaded machine); until then
+  // /device says present false with worker state starting, which is no
+  // verdict on the GPU: the page must not say "no GPU" for good, and must
+  // hear the real answer (a GPU, or none) once the worker is up.
   const ready = async (url) => {
     for (let n = 0; n < 100; n++) {
       if ((await (await fetch(url + '/device')).json()).worker.state === 'ready') return;
@@ -545,10 +546,12 @@ test('a page opened while the GPU worker is still starting takes its verdict onc
   };
   const why = (p) => p.evaluate((sel) => document.querySelector(sel).shadowRoot.querySelector('.why').textContent, W);
   for (const noGpu of ['0', '1']) {
-    const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: noGpu, FAKE_WORKER_HELLO_DELAY_MS: '2000' }, ['--rate-limit', '0']);
+    const gate = path.join(tmp, `hello-gate-${noGpu}`);
+    const url = await startServer(path.join(tmp, 'evidence'), { FAKE_WORKER_NO_GPU: noGpu, FAKE_WORKER_HELLO_GATE: gate }, ['--rate-limit', '0']);
     const p = await openPage(url);
     assert.equal((await (await fetch(url + '/device')).json()).worker.state, 'starting', 'the page opened before the hello');
     assert.equal(await why(p), '', 'no verdict while the worker starts');
+    fs.writeFileSync(gate, '');
     await ready(url);
     if (noGpu === '0') {
       await p.waitForFunction((sel) => { const b = document.querySelector(sel).shadowRoot.querySelector('button'); return b && !b.disabled; }, W, { timeout: 5000 });
@@ -1087,7 +1090,9 @@ test('a table whose baseline puts every thread of the block on one path says so 
   await p.getByLabel(/^Predicate/).first().fill('threadIdx.x & 1');
   await p.getByLabel('Block width (blockDim.x)').first().fill('32');
   await p.getByLabel('Block height (blockDim.y)').first().fill('8');
-  await p.waitForFunction((s) => !!document.querySelector(s).shadowRoot.querySelector('.out .tnote'), W);
+  // The width alone (a block of 32 threads) is analysed too, as the reader
+  // types: wait for the note of the 32x8 block, not the first note shown.
+  await p.waitForFunction((s) => /32x8/.test(document.querySelector(s).shadowRoot.querySelector('.out .tnote')?.textContent || ''), W);
   assert.equal(await p.locator(`${W} .out .tnote`).innerText(), sentence(at));
   assert.equal(await p.locator(`${W} .out .tnote code`).innerText(), at.suggested_baseline);
   // In a table: under the table, full width; the baseline row points to it

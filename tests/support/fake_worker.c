@@ -16,7 +16,10 @@
  *         warning "fake worker: no GPU was used"
  * FAKE_WORKER_NO_GPU=1 makes the hello report no GPU; FAKE_WORKER_GPU_NAME
  * names the GPU it reports (default "Fake GPU"), `--device N` its ordinal,
- * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello; FAKE_WORKER_NOISE
+ * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello, or
+ * FAKE_WORKER_HELLO_GATE a file it waits for before the hello (at most
+ * 20 s, under serve's 30 s hello timeout), so a test decides when the
+ * worker is up instead of racing a delay; FAKE_WORKER_NOISE
  * the relative noise of every row (0.001 when unset);
  * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to;
  * FAKE_WORKER_JOB_MS makes every ordinary job take that long (a GPU's run),
@@ -390,6 +393,9 @@ int main(int argc, char **argv) {
     }
     const char *delay = getenv("FAKE_WORKER_HELLO_DELAY_MS"); /* a slow CUDA start */
     if (delay) timeutil_sleep_ms(strtol(delay, NULL, 10));
+    const char *hello_gate = getenv("FAKE_WORKER_HELLO_GATE");
+    for (int waited = 0; hello_gate && *hello_gate && access(hello_gate, F_OK) != 0 && waited < 20000; waited += 10)
+        timeutil_sleep_ms(10);
     if (send(wire_hello(fake_device(ordinal))) < 0) return 2;
     for (;;) {
         char *msg = NULL, err[ERR_LEN];
