@@ -269,7 +269,8 @@ Test(intensity, the_roofline_is_read_against_the_ridge_measured_in_the_table) {
 static unsigned path_sectors(uint32_t on_b, uint32_t live, unsigned b) {
     uint32_t touched = 0;
     for (unsigned lane = 0; lane < 32; lane++)
-        if ((live >> lane & 1u) && (on_b >> lane & 1u) == b) touched |= 1u << (intensity_lane_word(lane, on_b, live) / 8u);
+        if ((live >> lane & 1u) && (on_b >> lane & 1u) == b)
+            touched |= 1u << (intensity_lane_word(lane, on_b, live) / 8u);
     return (unsigned)__builtin_popcount(touched);
 }
 
