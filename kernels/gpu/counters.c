@@ -6,7 +6,8 @@
  * config image; cuptiRangeProfilerEnable on the context, left enabled
  * between tables and jobs (its first Start costs a few hundred milliseconds,
  * the later ones about one and a half); the counter data image for the most
- * ranges a table can have. Per table (counters_profile): the counter data
+ * ranges a table can have, laid out for every metric of both sets (the
+ * object lays out each image by its first sizing: size_data()). Per table (counters_profile): the counter data
  * image re-initialised, SetConfig (user ranges, user replay), then each pass
  * (Start, per launch PushRange / launch / PopRange, the wait, Stop) until
  * CUPTI says every pass is submitted, DecodeData, and
@@ -75,6 +76,10 @@ static const char *const metric_names[2][COUNTERS_NMETRICS] = {
  * them. */
 static const char *const dram_names[] = {"dram__bytes_read.sum"};
 #define DRAM_NMETRICS 1
+
+/* Every metric either set collects on the profiler object, for its one
+ * counter data layout (size_data()). */
+#define LAYOUT_NMETRICS (COUNTERS_NMETRICS + DRAM_NMETRICS)
 
 #define COUNTERS_MAX_RANGES (TESTIMONY_GRID_PARTS * DV_MAX_ROWS)
 #define COUNTERS_SESSION_RANGES 4 /* ranges per profiling session (counters_profile) */
@@ -245,13 +250,22 @@ static int enable(struct counters *c, char *reason) {
     return 0;
 }
 
-/* A counter data image for `ranges` ranges of the enabled profiler. */
+/* The counter data image for `ranges` ranges of the enabled profiler, one
+ * for both sets. The object lays out every image it initialises by the
+ * metrics of its first GetCounterDataSize (CounterDataImageInitialize takes
+ * no names): on the H200 (CUDA 13.0) an image sized for the DRAM set after
+ * the main set's decoded its ranges with no dram__bytes_read.sum in them
+ * (-nan). So the one sizing names every metric of both sets, and the DRAM
+ * set's sessions use this image too. */
 static int size_data(struct counters *c, size_t ranges, char *reason) {
+    const char *names[LAYOUT_NMETRICS];
+    for (unsigned i = 0; i < COUNTERS_NMETRICS; i++) names[i] = c->names[i];
+    for (unsigned i = 0; i < DRAM_NMETRICS; i++) names[COUNTERS_NMETRICS + i] = dram_names[i];
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
                                                             CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = c->obj;
-    ds.pMetricNames = (const char **)c->names;
-    ds.numMetrics = COUNTERS_NMETRICS;
+    ds.pMetricNames = names;
+    ds.numMetrics = LAYOUT_NMETRICS;
     ds.maxNumOfRanges = ranges;
     ds.maxNumRangeTreeNodes = (uint32_t)ranges;
     if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
@@ -588,8 +602,8 @@ int counters_profile(struct counters *c, unsigned nrows, const struct testimony_
 
 /* ---- the DRAM set ------------------------------------------------------ */
 
-/* Set `m` of `names` built: a host object of its own, its config image, a
- * counter data image for COUNTERS_SESSION_RANGES ranges. */
+/* Set `m` of `names` built: a host object of its own and its config image
+ * (its counter data image is the main set's, laid out for both: size_data()). */
 static int build_set(struct counters *c, struct mset *m, const char *const *names, unsigned n, char *reason) {
     m->names = names;
     m->n = n;
@@ -616,17 +630,7 @@ static int build_set(struct counters *c, struct mset *m, const char *const *name
     ci.pHostObject = m->host;
     ci.configImageSize = m->config_size;
     ci.pConfigImage = m->config;
-    if (CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason)) return -1;
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize =
-                                                            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    ds.pRangeProfilerObject = c->obj;
-    ds.pMetricNames = (const char **)names;
-    ds.numMetrics = n;
-    ds.maxNumOfRanges = COUNTERS_SESSION_RANGES;
-    ds.maxNumRangeTreeNodes = COUNTERS_SESSION_RANGES;
-    if (CUPTI_CALL(api.cuptiRangeProfilerGetCounterDataSize(&ds), reason)) return -1;
-    m->data_size = ds.counterDataSize;
-    return (m->data = buffer(m->data_size, "DRAM counter data image", reason)) ? 0 : -1;
+    return CUPTI_CALL(api.cuptiProfilerHostGetConfigImage(&ci), reason) ? -1 : 0;
 }
 
 int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, const struct counters_launch *l,
@@ -647,18 +651,21 @@ int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, co
         c->broken = 1; /* a half-built set: rebuilt with the rest at the next prepare */
         return COUNTERS_REFUSED;
     }
+    struct mset m = c->dram;
+    m.data = c->data;
+    m.data_size = c->data_size;
     for (unsigned r = 0; r < nrows; r++) ranges[r] = (struct range){r, 0, {0, blocks[r], 0}, 1.0};
     for (unsigned at = 0; rc == 0 && at < nrows; at += COUNTERS_SESSION_RANGES) {
         const unsigned n = nrows - at < COUNTERS_SESSION_RANGES ? nrows - at : COUNTERS_SESSION_RANGES;
         int all = 0;
         unsigned pass = 0;
-        rc = session_begin(c, &c->dram, n, reason);
+        rc = session_begin(c, &m, n, reason);
         for (; rc == 0 && !all && pass < COUNTERS_MAX_PASSES; pass++) rc = pass_run(c, ranges + at, n, l, &all, reason);
         if (rc == 0 && !all) {
             dv_seterr(reason, "CUPTI: %d passes did not collect %s", COUNTERS_MAX_PASSES, dram_names[0]);
             rc = COUNTERS_REFUSED;
         }
-        if (rc == 0) rc = collect_set(c, &c->dram, n, values, reason);
+        if (rc == 0) rc = collect_set(c, &m, n, values, reason);
         for (unsigned i = 0; rc == 0 && i < n; i++) bytes[at + i] = values[i];
     }
     if (rc == DV_ESTICKY) c->lost = 1;

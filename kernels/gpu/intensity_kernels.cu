@@ -12,7 +12,10 @@
  * the branch nor merge them; the paths' different constants keep their
  * FMAs apart. A step loop of at most 1024 FMAs is unrolled, so the loads of
  * later steps can be issued before the FMAs of earlier ones (a streaming
- * path keeps many loads in flight); a longer one four steps deep.
+ * path keeps many loads in flight); a longer one four steps deep. A
+ * streaming path's lanes read the words of a line in their order among
+ * that path's lanes (intensity_lane_word), so a lane-split warp's half-warps
+ * each read two whole sectors, as the warp-aligned rows' warps read four.
  * The two ridge rows (ridge-bandwidth: 64 coalesced loads and one FMA a
  * thread; ridge-fma: INTENSITY_RIDGE_FMAS FMAs and no load) run one path on
  * every lane. Launchers check cudaGetLastError() after every launch.
@@ -85,7 +88,15 @@ __global__ void intensity_kernel(const float *__restrict__ in, float *__restrict
     witness_recorder<WITNESS> rec(&ws, tid, tpb);
     if (g < n) {
         float x = in[g];
-        const size_t slice = (size_t)blockIdx.x * tpb * INTENSITY_WORDS + tid;
+        size_t slice = (size_t)blockIdx.x * tpb * INTENSITY_WORDS + tid;
+        if (V == INTENSITY_STREAM) {
+            /* Each path's lanes read whole sectors (intensity_lane_word);
+             * every lane of the warp is here (the grid is whole blocks). */
+            const unsigned base = tid & ~31u, lanes = tpb - base < 32u ? tpb - base : 32u;
+            const uint32_t live = lanes == 32u ? 0xFFFFFFFFu : (1u << lanes) - 1u;
+            const uint32_t on_b = __ballot_sync(live, work[g] != 0u);
+            slice = (size_t)blockIdx.x * tpb * INTENSITY_WORDS + base + intensity_lane_word(tid & 31u, on_b, live);
+        }
         const uint32_t start = intensity_chase_start(g);
         if (V == INTENSITY_RIDGE_BANDWIDTH) {
             rec.hit(0u);

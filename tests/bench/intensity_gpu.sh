@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # intensity_gpu.sh -- the arithmetic-intensity experiment on a GPU host, in
-# one run of at most 150 s, every result kept under OUT_DIR.
+# one run of at most 120 s, every result kept under OUT_DIR.
 #
 #   tests/bench/intensity_gpu.sh BUILD_DIR OUT_DIR
 #
-# BUILD_DIR is a built tree: only its binaries are used (divergence-gpu,
-# tests/report_render, tests/intensity_probe, tests/test_gpu_intensity), no
-# cmake or ctest. ncu is looked for on PATH and in /usr/local/cuda/bin. Every
-# step runs under `timeout` and the whole run under DEADLINE_S (150 s by
+# BUILD_DIR is a built tree: only its binaries are used, no cmake or ctest.
+# It must hold (copy all four when staging a build elsewhere):
+#   divergence-gpu              suite, full
+#   tests/report_render         suite, full (the transcript and Markdown)
+#   tests/test_gpu_intensity    correct, ncu
+#   tests/intensity_probe       ncu (the test runs it from BUILD_DIR through
+#                               DV_INTENSITY_PROBE, so a copied tree works)
+# A missing one is named in logs/binaries.log and SUMMARY.txt before any step.
+# ncu is looked for on PATH and in /usr/local/cuda/bin. Every
+# step runs under `timeout` and the whole run under DEADLINE_S (120 s by
 # default); a step that fails or times out is recorded and the run goes on.
 # OUT_DIR/steps.tsv has each step's exit status and seconds,
 # OUT_DIR/SUMMARY.txt the tables to paste.
@@ -33,12 +39,22 @@ fi
 BUILD=$(cd "$1" && pwd) || { echo "no build dir $1" >&2; exit 2; }
 mkdir -p "$2" || exit 2
 OUT=$(cd "$2" && pwd)
-DEADLINE_S=${DEADLINE_S:-150}
+DEADLINE_S=${DEADLINE_S:-120}
 export PATH="$PATH:/usr/local/cuda/bin"
 GPU="$BUILD/divergence-gpu"
 RENDER="$BUILD/tests/report_render"
 T0=$(date +%s)
+export DV_INTENSITY_PROBE="$BUILD/tests/intensity_probe"
 mkdir -p "$OUT/logs" "$OUT/measure"
+MISSING=""
+for b in divergence-gpu tests/report_render tests/test_gpu_intensity tests/intensity_probe; do
+  [ -x "$BUILD/$b" ] || MISSING="$MISSING $b"
+done
+if [ -n "$MISSING" ]; then
+  echo "missing from $BUILD:$MISSING (the steps that use them fail)" | tee "$OUT/logs/binaries.log"
+else
+  echo "every binary present" > "$OUT/logs/binaries.log"
+fi
 printf 'step\trc\tseconds\tlog\n' > "$OUT/steps.tsv"
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -119,6 +135,7 @@ step ncu 90 ncu_step
 
 summary() {
   echo "intensity_gpu.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - T0 )) s in all (deadline ${DEADLINE_S} s)"
+  echo "binaries: $(cat "$OUT/logs/binaries.log")"
   echo
   column -t -s $'\t' "$OUT/steps.tsv" 2> /dev/null || cat "$OUT/steps.tsv"
   echo

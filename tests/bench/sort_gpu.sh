@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # sort_gpu.sh -- data-dependent divergence and the sort on a GPU host, in one
-# run of at most DEADLINE_S (150 s by default), every result kept under
+# run of at most DEADLINE_S (120 s by default), every result kept under
 # OUT_DIR with a summary to read first.
 #
 #   tests/bench/sort_gpu.sh BUILD_DIR OUT_DIR
 #
-# BUILD_DIR is a built tree: only its binaries are used (divergence-gpu, the
-# test binary tests/test_gpu_sort, tests/report_render and the kernels' object
-# file for the SASS); no cmake, ctest, libmicrohttpd or Criterion is needed
-# beyond the shared libraries the build's binaries link. ncu and cuobjdump
+# BUILD_DIR is a built tree: only its files are used; no cmake, ctest,
+# libmicrohttpd or Criterion is needed beyond the shared libraries the build's
+# binaries link. It must hold (copy all four when staging a build elsewhere):
+#   divergence-gpu                                      suite, ncu
+#   tests/report_render                                 suite
+#   tests/test_gpu_sort                                 test
+#   kernels/gpu/CMakeFiles/dvgpu.dir/sort_kernels.cu.o  sass
+# A missing one is named in logs/binaries.log and SUMMARY.txt before any step. ncu and cuobjdump
 # are looked for on PATH and in /usr/local/cuda/bin. Every step runs under
 # `timeout` and what is left of the deadline; a failed or timed-out step is
 # recorded in OUT_DIR/steps.tsv and the run goes on.
@@ -36,12 +40,21 @@ fi
 BUILD=$(cd "$1" && pwd) || { echo "no build dir $1" >&2; exit 2; }
 mkdir -p "$2" || exit 2
 OUT=$(cd "$2" && pwd)
-DEADLINE_S=${DEADLINE_S:-150}
+DEADLINE_S=${DEADLINE_S:-120}
 export PATH="$PATH:/usr/local/cuda/bin"
 GPU="$BUILD/divergence-gpu"
 RENDER="$BUILD/tests/report_render"
 T0=$(date +%s)
 mkdir -p "$OUT/logs"
+MISSING=""
+for b in divergence-gpu tests/report_render tests/test_gpu_sort kernels/gpu/CMakeFiles/dvgpu.dir/sort_kernels.cu.o; do
+  [ -e "$BUILD/$b" ] || MISSING="$MISSING $b"
+done
+if [ -n "$MISSING" ]; then
+  echo "missing from $BUILD:$MISSING (the steps that use them fail)" | tee "$OUT/logs/binaries.log"
+else
+  echo "every binary present" > "$OUT/logs/binaries.log"
+fi
 printf 'step\trc\tseconds\n' > "$OUT/steps.tsv"
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -132,10 +145,20 @@ ncu_step() {
   command -v ncu > /dev/null || { echo "no ncu"; return 1; }
   # The first cell's rows warm up in row order before its rounds, so the first
   # four shade launches are sort+shade's shade, naive, index and shade-sorted.
+  # ncu prints its results on the application's standard output: that goes
+  # to this step's log (the run's short transcript with it), never to
+  # /dev/null. The run's own exit 1 (an interval over its target at a 5 ms
+  # budget) is not the step's result: four profiled shade launches, each
+  # with its DRAM bytes, are.
+  local rc n
   ncu --target-processes all -k regex:sort_shade_kernel --launch-count 4 \
     --metrics smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum \
     "$GPU" measure --scenario data-sort --blocks 1024 --budget-ms 5 --min-samples 1 --max-samples 2 \
-    --witness off --counters off --format json > /dev/null
+    --witness off --counters off --format text
+  rc=$?
+  n=$(grep -c 'dram__bytes_read.sum' "$OUT/logs/ncu.log")
+  echo "ncu: exit $rc, $n of 4 shade launches with dram__bytes_read.sum"
+  [ "$n" -ge 4 ]
 }
 
 export OUT BUILD GPU RENDER T0 DEADLINE_S
@@ -148,6 +171,7 @@ step ncu 40 ncu_step
 
 {
   echo "sort_gpu.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - T0 )) s in all (deadline ${DEADLINE_S} s)"
+  echo "binaries: $(cat "$OUT/logs/binaries.log")"
   column -t -s $'\t' "$OUT/steps.tsv" 2> /dev/null || cat "$OUT/steps.tsv"
   for s in sass suite test ncu; do
     echo

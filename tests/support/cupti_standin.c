@@ -36,6 +36,13 @@
  * object fails here too (the arithmetic-intensity DRAM set is a host
  * object of its own beside the main set's).
  *
+ * The range profiler object lays out every counter data image it
+ * initialises by the metric names of its first GetCounterDataSize after
+ * Enable (CounterDataImageInitialize takes no names), as CUPTI did on the
+ * H200 (CUDA 13.0): a metric the image's layout lacks evaluates to NaN (a
+ * range with no value), as CUPTI's -nan, whatever its configured value.
+ * cupti_standin_layout() gives that layout's names.
+ *
  * It includes CUPTI's own headers, so its signatures and parameter structs
  * are the ones counters.c is compiled against.
  */
@@ -217,6 +224,40 @@ static int metric_value(const char *name, double *out) {
     return 0;
 }
 
+/* The range object's counter data layout: the names of its first
+ * GetCounterDataSize since Enable (laid_out), and each image initialised
+ * since, with a copy of the layout it was given. */
+#define STANDIN_MAX_IMAGES 8
+static char layout[1024];
+static int laid_out;
+static struct {
+    const void *image;
+    char names[1024];
+} images[STANDIN_MAX_IMAGES];
+static unsigned images_made;
+
+/* The names the range object lays its counter data images out by ("" before
+ * any GetCounterDataSize since Enable). */
+__attribute__((visibility("default"))) const char *cupti_standin_layout(void) { return layout; }
+
+/* Whether the comma-separated `list` holds `name`. */
+static int list_has(const char *list, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0')) return 1;
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    return 0;
+}
+
+/* The layout image `image` was initialised with, or "" (never initialised). */
+static const char *image_layout(const void *image) {
+    for (unsigned i = 0; i < STANDIN_MAX_IMAGES; i++)
+        if (images[i].image && images[i].image == image) return images[i].names;
+    return "";
+}
+
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p) {
     const char *v = getenv("CUPTI_STANDIN_VALUE");
     const int h = host_index(p->pHostObject);
@@ -225,14 +266,18 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToG
             (void)standin_call(__func__);
             return CUPTI_ERROR_INVALID_PARAMETER;
         }
+    const char *names = image_layout(p->pCounterDataImage);
     for (size_t i = 0; i < p->numMetrics; i++)
-        if (!metric_value(p->ppMetricNames[i], &p->pMetricValues[i]))
+        if (!list_has(names, p->ppMetricNames[i])) p->pMetricValues[i] = NAN;
+        else if (!metric_value(p->ppMetricNames[i], &p->pMetricValues[i]))
             p->pMetricValues[i] = v && v[0] ? strtod(v, NULL) : NAN;
     return standin_call(__func__);
 }
 
 CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p) {
     p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&range_object;
+    layout[0] = '\0';
+    laid_out = 0;
     return standin_call(__func__);
 }
 
@@ -243,11 +288,22 @@ CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p) {
 
 CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p) {
     p->counterDataSize = 256;
+    size_t used = 0;
+    for (size_t i = 0; !laid_out && i < p->numMetrics && used < sizeof layout; i++) {
+        int n = snprintf(layout + used, sizeof layout - used, "%s%s", i ? "," : "", p->pMetricNames[i]);
+        if (n > 0) used += (size_t)n;
+    }
+    laid_out = 1;
     return standin_call(__func__);
 }
 
 CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p) {
     memset(p->pCounterData, 0, p->counterDataSize);
+    unsigned i = 0;
+    while (i < STANDIN_MAX_IMAGES && images[i].image && images[i].image != p->pCounterData) i++;
+    if (i == STANDIN_MAX_IMAGES) i = images_made++ % STANDIN_MAX_IMAGES;
+    images[i].image = p->pCounterData;
+    snprintf(images[i].names, sizeof images[i].names, "%s", layout);
     return standin_call(__func__);
 }
 

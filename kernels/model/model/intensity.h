@@ -13,8 +13,10 @@
  * and L: the rows compared do equal work.
  *   stream  step s loads words s*L .. s*L+L-1 of the thread's slice of the
  *           data buffer (block-major: word k of thread t of block b at
- *           (b * tpb * WORDS) + k * tpb + t, so a warp's lanes read one
- *           contiguous 128-byte line per word: coalesced);
+ *           (b * tpb * WORDS) + k * tpb + t', so a warp's lanes read one
+ *           contiguous 128-byte line per word: coalesced; t' is t with its
+ *           lane replaced by intensity_lane_word(), so each path's lanes
+ *           read whole sectors of that line);
  *   chase   each load is the next link of a pointer chase through a buffer
  *           of 2^INTENSITY_CHASE_LOG2 words (256 MiB, four times the H200's
  *           L2): word i holds (next(i) << 6) | INTENSITY_CHASE_PAYLOAD, next
@@ -64,6 +66,33 @@ enum intensity_variant {
  * b / (1 - a) = (p + 1) / 64 as the k-way paths', exact in binary32. */
 DV_HD float intensity_a(unsigned p) { return 1.0f - (float)(80u + p) / 65536.0f; }
 DV_HD float intensity_b(unsigned p) { return (float)((p + 1u) * (80u + p)) / 4194304.0f; }
+
+/* The word of a 32-word line (a warp's 128 bytes for one k) that lane
+ * `lane` of a warp reads, `on_b` the warp's lanes on path B (bit i: lane
+ * i), `live` the warp's lanes (all 32 but in a short last warp). Each path's lanes read contiguous words in lane order, path A's from
+ * the line's start, path B's after them: a lane's place among its own
+ * path's lanes. With the lesson's lane-parity split, lane t reading word t
+ * would make each path's 16 lanes touch all four 32-byte sectors of the
+ * line and use half of each, twice the sector traffic of a warp-aligned
+ * warp: a memory cost, not divergence. Read this way each half-warp reads
+ * two whole sectors, and a warp on one path (on_b 0 or all ones) reads
+ * word t in lane t as before: the compared rows move the same bytes with
+ * the same sector efficiency. The words of a line are all equal
+ * (intensity_stream_word), so the values and the reference do not change. */
+DV_HD unsigned intensity_popc(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return (unsigned)__popc(x);
+#else
+    return (unsigned)__builtin_popcount(x);
+#endif
+}
+DV_HD unsigned intensity_lane_word(unsigned lane, uint32_t on_b, uint32_t live) {
+    const uint32_t below = lane ? (0xFFFFFFFFu >> (32u - lane)) : 0u; /* lanes under `lane` */
+    on_b &= live;
+    const unsigned below_b = intensity_popc(on_b & below);
+    if ((on_b >> lane) & 1u) return intensity_popc(live & ~on_b) + below_b;
+    return lane - below_b;
+}
 
 /* Word k (0..INTENSITY_WORDS-1) of every thread's slice of the stream buffer. */
 DV_HD uint32_t intensity_stream_word(unsigned k) { return (k + 1u) * 0x9E3779B1u; }

@@ -30,8 +30,8 @@
  *                 place (reads mat[idx], in[idx]: divergence removed,
  *                 locality not);
  *   shade-sorted  the shade of sort+shade alone, on pairs sorted before the
- *                 rounds (so sort+shade - shade-sorted is the sort inside
- *                 the sort+shade row);
+ *                 rounds (so sort+shade - shade-sorted, paired by round,
+ *                 is the sort inside the sort+shade row);
  *   sort          the sort alone.
  * Every shading row does the same work (n items, C FMAs each, the same
  * multiset); the sort is extra work, and the document says so.

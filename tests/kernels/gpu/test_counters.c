@@ -566,6 +566,17 @@ static const char *metric_sets(void) {
     return v;
 }
 
+/* The names the stand-in's range object lays counter data images out by. */
+static const char *layout(void) {
+    void *h = dlopen(DV_CUPTI_STANDIN, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h);
+    const char *(*f)(void) = (const char *(*)(void))dlsym(h, "cupti_standin_layout");
+    cr_assert_not_null(f);
+    const char *v = f();
+    dlclose(h);
+    return v;
+}
+
 /* Launches that also record how many flushes came before each. */
 struct dram_fake {
     struct fake f;
@@ -637,6 +648,38 @@ Test(counters, the_dram_pass_counts_whole_grids_in_a_set_of_its_own) {
     counters_free(c);
     cr_expect_eq(calls("cuptiProfilerHostDeinitialize") - deinit0, 2, "both host objects ended");
     unsetenv("CUPTI_STANDIN_METRICS");
+}
+
+/* As on the H200: a table's main pass, then its DRAM pass on the same
+ * profiler object. The object lays every counter data image out by its first
+ * sizing, so the DRAM counter must be in that layout (the stand-in, like
+ * CUPTI, gives NaN for a metric the layout lacks), and the next table's main
+ * pass still decodes its own. */
+Test(counters, a_dram_pass_after_a_main_pass_reads_its_bytes) {
+    standin(NULL, 0);
+    unsetenv("DV_COUNTERS_SET");
+    unsetenv("DV_COUNTERS_GRID");
+    setenv("CUPTI_STANDIN_METRICS", "dram__bytes_read.sum=4096", 1);
+    setenv("CUPTI_STANDIN_VALUE", "2", 1);
+    struct counters *c = prepared();
+    struct dram_fake d = {.f = {.fail_row = -1}};
+    const struct counters_launch l = {dram_fake_launch, dram_fake_wait, &d, dram_fake_flush};
+    struct testimony_grid g[2];
+    two_rows(g);
+    struct dv_counters out[2];
+    char reason[ERR_LEN] = "";
+    cr_assert_eq(counters_profile(c, 2, g, &l, out, reason), 0, "%s", reason);
+    const unsigned blocks[6] = {4096, 4096, 4096, 4096, 4096, 4096};
+    double bytes[6];
+    cr_assert_eq(counters_dram(c, 6, blocks, &l, bytes, reason), 0, "%s", reason);
+    for (unsigned r = 0; r < 6; r++) cr_expect_eq(bytes[r], 4096.0, "row %u", r);
+    cr_expect(strstr(layout(), "dram__bytes_read.sum") != NULL, "the layout: %s", layout());
+    cr_expect(strstr(layout(), "smsp__sass_inst_executed.sum") != NULL, "the layout: %s", layout());
+    cr_assert_eq(counters_profile(c, 2, g, &l, out, reason), 0, "the next table: %s", reason);
+    cr_expect(out[0].present && out[1].present);
+    counters_free(c);
+    unsetenv("CUPTI_STANDIN_METRICS");
+    unsetenv("CUPTI_STANDIN_VALUE");
 }
 
 /* No value is no DRAM bytes (NaN), refused with the metric's name, and the

@@ -23,7 +23,14 @@
 #include "kernels/model/model/scenario_table.h"
 #include "tests/kernels/gpu/helper_gpu.h"
 
-#define PROBE DV_TEST_BUILD_DIR "/tests/intensity_probe"
+/* The probe binary: DV_INTENSITY_PROBE where set (a build tree copied
+ * elsewhere: tests/bench/intensity_gpu.sh sets it to its BUILD_DIR's),
+ * else the one this test was built beside. */
+static const char *probe(void) {
+    const char *p = getenv("DV_INTENSITY_PROBE");
+    return p && p[0] ? p : DV_TEST_BUILD_DIR "/tests/intensity_probe";
+}
+#define PROBE probe()
 
 /* Every row of table `name` once on `blocks` blocks of 256, each output
  * against the reference. */

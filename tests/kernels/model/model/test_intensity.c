@@ -264,3 +264,39 @@ Test(intensity, the_roofline_is_read_against_the_ridge_measured_in_the_table) {
     cr_expect_str_eq(left->intensity.bound, "");
     experiment_report_free(r);
 }
+
+/* The sectors (32 bytes: 8 words) path `b` of a warp touches in one line. */
+static unsigned path_sectors(uint32_t on_b, uint32_t live, unsigned b) {
+    uint32_t touched = 0;
+    for (unsigned lane = 0; lane < 32; lane++)
+        if ((live >> lane & 1u) && (on_b >> lane & 1u) == b)
+            touched |= 1u << (intensity_lane_word(lane, on_b, live) / 8u);
+    return (unsigned)__builtin_popcount(touched);
+}
+
+/* A streaming path reads whole sectors: with the lesson's lane-parity split
+ * each path's 16 lanes read two sectors (not all four, half used), the two
+ * paths together the four a warp-aligned warp reads, which reads word t in
+ * lane t; every layout is a permutation of the warp's live lanes. */
+Test(intensity, each_paths_lanes_read_whole_sectors_of_the_line) {
+    cr_expect_eq(path_sectors(0xAAAAAAAAu, 0xFFFFFFFFu, 0), 2, "path A of the lane-parity split");
+    cr_expect_eq(path_sectors(0xAAAAAAAAu, 0xFFFFFFFFu, 1), 2, "path B of the lane-parity split");
+    cr_expect_eq(path_sectors(0x55555555u, 0xFFFFFFFFu, 1), 2);
+    cr_expect_eq(path_sectors(0u, 0xFFFFFFFFu, 0), 4, "a warp-aligned warp on A");
+    cr_expect_eq(path_sectors(0xFFFFFFFFu, 0xFFFFFFFFu, 1), 4, "a warp-aligned warp on B");
+    for (unsigned lane = 0; lane < 32; lane++) {
+        cr_expect_eq(intensity_lane_word(lane, 0u, 0xFFFFFFFFu), lane);
+        cr_expect_eq(intensity_lane_word(lane, 0xFFFFFFFFu, 0xFFFFFFFFu), lane);
+    }
+    const uint32_t masks[][2] = {{0xAAAAAAAAu, 0xFFFFFFFFu}, {0x0F0F00F1u, 0xFFFFFFFFu}, {0x2Au, 0x3Fu}, {0u, 0x7u}};
+    for (unsigned m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+        uint32_t seen = 0;
+        const unsigned lanes = (unsigned)__builtin_popcount(masks[m][1]);
+        for (unsigned lane = 0; lane < lanes; lane++) {
+            const unsigned w = intensity_lane_word(lane, masks[m][0], masks[m][1]);
+            cr_expect_lt(w, lanes, "mask %u lane %u", m, lane);
+            seen |= 1u << (w & 31u);
+        }
+        cr_expect_eq(seen, masks[m][1], "mask %u: a permutation of the live lanes", m);
+    }
+}

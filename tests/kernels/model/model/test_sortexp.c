@@ -276,14 +276,21 @@ Test(sortexp, cell_reads_its_table) {
     nv->ratio = 1.2, nv->ratio_ci.lo = 1.1, nv->ratio_ci.hi = 1.3;
     ss->time_ms.median = 1.0, ss->median_ci_ms.lo = 0.98, ss->median_ci_ms.hi = 1.02;
     sh->time_ms.median = 0.9, sh->median_ci_ms.lo = 0.89, sh->median_ci_ms.hi = 0.91;
+    sh->ratio = 0.9, sh->ratio_ci.lo = 0.899, sh->ratio_ci.hi = 0.902; /* shade-sorted / sort+shade by round */
     so->time_ms.median = 0.1, so->median_ci_ms.lo = 0.099, so->median_ci_ms.hi = 0.101;
     struct dv_sort_cell c = r->sort.cells[0];
     sortexp_cell_from_table(t, &c);
     cr_expect_eq(c.verdict, 1);
+    /* Paired by round: sort+shade's median times 1 - shade-sorted's ratio,
+     * the interval from the ratio's (not from the two medians' intervals,
+     * which would give [0.07, 0.13]). */
     cr_expect_float_eq(c.sort_inside_ms, 0.1, 1e-12);
-    cr_expect_float_eq(c.sort_inside_ci.lo, 0.98 - 0.91, 1e-12);
-    cr_expect_float_eq(c.sort_inside_ci.hi, 1.02 - 0.89, 1e-12);
+    cr_expect_float_eq(c.sort_inside_ci.lo, 1.0 - 0.902, 1e-12);
+    cr_expect_float_eq(c.sort_inside_ci.hi, 1.0 - 0.899, 1e-12);
     cr_expect(c.sort_agrees);
+    so->median_ci_ms.lo = 0.1015, so->median_ci_ms.hi = 0.103; /* inside the medians' span, apart by round */
+    sortexp_cell_from_table(t, &c);
+    cr_expect(!c.sort_agrees, "the paired interval [%g, %g]", c.sort_inside_ci.lo, c.sort_inside_ci.hi);
     so->median_ci_ms.lo = 0.2, so->median_ci_ms.hi = 0.21; /* the sort alone dearer than any inside */
     sortexp_cell_from_table(t, &c);
     cr_expect(!c.sort_agrees);
