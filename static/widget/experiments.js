@@ -391,11 +391,12 @@ function intAbout(t, doc) {
 function intRead(doc) {
   const cs = curvesOf(doc);
   if (!cs.length) return null;
-  const at = (p) => `${ix(p.x)} FLOP/byte`, cost = (p) => `${fx(p.r.ratio, 2)}\u00d7${p.ci ? ` ${p.ci.text}` : ''}`;
+  const at = (p) => `${ix(p.x)} FLOP/byte`, cost = (p) => (p.ci ? `${p.ci.point}\u00d7 ${p.ci.text}` : `${fx(p.r.ratio, 2)}\u00d7`);
+  const lo_ = (p) => (p.ci ? p.ci.lo : p.r.ratio), hi_ = (p) => (p.ci ? p.ci.hi : p.r.ratio);
   const parts = cs.map((c) => {
     const a = c.pts[0], z = c.pts[c.pts.length - 1];
     const lo = c.pts.reduce((m, p) => (p.r.ratio < m.r.ratio ? p : m)), hi = c.pts.reduce((m, p) => (p.r.ratio > m.r.ratio ? p : m));
-    const turn = [lo, hi].filter((p) => p !== a && p !== z && (p.r.ratio < Math.min(a.r.ratio, z.r.ratio) || p.r.ratio > Math.max(a.r.ratio, z.r.ratio)))
+    const turn = [lo, hi].filter((p) => p !== a && p !== z && (hi_(p) < Math.min(lo_(a), lo_(z)) || lo_(p) > Math.max(hi_(a), hi_(z))))
       .map((p) => `${p === lo ? 'falls' : 'rises'} to ${fx(p.r.ratio, 2)}\u00d7 at ${ix(p.x)}`);
     return `with ${curveName(c)}, at ${at(a)} the lane-split branch costs ${cost(a)} the warp-aligned one${a === z ? '' : `; at ${ix(z.x)} it costs ${cost(z)}`}` +
       (turn.length ? ` (in between it ${turn.join(' and ')})` : '');
@@ -405,12 +406,11 @@ function intRead(doc) {
     `(${fx(roof.flop_rate / 1e12, 1)} TFLOP/s over ${fx(roof.bandwidth_gbs, 0)} GB/s${roof.bandwidth_from === 'dram' ? ' read from DRAM' : ' loaded'}).` : '';
   const left = roof ? cs.map((c) => {
     const ps = c.pts.filter((p) => p.x < roof.ridge);
-    if (!ps.length) return null;
-    const flat = ps.every((p) => (p.ci ? p.ci.hi : p.r.ratio) <= 1.05);
-    return flat ? `left of it, with ${curveName(c)}, the loads bound the time and the second path\u2019s issue hides under them (${span(ps.map((p) => p.r.ratio))}\u00d7)`
-      : `with ${curveName(c)} the split still costs ${span(ps.map((p) => p.r.ratio))}\u00d7 left of it: the loads do not hide the second path there`;
-  }).filter(Boolean) : [];
-  return `${capital(parts.join('; '))}.${ridge}${left.length ? ` ${capital(left.join('; '))}.` : ''}`;
+    return ps.length ? { c, ps, flat: ps.every((p) => hi_(p) <= 1.05) } : null;
+  }).filter(Boolean).sort((u, v) => v.flat - u.flat).map((g, i) => (g.flat
+    ? `with ${curveName(g.c)} the loads bound the time and the second path\u2019s issue hides under them (${span(g.ps.map((p) => p.r.ratio))}\u00d7)`
+    : `with ${curveName(g.c)} the split still costs ${span(g.ps.map((p) => p.r.ratio))}\u00d7${i ? ' there' : ''}: these loads do not hide the second path`)) : [];
+  return `${parts.join('; ')}.${ridge}${left.length ? ` Left of it, ${left.join('; ')}.` : ''}`;
 }
 
 function intChart(doc, id) {
@@ -424,7 +424,7 @@ function intChart(doc, id) {
   const yt = []; for (let v = Math.ceil(ylo * 2) / 2; v <= yhi + 1e-9; v += 0.5) yt.push(v);
   const xt = []; for (let e = Math.ceil(lx0); e <= Math.floor(lx1); e++) xt.push(10 ** e);
   const mark = (c, p) => {
-    const cls = p.bound === 'compute' ? 'ic' : 'im', cx = x(p.x), cy = y(p.r.ratio);
+    const cls = p.bound === 'compute' ? 'icomp' : 'imem', cx = x(p.x), cy = y(p.r.ratio);
     return svg('g', { class: 'ip', 'data-row': p.r.name, 'data-table': c.t.id, 'data-x': p.x, 'data-ratio': p.r.ratio, 'data-bound': p.bound || 'unknown' },
       p.ci ? svg('g', { class: 'wh', 'aria-hidden': 'true' }, svg('line', { x1: cx, x2: cx, y1: y(p.ci.lo), y2: y(p.ci.hi) })) : null,
       c.variant === 'chase' ? svg('rect', { class: cls, x: cx - 4, y: cy - 4, width: 8, height: 8 }) : svg('circle', { class: cls, cx, cy, r: 4.5 }));
@@ -445,14 +445,14 @@ function intChart(doc, id) {
     'circles streaming loads, squares dependent loads; filled blue memory-bound, purple outlined compute-bound (the measured ridge, the vertical line, divides them); the whiskers and the shaded band are 95% intervals.',
   intRead(doc), 'The divergence penalty against arithmetic intensity', desc, H,
   svg('g', { class: 'legend', 'aria-hidden': 'true' },
-    svg('path', { class: 'iline', d: `M${L} 14H${L + 22}` }), svg('circle', { class: 'im', cx: L + 11, cy: 14, r: 4.5 }), svg('text', { x: L + 28, y: 19 }, 'streaming'),
-    svg('path', { class: 'iline ichase', d: `M${L + 118} 14H${L + 140}` }), svg('rect', { class: 'im', x: L + 125, y: 10, width: 8, height: 8 }), svg('text', { x: L + 146, y: 19 }, 'dependent loads'),
-    svg('circle', { class: 'im', cx: L + 11, cy: 36, r: 4.5 }), svg('text', { x: L + 28, y: 41 }, 'memory-bound'),
-    svg('circle', { class: 'ic', cx: L + 129, cy: 36, r: 4.5 }), svg('text', { x: L + 146, y: 41 }, 'compute-bound')),
+    svg('path', { class: 'iline', d: `M${L} 14H${L + 22}` }), svg('circle', { class: 'imem', cx: L + 11, cy: 14, r: 4.5 }), svg('text', { x: L + 28, y: 19 }, 'streaming'),
+    svg('path', { class: 'iline ichase', d: `M${L + 150} 14H${L + 172}` }), svg('rect', { class: 'imem', x: L + 157, y: 10, width: 8, height: 8 }), svg('text', { x: L + 178, y: 19 }, 'dependent loads'),
+    svg('circle', { class: 'imem', cx: L + 11, cy: 36, r: 4.5 }), svg('text', { x: L + 28, y: 41 }, 'memory-bound'),
+    svg('circle', { class: 'icomp', cx: L + 161, cy: 36, r: 4.5 }), svg('text', { x: L + 178, y: 41 }, 'compute-bound')),
   svg('g', { class: 'axis', 'aria-hidden': 'true' },
     svg('line', { x1: L, x2: R, y1: B, y2: B }), svg('line', { x1: L, x2: L, y1: T - 8, y2: B }),
     yt.map((v) => [svg('line', { class: 'grid', x1: L, x2: R, y1: y(v), y2: y(v) }), svg('text', { x: L - 6, y: y(v) + 5, 'text-anchor': 'end' }, fixed(v, 1))]),
-    xt.map((v) => svg('text', { x: x(v), y: B + 18, 'text-anchor': 'middle' }, ix(v))),
+    xt.map((v) => svg('text', { x: x(v), y: B + 18, 'text-anchor': 'middle' }, String(Number(v.toPrecision(1))))),
     svg('text', { x: R, y: H - 2, 'text-anchor': 'end' }, `${xwords} \u2192`)),
   ridges, r0 ? svg('text', { class: 'irt', x: x(r0.ridge) + (x(r0.ridge) > R - 90 ? -4 : 4), y: T - 2, 'text-anchor': x(r0.ridge) > R - 90 ? 'end' : 'start' }, ridgeText) : null,
   curves);
@@ -489,7 +489,7 @@ function sortRead(doc) {
   const where = (c) => `${c.distribution}, M = ${c.m}, C = ${c.c}`;
   return `sorting pays ${dists.map((d) => `for ${distWords(d)} ${crossWords(s, d)}`).join('; ')} (the thick line). ` +
     `It pays in ${pays.length} of ${cells.length} cells, up to ${fx(top.ratio, 2)}\u00d7 (${where(top)}), and costs in ${costs.length}, down to ${fx(low.ratio, 2)}\u00d7 (${where(low)}): ` +
-    'where each material\u2019s path is short, the sort takes longer than the divergence it removes. ' +
+    'where it costs, sorting and then shading took longer than shading the items as given. ' +
     (amb.length ? `${amb.length} cell${amb.length === 1 ? '' : 's'} (marked ?) cannot tell: the interval holds 1.` : 'No cell is ambiguous: every interval lies clear of 1.');
 }
 
@@ -502,17 +502,17 @@ function sortChart(doc, id) {
   const blocks = dists.map((d, di) => {
     const y0 = TOP + di * GH, gy = y0 + 40, cx = (c) => LX + cs.indexOf(c) * CW, cy = (m) => gy + ms.indexOf(m) * CHT;
     const grid = cells.filter((c) => c.distribution === d).map((c) => {
-      const cls = !c.measured || !fin(c.ratio) ? 'sn' : c.ambiguous ? 'sa' : c.verdict === 'pays' ? 'sp' : 'sc';
+      const cls = !c.measured || !fin(c.ratio) ? 'xun' : c.ambiguous ? 'xamb' : c.verdict === 'pays' ? 'xpay' : 'xcost';
       const ci = ciPair(c.ratio_ci);
       return svg('g', { class: 'scell', 'data-dist': d, 'data-m': c.m, 'data-c': c.c, 'data-verdict': c.verdict || 'unmeasured', 'data-ratio': c.ratio },
-        svg('rect', { class: cls, x: cx(c.c) + 1, y: cy(c.m) + 1, width: CW - 2, height: CHT - 2, ...(cls === 'sc' ? { fill: `url(#${id}-h)` } : {}) }),
-        fin(c.ratio) ? [svg('text', { class: 'sr', x: cx(c.c) + CW / 2, y: cy(c.m) + 17, 'text-anchor': 'middle' }, `${fx(c.ratio, 2)}\u00d7`),
-          svg('text', { class: 'sv', x: cx(c.c) + CW / 2, y: cy(c.m) + 33, 'text-anchor': 'middle' }, VERDICT[c.verdict] || (ci ? '' : 'no interval'))]
-          : svg('text', { class: 'sv', x: cx(c.c) + CW / 2, y: cy(c.m) + 25, 'text-anchor': 'middle' }, 'not measured'));
+        svg('rect', { class: cls, x: cx(c.c) + 1, y: cy(c.m) + 1, width: CW - 2, height: CHT - 2, ...(cls === 'xcost' ? { fill: `url(#${id}-h)` } : {}) }),
+        fin(c.ratio) ? [svg('text', { class: 'xsr', x: cx(c.c) + CW / 2, y: cy(c.m) + 17, 'text-anchor': 'middle' }, `${fx(c.ratio, 2)}\u00d7`),
+          svg('text', { class: 'xsv', x: cx(c.c) + CW / 2, y: cy(c.m) + 33, 'text-anchor': 'middle' }, VERDICT[c.verdict] || (ci ? '' : 'no interval'))]
+          : svg('text', { class: 'xsv', x: cx(c.c) + CW / 2, y: cy(c.m) + 25, 'text-anchor': 'middle' }, 'not measured'));
     });
     const marks = ms.map((m) => {
       const c = cross.get(`${d}:${m}`);
-      return Number.isInteger(c) && cs.includes(c) ? svg('line', { class: 'sx', 'data-dist': d, 'data-m': m, 'data-c': c, x1: cx(c), x2: cx(c), y1: cy(m), y2: cy(m) + CHT }) : null;
+      return Number.isInteger(c) && cs.includes(c) ? svg('line', { class: 'xcross', 'data-dist': d, 'data-m': m, 'data-c': c, x1: cx(c), x2: cx(c), y1: cy(m), y2: cy(m) + CHT }) : null;
     });
     return svg('g', { class: 'sdist', 'data-dist': d },
       svg('text', { x: 4, y: y0 + 14, 'font-weight': 600 }, capital(distWords(d))),
@@ -524,10 +524,10 @@ function sortChart(doc, id) {
     'an ambiguous cell, whose 95% interval holds 1, is outlined with a question mark; the thick line marks the smallest C from which sorting pays in that row.', sortRead(doc),
   'Where sorting by material pays: naive over sort and shade', desc, H,
   svg('g', { class: 'legend', 'aria-hidden': 'true' },
-    svg('rect', { class: 'sp', x: 4, y: 6, width: 18, height: 14 }), svg('text', { x: 28, y: 19 }, 'pays'),
-    svg('rect', { class: 'sc', fill: `url(#${id}-h)`, x: 84, y: 6, width: 18, height: 14 }), svg('text', { x: 108, y: 19 }, 'costs'),
-    svg('rect', { class: 'sa', x: 168, y: 6, width: 18, height: 14 }), svg('text', { x: 192, y: 19 }, '? ambiguous'),
-    svg('line', { class: 'sx', x1: 300, x2: 300, y1: 4, y2: 22 }), svg('text', { x: 308, y: 19 }, 'pays from')),
+    svg('rect', { class: 'xpay', x: 4, y: 6, width: 18, height: 14 }), svg('text', { x: 28, y: 19 }, 'pays'),
+    svg('rect', { class: 'xcost', fill: `url(#${id}-h)`, x: 72, y: 6, width: 18, height: 14 }), svg('text', { x: 96, y: 19 }, 'costs'),
+    svg('rect', { class: 'xamb', x: 146, y: 6, width: 18, height: 14 }), svg('text', { x: 170, y: 19 }, '? ambiguous'),
+    svg('line', { class: 'xcross', x1: 272, x2: 272, y1: 4, y2: 22 }), svg('text', { x: 280, y: 19 }, 'pays from')),
   blocks);
 }
 

@@ -90,7 +90,7 @@ const drawn = (p) => p.evaluate(([xi, xs]) => {
     readS: (rs.querySelector('figure.xchart > p.xread') || {}).textContent || '',
     cells: [...rs.querySelectorAll('g.scell')].map((g) => ({ dist: g.dataset.dist, m: Number(g.dataset.m), c: Number(g.dataset.c), verdict: g.dataset.verdict,
       cls: g.querySelector('rect').getAttribute('class'), text: g.textContent })),
-    cross: [...rs.querySelectorAll('g.sdist line.sx')].map((l) => ({ dist: l.dataset.dist, m: Number(l.dataset.m), c: Number(l.dataset.c) })),
+    cross: [...rs.querySelectorAll('g.sdist line.xcross')].map((l) => ({ dist: l.dataset.dist, m: Number(l.dataset.m), c: Number(l.dataset.c) })),
     minText: Math.min(minText(ri), minText(rs)),
   };
 }, [XI, XS]);
@@ -111,23 +111,23 @@ test('the memory experiments: the penalty curve and the crossover map from the H
     assert.equal(want.length, 12);
     assert.deepEqual(got.marks.map(({ row, table, x, ratio, bound }) => ({ row, table, x, ratio, bound })).sort((a, b) => (a.table + a.row).localeCompare(b.table + b.row)),
       want.sort((a, b) => (a.table + a.row).localeCompare(b.table + b.row)), 'the marks are the lane-split rows at their intensity');
-    for (const m of got.marks) assert.equal(m.cls, m.bound === 'compute' ? 'ic' : 'im', `${m.table} ${m.row}: coloured by its bound`);
+    for (const m of got.marks) assert.equal(m.cls, m.bound === 'compute' ? 'icomp' : 'imem', `${m.table} ${m.row}: coloured by its bound`);
     // Log axis: equal ratios of intensity, equal distances.
     const xs = got.marks.filter((m) => m.table === itabs[0].id).sort((a, b) => a.x - b.x);
     const per = (a, b) => (b.cx - a.cx) / Math.log10(b.x / a.x);
     assert.ok(Math.abs(per(xs[0], xs[1]) - per(xs[3], xs[4])) < 0.5, 'the intensity axis is logarithmic');
     assert.deepEqual(got.ridge.map((r) => r.ridge), itabs.map((t) => t.roofline.ridge), 'each table\'s ridge drawn');
     const s0 = itabs[0].rows.find((r) => r.name === 'f1-l16-lanes'), s9 = itabs[0].rows.find((r) => r.name === 'f256-l1-lanes');
-    for (const frag of [`at 0.03 FLOP/byte the lane-split branch costs ${fx(s0.ratio, 2)}\u00d7`, `at 128 it costs ${fx(s9.ratio, 2)}\u00d7`,
+    for (const frag of [`at 0.03 FLOP/byte the lane-split branch costs ${fx(s0.ratio, 3)}\u00d7 [${fx(s0.ratio_ci.lo, 3)}, ${fx(s0.ratio_ci.hi, 3)}]`, `at 128 it costs ${fx(s9.ratio, 3)}\u00d7`,
       `ridge, measured in the same run, is at ${fx(itabs[0].roofline.ridge, 1)} FLOP/byte`]) assert.ok(got.readI.includes(frag), `the curve's sentence says "${frag}": ${got.readI}`);
-    assert.match(got.readI, /^Reading it: With streaming loads/);
+    assert.match(got.readI, /^Reading it: with streaming loads/);
     // The map: a cell per document cell, its ratio and verdict; the crossover per row.
     assert.equal(got.cells.length, ds.sort.cells.length);
     for (const c of ds.sort.cells) {
       const g = got.cells.find((x) => x.dist === c.distribution && x.m === c.m && x.c === c.c);
       assert.ok(g, `cell ${c.distribution} M ${c.m} C ${c.c} drawn`);
       assert.equal(g.verdict, c.verdict);
-      assert.equal(g.cls, c.verdict === 'pays' ? 'sp' : 'sc', `${c.distribution} M ${c.m} C ${c.c}: filled where it pays, hatched where it costs`);
+      assert.equal(g.cls, c.verdict === 'pays' ? 'xpay' : 'xcost', `${c.distribution} M ${c.m} C ${c.c}: filled where it pays, hatched where it costs`);
       assert.ok(g.text.includes(`${fx(c.ratio, 2)}\u00d7`) && g.text.includes(c.verdict), `${c.distribution} M ${c.m} C ${c.c}: ${g.text}`);
     }
     assert.deepEqual(got.cross, ds.sort.crossover.filter((x) => Number.isInteger(x.c)).map((x) => ({ dist: x.distribution, m: x.m, c: x.c })), 'the crossover C marked per row');
@@ -165,7 +165,7 @@ test('the penalty curve at DRAM intensities where the counters measured them; an
   assert.match(got.readI, /at 0\.004 FLOP\/byte/, 'the sentence reads the DRAM intensity');
   const c0 = FIX['data-sort'].document.sort.cells[0];
   const g = got.cells.find((x) => x.dist === c0.distribution && x.m === c0.m && x.c === c0.c);
-  assert.equal(g.cls, 'sa', 'the ambiguous cell outlined');
+  assert.equal(g.cls, 'xamb', 'the ambiguous cell outlined');
   assert.ok(g.text.includes('?'), `the ambiguous cell carries a question mark: ${g.text}`);
   assert.ok(got.readS.includes('1 cell (marked ?) cannot tell'), got.readS);
   await closePage(p);
