@@ -50,7 +50,7 @@ fi
 mkdir -p "$DV_TEST_OUTPUT"
 cd "$here/browser" || exit 1
 rc=0
-for t in widget.test.mjs page.test.mjs nights.test.mjs experiments.test.mjs; do
+for t in widget.test.mjs page.test.mjs nights.test.mjs experiments.test.mjs memory.test.mjs; do
   node --test --test-reporter=spec "$t" || rc=1
 done
 exit $rc

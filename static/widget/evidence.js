@@ -267,14 +267,21 @@ export function renderDoc(w, doc, key) {
   // The charts repeat the tables in a picture: open where there is room, a click away on a phone.
   const wide = w.wide, slots = [];
   const slot = (k, i, ...under) => { const s = el('div', { [`data-${k}`]: i, class: `${k}-slot` }, ...under); slots.push(s); return s; };
+  const drawn = new Set();
   const out = (doc.tables || []).flatMap((t, i) => {
     const ins = listingPanel(`${w.uid}-${key}-${i}-ins`), noteId = `${w.uid}-${key}-${i}-note`;
     // An experiment table (Table `experiment`): what it is about above it,
-    // and its own chart (widget/experiments.js) in place of measured beside predicted.
-    const x = XCHART[t.experiment];
-    return [x ? slot('xabout', i) : null, table(w, t, doc, ins, noteId), t.note ? baseNote(t, noteId) : null, testimonyNote(t, doc), ins.panel,
-      el('details', { class: 'chart', open: wide, 'data-experiment': x ? t.experiment : null }, el('summary', {}, x || 'Chart: measured beside predicted'),
-        x ? slot('xslot', i, el('p', { class: 'hint' }, 'Drawing the chart\u2026')) : chart(t, `${w.uid}-${key}-${i}`))].filter(Boolean);
+    // and its own chart (widget/experiments.js) in place of measured beside
+    // predicted. A chart of the whole document (XONCE: the penalty curve of
+    // both intensity tables, the map of every data-sort cell) comes once,
+    // above the experiment's first table; its other tables stand alone.
+    const x = XCHART[t.experiment], once = XONCE.has(t.experiment), first = once && !drawn.has(t.experiment);
+    if (once) drawn.add(t.experiment);
+    const fig = x && (!once || first) ? el('details', { class: 'chart', open: wide, 'data-experiment': t.experiment }, el('summary', {}, x),
+      slot('xslot', i, el('p', { class: 'hint' }, 'Drawing the chart\u2026'))) : null;
+    const plain = x ? null : el('details', { class: 'chart', open: wide }, el('summary', {}, 'Chart: measured beside predicted'), chart(t, `${w.uid}-${key}-${i}`));
+    return [x && (!once || first) ? slot('xabout', i) : null, once ? fig : null, table(w, t, doc, ins, noteId), t.note ? baseNote(t, noteId) : null, testimonyNote(t, doc), ins.panel,
+      once ? null : fig || plain].filter(Boolean);
   });
   // The experiments' module is fetched only for a document that has experiment tables.
   if (slots.length) import('./experiments.js').then((m) => m.mount(w, doc, slots, key), (e) => {
@@ -289,7 +296,10 @@ const XCHART = {
   predication: 'Chart: the LA \u00d7 LB map, predicated or branched',
   branchless: 'Chart: the branch beside compute-both-then-select',
   reconvergence: 'Chart: warps met again and clock spread at the join',
+  intensity: 'Chart: the divergence penalty against arithmetic intensity',
+  'data-sort': 'Chart: where sorting by material pays, the crossover map',
 };
+const XONCE = new Set(['intensity', 'data-sort']);
 
 // The panel a table's instruction views open in, one row at a time. The
 // view's module is fetched the first time a reader opens one, and builds

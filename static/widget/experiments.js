@@ -1,4 +1,5 @@
-/* experiments.js -- the compiler-and-warp experiments (Table `experiment`)
+/* experiments.js -- the experiments (Table `experiment`: compiler-and-warp,
+ * arithmetic-intensity and data-sort)
  * as pictures: per table a sentence saying what it is about, read from the
  * document, and a chart in the slot renderDoc() left for it.
  *
@@ -13,6 +14,16 @@
  *   paired bars with whiskers.
  * - reconvergence: per row the warps that met again at the join (Row
  *   `join`) and the lanes' clock spread there.
+ * - intensity (one chart for the document's intensity tables): the
+ *   divergence penalty, each lane-split row's ratio over its warp-aligned
+ *   row with its interval as a band, against FLOP per byte on a log axis
+ *   (Intensity `dram_intensity` where the counters measured it, else
+ *   `intensity`), a curve per table, each point coloured by its `bound`,
+ *   the table's measured `roofline.ridge` a vertical line.
+ * - data-sort (one chart for the document's `sort`): per distribution a
+ *   map, M down, C across, each cell naive / (sort + shade) filled where
+ *   sorting pays and hatched where it costs, an ambiguous cell outlined
+ *   with a "?", each row's crossover C a thick line.
  *
  * Under each chart a sentence reads it for the student (what the marks
  * show and what that says about the warp), from the same fields.
@@ -23,7 +34,7 @@
  * for a document with experiment tables, so the lesson's first load does
  * not fetch it.
  */
-import { el, svg, fin, fx, fixed, ciOf, wrapText, D } from './format.js';
+import { el, svg, fin, fx, fixed, ciOf, wrapText, capital, D } from './format.js';
 
 const W = 380, X0 = 8, XMAX = 238, LABEL_CHARS = 40, LH = 18;
 const GRID = 8; // the predication map's LA and LB, 1..8
@@ -346,6 +357,180 @@ function rcChart(t, id) {
       svg('rect', { class: 'bg', x: 170, y: 6, width: 18, height: 14 }), svg('text', { x: 194, y: 19 }, 'clock spread')), g);
 }
 
+// ---- arithmetic intensity: the penalty curve ------------------------------
+
+const CURVE = { stream: 'streaming loads', chase: 'dependent loads (a chase)' };
+// An intensity as the axis and the sentences write it: 0.03, 0.25, 2, 128.
+const ix = (v) => (Number.isInteger(v) ? String(v) : v < 0.1 ? String(Number(v.toPrecision(1))) : v < 1 ? fixed(v, 2) : fixed(v, 1));
+
+// A table's curve: its lane-split rows with F and L (the ridge rows have
+// none), each at its DRAM intensity where the counters measured it, else at
+// its intensity as written; the table's ridge where both ridge rows ran.
+function curveOf(t) {
+  const pts = rowsOf(t).filter((r) => pointOf(r).arrangement === 'lanes' && r.intensity && r.intensity.fmas !== null && fin(r.ratio))
+    .map((r) => { const i = r.intensity, dram = fin(i.dram_intensity); return { r, x: dram ? i.dram_intensity : i.intensity, dram, bound: i.bound, variant: i.variant, ci: ciOf(r.ratio, r.ratio_ci) }; })
+    .filter((p) => fin(p.x) && p.x > 0).sort((a, b) => a.x - b.x);
+  const rf = t.roofline;
+  return { t, pts, variant: pts.length ? pts[0].variant : null, roof: rf && rf.present && fin(rf.ridge) && rf.ridge > 0 ? rf : null };
+}
+const curvesOf = (doc) => (doc.tables || []).filter((t) => t.experiment === 'intensity').map(curveOf).filter((c) => c.pts.length);
+const curveName = (c) => CURVE[c.variant] || c.t.title;
+
+function intAbout(t, doc) {
+  const head = 'The lesson\u2019s branch again, each path doing F FMAs per L 4-byte loads: the lane-split row (path = lane & 1) timed over the warp-aligned one (path = warp & 1), ' +
+    'with streaming coalesced loads and with dependent loads (a pointer chase), F/L swept from memory-bound to compute-bound; two rows beside them measure this GPU\u2019s roofline.';
+  const c = curvesOf(doc);
+  const dram = c.some((x) => x.pts.some((p) => p.dram));
+  const why = c.map((x) => x.roof && x.roof.dram_reason).find((w) => typeof w === 'string' && w);
+  return `${head} ${dram ? 'Each point sits at its FLOP per DRAM byte, read by the counters.' : `The counters gave no DRAM bytes${why ? ` (${why})` : ''}, so each point sits at its FLOP per byte loaded, as written.`}`;
+}
+
+// The sentence under the penalty curve: per curve its first and last
+// point (and where it turns between them), then the ridge, then what the
+// points left of it say.
+function intRead(doc) {
+  const cs = curvesOf(doc);
+  if (!cs.length) return null;
+  const at = (p) => `${ix(p.x)} FLOP/byte`, cost = (p) => (p.ci ? `${p.ci.point}\u00d7 ${p.ci.text}` : `${fx(p.r.ratio, 2)}\u00d7`);
+  const lo_ = (p) => (p.ci ? p.ci.lo : p.r.ratio), hi_ = (p) => (p.ci ? p.ci.hi : p.r.ratio);
+  const parts = cs.map((c) => {
+    const a = c.pts[0], z = c.pts[c.pts.length - 1];
+    const lo = c.pts.reduce((m, p) => (p.r.ratio < m.r.ratio ? p : m)), hi = c.pts.reduce((m, p) => (p.r.ratio > m.r.ratio ? p : m));
+    const turn = [lo, hi].filter((p) => p !== a && p !== z && (hi_(p) < Math.min(lo_(a), lo_(z)) || lo_(p) > Math.max(hi_(a), hi_(z))))
+      .map((p) => `${p === lo ? 'falls' : 'rises'} to ${fx(p.r.ratio, 2)}\u00d7 at ${ix(p.x)}`);
+    return `with ${curveName(c)}, at ${at(a)} the lane-split branch costs ${cost(a)} the warp-aligned one${a === z ? '' : `; at ${ix(z.x)} it costs ${cost(z)}`}` +
+      (turn.length ? ` (in between it ${turn.join(' and ')})` : '');
+  });
+  const roof = cs.map((c) => c.roof).find(Boolean);
+  const ridge = roof ? ` This GPU\u2019s ridge, measured in the same run, is at ${ix(Math.round(roof.ridge * 10) / 10)} FLOP/byte ` +
+    `(${fx(roof.flop_rate / 1e12, 1)} TFLOP/s over ${fx(roof.bandwidth_gbs, 0)} GB/s${roof.bandwidth_from === 'dram' ? ' read from DRAM' : ' loaded'}).` : '';
+  const left = roof ? cs.map((c) => {
+    const ps = c.pts.filter((p) => p.x < roof.ridge);
+    return ps.length ? { c, ps, flat: ps.every((p) => hi_(p) <= 1.05) } : null;
+  }).filter(Boolean).sort((u, v) => v.flat - u.flat).map((g, i) => (g.flat
+    ? `with ${curveName(g.c)} the loads bound the time and the second path\u2019s issue hides under them (${span(g.ps.map((p) => p.r.ratio))}\u00d7)`
+    : `with ${curveName(g.c)} the split still costs ${span(g.ps.map((p) => p.r.ratio))}\u00d7${i ? ' there' : ''}: these loads do not hide the second path`)) : [];
+  return `${parts.join('; ')}.${ridge}${left.length ? ` Left of it, ${left.join('; ')}.` : ''}`;
+}
+
+function intChart(doc, id) {
+  const cs = curvesOf(doc), all = cs.flatMap((c) => c.pts);
+  const roofs = cs.map((c) => c.roof).filter(Boolean);
+  const xs = [...all.map((p) => p.x), ...roofs.map((r) => r.ridge)];
+  const lx0 = Math.log10(Math.min(...xs) / 1.6), lx1 = Math.log10(Math.max(...xs) * 1.6);
+  const ylo = Math.min(0.9, ...all.map((p) => (p.ci ? p.ci.lo : p.r.ratio))), yhi = Math.max(2.1, ...all.map((p) => (p.ci ? p.ci.hi : p.r.ratio)));
+  const L = 44, R = 368, T = 62, B = 236, H = 272;
+  const x = (v) => L + (R - L) * (Math.log10(v) - lx0) / (lx1 - lx0), y = (v) => B - (B - T) * (v - ylo) / (yhi - ylo);
+  const yt = []; for (let v = Math.ceil(ylo * 2) / 2; v <= yhi + 1e-9; v += 0.5) yt.push(v);
+  const xt = []; for (let e = Math.ceil(lx0); e <= Math.floor(lx1); e++) xt.push(10 ** e);
+  const mark = (c, p) => {
+    const cls = p.bound === 'compute' ? 'icomp' : 'imem', cx = x(p.x), cy = y(p.r.ratio);
+    return svg('g', { class: 'ip', 'data-row': p.r.name, 'data-table': c.t.id, 'data-x': p.x, 'data-ratio': p.r.ratio, 'data-bound': p.bound || 'unknown' },
+      p.ci ? svg('g', { class: 'wh', 'aria-hidden': 'true' }, svg('line', { x1: cx, x2: cx, y1: y(p.ci.lo), y2: y(p.ci.hi) })) : null,
+      c.variant === 'chase' ? svg('rect', { class: cls, x: cx - 4, y: cy - 4, width: 8, height: 8 }) : svg('circle', { class: cls, cx, cy, r: 4.5 }));
+  };
+  const curves = cs.map((c) => {
+    const band = c.pts.filter((p) => p.ci);
+    return svg('g', { class: 'icurve', 'data-table': c.t.id, 'data-variant': c.variant },
+      band.length > 1 ? svg('path', { class: 'iband', d: `M${band.map((p) => `${x(p.x)} ${y(p.ci.hi)}`).join('L')}L${band.slice().reverse().map((p) => `${x(p.x)} ${y(p.ci.lo)}`).join('L')}Z` }) : null,
+      svg('path', { class: `iline${c.variant === 'chase' ? ' ichase' : ''}`, d: `M${c.pts.map((p) => `${x(p.x)} ${y(p.r.ratio)}`).join('L')}` }),
+      c.pts.map((p) => mark(c, p)));
+  });
+  const r0 = roofs[0], ridgeText = r0 ? `ridge ${ix(Math.round(r0.ridge * 10) / 10)}` : '';
+  const ridges = roofs.map((r, i) => svg('line', { class: 'iridge', 'data-ridge': r.ridge, 'data-table': cs.filter((c) => c.roof)[i].t.id, x1: x(r.ridge), x2: x(r.ridge), y1: T - 8, y2: B }));
+  const said = (c) => `${curveName(c)}: ${c.pts.map((p) => `${ix(p.x)} FLOP/byte ${p.bound || 'unbounded'}-bound ${p.ci ? `${p.ci.point} [${fixed(p.ci.lo, p.ci.d)}, ${fixed(p.ci.hi, p.ci.d)}]` : fx(p.r.ratio, 2)}`).join(', ')}`;
+  const desc = `${cs.map(said).join('; ')}.${r0 ? ` The ridge at ${fx(r0.ridge, 1)} FLOP/byte.` : ''}`;
+  const xwords = all.some((p) => p.dram) ? 'FLOP per DRAM byte' : 'FLOP per byte loaded';
+  return figure(id, `Chart: the divergence penalty, each lane-split row\u2019s time over its warp-aligned row\u2019s, against arithmetic intensity (${xwords}, a log scale); ` +
+    'circles streaming loads, squares dependent loads; filled blue memory-bound, purple outlined compute-bound (the measured ridge, the vertical line, divides them); the whiskers and the shaded band are 95% intervals.',
+  intRead(doc), 'The divergence penalty against arithmetic intensity', desc, H,
+  svg('g', { class: 'legend', 'aria-hidden': 'true' },
+    svg('path', { class: 'iline', d: `M${L} 14H${L + 22}` }), svg('circle', { class: 'imem', cx: L + 11, cy: 14, r: 4.5 }), svg('text', { x: L + 28, y: 19 }, 'streaming'),
+    svg('path', { class: 'iline ichase', d: `M${L + 150} 14H${L + 172}` }), svg('rect', { class: 'imem', x: L + 157, y: 10, width: 8, height: 8 }), svg('text', { x: L + 178, y: 19 }, 'dependent loads'),
+    svg('circle', { class: 'imem', cx: L + 11, cy: 36, r: 4.5 }), svg('text', { x: L + 28, y: 41 }, 'memory-bound'),
+    svg('circle', { class: 'icomp', cx: L + 161, cy: 36, r: 4.5 }), svg('text', { x: L + 178, y: 41 }, 'compute-bound')),
+  svg('g', { class: 'axis', 'aria-hidden': 'true' },
+    svg('line', { x1: L, x2: R, y1: B, y2: B }), svg('line', { x1: L, x2: L, y1: T - 8, y2: B }),
+    yt.map((v) => [svg('line', { class: 'grid', x1: L, x2: R, y1: y(v), y2: y(v) }), svg('text', { x: L - 6, y: y(v) + 5, 'text-anchor': 'end' }, fixed(v, 1))]),
+    xt.map((v) => svg('text', { x: x(v), y: B + 18, 'text-anchor': 'middle' }, String(Number(v.toPrecision(1))))),
+    svg('text', { x: R, y: H - 2, 'text-anchor': 'end' }, `${xwords} \u2192`)),
+  ridges, r0 ? svg('text', { class: 'irt', x: x(r0.ridge) + (x(r0.ridge) > R - 90 ? -4 : 4), y: T - 2, 'text-anchor': x(r0.ridge) > R - 90 ? 'end' : 'start' }, ridgeText) : null,
+  curves);
+}
+
+// ---- data-dependent divergence: the crossover map --------------------------
+
+const VERDICT = { pays: 'pays', costs: 'costs', ambiguous: 'ambiguous?' };
+const DIST = { uniform: 'uniformly drawn materials', zipf: 'Zipf-skewed materials', tiles: 'materials in coherent tiles', presorted: 'pre-sorted materials' };
+const distWords = (d) => DIST[d] || `${d} materials`;
+const ciPair = (a) => (Array.isArray(a) && fin(a[0]) && fin(a[1]) ? { lo: a[0], hi: a[1] } : null);
+const sortOf = (doc) => (doc.sort && typeof doc.sort === 'object' && Array.isArray(doc.sort.cells) ? doc.sort : null);
+const uniq = (vs) => [...new Set(vs)].sort((a, b) => a - b);
+
+function sortAbout(t, doc) {
+  const s = sortOf(doc), n = s ? s.cells.length : 0;
+  return 'Items with a material id out of M, shaded by a path of C FMAs per material: shading them as given (naive) against sorting them by material (CUB\u2019s radix sort) and then shading, ' +
+    `both timed in paired rounds; a table per cell below${n ? ` (${n} cells)` : ''}, each with the sort alone and the shade through a sorted index beside them.`;
+}
+
+// Per distribution and M, the crossover in words: "from C = 512", "never".
+function crossWords(s, dist) {
+  const rows = (Array.isArray(s.crossover) ? s.crossover : []).filter((x) => x.distribution === dist).sort((a, b) => a.m - b.m);
+  return rows.map((x) => `${Number.isInteger(x.c) ? `from C = ${x.c}` : 'at no C measured'} with ${x.m} material${x.m === 1 ? '' : 's'}`).join(', ');
+}
+
+function sortRead(doc) {
+  const s = sortOf(doc);
+  const cells = s ? s.cells.filter((c) => c.measured && fin(c.ratio)) : [];
+  if (!cells.length) return null;
+  const dists = [...new Set(cells.map((c) => c.distribution))];
+  const pays = cells.filter((c) => c.verdict === 'pays'), costs = cells.filter((c) => c.verdict === 'costs'), amb = cells.filter((c) => c.ambiguous);
+  const top = cells.reduce((a, c) => (c.ratio > a.ratio ? c : a)), low = cells.reduce((a, c) => (c.ratio < a.ratio ? c : a));
+  const where = (c) => `${c.distribution}, M = ${c.m}, C = ${c.c}`;
+  return `sorting pays ${dists.map((d) => `for ${distWords(d)} ${crossWords(s, d)}`).join('; ')} (the thick line). ` +
+    `It pays in ${pays.length} of ${cells.length} cells, up to ${fx(top.ratio, 2)}\u00d7 (${where(top)}), and costs in ${costs.length}, down to ${fx(low.ratio, 2)}\u00d7 (${where(low)}): ` +
+    'where it costs, sorting and then shading took longer than shading the items as given. ' +
+    (amb.length ? `${amb.length} cell${amb.length === 1 ? '' : 's'} (marked ?) cannot tell: the interval holds 1.` : 'No cell is ambiguous: every interval lies clear of 1.');
+}
+
+function sortChart(doc, id) {
+  const s = sortOf(doc), cells = s ? s.cells : [];
+  const dists = [...new Set(cells.map((c) => c.distribution))], ms = uniq(cells.map((c) => c.m)), cs = uniq(cells.map((c) => c.c));
+  const LX = 64, RX = 372, CW = Math.min(100, (RX - LX) / Math.max(1, cs.length)), CHT = 40, GH = 40 + ms.length * CHT + 14;
+  const TOP = 34, H = TOP + dists.length * GH;
+  const cross = new Map((Array.isArray(s && s.crossover) ? s.crossover : []).map((x) => [`${x.distribution}:${x.m}`, x.c]));
+  const blocks = dists.map((d, di) => {
+    const y0 = TOP + di * GH, gy = y0 + 40, cx = (c) => LX + cs.indexOf(c) * CW, cy = (m) => gy + ms.indexOf(m) * CHT;
+    const grid = cells.filter((c) => c.distribution === d).map((c) => {
+      const cls = !c.measured || !fin(c.ratio) ? 'xun' : c.ambiguous ? 'xamb' : c.verdict === 'pays' ? 'xpay' : 'xcost';
+      const ci = ciPair(c.ratio_ci);
+      return svg('g', { class: 'scell', 'data-dist': d, 'data-m': c.m, 'data-c': c.c, 'data-verdict': c.verdict || 'unmeasured', 'data-ratio': c.ratio },
+        svg('rect', { class: cls, x: cx(c.c) + 1, y: cy(c.m) + 1, width: CW - 2, height: CHT - 2, ...(cls === 'xcost' ? { fill: `url(#${id}-h)` } : {}) }),
+        fin(c.ratio) ? [svg('text', { class: 'xsr', x: cx(c.c) + CW / 2, y: cy(c.m) + 17, 'text-anchor': 'middle' }, `${fx(c.ratio, 2)}\u00d7`),
+          svg('text', { class: 'xsv', x: cx(c.c) + CW / 2, y: cy(c.m) + 33, 'text-anchor': 'middle' }, VERDICT[c.verdict] || (ci ? '' : 'no interval'))]
+          : svg('text', { class: 'xsv', x: cx(c.c) + CW / 2, y: cy(c.m) + 25, 'text-anchor': 'middle' }, 'not measured'));
+    });
+    const marks = ms.map((m) => {
+      const c = cross.get(`${d}:${m}`);
+      return Number.isInteger(c) && cs.includes(c) ? svg('line', { class: 'xcross', 'data-dist': d, 'data-m': m, 'data-c': c, x1: cx(c), x2: cx(c), y1: cy(m), y2: cy(m) + CHT }) : null;
+    });
+    return svg('g', { class: 'sdist', 'data-dist': d },
+      svg('text', { x: 4, y: y0 + 14, 'font-weight': 600 }, capital(distWords(d))),
+      cs.map((c) => svg('text', { x: cx(c) + CW / 2, y: gy - 6, 'text-anchor': 'middle' }, `C = ${c}`)),
+      ms.map((m) => svg('text', { x: LX - 6, y: cy(m) + CHT / 2 + 5, 'text-anchor': 'end' }, `M = ${m}`)), grid, marks);
+  });
+  const desc = cells.map((c) => `${c.distribution}, M = ${c.m}, C = ${c.c}: ${fin(c.ratio) ? `${fx(c.ratio, 2)}\u00d7, ${c.verdict}` : 'not measured'}`).join('; ') + '.';
+  return figure(id, `Chart: per distribution a map, M (materials) down, C (FMAs per material) across, each cell naive / (sort + shade): above 1 sorting pays (filled), below 1 it costs (hatched); ` +
+    'an ambiguous cell, whose 95% interval holds 1, is outlined with a question mark; the thick line marks the smallest C from which sorting pays in that row.', sortRead(doc),
+  'Where sorting by material pays: naive over sort and shade', desc, H,
+  svg('g', { class: 'legend', 'aria-hidden': 'true' },
+    svg('rect', { class: 'xpay', x: 4, y: 6, width: 18, height: 14 }), svg('text', { x: 28, y: 19 }, 'pays'),
+    svg('rect', { class: 'xcost', fill: `url(#${id}-h)`, x: 72, y: 6, width: 18, height: 14 }), svg('text', { x: 96, y: 19 }, 'costs'),
+    svg('rect', { class: 'xamb', x: 146, y: 6, width: 18, height: 14 }), svg('text', { x: 170, y: 19 }, '? ambiguous'),
+    svg('line', { class: 'xcross', x1: 272, x2: 272, y1: 4, y2: 22 }), svg('text', { x: 280, y: 19 }, 'pays from')),
+  blocks);
+}
+
 // ---- mounting ------------------------------------------------------------
 
 const KINDS = {
@@ -353,6 +538,9 @@ const KINDS = {
   predication: { about: predAbout, chart: predChart },
   branchless: { about: (t) => blAbout(t), chart: blChart },
   reconvergence: { about: (t) => rcAbout(t), chart: rcChart },
+  // Drawn once for the document, at its first table of the experiment.
+  intensity: { about: intAbout, chart: (t, id, doc) => intChart(doc, id) },
+  'data-sort': { about: sortAbout, chart: (t, id, doc) => sortChart(doc, id) },
 };
 
 // What table `t` is about (one paragraph), or null for a table of no experiment.
@@ -371,6 +559,6 @@ export function mount(w, doc, slots, key) {
     const isChart = 'xslot' in slot.dataset, i = Number(isChart ? slot.dataset.xslot : slot.dataset.xabout), t = tables[i];
     if (!t || !KINDS[t.experiment]) continue;
     const id = `${w.uid}-${key}-x${i}`;
-    slot.replaceChildren(!isChart ? about(t, doc) : t.experiment === 'predication' ? predChart(t, doc, id) : KINDS[t.experiment].chart(t, id));
+    slot.replaceChildren(!isChart ? about(t, doc) : t.experiment === 'predication' ? predChart(t, doc, id) : KINDS[t.experiment].chart(t, id, doc));
   }
 }

@@ -2,8 +2,8 @@
 // page (static/widget/experiments.js), in a real browser against the real
 // server serving the committed demo capture (harness.mjs's session):
 // - the lesson's first load fetches neither the experiments' evidence nor
-//   their module; the section is one closed line ("Experiments: the
-//   compiler and the warp", one line of text at 390 px) until opened, and
+//   their module; the section is one closed line ("Experiments:
+//   compiler, warp, memory, sort", one line of text at 390 px) until opened, and
 //   opening it, or arriving at #compiler-and-warp, loads the widget;
 // - four charts, one per experiment table, each under a sentence saying
 //   what the table is about; the k-paths chart has a mark per row with a k
@@ -83,7 +83,7 @@ async function shown(width) {
     widgets: d.querySelectorAll('divergence-widget').length,
   }));
   const rec2 = recordRequests(p);
-  await p.locator('#compiler-and-warp > summary', { hasText: 'Experiments: the compiler and the warp' }).click();
+  await p.locator('#compiler-and-warp > summary', { hasText: 'Experiments: compiler, warp, memory, sort' }).click();
   await p.waitForFunction((s) => { const w = document.querySelector(s); return w && w.getAttribute('state') === 'shown'; }, X, { timeout: 15000 });
   await p.locator(`${X} figure.xchart`).nth(3).waitFor({ state: 'attached', timeout: 15000 });
   await p.waitForLoadState('networkidle');
