@@ -50,7 +50,10 @@ fi
 mkdir -p "$DV_TEST_OUTPUT"
 cd "$here/browser" || exit 1
 rc=0
-for t in widget.test.mjs page.test.mjs nights.test.mjs experiments.test.mjs memory.test.mjs; do
+# The files named after the build folder, or every file.
+files=("${@:2}")
+[ ${#files[@]} -gt 0 ] || files=(widget.test.mjs page.test.mjs nights.test.mjs experiments.test.mjs memory.test.mjs)
+for t in "${files[@]}"; do
   node --test --test-reporter=spec "$t" || rc=1
 done
 exit $rc

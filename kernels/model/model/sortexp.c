@@ -437,6 +437,7 @@ void sortexp_summarise(struct dv_sort *s) {
     for (unsigned j = 0; j < s->ncross; j++) {
         const struct dv_sort_crossover *x = &s->cross[j];
         if (j == 0 || strcmp(x->distribution, s->cross[j - 1].distribution) != 0) {
+            if (j && at > 0 && at < len && b[at - 1] == ',') b[--at] = '\0'; /* "...,;" reads as ";" */
             at = put(b, len, at, j ? ";" : "", 0, 0);
             if (at < len) at += (size_t)snprintf(b + at, len - at, " %s", x->distribution);
         }

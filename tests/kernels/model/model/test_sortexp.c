@@ -265,6 +265,8 @@ Test(sortexp, summary_draws_crossovers_and_counts_ambiguous_cells) {
     cr_expect(strstr(s.sentence, "uniform M=32 from C=512") != NULL, "%s", s.sentence);
     cr_expect(strstr(s.sentence, "tiles M=32 never") != NULL, "%s", s.sentence);
     cr_expect(strstr(s.sentence, "1 of 6 cells ambiguous") != NULL, "%s", s.sentence);
+    cr_expect(strstr(s.sentence, "C=512; tiles") != NULL && strstr(s.sentence, ",;") == NULL,
+              "one distribution after another with no stray comma: %s", s.sentence);
 }
 
 Test(sortexp, cell_reads_its_table) {
