@@ -160,7 +160,7 @@ test('demo mode: the fixture rows, ratios and provenance, labelled as a recorded
   assert.ok(prov.includes(doc.device.name), `provenance names the GPU: ${prov}`);
   assert.ok(prov.includes(`${fx(doc.device.measured_sm_clock_mhz, 0)} MHz measured`), `provenance gives the measured clock: ${prov}`);
   assert.match(prov, /CUDA runtime \d+\.\d/);
-  assert.match(prov, /\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC \(\d+ (days|h|min) ago\)/, `the real age: ${prov}`);
+  assert.match(prov, /\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC \(\d+ (days|h|min|s) ago\)/, `the real age: ${prov}`);
   assert.doesNotMatch(prov, /just now/);
   await page.waitForFunction((sel) => /recorded measurement/.test(document.querySelector(sel).shadowRoot.querySelector('.note').textContent), W);
   const note = await page.locator(`${W} .note`).innerText();
