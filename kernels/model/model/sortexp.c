@@ -362,8 +362,7 @@ int sortexp_plan(const struct dv_options *o, struct dv_report *r, const char **f
 /* ---- the result ------------------------------------------------------------- */
 
 void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell) {
-    const struct dv_row *naive = &t->rows[SORTEXP_ROW_NAIVE], *ss = &t->rows[SORTEXP_ROW_SORT_SHADE];
-    const struct dv_row *sh = &t->rows[SORTEXP_ROW_SHADE_SORTED], *so = &t->rows[SORTEXP_ROW_SORT];
+    const struct dv_row *naive = &t->rows[SORTEXP_ROW_NAIVE], *so = &t->rows[SORTEXP_ROW_SORT];
     if (t->nrows != SORTEXP_NROWS || !naive->measured) return;
     cell->measured = 1;
     cell->ratio = naive->ratio;
@@ -373,18 +372,16 @@ void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell
     cell->index_ratio = t->rows[SORTEXP_ROW_INDEX].ratio;
     cell->sort_ms = so->time_ms.median;
     cell->sort_ci = so->median_ci_ms;
-    /* The sort inside sort+shade, paired by round: shade-sorted's ratio is
-     * the median over the rounds of shade-sorted / sort+shade in the same
-     * round, so 1 - ratio is the sort's share of each round's sort+shade,
-     * and its interval comes from those per-round figures (the rounds'
-     * common drift cancels, as it cannot between two medians' intervals);
-     * scaled by sort+shade's median, whose own interval (a few tenths of a
-     * percent) is left out. */
-    const double base = ss->time_ms.median;
-    cell->sort_inside_ms = base * (1.0 - sh->ratio);
-    cell->sort_inside_ci.lo = base * (1.0 - sh->ratio_ci.hi);
-    cell->sort_inside_ci.hi = base * (1.0 - sh->ratio_ci.lo);
-    cell->sort_agrees = cell->sort_inside_ci.lo <= cell->sort_ci.hi && cell->sort_ci.lo <= cell->sort_inside_ci.hi;
+    cell->sort_inside_ms = cell->sort_inside_ci.lo = cell->sort_inside_ci.hi = NAN;
+    cell->sort_agrees = 0;
+}
+
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi) {
+    cell->sort_inside_ms = median;
+    cell->sort_inside_ci.lo = lo;
+    cell->sort_inside_ci.hi = hi;
+    cell->sort_agrees = isfinite(lo) && isfinite(hi) && isfinite(cell->sort_ci.lo) && isfinite(cell->sort_ci.hi) &&
+                        lo <= cell->sort_ci.hi && cell->sort_ci.lo <= hi;
 }
 
 static size_t put(char *buf, size_t len, size_t at, const char *fmt, unsigned a, unsigned b) {

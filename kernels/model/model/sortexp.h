@@ -160,8 +160,14 @@ int sortexp_table_is(const struct dv_table *t);
 int sortexp_table_cell(const char *id, enum sortexp_dist *d, unsigned *m, unsigned *c);
 
 /* Fills cell `cell` from its measured table `t`: the ratio, its interval
- * and verdict, the sort alone and the sort inside sort+shade. */
+ * and verdict, the sort alone (the sort row's median and interval); the
+ * sort inside sort+shade is left unmeasured (NaN) for sortexp_cell_inside(). */
 void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell);
+
+/* The sort inside sort+shade, timed on its own between two events within
+ * sort+shade's launches (gpu/sort_measure.c): its median and interval into
+ * `cell`, and whether that interval meets the sort alone's. */
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi);
 
 /* The crossovers of r->sort's measured cells and the sentence that reads them. */
 void sortexp_summarise(struct dv_sort *s);

@@ -549,8 +549,8 @@ struct dv_sort_cell {
     double index_ratio;          /* index / (sort+shade)                     */
     double sort_ms;              /* the sort alone: median and interval      */
     struct dv_ci sort_ci;
-    double sort_inside_ms;       /* sort+shade's median x (1 - shade-sorted's ratio): paired by round */
-    struct dv_ci sort_inside_ci; /* from that ratio's interval (per round)    */
+    double sort_inside_ms;       /* the sort between two events inside sort+shade's launches: median */
+    struct dv_ci sort_inside_ci; /* and its interval                          */
     int sort_agrees;             /* the two intervals overlap                */
     double k_naive, k_sorted;    /* mean distinct materials a warp (model)   */
     struct dv_sort_witness naive, sorted; /* the GPU's per-warp record        */
