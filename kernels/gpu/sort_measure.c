@@ -29,6 +29,7 @@
 #include "kernels/model/model/chain.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/sortexp.h"
+#include "kernels/model/model/testimony.h"
 #include "kernels/model/stats/interval.h"
 
 _Static_assert(sizeof(struct sort_warp_rec) == sizeof(struct sortexp_warp), "device and host warp records agree");
@@ -261,6 +262,45 @@ static int witness_order(const struct sort_cell_dev *d, int sorted, const uint8_
     return rc;
 }
 
+/* The counter pass's launch of row `row`: the row's launches as timed, on
+ * its whole grid (the span is always the whole). */
+static int counted_launch(void *p, unsigned row, const struct counters_span *span, char *err) {
+    (void)span;
+    return launch_row(p, row, err);
+}
+
+/* Each row's hardware counters (one untimed launch of its whole grid, in
+ * ranges of the session's profiler) into its `counters`, derived against
+ * the model's split warps (sortexp_counters_derive()). A refused pass
+ * leaves the rows without and *cnt NULL, the reason in the testimony.
+ * Returns 0, or DV_ESTICKY after a sticky CUDA error. */
+static int sort_counters(struct sort_cell_dev *d, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
+                         char *err) {
+    struct testimony_grid grids[SORTEXP_NROWS];
+    struct dv_counters out[SORTEXP_NROWS];
+    char why[ERR_LEN] = "";
+    const unsigned blocks = (unsigned)((d->n + d->tpb - 1) / d->tpb);
+    for (unsigned r = 0; r < SORTEXP_NROWS; r++) testimony_counter_grid(blocks, 0, &grids[r]);
+    const struct counters_launch l = {.launch = counted_launch, .wait = NULL, .ctx = d, .before = NULL};
+    const double t0 = timeutil_now_ms();
+    const int rc = counters_profile(*cnt, SORTEXP_NROWS, grids, &l, out, why);
+    tm->counters_ms += timeutil_now_ms() - t0;
+    if (rc != 0) {
+        dv_seterr(tm->counters_reason, "counter pass of %s: %.400s", t->id, why);
+        counters_invalidate(*cnt);
+        *cnt = NULL;
+        for (unsigned r = 0; r < t->nrows; r++) t->rows[r].counters.present = 0;
+        if (rc == DV_ESTICKY) dv_seterr(err, "%s", tm->counters_reason);
+        return rc == DV_ESTICKY ? rc : 0;
+    }
+    for (unsigned r = 0; r < SORTEXP_NROWS && r < t->nrows; r++) {
+        t->rows[r].counters = out[r];
+        sortexp_counters_derive(r, blocks, t->rows[r].warps_split.per_block, &t->rows[r].counters);
+    }
+    testimony_counters_compare(t);
+    return 0;
+}
+
 /* The host's side of a cell: its materials and their order. */
 static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **mat, uint32_t **order, char *err) {
     *mat = malloc(n ? n : 1);
@@ -276,7 +316,7 @@ static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **
 
 int sort_measure_table(struct session *s, const struct dv_options *o, const struct dv_device *dev, double mhz,
                        struct timing_clock *clk, struct dv_table *t, struct dv_sort_cell *cell, const float *in_dev,
-                       char *err) {
+                       struct dv_testimony *tm, struct counters **cnt, char *err) {
     enum sortexp_dist dist;
     unsigned m, c;
     (void)s;
@@ -324,6 +364,7 @@ int sort_measure_table(struct session *s, const struct dv_options *o, const stru
     h0 = timeutil_now_ms();
     rc = rc ? rc : sort_inside(&d, t->timer_resolution_ms, cell, err);
     t->host_timing_ms += timeutil_now_ms() - h0;
+    if (rc == 0 && *cnt) rc = sort_counters(&d, t, cnt, tm, err);
     h0 = timeutil_now_ms();
     if (rc == 0 && !o->no_witness) {
         rc = witness_order(&d, 0, mat, order, &cell->naive, err);

@@ -9,6 +9,7 @@
  * of those sums (the sort's own time is not in the model).
  */
 #include "kernels/model/model/sortexp.h"
+#include "kernels/model/model/testimony.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -442,4 +443,19 @@ void sortexp_summarise(struct dv_sort *s) {
     }
     if (at > 0 && at < len && b[at - 1] == ',') b[--at] = '\0';
     put(b, len, at, ". %u of %u cells ambiguous (interval straddles 1).", ambiguous, measured);
+}
+
+void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_block, struct dv_counters *c) {
+    testimony_counters_derive(c, blocks, split_per_block, 1, 32);
+    if (row == SORTEXP_ROW_SORT)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "CUB's radix sort alone: %.4g warp instructions at %.1f lanes each, %.4g divergent branch targets; "
+                 "no shading, so no material splits a warp here",
+                 c->inst_executed, c->threads_per_inst, c->branch_targets_divergent);
+    else if (row == SORTEXP_ROW_SORT_SHADE) {
+        char shade[sizeof c->verdict];
+        snprintf(shade, sizeof shade, "%s", c->verdict);
+        snprintf(c->verdict, sizeof c->verdict, "CUB's sort kernels counted with the shade (%.1f lanes per instruction "
+                 "over both): %.300s", c->threads_per_inst, shade);
+    }
 }

@@ -164,6 +164,12 @@ int sortexp_table_cell(const char *id, enum sortexp_dist *d, unsigned *m, unsign
  * sort inside sort+shade is left unmeasured (NaN) for sortexp_cell_inside(). */
 void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell);
 
+/* The derived counters of row `row` of a cell counted on `blocks` shading
+ * blocks (testimony_counters_derive() against the model's split warps per
+ * block), the verdict saying where CUB's sort kernels are in the count
+ * (sort+shade's and the sort's) and what the shading's warps show. */
+void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_block, struct dv_counters *c);
+
 /* The sort inside sort+shade, timed on its own between two events within
  * sort+shade's launches (gpu/sort_measure.c): its median and interval into
  * `cell`, and whether that interval meets the sort alone's. */

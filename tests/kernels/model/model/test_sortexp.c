@@ -298,3 +298,19 @@ Test(sortexp, cell_reads_its_table) {
     cr_expect(!c.sort_agrees, "an inside not measured agrees with nothing");
     experiment_report_free(r);
 }
+
+Test(sortexp, counters_say_where_the_sort_is_counted) {
+    struct dv_counters c;
+    memset(&c, 0, sizeof c);
+    c.present = 1, c.inst_executed = 4096, c.threads_per_inst = 20.0, c.ffma_threads = 32 * 1024;
+    c.branch_targets_divergent = 64, c.branch_targets = 128;
+    sortexp_counters_derive(SORTEXP_ROW_NAIVE, 16, 4.0, &c);
+    cr_expect_float_eq(c.warp_efficiency, 20.0 / 32, 1e-12);
+    cr_expect_float_eq(c.divergent_per_block, 4.0, 1e-12);
+    cr_expect(strstr(c.verdict, "agrees") != NULL, "naive, 4 divergent a block where the model splits 4: %s", c.verdict);
+    cr_expect(strstr(c.verdict, "CUB") == NULL, "%s", c.verdict);
+    sortexp_counters_derive(SORTEXP_ROW_SORT, 16, 0.0, &c);
+    cr_expect(strstr(c.verdict, "CUB's radix sort alone") != NULL, "%s", c.verdict);
+    sortexp_counters_derive(SORTEXP_ROW_SORT_SHADE, 16, 0.0, &c);
+    cr_expect(strstr(c.verdict, "CUB's sort kernels counted with the shade") != NULL, "%s", c.verdict);
+}
