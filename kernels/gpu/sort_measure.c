@@ -31,6 +31,7 @@
 #include "kernels/model/model/sortexp.h"
 #include "kernels/model/model/testimony.h"
 #include "kernels/model/stats/interval.h"
+#include "kernels/model/stats/ratio.h"
 
 _Static_assert(sizeof(struct sort_warp_rec) == sizeof(struct sortexp_warp), "device and host warp records agree");
 
@@ -89,47 +90,79 @@ static int launch_row(void *p, unsigned row, char *err) {
 
 /* The sort inside sort+shade, timed directly: rounds of sort+shade's two
  * launches with an event before and after the sort, each followed by the
- * sort alone (the order of the table's rounds, where sort+shade follows the
- * sort row), batches of SORT_INSIDE_BATCH rounds queued back to back after
- * an untimed lead-in, as the timing engine queues them. Apart from the
- * table's rounds, so the compared rows' windows hold no extra event. */
+ * sort alone between two events (the order of the table's rounds, where
+ * sort+shade follows the sort row), batches of SORT_INSIDE_BATCH rounds
+ * queued behind the timing engine's hold and an untimed lead-in, as the
+ * engine queues its rounds. Apart from the table's rounds, so the compared
+ * rows' windows hold no extra event. */
 #define SORT_INSIDE_ROUNDS 256
 #define SORT_INSIDE_BATCH 16
+#define SORT_INSIDE_EVENTS 4 /* per round: inside before, after; alone before, after */
 
-static int inside_batch(const struct sort_cell_dev *d, cudaEvent_t *ev, double *ms, char *err) {
-    int rc = radix(d, d->key_b, d->pair_b, err);
+struct sort_inside_run {
+    cudaEvent_t ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH];
+    double inside[SORT_INSIDE_ROUNDS], alone[SORT_INSIDE_ROUNDS];
+    double hold_ms;
+};
+
+static int inside_queue(const struct sort_cell_dev *d, const cudaEvent_t *e, char *err) {
+    int rc = DV_CUDA_CALL(cudaEventRecord(e[0], 0), err);
+    rc = rc ? rc : radix(d, d->key_a, d->pair_a, err);
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[1], 0), err);
+    rc = rc ? rc : shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[SORTEXP_ROW_SORT_SHADE], NULL, err);
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[2], 0), err);
+    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    return rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[3], 0), err);
+}
+
+static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock *clk, struct sort_inside_run *x,
+                        unsigned at, char *err) {
+    const double q0 = timeutil_now_ms();
+    int rc = timing_hold(clk, x->hold_ms, err);
+    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
+    x->hold_ms = timing_hold_next(timeutil_now_ms() - q0);
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventSynchronize(x->ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH - 1]), err);
     for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) {
-        rc = DV_CUDA_CALL(cudaEventRecord(ev[2 * k], 0), err);
-        rc = rc ? rc : radix(d, d->key_a, d->pair_a, err);
-        rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(ev[2 * k + 1], 0), err);
-        rc = rc ? rc : shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[SORTEXP_ROW_SORT_SHADE], NULL, err);
-        rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
-    }
-    rc = rc ? rc : DV_CUDA_CALL(cudaEventSynchronize(ev[2 * SORT_INSIDE_BATCH - 1]), err);
-    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) {
-        float v = 0;
-        rc = DV_CUDA_CALL(cudaEventElapsedTime(&v, ev[2 * k], ev[2 * k + 1]), err);
-        ms[k] = v;
+        const cudaEvent_t *e = x->ev + SORT_INSIDE_EVENTS * k;
+        float in = 0, al = 0;
+        rc = DV_CUDA_CALL(cudaEventElapsedTime(&in, e[0], e[1]), err);
+        rc = rc ? rc : DV_CUDA_CALL(cudaEventElapsedTime(&al, e[2], e[3]), err);
+        x->inside[at + k] = in, x->alone[at + k] = al;
     }
     return rc;
 }
 
-/* The inside's median and its interval (at the tables' level, widened by
- * the timer's resolution) into `cell`. Returns 0 or a DV_* code. */
-static int sort_inside(const struct sort_cell_dev *d, double resolution, struct dv_sort_cell *cell, char *err) {
-    cudaEvent_t ev[2 * SORT_INSIDE_BATCH] = {0};
-    double ms[SORT_INSIDE_ROUNDS], scratch[SORT_INSIDE_ROUNDS];
+/* The inside's median and interval, and inside / alone paired by round with
+ * its interval (at the tables' level, widened by the timer's resolution),
+ * into `cell`; it agrees with the sort alone when that interval meets
+ * 1 +- `target` (the tables' half-width target). Returns 0 or a DV_* code. */
+static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock *clk, double resolution,
+                       double target, struct dv_sort_cell *cell, char *err) {
+    struct sort_inside_run *x = calloc(1, sizeof *x);
+    double *scratch = malloc(2 * SORT_INSIDE_ROUNDS * sizeof *scratch);
     int rc = 0;
-    for (unsigned e = 0; e < 2 * SORT_INSIDE_BATCH && rc == 0; e++) rc = DV_CUDA_CALL(cudaEventCreate(&ev[e]), err);
-    for (unsigned at = 0; at < SORT_INSIDE_ROUNDS && rc == 0; at += SORT_INSIDE_BATCH)
-        rc = inside_batch(d, ev, ms + at, err);
-    for (unsigned e = 0; e < 2 * SORT_INSIDE_BATCH; e++)
-        if (ev[e]) cudaEventDestroy(ev[e]);
-    struct interval iv;
-    if (rc == 0 && interval_median(ms, SORT_INSIDE_ROUNDS, INTERVAL_LEVEL, isfinite(resolution) ? resolution : 0,
-                                   scratch, &iv, err) != 0)
+    if (!x || !scratch) {
+        dv_seterr(err, "data-sort: out of memory for the sort inside");
         rc = DV_ERR;
-    if (rc == 0) sortexp_cell_inside(cell, iv.point, iv.lo, iv.hi);
+    }
+    for (unsigned e = 0; rc == 0 && e < SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH; e++)
+        rc = DV_CUDA_CALL(cudaEventCreate(&x->ev[e]), err);
+    if (rc == 0) x->hold_ms = TIMING_HOLD_FIRST_MS;
+    for (unsigned at = 0; at < SORT_INSIDE_ROUNDS && rc == 0; at += SORT_INSIDE_BATCH)
+        rc = inside_batch(d, clk, x, at, err);
+    const double res = isfinite(resolution) && resolution >= 0 ? resolution : 0;
+    struct interval iv;
+    struct ratio_pair rp;
+    if (rc == 0 && (interval_median(x->inside, SORT_INSIDE_ROUNDS, INTERVAL_LEVEL, res, scratch, &iv, err) != 0 ||
+                    ratio_paired(x->inside, x->alone, SORT_INSIDE_ROUNDS, INTERVAL_LEVEL, res, scratch, &rp, err) != 0))
+        rc = DV_ERR;
+    if (rc == 0)
+        sortexp_cell_inside(cell, iv.point, iv.lo, iv.hi, rp.of_rounds.point, rp.of_rounds.lo, rp.of_rounds.hi, target);
+    for (unsigned e = 0; x && e < SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH; e++)
+        if (x->ev[e]) cudaEventDestroy(x->ev[e]);
+    free(x);
+    free(scratch);
     return rc;
 }
 
@@ -362,7 +395,7 @@ int sort_measure_table(struct session *s, const struct dv_options *o, const stru
     }
     if (rc == 0) sortexp_cell_from_table(t, cell);
     h0 = timeutil_now_ms();
-    rc = rc ? rc : sort_inside(&d, t->timer_resolution_ms, cell, err);
+    rc = rc ? rc : sort_inside(&d, clk, t->timer_resolution_ms, t->halfwidth_target, cell, err);
     t->host_timing_ms += timeutil_now_ms() - h0;
     if (rc == 0 && *cnt) rc = sort_counters(&d, t, cnt, tm, err);
     h0 = timeutil_now_ms();

@@ -374,15 +374,20 @@ void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell
     cell->sort_ms = so->time_ms.median;
     cell->sort_ci = so->median_ci_ms;
     cell->sort_inside_ms = cell->sort_inside_ci.lo = cell->sort_inside_ci.hi = NAN;
+    cell->sort_inside_ratio = cell->sort_inside_ratio_ci.lo = cell->sort_inside_ratio_ci.hi = NAN;
     cell->sort_agrees = 0;
 }
 
-void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi) {
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi, double ratio, double rlo,
+                         double rhi, double target) {
     cell->sort_inside_ms = median;
     cell->sort_inside_ci.lo = lo;
     cell->sort_inside_ci.hi = hi;
-    cell->sort_agrees = isfinite(lo) && isfinite(hi) && isfinite(cell->sort_ci.lo) && isfinite(cell->sort_ci.hi) &&
-                        lo <= cell->sort_ci.hi && cell->sort_ci.lo <= hi;
+    cell->sort_inside_ratio = ratio;
+    cell->sort_inside_ratio_ci.lo = rlo;
+    cell->sort_inside_ratio_ci.hi = rhi;
+    cell->sort_agrees = isfinite(rlo) && isfinite(rhi) && isfinite(target) && target >= 0 && rlo <= 1.0 + target &&
+                        rhi >= 1.0 - target;
 }
 
 static size_t put(char *buf, size_t len, size_t at, const char *fmt, unsigned a, unsigned b) {

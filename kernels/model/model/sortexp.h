@@ -171,9 +171,14 @@ void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell
 void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_block, struct dv_counters *c);
 
 /* The sort inside sort+shade, timed on its own between two events within
- * sort+shade's launches (gpu/sort_measure.c): its median and interval into
- * `cell`, and whether that interval meets the sort alone's. */
-void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi);
+ * sort+shade's launches, each round beside the sort alone between two
+ * events (gpu/sort_measure.c): its median and interval, and inside / alone
+ * paired by round (`ratio` in [`rlo`, `rhi`]) into `cell`; the two agree
+ * when that interval meets 1 +- `target` (the tables' half-width target:
+ * the sort inside costs what it costs alone, as far as the tables can
+ * tell). */
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi, double ratio, double rlo,
+                         double rhi, double target);
 
 /* The crossovers of r->sort's measured cells and the sentence that reads them. */
 void sortexp_summarise(struct dv_sort *s);

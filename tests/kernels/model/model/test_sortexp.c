@@ -287,14 +287,17 @@ Test(sortexp, cell_reads_its_table) {
     /* The inside is timed on its own (sortexp_cell_inside), never derived
      * from the rows: the table alone leaves it unmeasured. */
     cr_expect(isnan(c.sort_inside_ms) && !c.sort_agrees);
-    sortexp_cell_inside(&c, 0.1002, 0.1000, 0.1004);
+    sortexp_cell_inside(&c, 0.1002, 0.1000, 0.1004, 1.002, 1.000, 1.004, 0.005);
     cr_expect_float_eq(c.sort_inside_ms, 0.1002, 1e-12);
-    cr_expect(c.sort_agrees, "[0.1000, 0.1004] meets the sort alone's [0.099, 0.101]");
-    sortexp_cell_inside(&c, 0.0950, 0.0940, 0.0960);
-    cr_expect(!c.sort_agrees, "[0.094, 0.096] is below the sort alone's [0.099, 0.101]");
-    sortexp_cell_inside(&c, 0.1020, 0.1011, 0.1030);
-    cr_expect(!c.sort_agrees, "[0.1011, 0.103] is above the sort alone's [0.099, 0.101]");
-    sortexp_cell_inside(&c, NAN, NAN, NAN);
+    cr_expect_float_eq(c.sort_inside_ratio, 1.002, 1e-12);
+    cr_expect(c.sort_agrees, "inside / alone [1.000, 1.004] meets 1 +- 0.5%");
+    sortexp_cell_inside(&c, 0.0950, 0.0940, 0.0960, 0.950, 0.940, 0.960, 0.005);
+    cr_expect(!c.sort_agrees, "[0.94, 0.96] is below 1 - 0.5%");
+    sortexp_cell_inside(&c, 0.1020, 0.1011, 0.1030, 1.0100, 1.0060, 1.0130, 0.005);
+    cr_expect(!c.sort_agrees, "[1.006, 1.013] is above 1 + 0.5%");
+    sortexp_cell_inside(&c, 0.1010, 0.1005, 0.1015, 1.0060, 1.0040, 1.0080, 0.005);
+    cr_expect(c.sort_agrees, "[1.004, 1.008] meets 1 + 0.5%");
+    sortexp_cell_inside(&c, NAN, NAN, NAN, NAN, NAN, NAN, 0.005);
     cr_expect(!c.sort_agrees, "an inside not measured agrees with nothing");
     experiment_report_free(r);
 }
