@@ -64,7 +64,7 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         session_progress(s, i, r->ntables, t, 0);
         struct dv_sort_cell *cell = sort_cell(r, i);
-        rc = cell                                 ? sort_measure_table(s, o, &r->device, mhz, clk, t, cell, in.d_in, &r->testimony, cnt, err)
+        rc = cell ? sort_measure_table(s, o, &r->device, mhz, clk, t, cell, in.d_in, &r->testimony, cnt, err)
              : experiment_table_is_scenario(t)
                  ? scenario_measure_table(s, o, &r->device, mhz, clk, t, in.d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, in.d_in, in.ref_a, in.ref_b, clk, &r->testimony, cnt, err);

@@ -120,7 +120,8 @@ static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock
     const double q0 = timeutil_now_ms();
     int rc = timing_hold(clk, x->hold_ms, err);
     rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
-    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
+    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++)
+        rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
     x->hold_ms = timing_hold_next(timeutil_now_ms() - q0);
     rc = rc ? rc : DV_CUDA_CALL(cudaEventSynchronize(x->ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH - 1]), err);
     for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) {
@@ -137,8 +138,8 @@ static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock
  * its interval (at the tables' level, widened by the timer's resolution),
  * into `cell`; it agrees with the sort alone when that interval meets
  * 1 +- `target` (the tables' half-width target). Returns 0 or a DV_* code. */
-static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock *clk, double resolution,
-                       double target, struct dv_sort_cell *cell, char *err) {
+static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock *clk, double resolution, double target,
+                       struct dv_sort_cell *cell, char *err) {
     struct sort_inside_run *x = calloc(1, sizeof *x);
     double *scratch = malloc(2 * SORT_INSIDE_ROUNDS * sizeof *scratch);
     int rc = 0;

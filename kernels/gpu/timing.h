@@ -60,7 +60,6 @@ typedef int (*timing_launch_fn)(void *ctx, unsigned row, char *err);
 #define TIMING_HOLD_MAX_MS 20.0
 #define TIMING_HOLD_MAX_MHZ 2100.0
 
-
 struct timing_clock {
     long long *d_spin;
     unsigned sms;

@@ -95,8 +95,8 @@ int main(int argc, char **argv) {
         printf("row %s dram_bytes_read %.0f\n", t->rows[k].name, t->rows[k].counters.dram_bytes_read);
     unsigned with_counters = 0;
     for (unsigned k = 0; k < t->nrows; k++) with_counters += t->rows[k].counters.present;
-    printf("counters %s: %u of %u rows%s%s\n", cnt && with_counters == t->nrows ? "taken" : "not taken",
-           with_counters, t->nrows, r->testimony.counters_reason[0] ? ": " : "", r->testimony.counters_reason);
+    printf("counters %s: %u of %u rows%s%s\n", cnt && with_counters == t->nrows ? "taken" : "not taken", with_counters,
+           t->nrows, r->testimony.counters_reason[0] ? ": " : "", r->testimony.counters_reason);
     rc = 0;
 cleanup:
     if (rc == 1) fprintf(stderr, "intensity_probe: %s\n", err[0] ? err : "out of memory");

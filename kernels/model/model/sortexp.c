@@ -386,8 +386,8 @@ void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, do
     cell->sort_inside_ratio = ratio;
     cell->sort_inside_ratio_ci.lo = rlo;
     cell->sort_inside_ratio_ci.hi = rhi;
-    cell->sort_agrees = isfinite(rlo) && isfinite(rhi) && isfinite(target) && target >= 0 && rlo <= 1.0 + target &&
-                        rhi >= 1.0 - target;
+    cell->sort_agrees =
+        isfinite(rlo) && isfinite(rhi) && isfinite(target) && target >= 0 && rlo <= 1.0 + target && rhi >= 1.0 - target;
 }
 
 static size_t put(char *buf, size_t len, size_t at, const char *fmt, unsigned a, unsigned b) {
@@ -460,7 +460,9 @@ void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_blo
     else if (row == SORTEXP_ROW_SORT_SHADE) {
         char shade[sizeof c->verdict];
         snprintf(shade, sizeof shade, "%s", c->verdict);
-        snprintf(c->verdict, sizeof c->verdict, "CUB's sort kernels counted with the shade (%.1f lanes per instruction "
-                 "over both): %.300s", c->threads_per_inst, shade);
+        snprintf(c->verdict, sizeof c->verdict,
+                 "CUB's sort kernels counted with the shade (%.1f lanes per instruction "
+                 "over both): %.300s",
+                 c->threads_per_inst, shade);
     }
 }

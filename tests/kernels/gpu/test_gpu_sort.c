@@ -87,8 +87,9 @@ Test(gpu_sort, nightly_set_measured_checked_and_the_sort_agrees, .timeout = 300)
             const struct dv_counters *nv = &t->rows[SORTEXP_ROW_NAIVE].counters,
                                      *so = &t->rows[SORTEXP_ROW_SHADE_SORTED].counters;
             if (c->naive.k_mean > 2)
-                cr_expect(nv->threads_per_inst < so->threads_per_inst, "%s: %.2f lanes an instruction naive, %.2f sorted",
-                          id, nv->threads_per_inst, so->threads_per_inst);
+                cr_expect(nv->threads_per_inst < so->threads_per_inst,
+                          "%s: %.2f lanes an instruction naive, %.2f sorted", id, nv->threads_per_inst,
+                          so->threads_per_inst);
         }
         /* The uniform draw over 32 materials: about 20 a warp as given, about 1 sorted. */
         if (c->m == 32 && strcmp(c->distribution, "uniform") == 0)

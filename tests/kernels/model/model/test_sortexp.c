@@ -310,7 +310,8 @@ Test(sortexp, counters_say_where_the_sort_is_counted) {
     sortexp_counters_derive(SORTEXP_ROW_NAIVE, 16, 4.0, &c);
     cr_expect_float_eq(c.warp_efficiency, 20.0 / 32, 1e-12);
     cr_expect_float_eq(c.divergent_per_block, 4.0, 1e-12);
-    cr_expect(strstr(c.verdict, "agrees") != NULL, "naive, 4 divergent a block where the model splits 4: %s", c.verdict);
+    cr_expect(strstr(c.verdict, "agrees") != NULL, "naive, 4 divergent a block where the model splits 4: %s",
+              c.verdict);
     cr_expect(strstr(c.verdict, "CUB") == NULL, "%s", c.verdict);
     sortexp_counters_derive(SORTEXP_ROW_SORT, 16, 0.0, &c);
     cr_expect(strstr(c.verdict, "CUB's radix sort alone") != NULL, "%s", c.verdict);
