@@ -122,7 +122,7 @@ static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock
     rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
     for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++)
         rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
-    x->hold_ms = timing_hold_next(timeutil_now_ms() - q0);
+    x->hold_ms = timing_hold_next(timeutil_now_ms() - q0, 0); /* rounds of tens of microseconds: held */
     rc = rc ? rc : DV_CUDA_CALL(cudaEventSynchronize(x->ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH - 1]), err);
     for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) {
         const cudaEvent_t *e = x->ev + SORT_INSIDE_EVENTS * k;

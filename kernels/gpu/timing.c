@@ -134,11 +134,12 @@ static int read_clock(struct timing_run *t, double *mhz, char *err) {
 }
 
 int timing_hold(const struct timing_clock *clk, double ms, char *err) {
-    if (!clk || !clk->d_spin) return 0;
+    if (!clk || !clk->d_spin || !(ms > 0)) return 0;
     return dv_run_clock_spin((long long)(ms * TIMING_HOLD_MAX_MHZ * 1e3), clk->sms ? clk->sms : 1, clk->d_spin, err);
 }
 
-double timing_hold_next(double queue_ms) {
+double timing_hold_next(double queue_ms, double gpu_ms) {
+    if (gpu_ms > 0 && queue_ms < TIMING_HOLD_SHARE * gpu_ms) return 0;
     const double ms = TIMING_HOLD_FACTOR * queue_ms;
     return ms < TIMING_HOLD_MIN_MS ? TIMING_HOLD_MIN_MS : ms > TIMING_HOLD_MAX_MS ? TIMING_HOLD_MAX_MS : ms;
 }
@@ -192,8 +193,9 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
         double batch_ms = 0, mhz = NAN;
         if ((rc = queue_rounds(&t, rows, n, rounds, launch, ctx, err)) != 0) goto cleanup;
-        hold_ms = timing_hold_next(timeutil_now_ms() - q0);
+        const double queue_ms = timeutil_now_ms() - q0;
         if ((rc = read_rounds(&t, n, rounds, ms, &batch_ms, err)) != 0) goto cleanup;
+        hold_ms = timing_hold_next(queue_ms, batch_ms);
         if (sample_clock) {
             if ((rc = read_clock(&t, &mhz, err)) != 0) goto cleanup;
             clocked_ms = timed_ms;

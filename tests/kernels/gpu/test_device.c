@@ -136,12 +136,17 @@ Test(session, progress_hook_is_the_sessions_own) {
 }
 
 /* The timing engine's hold (timing.h): twice the host's queueing time of the
- * last batch, within its bounds; a NULL clock queues nothing. */
+ * last batch, within its bounds; none after a batch whose GPU work outlasted
+ * its queueing four times over; a NULL clock or no hold queues nothing. */
 Test(device, the_hold_outlasts_the_hosts_queueing_within_its_bounds) {
-    cr_expect_float_eq(timing_hold_next(1.5), 2 * 1.5, 1e-12);
-    cr_expect_float_eq(timing_hold_next(0.0), TIMING_HOLD_MIN_MS, 1e-12);
-    cr_expect_float_eq(timing_hold_next(0.05), TIMING_HOLD_MIN_MS, 1e-12);
-    cr_expect_float_eq(timing_hold_next(60.0), TIMING_HOLD_MAX_MS, 1e-12);
+    cr_expect_float_eq(timing_hold_next(1.5, 0), 2 * 1.5, 1e-12);
+    cr_expect_float_eq(timing_hold_next(1.5, 5.0), 2 * 1.5, 1e-12, "queued in 30% of the GPU's time: held");
+    cr_expect_float_eq(timing_hold_next(1.5, 7.0), 0.0, 1e-12, "queued in 21%% of the GPU's time: no hold");
+    cr_expect_float_eq(timing_hold_next(0.0, 0), TIMING_HOLD_MIN_MS, 1e-12);
+    cr_expect_float_eq(timing_hold_next(0.05, 0), TIMING_HOLD_MIN_MS, 1e-12);
+    cr_expect_float_eq(timing_hold_next(60.0, 100.0), TIMING_HOLD_MAX_MS, 1e-12);
     char err[ERR_LEN] = "";
     cr_expect_eq(timing_hold(NULL, 1.0, err), 0, "no clock, no hold: %s", err);
+    struct timing_clock none = {0};
+    cr_expect_eq(timing_hold(&none, 0.0, err), 0, "a hold of 0 ms queues nothing: %s", err);
 }
