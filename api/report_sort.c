@@ -58,6 +58,8 @@ static json_t *cell_json(const struct dv_sort_cell *c, int *bad) {
     jsonout_put(o, "sort_ci_ms", ci(&c->sort_ci, bad), bad);
     jsonout_put(o, "sort_inside_ms", num(c->sort_inside_ms), bad);
     jsonout_put(o, "sort_inside_ci_ms", ci(&c->sort_inside_ci, bad), bad);
+    jsonout_put(o, "sort_inside_ratio", num(c->sort_inside_ratio), bad);
+    jsonout_put(o, "sort_inside_ratio_ci", ci(&c->sort_inside_ratio_ci, bad), bad);
     jsonout_put(o, "sort_agrees", c->measured ? json_boolean(c->sort_agrees) : json_null(), bad);
     jsonout_put(o, "k_naive", num(c->k_naive), bad);
     jsonout_put(o, "k_sorted", num(c->k_sorted), bad);
@@ -196,6 +198,10 @@ static void cell_parse(struct rd *rd, const json_t *o, struct dv_sort_cell *c) {
     get_ci(rd, o, "sort_ci_ms", &c->sort_ci);
     c->sort_inside_ms = get_num(rd, o, "sort_inside_ms");
     get_ci(rd, o, "sort_inside_ci_ms", &c->sort_inside_ci);
+    /* inside / alone paired by round: not in documents from before it */
+    c->sort_inside_ratio = get_num(rd, o, "sort_inside_ratio");
+    c->sort_inside_ratio_ci.lo = c->sort_inside_ratio_ci.hi = NAN;
+    if (json_object_get(o, "sort_inside_ratio_ci")) get_ci(rd, o, "sort_inside_ratio_ci", &c->sort_inside_ratio_ci);
     c->sort_agrees = get_bool(rd, o, "sort_agrees");
     c->k_naive = get_num(rd, o, "k_naive");
     c->k_sorted = get_num(rd, o, "k_sorted");
@@ -309,10 +315,11 @@ void report_sort_text(struct strbuf *b, const struct dv_report *r) {
         if (!c->naive.present || !c->sorted.present) continue;
         strbuf_printf(b,
                       "\n  %s M=%u C=%u: k a warp naive %.2f (witness) / %.2f (model), sorted %.2f; witness %s; "
-                      "sort alone %.4f ms, inside sort+shade %.4f ms (%s)",
+                      "sort alone %.4f ms, inside sort+shade %.4f ms, inside / alone %.3f [%.3f, %.3f] by round (%s)",
                       c->distribution, c->m, c->c, c->naive.k_mean, c->k_naive, c->sorted.k_mean,
                       c->naive.agrees && c->sorted.agrees ? "equals the CPU count" : "DIFFERS from the CPU count",
-                      c->sort_ms, c->sort_inside_ms, c->sort_agrees ? "intervals overlap" : "intervals apart");
+                      c->sort_ms, c->sort_inside_ms, c->sort_inside_ratio, c->sort_inside_ratio_ci.lo,
+                      c->sort_inside_ratio_ci.hi, c->sort_agrees ? "agree" : "DIFFER");
     }
     strbuf_printf(b, "\n  %s\n", s->sentence);
 }

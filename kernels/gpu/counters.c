@@ -282,6 +282,20 @@ static int build_target(struct counters *c, char *reason) {
     return size_data(c, COUNTERS_MAX_RANGES, reason);
 }
 
+/* The range profiler disabled and enabled again, its image made anew: the
+ * state a fresh profiler has. On the H200 (CUDA 13.0) a session of the DRAM
+ * set on an object whose earlier sessions ran the main set decoded no
+ * value (-nan) for dram__bytes_read.sum in any range, while the same set on
+ * a freshly enabled object read Nsight Compute's bytes (within 0.1%); so the
+ * DRAM pass runs between two of these. */
+static int retarget(struct counters *c, char *reason) {
+    CUpti_RangeProfiler_Disable_Params d = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = c->obj;
+    c->obj = NULL;
+    if (CUPTI_CALL(api.cuptiRangeProfilerDisable(&d), reason)) return -1;
+    return build_target(c, reason);
+}
+
 /* Undoes whatever build() did, in reverse; after a sticky error only the
  * host memory (CUPTI would touch the poisoned context). */
 static void teardown(struct counters *c) {
@@ -651,6 +665,10 @@ int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, co
         c->broken = 1; /* a half-built set: rebuilt with the rest at the next prepare */
         return COUNTERS_REFUSED;
     }
+    if (retarget(c, reason) != 0) {
+        c->broken = 1;
+        return COUNTERS_REFUSED;
+    }
     struct mset m = c->dram;
     m.data = c->data;
     m.data_size = c->data_size;
@@ -668,6 +686,10 @@ int counters_dram(struct counters *c, unsigned nrows, const unsigned *blocks, co
         if (rc == 0) rc = collect_set(c, &m, n, values, reason);
         for (unsigned i = 0; rc == 0 && i < n; i++) bytes[at + i] = values[i];
     }
+    /* The main set's next session on a fresh object too; where that fails,
+     * the bytes stand and the profiler is rebuilt at its next prepare. */
+    char ignored[ERR_LEN];
+    if (rc == 0 && retarget(c, ignored) != 0) c->broken = 1;
     if (rc == DV_ESTICKY) c->lost = 1;
     if (rc != 0) {
         c->broken = 1;

@@ -182,7 +182,8 @@ int counters_table(struct counters **c, struct dv_table *t, const struct testimo
 /* The DRAM pass: dram__bytes_read.sum of one launch of each row's whole
  * grid (rows 0..nrows-1, row r on blocks[r] blocks: span {0, blocks[r], 0}),
  * in sessions of their own with that hardware counter alone (its host
- * object and images built at the first call and kept), l->before enqueued
+ * object and images built at the first call and kept; the range profiler
+ * enabled afresh before the pass and after it), l->before enqueued
  * before each range (the caller's L2 flush). Into bytes[row] (NaN when not
  * read). Returns 0; COUNTERS_REFUSED with `reason`; or the DV_* code of a
  * failed launch or wait. A failure marks `c` for a rebuild (lost after a

@@ -64,7 +64,7 @@ static int measure_tables(struct session *s, const struct dv_options *o, struct 
         double mhz = clk->n ? clk->sum_mhz / clk->n : hint_mhz;
         session_progress(s, i, r->ntables, t, 0);
         struct dv_sort_cell *cell = sort_cell(r, i);
-        rc = cell                                 ? sort_measure_table(s, o, &r->device, mhz, clk, t, cell, in.d_in, err)
+        rc = cell ? sort_measure_table(s, o, &r->device, mhz, clk, t, cell, in.d_in, &r->testimony, cnt, err)
              : experiment_table_is_scenario(t)
                  ? scenario_measure_table(s, o, &r->device, mhz, clk, t, in.d_in, &r->testimony, cnt, err)
                  : lesson_measure_table(s, o, r, t, in.d_in, in.ref_a, in.ref_b, clk, &r->testimony, cnt, err);
@@ -88,11 +88,6 @@ struct counters *measure_counters(struct session *s, const struct dv_options *o,
     struct dv_testimony *tm = &r->testimony;
     if (o->no_counters) {
         snprintf(tm->counters_reason, sizeof(tm->counters_reason), "not requested (counters: false)");
-        return NULL;
-    }
-    if (r->sort.present) { /* data-sort: no profiler started for rows it does not count */
-        snprintf(tm->counters_reason, sizeof(tm->counters_reason),
-                 "not taken for the data-sort tables (the per-warp witness is in sort.cells)");
         return NULL;
     }
     const double t0 = timeutil_now_ms();

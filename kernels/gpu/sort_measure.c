@@ -29,6 +29,9 @@
 #include "kernels/model/model/chain.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/sortexp.h"
+#include "kernels/model/model/testimony.h"
+#include "kernels/model/stats/interval.h"
+#include "kernels/model/stats/ratio.h"
 
 _Static_assert(sizeof(struct sort_warp_rec) == sizeof(struct sortexp_warp), "device and host warp records agree");
 
@@ -83,6 +86,85 @@ static int launch_row(void *p, unsigned row, char *err) {
     case SORTEXP_ROW_SORT: return radix(d, d->key_b, d->pair_b, err);
     default: dv_seterr(err, "data-sort: no row %u", row); return DV_ERR;
     }
+}
+
+/* The sort inside sort+shade, timed directly: rounds of sort+shade's two
+ * launches with an event before and after the sort, each followed by the
+ * sort alone between two events (the order of the table's rounds, where
+ * sort+shade follows the sort row), batches of SORT_INSIDE_BATCH rounds
+ * queued behind the timing engine's hold and an untimed lead-in, as the
+ * engine queues its rounds. Apart from the table's rounds, so the compared
+ * rows' windows hold no extra event. */
+#define SORT_INSIDE_ROUNDS 256
+#define SORT_INSIDE_BATCH 16
+#define SORT_INSIDE_EVENTS 4 /* per round: inside before, after; alone before, after */
+
+struct sort_inside_run {
+    cudaEvent_t ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH];
+    double inside[SORT_INSIDE_ROUNDS], alone[SORT_INSIDE_ROUNDS];
+    double hold_ms;
+};
+
+static int inside_queue(const struct sort_cell_dev *d, const cudaEvent_t *e, char *err) {
+    int rc = DV_CUDA_CALL(cudaEventRecord(e[0], 0), err);
+    rc = rc ? rc : radix(d, d->key_a, d->pair_a, err);
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[1], 0), err);
+    rc = rc ? rc : shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[SORTEXP_ROW_SORT_SHADE], NULL, err);
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[2], 0), err);
+    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    return rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[3], 0), err);
+}
+
+static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock *clk, struct sort_inside_run *x,
+                        unsigned at, char *err) {
+    const double q0 = timeutil_now_ms();
+    int rc = timing_hold(clk, x->hold_ms, err);
+    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++)
+        rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
+    x->hold_ms = timing_hold_next(timeutil_now_ms() - q0, 0); /* rounds of tens of microseconds: held */
+    rc = rc ? rc : DV_CUDA_CALL(cudaEventSynchronize(x->ev[SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH - 1]), err);
+    for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++) {
+        const cudaEvent_t *e = x->ev + SORT_INSIDE_EVENTS * k;
+        float in = 0, al = 0;
+        rc = DV_CUDA_CALL(cudaEventElapsedTime(&in, e[0], e[1]), err);
+        rc = rc ? rc : DV_CUDA_CALL(cudaEventElapsedTime(&al, e[2], e[3]), err);
+        x->inside[at + k] = in, x->alone[at + k] = al;
+    }
+    return rc;
+}
+
+/* The inside's median and interval, and inside / alone paired by round with
+ * its interval (at the tables' level, widened by the timer's resolution),
+ * into `cell`; it agrees with the sort alone when that interval meets
+ * 1 +- `target` (the tables' half-width target). Returns 0 or a DV_* code. */
+static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock *clk, double resolution, double target,
+                       struct dv_sort_cell *cell, char *err) {
+    struct sort_inside_run *x = calloc(1, sizeof *x);
+    double *scratch = malloc(2 * SORT_INSIDE_ROUNDS * sizeof *scratch);
+    int rc = 0;
+    if (!x || !scratch) {
+        dv_seterr(err, "data-sort: out of memory for the sort inside");
+        rc = DV_ERR;
+    }
+    for (unsigned e = 0; rc == 0 && e < SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH; e++)
+        rc = DV_CUDA_CALL(cudaEventCreate(&x->ev[e]), err);
+    if (rc == 0) x->hold_ms = TIMING_HOLD_FIRST_MS;
+    for (unsigned at = 0; at < SORT_INSIDE_ROUNDS && rc == 0; at += SORT_INSIDE_BATCH)
+        rc = inside_batch(d, clk, x, at, err);
+    const double res = isfinite(resolution) && resolution >= 0 ? resolution : 0;
+    struct interval iv;
+    struct ratio_pair rp;
+    if (rc == 0 && (interval_median(x->inside, SORT_INSIDE_ROUNDS, INTERVAL_LEVEL, res, scratch, &iv, err) != 0 ||
+                    ratio_paired(x->inside, x->alone, SORT_INSIDE_ROUNDS, INTERVAL_LEVEL, res, scratch, &rp, err) != 0))
+        rc = DV_ERR;
+    if (rc == 0)
+        sortexp_cell_inside(cell, iv.point, iv.lo, iv.hi, rp.of_rounds.point, rp.of_rounds.lo, rp.of_rounds.hi, target);
+    for (unsigned e = 0; x && e < SORT_INSIDE_EVENTS * SORT_INSIDE_BATCH; e++)
+        if (x->ev[e]) cudaEventDestroy(x->ev[e]);
+    free(x);
+    free(scratch);
+    return rc;
 }
 
 /* Device buffers of a cell of n items, `mat` and `order` from the host. */
@@ -214,6 +296,45 @@ static int witness_order(const struct sort_cell_dev *d, int sorted, const uint8_
     return rc;
 }
 
+/* The counter pass's launch of row `row`: the row's launches as timed, on
+ * its whole grid (the span is always the whole). */
+static int counted_launch(void *p, unsigned row, const struct counters_span *span, char *err) {
+    (void)span;
+    return launch_row(p, row, err);
+}
+
+/* Each row's hardware counters (one untimed launch of its whole grid, in
+ * ranges of the session's profiler) into its `counters`, derived against
+ * the model's split warps (sortexp_counters_derive()). A refused pass
+ * leaves the rows without and *cnt NULL, the reason in the testimony.
+ * Returns 0, or DV_ESTICKY after a sticky CUDA error. */
+static int sort_counters(struct sort_cell_dev *d, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
+                         char *err) {
+    struct testimony_grid grids[SORTEXP_NROWS];
+    struct dv_counters out[SORTEXP_NROWS];
+    char why[ERR_LEN] = "";
+    const unsigned blocks = (unsigned)((d->n + d->tpb - 1) / d->tpb);
+    for (unsigned r = 0; r < SORTEXP_NROWS; r++) testimony_counter_grid(blocks, 0, &grids[r]);
+    const struct counters_launch l = {.launch = counted_launch, .wait = NULL, .ctx = d, .before = NULL};
+    const double t0 = timeutil_now_ms();
+    const int rc = counters_profile(*cnt, SORTEXP_NROWS, grids, &l, out, why);
+    tm->counters_ms += timeutil_now_ms() - t0;
+    if (rc != 0) {
+        dv_seterr(tm->counters_reason, "counter pass of %s: %.400s", t->id, why);
+        counters_invalidate(*cnt);
+        *cnt = NULL;
+        for (unsigned r = 0; r < t->nrows; r++) t->rows[r].counters.present = 0;
+        if (rc == DV_ESTICKY) dv_seterr(err, "%s", tm->counters_reason);
+        return rc == DV_ESTICKY ? rc : 0;
+    }
+    for (unsigned r = 0; r < SORTEXP_NROWS && r < t->nrows; r++) {
+        t->rows[r].counters = out[r];
+        sortexp_counters_derive(r, blocks, t->rows[r].warps_split.per_block, &t->rows[r].counters);
+    }
+    testimony_counters_compare(t);
+    return 0;
+}
+
 /* The host's side of a cell: its materials and their order. */
 static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **mat, uint32_t **order, char *err) {
     *mat = malloc(n ? n : 1);
@@ -229,7 +350,7 @@ static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **
 
 int sort_measure_table(struct session *s, const struct dv_options *o, const struct dv_device *dev, double mhz,
                        struct timing_clock *clk, struct dv_table *t, struct dv_sort_cell *cell, const float *in_dev,
-                       char *err) {
+                       struct dv_testimony *tm, struct counters **cnt, char *err) {
     enum sortexp_dist dist;
     unsigned m, c;
     (void)s;
@@ -274,6 +395,10 @@ int sort_measure_table(struct session *s, const struct dv_options *o, const stru
         row->agreement = row->predicted_ratio > 0 ? row->ratio / row->predicted_ratio : NAN;
     }
     if (rc == 0) sortexp_cell_from_table(t, cell);
+    h0 = timeutil_now_ms();
+    rc = rc ? rc : sort_inside(&d, clk, t->timer_resolution_ms, t->halfwidth_target, cell, err);
+    t->host_timing_ms += timeutil_now_ms() - h0;
+    if (rc == 0 && *cnt) rc = sort_counters(&d, t, cnt, tm, err);
     h0 = timeutil_now_ms();
     if (rc == 0 && !o->no_witness) {
         rc = witness_order(&d, 0, mat, order, &cell->naive, err);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/base/timeutil.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/model/stats/sampling.h"
@@ -132,12 +133,24 @@ static int read_clock(struct timing_run *t, double *mhz, char *err) {
     return 0;
 }
 
+int timing_hold(const struct timing_clock *clk, double ms, char *err) {
+    if (!clk || !clk->d_spin || !(ms > 0)) return 0;
+    return dv_run_clock_spin((long long)(ms * TIMING_HOLD_MAX_MHZ * 1e3), clk->sms ? clk->sms : 1, clk->d_spin, err);
+}
+
+double timing_hold_next(double queue_ms, double gpu_ms) {
+    if (gpu_ms > 0 && queue_ms < TIMING_HOLD_SHARE * gpu_ms) return 0;
+    const double ms = TIMING_HOLD_FACTOR * queue_ms;
+    return ms < TIMING_HOLD_MIN_MS ? TIMING_HOLD_MIN_MS : ms > TIMING_HOLD_MAX_MS ? TIMING_HOLD_MAX_MS : ms;
+}
+
 int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
                   struct timing_clock *clk, char *err) {
     struct timing_run t;
     unsigned rows[TIMING_MAX_LAUNCHES];
     double ms[TIMING_MAX_LAUNCHES * TIMING_BATCH];
     double timed_ms = 0, clocked_ms = 0; /* timed work filed, and when the clock was last sampled */
+    double hold_ms = TIMING_HOLD_FIRST_MS;
     int rc;
     memset(&t, 0, sizeof(t));
     if (nrows == 0 || nrows > DV_MAX_ROWS) {
@@ -167,19 +180,22 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
             rc = DV_ERR;
             goto cleanup;
         }
-        /* A batch of rounds is queued back to back, so the GPU never idles
-         * between samples; an untimed lead-in launch absorbs the restart
-         * after the host's synchronisation, which would otherwise land on
-         * the first row of every batch. */
+        /* A batch of rounds is queued back to back behind the hold, so the
+         * GPU never idles between samples; an untimed lead-in launch absorbs
+         * the restart after the host's synchronisation, which would
+         * otherwise land on the first row of every batch. */
+        const double q0 = timeutil_now_ms();
+        if ((rc = timing_hold(clk, hold_ms, err)) != 0) goto cleanup;
         if ((rc = launch(ctx, rows[n - 1], err)) != 0) goto cleanup;
         /* The clock: in the first batch, then once at least
          * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
         const int sample_clock = clk && (batches == 0 || timed_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
         if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
         double batch_ms = 0, mhz = NAN;
-        if ((rc = queue_rounds(&t, rows, n, rounds, launch, ctx, err)) != 0 ||
-            (rc = read_rounds(&t, n, rounds, ms, &batch_ms, err)) != 0)
-            goto cleanup;
+        if ((rc = queue_rounds(&t, rows, n, rounds, launch, ctx, err)) != 0) goto cleanup;
+        const double queue_ms = timeutil_now_ms() - q0;
+        if ((rc = read_rounds(&t, n, rounds, ms, &batch_ms, err)) != 0) goto cleanup;
+        hold_ms = timing_hold_next(queue_ms, batch_ms);
         if (sample_clock) {
             if ((rc = read_clock(&t, &mhz, err)) != 0) goto cleanup;
             clocked_ms = timed_ms;

@@ -43,12 +43,42 @@ typedef int (*timing_launch_fn)(void *ctx, unsigned row, char *err);
  * row's statistics nor in *gpu_ms. */
 #define TIMING_SPIN_CYCLES 1000000LL
 #define TIMING_CLOCK_EVERY_MS 10.0
+
+/* The stream held while a batch is queued (nvbench's blocking kernel): a
+ * spin queued first in a batch keeps the GPU busy while the host queues the
+ * batch's launches behind it, so that rows shorter than the host's launch
+ * cost (CUB's sort of a million items, a 16-FMA shade: tens of
+ * microseconds) run back to back from the queue and each window times the
+ * GPU's work, not the host's pace. The first batch is held
+ * TIMING_HOLD_FIRST_MS; each later one TIMING_HOLD_FACTOR times the host
+ * time the last batch took to queue, within [TIMING_HOLD_MIN_MS,
+ * TIMING_HOLD_MAX_MS], or not at all when that queueing took less than
+ * TIMING_HOLD_SHARE of the last batch's timed GPU work (rows long enough to
+ * keep ahead of the host: the lesson's kernels), in cycles of a clock of at
+ * most TIMING_HOLD_MAX_MHZ (a slower clock holds longer). Untimed; needs
+ * the clock's spin buffer (no hold with clk NULL). */
+#define TIMING_HOLD_FACTOR 2.0
+#define TIMING_HOLD_FIRST_MS 1.0
+#define TIMING_HOLD_MIN_MS 0.2
+#define TIMING_HOLD_MAX_MS 20.0
+#define TIMING_HOLD_MAX_MHZ 2100.0
+#define TIMING_HOLD_SHARE 0.25
+
 struct timing_clock {
     long long *d_spin;
     unsigned sms;
     double sum_mhz, min_mhz;
     unsigned n;
 };
+
+/* Queues the hold of `ms` milliseconds on the clock's spin buffer (one
+ * block per SM); 0 or a DV_* code. */
+int timing_hold(const struct timing_clock *clk, double ms, char *err);
+
+/* The next batch's hold (0: none) after a batch the host queued in
+ * `queue_ms` and the GPU timed `gpu_ms` of work in (gpu_ms <= 0: unknown,
+ * held). */
+double timing_hold_next(double queue_ms, double gpu_ms);
 
 /* Times the t->nrows rows of `t` (each row's ratio over the row
  * dv_row_reference() names: t->baseline_row unless the row names another) under the

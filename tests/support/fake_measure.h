@@ -11,8 +11,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "kernels/model/model/experiment.h"
+#include "kernels/model/model/sortexp.h"
 
 static void fake_measure(struct dv_report *r, const char *gpu_name) {
     r->measured = 1;
@@ -78,8 +80,27 @@ static void fake_measure(struct dv_report *r, const char *gpu_name) {
             c->divergent_per_block = w->warps_split.per_block;
             c->model_split_per_block = w->warps_split.per_block;
             snprintf(c->verdict, sizeof c->verdict, "agrees");
+            /* A data-sort row's witness is its cell's per-warp record. */
+            if (sortexp_table_is(tb)) memset(o, 0, sizeof *o);
         }
     }
+    for (unsigned k = 0; r->sort.present && k < r->sort.ncells; k++) {
+        struct dv_sort_cell *cell = &r->sort.cells[k];
+        if (cell->table < 0 || (unsigned)cell->table >= r->ntables) continue;
+        sortexp_cell_from_table(&r->tables[cell->table], cell);
+        sortexp_cell_inside(cell, cell->sort_ms, cell->sort_ci.lo, cell->sort_ci.hi, 1.001, 0.998, 1.004, 0.005);
+        struct dv_sort_witness *w[2] = {&cell->naive, &cell->sorted};
+        for (unsigned o = 0; o < 2; o++) {
+            memset(w[o], 0, sizeof *w[o]);
+            w[o]->present = w[o]->agrees = 1;
+            w[o]->first_difference = -1;
+            w[o]->warps = 32768;
+            w[o]->k_mean = o ? 1.0 : cell->k_naive;
+            w[o]->k_hist[o ? 1 : (cell->m < 32 ? cell->m : 32)] = w[o]->warps;
+            w[o]->lane_hist[32] = w[o]->warps;
+        }
+    }
+    if (r->sort.present) sortexp_summarise(&r->sort);
 }
 
 #endif /* DV_TEST_FAKE_MEASURE_H */

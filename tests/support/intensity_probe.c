@@ -7,10 +7,12 @@
  *       ROW's timed kernel on its whole grid twice (ncu --launch-skip 1
  *       profiles the second, after the buffers' first touch);
  *   intensity_probe count TABLE [BLOCKS]
- *       the same set-up, each row once to warm it, then the DRAM pass the
- *       service runs (gpu/intensity_measure.h: each row's whole grid after
- *       an L2 flush, dram__bytes_read.sum through CUPTI); one line a row:
- *       "row NAME dram_bytes_read X".
+ *       the table measured as the suite measures it (scenario_measure_table:
+ *       timing, checks, the witness and the counter pass, then the DRAM pass,
+ *       gpu/intensity_measure.h: each row's whole grid after an L2 flush,
+ *       dram__bytes_read.sum through CUPTI, on the profiler the counter pass
+ *       used); one line a row: "row NAME dram_bytes_read X", then one line
+ *       "counters taken|not taken: REASON".
  * BLOCKS: the grid's blocks (4096, the suite's, by default). Exit 0, 2 for
  * bad arguments, 3 without counters (the reason printed), 1 otherwise.
  */
@@ -22,6 +24,7 @@
 #include "kernels/gpu/counters.h"
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/intensity_measure.h"
+#include "kernels/gpu/scenario_measure.h"
 #include "kernels/gpu/scenario_rows.h"
 #include "kernels/gpu/session.h"
 #include "kernels/model/model/experiment.h"
@@ -63,9 +66,8 @@ int main(int argc, char **argv) {
     int irc = 0;
     const float *in = session_input(ss, n, &irc, err);
     if (!in) goto cleanup;
-    const uint32_t rows = launch ? 1u << row : (1u << s->nrows) - 1u;
-    if (scenario_rows_setup(c, s, &o, in, rows, err) != 0) goto cleanup;
     if (launch) {
+        if (scenario_rows_setup(c, s, &o, in, 1u << row, err) != 0) goto cleanup;
         for (int k = 0; k < 2; k++)
             if (scenario_rows_launch(c, row, 0, 0, c->blocks, NULL, NULL, err) != 0) goto cleanup;
         if (DV_CUDA_CALL(cudaDeviceSynchronize(), err) != 0) goto cleanup;
@@ -82,9 +84,8 @@ int main(int argc, char **argv) {
     struct dv_table *t = &r->tables[0];
     const char *field = NULL;
     if (scenario_build_table(s, &o, t, NULL, &field, err) != 0) goto cleanup;
-    for (unsigned k = 0; k < s->nrows; k++)
-        if (scenario_rows_launch(c, k, 0, 0, c->blocks, NULL, NULL, err) != 0) goto cleanup;
-    if (intensity_measure_dram(c, t, &cnt, &r->testimony, err) != 0) goto cleanup;
+    if (scenario_measure_table(ss, &o, &dev, dev.rated_sm_clock_mhz, NULL, t, in, &r->testimony, &cnt, err) != 0)
+        goto cleanup;
     if (t->dram_reason[0]) {
         fprintf(stderr, "intensity_probe: %s\n", t->dram_reason);
         rc = 3;
@@ -92,6 +93,10 @@ int main(int argc, char **argv) {
     }
     for (unsigned k = 0; k < t->nrows; k++)
         printf("row %s dram_bytes_read %.0f\n", t->rows[k].name, t->rows[k].counters.dram_bytes_read);
+    unsigned with_counters = 0;
+    for (unsigned k = 0; k < t->nrows; k++) with_counters += t->rows[k].counters.present;
+    printf("counters %s: %u of %u rows%s%s\n", cnt && with_counters == t->nrows ? "taken" : "not taken", with_counters,
+           t->nrows, r->testimony.counters_reason[0] ? ": " : "", r->testimony.counters_reason);
     rc = 0;
 cleanup:
     if (rc == 1) fprintf(stderr, "intensity_probe: %s\n", err[0] ? err : "out of memory");

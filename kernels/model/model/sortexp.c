@@ -9,6 +9,7 @@
  * of those sums (the sort's own time is not in the model).
  */
 #include "kernels/model/model/sortexp.h"
+#include "kernels/model/model/testimony.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -362,8 +363,7 @@ int sortexp_plan(const struct dv_options *o, struct dv_report *r, const char **f
 /* ---- the result ------------------------------------------------------------- */
 
 void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell) {
-    const struct dv_row *naive = &t->rows[SORTEXP_ROW_NAIVE], *ss = &t->rows[SORTEXP_ROW_SORT_SHADE];
-    const struct dv_row *sh = &t->rows[SORTEXP_ROW_SHADE_SORTED], *so = &t->rows[SORTEXP_ROW_SORT];
+    const struct dv_row *naive = &t->rows[SORTEXP_ROW_NAIVE], *so = &t->rows[SORTEXP_ROW_SORT];
     if (t->nrows != SORTEXP_NROWS || !naive->measured) return;
     cell->measured = 1;
     cell->ratio = naive->ratio;
@@ -373,18 +373,21 @@ void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell
     cell->index_ratio = t->rows[SORTEXP_ROW_INDEX].ratio;
     cell->sort_ms = so->time_ms.median;
     cell->sort_ci = so->median_ci_ms;
-    /* The sort inside sort+shade, paired by round: shade-sorted's ratio is
-     * the median over the rounds of shade-sorted / sort+shade in the same
-     * round, so 1 - ratio is the sort's share of each round's sort+shade,
-     * and its interval comes from those per-round figures (the rounds'
-     * common drift cancels, as it cannot between two medians' intervals);
-     * scaled by sort+shade's median, whose own interval (a few tenths of a
-     * percent) is left out. */
-    const double base = ss->time_ms.median;
-    cell->sort_inside_ms = base * (1.0 - sh->ratio);
-    cell->sort_inside_ci.lo = base * (1.0 - sh->ratio_ci.hi);
-    cell->sort_inside_ci.hi = base * (1.0 - sh->ratio_ci.lo);
-    cell->sort_agrees = cell->sort_inside_ci.lo <= cell->sort_ci.hi && cell->sort_ci.lo <= cell->sort_inside_ci.hi;
+    cell->sort_inside_ms = cell->sort_inside_ci.lo = cell->sort_inside_ci.hi = NAN;
+    cell->sort_inside_ratio = cell->sort_inside_ratio_ci.lo = cell->sort_inside_ratio_ci.hi = NAN;
+    cell->sort_agrees = 0;
+}
+
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi, double ratio, double rlo,
+                         double rhi, double target) {
+    cell->sort_inside_ms = median;
+    cell->sort_inside_ci.lo = lo;
+    cell->sort_inside_ci.hi = hi;
+    cell->sort_inside_ratio = ratio;
+    cell->sort_inside_ratio_ci.lo = rlo;
+    cell->sort_inside_ratio_ci.hi = rhi;
+    cell->sort_agrees =
+        isfinite(rlo) && isfinite(rhi) && isfinite(target) && target >= 0 && rlo <= 1.0 + target && rhi >= 1.0 - target;
 }
 
 static size_t put(char *buf, size_t len, size_t at, const char *fmt, unsigned a, unsigned b) {
@@ -445,4 +448,21 @@ void sortexp_summarise(struct dv_sort *s) {
     }
     if (at > 0 && at < len && b[at - 1] == ',') b[--at] = '\0';
     put(b, len, at, ". %u of %u cells ambiguous (interval straddles 1).", ambiguous, measured);
+}
+
+void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_block, struct dv_counters *c) {
+    testimony_counters_derive(c, blocks, split_per_block, 1, 32);
+    if (row == SORTEXP_ROW_SORT)
+        snprintf(c->verdict, sizeof c->verdict,
+                 "CUB's radix sort alone: %.4g warp instructions at %.1f lanes each, %.4g divergent branch targets; "
+                 "no shading, so no material splits a warp here",
+                 c->inst_executed, c->threads_per_inst, c->branch_targets_divergent);
+    else if (row == SORTEXP_ROW_SORT_SHADE) {
+        char shade[sizeof c->verdict];
+        snprintf(shade, sizeof shade, "%s", c->verdict);
+        snprintf(c->verdict, sizeof c->verdict,
+                 "CUB's sort kernels counted with the shade (%.1f lanes per instruction "
+                 "over both): %.300s",
+                 c->threads_per_inst, shade);
+    }
 }

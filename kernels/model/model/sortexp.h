@@ -160,8 +160,25 @@ int sortexp_table_is(const struct dv_table *t);
 int sortexp_table_cell(const char *id, enum sortexp_dist *d, unsigned *m, unsigned *c);
 
 /* Fills cell `cell` from its measured table `t`: the ratio, its interval
- * and verdict, the sort alone and the sort inside sort+shade. */
+ * and verdict, the sort alone (the sort row's median and interval); the
+ * sort inside sort+shade is left unmeasured (NaN) for sortexp_cell_inside(). */
 void sortexp_cell_from_table(const struct dv_table *t, struct dv_sort_cell *cell);
+
+/* The derived counters of row `row` of a cell counted on `blocks` shading
+ * blocks (testimony_counters_derive() against the model's split warps per
+ * block), the verdict saying where CUB's sort kernels are in the count
+ * (sort+shade's and the sort's) and what the shading's warps show. */
+void sortexp_counters_derive(unsigned row, unsigned blocks, double split_per_block, struct dv_counters *c);
+
+/* The sort inside sort+shade, timed on its own between two events within
+ * sort+shade's launches, each round beside the sort alone between two
+ * events (gpu/sort_measure.c): its median and interval, and inside / alone
+ * paired by round (`ratio` in [`rlo`, `rhi`]) into `cell`; the two agree
+ * when that interval meets 1 +- `target` (the tables' half-width target:
+ * the sort inside costs what it costs alone, as far as the tables can
+ * tell). */
+void sortexp_cell_inside(struct dv_sort_cell *cell, double median, double lo, double hi, double ratio, double rlo,
+                         double rhi, double target);
 
 /* The crossovers of r->sort's measured cells and the sentence that reads them. */
 void sortexp_summarise(struct dv_sort *s);

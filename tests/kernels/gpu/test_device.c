@@ -17,6 +17,7 @@
 #include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/measure.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/timing.h"
 
 Test(device, without_a_gpu_measure_says_what_cuda_reported) {
     char why[ERR_LEN];
@@ -132,4 +133,20 @@ Test(session, progress_hook_is_the_sessions_own) {
     cr_expect_eq(calls, 1);
     session_free(a);
     session_free(b);
+}
+
+/* The timing engine's hold (timing.h): twice the host's queueing time of the
+ * last batch, within its bounds; none after a batch whose GPU work outlasted
+ * its queueing four times over; a NULL clock or no hold queues nothing. */
+Test(device, the_hold_outlasts_the_hosts_queueing_within_its_bounds) {
+    cr_expect_float_eq(timing_hold_next(1.5, 0), 2 * 1.5, 1e-12);
+    cr_expect_float_eq(timing_hold_next(1.5, 5.0), 2 * 1.5, 1e-12, "queued in 30% of the GPU's time: held");
+    cr_expect_float_eq(timing_hold_next(1.5, 7.0), 0.0, 1e-12, "queued in 21%% of the GPU's time: no hold");
+    cr_expect_float_eq(timing_hold_next(0.0, 0), TIMING_HOLD_MIN_MS, 1e-12);
+    cr_expect_float_eq(timing_hold_next(0.05, 0), TIMING_HOLD_MIN_MS, 1e-12);
+    cr_expect_float_eq(timing_hold_next(60.0, 100.0), TIMING_HOLD_MAX_MS, 1e-12);
+    char err[ERR_LEN] = "";
+    cr_expect_eq(timing_hold(NULL, 1.0, err), 0, "no clock, no hold: %s", err);
+    struct timing_clock none = {0};
+    cr_expect_eq(timing_hold(&none, 0.0, err), 0, "a hold of 0 ms queues nothing: %s", err);
 }

@@ -283,18 +283,38 @@ Test(sortexp, cell_reads_its_table) {
     struct dv_sort_cell c = r->sort.cells[0];
     sortexp_cell_from_table(t, &c);
     cr_expect_eq(c.verdict, 1);
-    /* Paired by round: sort+shade's median times 1 - shade-sorted's ratio,
-     * the interval from the ratio's (not from the two medians' intervals,
-     * which would give [0.07, 0.13]). */
-    cr_expect_float_eq(c.sort_inside_ms, 0.1, 1e-12);
-    cr_expect_float_eq(c.sort_inside_ci.lo, 1.0 - 0.902, 1e-12);
-    cr_expect_float_eq(c.sort_inside_ci.hi, 1.0 - 0.899, 1e-12);
-    cr_expect(c.sort_agrees);
-    so->median_ci_ms.lo = 0.1015, so->median_ci_ms.hi = 0.103; /* inside the medians' span, apart by round */
-    sortexp_cell_from_table(t, &c);
-    cr_expect(!c.sort_agrees, "the paired interval [%g, %g]", c.sort_inside_ci.lo, c.sort_inside_ci.hi);
-    so->median_ci_ms.lo = 0.2, so->median_ci_ms.hi = 0.21; /* the sort alone dearer than any inside */
-    sortexp_cell_from_table(t, &c);
-    cr_expect(!c.sort_agrees);
+    cr_expect_float_eq(c.sort_ms, 0.1, 1e-12);
+    /* The inside is timed on its own (sortexp_cell_inside), never derived
+     * from the rows: the table alone leaves it unmeasured. */
+    cr_expect(isnan(c.sort_inside_ms) && !c.sort_agrees);
+    sortexp_cell_inside(&c, 0.1002, 0.1000, 0.1004, 1.002, 1.000, 1.004, 0.005);
+    cr_expect_float_eq(c.sort_inside_ms, 0.1002, 1e-12);
+    cr_expect_float_eq(c.sort_inside_ratio, 1.002, 1e-12);
+    cr_expect(c.sort_agrees, "inside / alone [1.000, 1.004] meets 1 +- 0.5%");
+    sortexp_cell_inside(&c, 0.0950, 0.0940, 0.0960, 0.950, 0.940, 0.960, 0.005);
+    cr_expect(!c.sort_agrees, "[0.94, 0.96] is below 1 - 0.5%");
+    sortexp_cell_inside(&c, 0.1020, 0.1011, 0.1030, 1.0100, 1.0060, 1.0130, 0.005);
+    cr_expect(!c.sort_agrees, "[1.006, 1.013] is above 1 + 0.5%");
+    sortexp_cell_inside(&c, 0.1010, 0.1005, 0.1015, 1.0060, 1.0040, 1.0080, 0.005);
+    cr_expect(c.sort_agrees, "[1.004, 1.008] meets 1 + 0.5%");
+    sortexp_cell_inside(&c, NAN, NAN, NAN, NAN, NAN, NAN, 0.005);
+    cr_expect(!c.sort_agrees, "an inside not measured agrees with nothing");
     experiment_report_free(r);
+}
+
+Test(sortexp, counters_say_where_the_sort_is_counted) {
+    struct dv_counters c;
+    memset(&c, 0, sizeof c);
+    c.present = 1, c.inst_executed = 4096, c.threads_per_inst = 20.0, c.ffma_threads = 32 * 1024;
+    c.branch_targets_divergent = 64, c.branch_targets = 128;
+    sortexp_counters_derive(SORTEXP_ROW_NAIVE, 16, 4.0, &c);
+    cr_expect_float_eq(c.warp_efficiency, 20.0 / 32, 1e-12);
+    cr_expect_float_eq(c.divergent_per_block, 4.0, 1e-12);
+    cr_expect(strstr(c.verdict, "agrees") != NULL, "naive, 4 divergent a block where the model splits 4: %s",
+              c.verdict);
+    cr_expect(strstr(c.verdict, "CUB") == NULL, "%s", c.verdict);
+    sortexp_counters_derive(SORTEXP_ROW_SORT, 16, 0.0, &c);
+    cr_expect(strstr(c.verdict, "CUB's radix sort alone") != NULL, "%s", c.verdict);
+    sortexp_counters_derive(SORTEXP_ROW_SORT_SHADE, 16, 0.0, &c);
+    cr_expect(strstr(c.verdict, "CUB's sort kernels counted with the shade") != NULL, "%s", c.verdict);
 }
