@@ -364,10 +364,23 @@ static int runner_prepare(struct instr_runner *ir, struct instr_job *j, struct i
 
 int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
                      const struct instr_run_opts *opts, struct instr_phases *ph, char *err) {
+    return instr_runner_run_jobs(ir, &j, 1, rows, n, opts, ph, err);
+}
+
+int instr_runner_run_jobs(struct instr_runner *ir, struct instr_job *const *jobs, unsigned njobs,
+                          struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+                          struct instr_phases *ph, char *err) {
     ir->runs++;
     ir->touched = 1;
-    /* The device first (its reason is the one to give without one), then CUPTI. */
-    if (job_buffers(j, err) != 0) return -1;
+    if (njobs == 0) {
+        dv_seterr(err, "instructions: a run of no request");
+        return -1;
+    }
+    /* The device first (its reason is the one to give without one), then
+     * CUPTI; each request's buffers in the one context. */
+    for (unsigned k = 0; k < njobs; k++)
+        if (job_buffers(jobs[k], err) != 0) return -1;
+    struct instr_job *j = jobs[0];
     for (unsigned i = 0; i < n; i++)
         if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
     instr_phase_end(ph, INSTR_PH_CUDA);

@@ -113,6 +113,16 @@ void instr_runner_free(struct instr_runner *ir);
 int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
                      const struct instr_run_opts *opts, struct instr_phases *ph, char *err);
 
+/* Several requests' rows in one run (a served frame of parts): each row's
+ * rr->j is one of jobs[0..njobs) (each planned, none failed as a whole),
+ * every job's buffers made in the one context, then CUPTI once, one
+ * sampling pass and one SASS-metrics enable over all the rows, as
+ * instr_runner_run() does for one. The device is jobs[0]'s; all must
+ * name the same. Returns as instr_runner_run(). */
+int instr_runner_run_jobs(struct instr_runner *ir, struct instr_job *const *jobs, unsigned njobs,
+                          struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+                          struct instr_phases *ph, char *err);
+
 /* After a run whose job is cleaned up (no buffer of it left): PC sampling
  * off and the device reset (with DV_INSTR_SERVE_CONTEXT=kept in the
  * environment, an experiment, the context is kept). Returns 0, or -1 with

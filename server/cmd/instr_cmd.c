@@ -306,6 +306,80 @@ static int launch_only(struct instr_job *j, struct instr_row *rr, unsigned part)
 
 /* ---- --serve ------------------------------------------------------------------ */
 
+/* Row `rr`'s answer frame with its part `part` first ({"part": K,
+ * "table", ...}); a failure frame where it cannot be built. */
+static void print_part_row(unsigned part, const struct instr_row *rr) {
+    const int failed = rr->failed || !rr->l;
+    char *s = instrline_row(rr->table, rr->index, failed ? NULL : rr->l, rr->err, rr->stall_reason, NULL, NULL);
+    char *t = s && s[0] == '{' ? malloc(strlen(s) + 24) : NULL;
+    if (t) snprintf(t, strlen(s) + 24, "{\"part\":%u,%s", part, s + 1);
+    free(s);
+    put_line(t, "{\"ok\":false,\"reason\":\"instructions: out of memory writing the profile\"}");
+}
+
+/* Part `p` of a frame ({"rows", "request"}) read: its rows into `a`, its
+ * request as text (returned, free() it), or NULL when it is not a part. */
+static char *part_read(const json_t *p, struct args *a) {
+    const char *list = json_string_value(json_object_get(p, "rows"));
+    const json_t *req = json_object_get(p, "request");
+    if (!list || !json_is_object(req) || parse_rows(list, a) != 0) return NULL;
+    return json_dumps(req, 0);
+}
+
+/* A frame of parts (instr_cmd.h), `parts` already checked: each part's
+ * rows planned on a job of its own, all run in one context, each row's
+ * frame with its part, one "done". Returns as serve_one(). */
+static int serve_parts(struct args *a, struct instr_runner *ir, const json_t *parts, struct instr_phases *ph,
+                       double t0) {
+    static struct instr_row rows[INSTR_MAX_ROWS];
+    static struct instr_job jobs[INSTR_CMD_MAX_PARTS];
+    static unsigned part_of[INSTR_MAX_ROWS];
+    struct instr_job *live[INSTR_CMD_MAX_PARTS];
+    const unsigned np = (unsigned)json_array_size(parts);
+    unsigned n = 0, nlive = 0, profiled = 0;
+    char err[ERR_LEN] = "";
+    for (unsigned k = 0; k < np; k++) {
+        char *request = part_read(json_array_get(parts, k), a);
+        memset(&jobs[k], 0, sizeof jobs[k]);
+        const int planned = request && job_plan_text(a, request, strlen(request), &jobs[k], err) == 0;
+        free(request);
+        plan_rows(a, &jobs[k], planned, planned ? "" : err, rows + n);
+        unsigned alive = 0;
+        for (unsigned i = 0; i < a->nrows; i++) alive += !rows[n + i].failed, part_of[n + i] = k;
+        if (alive) live[nlive++] = &jobs[k];
+        n += a->nrows;
+    }
+    instr_phase_end(ph, INSTR_PH_PLAN);
+    const struct disasm_config dc = {.tool = a->disassembler, .cache_dir = a->sass_cache};
+    const struct instr_run_opts opts = {.stalls = a->stalls, .disasm = disassemble, .disasm_ctx = (void *)&dc};
+    const int run = nlive ? instr_runner_run_jobs(ir, live, nlive, rows, n, &opts, ph, err) : 0;
+    for (unsigned i = 0; run != 0 && i < n; i++) instr_row_fail(&rows[i], err);
+    const double total = timeutil_now_ms() - t0;
+    for (unsigned i = 0; i < n; i++) profiled += !rows[i].failed && rows[i].l;
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed && rows[i].l) rows[i].l->collect_ms = total / profiled;
+    for (unsigned i = 0; i < n; i++) print_part_row(part_of[i], &rows[i]);
+    const struct instrline_phases lines = {instr_phase_names, ph->ms, INSTR_PH_N, total};
+    put_line(instrline_done(n, profiled, &lines), "{\"done\":true}");
+    for (unsigned i = 0; i < n; i++) instr_row_cleanup(&rows[i]);
+    for (unsigned k = 0; k < np; k++) instr_job_cleanup(&jobs[k]);
+    return run != 0 ? -1 : 0;
+}
+
+/* 1 when `parts` is a frame's parts that fit one run: 1..INSTR_CMD_MAX_PARTS
+ * well-formed parts of INSTR_MAX_ROWS rows together at most. */
+static int parts_fit(struct args *a, const json_t *parts) {
+    const size_t np = json_array_size(parts);
+    unsigned n = 0;
+    if (!json_is_array(parts) || np == 0 || np > INSTR_CMD_MAX_PARTS) return 0;
+    for (size_t k = 0; k < np; k++) {
+        char *request = part_read(json_array_get(parts, k), a);
+        free(request);
+        if (!request || (n += a->nrows) > INSTR_MAX_ROWS) return 0;
+    }
+    return 1;
+}
+
 /* One served request, `msg` ({"rows": "T:R,...", "request": {...}}): its
  * rows' frames and the "done" frame, as --rows prints its lines. Returns 0,
  * or -1 when the process should end after it (its passes failed as a
@@ -319,6 +393,16 @@ static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, s
     const double t0 = ph.mark;
     json_error_t je;
     json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const json_t *parts = json_object_get(m, "parts");
+    if (parts && parts_fit(a, parts)) {
+        int rc = serve_parts(a, ir, parts, &ph, t0);
+        json_decref(m);
+        if (instr_runner_rest(ir, err) != 0) {
+            fprintf(stderr, "instructions: ending the server: %s\n", err);
+            return -1;
+        }
+        return rc;
+    }
     const char *list = json_string_value(json_object_get(m, "rows"));
     char *request = json_is_object(json_object_get(m, "request")) ? json_dumps(json_object_get(m, "request"), 0) : NULL;
     const int parsed = list && request && parse_rows(list, a) == 0;
@@ -326,7 +410,7 @@ static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, s
     if (!parsed) {
         free(request);
         put_line(instrline_failure("instructions: the served request is not {\"rows\": \"T:R,...\", \"request\": "
-                                   "{...}}"),
+                                   "{...}} nor {\"parts\": [{\"rows\", \"request\"}, ...]} (at most 8 parts)"),
                  "{\"ok\":false,\"reason\":\"instructions: out of memory\"}");
         const struct instrline_phases none = {instr_phase_names, ph.ms, INSTR_PH_N, timeutil_now_ms() - t0};
         put_line(instrline_done(0, 0, &none), "{\"done\":true}");

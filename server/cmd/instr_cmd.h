@@ -36,7 +36,12 @@
  * request after another. The wire is jobs/wire.h's framing: on stdout
  * first {"ready": true|false, "pid", "warm_ms"}; then for each request
  * frame {"rows": "T:R,...", "request": {...}} on stdin, one frame per row
- * and the "done" frame, the lines --rows prints. Anything else the process
+ * and the "done" frame, the lines --rows prints; or a frame of parts
+ * {"parts": [{"rows", "request"}, ...]} (at most INSTR_CMD_MAX_PARTS; a
+ * batch's groups, jobs/instrproc.h): every part's rows run together in one
+ * CUDA context, one CUPTI set-up and one sampling pass (gpu/instr_run.h's
+ * instr_runner_run_jobs()), each row's frame with its "part" (the index in
+ * "parts") before "table", and one "done" at the end. Anything else the process
  * prints goes to stderr: its stdout carries only frames. It ends at the end
  * of its stdin (status 0), when its worker dies (PR_SET_PDEATHSIG), after a
  * request whose passes failed as a whole or whose device could not be
@@ -52,6 +57,8 @@
  */
 #ifndef DV_INSTR_CMD_H
 #define DV_INSTR_CMD_H
+
+#define INSTR_CMD_MAX_PARTS 8
 
 /* Entry point; returns the exit status. */
 int instr_cmd_main(int argc, char **argv);
