@@ -223,7 +223,8 @@ static void compare_ncu(const struct args *a, const struct instr_job *j, struct 
 
 /* ---- the answer --------------------------------------------------------------- */
 
-/* Where --serve writes its answers' frames; -1: lines on stdout. */
+/* Where --serve writes its answers' frames; -1: lines on stdout; -2:
+ * nowhere (the warm-up's row, serve_warm_row()). */
 static int frame_fd = -1;
 
 /* Prints line `s` (freed), or `fallback` when it could not be built; a
@@ -231,6 +232,10 @@ static int frame_fd = -1;
 static void put_line(char *s, const char *fallback) {
     char err[ERR_LEN];
     const char *line = s ? s : fallback;
+    if (frame_fd == -2) {
+        free(s);
+        return;
+    }
     if (frame_fd >= 0) {
         if (wire_write(frame_fd, line, strlen(line), err) != 0) {
             fprintf(stderr, "instructions: %s\n", err);
@@ -431,6 +436,23 @@ static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, s
     return whole_failed ? -1 : 0;
 }
 
+/* The warm-up's row: row 0:0 of the lesson's Part 1 table profiled as a
+ * request would be, its answer discarded, so the lesson's cubin is
+ * disassembled (nvdisasm, then its disk cache) and its lines mapped before
+ * the first request, which then pays what the tenth pays. Skipped with
+ * DV_INSTR_SERVE_WARM_ROW=off. Returns as serve_one(). The ready frame's
+ * warm_ms counts it. */
+static int serve_warm_row(struct args *a, struct instr_runner *ir) {
+    const char *off = getenv("DV_INSTR_SERVE_WARM_ROW");
+    if (off && strcmp(off, "off") == 0) return 0;
+    static const char frame[] = "{\"rows\":\"0:0\",\"request\":{\"part\":1}}";
+    const int fd = frame_fd;
+    frame_fd = -2;
+    const int rc = serve_one(a, ir, frame, sizeof frame - 1);
+    frame_fd = fd;
+    return rc;
+}
+
 /* --serve: the process's CUPTI set-up once, then one framed request after
  * another on stdin until its end (instr_cmd.h). Returns the exit status. */
 static int serve(struct args *a) {
@@ -448,6 +470,10 @@ static int serve(struct args *a) {
     struct instr_runner *ir = instr_runner_create(err);
     const double t0 = timeutil_now_ms();
     const int warm = ir ? instr_runner_warm(ir, a->device, err) : -1;
+    /* A warm-up row that failed is logged, not fatal: a request that fails
+     * the same way ends the process then, as it did before the warm row. */
+    if (warm == 0 && serve_warm_row(a, ir) != 0)
+        fprintf(stderr, "instructions: --serve: the warm-up's row failed as a whole (the requests go on)\n");
     char ready[ERR_LEN + 128];
     snprintf(ready, sizeof ready, "{\"ready\":%s,\"pid\":%ld,\"warm_ms\":%.1f}", warm == 0 ? "true" : "false",
              (long)getpid(), timeutil_now_ms() - t0);

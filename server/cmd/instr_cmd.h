@@ -32,7 +32,9 @@
  *       [--sass-cache DIR] [--stalls on|off] [--grid reduced|whole]
  *
  * The worker's long-lived profiler (jobs/instrserve.h): CUPTI's set-up once
- * (gpu/instr_run.h's runner, warmed before the first frame), then one
+ * (gpu/instr_run.h's runner, warmed before the first frame, and one row
+ * of the lesson profiled with its answer discarded so its cubin's
+ * disassembly is done: DV_INSTR_SERVE_WARM_ROW=off skips that), then one
  * request after another. The wire is jobs/wire.h's framing: on stdout
  * first {"ready": true|false, "pid", "warm_ms"}; then for each request
  * frame {"rows": "T:R,...", "request": {...}} on stdin, one frame per row
