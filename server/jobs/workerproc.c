@@ -303,7 +303,11 @@ static int measure_groups(struct session *sess, struct instrproc *ip, struct mem
         if (got) size[sizes++] = got;
     }
     if (k && !session_lost(sess)) instrproc_report_groups(ip, o, r, size, sizes);
-    if (k) log_phases(m[0].id, m[0].r);
+    for (unsigned i = 0; k && i < ng * BATCHPLAN_MAX_READERS; i++)
+        if (m[i].r == r[0]) { /* the first measured member's phases */
+            log_phases(m[i].id, r[0]);
+            break;
+        }
     int out = 0;
     for (unsigned g = 0; g < ng && out >= 0; g++) {
         const int rc = reply_members(sess, m + g * BATCHPLAN_MAX_READERS, n[g], shared[g]);

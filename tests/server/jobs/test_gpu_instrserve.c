@@ -15,6 +15,8 @@
  * the server saves. Run again with DV_INSTR_SERVE_CONTEXT=kept in the
  * environment, it says whether a context kept across requests (cheaper:
  * no context made per request) profiles what the one-shot command does.
+ * A frame of parts (the lesson's rows and the custom rows, two requests in
+ * one context) must give each row the one-shot command's profile too.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -220,4 +222,58 @@ Test(gpu_instrserve, the_server_ends_at_the_end_of_its_stdin, .timeout = 300) {
            res.ms);
     json_decref(o);
     subproc_result_cleanup(&res);
+}
+
+/* A frame of parts (instr_cmd.h: a message's groups, jobs/instrproc.h
+ * instrproc_report_groups()): the lesson's rows and the custom rows in ONE
+ * request, run in one context with one CUPTI set-up and one sampling pass,
+ * each row's profile the one-shot command's for its own request; each line
+ * says its part. It prints the frame's phases beside the two one-shot
+ * runs': the evidence of what one request for several groups saves. */
+Test(gpu_instrserve, a_frame_of_parts_profiles_each_part_as_the_one_shot_command, .timeout = 900) {
+    signal(SIGPIPE, SIG_IGN);
+    struct answer lesson, custom, got;
+    one_shot(lesson_request, lesson_rows, &lesson);
+    if (lesson.n == 0 || !json_is_true(json_object_get(lesson.lines[0], "ok"))) {
+        const char *r = lesson.n ? json_string_value(json_object_get(lesson.lines[0], "reason")) : NULL;
+        printf("SKIPPED: no CUDA device (or no CUPTI): the one-shot command cannot profile here: %s\n",
+               r ? r : "no answer line");
+        answer_cleanup(&lesson);
+        cr_skip_test("the one-shot command cannot profile here");
+    }
+    one_shot(custom_request, custom_rows, &custom);
+    char err[ERR_LEN];
+    const char *argv[] = {GPU_BINARY, "instructions", "--serve", NULL};
+    struct instrserve *s = instrserve_create(argv, err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(instrserve_start(s, 120000, err), 0, "%s", err);
+    json_t *f = json_pack("{s:[{s:s, s:o}, {s:s, s:o}]}", "parts", "rows", lesson_rows, "request",
+                          json_loads(lesson_request, 0, NULL), "rows", custom_rows, "request",
+                          json_loads(custom_request, 0, NULL));
+    cr_assert_not_null(f);
+    char *frame = json_dumps(f, JSON_COMPACT);
+    json_decref(f);
+    struct instrserve_answer ans;
+    memset(&got, 0, sizeof got);
+    cr_assert_eq(instrserve_ask(s, frame, strlen(frame), 300000, on_line, &got, &ans, err), 0, "%s", err);
+    free(frame);
+    cr_assert_eq(ans.end, INSTRSERVE_DONE, "the server %s", ans.what);
+    print_phases("one-shot, the lesson's 8 rows", lesson.done);
+    print_phases("one-shot, 8 custom rows", custom.done);
+    print_phases("one frame of both as two parts", got.done);
+    cr_assert_eq(got.n, lesson.n + custom.n, "one line per row of each part");
+    for (unsigned k = 0; k < got.n; k++) {
+        const unsigned part = k < lesson.n ? 0 : 1;
+        const struct answer *want = part ? &custom : &lesson;
+        char what[96];
+        snprintf(what, sizeof what, "part %u row %lld:%lld", part,
+                 json_integer_value(json_object_get(got.lines[k], "table")),
+                 json_integer_value(json_object_get(got.lines[k], "row")));
+        cr_expect_eq(json_integer_value(json_object_get(got.lines[k], "part")), part, "%s: its part", what);
+        expect_same_profile(got.lines[k], want->lines[part ? k - lesson.n : k], what);
+    }
+    instrserve_free(s);
+    answer_cleanup(&got);
+    answer_cleanup(&lesson);
+    answer_cleanup(&custom);
 }
