@@ -319,7 +319,18 @@ static void log_phases(const json_t *o, unsigned n) {
     const json_t *v;
     json_object_foreach((json_t *)ph, k, v) if (json_is_number(v) && used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %.1f", used ? ", " : "", k, json_number_value(v));
-    if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms", n, n == 1 ? "" : "s", text);
+    /* A served request's texts, by where they came from (cmd/instr_cmd.h). */
+    const json_t *d = json_object_get(o, "disassembly");
+    char texts[96] = "";
+    if (json_is_object(d))
+        snprintf(texts, sizeof texts, "; texts from memory %lld, folder %lld, the tool %lld",
+                 (long long)json_integer_value(json_object_get(d, "memory")),
+                 (long long)json_integer_value(json_object_get(d, "folder")),
+                 (long long)json_integer_value(json_object_get(d, "tool")));
+    if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms%s", n, n == 1 ? "" : "s", text, texts);
+    if (json_is_true(json_object_get(o, "ending")))
+        LOG(LOG_WARNING, "instructions: the profiling server ends after this request (its passes failed as a whole: "
+                         "its log says why); the next request starts another");
 }
 
 static void read_line(const char *line, struct pending **rows, unsigned n) {

@@ -15,6 +15,13 @@
  *                                     the rows before it answered;
  *   garbage                           writes text that is not a frame;
  *   garbage-json                      a frame that is not JSON;
+ *   fail-whole-once                   the first request of all its
+ *                                     children (none logged "ending" yet):
+ *                                     every row refused, a "done" that
+ *                                     says "ending", then it ends (status
+ *                                     1), as the real one does after passes
+ *                                     that failed as a whole; later ones
+ *                                     answered;
  *   not-ready                         says {"ready": false} and ends;
  *   slow-start                        ready only after 30 s.
  * $FAKE_INSTRUCTIONS_LOG, when set, gets "start PID" when it starts and
@@ -106,6 +113,37 @@ static void serve_parts(const json_t *parts, const char *mode) {
     say("{\"done\":true,\"rows\":0,\"profiled\":0,\"phases_ms\":{\"plan\":0.1,\"total\":0.2}}");
 }
 
+/* Whether the log has a line that starts with `word` and a space. */
+static int log_has(const char *word) {
+    const char *path = getenv("FAKE_INSTRUCTIONS_LOG");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[4096];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strncmp(line, word, strlen(word)) == 0 && line[strlen(word)] == ' ';
+    if (f) fclose(f);
+    return found;
+}
+
+/* fail-whole-once's first request: each row refused with the reason of
+ * passes that failed as a whole, "done" saying "ending", and the end. */
+static void fail_whole(const char *rows) {
+    char line[512];
+    log_line("ending", NULL);
+    for (const char *p = rows; *p;) {
+        char *end;
+        const int t = (int)strtol(p, &end, 10), r = (int)strtol(end + 1, &end, 10);
+        snprintf(line, sizeof line,
+                 "{\"table\":%d,\"row\":%d,\"ok\":false,\"reason\":\"api.cuptiSassMetricsSetConfig(&sc) at "
+                 "kernels/gpu/instr.c:478: CUPTI_ERROR_INVALID_PARAMETER (1)\"}",
+                 t, r);
+        say(line);
+        p = *end ? end + 1 : end;
+    }
+    say("{\"done\":true,\"rows\":0,\"profiled\":0,\"phases_ms\":{\"total\":0.2},\"ending\":true}");
+    _exit(1);
+}
+
 /* One request: its rows answered as `mode` says, then "done". */
 static void serve_one(const char *msg, size_t len, const char *mode) {
     json_t *m = json_loadb(msg, len, 0, NULL);
@@ -120,6 +158,8 @@ static void serve_one(const char *msg, size_t len, const char *mode) {
         say("{\"ok\":false,\"reason\":\"fake: not a request\"}");
     } else if (strcmp(mode, "hang") == 0) {
         for (;;) pause();
+    } else if (strcmp(mode, "fail-whole-once") == 0 && !log_has("ending")) {
+        fail_whole(rows);
     } else if (strcmp(mode, "garbage") == 0) {
         if (write(1, "Segmentation fault in a library that prints\n", 44) < 0) _exit(1);
         for (;;) pause();
