@@ -20,7 +20,6 @@
 #include "kernels/gpu/cuda_call.h"
 #include "kernels/gpu/instr.h"
 #include "kernels/gpu/instr_paths.h"
-#include "kernels/gpu/lesson_kernels.h"
 #include "kernels/gpu/scenario_rows.h"
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/session.h"
@@ -425,15 +424,19 @@ int instr_runner_run_jobs(struct instr_runner *ir, struct instr_job *const *jobs
 }
 
 /* The warm-up's text part (instr_runner_warm()): the lesson's module
- * loaded on the current context, after CUPTI's subscription, and each
+ * loaded on the current context, after CUPTI's subscription (the
+ * occupancy query of its timed mask kernel loads it, as row_wave()'s
+ * loads a row's; nothing is launched), and each
  * cubin its load handed over disassembled, the text dropped (the
  * disassembler keeps it). Says in *tw what it did; fails nothing. */
 static void warm_text(struct instr_runner *ir, const struct instr_run_opts *text, struct instr_text_warm *tw) {
     const double t0 = timeutil_now_ms();
     const unsigned before = instr_cubin_count(ir->p);
     char why[ERR_LEN] = "";
+    int per_sm = 0; /* the query's answer, unused: asking loads the module */
     if (!text->disasm) dv_seterr(why, "instructions: no disassembler was given");
-    else if (dv_lesson_load(why) == 0 && instr_cubin_count(ir->p) == before)
+    else if (dv_occupancy(DV_KERNEL_MASK, DV_COMPILED_ITERATIONS, 256, &per_sm, why) == 0 &&
+             instr_cubin_count(ir->p) == before)
         dv_seterr(why, "instructions: the lesson's module load handed over no cubin (loaded before the warm-up?)");
     for (unsigned k = before; !why[0] && k < instr_cubin_count(ir->p); k++) {
         uint64_t crc = 0;

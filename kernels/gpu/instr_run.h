@@ -145,8 +145,9 @@ struct instr_text_warm {
  * device `device` (a context made, CUPTI readied, the device reset), so
  * the first request pays what the tenth pays. With `text` (its disasm and
  * disasm_ctx; NULL: none), the text too, in the same context before the
- * reset: the lesson kernels' module loaded (gpu/lesson_kernels.h
- * dv_lesson_load(), no launch, no profiling session), and each cubin its
+ * reset: the lesson kernels' module loaded (under lazy loading, by the
+ * occupancy query of its mask kernel, gpu/lesson_kernels.h dv_occupancy();
+ * no launch, no profiling session), and each cubin its
  * load handed over given with its CRC to text->disasm, whose text is
  * dropped: what the disassembler keeps (server/jobs/disasm.h: its memory,
  * its cache folder) makes the first request's text phase a hit. A failure

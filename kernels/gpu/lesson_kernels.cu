@@ -330,11 +330,6 @@ extern "C" int dv_occupancy(enum dv_kernel kernel, unsigned iterations, unsigned
     return DV_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, (int)threads, 0), err);
 }
 
-extern "C" int dv_lesson_load(char *err) {
-    struct cudaFuncAttributes fa;
-    return DV_CUDA_CALL(cudaFuncGetAttributes(&fa, timed_kernel<DV_COMPILED_ITERATIONS>(DV_KERNEL_MASK)), err);
-}
-
 extern "C" int dv_run_clock_spin(long long cycles, unsigned blocks, long long *d_out, char *err) {
     return DV_CUDA_LAUNCH((clockSpin), blocks, 32, err, cycles, d_out);
 }

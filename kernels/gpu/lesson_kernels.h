@@ -50,14 +50,6 @@ int dv_run_kernel(enum dv_kernel kernel, const struct dv_launch *l, char *err);
  * at `threads` per block. */
 int dv_occupancy(enum dv_kernel kernel, unsigned iterations, unsigned threads, int *blocks_per_sm, char *err);
 
-/* Loads the lesson kernels' module, launching nothing: under lazy loading
- * (CUDA_MODULE_LOADING=LAZY) a module loads when one of its kernels is
- * first touched, here by cudaFuncGetAttributes() of the timed mask kernel.
- * A served instruction profiler's warm-up (gpu/instr_run.h) loads it so
- * CUPTI's module callback hands over the cubin for its disassembly.
- * Returns 0, or a DV_* code with `err`. */
-int dv_lesson_load(char *err);
-
 /* Spins `cycles` SM cycles in one block per SM (`blocks`); the caller times it. */
 int dv_run_clock_spin(long long cycles, unsigned blocks, long long *d_out, char *err);
 
