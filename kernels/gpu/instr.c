@@ -658,6 +658,36 @@ static int pc_line(struct instr *p, const struct cubin *c, const char *function,
     return 0;
 }
 
+/* The cubin's 64-bit CRC into c->crc, asked of CUPTI once per cubin.
+ * Returns 0, or -1 with `reason`. */
+static int cubin_crc(struct cubin *c, char *reason) {
+    if (c->crc_ok) return 0;
+    CUpti_GetCubinCrcParams cp = {.size = CUpti_GetCubinCrcParamsSize};
+    cp.cubin = c->data;
+    cp.cubinSize = c->size;
+    if (CUPTI_LIB_CALL(api.cuptiGetCubinCrc(&cp), reason)) return -1;
+    c->crc = cp.cubinCrc;
+    c->crc_ok = 1;
+    return 0;
+}
+
+unsigned instr_cubin_count(const struct instr *p) { return p ? p->ncubins : 0; }
+
+int instr_cubin(struct instr *p, unsigned k, uint64_t *crc, const void **cubin, size_t *size, char *reason) {
+    *cubin = NULL;
+    *size = 0;
+    if (!p || k >= p->ncubins) {
+        dv_seterr(reason, "instructions: no captured cubin %u (%u captured)", k, p ? p->ncubins : 0);
+        return -1;
+    }
+    struct cubin *c = &p->cubins[k];
+    if (cubin_crc(c, reason) != 0) return -1;
+    *crc = c->crc;
+    *cubin = c->data;
+    *size = c->size;
+    return 0;
+}
+
 int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, const void **cubin, size_t *size,
                     char *reason) {
     *cubin = NULL;
@@ -671,14 +701,7 @@ int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, con
     struct cubin *match = NULL;
     for (unsigned i = 0; i < p->ncubins; i++) {
         struct cubin *c = &p->cubins[i];
-        if (!c->crc_ok) {
-            CUpti_GetCubinCrcParams cp = {.size = CUpti_GetCubinCrcParamsSize};
-            cp.cubin = c->data;
-            cp.cubinSize = c->size;
-            if (CUPTI_LIB_CALL(api.cuptiGetCubinCrc(&cp), reason)) return -1;
-            c->crc = cp.cubinCrc;
-            c->crc_ok = 1;
-        }
+        if (cubin_crc(c, reason) != 0) return -1;
         if ((uint32_t)c->crc == want && !match) match = c;
     }
     if (!match) {
@@ -742,6 +765,19 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
         listing_insns_init(&parts[k]);
         if (ok) ok[k] = 0;
     }
+    dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
+    return -1;
+}
+
+unsigned instr_cubin_count(const struct instr *p) {
+    (void)p;
+    return 0;
+}
+
+int instr_cubin(struct instr *p, unsigned k, uint64_t *crc, const void **cubin, size_t *size, char *reason) {
+    (void)p, (void)k, (void)crc;
+    *cubin = NULL;
+    *size = 0;
     dv_seterr(reason, "CUPTI: this build has no CUPTI headers");
     return -1;
 }

@@ -99,6 +99,17 @@ int instr_count(struct instr *p, unsigned nparts, instr_launch_fn launch, void *
 int instr_correlate(struct instr *p, struct listing_insns *f, uint64_t *crc, const void **cubin, size_t *size,
                     char *reason);
 
+/* The cubins captured so far (every module loaded since instr_create(),
+ * each once). */
+unsigned instr_cubin_count(const struct instr *p);
+
+/* Captured cubin `k` (below instr_cubin_count()): its 64-bit CRC
+ * (cuptiGetCubinCrc, asked once per cubin, as instr_correlate() asks it)
+ * into *crc and its bytes into *cubin / *size (valid while `p` lives), for
+ * a disassembler ahead of any record (a served process's warm-up,
+ * gpu/instr_run.h). Returns 0, or -1 with `reason`. */
+int instr_cubin(struct instr *p, unsigned k, uint64_t *crc, const void **cubin, size_t *size, char *reason);
+
 #ifdef __cplusplus
 }
 #endif

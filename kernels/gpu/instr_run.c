@@ -43,14 +43,17 @@ void instr_phase_end(struct instr_phases *ph, enum instr_phase k) {
 /* ---- the device, the buffers, the launch ---------------------------------------- */
 
 /* The device and the buffers every row reads and writes, as the
- * measurement makes them. */
-static int job_buffers(struct instr_job *j, char *err) {
+ * measurement makes them; *device_failed (may be NULL) when the failure
+ * is the device's, not the buffers'. */
+static int job_buffers(struct instr_job *j, int *device_failed, char *err) {
     int rc;
+    if (device_failed) *device_failed = 1;
     if (!(j->s = session_create())) {
         dv_seterr(err, "instructions: out of memory");
         return DV_ERR;
     }
     if ((rc = session_device(j->s, j->o.device, &j->dev, err)) != 0) return rc;
+    if (device_failed) *device_failed = 0;
     const unsigned long long n = dv_grid_threads(&j->g);
     const float *in = session_input(j->s, n, &rc, err);
     if (!in) return rc;
@@ -362,12 +365,46 @@ static int runner_prepare(struct instr_runner *ir, struct instr_job *j, struct i
     return 0;
 }
 
+/* Each job's device and buffers (job_buffers()). A job whose buffers
+ * fail, not for its device nor a sticky error, fails its own rows; the
+ * rest is the run's failure, and so is every job failing. Returns 0, or -1
+ * with `err`. */
+static int jobs_buffers(struct instr_job *const *jobs, unsigned njobs, struct instr_row *rows, unsigned n, char *err) {
+    unsigned made = 0;
+    for (unsigned k = 0; k < njobs; k++) {
+        char why[ERR_LEN] = "";
+        int device_failed = 0;
+        const int rc = job_buffers(jobs[k], &device_failed, why);
+        made += rc == 0;
+        if (rc == 0) continue;
+        if (rc == DV_ESTICKY || rc == DV_ENOGPU || device_failed || made + (njobs - k - 1) == 0) {
+            snprintf(err, ERR_LEN, "%s", why);
+            return -1;
+        }
+        for (unsigned i = 0; i < n; i++)
+            if (rows[i].j == jobs[k]) instr_row_fail(&rows[i], why);
+    }
+    return 0;
+}
+
 int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
                      const struct instr_run_opts *opts, struct instr_phases *ph, char *err) {
+    return instr_runner_run_jobs(ir, &j, 1, rows, n, opts, ph, err);
+}
+
+int instr_runner_run_jobs(struct instr_runner *ir, struct instr_job *const *jobs, unsigned njobs,
+                          struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+                          struct instr_phases *ph, char *err) {
     ir->runs++;
     ir->touched = 1;
-    /* The device first (its reason is the one to give without one), then CUPTI. */
-    if (job_buffers(j, err) != 0) return -1;
+    if (njobs == 0) {
+        dv_seterr(err, "instructions: a run of no request");
+        return -1;
+    }
+    /* The device first (its reason is the one to give without one), then
+     * CUPTI; each request's buffers in the one context. */
+    if (jobs_buffers(jobs, njobs, rows, n, err) != 0) return -1;
+    struct instr_job *j = jobs[0];
     for (unsigned i = 0; i < n; i++)
         if (!rows[i].failed && row_buffers(&rows[i], rows[i].err) != 0) instr_row_fail(&rows[i], rows[i].err);
     instr_phase_end(ph, INSTR_PH_CUDA);
@@ -386,7 +423,40 @@ int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_
     return 0;
 }
 
-int instr_runner_warm(struct instr_runner *ir, int device, char *err) {
+/* The warm-up's text part (instr_runner_warm()): the lesson's module
+ * loaded on the current context, after CUPTI's subscription (the
+ * occupancy query of its timed mask kernel loads it, as row_wave()'s
+ * loads a row's; nothing is launched), and each
+ * cubin its load handed over disassembled, the text dropped (the
+ * disassembler keeps it). Says in *tw what it did; fails nothing. */
+static void warm_text(struct instr_runner *ir, const struct instr_run_opts *text, struct instr_text_warm *tw) {
+    const double t0 = timeutil_now_ms();
+    const unsigned before = instr_cubin_count(ir->p);
+    char why[ERR_LEN] = "";
+    int per_sm = 0; /* the query's answer, unused: asking loads the module */
+    if (!text->disasm) dv_seterr(why, "instructions: no disassembler was given");
+    else if (dv_occupancy(DV_KERNEL_MASK, DV_COMPILED_ITERATIONS, 256, &per_sm, why) == 0 &&
+             instr_cubin_count(ir->p) == before)
+        dv_seterr(why, "instructions: the lesson's module load handed over no cubin (loaded before the warm-up?)");
+    for (unsigned k = before; !why[0] && k < instr_cubin_count(ir->p); k++) {
+        uint64_t crc = 0;
+        const void *cubin = NULL;
+        size_t size = 0, len = 0;
+        if (instr_cubin(ir->p, k, &crc, &cubin, &size, why) != 0) break;
+        tw->cubins++;
+        char *t = text->disasm(text->disasm_ctx, crc, cubin, size, &len, why);
+        tw->texts += t != NULL;
+        free(t);
+    }
+    snprintf(tw->reason, sizeof tw->reason, "%s", why);
+    tw->ms = timeutil_now_ms() - t0;
+}
+
+int instr_runner_warm(struct instr_runner *ir, int device, const struct instr_run_opts *text,
+                      struct instr_text_warm *tw, char *err) {
+    struct instr_text_warm ignored;
+    if (!tw) tw = &ignored;
+    memset(tw, 0, sizeof *tw);
     struct instr_job j;
     memset(&j, 0, sizeof j);
     if (!(j.s = session_create())) {
@@ -397,6 +467,7 @@ int instr_runner_warm(struct instr_runner *ir, int device, char *err) {
     if (rc == 0 && !ir->p && !(ir->p = instr_create(err))) rc = -1;
     char stall_reason[ERR_LEN];
     if (rc == 0) rc = instr_prepare(ir->p, j.dev.ordinal, j.dev.cc_major, 0, stall_reason, err);
+    if (rc == 0 && text) warm_text(ir, text, tw);
     session_free(j.s);
     ir->touched = 1;
     if (rc == 0) rc = instr_runner_rest(ir, err);
@@ -437,7 +508,7 @@ int instr_run_launch_only(struct instr_job *j, struct instr_row *rr, unsigned pa
         dv_seterr(err, "instructions: the grid has %u parts", rr->plan.grid.nparts);
         return -1;
     }
-    int rc = job_buffers(j, err);
+    int rc = job_buffers(j, NULL, err);
     if (rc == 0) rc = row_buffers(rr, err);
     if (rc == 0) rc = launch(rr, part, err);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err);

@@ -113,6 +113,19 @@ void instr_runner_free(struct instr_runner *ir);
 int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_row *rows, unsigned n,
                      const struct instr_run_opts *opts, struct instr_phases *ph, char *err);
 
+/* Several requests' rows in one run (a served frame of parts): each row's
+ * rr->j is one of jobs[0..njobs) (each planned, none failed as a whole),
+ * every job's buffers made in the one context, then CUPTI once, one
+ * sampling pass and one SASS-metrics enable over all the rows, as
+ * instr_runner_run() does for one. The device is jobs[0]'s; all must
+ * name the same. A job whose buffers cannot be made (its grid's memory)
+ * fails its own rows with the reason and the others go on; the device, a
+ * sticky error, or every job's buffers failing is a failure of the whole.
+ * Returns as instr_runner_run(). */
+int instr_runner_run_jobs(struct instr_runner *ir, struct instr_job *const *jobs, unsigned njobs,
+                          struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,
+                          struct instr_phases *ph, char *err);
+
 /* After a run whose job is cleaned up (no buffer of it left): PC sampling
  * off and the device reset (with DV_INSTR_SERVE_CONTEXT=kept in the
  * environment, an experiment, the context is kept). Returns 0, or -1 with
@@ -120,10 +133,28 @@ int instr_runner_run(struct instr_runner *ir, struct instr_job *j, struct instr_
  * state it cannot vouch for). */
 int instr_runner_rest(struct instr_runner *ir, char *err);
 
+/* What the warm-up's text part did (instr_runner_warm()). */
+struct instr_text_warm {
+    unsigned cubins;      /* cubins the lesson's module load handed over    */
+    unsigned texts;       /* of them, given their text by the disassembler  */
+    double ms;            /* its host time                                  */
+    char reason[ERR_LEN]; /* "", or why it gave no text (nothing else lost) */
+};
+
 /* The process's part of CUPTI's set-up done ahead of the first run on
  * device `device` (a context made, CUPTI readied, the device reset), so
- * the first request pays what the tenth pays. Returns 0, or -1 with `err`. */
-int instr_runner_warm(struct instr_runner *ir, int device, char *err);
+ * the first request pays what the tenth pays. With `text` (its disasm and
+ * disasm_ctx; NULL: none), the text too, in the same context before the
+ * reset: the lesson kernels' module loaded (under lazy loading, by the
+ * occupancy query of its mask kernel, gpu/lesson_kernels.h dv_occupancy();
+ * no launch, no profiling session), and each cubin its
+ * load handed over given with its CRC to text->disasm, whose text is
+ * dropped: what the disassembler keeps (server/jobs/disasm.h: its memory,
+ * its cache folder) makes the first request's text phase a hit. A failure
+ * of the text part is said in *tw (NULL: not told) and costs nothing else.
+ * Returns 0, or -1 with `err` (the device, CUPTI, a sticky error). */
+int instr_runner_warm(struct instr_runner *ir, int device, const struct instr_run_opts *text,
+                      struct instr_text_warm *tw, char *err);
 
 /* How many functions' text the runner has read (the tests: once each). */
 unsigned instr_runner_texts_read(const struct instr_runner *ir);

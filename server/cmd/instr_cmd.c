@@ -257,13 +257,23 @@ static int print_row(const struct instr_row *rr, const struct instrline_phases *
     return 1;
 }
 
+/* What a run gave, for its last line: its rows, those profiled, its
+ * total time, and whether its passes failed as a whole (why). */
+struct run_end {
+    unsigned rows, profiled;
+    double total;
+    int whole_failed;
+    char why[ERR_LEN];
+};
+
 /* Collects and prints every row of the process (a served request's, on
  * runner `ir`; NULL: a runner of its own): --compare's Source page first,
- * the passes, each row's share of the process's time, the lines.
- * *whole_failed when the passes failed as a whole. Returns the exit
- * status: 0 when a row (the row) was profiled, else 1. */
+ * the passes, each row's share of the process's time, the lines; the
+ * "done" line of --rows (a served request's is its caller's, after the
+ * rest). *end says what the run gave. Returns the exit status: 0 when a
+ * row (the row) was profiled, else 1. */
 static int profile(const struct args *a, struct instr_runner *ir, struct instr_job *j, struct instr_row *rows,
-                   struct instr_phases *ph, double t0, int *whole_failed) {
+                   struct instr_phases *ph, double t0, struct run_end *end) {
     struct listing_insns ncu;
     struct listing_diff diff;
     char err[ERR_LEN] = "";
@@ -275,7 +285,9 @@ static int profile(const struct args *a, struct instr_runner *ir, struct instr_j
     const struct instr_run_opts opts = {.stalls = a->stalls, .disasm = disassemble, .disasm_ctx = (void *)&dc};
     const int run = !live ? 0 : ir ? instr_runner_run(ir, j, rows, a->nrows, &opts, ph, err)
                                    : instr_run(j, rows, a->nrows, &opts, ph, err);
-    *whole_failed = run != 0;
+    memset(end, 0, sizeof *end);
+    end->whole_failed = run != 0;
+    if (run != 0) snprintf(end->why, sizeof end->why, "%s", err);
     if (run != 0)
         for (unsigned i = 0; i < a->nrows; i++) instr_row_fail(&rows[i], err);
     const double total = timeutil_now_ms() - t0;
@@ -290,8 +302,11 @@ static int profile(const struct args *a, struct instr_runner *ir, struct instr_j
     int status = 0;
     for (unsigned i = 0; i < a->nrows; i++)
         status |= print_row(&rows[i], a->many ? NULL : &lines, compared ? &diff : NULL);
+    end->rows = a->nrows;
+    end->profiled = profiled;
+    end->total = total;
     if (!a->many) return status;
-    put_line(instrline_done(a->nrows, profiled, &lines), "{\"done\":true}");
+    if (!ir) put_line(instrline_done(a->nrows, profiled, &lines, NULL), "{\"done\":true}");
     return profiled ? 0 : 1;
 }
 
@@ -306,45 +321,196 @@ static int launch_only(struct instr_job *j, struct instr_row *rr, unsigned part)
 
 /* ---- --serve ------------------------------------------------------------------ */
 
-/* One served request, `msg` ({"rows": "T:R,...", "request": {...}}): its
- * rows' frames and the "done" frame, as --rows prints its lines. Returns 0,
- * or -1 when the process should end after it (its passes failed as a
- * whole, or its device could not be reset). */
-static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, size_t len) {
+/* Row `rr`'s answer frame with its part `part` first ({"part": K,
+ * "table", ...}); a failure frame where it cannot be built. */
+static void print_part_row(unsigned part, const struct instr_row *rr) {
+    const int failed = rr->failed || !rr->l;
+    char *s = instrline_row(rr->table, rr->index, failed ? NULL : rr->l, rr->err, rr->stall_reason, NULL, NULL);
+    char *t = s && s[0] == '{' ? malloc(strlen(s) + 24) : NULL;
+    if (t) snprintf(t, strlen(s) + 24, "{\"part\":%u,%s", part, s + 1);
+    free(s);
+    put_line(t, "{\"ok\":false,\"reason\":\"instructions: out of memory writing the profile\"}");
+}
+
+/* Part `p` of a frame ({"rows", "request"}) read: its rows into `a`, its
+ * request as text (returned, free() it), or NULL when it is not a part. */
+static char *part_read(const json_t *p, struct args *a) {
+    const char *list = json_string_value(json_object_get(p, "rows"));
+    const json_t *req = json_object_get(p, "request");
+    if (!list || !json_is_object(req) || parse_rows(list, a) != 0) return NULL;
+    return json_dumps(req, 0);
+}
+
+/* A frame of parts (instr_cmd.h), `parts` already checked: each part's
+ * rows planned on a job of its own, all run in one context, each row's
+ * frame with its part; *end says what the run gave (the caller writes the
+ * "done"). */
+static void serve_parts(struct args *a, struct instr_runner *ir, const json_t *parts, struct instr_phases *ph,
+                        double t0, struct run_end *end) {
+    static struct instr_row rows[INSTR_MAX_ROWS];
+    static struct instr_job jobs[INSTR_CMD_MAX_PARTS];
+    static unsigned part_of[INSTR_MAX_ROWS];
+    struct instr_job *live[INSTR_CMD_MAX_PARTS];
+    const unsigned np = (unsigned)json_array_size(parts);
+    unsigned n = 0, nlive = 0, profiled = 0;
+    char err[ERR_LEN] = "";
+    for (unsigned k = 0; k < np; k++) {
+        char *request = part_read(json_array_get(parts, k), a);
+        memset(&jobs[k], 0, sizeof jobs[k]);
+        const int planned = request && job_plan_text(a, request, strlen(request), &jobs[k], err) == 0;
+        free(request);
+        plan_rows(a, &jobs[k], planned, planned ? "" : err, rows + n);
+        unsigned alive = 0;
+        for (unsigned i = 0; i < a->nrows; i++) alive += !rows[n + i].failed, part_of[n + i] = k;
+        if (alive) live[nlive++] = &jobs[k];
+        n += a->nrows;
+    }
+    instr_phase_end(ph, INSTR_PH_PLAN);
+    const struct disasm_config dc = {.tool = a->disassembler, .cache_dir = a->sass_cache};
+    const struct instr_run_opts opts = {.stalls = a->stalls, .disasm = disassemble, .disasm_ctx = (void *)&dc};
+    const int run = nlive ? instr_runner_run_jobs(ir, live, nlive, rows, n, &opts, ph, err) : 0;
+    for (unsigned i = 0; run != 0 && i < n; i++) instr_row_fail(&rows[i], err);
+    const double total = timeutil_now_ms() - t0;
+    for (unsigned i = 0; i < n; i++) profiled += !rows[i].failed && rows[i].l;
+    for (unsigned i = 0; i < n; i++)
+        if (!rows[i].failed && rows[i].l) rows[i].l->collect_ms = total / profiled;
+    for (unsigned i = 0; i < n; i++) print_part_row(part_of[i], &rows[i]);
+    for (unsigned i = 0; i < n; i++) instr_row_cleanup(&rows[i]);
+    for (unsigned k = 0; k < np; k++) instr_job_cleanup(&jobs[k]);
+    *end = (struct run_end){.rows = n, .profiled = profiled, .total = total, .whole_failed = run != 0};
+    if (run != 0) snprintf(end->why, sizeof end->why, "%s", err);
+}
+
+/* 1 when `parts` is a frame's parts that fit one run: 1..INSTR_CMD_MAX_PARTS
+ * well-formed parts of INSTR_MAX_ROWS rows together at most. */
+static int parts_fit(struct args *a, const json_t *parts) {
+    const size_t np = json_array_size(parts);
+    unsigned n = 0;
+    if (!json_is_array(parts) || np == 0 || np > INSTR_CMD_MAX_PARTS) return 0;
+    for (size_t k = 0; k < np; k++) {
+        char *request = part_read(json_array_get(parts, k), a);
+        free(request);
+        if (!request || (n += a->nrows) > INSTR_MAX_ROWS) return 0;
+    }
+    return 1;
+}
+
+/* A served request's last frame: what the run gave (`e`, `ph`), where
+ * its texts came from (the disassembler's counts now against `before`),
+ * and whether the process ends after it. */
+static void put_served_done(const struct run_end *e, const struct instr_phases *ph,
+                            const struct disasm_counts *before, int ending) {
+    struct disasm_counts now;
+    disasm_counts(&now);
+    const struct instrline_served sv = {.text_memory = now.memory - before->memory,
+                                        .text_folder = now.folder - before->folder,
+                                        .text_tool = now.tool - before->tool,
+                                        .ending = ending};
+    const struct instrline_phases lines = {instr_phase_names, ph->ms, INSTR_PH_N, e->total};
+    put_line(instrline_done(e->rows, e->profiled, &lines, &sv),
+             ending ? "{\"done\":true,\"ending\":true}" : "{\"done\":true,\"ending\":false}");
+}
+
+/* The rows of one served request ({"rows": "T:R,...", "request": {...}},
+ * `m` parsed) planned, run and answered into *end. Returns 0, or -1 when
+ * `m` is not such a request (nothing answered). */
+static int serve_rows(struct args *a, struct instr_runner *ir, const json_t *m, struct instr_phases *ph, double t0,
+                      struct run_end *end) {
     static struct instr_row rows[INSTR_MAX_ROWS];
     static struct instr_job j;
     char err[ERR_LEN] = "";
-    struct instr_phases ph;
-    instr_phases_start(&ph);
-    const double t0 = ph.mark;
-    json_error_t je;
-    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *list = json_string_value(json_object_get(m, "rows"));
     char *request = json_is_object(json_object_get(m, "request")) ? json_dumps(json_object_get(m, "request"), 0) : NULL;
-    const int parsed = list && request && parse_rows(list, a) == 0;
-    json_decref(m);
-    if (!parsed) {
+    if (!list || !request || parse_rows(list, a) != 0) {
         free(request);
-        put_line(instrline_failure("instructions: the served request is not {\"rows\": \"T:R,...\", \"request\": "
-                                   "{...}}"),
-                 "{\"ok\":false,\"reason\":\"instructions: out of memory\"}");
-        const struct instrline_phases none = {instr_phase_names, ph.ms, INSTR_PH_N, timeutil_now_ms() - t0};
-        put_line(instrline_done(0, 0, &none), "{\"done\":true}");
-        return 0;
+        return -1;
     }
     memset(&j, 0, sizeof j);
     plan_rows(a, &j, job_plan_text(a, request, strlen(request), &j, err) == 0, err, rows);
     free(request);
-    instr_phase_end(&ph, INSTR_PH_PLAN);
-    int whole_failed = 0;
-    profile(a, ir, &j, rows, &ph, t0, &whole_failed);
+    instr_phase_end(ph, INSTR_PH_PLAN);
+    profile(a, ir, &j, rows, ph, t0, end);
     for (unsigned i = 0; i < a->nrows; i++) instr_row_cleanup(&rows[i]);
     instr_job_cleanup(&j);
-    if (instr_runner_rest(ir, err) != 0) {
-        fprintf(stderr, "instructions: ending the server: %s\n", err);
-        return -1;
+    return 0;
+}
+
+/* One served request, `msg` ({"rows": "T:R,...", "request": {...}}, or a
+ * frame of parts): its rows' frames, the rest (instr_runner_rest()), then
+ * the "done" frame, as --rows prints its lines. A request whose passes
+ * failed as a whole, or whose device could not be reset, ends the process
+ * (CUPTI's state cannot be vouched for after either): the reason goes to
+ * stderr and the "done" frame says "ending". Returns 0, or -1 when the
+ * process should end. */
+static int serve_one(struct args *a, struct instr_runner *ir, const char *msg, size_t len) {
+    char err[ERR_LEN] = "";
+    struct instr_phases ph;
+    struct disasm_counts before;
+    struct run_end end;
+    memset(&end, 0, sizeof end);
+    disasm_counts(&before);
+    instr_phases_start(&ph);
+    const double t0 = ph.mark;
+    json_error_t je;
+    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
+    const json_t *parts = json_object_get(m, "parts");
+    int asked = 1;
+    if (parts && parts_fit(a, parts)) serve_parts(a, ir, parts, &ph, t0, &end);
+    else asked = serve_rows(a, ir, m, &ph, t0, &end) == 0;
+    json_decref(m);
+    if (!asked) {
+        put_line(instrline_failure("instructions: the served request is not {\"rows\": \"T:R,...\", \"request\": "
+                                   "{...}} nor {\"parts\": [{\"rows\", \"request\"}, ...]} (at most 8 parts)"),
+                 "{\"ok\":false,\"reason\":\"instructions: out of memory\"}");
+        end.total = timeutil_now_ms() - t0;
+        put_served_done(&end, &ph, &before, 0);
+        return 0;
     }
-    return whole_failed ? -1 : 0;
+    int ending = end.whole_failed;
+    if (ending)
+        fprintf(stderr, "instructions: --serve: the request's passes failed as a whole, the server ends after it: %s\n",
+                end.why);
+    if (instr_runner_rest(ir, err) != 0) {
+        fprintf(stderr, "instructions: --serve: ending the server: %s\n", err);
+        ending = 1;
+    }
+    put_served_done(&end, &ph, &before, ending);
+    return ending ? -1 : 0;
+}
+
+/* --serve's warm-up (instr_runner_warm()): CUPTI's set-up and, unless
+ * DV_INSTR_SERVE_WARM_TEXT=off, the lesson cubin's disassembly, so the
+ * first request's text phase is the disassembler's memory. A text part
+ * that failed is logged and costs nothing else. The "ready" frame
+ * (warm_ms counts both; "text_warm" says what the text part did).
+ * Returns 0, or -1 (not ready: why logged). */
+static int serve_warm(const struct args *a, struct instr_runner *ir) {
+    char err[ERR_LEN] = "";
+    const double t0 = timeutil_now_ms();
+    const char *off = getenv("DV_INSTR_SERVE_WARM_TEXT");
+    const int text = !(off && strcmp(off, "off") == 0);
+    const struct disasm_config dc = {.tool = a->disassembler, .cache_dir = a->sass_cache};
+    const struct instr_run_opts opts = {.disasm = disassemble, .disasm_ctx = (void *)&dc};
+    struct instr_text_warm tw;
+    memset(&tw, 0, sizeof tw);
+    const int warm = ir ? instr_runner_warm(ir, a->device, text ? &opts : NULL, &tw, err) : -1;
+    if (warm != 0) fprintf(stderr, "instructions: --serve: the warm-up: %s\n", err[0] ? err : "out of memory");
+    else if (text && tw.reason[0])
+        fprintf(stderr, "instructions: --serve: the text warm-up (the first request disassembles): %s\n", tw.reason);
+    else if (text)
+        fprintf(stderr, "instructions: --serve: the text warm-up: %u cubin%s disassembled in %.1f ms\n", tw.texts,
+                tw.texts == 1 ? "" : "s", tw.ms);
+    json_t *o = json_pack("{s:b, s:I, s:f}", "ready", warm == 0, "pid", (json_int_t)getpid(), "warm_ms",
+                          timeutil_now_ms() - t0);
+    json_t *t = text && warm == 0
+                    ? json_pack("{s:i, s:i, s:f, s:s?}", "cubins", (int)tw.cubins, "texts", (int)tw.texts, "ms",
+                                tw.ms, "reason", tw.reason[0] ? tw.reason : NULL)
+                    : json_null();
+    if (o && t) json_object_set_new(o, "text_warm", t);
+    char *ready = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    put_line(ready, warm == 0 ? "{\"ready\":true}" : "{\"ready\":false}");
+    return warm;
 }
 
 /* --serve: the process's CUPTI set-up once, then one framed request after
@@ -362,13 +528,7 @@ static int serve(struct args *a) {
         return 1;
     }
     struct instr_runner *ir = instr_runner_create(err);
-    const double t0 = timeutil_now_ms();
-    const int warm = ir ? instr_runner_warm(ir, a->device, err) : -1;
-    char ready[ERR_LEN + 128];
-    snprintf(ready, sizeof ready, "{\"ready\":%s,\"pid\":%ld,\"warm_ms\":%.1f}", warm == 0 ? "true" : "false",
-             (long)getpid(), timeutil_now_ms() - t0);
-    if (warm != 0) fprintf(stderr, "instructions: --serve: the warm-up: %s\n", err);
-    put_line(strdup(ready), "{\"ready\":false}");
+    const int warm = serve_warm(a, ir);
     int status = warm == 0 ? 0 : 1;
     while (status == 0) {
         char *msg = NULL;
@@ -411,9 +571,9 @@ int instr_cmd_main(int argc, char **argv) {
     memset(&j, 0, sizeof j);
     plan_rows(&a, &j, job_plan(&a, &j, err) == 0, err, rows);
     instr_phase_end(&ph, INSTR_PH_PLAN);
-    int whole_failed = 0;
+    struct run_end end;
     const int status =
-        a.launch_only ? launch_only(&j, &rows[0], (unsigned)a.part) : profile(&a, NULL, &j, rows, &ph, t0, &whole_failed);
+        a.launch_only ? launch_only(&j, &rows[0], (unsigned)a.part) : profile(&a, NULL, &j, rows, &ph, t0, &end);
     for (unsigned i = 0; i < a.nrows; i++) instr_row_cleanup(&rows[i]);
     instr_job_cleanup(&j);
     return status;

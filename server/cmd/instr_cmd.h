@@ -32,15 +32,30 @@
  *       [--sass-cache DIR] [--stalls on|off] [--grid reduced|whole]
  *
  * The worker's long-lived profiler (jobs/instrserve.h): CUPTI's set-up once
- * (gpu/instr_run.h's runner, warmed before the first frame), then one
- * request after another. The wire is jobs/wire.h's framing: on stdout
- * first {"ready": true|false, "pid", "warm_ms"}; then for each request
+ * (gpu/instr_run.h's runner, warmed before the first frame: a context,
+ * CUPTI readied, and the lesson kernels' module loaded so the cubin CUPTI
+ * captures is disassembled into jobs/disasm.h's memory and folder before
+ * any request, no profiling session; a failure of that text part is
+ * logged and costs nothing else; DV_INSTR_SERVE_WARM_TEXT=off skips it),
+ * then one request after another. The wire is jobs/wire.h's framing: on
+ * stdout first {"ready": true|false, "pid", "warm_ms", "text_warm":
+ * {"cubins", "texts", "ms", "reason"} | null}; then for each request
  * frame {"rows": "T:R,...", "request": {...}} on stdin, one frame per row
- * and the "done" frame, the lines --rows prints. Anything else the process
+ * and the "done" frame, the lines --rows prints; or a frame of parts
+ * {"parts": [{"rows", "request"}, ...]} (at most INSTR_CMD_MAX_PARTS; a
+ * batch's groups, jobs/instrproc.h): every part's rows run together in one
+ * CUDA context, one CUPTI set-up and one sampling pass (gpu/instr_run.h's
+ * instr_runner_run_jobs()), each row's frame with its "part" (the index in
+ * "parts") before "table", and one "done" at the end. A served request's
+ * "done" comes after the device's reset and also says where its texts
+ * came from ("disassembly": {"memory", "folder", "tool"}) and whether the
+ * process ends after it ("ending"). A part whose buffers cannot be made
+ * fails its own rows. Anything else the process
  * prints goes to stderr: its stdout carries only frames. It ends at the end
  * of its stdin (status 0), when its worker dies (PR_SET_PDEATHSIG), after a
  * request whose passes failed as a whole or whose device could not be
- * reset (a sticky error: status 1, the worker starts another), and when a
+ * reset (a sticky error: status 1, the reason on stderr, "ending": true in
+ * its "done", the worker starts another), and when a
  * frame cannot be read.
  * --compare ncu first runs Nsight Compute's Source page (jobs/ncu.h: `ncu
  * --section SourceCounters --clock-control none`, then its `--page source
@@ -52,6 +67,8 @@
  */
 #ifndef DV_INSTR_CMD_H
 #define DV_INSTR_CMD_H
+
+#define INSTR_CMD_MAX_PARTS 8
 
 /* Entry point; returns the exit status. */
 int instr_cmd_main(int argc, char **argv);

@@ -2,7 +2,8 @@
  * and on disk (disasm.h).
  *
  * The memory holds the last cubin's text (the rows of one process are of
- * one or two kernels, in order); every caller gets a copy. A file in the
+ * one or two kernels, in order); every caller gets a copy. Each answer is
+ * counted by where it came from (disasm_counts()). A file in the
  * cache folder that cannot be read is a miss; one that cannot be written
  * costs the next process a run of the tool, nothing else.
  */
@@ -83,6 +84,10 @@ static char *run_disassembler(const char *tool, const char *dir, uint64_t crc, c
     return text;
 }
 
+static struct disasm_counts counts;
+
+void disasm_counts(struct disasm_counts *out) { *out = counts; }
+
 /* The text from the cache folder `cache` (NULL: none), else from the tool
  * (then kept there). NULL with `why`. */
 static char *disassemble(const char *tool, const char *cache, uint64_t crc, const void *cubin, size_t size, size_t *len,
@@ -94,11 +99,13 @@ static char *disassemble(const char *tool, const char *cache, uint64_t crc, cons
         if (f) {
             char *text = fileio_read(f, len);
             fclose(f);
+            counts.folder += text != NULL;
             if (text) return text;
         }
     }
     const char *tmp = cache ? cache : getenv("TMPDIR");
     char *text = run_disassembler(tool, tmp && tmp[0] ? tmp : "/tmp", crc, cubin, size, len, why);
+    counts.tool++;
     if (text && cache) {
         /* Written whole under another name, then renamed: a reader sees all of it or none. */
         char part[PATH_MAX + 16], ignored[ERR_LEN];
@@ -125,6 +132,8 @@ char *disasm_cubin(const struct disasm_config *c, uint64_t crc, const void *cubi
         memo.text = text;
         memo.len = n;
         memo.crc = crc;
+    } else {
+        counts.memory++;
     }
     char *copy = malloc(memo.len + 1);
     if (!copy) {

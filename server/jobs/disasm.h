@@ -32,4 +32,14 @@ struct disasm_config {
  * disassembler, it failed on the cubin, out of memory). One thread. */
 char *disasm_cubin(const struct disasm_config *c, uint64_t crc, const void *cubin, size_t size, size_t *len, char *why);
 
+/* Where disasm_cubin()'s answers came from, since the process began: its
+ * memory (the cubin it was last asked for), the cache folder, or a run of
+ * the tool (a served profiler's answer says which its request's texts
+ * came from, cmd/instr_cmd.h). */
+struct disasm_counts {
+    unsigned memory, folder, tool;
+};
+
+void disasm_counts(struct disasm_counts *out);
+
 #endif /* DV_DISASM_H */

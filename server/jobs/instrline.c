@@ -51,13 +51,22 @@ char *instrline_row(int table, int row, const struct listing *l, const char *rea
     return line(o, bad);
 }
 
-char *instrline_done(unsigned rows, unsigned profiled, const struct instrline_phases *ph) {
+char *instrline_done(unsigned rows, unsigned profiled, const struct instrline_phases *ph,
+                     const struct instrline_served *sv) {
     int bad = 0;
     json_t *o = json_object();
     jsonout_put(o, "done", json_true(), &bad);
     jsonout_put(o, "rows", json_integer(rows), &bad);
     jsonout_put(o, "profiled", json_integer(profiled), &bad);
     jsonout_put(o, "phases_ms", phases_json(ph, &bad), &bad);
+    if (sv) {
+        json_t *d = json_object();
+        jsonout_put(d, "memory", json_integer(sv->text_memory), &bad);
+        jsonout_put(d, "folder", json_integer(sv->text_folder), &bad);
+        jsonout_put(d, "tool", json_integer(sv->text_tool), &bad);
+        jsonout_put(o, "disassembly", d, &bad);
+        jsonout_put(o, "ending", json_boolean(sv->ending), &bad);
+    }
     return line(o, bad);
 }
 

@@ -7,7 +7,11 @@
  *              "phases_ms" for a process of one row (and "compare" beside
  *              Nsight Compute's Source page);
  *   the last:  {"done": true, "rows", "profiled", "phases_ms"} for a
- *              process of several rows.
+ *              process of several rows; a served request's (--serve) also
+ *              has "disassembly": {"memory", "folder", "tool"} (how many
+ *              of its texts came from the disassembler's memory, its
+ *              cache folder, a run of the tool: jobs/disasm.h) and
+ *              "ending" (true: the process ends after this answer).
  * "phases_ms" is the host time of each phase of the process by name, and
  * the total.
  */
@@ -31,9 +35,17 @@ struct instrline_phases {
 char *instrline_row(int table, int row, const struct listing *l, const char *reason, const char *stall_reason,
                     const struct instrline_phases *ph, const struct listing_diff *cmp);
 
+/* What a served request's last line adds. */
+struct instrline_served {
+    unsigned text_memory, text_folder, text_tool; /* its texts, by where they came from */
+    int ending;                                   /* the process ends after it          */
+};
+
 /* The last line of a process of `rows` rows, `profiled` of them with a
- * profile. malloc()ed, or NULL when out of memory. */
-char *instrline_done(unsigned rows, unsigned profiled, const struct instrline_phases *ph);
+ * profile; `sv` a served request's (NULL: a process's). malloc()ed, or
+ * NULL when out of memory. */
+char *instrline_done(unsigned rows, unsigned profiled, const struct instrline_phases *ph,
+                     const struct instrline_served *sv);
 
 /* {"ok": false, "reason"}: what a process says when it cannot write a row's
  * line. malloc()ed, or NULL when out of memory. */

@@ -41,6 +41,7 @@
 #include "server/core/log.h"
 #include "server/core/subproc.h"
 #include "server/jobs/instrserve.h"
+#include "server/jobs/instrunion.h"
 #include "server/jobs/profilecache.h"
 
 #define KEY_LEN 768
@@ -318,7 +319,18 @@ static void log_phases(const json_t *o, unsigned n) {
     const json_t *v;
     json_object_foreach((json_t *)ph, k, v) if (json_is_number(v) && used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %.1f", used ? ", " : "", k, json_number_value(v));
-    if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms", n, n == 1 ? "" : "s", text);
+    /* A served request's texts, by where they came from (cmd/instr_cmd.h). */
+    const json_t *d = json_object_get(o, "disassembly");
+    char texts[96] = "";
+    if (json_is_object(d))
+        snprintf(texts, sizeof texts, "; texts from memory %lld, folder %lld, the tool %lld",
+                 (long long)json_integer_value(json_object_get(d, "memory")),
+                 (long long)json_integer_value(json_object_get(d, "folder")),
+                 (long long)json_integer_value(json_object_get(d, "tool")));
+    if (used) LOG(LOG_INFO, "instructions: %u row%s in one process: %s ms%s", n, n == 1 ? "" : "s", text, texts);
+    if (json_is_true(json_object_get(o, "ending")))
+        LOG(LOG_WARNING, "instructions: the profiling server ends after this request (its passes failed as a whole: "
+                         "its log says why); the next request starts another");
 }
 
 static void read_line(const char *line, struct pending **rows, unsigned n) {
@@ -571,13 +583,13 @@ static double deadline_for(const struct instrproc *ip, unsigned n, double spent)
  * change nothing). So one row that crashes its process costs itself and a
  * few processes, and a process that ran past its deadline ends the asking.
  * `spent` and `hung` carry the job's budget. */
-static void pending_collect(struct instrproc *ip, const char *request, struct pending *rows, unsigned n,
+static void pending_collect(struct instrproc *ip, const char *request, struct pending *const *rows, unsigned n,
                             double *spent, int *hung) {
     struct pending *q[INSTRPROC_MAX_ROWS], *alone[INSTRPROC_MAX_ROWS];
     unsigned nq = 0, silent = 0;
     int unrun = 0;          /* q holds rows no process has had yet   */
     char last[ERR_LEN] = ""; /* how the last silent process ended      */
-    for (unsigned i = 0; i < n; i++) q[nq++] = &rows[i];
+    for (unsigned i = 0; i < n; i++) q[nq++] = rows[i];
     while (nq > 0) {
         unrun = 0;
         unsigned na = 0, next = 0, got = 0, answered = 0;
@@ -658,9 +670,27 @@ static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct d
     return 0;
 }
 
-void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {
+/* One report's profiles under way: its rows planned and looked up, those
+ * left to collect (rows[0..n)), and, for a union's table, why each row has
+ * none (why_table, why_rows: instrproc_report_batch()). */
+struct report_run {
+    struct dv_options ran;
+    char *request;
+    struct pending *rows, *left[INSTRPROC_MAX_ROWS]; /* left: the rows still to collect */
+    unsigned n, nleft;
+    int all, hung;
+    double t0, spent;
+    const struct dv_table *why_table;
+    char (*why_rows)[ERR_LEN];
+};
+
+/* Report `r`'s (of request `o`) rows planned and looked up in the cache
+ * (rr's why_* set by the caller). Returns 0 with rr->left[0..rr->n) to
+ * collect, or -1 when there is nothing to collect: not requested, no
+ * profiler, out of memory (the testimony says so). */
+static int report_begin(struct instrproc *ip, const struct dv_options *o, struct dv_report *r, struct report_run *rr) {
     struct dv_testimony *tm = &r->testimony;
-    const double t0 = timeutil_now_ms();
+    rr->t0 = timeutil_now_ms();
     tm->instructions_requested = o->instructions;
     tm->instructions_taken = 0;
     tm->instructions_cached_rows = 0;
@@ -668,133 +698,84 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
     if (!o->instructions) {
         snprintf(tm->instructions_reason, sizeof tm->instructions_reason,
                  "not requested (instructions: true asks for it)");
-        return;
+        return -1;
     }
     if (!ip) {
         snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: no profiler in this process");
-        return;
+        return -1;
     }
     disk_open(ip);
     /* The request as it ran: the grid auto chose, written out. */
-    struct dv_options ran = *o;
-    ran.blocks = r->config.blocks;
-    char *request = request_dump(&ran);
-    struct pending *rows = calloc(INSTRPROC_MAX_ROWS, sizeof *rows);
-    if (!request || !rows) {
+    rr->ran = *o;
+    rr->ran.blocks = r->config.blocks;
+    rr->request = request_dump(&rr->ran);
+    rr->rows = calloc(INSTRPROC_MAX_ROWS, sizeof *rr->rows);
+    if (!rr->request || !rr->rows) {
         snprintf(tm->instructions_reason, sizeof tm->instructions_reason, "instructions: out of memory");
-        free(request);
-        free(rows);
-        return;
+        free(rr->request);
+        free(rr->rows);
+        return -1;
     }
-    int all = 1, hung = 0;
-    unsigned n = 0;
-    double spent = 0, plan_ms = 0, lookup_ms = 0;
+    rr->all = 1;
+    rr->n = 0;
+    double plan_ms = 0, lookup_ms = 0;
+    ip->why_table = rr->why_table;
+    ip->why_rows = rr->why_rows;
     /* First the plan and the cache, row by row; what is left goes to one process. */
     for (unsigned i = 0; i < r->ntables; i++)
         for (unsigned j = 0; j < r->tables[i].nrows; j++) {
             if (!r->tables[i].rows[j].measured) continue;
-            rows[n] = (struct pending){.table = i, .row = j};
-            const int found = row_lookup(ip, &ran, r, &r->tables[i], j, &rows[n], &plan_ms, &lookup_ms);
-            n += found == 0;
-            all &= found >= 0;
+            rr->rows[rr->n] = (struct pending){.table = i, .row = j};
+            const int found = row_lookup(ip, &rr->ran, r, &r->tables[i], j, &rr->rows[rr->n], &plan_ms, &lookup_ms);
+            rr->left[rr->n] = &rr->rows[rr->n];
+            rr->n += found == 0;
+            rr->all &= found >= 0;
         }
+    rr->nleft = rr->n;
+    ip->why_table = NULL;
+    ip->why_rows = NULL;
     if (tm->instructions_cached_rows)
         LOG(LOG_INFO, "instructions: %u rows from the cache, %u to collect: plans %.2f ms, lookups %.2f ms, %.2f ms so far",
-            tm->instructions_cached_rows, n, plan_ms, lookup_ms, timeutil_now_ms() - t0);
-    pending_collect(ip, request, rows, n, &spent, &hung);
+            tm->instructions_cached_rows, rr->n, plan_ms, lookup_ms, timeutil_now_ms() - rr->t0);
+    return 0;
+}
+
+/* The collected profiles onto report `r`'s rows and into the cache, each
+ * row without one named in the testimony; frees what report_begin() made. */
+static void report_end(struct instrproc *ip, struct dv_report *r, struct report_run *rr) {
+    struct dv_testimony *tm = &r->testimony;
     int learned = 0;
-    for (unsigned i = 0; i < n; i++) {
-        struct pending *p = &rows[i];
+    ip->why_table = rr->why_table;
+    ip->why_rows = rr->why_rows;
+    for (unsigned i = 0; i < rr->n; i++) {
+        struct pending *p = &rr->rows[i];
         if (p->l) {
             learned |= row_take(ip, r, p);
             continue;
         }
         const struct dv_table *t = &r->tables[p->table];
-        all = 0;
+        rr->all = 0;
         row_failed(ip, tm, t, p->r, p->why);
         LOG(LOG_INFO, "instructions: %s row %s: %s", t->id, p->r->name, p->why);
     }
+    ip->why_table = NULL;
+    ip->why_rows = NULL;
     if (learned) disk_store_ids(ip);
-    free(rows);
-    free(request);
-    tm->instructions_taken = all;
-    if (all) tm->instructions_reason[0] = '\0';
-    tm->instructions_ms = timeutil_now_ms() - t0;
+    free(rr->rows);
+    free(rr->request);
+    tm->instructions_taken = rr->all;
+    if (rr->all) tm->instructions_reason[0] = '\0';
+    tm->instructions_ms = timeutil_now_ms() - rr->t0;
+}
+
+void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct dv_report *r) {
+    struct report_run rr = {.why_table = ip ? ip->why_table : NULL, .why_rows = ip ? ip->why_rows : NULL};
+    if (report_begin(ip, o, r, &rr) != 0) return;
+    pending_collect(ip, rr.request, rr.left, rr.nleft, &rr.spent, &rr.hung);
+    report_end(ip, r, &rr);
 }
 
 /* ---- a batch's profiles ------------------------------------------------------ */
-
-/* The union of the batch's Part 1 tables as one request (`u`) and its
- * planned report (returned; NULL when the rows do not fit one table or out
- * of memory): every distinct row of the readers once, the first reader's
- * baseline among them, on the grid they ran. */
-static struct dv_report *union_report(const struct dv_options *const *o, struct dv_report *const *r, unsigned n,
-                                      struct dv_options *u) {
-    *u = *o[0];
-    u->part = DV_PART_1;
-    u->npredicates = 0;
-    u->blocks = r[0]->config.blocks;
-    snprintf(u->baseline, sizeof u->baseline, "%s", r[0]->tables[0].baseline);
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned j = 0; j < r[i]->tables[0].nrows; j++) {
-            const char *name = r[i]->tables[0].rows[j].name;
-            int seen = 0;
-            for (unsigned k = 0; k < u->npredicates && !seen; k++) seen = strcmp(u->predicates[k], name) == 0;
-            if (seen) continue;
-            if (u->npredicates >= DV_MAX_ROWS) return NULL;
-            snprintf(u->predicates[u->npredicates++], PREDICATE_TEXT_LEN, "%s", name);
-        }
-    struct dv_report *ur = experiment_report_create();
-    char err[ERR_LEN];
-    if (!ur || plan_report(u, ur, NULL, err) != 0 || ur->ntables != 1) {
-        if (ur) LOG(LOG_WARNING, "instructions: the batch's rows as one table: %s", err);
-        experiment_report_free(ur);
-        return NULL;
-    }
-    ur->device = r[0]->device;
-    for (unsigned j = 0; j < ur->tables[0].nrows; j++) ur->tables[0].rows[j].measured = 1;
-    return ur;
-}
-
-/* Reader `r`'s rows' profiles from the union's report `ur` (copies), and
- * its testimony: taken when each of its rows has one, else the reason of
- * its own first row without (why[k]: union row k's). */
-static void union_hand_back(const struct dv_report *ur, char (*why)[ERR_LEN], struct dv_report *r) {
-    struct dv_testimony *tm = &r->testimony;
-    const struct dv_table *ut = &ur->tables[0];
-    struct dv_table *t = &r->tables[0];
-    tm->instructions_requested = 1;
-    tm->instructions_taken = 1;
-    tm->instructions_cached_rows = 0;
-    tm->instructions_reason[0] = '\0';
-    tm->instructions_ms = ur->testimony.instructions_ms;
-    for (unsigned j = 0; j < t->nrows; j++) {
-        struct dv_row *row = &t->rows[j];
-        unsigned k = 0;
-        while (k < ut->nrows && !experiment_row_same_run(&ut->rows[k], row)) k++;
-        listing_free(row->instructions);
-        row->instructions = k < ut->nrows && ut->rows[k].instructions ? listing_copy(ut->rows[k].instructions) : NULL;
-        if (row->instructions) {
-            tm->instructions_cached_rows += row->instructions->cached;
-            continue;
-        }
-        tm->instructions_taken = 0;
-        if (!tm->instructions_reason[0])
-            dv_seterr(tm->instructions_reason, "%s row %s: %s", t->id, row->name,
-                      k < ut->nrows && why[k][0] ? why[k] : "no profile was collected");
-    }
-}
-
-/* 1 when report `r` (of request `o`) ran what reader 0 (`o0`, `r0`) ran
- * but for its rows: one Part 1 table each, of one kernel, on one grid. */
-static int same_run(const struct dv_options *o0, const struct dv_report *r0, const struct dv_options *o,
-                    const struct dv_report *r) {
-    return r->ntables == 1 && r0->ntables == 1 && strcmp(r->tables[0].id, "part1") == 0 &&
-           strcmp(r0->tables[0].id, "part1") == 0 && strcmp(r->tables[0].kernel, r0->tables[0].kernel) == 0 &&
-           r->config.blocks == r0->config.blocks && r->config.block_x == r0->config.block_x &&
-           r->config.block_y == r0->config.block_y && r->config.iterations == r0->config.iterations &&
-           o->instructions == o0->instructions;
-}
 
 void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
                             unsigned n) {
@@ -802,8 +783,8 @@ void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const
     struct dv_report *ur = NULL;
     char(*why)[ERR_LEN] = NULL;
     int fit = n > 1 && ip && o[0]->instructions;
-    for (unsigned i = 1; i < n && fit; i++) fit = same_run(o[0], r[0], o[i], r[i]);
-    if (fit && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL) ur = union_report(o, r, n, &u);
+    for (unsigned i = 1; i < n && fit; i++) fit = instrunion_same_run(o[0], r[0], o[i], r[i]);
+    if (fit && (why = calloc(DV_MAX_ROWS, ERR_LEN)) != NULL) ur = instrunion_report(o, r, n, &u);
     if (!ur) { /* one reader, none asked, readers that ran other things, rows past one table: each on its own */
         free(why);
         for (unsigned i = 0; i < n; i++) instrproc_report(ip, o[i], r[i]);
@@ -814,9 +795,175 @@ void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const
     instrproc_report(ip, &u, ur);
     ip->why_table = NULL;
     ip->why_rows = NULL;
-    for (unsigned i = 0; i < n; i++) union_hand_back(ur, why, r[i]);
+    for (unsigned i = 0; i < n; i++) instrunion_hand_back(ur, why, r[i]);
     LOG(LOG_INFO, "instructions: a batch of %u readers, %u rows in one table: %u from the cache, %.1f ms", n,
         ur->tables[0].nrows, ur->testimony.instructions_cached_rows, ur->testimony.instructions_ms);
     experiment_report_free(ur);
     free(why);
+}
+
+/* ---- a message's groups --------------------------------------------------------- */
+
+/* One group of a message of groups: its readers, its union's report and
+ * the profiles under way (`begun`: report_begin() gave rows to collect). */
+struct group_run {
+    const struct dv_options *const *o;
+    struct dv_report *const *r;
+    unsigned n;
+    struct dv_options u;
+    struct dv_report *ur;
+    char (*why)[ERR_LEN];
+    struct report_run rr;
+    int begun;
+};
+
+/* The readers of a frame of parts: part k's rows are group part_group[k]'s. */
+struct parts_read {
+    struct group_run *g;
+    unsigned part_group[INSTRPROC_MAX_GROUPS], np, rows;
+};
+
+static void parts_line(const char *line, void *ctx) {
+    const struct parts_read *c = ctx;
+    json_error_t je;
+    json_t *o = jsonout_loads(line, 0, &je);
+    const json_t *k = json_object_get(o, "part");
+    if (json_is_integer(k) && json_integer_value(k) >= 0 && json_integer_value(k) < c->np) {
+        struct report_run *rr = &c->g[c->part_group[json_integer_value(k)]].rr;
+        read_line(line, rr->left, rr->nleft);
+    } else if (json_object_get(o, "done")) {
+        log_phases(o, c->rows);
+    }
+    json_decref(o);
+}
+
+/* The frame {"parts": [{"rows", "request"}...]} of the groups in c->g
+ * that have rows to collect (c->part_group, c->np, c->rows filled), or
+ * NULL out of memory. */
+static char *parts_frame(struct parts_read *c, unsigned ng) {
+    json_t *parts = json_array();
+    for (unsigned gi = 0; parts && gi < ng; gi++) {
+        const struct report_run *rr = &c->g[gi].rr;
+        if (!c->g[gi].begun || rr->nleft == 0) continue;
+        char list[INSTRPROC_MAX_ROWS * 8] = "";
+        size_t used = 0;
+        for (unsigned i = 0; i < rr->nleft; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u:%u", i ? "," : "", rr->left[i]->table,
+                                     rr->left[i]->row);
+        if (json_array_append_new(parts, json_pack("{s:s, s:o}", "rows", list, "request",
+                                                    json_loads(rr->request, 0, NULL))) != 0) {
+            json_decref(parts);
+            return NULL;
+        }
+        c->part_group[c->np++] = gi;
+        c->rows += rr->nleft;
+    }
+    json_t *f = parts ? json_pack("{s:o}", "parts", parts) : NULL;
+    char *frame = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    json_decref(f);
+    return frame;
+}
+
+/* What a frame of parts left, group by group: rows with a profile are
+ * done; so is a row refused in a part that gave none (refused as every
+ * row was); after a request killed at its deadline the rows without an
+ * answer are done with that reason; the rest stay in rr->left for the
+ * group's own asking (pending_collect(): a row that crashed the server
+ * costs its group, not the others). */
+static void parts_left(struct group_run *g, unsigned ng, const struct instrserve_answer *a, unsigned got) {
+    for (unsigned gi = 0; gi < ng; gi++) {
+        struct report_run *rr = &g[gi].rr;
+        unsigned m = 0, mine = 0;
+        if (!g[gi].begun) continue;
+        rr->spent += a->ms;
+        rr->hung = a->end == INSTRSERVE_KILLED;
+        for (unsigned i = 0; i < rr->nleft; i++) mine += rr->left[i]->l != NULL;
+        for (unsigned i = 0; i < rr->nleft; i++) {
+            struct pending *p = rr->left[i];
+            if (p->l) {
+                p->l->collect_ms = a->ms / got;
+                p->l->process_rows = got;
+                continue;
+            }
+            if (!p->answered) dv_seterr(p->why, "the profiling server %s, with no answer", a->what);
+            if (!rr->hung && (!p->answered || mine > 0)) rr->left[m++] = p;
+        }
+        rr->nleft = m;
+    }
+}
+
+/* The rows of every group with rows to collect in one served request (a
+ * frame of parts: one CUDA context, one CUPTI set-up, one sampling pass
+ * for them all). Nothing when fewer than two groups have rows or no server
+ * takes it: each group then asks on its own as a batch does. */
+static void groups_collect(struct instrproc *ip, struct group_run *g, unsigned ng) {
+    unsigned parts = 0, total = 0;
+    for (unsigned gi = 0; gi < ng; gi++) {
+        parts += g[gi].begun && g[gi].rr.nleft > 0;
+        total += g[gi].begun ? g[gi].rr.nleft : 0;
+    }
+    if (parts < 2 || total > INSTRPROC_MAX_ROWS || server_ready(ip, 0) != 0) return;
+    struct parts_read c = {.g = g};
+    char *frame = parts_frame(&c, ng), err[ERR_LEN] = "";
+    struct instrserve_answer a;
+    for (unsigned gi = 0; gi < ng; gi++)
+        for (unsigned i = 0; g[gi].begun && i < g[gi].rr.nleft; i++) g[gi].rr.left[i]->answered = 0;
+    if (ip->before_child) ip->before_child(ip->before_child_ctx);
+    if (!frame || instrserve_ask(ip->server, frame, strlen(frame), deadline_for(ip, total, 0), parts_line, &c, &a,
+                                 err) != 0) {
+        LOG(LOG_WARNING, "instructions: the groups' request: %s", frame ? err : "out of memory");
+        free(frame);
+        return; /* each group asks on its own */
+    }
+    free(frame);
+    ip->served += a.end == INSTRSERVE_DONE;
+    unsigned got = 0;
+    for (unsigned gi = 0; gi < ng; gi++)
+        for (unsigned i = 0; g[gi].begun && i < g[gi].rr.nleft; i++) got += g[gi].rr.left[i]->l != NULL;
+    if (a.end == INSTRSERVE_DONE) snprintf(a.what, sizeof a.what, "answered, but with no line for the row");
+    parts_left(g, ng, &a, got ? got : 1);
+    LOG(LOG_INFO, "instructions: %u groups' %u rows in one request of %u parts: %u profiles, %.1f ms", ng, total,
+        c.np, got, a.ms);
+}
+
+/* Group `x`'s union report and its rows looked up, when its readers make
+ * one table (as instrproc_report_batch()'s); else x->ur stays NULL. */
+static void group_begin(struct instrproc *ip, struct group_run *x) {
+    int fit = ip && x->n >= 1 && x->o[0]->instructions;
+    for (unsigned i = 0; i < x->n && fit; i++) fit = instrunion_same_run(x->o[0], x->r[0], x->o[i], x->r[i]);
+    if (!fit || !(x->why = calloc(DV_MAX_ROWS, ERR_LEN)) || !(x->ur = instrunion_report(x->o, x->r, x->n, &x->u))) return;
+    x->rr.why_table = &x->ur->tables[0];
+    x->rr.why_rows = x->why;
+    x->begun = report_begin(ip, &x->u, x->ur, &x->rr) == 0;
+}
+
+void instrproc_report_groups(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
+                             const unsigned *size, unsigned ngroups) {
+    struct group_run *g = ngroups <= INSTRPROC_MAX_GROUPS ? calloc(ngroups ? ngroups : 1, sizeof *g) : NULL;
+    for (unsigned gi = 0, at = 0; gi < ngroups; at += size[gi++]) {
+        if (g) g[gi] = (struct group_run){.o = o + at, .r = r + at, .n = size[gi]};
+        if (g) group_begin(ip, &g[gi]);
+        else instrproc_report_batch(ip, o + at, r + at, size[gi]); /* too many, or out of memory: one by one */
+    }
+    if (!g) return;
+    groups_collect(ip, g, ngroups);
+    for (unsigned gi = 0; gi < ngroups; gi++) {
+        struct group_run *x = &g[gi];
+        if (!x->ur) { /* readers that do not make one table: as a batch */
+            free(x->why);
+            instrproc_report_batch(ip, x->o, x->r, x->n);
+            continue;
+        }
+        if (x->begun) {
+            pending_collect(ip, x->rr.request, x->rr.left, x->rr.nleft, &x->rr.spent, &x->rr.hung);
+            report_end(ip, x->ur, &x->rr);
+        }
+        for (unsigned i = 0; i < x->n; i++) instrunion_hand_back(x->ur, x->why, x->r[i]);
+        LOG(LOG_INFO, "instructions: group %u of %u, %u readers, %u rows in one table: %u from the cache, %.1f ms",
+            gi + 1, ngroups, x->n, x->ur->tables[0].nrows, x->ur->testimony.instructions_cached_rows,
+            x->ur->testimony.instructions_ms);
+        experiment_report_free(x->ur);
+        free(x->why);
+    }
+    free(g);
 }

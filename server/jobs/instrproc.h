@@ -107,6 +107,20 @@ void instrproc_report(struct instrproc *ip, const struct dv_options *o, struct d
 void instrproc_report_batch(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
                             unsigned n);
 
+/* A message's groups (jobs/wire.h "groups": batches of one key popped
+ * together): group g is the size[g] reports after the earlier groups' in
+ * r[] (requests o[]), each group as instrproc_report_batch() does it, but
+ * the rows not in the cache of every group in ONE request to the
+ * profiling server: a frame of parts, one part (a union table) per group,
+ * run in one CUDA context (cmd/instr_cmd.h). What that request left
+ * unanswered (it died at a row) each group asks again on its own, as a
+ * batch would: a group whose profile fails gives its readers the reason,
+ * the others keep theirs. At most INSTRPROC_MAX_GROUPS groups (more are
+ * done one by one). It never fails a job. */
+#define INSTRPROC_MAX_GROUPS 8
+void instrproc_report_groups(struct instrproc *ip, const struct dv_options *const *o, struct dv_report *const *r,
+                             const unsigned *size, unsigned ngroups);
+
 /* The processes started so far, the profiling server's starts among
  * them (the tests count them). */
 unsigned instrproc_children(const struct instrproc *ip);

@@ -238,11 +238,16 @@ int instrserve_ask(struct instrserve *s, const char *frame, size_t len, double d
         json_t *o = next_frame(s, deadline, a, &text);
         if (!o) break;
         const int done = json_is_true(json_object_get(o, "done"));
+        const int ending = done && json_is_true(json_object_get(o, "ending"));
         json_decref(o);
         on_line(text, ctx);
         free(text);
         if (done) {
             a->end = INSTRSERVE_DONE;
+            /* It ends after this answer: gone now, so the next request
+             * starts a fresh one instead of finding it dead. */
+            if (ending) instrserve_stop(s);
+            a->ending = ending;
             break;
         }
     }

@@ -12,6 +12,9 @@
  * stdout: the worker sends {"rows": "T:R,...", "request": {...}}; the child
  * answers with one frame per row (the lines `--rows` prints) and a last
  * {"done": true, ...}. At its start the child sends {"ready": true|false}.
+ * A "done" with "ending": true (its passes failed as a whole: the child
+ * ends after it) stops the child there, so the next request starts a
+ * fresh one rather than finding it gone.
  *
  * What keeps the old one-process-per-batch design's robustness:
  *   - a request past its deadline kills the child (its process group); a
@@ -42,6 +45,7 @@ enum instrserve_end {
 
 struct instrserve_answer {
     enum instrserve_end end;
+    int ending;     /* DONE, and the child said it ends after it: stopped */
     char what[200]; /* how a request that did not end in DONE ended */
     double ms;      /* the request's wall time                        */
 };

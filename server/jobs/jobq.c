@@ -724,8 +724,15 @@ static unsigned pick_batch_locked(struct jobq *q, unsigned max_jobs, unsigned ma
     return n;
 }
 
-int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned max_rows, struct job **jobs,
-                   unsigned *n) {
+/* 1 when waiting job `j` and job `like` carry batch texts of one key line. */
+static int same_key(const struct job *j, const struct job *like) {
+    return j && j->batch && like->batch && key_len(j->batch) == key_len(like->batch) &&
+           memcmp(j->batch, like->batch, key_len(like->batch)) == 0;
+}
+
+/* jobq_pop_batch(), and with `like` jobq_pop_batch_like(). */
+static int pop_batch(struct jobq *q, int timeout_ms, const struct job *like, unsigned max_jobs, unsigned max_rows,
+                     struct job **jobs, unsigned *n) {
     struct timespec until = timeutil_deadline(timeout_ms >= 0 ? (double)timeout_ms : 0.0);
     *n = 0;
     pthread_mutex_lock(&q->lock);
@@ -736,7 +743,7 @@ int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned m
             break;
         }
     }
-    int rc = q->closed ? -1 : q->turn ? 1 : 0;
+    int rc = q->closed ? -1 : q->turn && (!like || same_key(q->turn->head, like)) ? 1 : 0;
     struct job_view v[JOBQ_BATCH_MAX_JOBS];
     jobq_done_fn cb[JOBQ_BATCH_MAX_JOBS];
     void *ctx[JOBQ_BATCH_MAX_JOBS];
@@ -765,6 +772,16 @@ int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned m
     for (unsigned i = 0; i < *n; i++)
         if (cb[i]) cb[i](&v[i], ctx[i]);
     return rc;
+}
+
+int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned max_rows, struct job **jobs,
+                   unsigned *n) {
+    return pop_batch(q, timeout_ms, NULL, max_jobs, max_rows, jobs, n);
+}
+
+int jobq_pop_batch_like(struct jobq *q, const struct job *like, unsigned max_jobs, unsigned max_rows,
+                        struct job **jobs, unsigned *n) {
+    return pop_batch(q, 0, like, max_jobs, max_rows, jobs, n);
 }
 
 int jobq_pop(struct jobq *q, int timeout_ms, struct job **job) {

@@ -194,6 +194,16 @@ int jobq_pop(struct jobq *q, int timeout_ms, struct job **job);
 int jobq_pop_batch(struct jobq *q, int timeout_ms, unsigned max_jobs, unsigned max_rows, struct job **jobs,
                    unsigned *n);
 
+/* A further batch of the kind just popped, only if ready now: as
+ * jobq_pop_batch() with no wait, when the next job in the fair order
+ * carries the key line of running job `like` (its batch text); a job of
+ * another key next, or none, gives 0 and takes nothing, so the fair order
+ * is kept and nobody waits for more to come. The supervisor joins such
+ * batches into one message of groups (jobs/wire.h). Returns 1 with *n >= 1
+ * jobs, 0 when none, -1 once closed. */
+int jobq_pop_batch_like(struct jobq *q, const struct job *like, unsigned max_jobs, unsigned max_rows,
+                        struct job **jobs, unsigned *n);
+
 /* The popped job's request JSON, id and deadline (immutable while running). */
 const char *jobq_job_request(const struct job *j);
 /* How many jobs the running job's batch started (1: alone). */

@@ -151,18 +151,37 @@ char *wire_job(const char *id, json_t *request) {
     return message(o, bad, 0);
 }
 
-char *wire_batch(const char *const *ids, json_t **requests, unsigned n) {
-    int bad = 0;
-    json_t *o = json_object(), *jobs = json_array();
+/* [{"id": ids[i], "request": requests[i]}...] for the `n` jobs (the
+ * requests taken); a failure sets *bad. */
+static json_t *jobs_array(const char *const *ids, json_t **requests, unsigned n, int *bad) {
+    json_t *jobs = json_array();
     for (unsigned i = 0; i < n; i++) {
         json_t *j = json_object();
-        jsonout_put(j, "id", jsonout_str(ids[i]), &bad);
-        jsonout_put(j, "request", requests[i], &bad);
-        jsonout_append(jobs, j, &bad);
+        jsonout_put(j, "id", jsonout_str(ids[i]), bad);
+        jsonout_put(j, "request", requests[i], bad);
+        jsonout_append(jobs, j, bad);
     }
+    return jobs;
+}
+
+char *wire_batch(const char *const *ids, json_t **requests, unsigned n) {
+    int bad = 0;
+    json_t *o = json_object(), *jobs = jobs_array(ids, requests, n, &bad);
     jsonout_put(o, "kind", jsonout_str("batch"), &bad);
     jsonout_put(o, "jobs", jobs, &bad);
     return message(o, bad || n == 0, 0);
+}
+
+char *wire_groups(const char *const *ids, json_t **requests, const unsigned *sizes, unsigned ngroups) {
+    int bad = ngroups == 0;
+    json_t *o = json_object(), *groups = json_array();
+    for (unsigned g = 0, at = 0; g < ngroups; at += sizes[g++]) {
+        bad |= sizes[g] == 0;
+        jsonout_append(groups, jobs_array(ids + at, requests + at, sizes[g], &bad), &bad);
+    }
+    jsonout_put(o, "kind", jsonout_str("groups"), &bad);
+    jsonout_put(o, "groups", groups, &bad);
+    return message(o, bad, 0);
 }
 
 char *wire_reply_ok(const char *id, double gpu_ms, double testimony_ms, int exiting, json_t *document) {

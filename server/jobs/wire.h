@@ -15,6 +15,12 @@
  *                     (several jobs measured in one session, jobq.h's
  *                     batches; the worker answers each job with a reply
  *                     of its own, below, in the order of "jobs")
+ *                     {"kind": "groups", "groups": [[{"id", "request"},
+ *                     ...], ...]} (several batches of one key popped
+ *                     together, each measured as a batch, in order, then
+ *                     the instruction profiles of all of them in one
+ *                     request: jobs/instrproc.h instrproc_report_groups();
+ *                     one reply per job, as for a batch)
  *   worker -> server  {"id", "ok": true, "document": {...}, "gpu_time_ms": x,
  *                      "testimony_ms": y, "exiting": true (optional: the
  *                      worker ends after this reply, see workerproc.c)}
@@ -36,6 +42,7 @@
 #define WIRE_FD_IN 3
 #define WIRE_FD_OUT 4
 #define WIRE_MAX_MESSAGE (16u << 20) /* a report is tens of KiB */
+#define WIRE_MAX_GROUPS 4              /* the groups of one message      */
 
 enum wire_status { WIRE_OK = 0, WIRE_ERROR = -1, WIRE_EOF = 1, WIRE_TIMEOUT = 2 };
 
@@ -67,6 +74,11 @@ char *wire_job(const char *id, json_t *request);
 /* {"kind": "batch", "jobs": [{"id": ids[i], "request": requests[i]}...]}
  * for the `n` jobs (n >= 1); the requests are taken, as above. */
 char *wire_batch(const char *const *ids, json_t **requests, unsigned n);
+
+/* {"kind": "groups", "groups": [[{"id", "request"}...]...]}: group g is
+ * the sizes[g] jobs after the earlier groups' in ids[] and requests[]
+ * (ngroups >= 1, each size >= 1); the requests are taken, as above. */
+char *wire_groups(const char *const *ids, json_t **requests, const unsigned *sizes, unsigned ngroups);
 
 /* {"id", "ok": true, "gpu_time_ms", "testimony_ms"[, "exiting": true],
  * "document"}: a time that is not a number is written as 0. */

@@ -11,6 +11,7 @@
 #include "server/jobs/worker.h"
 #include "api/jsonout.h"
 #include "server/core/log.h"
+#include "server/jobs/instrproc.h"
 #include "server/jobs/wire.h"
 #include "kernels/model/stats/batchplan.h"
 
@@ -32,6 +33,13 @@
  * more jobs than it takes readers, nor more rows than one table holds. */
 _Static_assert(JOBQ_BATCH_MAX_JOBS <= BATCHPLAN_MAX_READERS, "a batch holds more jobs than the worker's readers");
 _Static_assert(JOBQ_BATCH_MAX_ROWS <= DV_MAX_ROWS, "a batch's rows do not fit one table");
+
+/* A message of groups (wire.h): batches of one key that were ready
+ * together when their profiles are asked for, so one profile request
+ * serves them all (jobs/instrproc.h instrproc_report_groups()). */
+#define WORKER_MSG_GROUPS WIRE_MAX_GROUPS
+#define WORKER_MSG_JOBS (WORKER_MSG_GROUPS * JOBQ_BATCH_MAX_JOBS)
+_Static_assert(WORKER_MSG_GROUPS <= INSTRPROC_MAX_GROUPS, "a message holds more groups than the profiler takes");
 
 struct worker {
     char **argv;
@@ -303,26 +311,34 @@ static json_t *job_request(struct job *j, char *err) {
     return req;
 }
 
-/* The message of jobs[0..*n) (wire.h): one job's, or a batch's. A job
- * whose request cannot be read fails here and leaves the list; *n is what
- * is left (0: nothing to send, NULL returned). NULL with `err` when the
- * message cannot be built (the jobs are the caller's to fail). */
-static char *jobs_message(struct worker *w, struct job **jobs, unsigned *n, char *err) {
-    json_t *reqs[JOBQ_BATCH_MAX_JOBS];
-    const char *ids[JOBQ_BATCH_MAX_JOBS];
-    unsigned m = 0;
-    for (unsigned i = 0; i < *n; i++) {
-        char why[ERR_LEN];
-        if (!(reqs[m] = job_request(jobs[i], why))) {
-            jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, "error", why);
-            continue;
+/* The message of jobs[0..*n) (wire.h): one job's, a batch's, or with
+ * *ng > 1 groups (sizes[g] jobs each, in order) a message of groups. A
+ * job whose request cannot be read fails here and leaves the list (and a
+ * group left empty, the groups); *n and *ng are what is left (*n 0:
+ * nothing to send, NULL returned). NULL with `err` when the message cannot
+ * be built (the jobs are the caller's to fail). */
+static char *jobs_message(struct worker *w, struct job **jobs, unsigned *n, unsigned *sizes, unsigned *ng,
+                          char *err) {
+    json_t *reqs[WORKER_MSG_JOBS];
+    const char *ids[WORKER_MSG_JOBS];
+    unsigned m = 0, g = 0;
+    for (unsigned k = 0, i = 0; k < *ng; k++) {
+        const unsigned before = m;
+        for (unsigned end = i + sizes[k]; i < end; i++) {
+            char why[ERR_LEN];
+            if (!(reqs[m] = job_request(jobs[i], why))) {
+                jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, "error", why);
+                continue;
+            }
+            ids[m] = jobq_job_id(jobs[i]);
+            jobs[m++] = jobs[i];
         }
-        ids[m] = jobq_job_id(jobs[i]);
-        jobs[m++] = jobs[i];
+        if (m > before) sizes[g++] = m - before;
     }
     *n = m;
+    *ng = g;
     if (m == 0) return NULL;
-    char *msg = m == 1 ? wire_job(ids[0], reqs[0]) : wire_batch(ids, reqs, m);
+    char *msg = g > 1 ? wire_groups(ids, reqs, sizes, g) : m == 1 ? wire_job(ids[0], reqs[0]) : wire_batch(ids, reqs, m);
     if (!msg) dv_seterr(err, "worker: out of memory");
     return msg;
 }
@@ -386,7 +402,7 @@ static void fail_rest(struct worker *w, struct job **jobs, const int *done, unsi
  * ended here and the jobs without a reply fail with what it did. */
 static const char *read_replies(struct worker *w, struct job **jobs, unsigned n, double t0, unsigned deadline_ms,
                                 int *failed) {
-    int done[JOBQ_BATCH_MAX_JOBS] = {0};
+    int done[WORKER_MSG_JOBS] = {0};
     char err[ERR_LEN] = "", how[128] = "", reason[ERR_LEN + 160];
     const char *ends = NULL;
     *failed = 0;
@@ -428,12 +444,13 @@ static const char *read_replies(struct worker *w, struct job **jobs, unsigned n,
     return ends;
 }
 
-/* Sends jobs[0..n) (one job, or a batch) to the child and finishes each
- * from its reply. A batch's deadline is its members' together: it never
- * has less time than its jobs would have had one after another. */
-static void run_jobs(struct worker *w, struct job **jobs, unsigned n) {
+/* Sends jobs[0..n) (one job, a batch, or `ng` groups of sizes[g] jobs)
+ * to the child and finishes each from its reply. A message's deadline is
+ * its members' together: it never has less time than its jobs would have
+ * had one after another. */
+static void run_jobs(struct worker *w, struct job **jobs, unsigned n, unsigned *sizes, unsigned ng) {
     char err[ERR_LEN] = "";
-    char *out = jobs_message(w, jobs, &n, err);
+    char *out = jobs_message(w, jobs, &n, sizes, &ng, err);
     if (n == 0) return;
     if (!out) { /* out of memory: the jobs fail, the child goes on */
         for (unsigned i = 0; i < n; i++) jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ERR, "error", err);
@@ -447,7 +464,7 @@ static void run_jobs(struct worker *w, struct job **jobs, unsigned n) {
     w->jobs += n;
     pthread_mutex_unlock(&w->lock);
     if (sent != 0) {
-        const int done[JOBQ_BATCH_MAX_JOBS] = {0};
+        const int done[WORKER_MSG_JOBS] = {0};
         char reason[ERR_LEN + 160];
         snprintf(reason, sizeof reason, "worker crashed: %s; the worker was restarted", err[0] ? err : "lost");
         fail_rest(w, jobs, done, n, 2000, "worker: restarting after a crash", "crash", reason);
@@ -470,6 +487,33 @@ static int is_stopping(struct worker *w) {
     int s = w->stopping;
     pthread_mutex_unlock(&w->lock);
     return s;
+}
+
+/* 1 when the request of running job `j` asks for instruction profiles. */
+static int wants_instructions(struct job *j) {
+    char err[ERR_LEN];
+    json_t *req = job_request(j, err);
+    const int yes = json_is_true(json_object_get(req, "instructions"));
+    json_decref(req);
+    return yes;
+}
+
+/* After a batch jobs[0..sizes[0]) that asks for profiles: the further
+ * batches of its key ready now (jobq_pop_batch_like(): nobody waits for
+ * more, the fair order kept), each a group of the message. Returns the
+ * groups (1: that batch alone); *n the jobs of them all. */
+static unsigned more_groups(struct worker *w, struct job **jobs, unsigned *n, unsigned *sizes) {
+    unsigned ng = 1;
+    if (!wants_instructions(jobs[0])) return ng;
+    while (ng < WORKER_MSG_GROUPS && *n < WORKER_MSG_JOBS) {
+        unsigned m = 0, room = WORKER_MSG_JOBS - *n;
+        if (jobq_pop_batch_like(w->q, jobs[0], room < w->batch_jobs ? room : w->batch_jobs, JOBQ_BATCH_MAX_ROWS,
+                                jobs + *n, &m) != 1)
+            break;
+        sizes[ng++] = m;
+        *n += m;
+    }
+    return ng;
 }
 
 static void *supervise(void *arg) {
@@ -498,8 +542,8 @@ static void *supervise(void *arg) {
                 continue;
             }
         }
-        struct job *jobs[JOBQ_BATCH_MAX_JOBS];
-        unsigned n = 0;
+        struct job *jobs[WORKER_MSG_JOBS];
+        unsigned n = 0, sizes[WORKER_MSG_GROUPS];
         int rc = jobq_pop_batch(w->q, 500, w->batch_jobs, JOBQ_BATCH_MAX_ROWS, jobs, &n);
         if (rc < 0) break;
         if (rc == 0) {
@@ -526,7 +570,9 @@ static void *supervise(void *arg) {
             for (unsigned i = 0; i < n; i++) jobq_finish(w->q, jobs[i], 0, NULL, 0, DV_ENOGPU, "no_gpu", why);
             continue;
         }
-        run_jobs(w, jobs, n);
+        sizes[0] = n;
+        const unsigned ng = more_groups(w, jobs, &n, sizes);
+        run_jobs(w, jobs, n, sizes, ng);
     }
     child_reap(w, 2000, NULL, 0);
     set_state(w, WORKER_STOPPED, "worker: stopped");

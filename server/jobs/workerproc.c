@@ -177,51 +177,77 @@ struct member {
 };
 
 /* Measures the members m[0..n) (each read, its report made) in one session
- * (gpu/batch.h), their rows' profiles in one process, and replies to each,
- * crediting a reader of the shared rounds with its share of their timed
- * work and testimony. Returns 0 to go on, 1 after a sticky error, -1 on a
- * pipe error. */
-static int measure_members(struct session *sess, struct instrproc *ip, struct member *m, unsigned n) {
-    const struct dv_options *o[BATCHPLAN_MAX_READERS];
-    struct dv_report *r[BATCHPLAN_MAX_READERS], *done_r[BATCHPLAN_MAX_READERS];
-    const struct dv_options *done_o[BATCHPLAN_MAX_READERS];
+ * (gpu/batch.h): each member's result into m[i].rc and m[i].err; returns
+ * the timed GPU work of the shared rounds. */
+static double measure_group(struct session *sess, struct member *m, unsigned n) {
+    const struct dv_options *o[BATCHPLAN_MAX_READERS] = {0};
+    struct dv_report *r[BATCHPLAN_MAX_READERS] = {0};
     int rc[BATCHPLAN_MAX_READERS];
     char err[BATCHPLAN_MAX_READERS][ERR_LEN];
-    unsigned measured = 0, sticky = 0;
     double shared_gpu_ms = 0;
     for (unsigned i = 0; i < n; i++) o[i] = &m[i].o, r[i] = m[i].r;
     batch_measure(sess, o, r, n, rc, err, &shared_gpu_ms);
-    for (unsigned i = 0; i < n; i++)
-        if (rc[i] == 0 || rc[i] == DV_EGATE) done_o[measured] = o[i], done_r[measured++] = r[i];
-    if (measured && !session_lost(sess)) instrproc_report_batch(ip, done_o, done_r, measured);
-    if (measured) log_phases(m[0].id, r[0]);
+    for (unsigned i = 0; i < n; i++) {
+        m[i].rc = rc[i];
+        memcpy(m[i].err, err[i], sizeof m[i].err);
+        m[i].err[sizeof m[i].err - 1] = '\0';
+    }
     LOG(LOG_INFO, "batch of %u jobs from %s: %u rows measured once, %.2f ms of timed GPU work between them", n, m[0].id,
         r[0]->ntables ? r[0]->tables[0].batch_rows : 0, shared_gpu_ms);
+    return shared_gpu_ms;
+}
+
+/* Replies to each of the measured members m[0..n), crediting a reader of
+ * the shared rounds with its share of their timed work (`shared_gpu_ms`)
+ * and testimony. Returns 0 to go on, 1 after a sticky error, -1 on a pipe
+ * error. */
+static int reply_members(struct session *sess, const struct member *m, unsigned n, double shared_gpu_ms) {
+    unsigned sticky = 0;
     for (unsigned i = 0; i < n; i++) {
-        const unsigned readers = r[i]->ntables ? r[i]->tables[0].batch_readers : 0;
-        const double gpu = readers > 1 ? shared_gpu_ms / readers : r[i]->gpu_time_ms;
-        const double testi = testimony_of(r[i]) / (readers > 1 ? readers : 1);
-        if (reply(sess, m[i].id, r[i], rc[i], err[i], gpu, testi) < 0) return -1;
-        sticky |= rc[i] == DV_ESTICKY;
+        const struct dv_report *r = m[i].r;
+        const unsigned readers = r->ntables ? r->tables[0].batch_readers : 0;
+        const double gpu = readers > 1 ? shared_gpu_ms / readers : r->gpu_time_ms;
+        const double testi = testimony_of(r) / (readers > 1 ? readers : 1);
+        if (reply(sess, m[i].id, r, m[i].rc, m[i].err, gpu, testi) < 0) return -1;
+        sticky |= m[i].rc == DV_ESTICKY;
     }
     return sticky || session_lost(sess) ? 1 : 0;
 }
 
-/* Runs a batch message's jobs (`jobs`, an array of {"id", "request"}): a
- * job that cannot be read is answered at once, the others measured
- * together (measure_members()). Returns as handle_one(). */
-static int handle_batch(struct session *sess, struct instrproc *ip, const json_t *jobs, const struct dv_device *dev,
-                        int testimony) {
-    if (json_array_size(jobs) == 0) return reply_error("", DV_ERR, "worker: the batch message has no jobs", NULL, -1);
-    struct member *m = calloc(BATCHPLAN_MAX_READERS, sizeof *m);
-    if (!m) return -1;
-    unsigned n = 0;
+/* The measured members of m[0..n) (o, r: appended at *k). */
+static unsigned measured_of(const struct member *m, unsigned n, const struct dv_options **o, struct dv_report **r,
+                            unsigned *k) {
+    unsigned got = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (m[i].rc == 0 || m[i].rc == DV_EGATE) o[*k] = &m[i].o, r[(*k)++] = m[i].r, got++;
+    return got;
+}
+
+/* Measures the members m[0..n) in one session, their rows' profiles in
+ * one request, and replies to each. Returns as reply_members(). */
+static int measure_members(struct session *sess, struct instrproc *ip, struct member *m, unsigned n) {
+    const struct dv_options *o[BATCHPLAN_MAX_READERS];
+    struct dv_report *r[BATCHPLAN_MAX_READERS];
+    unsigned measured = 0;
+    const double shared_gpu_ms = measure_group(sess, m, n);
+    measured_of(m, n, o, r, &measured);
+    if (measured && !session_lost(sess)) instrproc_report_batch(ip, o, r, measured);
+    if (measured) log_phases(m[0].id, m[0].r);
+    return reply_members(sess, m, n, shared_gpu_ms);
+}
+
+/* A batch message's jobs (`jobs`, an array of {"id", "request"}) read
+ * into m[0..*n) (each its report made); a job that cannot be read is
+ * answered at once. Returns 0, or -1 on a pipe error. */
+static int read_members(const json_t *jobs, const struct dv_device *dev, int testimony, struct member *m,
+                        unsigned *n) {
     int out = 0;
+    *n = 0;
     for (size_t i = 0; i < json_array_size(jobs) && out == 0; i++) {
         char why[WHY_LEN], id[64];
-        struct member *x = &m[n];
+        struct member *x = &m[*n];
         int rc = read_job(json_array_get(jobs, i), dev, testimony, id, &x->o, why);
-        if (rc == 0 && n >= BATCHPLAN_MAX_READERS) {
+        if (rc == 0 && *n >= BATCHPLAN_MAX_READERS) {
             rc = DV_ERR;
             dv_seterr(why, "worker: a batch holds at most %u jobs", BATCHPLAN_MAX_READERS);
         }
@@ -234,21 +260,94 @@ static int handle_batch(struct session *sess, struct instrproc *ip, const json_t
             continue;
         }
         snprintf(x->id, sizeof x->id, "%s", id);
-        n++;
+        (*n)++;
     }
+    return out;
+}
+
+/* Runs a batch message's jobs (`jobs`, an array of {"id", "request"}): a
+ * job that cannot be read is answered at once, the others measured
+ * together (measure_members()). Returns as handle_one(). */
+static int handle_batch(struct session *sess, struct instrproc *ip, const json_t *jobs, const struct dv_device *dev,
+                        int testimony) {
+    if (json_array_size(jobs) == 0) return reply_error("", DV_ERR, "worker: the batch message has no jobs", NULL, -1);
+    struct member *m = calloc(BATCHPLAN_MAX_READERS, sizeof *m);
+    if (!m) return -1;
+    unsigned n = 0;
+    int out = read_members(jobs, dev, testimony, m, &n);
     if (out == 0 && n > 0) out = measure_members(sess, ip, m, n);
     for (unsigned i = 0; i < n; i++) experiment_report_free(m[i].r);
     free(m);
     return out;
 }
 
-/* Runs job message `msg`: one job, or a batch. Returns as handle_one(). */
+/* Measures groups g of m (at g * BATCHPLAN_MAX_READERS, n[g] members each)
+ * one after another as batches (after a sticky error, the later groups'
+ * members fail with it), then the profiles of all in one request
+ * (instrproc_report_groups()), then replies to every member. Returns as
+ * reply_members(). */
+static int measure_groups(struct session *sess, struct instrproc *ip, struct member *m, const unsigned *n,
+                          unsigned ng) {
+    const struct dv_options *o[WIRE_MAX_GROUPS * BATCHPLAN_MAX_READERS];
+    struct dv_report *r[WIRE_MAX_GROUPS * BATCHPLAN_MAX_READERS];
+    double shared[WIRE_MAX_GROUPS] = {0};
+    unsigned size[WIRE_MAX_GROUPS], k = 0, sizes = 0;
+    for (unsigned g = 0; g < ng; g++) {
+        struct member *x = m + g * BATCHPLAN_MAX_READERS;
+        for (unsigned i = 0; session_lost(sess) && i < n[g]; i++) {
+            x[i].rc = DV_ESTICKY;
+            dv_seterr(x[i].err, "worker: a sticky CUDA error in an earlier group of this message");
+        }
+        if (n[g] && !session_lost(sess)) shared[g] = measure_group(sess, x, n[g]);
+        const unsigned got = measured_of(x, n[g], o, r, &k);
+        if (got) size[sizes++] = got;
+    }
+    if (k && !session_lost(sess)) instrproc_report_groups(ip, o, r, size, sizes);
+    for (unsigned i = 0; k && i < ng * BATCHPLAN_MAX_READERS; i++)
+        if (m[i].r == r[0]) { /* the first measured member's phases */
+            log_phases(m[i].id, r[0]);
+            break;
+        }
+    int out = 0;
+    for (unsigned g = 0; g < ng && out >= 0; g++) {
+        const int rc = reply_members(sess, m + g * BATCHPLAN_MAX_READERS, n[g], shared[g]);
+        out = rc < 0 ? -1 : out | rc;
+    }
+    return out;
+}
+
+/* Runs a message of groups (`groups`, arrays of {"id", "request"}): each
+ * group read as a batch is (read_members()), then measure_groups().
+ * Returns as handle_one(). */
+static int handle_groups(struct session *sess, struct instrproc *ip, const json_t *groups, const struct dv_device *dev,
+                         int testimony) {
+    const size_t ng = json_array_size(groups);
+    if (ng == 0 || ng > WIRE_MAX_GROUPS)
+        return reply_error("", DV_ERR, "worker: a message of groups holds 1 to 4 groups", NULL, -1);
+    struct member *m = calloc(ng * BATCHPLAN_MAX_READERS, sizeof *m);
+    if (!m) return -1;
+    unsigned n[WIRE_MAX_GROUPS] = {0};
+    int out = 0;
+    for (size_t g = 0; g < ng && out == 0; g++)
+        out = read_members(json_array_get(groups, g), dev, testimony, m + g * BATCHPLAN_MAX_READERS, &n[g]);
+    unsigned total = 0;
+    for (size_t g = 0; g < ng; g++) total += n[g];
+    if (out == 0 && total > 0) out = measure_groups(sess, ip, m, n, (unsigned)ng);
+    for (size_t g = 0; g < ng; g++)
+        for (unsigned i = 0; i < n[g]; i++) experiment_report_free(m[g * BATCHPLAN_MAX_READERS + i].r);
+    free(m);
+    return out;
+}
+
+/* Runs job message `msg`: one job, a batch, or groups. Returns as handle_one(). */
 static int handle(struct session *sess, struct instrproc *ip, const char *msg, size_t len, const struct dv_device *dev,
                   int testimony) {
     json_error_t je;
     json_t *root = jsonout_loadb(msg, len, JSON_REJECT_DUPLICATES, &je);
     const char *kind = json_string_value(json_object_get(root, "kind"));
-    const int rc = kind && strcmp(kind, "batch") == 0
+    const int rc = kind && strcmp(kind, "groups") == 0
+                       ? handle_groups(sess, ip, json_object_get(root, "groups"), dev, testimony)
+                   : kind && strcmp(kind, "batch") == 0
                        ? handle_batch(sess, ip, json_object_get(root, "jobs"), dev, testimony)
                        : handle_one(sess, ip, root, dev, testimony);
     json_decref(root);

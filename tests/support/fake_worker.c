@@ -35,6 +35,10 @@
  * as if the time went into the rows (a reader's job is two rows), which is
  * the stand-in's invented model of what a shared session saves.
  *
+ * Groups (wire.h's {"kind": "groups", "groups": [[...], ...]}): each group
+ * answered as a batch, in order. FAKE_WORKER_MESSAGES names a file each
+ * message appends its shape to: "job", "batch N", or "groups G N1,N2,...".
+ *
  * FAKE_WORKER_SAMPLE=1 "measures" each Part 1 table for real, with
  * invented samples: each row's k-th round takes 0.5 ms times its predicted
  * ratio times (1 + FAKE_WORKER_NOISE x a number in [-1, 1] drawn from the
@@ -350,11 +354,29 @@ static int answer(char ids[][64], const struct dv_options *const *o, unsigned n)
     return status;
 }
 
-/* Runs job message `msg` (one job or a batch). Returns as answer(). */
-static int handle(const char *msg, size_t len) {
-    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+/* Appends message `root`'s shape to $FAKE_WORKER_MESSAGES, if set. */
+static void log_message(const json_t *root) {
+    const char *path = getenv("FAKE_WORKER_MESSAGES");
     const char *kind = json_string_value(json_object_get(root, "kind"));
-    const json_t *list = kind && strcmp(kind, "batch") == 0 ? json_object_get(root, "jobs") : NULL;
+    FILE *f = path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    const json_t *groups = json_object_get(root, "groups");
+    if (kind && strcmp(kind, "groups") == 0) {
+        fprintf(f, "groups %zu ", json_array_size(groups));
+        for (size_t g = 0; g < json_array_size(groups); g++)
+            fprintf(f, "%s%zu", g ? "," : "", json_array_size(json_array_get(groups, g)));
+        fprintf(f, "\n");
+    } else if (kind && strcmp(kind, "batch") == 0) {
+        fprintf(f, "batch %zu\n", json_array_size(json_object_get(root, "jobs")));
+    } else {
+        fprintf(f, "job\n");
+    }
+    fclose(f);
+}
+
+/* Runs the jobs of `list` (a batch's or a group's array; NULL: `root` is
+ * one job). Returns as answer(). */
+static int handle_jobs(const json_t *root, const json_t *list) {
     const size_t njobs = list ? json_array_size(list) : 1;
     static char ids[BATCHPLAN_MAX_READERS][64];
     static struct dv_options opts[BATCHPLAN_MAX_READERS];
@@ -373,8 +395,22 @@ static int handle(const char *msg, size_t len) {
         o[n] = &opts[n];
         n++;
     }
-    json_decref(root);
     return status == 0 && n > 0 ? answer(ids, o, n) : status;
+}
+
+/* Runs job message `msg` (one job, a batch, or groups: each as a batch).
+ * Returns as answer(). */
+static int handle(const char *msg, size_t len) {
+    json_t *root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    const json_t *groups = kind && strcmp(kind, "groups") == 0 ? json_object_get(root, "groups") : NULL;
+    int status = 0;
+    log_message(root);
+    for (size_t g = 0; groups && g < json_array_size(groups) && status == 0; g++)
+        status = handle_jobs(root, json_array_get(groups, g));
+    if (!groups) status = handle_jobs(root, kind && strcmp(kind, "batch") == 0 ? json_object_get(root, "jobs") : NULL);
+    json_decref(root);
+    return status;
 }
 
 int main(int argc, char **argv) {

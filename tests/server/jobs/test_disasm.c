@@ -104,6 +104,40 @@ Test(disasm, the_text_has_the_label_line_and_the_tool_runs_once_per_cubin) {
     free(first);
 }
 
+/* The answers' counts by where each came from, as a served profiler's
+ * "done" says them (cmd/instr_cmd.h): its warm-up's text makes the first
+ * request's a memory hit. */
+static void expect_counts(const struct disasm_counts *base, unsigned memory, unsigned folder, unsigned tool,
+                          const char *when) {
+    struct disasm_counts n;
+    disasm_counts(&n);
+    cr_expect_eq(n.memory - base->memory, memory, "%s: memory %u", when, n.memory - base->memory);
+    cr_expect_eq(n.folder - base->folder, folder, "%s: folder %u", when, n.folder - base->folder);
+    cr_expect_eq(n.tool - base->tool, tool, "%s: tool %u", when, n.tool - base->tool);
+}
+
+Test(disasm, each_answer_is_counted_by_where_it_came_from) {
+    const struct disasm_config c = {.tool = FAKE, .cache_dir = dir};
+    char why[ERR_LEN] = "";
+    size_t len = 0;
+    struct disasm_counts base;
+    disasm_counts(&base);
+    const uint64_t crcs[] = {0x11, 0x11, 0x22, 0x11, 0x11};
+    const unsigned want[][3] = {{0, 0, 1}, {1, 0, 1}, {1, 0, 2}, {1, 1, 2}, {2, 1, 2}};
+    const char *when[] = {"a first cubin: the tool", "the same again: memory", "another: the tool",
+                          "the first again: its folder file", "once more: memory"};
+    for (unsigned k = 0; k < 5; k++) {
+        char *text = disasm_cubin(&c, crcs[k], cubin, sizeof cubin - 1, &len, why);
+        cr_assert_not_null(text, "%s: %s", when[k], why);
+        free(text);
+        expect_counts(&base, want[k][0], want[k][1], want[k][2], when[k]);
+    }
+    setenv("FAKE_DISASSEMBLER", "fail", 1);
+    cr_expect_null(disasm_cubin(&c, 0x33, cubin, 4, &len, why), "a tool that fails gives no text");
+    expect_counts(&base, 2, 1, 3, "a run of the tool that failed is a run");
+    cr_expect_eq(runs(), 3, "the tool's own log: three runs");
+}
+
 Test(disasm, without_a_cache_folder_the_tool_runs_in_tmpdir_and_nothing_is_kept) {
     setenv("TMPDIR", dir, 1);
     const struct disasm_config c = {.tool = FAKE};

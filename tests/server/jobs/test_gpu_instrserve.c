@@ -15,6 +15,12 @@
  * the server saves. Run again with DV_INSTR_SERVE_CONTEXT=kept in the
  * environment, it says whether a context kept across requests (cheaper:
  * no context made per request) profiles what the one-shot command does.
+ * A frame of parts (the lesson's rows and the custom rows, two requests in
+ * one context) must give each row the one-shot command's profile too. The
+ * server's warm-up disassembles the lesson's cubin (no profiling session):
+ * its "ready" frame says so, and its first request's texts all come from
+ * the disassembler's memory ("disassembly" in the "done" frame), none from
+ * a run of the tool, unless DV_INSTR_SERVE_WARM_TEXT=off.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -218,6 +224,125 @@ Test(gpu_instrserve, the_server_ends_at_the_end_of_its_stdin, .timeout = 300) {
     cr_expect_eq(res.status, 0);
     printf("the server's warm-up: %.1f ms, its life %.1f ms\n", json_number_value(json_object_get(o, "warm_ms")),
            res.ms);
+    /* Its text part: the lesson's cubin disassembled, no profiling session. */
+    const json_t *tw = json_object_get(o, "text_warm");
+    cr_expect(json_is_object(tw), "the ready frame says what the text warm-up did");
+    cr_expect_geq(json_integer_value(json_object_get(tw, "texts")), 1, "the lesson's cubin disassembled: %s",
+                  json_string_value(json_object_get(tw, "reason")));
+    cr_expect(json_is_null(json_object_get(tw, "reason")), "%s", json_string_value(json_object_get(tw, "reason")));
+    printf("the text warm-up: %lld cubin(s), %lld with text, %.1f ms\n",
+           json_integer_value(json_object_get(tw, "cubins")), json_integer_value(json_object_get(tw, "texts")),
+           json_number_value(json_object_get(tw, "ms")));
     json_decref(o);
     subproc_result_cleanup(&res);
+}
+
+/* A frame of parts (instr_cmd.h: a message's groups, jobs/instrproc.h
+ * instrproc_report_groups()): the lesson's rows and the custom rows in ONE
+ * request, run in one context with one CUPTI set-up and one sampling pass,
+ * each row's profile the one-shot command's for its own request; each line
+ * says its part. It prints the frame's phases beside the two one-shot
+ * runs': the evidence of what one request for several groups saves. */
+Test(gpu_instrserve, a_frame_of_parts_profiles_each_part_as_the_one_shot_command, .timeout = 900) {
+    signal(SIGPIPE, SIG_IGN);
+    struct answer lesson, custom, got;
+    one_shot(lesson_request, lesson_rows, &lesson);
+    if (lesson.n == 0 || !json_is_true(json_object_get(lesson.lines[0], "ok"))) {
+        const char *r = lesson.n ? json_string_value(json_object_get(lesson.lines[0], "reason")) : NULL;
+        printf("SKIPPED: no CUDA device (or no CUPTI): the one-shot command cannot profile here: %s\n",
+               r ? r : "no answer line");
+        answer_cleanup(&lesson);
+        cr_skip_test("the one-shot command cannot profile here");
+    }
+    one_shot(custom_request, custom_rows, &custom);
+    char err[ERR_LEN];
+    const char *argv[] = {GPU_BINARY, "instructions", "--serve", NULL};
+    struct instrserve *s = instrserve_create(argv, err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(instrserve_start(s, 120000, err), 0, "%s", err);
+    json_t *f = json_pack("{s:[{s:s, s:o}, {s:s, s:o}]}", "parts", "rows", lesson_rows, "request",
+                          json_loads(lesson_request, 0, NULL), "rows", custom_rows, "request",
+                          json_loads(custom_request, 0, NULL));
+    cr_assert_not_null(f);
+    char *frame = json_dumps(f, JSON_COMPACT);
+    json_decref(f);
+    struct instrserve_answer ans;
+    memset(&got, 0, sizeof got);
+    cr_assert_eq(instrserve_ask(s, frame, strlen(frame), 300000, on_line, &got, &ans, err), 0, "%s", err);
+    free(frame);
+    cr_assert_eq(ans.end, INSTRSERVE_DONE, "the server %s", ans.what);
+    print_phases("one-shot, the lesson's 8 rows", lesson.done);
+    print_phases("one-shot, 8 custom rows", custom.done);
+    print_phases("one frame of both as two parts", got.done);
+    cr_assert_eq(got.n, lesson.n + custom.n, "one line per row of each part");
+    for (unsigned k = 0; k < got.n; k++) {
+        const unsigned part = k < lesson.n ? 0 : 1;
+        const struct answer *want = part ? &custom : &lesson;
+        char what[96];
+        snprintf(what, sizeof what, "part %u row %lld:%lld", part,
+                 json_integer_value(json_object_get(got.lines[k], "table")),
+                 json_integer_value(json_object_get(got.lines[k], "row")));
+        cr_expect_eq(json_integer_value(json_object_get(got.lines[k], "part")), part, "%s: its part", what);
+        expect_same_profile(got.lines[k], want->lines[part ? k - lesson.n : k], what);
+    }
+    instrserve_free(s);
+    answer_cleanup(&got);
+    answer_cleanup(&lesson);
+    answer_cleanup(&custom);
+}
+
+/* The served process's warm-up disassembles the lesson's cubin (its
+ * module loaded, no profiling session), so its first request's texts all
+ * come from the disassembler's memory ("disassembly" in its "done": no run
+ * of the tool; no --sass-cache, so no folder either), its rows' profiles
+ * the one-shot command's. With DV_INSTR_SERVE_WARM_TEXT=off the same first
+ * request runs the tool: the check can fail. */
+Test(gpu_instrserve, the_first_request_reads_its_disassembly_from_the_warm_up, .timeout = 900) {
+    signal(SIGPIPE, SIG_IGN);
+    struct answer lesson;
+    one_shot(lesson_request, lesson_rows, &lesson);
+    if (lesson.n == 0 || !json_is_true(json_object_get(lesson.lines[0], "ok"))) {
+        const char *r = lesson.n ? json_string_value(json_object_get(lesson.lines[0], "reason")) : NULL;
+        printf("SKIPPED: no CUDA device (or no CUPTI): the one-shot command cannot profile here: %s\n",
+               r ? r : "no answer line");
+        answer_cleanup(&lesson);
+        cr_skip_test("the one-shot command cannot profile here");
+    }
+    for (int warm = 1; warm >= 0; warm--) {
+        if (!warm) setenv("DV_INSTR_SERVE_WARM_TEXT", "off", 1);
+        char err[ERR_LEN], what[96];
+        const char *argv[] = {GPU_BINARY, "instructions", "--serve", NULL};
+        struct instrserve *s = instrserve_create(argv, err);
+        cr_assert_not_null(s, "%s", err);
+        cr_assert_eq(instrserve_start(s, 120000, err), 0, "%s", err);
+        struct answer got;
+        served(s, lesson_request, lesson_rows, &got);
+        const json_t *d = json_object_get(got.done, "disassembly");
+        const json_int_t memory = json_integer_value(json_object_get(d, "memory")),
+                         folder = json_integer_value(json_object_get(d, "folder")),
+                         tool = json_integer_value(json_object_get(d, "tool"));
+        printf("text warm-up %s: the first request's texts: memory %lld, folder %lld, the tool %lld\n",
+               warm ? "on" : "off", (long long)memory, (long long)folder, (long long)tool);
+        snprintf(what, sizeof what, "the first request, text warm-up %s", warm ? "on" : "off");
+        print_phases(what, got.done);
+        cr_assert(json_is_object(d), "%s: the done frame says where its texts came from", what);
+        if (warm) {
+            cr_expect_eq(tool, 0, "%s: no run of the disassembler", what);
+            cr_expect_eq(folder, 0, "%s: no cache folder was given", what);
+            cr_expect_geq(memory, 1, "%s: its texts from the disassembler's memory", what);
+        } else {
+            cr_expect_geq(tool, 1, "%s: the disassembler runs for the first request", what);
+        }
+        cr_assert_eq(got.n, lesson.n, "%s: one line per row", what);
+        for (unsigned k = 0; k < got.n; k++) {
+            snprintf(what, sizeof what, "warm-up %s, row %lld:%lld", warm ? "on" : "off",
+                     json_integer_value(json_object_get(got.lines[k], "table")),
+                     json_integer_value(json_object_get(got.lines[k], "row")));
+            expect_same_profile(got.lines[k], lesson.lines[k], what);
+        }
+        answer_cleanup(&got);
+        instrserve_free(s);
+    }
+    unsetenv("DV_INSTR_SERVE_WARM_TEXT");
+    answer_cleanup(&lesson);
 }

@@ -65,9 +65,15 @@ Test(instrline, a_rows_line_has_each_member_in_its_place) {
     cr_expect_str_eq(got, "{\"table\":1,\"row\":0,\"ok\":false,\"reason\":\"CUPTI: no record\","
                           "\"phases_ms\":{\"plan\":1.5,\"cuda\":2.25,\"total\":3.75}}");
     free(got);
-    got = instrline_done(8, 7, &phases);
+    got = instrline_done(8, 7, &phases, NULL);
     cr_expect_str_eq(got, "{\"done\":true,\"rows\":8,\"profiled\":7,\"phases_ms\":{\"plan\":1.5,\"cuda\":2.25,"
                           "\"total\":3.75}}");
+    free(got);
+    const struct instrline_served sv = {.text_memory = 2, .text_folder = 1, .text_tool = 0, .ending = 1};
+    got = instrline_done(8, 7, &phases, &sv);
+    cr_expect_str_eq(got, "{\"done\":true,\"rows\":8,\"profiled\":7,\"phases_ms\":{\"plan\":1.5,\"cuda\":2.25,"
+                          "\"total\":3.75},\"disassembly\":{\"memory\":2,\"folder\":1,\"tool\":0},\"ending\":true}",
+                     "a served request's: where its texts came from, and whether the process ends");
     free(got);
     got = instrline_failure("instructions: out of memory writing the profile");
     cr_expect_str_eq(got, "{\"ok\":false,\"reason\":\"instructions: out of memory writing the profile\"}");
@@ -80,7 +86,8 @@ static char *row_line(void *l) {
 }
 static char *done_line(void *ctx) {
     (void)ctx;
-    return instrline_done(8, 7, &phases);
+    const struct instrline_served sv = {.text_memory = 3, .ending = 1};
+    return instrline_done(8, 7, &phases, &sv);
 }
 
 Test(instrline, a_line_is_whole_or_absent_under_failing_allocations) {

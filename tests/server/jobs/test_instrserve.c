@@ -229,6 +229,35 @@ Test(instrserve, a_child_that_dies_mid_answer_costs_its_row_and_the_rest_are_ask
     cr_expect_eq(open_fds(), fds, "no descriptor of the dead children left open");
 }
 
+/* The real server ends after a request whose passes failed as a whole
+ * (CUPTI's state is not clean after one) and says so in its "done": the
+ * profiler stops the child there, so the next request starts a fresh one
+ * at once, its rows in one request, rather than finding the child dead
+ * and asking its rows again one by one. */
+Test(instrserve, a_request_that_fails_as_a_whole_ends_its_child_and_the_next_request_starts_a_fresh_one) {
+    setenv("FAKE_INSTR_SERVER", "fail-whole-once", 1);
+    struct instrproc *ip = profiler(5000);
+    instrproc_warm(ip);
+    const pid_t first = instrproc_server_pid(ip);
+    cr_assert_gt(first, 0);
+    struct dv_options o = lesson(NULL);
+    struct dv_report *r = measured(&o);
+    instrproc_report(ip, &o, r);
+    cr_expect(!r->testimony.instructions_taken);
+    cr_expect(strstr(r->testimony.instructions_reason, "CUPTI_ERROR_INVALID_PARAMETER") != NULL, "%s",
+              r->testimony.instructions_reason);
+    cr_expect_eq(instrproc_server_pid(ip), 0, "stopped at its answer that says it ends");
+    cr_expect(gone(first));
+    cr_expect_eq(logged("request"), 1, "every row refused: none asked again");
+    experiment_report_free(r);
+    profile_ok(ip, "first-16");
+    cr_expect_gt(instrproc_server_pid(ip), 0);
+    cr_expect_neq(instrproc_server_pid(ip), first);
+    cr_expect_eq(logged("start"), 2);
+    cr_expect_eq(logged("request"), 2, "the next request's rows in one request to the fresh child");
+    instrproc_free(ip);
+}
+
 Test(instrserve, a_child_that_writes_garbage_is_killed_and_the_rows_get_the_reason) {
     const char *modes[] = {"garbage", "garbage-json"};
     for (unsigned k = 0; k < 2; k++) {

@@ -394,3 +394,88 @@ Test(worker, a_crash_in_a_batch_fails_every_member) {
     *strrchr(gate, '/') = '\0';
     rmdir(gate);
 }
+
+/* ---- groups: the batches of one key ready together, one message -------- */
+
+/* Submits reader i's request (preds[i % READERS], with iterations `it`
+ * so readers past READERS differ) asking for its profiles from client
+ * 10.0.9.<i+1>; its id into `id`. */
+static void submit_profiled(unsigned i, unsigned it, char *id) {
+    char req[320], client[32];
+    snprintf(req, sizeof req,
+             "{\"part\":1,\"instructions\":true,\"iterations\":%u,\"predicates\":[\"%s\",\"warp-parity\"],"
+             "\"baseline\":\"warp-parity\"}",
+             it, preds[i % READERS]);
+    snprintf(client, sizeof client, "10.0.9.%u", i + 1);
+    submit_as_server(client, req, id);
+}
+
+/* The messages the stand-in logged (FAKE_WORKER_MESSAGES), one a line. */
+static char *messages(const char *path) {
+    FILE *f = fopen(path, "r");
+    static char text[1024];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    return text;
+}
+
+/* Readers asking for profiles, queued while the worker is busy, batches of
+ * at most 4 (one key): the first batch popped takes the others ready with
+ * it as one message of groups (so their profiles are one request), every
+ * reader answered with its own table; readers that ask for none go batch
+ * by batch as before. */
+Test(worker, batches_of_one_key_ready_together_go_as_one_message_of_groups) {
+    char gate[] = "/tmp/dv-gate-XXXXXX", ids[10][JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[64];
+    cr_assert_not_null(mkdtemp(gate));
+    snprintf(log, sizeof log, "%s/messages", gate);
+    strcat(gate, "/go");
+    setenv("FAKE_WORKER_MESSAGES", log, 1);
+    make_sampling(4, gate, NULL);
+    hold(holder);
+    for (unsigned i = 0; i < 10; i++) submit_profiled(i, 8, ids[i]);
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    for (unsigned i = 0; i < 10; i++) {
+        json_t *doc;
+        json_t *t = table_of(ids[i], &doc);
+        cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(t, "rows"), 0), "name")),
+                         preds[i % READERS], "reader %u got its own table", i);
+        json_decref(doc);
+    }
+    cr_expect_str_eq(messages(log), "job\ngroups 3 4,4,2\n", "one message of three groups: %s", messages(log));
+    unsetenv("FAKE_WORKER_MESSAGES");
+    unmake();
+    unlink(log);
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
+
+/* A job of another key next in the fair order ends the joining: it starts
+ * before any later batch, as it would have (the order kept). */
+Test(worker, a_job_of_another_key_next_in_the_order_is_not_passed_by_a_group) {
+    char gate[] = "/tmp/dv-gate-XXXXXX", ids[8][JOBQ_ID_LEN], other[JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[64];
+    cr_assert_not_null(mkdtemp(gate));
+    snprintf(log, sizeof log, "%s/messages", gate);
+    strcat(gate, "/go");
+    setenv("FAKE_WORKER_MESSAGES", log, 1);
+    make_sampling(4, gate, NULL);
+    hold(holder);
+    for (unsigned i = 0; i < 4; i++) submit_profiled(i, 8, ids[i]);
+    submit_as_server("10.0.10.1", "{\"part\":1,\"iterations\":9,\"predicates\":[\"threadIdx.x < 3\"]}", other);
+    for (unsigned i = 4; i < 8; i++) submit_profiled(i, 8, ids[i]);
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    for (unsigned i = 0; i < 8; i++) free(wait_done(ids[i]).document);
+    free(wait_done(other).document);
+    cr_expect_str_eq(messages(log), "job\nbatch 4\njob\nbatch 4\n", "%s", messages(log));
+    unsetenv("FAKE_WORKER_MESSAGES");
+    unmake();
+    unlink(log);
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
