@@ -315,11 +315,12 @@ void report_sort_text(struct strbuf *b, const struct dv_report *r) {
         if (!c->naive.present || !c->sorted.present) continue;
         strbuf_printf(b,
                       "\n  %s M=%u C=%u: k a warp naive %.2f (witness) / %.2f (model), sorted %.2f; witness %s; "
-                      "sort alone %.4f ms, inside sort+shade %.4f ms, inside / alone %.3f [%.3f, %.3f] by round (%s)",
+                      "the sort row %.4f ms; the sort inside sort+shade %.4f ms, %.3f [%.3f, %.3f] times the sort "
+                      "alone timed beside it in the same rounds (%s)",
                       c->distribution, c->m, c->c, c->naive.k_mean, c->k_naive, c->sorted.k_mean,
                       c->naive.agrees && c->sorted.agrees ? "equals the CPU count" : "DIFFERS from the CPU count",
                       c->sort_ms, c->sort_inside_ms, c->sort_inside_ratio, c->sort_inside_ratio_ci.lo,
-                      c->sort_inside_ratio_ci.hi, c->sort_agrees ? "agree" : "DIFFER");
+                      c->sort_inside_ratio_ci.hi, c->sort_agrees ? "the same" : "NOT the same");
     }
     strbuf_printf(b, "\n  %s\n", s->sentence);
 }
