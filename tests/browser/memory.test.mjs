@@ -3,20 +3,21 @@
 // and data-dependent divergence with the sort (the crossover map), in a
 // real browser against the real server, the two suites' evidence served
 // from H200 measurements committed beside this file:
-// - intensity_fixture.json: an arithmetic-intensity record as filed
-//   (NVIDIA H200, 2026-12-03; its DRAM pass failed, so no row has
-//   dram_intensity and the roofline says why), slimmed of what no chart
-//   reads (the transcript, the comparison's rows, the summary's tables, the
-//   rows' per-lane histograms);
-// - sort_fixture.json: a data-sort document of the same day in an evidence
-//   record, slimmed the same way and of the cells' witness histograms.
-// The committed capture holds neither suite yet, so the page's GET
-// /evidence/latest/<suite> is answered from them.
+// - intensity_fixture.json: the capture's arithmetic-intensity record of
+//   its last night (NVIDIA H200, 2026-12-03; the DRAM pass read every row,
+//   so each point has its dram_intensity), slimmed of what no chart reads
+//   (the transcript, the comparison's rows, the summary's tables, the rows'
+//   per-lane histograms);
+// - sort_fixture.json: the capture's data-sort record of the same night,
+//   slimmed the same way and of the cells' per-warp witness.
+// The page's GET /evidence/latest/<suite> is answered from them, so the
+// charts are checked against these figures whatever the capture holds.
 // - the lesson's first load fetches neither; opening the experiments' line
 //   makes both widgets;
 // - the penalty curve: a mark per lane-split row with F and L, at its
-//   intensity (dram_intensity where present: the same document with DRAM
-//   intensities planted moves each mark there), coloured by bound, one
+//   intensity (dram_intensity where present, as in the fixture; the same
+//   document with other DRAM intensities planted moves each mark there, and
+//   without any the marks sit at the intensity as written), coloured by bound, one
 //   curve per table, the ridge a vertical line at roofline.ridge; the
 //   sentence under it reads the first and last points and the ridge;
 // - the crossover map: a cell per document sort cell with its ratio and
@@ -39,6 +40,8 @@ const FIX = {
   'arithmetic-intensity': JSON.parse(fs.readFileSync(path.join(here, 'intensity_fixture.json'), 'utf8')),
   'data-sort': JSON.parse(fs.readFileSync(path.join(here, 'sort_fixture.json'), 'utf8')),
 };
+// An intensity as the sentence writes it (static/widget/experiments.js's ix).
+const ix = (v) => (Number.isInteger(v) ? String(v) : v < 0.1 ? String(Number(v.toPrecision(1))) : v < 1 ? v.toFixed(2) : v.toFixed(1));
 const XI = 'divergence-widget[suite="arithmetic-intensity"]', XS = 'divergence-widget[suite="data-sort"]';
 
 before(startSession);
@@ -104,10 +107,11 @@ test('the memory experiments: the penalty curve and the crossover map from the H
     assert.ok(!first.some((u) => /arithmetic-intensity|data-sort|experiments\.js/.test(u)), `the first load fetches neither experiment: ${first.join(' ')}`);
     const got = await drawn(p);
     assert.deepEqual(got.charts, [['intensity'], ['data-sort']], 'one chart per document: the penalty curve, the crossover map');
-    // The curve: each lane-split row with F and L, at its intensity (no DRAM here), coloured by its bound.
+    // The curve: each lane-split row with F and L, at its DRAM intensity, coloured by its bound.
     assert.deepEqual(got.curves, itabs.map((t) => t.id), 'a curve per intensity table');
     const want = itabs.flatMap((t) => t.rows.filter((r) => r.point.arrangement === 'lanes' && r.intensity.fmas !== null)
-      .map((r) => ({ row: r.name, table: t.id, x: r.intensity.intensity, ratio: r.ratio, bound: r.intensity.bound })));
+      .map((r) => ({ row: r.name, table: t.id, x: r.intensity.dram_intensity, ratio: r.ratio, bound: r.intensity.bound })));
+    assert.ok(want.every((m) => Number.isFinite(m.x)), 'the fixture has every point\'s DRAM intensity');
     assert.equal(want.length, 12);
     assert.deepEqual(got.marks.map(({ row, table, x, ratio, bound }) => ({ row, table, x, ratio, bound })).sort((a, b) => (a.table + a.row).localeCompare(b.table + b.row)),
       want.sort((a, b) => (a.table + a.row).localeCompare(b.table + b.row)), 'the marks are the lane-split rows at their intensity');
@@ -118,7 +122,7 @@ test('the memory experiments: the penalty curve and the crossover map from the H
     assert.ok(Math.abs(per(xs[0], xs[1]) - per(xs[3], xs[4])) < 0.5, 'the intensity axis is logarithmic');
     assert.deepEqual(got.ridge.map((r) => r.ridge), itabs.map((t) => t.roofline.ridge), 'each table\'s ridge drawn');
     const s0 = itabs[0].rows.find((r) => r.name === 'f1-l16-lanes'), s9 = itabs[0].rows.find((r) => r.name === 'f256-l1-lanes');
-    for (const frag of [`at 0.03 FLOP/byte the lane-split branch costs ${fx(s0.ratio, 3)}\u00d7 [${fx(s0.ratio_ci.lo, 3)}, ${fx(s0.ratio_ci.hi, 3)}]`, `at 128 it costs ${fx(s9.ratio, 3)}\u00d7`,
+    for (const frag of [`at ${ix(s0.intensity.dram_intensity)} FLOP/byte the lane-split branch costs ${fx(s0.ratio, 3)}\u00d7 [${fx(s0.ratio_ci.lo, 3)}, ${fx(s0.ratio_ci.hi, 3)}]`, `at ${ix(s9.intensity.dram_intensity)} it costs ${fx(s9.ratio, 3)}\u00d7`,
       `ridge, measured in the same run, is at ${fx(itabs[0].roofline.ridge, 1)} FLOP/byte`]) assert.ok(got.readI.includes(frag), `the curve's sentence says "${frag}": ${got.readI}`);
     assert.match(got.readI, /^Reading it: with streaming loads/);
     // The map: a cell per document cell, its ratio and verdict; the crossover per row.
