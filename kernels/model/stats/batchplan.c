@@ -80,14 +80,7 @@ int batchplan_init(struct batchplan *b, struct dv_table *const *tables, const st
             dv_seterr(err, "batch: reader %u's baseline is not the first reader's (%s)", i, u->baseline);
             return DV_ERR;
         }
-        /* Twice the reader's own least rounds (within its cap): the rounds
-         * the batch's shared set-up saves, spent on narrower intervals. */
-        struct dv_options ro = *opts[i];
-        unsigned lo = 0, hi = 0;
-        stats_sample_bounds(opts[i], &lo, &hi);
-        ro.min_samples = BATCHPLAN_MIN_FACTOR * lo < hi ? BATCHPLAN_MIN_FACTOR * lo : hi;
-        ro.max_samples = hi;
-        if (sampling_init(&rd->s, rd->t->nrows, (unsigned)rd->t->baseline_row, &ro, rated_mhz, err) != 0)
+        if (sampling_init(&rd->s, rd->t->nrows, (unsigned)rd->t->baseline_row, opts[i], rated_mhz, err) != 0)
             return DV_ERR;
         /* Each row's ratio over the row its own table compares it with. */
         unsigned ref[DV_MAX_ROWS];

@@ -36,12 +36,7 @@
  * rows are in every round until its own rule stops it, on its own target,
  * cap, throttle guard or budget, so it gets every round its rule asks for,
  * as alone; what another reader's rows cost counts against no one else's
- * budget. Its least rounds are BATCHPLAN_MIN_FACTOR times its request's
- * (within its cap): the warm-up and set-up the batch shares are spent on
- * rounds, so that a reader's interval, which alone would stop at the least
- * rounds on a target it already meets, comes out narrower than alone rather
- * than as wide by chance (the H200's 40-reader batch: 2 of 10 no wider at
- * the same least rounds). (A reader's row may run beside more launches in a round than
+ * budget. (A reader's row may run beside more launches in a round than
  * alone; the round is still the unit of pairing and of dropping.)
  *
  * One thread uses a struct batchplan; it holds its readers' tables (the
@@ -58,8 +53,6 @@ extern "C" {
 #endif
 
 #define BATCHPLAN_MAX_READERS 16
-/* A reader's least rounds in a batch, in multiples of its request's. */
-#define BATCHPLAN_MIN_FACTOR 2u
 /* Launches in one round: each row other than the baseline, then the baseline. */
 #define BATCHPLAN_MAX_LAUNCHES (2 * DV_MAX_ROWS)
 

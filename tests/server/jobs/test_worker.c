@@ -14,7 +14,6 @@
 
 #include "api/options.h"
 #include "api/request.h"
-#include "kernels/model/stats/batchplan.h"
 #include "server/jobs/jobq.h"
 #include "server/jobs/worker.h"
 
@@ -242,21 +241,15 @@ static void hold(char *id) {
 static const char *const preds[READERS] = {"(threadIdx.x % 2) < 1", "(threadIdx.x % 3) < 1", "(threadIdx.x % 3) < 2",
                                            "threadIdx.x < 16",      "(threadIdx.x % 5) < 3", "(threadIdx.x % 7) < 2"};
 
-/* Reader i's request: its predicate, its own target and sample bounds;
- * `least` times its least rounds (a batch gives its readers
- * BATCHPLAN_MIN_FACTOR times theirs, within their cap: the same request
- * alone with that factor is the table the batch must give). */
-static void reader_request_least(unsigned i, unsigned least, char *buf, size_t len) {
+/* Reader i's request: its predicate, its own target and sample bounds. */
+static void reader_request(unsigned i, char *buf, size_t len) {
     static const double targets[READERS] = {0.005, 0.002, 0.01, 0.005, 0.001, 0.005};
     static const unsigned mins[READERS] = {10, 10, 10, 40, 10, 10}, maxs[READERS] = {2000, 2000, 2000, 2000, 2000, 24};
-    const unsigned lo = least * mins[i] < maxs[i] ? least * mins[i] : maxs[i];
     snprintf(buf, len,
              "{\"part\":1,\"predicates\":[\"%s\",\"warp-parity\"],\"baseline\":\"warp-parity\","
              "\"max_halfwidth\":%g,\"min_samples\":%u,\"max_samples\":%u}",
-             preds[i], targets[i], lo, maxs[i]);
+             preds[i], targets[i], mins[i], maxs[i]);
 }
-
-static void reader_request(unsigned i, char *buf, size_t len) { reader_request_least(i, 1, buf, len); }
 
 /* The first table of a done job's document. */
 static json_t *table_of(const char *id, json_t **doc) {
@@ -269,9 +262,8 @@ static json_t *table_of(const char *id, json_t **doc) {
 }
 
 /* Six readers, each with its own predicate and rule: measured one at a
- * time (each asking for the least rounds a batch gives it), then together
- * while the worker was busy, so the six wait and go in one session. Each
- * reader's table in the batch is the table it got alone,
+ * time, then together while the worker was busy, so the six wait and go in
+ * one session. Each reader's table in the batch is the table it got alone,
  * every row and figure (its rows, its samples, its interval, its stop, its
  * rows' GPU time), and says it was one of six readers over seven rows; no
  * reader's table holds another's row. */
@@ -282,7 +274,7 @@ Test(worker, a_batchs_readers_get_the_tables_they_get_alone) {
     json_t *alone_doc[READERS], *alone[READERS];
     make_sampling(1, gate, NULL);
     for (unsigned i = 0; i < READERS; i++) {
-        reader_request_least(i, BATCHPLAN_MIN_FACTOR, req, sizeof req);
+        reader_request(i, req, sizeof req);
         char client[32];
         snprintf(client, sizeof client, "10.0.5.%u", i + 1);
         submit_as_server(client, req, ids[i]);

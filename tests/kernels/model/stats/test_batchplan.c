@@ -86,13 +86,7 @@ static struct dv_report *alone(const struct dv_options *o, double noise) {
     struct dv_table *t = &r->tables[0];
     struct sampling s;
     char err[ERR_LEN];
-    /* Asking for the least rounds a batch gives its reader (batchplan.h). */
-    struct dv_options least = *o;
-    unsigned lo, hi;
-    stats_sample_bounds(o, &lo, &hi);
-    least.min_samples = BATCHPLAN_MIN_FACTOR * lo < hi ? BATCHPLAN_MIN_FACTOR * lo : hi;
-    least.max_samples = hi;
-    cr_assert_eq(sampling_init(&s, t->nrows, (unsigned)t->baseline_row, &least, 0.0, err), 0, "%s", err);
+    cr_assert_eq(sampling_init(&s, t->nrows, (unsigned)t->baseline_row, o, 0.0, err), 0, "%s", err);
     enum stoprule_reason why = STOPRULE_CONTINUE;
     while (why == STOPRULE_CONTINUE) {
         const unsigned rounds = sampling_room(&s, BATCH);
