@@ -11,7 +11,8 @@
 
 #if !defined(DV_LESSON_LINES_A) || !defined(DV_LESSON_LINES_B) || !defined(DV_SCENARIO_REGION_LINES) ||                \
     !defined(DV_SCENARIO_REGION_NAMES) || !defined(DV_INTENSITY_REGION_LINES) || !defined(DV_INTENSITY_REGION_NAMES)
-#error "the build defines DV_LESSON_LINES_A/B and DV_{SCENARIO,INTENSITY}_REGION_LINES/NAMES (kernels/gpu/CMakeLists.txt)"
+#error                                                                                                                 \
+    "the build defines DV_LESSON_LINES_A/B and DV_{SCENARIO,INTENSITY}_REGION_LINES/NAMES (kernels/gpu/CMakeLists.txt)"
 #endif
 
 void instr_lesson_paths(struct listing_paths *p) {
@@ -41,7 +42,7 @@ static void region_paths(struct listing_paths *p, const char *file, const unsign
 
 /* The table's capacity, checked at build time for each file's lines. */
 #define REGION_LINES_FIT(lines, names)                                                                                 \
-    _Static_assert(sizeof lines / sizeof lines[0] == sizeof names / sizeof names[0], "a region for every line");      \
+    _Static_assert(sizeof lines / sizeof lines[0] == sizeof names / sizeof names[0], "a region for every line");       \
     _Static_assert(sizeof lines / sizeof lines[0] <= LISTING_MAX_OTHER_LINES + 2 * LISTING_MAX_PATH_LINES,             \
                    "more region lines than listing_paths holds")
 
