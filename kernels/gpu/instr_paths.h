@@ -5,7 +5,9 @@
  * that write each chain's statement (`fmaf(x, DV_MUL_A, DV_ADD_A)`,
  * `fmaf(x, DV_MUL_B, DV_ADD_B)`); the scenario kernels' are the lines of
  * kernels/gpu/scenario_kernels.cu that carry a `region:` comment (path_a,
- * path_b, path_0 .. path_31, loop, tail). Both are found in the files by the
+ * path_b, path_0 .. path_31, loop, tail), and the arithmetic-intensity
+ * kernels' the lines of kernels/gpu/intensity_kernels.cu that do (its two
+ * paths' statements, path_a and path_b). All are found in the files by the
  * build (kernels/gpu/CMakeLists.txt), so a kernel moved or edited moves its
  * lines with it.
  */
@@ -13,6 +15,7 @@
 #define DV_INSTR_PATHS_H
 
 #include "kernels/model/listing/listing.h"
+#include "kernels/model/model/scenario.h"
 #include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
@@ -25,9 +28,13 @@ void instr_lesson_paths(struct listing_paths *p);
 /* The regions' lines of the scenario kernels into `p`. */
 void instr_scenario_paths(struct listing_paths *p);
 
-/* The lines of the kernel row `row` runs: the scenario kernels' for a
- * scenario row, else the lesson's. */
-void instr_row_paths(const struct dv_row *row, struct listing_paths *p);
+/* The regions' lines of the arithmetic-intensity kernels into `p`. */
+void instr_intensity_paths(struct listing_paths *p);
+
+/* The lines of the kernel row `row` runs, `s` its table's scenario (NULL
+ * for a lesson row): the arithmetic-intensity kernels' for a SCENARIO_MEM
+ * row, the scenario kernels' for another scenario row, else the lesson's. */
+void instr_row_paths(const struct dv_row *row, const struct scenario *s, struct listing_paths *p);
 
 #ifdef __cplusplus
 }

@@ -304,7 +304,9 @@ static void finish_row(const struct instr_run_opts *opts, struct listing_texts *
     rr->l->cubin_crc = crc;
     instr_phase_end(ph, INSTR_PH_TEXT);
     struct listing_paths paths;
-    instr_row_paths(rr->row, &paths);
+    const char *table = rr->j->r->tables[rr->table].id;
+    const struct scenario *s = strncmp(table, "scenario:", 9) == 0 ? scenario_find(table + 9) : NULL;
+    instr_row_paths(rr->row, s, &paths);
     listing_classify(&rr->combined, &paths);
     if (listing_build(&rr->combined, rr->l, err) != 0) {
         instr_row_fail(rr, err);

@@ -19,6 +19,16 @@
  * The two ridge rows (ridge-bandwidth: 64 coalesced loads and one FMA a
  * thread; ridge-fma: INTENSITY_RIDGE_FMAS FMAs and no load) run one path on
  * every lane. Launchers check cudaGetLastError() after every launch.
+ *
+ * The paths' two statements carry a `region:` comment (path_a, path_b),
+ * which the build reads into the instruction profile's table (instr_paths.h,
+ * kernels/gpu/CMakeLists.txt). Only those two lines: mem_path() and
+ * mem_step() are inlined, and the line table names an inlined instruction
+ * by the callee's line, which both paths share, so most of a path's SASS is
+ * on mem_step()'s lines and only the first instructions of each side of the
+ * branch on the statement's own. The profile's second rule
+ * (model/listing/listing.h: the divergent branch's two sides, each given the
+ * path its statement's instructions are on) names the rest.
  */
 #include <cuda_runtime.h>
 
@@ -114,10 +124,12 @@ __global__ void intensity_kernel(const float *__restrict__ in, float *__restrict
             }
         } else if (work[g] == 0u) {
             rec.hit(0u);
-            x = mem_path<V, F, L>(x, intensity_a(0), intensity_b(0), data_a + slice, tpb, chase_a, start, f_rt, l_rt);
+            /* clang-format off */
+            x = mem_path<V, F, L>(x, intensity_a(0), intensity_b(0), data_a + slice, tpb, chase_a, start, f_rt, l_rt); /* region: path_a */
         } else {
             rec.hit(1u);
-            x = mem_path<V, F, L>(x, intensity_a(1), intensity_b(1), data_b + slice, tpb, chase_b, start, f_rt, l_rt);
+            x = mem_path<V, F, L>(x, intensity_a(1), intensity_b(1), data_b + slice, tpb, chase_b, start, f_rt, l_rt); /* region: path_b */
+            /* clang-format on */
         }
         out[g] = x;
     }

@@ -24,10 +24,10 @@
  * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
-/* Every suite but arithmetic-intensity (below: its paths have no region
- * table yet) keeps every row's instruction profile (the lesson's at
- * version 2, the scenario suite's at version 2: the request gained
- * `instructions: true` when the scenario kernels came to be profiled).
+/* Every suite but data-sort (below: its rows are not profiled) keeps every
+ * row's instruction profile (the lesson's at version 2, the scenario
+ * suite's at version 2, arithmetic-intensity's at version 2: each request
+ * gained `instructions: true` when its kernels came to be profiled).
  * compiler-and-warp is the experiments' nightly set (k paths at seven k,
  * the predication diagonal, branchless against branch, reconvergence); its
  * full predication map is asked for on demand (scenario predication-map),
@@ -106,11 +106,12 @@ static const struct suite table[] = {
      * chase, six points each from 1/32 to 128 FLOP/byte, and the two ridge
      * rows), a quarter second of GPU time each, the lesson's 4096 blocks
      * (28 rows x 1 Mi threads stay under the per-request analysis limit).
-     * No instruction profile: the profile's region table reads the paths'
-     * lines of scenario_kernels.cu only, so it would name none of these
-     * paths. The points between ("arithmetic-intensity-full") on demand. */
+     * Each row's instruction profile, its paths named by the region lines
+     * of intensity_kernels.cu; each row's lanes repeat every block, so one
+     * block stands for the grid, far under the per-request cost cap. The
+     * points between ("arithmetic-intensity-full") on demand. */
     {"arithmetic-intensity",
-     1,
+     2,
      "Arithmetic intensity: the lesson's branch with paths of F FMAs per L loads, streaming and pointer-chasing, "
      "on the roofline measured in the same run",
      DV_PART_ALL,
@@ -118,7 +119,7 @@ static const struct suite table[] = {
      "arithmetic-intensity",
      SUITES_NOISE_LIMIT,
      250.0,
-     0,
+     1,
      0},
     /* ---- end arithmetic intensity ---- */
 };

@@ -1,6 +1,7 @@
 /* test_instr.c -- what the instruction profiler knows without a GPU: the
  * chains' lines it groups by are lesson_kernels.cu's (all of them, and
- * only those), and a CUPTI that cannot be loaded is a reason, not a crash. */
+ * only those), the scenario and arithmetic-intensity kernels' regions are
+ * their files' marked lines, and a CUPTI that cannot be loaded is a reason, not a crash. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "kernels/gpu/instr.h"
 #include "kernels/gpu/instr_paths.h"
+#include "kernels/model/model/scenario_table.h"
 #include "tests/support/readfile.h"
 
 static int listed(const unsigned *v, unsigned n, unsigned line) {
@@ -50,17 +52,17 @@ Test(instr, a_cupti_that_cannot_be_loaded_is_the_reason) {
     instr_free(NULL);
 }
 
-/* Every `region:` comment of scenario_kernels.cu is in the scenario
- * kernels' table, at its line, with a region the listing knows: the 32
- * cases of the k-way switch one each, and the others where the kernels
- * write them. */
-Test(instr, the_scenario_regions_are_every_marked_line) {
-    struct listing_paths p;
-    instr_scenario_paths(&p);
-    cr_expect_str_eq(p.file, "kernels/gpu/scenario_kernels.cu");
-    char *src = readfile(DV_TEST_SOURCE_DIR "/kernels/gpu/scenario_kernels.cu", NULL);
-    cr_assert_not_null(src);
-    unsigned line = 0, marked = 0, cases[32] = {0};
+/* Every `region:` comment of kernels/gpu/`file` is in `p`, at its line,
+ * with a region the listing knows, and `p` holds nothing else; cases[k]
+ * counts the lines of path_k. */
+static void expect_marked_lines(const struct listing_paths *p, const char *file, unsigned cases[32]) {
+    char path[256];
+    snprintf(path, sizeof path, "kernels/gpu/%s", file);
+    cr_expect_str_eq(p->file, path);
+    snprintf(path, sizeof path, "%s/kernels/gpu/%s", DV_TEST_SOURCE_DIR, file);
+    char *src = readfile(path, NULL);
+    cr_assert_not_null(src, "%s", path);
+    unsigned line = 0, marked = 0;
     char *next;
     for (char *l = src; l; l = next) {
         next = strchr(l, '\n');
@@ -69,21 +71,75 @@ Test(instr, the_scenario_regions_are_every_marked_line) {
         const char *m = strstr(l, "/* region: ");
         if (!m) continue;
         char name[32] = "";
-        cr_assert_eq(sscanf(m, "/* region: %31[a-z0-9_] */", name), 1, "line %u: %s", line, l);
+        cr_assert_eq(sscanf(m, "/* region: %31[a-z0-9_] */", name), 1, "%s line %u: %s", file, line, l);
         const int kind = listing_kind_parse(name);
-        cr_assert_geq(kind, 0, "line %u: no region %s", line, name);
+        cr_assert_geq(kind, 0, "%s line %u: no region %s", file, line, name);
         marked++;
         int found = 0;
-        if (kind == LISTING_PATH_A) found = listed(p.a, p.na, line);
-        else if (kind == LISTING_PATH_B) found = listed(p.b, p.nb, line);
+        if (kind == LISTING_PATH_A) found = listed(p->a, p->na, line);
+        else if (kind == LISTING_PATH_B) found = listed(p->b, p->nb, line);
         else
-            for (unsigned k = 0; k < p.nother; k++) found |= p.other_line[k] == line && p.other_kind[k] == kind;
-        cr_expect(found, "line %u (%s) is not in the table", line, name);
+            for (unsigned k = 0; k < p->nother; k++) found |= p->other_line[k] == line && p->other_kind[k] == kind;
+        cr_expect(found, "%s line %u (%s) is not in the table", file, line, name);
         if (kind >= LISTING_PATH_0 && kind <= LISTING_PATH_LAST) cases[kind - LISTING_PATH_0]++;
     }
-    cr_expect_eq(p.na + p.nb + p.nother, marked, "the table holds the marked lines and nothing else");
+    cr_expect_eq(p->na + p->nb + p->nother, marked, "the table holds the marked lines and nothing else");
+    free(src);
+}
+
+/* Every `region:` comment of scenario_kernels.cu is in the scenario
+ * kernels' table, at its line, with a region the listing knows: the 32
+ * cases of the k-way switch one each, and the others where the kernels
+ * write them. */
+Test(instr, the_scenario_regions_are_every_marked_line) {
+    struct listing_paths p;
+    instr_scenario_paths(&p);
+    unsigned cases[32] = {0};
+    expect_marked_lines(&p, "scenario_kernels.cu", cases);
     for (unsigned k = 0; k < 32; k++) cr_expect_eq(cases[k], 1, "path_%u on %u lines", k, cases[k]);
     cr_expect_geq(p.na, 1);
     cr_expect_geq(p.nb, 1);
+}
+
+/* The arithmetic-intensity kernels' table: their two paths' statements,
+ * path A the one that reads data_a, path B data_b, and nothing else; and a
+ * SCENARIO_MEM row's paths are that table, another scenario row's the
+ * scenario kernels', a lesson row's the lesson's. */
+Test(instr, an_intensity_row_names_the_intensity_kernels_path_lines) {
+    struct listing_paths p;
+    instr_intensity_paths(&p);
+    unsigned cases[32] = {0};
+    expect_marked_lines(&p, "intensity_kernels.cu", cases);
+    cr_assert_eq(p.na, 1);
+    cr_assert_eq(p.nb, 1);
+    cr_expect_eq(p.nother, 0);
+    char *src = readfile(DV_TEST_SOURCE_DIR "/kernels/gpu/intensity_kernels.cu", NULL);
+    cr_assert_not_null(src);
+    unsigned line = 0;
+    char *next;
+    for (char *l = src; l; l = next) {
+        next = strchr(l, '\n');
+        if (next) *next++ = '\0';
+        line++;
+        if (line == p.a[0]) cr_expect(strstr(l, "mem_path") && strstr(l, "data_a + slice"), "path A: %s", l);
+        if (line == p.b[0]) cr_expect(strstr(l, "mem_path") && strstr(l, "data_b + slice"), "path B: %s", l);
+    }
     free(src);
+
+    struct dv_row row = {.kernel = DV_KERNEL_SCENARIO};
+    const struct scenario *mem = scenario_find("intensity-stream"), *kway = scenario_find("k-paths");
+    cr_assert_not_null(mem);
+    cr_assert_not_null(kway);
+    cr_assert_eq(mem->kind, SCENARIO_MEM);
+    struct listing_paths q;
+    instr_row_paths(&row, mem, &q);
+    cr_expect_str_eq(q.file, "kernels/gpu/intensity_kernels.cu");
+    cr_expect(q.na == p.na && q.a[0] == p.a[0] && q.nb == p.nb && q.b[0] == p.b[0]);
+    instr_row_paths(&row, scenario_find("intensity-chase"), &q);
+    cr_expect_str_eq(q.file, "kernels/gpu/intensity_kernels.cu");
+    instr_row_paths(&row, kway, &q);
+    cr_expect_str_eq(q.file, "kernels/gpu/scenario_kernels.cu");
+    row.kernel = DV_KERNEL_BRANCH;
+    instr_row_paths(&row, NULL, &q);
+    cr_expect_str_eq(q.file, "kernels/gpu/lesson_kernels.cu");
 }

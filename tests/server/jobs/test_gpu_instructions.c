@@ -34,6 +34,7 @@
 #include "api/report.h"
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/listing/listing_shape.h"
+#include "kernels/model/model/intensity.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
 #include "server/core/subproc.h"
@@ -773,5 +774,60 @@ Test(gpu_instructions, the_workers_counters_live_beside_its_profiling_server, .t
                rows, r->testimony.instructions_taken ? "taken" : "not taken", r->testimony.instructions_ms);
         experiment_report_free(r);
     }
+    stop_worker(&c);
+}
+
+/* ---- arithmetic intensity ---------------------------------------------- */
+
+static const char *intensity_request =
+    "{\"scenario\":\"intensity-stream\",\"blocks\":264,\"budget_ms\":80,\"min_samples\":5,\"max_samples\":60,"
+    "\"max_noise\":0.5,\"instructions\":true}";
+
+/* The arithmetic-intensity rows profiled, and their paths named from
+ * intensity_kernels.cu's region lines: a lane-split point (path = lane & 1)
+ * runs path A and path B in every warp, each at 16 lanes, and a
+ * warp-aligned one (path = warp & 1) each at 32; either way each path's
+ * FFMAs, predicated on, are its threads' (64 / L) x F FMAs over the grid.
+ * The ridge rows run one path with no branch: no path region. */
+Test(gpu_instructions, the_intensity_rows_are_profiled_and_each_path_named, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, intensity_request);
+    cr_assert_eq(r->ntables, 1);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    const struct dv_table *t = &r->tables[0];
+    const struct scenario *s = scenario_find("intensity-stream");
+    cr_assert_not_null(s);
+    cr_assert_eq(t->nrows, s->nrows);
+    const unsigned long long half = (unsigned long long)r->config.threads / 2; /* either layout: half on each */
+    for (unsigned j = 0; j < t->nrows; j++) {
+        const struct dv_row *w = &t->rows[j];
+        cr_assert_not_null(w->instructions, "%s: %s", w->name, r->testimony.instructions_reason);
+        const struct listing_region *a = region_of(w->instructions, LISTING_PATH_A),
+                                    *b = region_of(w->instructions, LISTING_PATH_B);
+        char regions[512] = "";
+        for (unsigned k = 0, at = 0; k < w->instructions->nregions && at < sizeof regions; k++)
+            at += (unsigned)snprintf(regions + at, sizeof regions - at, " %s %.1f",
+                                     listing_kind_name(w->instructions->regions[k].kind),
+                                     w->instructions->regions[k].lanes);
+        printf("%-26s %-16s regions:%s\n", t->id, w->name, regions);
+        if (s->rows[j].variant != INTENSITY_STREAM) {
+            cr_expect(!a && !b, "%s: a ridge row has no path region:%s", w->name, regions);
+            continue;
+        }
+        cr_assert(a && b, "%s: both paths' regions:%s", w->name, regions);
+        const double lanes = s->rows[j].layout == SCENARIO_LAYOUT_WARPS ? 32.0 : 16.0;
+        cr_expect(fabs(a->lanes - lanes) < 1e-9 && fabs(b->lanes - lanes) < 1e-9,
+                  "%s: path lanes %.3f and %.3f, not %.0f", w->name, a->lanes, b->lanes, lanes);
+        const unsigned long long want = half * intensity_thread_fmas(INTENSITY_STREAM, s->rows[j].la, s->rows[j].lb);
+        for (int p = 0; p < 2; p++) {
+            unsigned long long thread, pred_on;
+            listing_sum(w->instructions, p ? LISTING_PATH_B : LISTING_PATH_A, "FFMA", &thread, &pred_on, NULL);
+            cr_expect_eq(pred_on, want, "%s path %c: %llu FFMA executions, its threads' FMAs %llu", w->name, "AB"[p],
+                         pred_on, want);
+        }
+    }
+    print_listings(r);
+    experiment_report_free(r);
     stop_worker(&c);
 }
