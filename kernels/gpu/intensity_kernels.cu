@@ -22,13 +22,11 @@
  *
  * The paths' two statements carry a `region:` comment (path_a, path_b),
  * which the build reads into the instruction profile's table (instr_paths.h,
- * kernels/gpu/CMakeLists.txt). Only those two lines: mem_path() and
- * mem_step() are inlined, and the line table names an inlined instruction
- * by the callee's line, which both paths share, so most of a path's SASS is
- * on mem_step()'s lines and only the first instructions of each side of the
- * branch on the statement's own. The profile's second rule
- * (model/listing/listing.h: the divergent branch's two sides, each given the
- * path its statement's instructions are on) names the rest.
+ * kernels/gpu/CMakeLists.txt). A path is a macro (INTENSITY_PATH), so that
+ * all of its instructions are on its statement's line (an inlined
+ * function's would be on the callee's lines, which both paths share: the
+ * H200's profile of an earlier form named 18 of a row's instructions, the
+ * rest "before").
  */
 #include <cuda_runtime.h>
 
@@ -46,43 +44,44 @@ static_assert(INTENSITY_WORDS % INTENSITY_MAX_L == 0, "every L divides a thread'
 
 /* ---- kernels ----------------------------------------------------------- */
 
-/* One step s: L loads summed into u, then F FMAs (the first takes u in). */
-template <unsigned V, unsigned F, unsigned L>
-__device__ __forceinline__ float mem_step(float x, float a, float b, const uint32_t *__restrict__ d, unsigned tpb,
-                                          const uint32_t *__restrict__ chase, uint32_t &idx, unsigned s, unsigned f,
-                                          unsigned l) {
-    uint32_t u = 0;
-    if (V == INTENSITY_CHASE) {
-#pragma unroll
-        for (unsigned j = 0; j < (L ? L : l); ++j) {
-            const uint32_t w = chase[idx];
-            u += w & 63u;
-            idx = w >> 6;
-        }
-    } else {
-#pragma unroll
-        for (unsigned j = 0; j < (L ? L : l); ++j) u += d[(size_t)(s * (L ? L : l) + j) * tpb];
-    }
-    x = fmaf(x, a, intensity_inject(u));
-#pragma unroll
-    for (unsigned k = 1; k < (F ? F : f); ++k) x = fmaf(x, a, b);
-    return x;
-}
+/* A path, written as macros so that every instruction of it is on the line
+ * that invokes INTENSITY_PATH (the line table names an inlined function's
+ * instructions by the callee's lines, which both paths would share; a
+ * macro's by the line it is used on, as scenario_kernels.cu's chains).
+ * INTENSITY_STEP: step S_ of a path: L_ loads summed into u, then F_ FMAs
+ * (the first takes u in). INTENSITY_PATH: the path's steps, unrolled where
+ * the path is short (F and L template constants, at most 1024 FMAs), else
+ * four steps deep. X_ is the path's value, IDX_ its chase position. */
+#define INTENSITY_STEP(V_, X_, A_, B_, D_, TPB_, CHASE_, IDX_, S_, F_, L_)                                             \
+    do {                                                                                                               \
+        uint32_t u_ = 0;                                                                                               \
+        if constexpr ((V_) == INTENSITY_CHASE) {                                                                       \
+            _Pragma("unroll") for (unsigned j_ = 0; j_ < (L_); ++j_) {                                                 \
+                const uint32_t w_ = (CHASE_)[IDX_];                                                                    \
+                u_ += w_ & 63u;                                                                                        \
+                (IDX_) = w_ >> 6;                                                                                      \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            _Pragma("unroll") for (unsigned j_ = 0; j_ < (L_); ++j_) u_ += (D_)[(size_t)((S_) * (L_) + j_) * (TPB_)]; \
+        }                                                                                                              \
+        (X_) = fmaf((X_), (A_), intensity_inject(u_));                                                                 \
+        _Pragma("unroll") for (unsigned k_ = 1; k_ < (F_); ++k_)(X_) = fmaf((X_), (A_), (B_));                         \
+    } while (0)
 
-/* A whole path: its steps, unrolled where they are short. */
-template <unsigned V, unsigned F, unsigned L>
-__device__ __forceinline__ float mem_path(float x, float a, float b, const uint32_t *__restrict__ d, unsigned tpb,
-                                          const uint32_t *__restrict__ chase, uint32_t idx, unsigned f, unsigned l) {
-    if constexpr (F != 0 && L != 0 && (INTENSITY_WORDS / (L ? L : 1u)) * F <= 1024u) {
-#pragma unroll
-        for (unsigned s = 0; s < INTENSITY_WORDS / L; ++s) x = mem_step<V, F, L>(x, a, b, d, tpb, chase, idx, s, f, l);
-    } else {
-        const unsigned steps = INTENSITY_WORDS / (L ? L : l);
-#pragma unroll 4
-        for (unsigned s = 0; s < steps; ++s) x = mem_step<V, F, L>(x, a, b, d, tpb, chase, idx, s, f, l);
-    }
-    return x;
-}
+#define INTENSITY_PATH(V_, F_, L_, X_, A_, B_, D_, TPB_, CHASE_, START_, FRT_, LRT_)                                   \
+    do {                                                                                                               \
+        uint32_t idx_ = (START_);                                                                                      \
+        const unsigned f_ = (F_) ? (F_) : (FRT_), l_ = (L_) ? (L_) : (LRT_);                                           \
+        const float a_ = (A_), b_ = (B_);                                                                              \
+        if constexpr ((F_) != 0 && (L_) != 0 && (INTENSITY_WORDS / ((L_) ? (L_) : 1u)) * (F_) <= 1024u) {              \
+            _Pragma("unroll") for (unsigned s_ = 0; s_ < INTENSITY_WORDS / ((L_) ? (L_) : 1u); ++s_)                  \
+                INTENSITY_STEP(V_, X_, a_, b_, D_, TPB_, CHASE_, idx_, s_, f_, l_);                                    \
+        } else {                                                                                                       \
+            const unsigned steps_ = INTENSITY_WORDS / l_;                                                              \
+            _Pragma("unroll 4") for (unsigned s_ = 0; s_ < steps_; ++s_)                                              \
+                INTENSITY_STEP(V_, X_, a_, b_, D_, TPB_, CHASE_, idx_, s_, f_, l_);                                    \
+        }                                                                                                              \
+    } while (0)
 
 template <unsigned V, unsigned F, unsigned L, bool WITNESS>
 __global__ void intensity_kernel(const float *__restrict__ in, float *__restrict__ out,
@@ -125,10 +124,10 @@ __global__ void intensity_kernel(const float *__restrict__ in, float *__restrict
         } else if (work[g] == 0u) {
             rec.hit(0u);
             /* clang-format off */
-            x = mem_path<V, F, L>(x, intensity_a(0), intensity_b(0), data_a + slice, tpb, chase_a, start, f_rt, l_rt); /* region: path_a */
+            INTENSITY_PATH(V, F, L, x, intensity_a(0), intensity_b(0), data_a + slice, tpb, chase_a, start, f_rt, l_rt); /* region: path_a */
         } else {
             rec.hit(1u);
-            x = mem_path<V, F, L>(x, intensity_a(1), intensity_b(1), data_b + slice, tpb, chase_b, start, f_rt, l_rt); /* region: path_b */
+            INTENSITY_PATH(V, F, L, x, intensity_a(1), intensity_b(1), data_b + slice, tpb, chase_b, start, f_rt, l_rt); /* region: path_b */
             /* clang-format on */
         }
         out[g] = x;

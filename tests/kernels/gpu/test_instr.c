@@ -121,8 +121,8 @@ Test(instr, an_intensity_row_names_the_intensity_kernels_path_lines) {
         next = strchr(l, '\n');
         if (next) *next++ = '\0';
         line++;
-        if (line == p.a[0]) cr_expect(strstr(l, "mem_path") && strstr(l, "data_a + slice"), "path A: %s", l);
-        if (line == p.b[0]) cr_expect(strstr(l, "mem_path") && strstr(l, "data_b + slice"), "path B: %s", l);
+        if (line == p.a[0]) cr_expect(strstr(l, "INTENSITY_PATH") && strstr(l, "data_a + slice"), "path A: %s", l);
+        if (line == p.b[0]) cr_expect(strstr(l, "INTENSITY_PATH") && strstr(l, "data_b + slice"), "path B: %s", l);
     }
     free(src);
 
