@@ -7,7 +7,7 @@
 //   its last night (NVIDIA H200, 2026-12-03; the DRAM pass read every row,
 //   so each point has its dram_intensity), slimmed of what no chart reads
 //   (the transcript, the comparison's rows, the summary's tables, the rows'
-//   per-lane histograms);
+//   per-lane histograms and instruction profiles);
 // - sort_fixture.json: the capture's data-sort record of the same night,
 //   slimmed the same way and of the cells' per-warp witness.
 // The page's GET /evidence/latest/<suite> is answered from them, so the
