@@ -49,36 +49,9 @@ DIV="$BUILD/divergence"
 RENDER="$BUILD/tests/report_render"
 T0=$(date +%s)
 mkdir -p "$OUT/logs" "$OUT/measure" "$OUT/sass" "$OUT/refresh" "$OUT/tests"
-printf 'step\trc\tseconds\tlog\n' > "$OUT/steps.tsv"
-
-# Seconds from A to B (date +%s.%N), one decimal.
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-# step NAME LIMIT_S CMD...: runs CMD with stdout and stderr in logs/NAME.log,
-# under LIMIT_S or what is left of the deadline, whichever is less.
-step() {
-  local name=$1 limit=$2
-  shift 2
-  local now left rc start end
-  now=$(date +%s)
-  left=$((DEADLINE_S - (now - T0)))
-  if [ "$left" -lt 15 ]; then
-    printf '%s\tskipped\t0\t(no time left of the %s s deadline)\n' "$name" "$DEADLINE_S" >> "$OUT/steps.tsv"
-    echo "== $name: skipped, no time left"
-    return 0
-  fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  echo "== $name (at most ${limit} s)"
-  start=$(date +%s.%N)
-  # The step's function in a shell of its own (the functions and variables
-  # are exported below), so that timeout can end it and what it started.
-  timeout -k 10 "$limit" bash -c '"$@"' step "$@" > "$OUT/logs/$name.log" 2>&1
-  rc=$?
-  end=$(date +%s.%N)
-  printf '%s\t%s\t%s\tlogs/%s.log\n' "$name" "$rc" "$(elapsed "$start" "$end")" "$name" >> "$OUT/steps.tsv"
-  [ "$rc" -eq 124 ] && echo "   timed out after ${limit} s" >> "$OUT/logs/$name.log"
-  return 0
-}
+STEP_MIN_LEFT_S=15 STEP_KILL_S=10
+. "$(dirname "$0")/gpu_steps.sh"
+gpu_steps_begin
 
 # ---- env ------------------------------------------------------------------
 env_step() {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# gpu_scripts_check.sh -- intensity_gpu.sh and sort_gpu.sh without a GPU, on
+# gpu_scripts_check.sh -- intensity_gpu.sh, sort_gpu.sh and experiments_gpu.sh
+# (their steps: gpu_steps.sh) without a GPU, on
 # a build tree of stand-ins: each names the binaries it lacks before any step
 # (logs/binaries.log and SUMMARY.txt), and sort_gpu.sh's ncu step reads the
 # profiler's output (printed on the application's standard output) and
@@ -50,4 +51,10 @@ check "intensity_gpu.sh: the summary says so" "grep -q 'binaries: missing' '$T/i
 rm "$T/build/tests/test_gpu_sort"
 PATH="$T/bin:$PATH" DEADLINE_S=60 bash "$SRC/tests/bench/sort_gpu.sh" "$T/build" "$T/sort2" > /dev/null 2>&1
 check "sort_gpu.sh: names the missing test" "grep -q 'missing from .*tests/test_gpu_sort' '$T/sort2/logs/binaries.log'"
+# experiments_gpu.sh (its steps are gpu_steps.sh's too) on 25 s: the steps
+# that start with 15 s or more left run and each has its line and log, the
+# rest are skipped with the deadline named.
+PATH="$T/bin:$PATH" DEADLINE_S=25 bash "$SRC/tests/bench/experiments_gpu.sh" "$T/build" "$T/experiments" > /dev/null 2>&1
+check "experiments_gpu.sh: the env step ran, its log beside it" "grep -qP '^env\t0\t[0-9.]+\tlogs/env.log$' '$T/experiments/steps.tsv' && [ -s '$T/experiments/logs/env.log' ]"
+check "experiments_gpu.sh: every step has its line" "[ \$(tail -n +2 '$T/experiments/steps.tsv' | awk -F'\t' 'NF == 4' | wc -l) -ge 10 ]"
 exit $fail

@@ -45,42 +45,9 @@ GPU="$BUILD/divergence-gpu"
 RENDER="$BUILD/tests/report_render"
 T0=$(date +%s)
 export DV_INTENSITY_PROBE="$BUILD/tests/intensity_probe"
-mkdir -p "$OUT/logs" "$OUT/measure"
-MISSING=""
-for b in divergence-gpu tests/report_render tests/test_gpu_intensity tests/intensity_probe; do
-  [ -x "$BUILD/$b" ] || MISSING="$MISSING $b"
-done
-if [ -n "$MISSING" ]; then
-  echo "missing from $BUILD:$MISSING (the steps that use them fail)" | tee "$OUT/logs/binaries.log"
-else
-  echo "every binary present" > "$OUT/logs/binaries.log"
-fi
-printf 'step\trc\tseconds\tlog\n' > "$OUT/steps.tsv"
-
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-# step NAME LIMIT_S CMD...: CMD's output in logs/NAME.log, under LIMIT_S or
-# what is left of the deadline, whichever is less.
-step() {
-  local name=$1 limit=$2
-  shift 2
-  local now left rc start end
-  now=$(date +%s)
-  left=$((DEADLINE_S - (now - T0)))
-  if [ "$left" -lt 10 ]; then
-    printf '%s\tskipped\t0\t(no time left of the %s s deadline)\n' "$name" "$DEADLINE_S" >> "$OUT/steps.tsv"
-    return 0
-  fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  echo "== $name (at most ${limit} s)"
-  start=$(date +%s.%N)
-  timeout -k 5 "$limit" bash -c '"$@"' step "$@" > "$OUT/logs/$name.log" 2>&1
-  rc=$?
-  end=$(date +%s.%N)
-  printf '%s\t%s\t%s\tlogs/%s.log\n' "$name" "$rc" "$(elapsed "$start" "$end")" "$name" >> "$OUT/steps.tsv"
-  [ "$rc" -eq 124 ] && echo "   timed out after ${limit} s" >> "$OUT/logs/$name.log"
-  return 0
-}
+mkdir -p "$OUT/measure"
+. "$(dirname "$0")/gpu_steps.sh"
+gpu_steps_begin divergence-gpu tests/report_render tests/test_gpu_intensity tests/intensity_probe
 
 env_step() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; uname -a

@@ -45,41 +45,9 @@ export PATH="$PATH:/usr/local/cuda/bin"
 GPU="$BUILD/divergence-gpu"
 RENDER="$BUILD/tests/report_render"
 T0=$(date +%s)
-mkdir -p "$OUT/logs"
-MISSING=""
-for b in divergence-gpu tests/report_render tests/test_gpu_sort kernels/gpu/CMakeFiles/dvgpu.dir/sort_kernels.cu.o; do
-  [ -e "$BUILD/$b" ] || MISSING="$MISSING $b"
-done
-if [ -n "$MISSING" ]; then
-  echo "missing from $BUILD:$MISSING (the steps that use them fail)" | tee "$OUT/logs/binaries.log"
-else
-  echo "every binary present" > "$OUT/logs/binaries.log"
-fi
-printf 'step\trc\tseconds\n' > "$OUT/steps.tsv"
-
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-# step NAME LIMIT_S CMD...: CMD's output in logs/NAME.log, under LIMIT_S or
-# what is left of the deadline, whichever is less.
-step() {
-  local name=$1 limit=$2 now left rc start end
-  shift 2
-  now=$(date +%s)
-  left=$((DEADLINE_S - (now - T0)))
-  if [ "$left" -lt 5 ]; then
-    printf '%s\tskipped\t0\n' "$name" >> "$OUT/steps.tsv"
-    return 0
-  fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  echo "== $name (at most ${limit} s)"
-  start=$(date +%s.%N)
-  timeout -k 5 "$limit" bash -c '"$@"' step "$@" > "$OUT/logs/$name.log" 2>&1
-  rc=$?
-  end=$(date +%s.%N)
-  printf '%s\t%s\t%s\n' "$name" "$rc" "$(elapsed "$start" "$end")" >> "$OUT/steps.tsv"
-  [ "$rc" -eq 124 ] && echo "   timed out after ${limit} s" >> "$OUT/logs/$name.log"
-  return 0
-}
+STEP_MIN_LEFT_S=5
+. "$(dirname "$0")/gpu_steps.sh"
+gpu_steps_begin divergence-gpu tests/report_render tests/test_gpu_sort kernels/gpu/CMakeFiles/dvgpu.dir/sort_kernels.cu.o
 
 env_step() {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"; uname -a
