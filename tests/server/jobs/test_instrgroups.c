@@ -22,6 +22,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/plan.h"
 #include "server/jobs/instrproc.h"
+#include "tests/support/instr_reports.h"
 #include "tests/support/readfile.h"
 
 #define SERVER DV_TEST_BUILD_DIR "/tests/fake_instr_server"
@@ -66,44 +67,6 @@ static int logged_tail(const char *tail) {
     return found;
 }
 
-static struct dv_report *measured(struct dv_options *o) {
-    char err[ERR_LEN];
-    struct dv_report *r = experiment_report_create();
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
-    r->measured = 1;
-    snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
-    r->device.driver_version = 13000;
-    for (unsigned i = 0; i < r->ntables; i++)
-        for (unsigned j = 0; j < r->tables[i].nrows; j++) r->tables[i].rows[j].measured = 1;
-    return r;
-}
-
-/* The widget's request for `expr`, asking for the profiles. */
-static struct dv_options widget(const char *expr) {
-    struct dv_options o;
-    char err[ERR_LEN];
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    o.instructions = 1;
-    o.npredicates = 2;
-    snprintf(o.predicates[0], sizeof o.predicates[0], "%s", expr);
-    snprintf(o.predicates[1], sizeof o.predicates[1], "%s", DV_DEFAULT_BASELINE);
-    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
-    return o;
-}
-
-/* Reader `r`'s row `name`: the source line of its profile (the row's index
- * in the table it was asked in), -1 without one. */
-static int profiled_as(const struct dv_report *r, const char *name) {
-    for (unsigned j = 0; j < r->tables[0].nrows; j++)
-        if (strcmp(r->tables[0].rows[j].name, name) == 0) {
-            const struct listing *l = r->tables[0].rows[j].instructions;
-            return l && l->nruns ? (int)l->runs[0].line : -1;
-        }
-    return -2;
-}
-
 #define XA "(threadIdx.x % 3) < 1"
 #define XB "(threadIdx.x % 5) < 2"
 #define XD "(threadIdx.x % 7) < 4"
@@ -119,8 +82,8 @@ static void profile_groups(struct instrproc *ip, struct classroom *c) {
     const char *preds[4] = {XA, XB, XD, XE};
     const struct dv_options *op[4];
     for (unsigned i = 0; i < 4; i++) {
-        c->o[i] = widget(preds[i]);
-        c->r[i] = measured(&c->o[i]);
+        c->o[i] = instr_test_widget(preds[i], 0);
+        c->r[i] = instr_test_measured(&c->o[i]);
         op[i] = &c->o[i];
     }
     const unsigned sizes[3] = {1, 2, 1};
@@ -149,11 +112,11 @@ Test(instrgroups, the_groups_rows_go_to_one_request_of_parts_and_each_reader_get
     cr_expect_eq(instrproc_served(ip), 1);
     for (unsigned i = 0; i < 4; i++)
         cr_expect(c.r[i]->testimony.instructions_taken, "reader %u: %s", i, c.r[i]->testimony.instructions_reason);
-    cr_expect_eq(profiled_as(c.r[0], XA), 0);
-    cr_expect_eq(profiled_as(c.r[1], XB), 0);
-    cr_expect_eq(profiled_as(c.r[2], XD), 2, "its group's third row, not another group's");
-    cr_expect_eq(profiled_as(c.r[2], DV_DEFAULT_BASELINE), 1);
-    cr_expect_eq(profiled_as(c.r[3], XE), 0);
+    cr_expect_eq(instr_test_profiled_as(c.r[0], XA), 0);
+    cr_expect_eq(instr_test_profiled_as(c.r[1], XB), 0);
+    cr_expect_eq(instr_test_profiled_as(c.r[2], XD), 2, "its group's third row, not another group's");
+    cr_expect_eq(instr_test_profiled_as(c.r[2], DV_DEFAULT_BASELINE), 1);
+    cr_expect_eq(instr_test_profiled_as(c.r[3], XE), 0);
     classroom_free(&c);
     /* The same rows again: every one from the cache, no request. */
     profile_groups(ip, &c);
@@ -207,7 +170,7 @@ Test(instrgroups, with_no_server_a_process_per_group) {
     cr_expect_eq(logged("start"), 0, "no server started");
     for (unsigned i = 0; i < 4; i++)
         cr_expect(c.r[i]->testimony.instructions_taken, "reader %u: %s", i, c.r[i]->testimony.instructions_reason);
-    cr_expect_eq(profiled_as(c.r[2], XD), 2);
+    cr_expect_eq(instr_test_profiled_as(c.r[2], XD), 2);
     classroom_free(&c);
     instrproc_free(ip);
 }

@@ -22,6 +22,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/plan.h"
 #include "server/jobs/instrproc.h"
+#include "tests/support/instr_reports.h"
 #include "tests/support/readfile.h"
 
 #define FAKE DV_TEST_SOURCE_DIR "/tests/support/fake_instructions.sh"
@@ -63,21 +64,6 @@ static int logged(const char *line) {
     return found;
 }
 
-/* The plan of `o` as a measured report on a named device. */
-static struct dv_report *measured(struct dv_options *o) {
-    char err[ERR_LEN];
-    struct dv_report *r = experiment_report_create();
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
-    r->measured = 1;
-    snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
-    snprintf(r->device.pci_bus_id, sizeof r->device.pci_bus_id, "0000:19:00.0");
-    r->device.driver_version = 13000;
-    for (unsigned i = 0; i < r->ntables; i++)
-        for (unsigned j = 0; j < r->tables[i].nrows; j++) r->tables[i].rows[j].measured = 1;
-    return r;
-}
-
 static struct dv_options lesson(void) {
     struct dv_options o;
     experiment_defaults(&o);
@@ -102,7 +88,7 @@ static struct instrproc *profiler(double deadline_ms) {
 Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the_cache) {
     struct dv_options o = lesson();
     struct instrproc *ip = profiler(5000);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     const unsigned n = rows_of(r);
     instrproc_report(ip, &o, r);
     const struct dv_testimony *tm = &r->testimony;
@@ -128,7 +114,7 @@ Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the
     cr_expect_gt(tm->instructions_ms, 0);
 
     /* The same job again: nothing started, every row from the cache. */
-    struct dv_report *again = measured(&o);
+    struct dv_report *again = instr_test_measured(&o);
     const double t0 = timeutil_now_ms();
     instrproc_report(ip, &o, again);
     const double ms = timeutil_now_ms() - t0;
@@ -149,7 +135,7 @@ Test(instrproc, every_row_is_profiled_and_an_identical_launch_is_served_from_the
     /* Another predicate is another key: one new process, the rest cached. */
     struct dv_options other = o;
     snprintf(other.predicates[0], sizeof other.predicates[0], "first-16");
-    struct dv_report *third = measured(&other);
+    struct dv_report *third = instr_test_measured(&other);
     instrproc_report(ip, &other, third);
     cr_expect_eq(instrproc_children(ip), 2);
     cr_expect(logged("row 0"), "a single row is asked for with --table and --row");
@@ -184,7 +170,7 @@ Test(instrproc, a_refusal_a_crash_or_garbage_leaves_the_row_null_with_the_reason
         setenv("FAKE_INSTRUCTIONS", cases[k].mode, 1);
         struct dv_options o = lesson();
         struct instrproc *ip = profiler(5000);
-        struct dv_report *r = measured(&o);
+        struct dv_report *r = instr_test_measured(&o);
         instrproc_report(ip, &o, r);
         expect_all_null(r, cases[k].reason);
         /* A refusal is an answer for every row. A process that ended with
@@ -202,7 +188,7 @@ static struct dv_report *lesson_job(const char *mode, struct instrproc **ip) {
     setenv("FAKE_INSTRUCTIONS", mode, 1);
     struct dv_options o = lesson();
     *ip = profiler(5000);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(*ip, &o, r);
     return r;
 }
@@ -257,7 +243,7 @@ Test(instrproc, a_hung_process_is_killed_at_its_deadline_and_the_job_goes_on) {
     setenv("FAKE_INSTRUCTIONS", "hang", 1);
     struct dv_options o = lesson();
     struct instrproc *ip = profiler(300);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     const double t0 = timeutil_now_ms();
     instrproc_report(ip, &o, r);
     const double ms = timeutil_now_ms() - t0;
@@ -268,7 +254,7 @@ Test(instrproc, a_hung_process_is_killed_at_its_deadline_and_the_job_goes_on) {
     experiment_report_free(r);
     /* The next job tries again. */
     unsetenv("FAKE_INSTRUCTIONS");
-    r = measured(&o);
+    r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     experiment_report_free(r);
@@ -284,7 +270,7 @@ Test(instrproc, over_the_cap_and_not_requested_are_null_with_the_reason_scenario
     snprintf(o.baseline, sizeof o.baseline, "warp-parity");
     o.blocks = 65536; /* its whole grid: 65536 x 256 x 4096 thread-iterations */
     struct instrproc *ip = profiler(5000);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect_null(r->tables[0].rows[0].instructions);
     cr_expect_not_null(r->tables[0].rows[1].instructions, "the other row has its profile");
@@ -297,7 +283,7 @@ Test(instrproc, over_the_cap_and_not_requested_are_null_with_the_reason_scenario
     s.part = DV_PART_1;
     snprintf(s.scenario, sizeof s.scenario, "even-2way");
     s.budget_ms = 100;
-    r = measured(&s);
+    r = instr_test_measured(&s);
     const unsigned before = started();
     instrproc_report(ip, &s, r);
     /* A scenario table's rows are profiled like any other: one process for
@@ -310,7 +296,7 @@ Test(instrproc, over_the_cap_and_not_requested_are_null_with_the_reason_scenario
 
     struct dv_options off = lesson();
     off.instructions = 0;
-    r = measured(&off);
+    r = instr_test_measured(&off);
     instrproc_report(ip, &off, r);
     cr_expect(!r->testimony.instructions_requested);
     cr_expect_str_eq(r->testimony.instructions_reason, "not requested (instructions: true asks for it)");
@@ -318,7 +304,7 @@ Test(instrproc, over_the_cap_and_not_requested_are_null_with_the_reason_scenario
     experiment_report_free(r);
     /* No profiler at all (it could not be made): the reason, no crash. */
     o = lesson();
-    r = measured(&o);
+    r = instr_test_measured(&o);
     instrproc_report(NULL, &o, r);
     cr_expect(strstr(r->testimony.instructions_reason, "no profiler"), "%s", r->testimony.instructions_reason);
     experiment_report_free(r);
@@ -331,7 +317,7 @@ Test(instrproc, a_program_that_cannot_start_is_the_rows_reason) {
     struct instrproc *ip = instrproc_create(&c, err);
     cr_assert_not_null(ip, "%s", err);
     struct dv_options o = lesson();
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     expect_all_null(r, "could not start: subproc: cannot run /nonexistent/divergence-gpu");
     experiment_report_free(r);
@@ -357,13 +343,13 @@ Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cach
     hook_ip = instrproc_create(&c, err);
     cr_assert_not_null(hook_ip, "%s", err);
     hook_calls = hook_children_at_call = 0;
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     const unsigned n = rows_of(r);
     instrproc_report(hook_ip, &o, r);
     cr_expect_eq(hook_calls, 1, "once per process (one for the %u rows)", n);
     cr_expect_eq(started(), 1, "the rows' process started");
     cr_expect_eq(hook_children_at_call, 1, "the call came with the process");
-    struct dv_report *again = measured(&o);
+    struct dv_report *again = instr_test_measured(&o);
     instrproc_report(hook_ip, &o, again);
     cr_expect_eq(again->testimony.instructions_cached_rows, n);
     cr_expect_eq(hook_calls, 1, "not called for rows from the cache");
@@ -374,7 +360,7 @@ Test(instrproc, the_hook_runs_before_each_profiling_process_and_not_for_the_cach
 
 /* Job `o` on `ip`: how many of its rows came from the cache. */
 static unsigned cached_rows(struct instrproc *ip, struct dv_options *o) {
-    struct dv_report *r = measured(o);
+    struct dv_report *r = instr_test_measured(o);
     instrproc_report(ip, o, r);
     cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     const unsigned n = r->testimony.instructions_cached_rows;
@@ -430,7 +416,7 @@ Test(instrproc, a_new_worker_of_the_same_binary_serves_what_an_earlier_one_colle
     cr_assert_not_null(mkdtemp(dir));
     struct dv_options o = lesson();
     struct instrproc *ip = profiler_in(FAKE, dir);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     const unsigned n = rows_of(r);
     instrproc_report(ip, &o, r);
     cr_assert(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
@@ -441,7 +427,7 @@ Test(instrproc, a_new_worker_of_the_same_binary_serves_what_an_earlier_one_colle
 
     /* A new worker: nothing started, every row from the folder, labelled. */
     ip = profiler_in(FAKE, dir);
-    struct dv_report *again = measured(&o);
+    struct dv_report *again = instr_test_measured(&o);
     instrproc_report(ip, &o, again);
     cr_expect_eq(instrproc_children(ip), 0, "no process: the kernels' identities and the profiles were kept");
     cr_expect_eq(again->testimony.instructions_cached_rows, n);
@@ -463,7 +449,7 @@ Test(instrproc, a_new_worker_of_the_same_binary_serves_what_an_earlier_one_colle
     snprintf(cmd, sizeof cmd, "cp %s %s && echo '# another build' >> %s", FAKE, other, other);
     cr_assert_eq(system(cmd), 0);
     ip = profiler_in(other, dir);
-    again = measured(&o);
+    again = instr_test_measured(&o);
     instrproc_report(ip, &o, again);
     cr_expect_eq(instrproc_children(ip), 1, "another binary profiles anew");
     cr_expect_eq(again->testimony.instructions_cached_rows, 0);
@@ -481,7 +467,7 @@ Test(instrproc, kept_files_that_do_not_read_or_a_folder_that_cannot_be_used_cost
     cr_assert_not_null(mkdtemp(dir));
     struct dv_options o = lesson();
     struct instrproc *ip = profiler_in(FAKE, dir);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     instrproc_free(ip);
     experiment_report_free(r);
@@ -489,14 +475,14 @@ Test(instrproc, kept_files_that_do_not_read_or_a_folder_that_cannot_be_used_cost
     snprintf(cmd, sizeof cmd, "for f in %s/*/*.json; do printf '{\"key\":' > \"$f\"; done", dir);
     cr_assert_eq(system(cmd), 0);
     ip = profiler_in(FAKE, dir);
-    r = measured(&o);
+    r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     cr_expect_eq(instrproc_children(ip), 1, "collected again");
     instrproc_free(ip);
     experiment_report_free(r);
     ip = profiler_in(FAKE, dir);
-    r = measured(&o);
+    r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect_eq(instrproc_children(ip), 0, "and kept again");
     instrproc_free(ip);
@@ -509,7 +495,7 @@ Test(instrproc, kept_files_that_do_not_read_or_a_folder_that_cannot_be_used_cost
     fclose(f);
     strcat(cmd, "/cache");
     ip = profiler_in(FAKE, cmd);
-    r = measured(&o);
+    r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
     cr_expect_eq(instrproc_children(ip), 1);
@@ -537,7 +523,7 @@ Test(instrproc, a_profile_that_does_not_add_up_is_refused_and_never_cached) {
         setenv("FAKE_INSTRUCTIONS", cases[k].mode, 1);
         struct dv_options o = lesson();
         struct instrproc *ip = profiler_in(FAKE, dir);
-        struct dv_report *r = measured(&o);
+        struct dv_report *r = instr_test_measured(&o);
         instrproc_report(ip, &o, r);
         expect_all_null(r, cases[k].reason);
         experiment_report_free(r);
@@ -545,7 +531,7 @@ Test(instrproc, a_profile_that_does_not_add_up_is_refused_and_never_cached) {
         cr_expect_neq(system(cmd), 0, "%s: a profile was kept on disk", cases[k].mode);
         const unsigned before = instrproc_children(ip);
         unsetenv("FAKE_INSTRUCTIONS");
-        r = measured(&o);
+        r = instr_test_measured(&o);
         instrproc_report(ip, &o, r);
         cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
         cr_expect_eq(instrproc_children(ip), before + 1, "%s: served from memory", cases[k].mode);
@@ -559,32 +545,6 @@ Test(instrproc, a_profile_that_does_not_add_up_is_refused_and_never_cached) {
 
 /* ---- a batch's profiles ------------------------------------------------------ */
 
-/* The widget's request for `expr`, asking for the profiles. */
-static struct dv_options widget(const char *expr, double target) {
-    struct dv_options o;
-    char err[ERR_LEN];
-    experiment_defaults(&o);
-    o.part = DV_PART_1;
-    o.instructions = 1;
-    o.npredicates = 2;
-    o.max_noise = target;
-    snprintf(o.predicates[0], sizeof o.predicates[0], "%s", expr);
-    snprintf(o.predicates[1], sizeof o.predicates[1], "%s", DV_DEFAULT_BASELINE);
-    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
-    return o;
-}
-
-/* The row of reader `r` named `name`'s profile: the fake writes the row's
- * index in the request it was asked for as its one run's line. */
-static int profiled_as(const struct dv_report *r, const char *name) {
-    for (unsigned j = 0; j < r->tables[0].nrows; j++)
-        if (strcmp(r->tables[0].rows[j].name, name) == 0) {
-            const struct listing *l = r->tables[0].rows[j].instructions;
-            return l && l->nruns ? (int)l->runs[0].line : -1;
-        }
-    return -2;
-}
-
 #define XA "(threadIdx.x % 3) < 1"
 #define XB "(threadIdx.x % 5) < 2"
 #define XD "(threadIdx.x % 7) < 4"
@@ -595,11 +555,11 @@ static int profiled_as(const struct dv_report *r, const char *name) {
  * cache and sends only its new row to a process. */
 Test(instrproc, a_batchs_rows_go_to_one_process_and_each_reader_gets_its_own) {
     struct instrproc *ip = profiler(5000);
-    struct dv_options o[3] = {widget(XA, 0.005), widget(XB, 0.005), widget(XA, 0.001)};
+    struct dv_options o[3] = {instr_test_widget(XA, 0.005), instr_test_widget(XB, 0.005), instr_test_widget(XA, 0.001)};
     struct dv_report *r[3];
     const struct dv_options *op[3];
     for (unsigned i = 0; i < 3; i++) {
-        r[i] = measured(&o[i]);
+        r[i] = instr_test_measured(&o[i]);
         op[i] = &o[i];
     }
     instrproc_report_batch(ip, op, r, 3);
@@ -609,13 +569,13 @@ Test(instrproc, a_batchs_rows_go_to_one_process_and_each_reader_gets_its_own) {
         cr_expect(r[i]->testimony.instructions_taken, "reader %u: %s", i, r[i]->testimony.instructions_reason);
         cr_expect_eq(r[i]->testimony.instructions_cached_rows, 0);
     }
-    cr_expect_eq(profiled_as(r[0], XA), 0);
-    cr_expect_eq(profiled_as(r[0], DV_DEFAULT_BASELINE), 1);
-    cr_expect_eq(profiled_as(r[1], XB), 2, "reader 1's row is its own, not reader 0's");
-    cr_expect_eq(profiled_as(r[1], DV_DEFAULT_BASELINE), 1);
-    cr_expect_eq(profiled_as(r[2], XA), 0);
-    struct dv_options o2[2] = {widget(XA, 0.004), widget(XD, 0.005)};
-    struct dv_report *r2[2] = {measured(&o2[0]), measured(&o2[1])};
+    cr_expect_eq(instr_test_profiled_as(r[0], XA), 0);
+    cr_expect_eq(instr_test_profiled_as(r[0], DV_DEFAULT_BASELINE), 1);
+    cr_expect_eq(instr_test_profiled_as(r[1], XB), 2, "reader 1's row is its own, not reader 0's");
+    cr_expect_eq(instr_test_profiled_as(r[1], DV_DEFAULT_BASELINE), 1);
+    cr_expect_eq(instr_test_profiled_as(r[2], XA), 0);
+    struct dv_options o2[2] = {instr_test_widget(XA, 0.004), instr_test_widget(XD, 0.005)};
+    struct dv_report *r2[2] = {instr_test_measured(&o2[0]), instr_test_measured(&o2[1])};
     const struct dv_options *op2[2] = {&o2[0], &o2[1]};
     instrproc_report_batch(ip, op2, r2, 2);
     cr_expect_eq(instrproc_children(ip), 2);
@@ -633,8 +593,8 @@ Test(instrproc, a_batchs_rows_go_to_one_process_and_each_reader_gets_its_own) {
 Test(instrproc, a_batch_readers_reason_names_its_own_row) {
     setenv("FAKE_INSTRUCTIONS", "refuse", 1);
     struct instrproc *ip = profiler(5000);
-    struct dv_options o[2] = {widget(XA, 0.005), widget(XB, 0.005)};
-    struct dv_report *r[2] = {measured(&o[0]), measured(&o[1])};
+    struct dv_options o[2] = {instr_test_widget(XA, 0.005), instr_test_widget(XB, 0.005)};
+    struct dv_report *r[2] = {instr_test_measured(&o[0]), instr_test_measured(&o[1])};
     const struct dv_options *op[2] = {&o[0], &o[1]};
     instrproc_report_batch(ip, op, r, 2);
     cr_expect_eq(instrproc_children(ip), 1);
@@ -653,9 +613,9 @@ Test(instrproc, a_batch_readers_reason_names_its_own_row) {
  * on its own, on its own grid. */
 Test(instrproc, a_batch_of_other_grids_goes_reader_by_reader) {
     struct instrproc *ip = profiler(5000);
-    struct dv_options o[2] = {widget(XA, 0.005), widget(XB, 0.005)};
+    struct dv_options o[2] = {instr_test_widget(XA, 0.005), instr_test_widget(XB, 0.005)};
     o[1].blocks = 1024;
-    struct dv_report *r[2] = {measured(&o[0]), measured(&o[1])};
+    struct dv_report *r[2] = {instr_test_measured(&o[0]), instr_test_measured(&o[1])};
     const struct dv_options *op[2] = {&o[0], &o[1]};
     instrproc_report_batch(ip, op, r, 2);
     cr_expect_eq(instrproc_children(ip), 2, "a process for each reader's grid");

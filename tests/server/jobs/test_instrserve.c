@@ -27,6 +27,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/plan.h"
 #include "server/jobs/instrproc.h"
+#include "tests/support/instr_reports.h"
 #include "tests/support/readfile.h"
 
 #define SERVER DV_TEST_BUILD_DIR "/tests/fake_instr_server"
@@ -65,19 +66,6 @@ static struct dv_options lesson(const char *first) {
     o.instructions = 1;
     if (first) snprintf(o.predicates[0], sizeof o.predicates[0], "%s", first);
     return o;
-}
-
-static struct dv_report *measured(struct dv_options *o) {
-    char err[ERR_LEN];
-    struct dv_report *r = experiment_report_create();
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(o, r, NULL, err), 0, "%s", err);
-    r->measured = 1;
-    snprintf(r->device.name, sizeof r->device.name, "NVIDIA H200");
-    r->device.driver_version = 13000;
-    for (unsigned i = 0; i < r->ntables; i++)
-        for (unsigned j = 0; j < r->tables[i].nrows; j++) r->tables[i].rows[j].measured = 1;
-    return r;
 }
 
 static struct instrproc *profiler(double deadline_ms) {
@@ -121,7 +109,7 @@ static const struct dv_row *first_missing(const struct dv_report *r) {
 /* A report of `first`'s rows profiled by `ip`; its testimony checked taken. */
 static void profile_ok(struct instrproc *ip, const char *first) {
     struct dv_options o = lesson(first);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect(r->testimony.instructions_taken, "%s: %s", first ? first : "lesson", r->testimony.instructions_reason);
     const struct dv_row *m = first_missing(r);
@@ -181,7 +169,7 @@ Test(instrserve, a_hung_child_is_killed_at_the_deadline_and_the_next_request_get
     const pid_t hung = instrproc_server_pid(ip);
     cr_assert_gt(hung, 0);
     struct dv_options o = lesson(NULL);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     const double t0 = timeutil_now_ms();
     instrproc_report(ip, &o, r);
     const double ms = timeutil_now_ms() - t0;
@@ -210,7 +198,7 @@ Test(instrserve, a_child_that_dies_mid_answer_costs_its_row_and_the_rest_are_ask
     instrproc_warm(ip);
     const pid_t first = instrproc_server_pid(ip);
     struct dv_options o = lesson(NULL);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect_not_null(r->tables[0].rows[0].instructions, "answered before the crash: kept");
     cr_expect_null(r->tables[0].rows[1].instructions);
@@ -241,7 +229,7 @@ Test(instrserve, a_request_that_fails_as_a_whole_ends_its_child_and_the_next_req
     const pid_t first = instrproc_server_pid(ip);
     cr_assert_gt(first, 0);
     struct dv_options o = lesson(NULL);
-    struct dv_report *r = measured(&o);
+    struct dv_report *r = instr_test_measured(&o);
     instrproc_report(ip, &o, r);
     cr_expect(!r->testimony.instructions_taken);
     cr_expect(strstr(r->testimony.instructions_reason, "CUPTI_ERROR_INVALID_PARAMETER") != NULL, "%s",
@@ -264,7 +252,7 @@ Test(instrserve, a_child_that_writes_garbage_is_killed_and_the_rows_get_the_reas
         setenv("FAKE_INSTRUCTIONS", modes[k], 1);
         struct instrproc *ip = profiler(5000);
         struct dv_options o = lesson(NULL);
-        struct dv_report *r = measured(&o);
+        struct dv_report *r = instr_test_measured(&o);
         const double t0 = timeutil_now_ms();
         instrproc_report(ip, &o, r);
         const double ms = timeutil_now_ms() - t0;
@@ -333,7 +321,7 @@ static void worker(int fd, int go, int how) {
     if (write(fd, &pid, sizeof pid) != (ssize_t)sizeof pid) _exit(2);
     if (how == 1) {
         struct dv_options o = lesson(NULL);
-        struct dv_report *r = measured(&o);
+        struct dv_report *r = instr_test_measured(&o);
         instrproc_report(ip, &o, r);
         _exit(3); /* not reached: killed in the request */
     }
