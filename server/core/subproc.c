@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,19 +46,22 @@
 /* In the child: a process group of its own, stdin from `in`, stdout to
  * `out`, the exec report on fd 3, every other descriptor from 3 up closed,
  * then the program. */
-static void child_exec(const char *const *argv, int in, int out, int report) {
+static void child_exec(const char *const *argv, int in, int out, int report, pid_t parent) {
     int e = 0;
-    if (setpgid(0, 0) != 0) {
+    if (setpgid(0, 0) != 0 || (parent > 0 && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)) {
         e = errno;
         if (write(report, &e, sizeof e) < 0) _exit(127);
         _exit(127);
     }
+    if (parent > 0 && getppid() != parent) _exit(127); /* the parent died already */
     /* Move the three out of the way of 0, 1 and 3 first. */
     int hi_in = fcntl(in, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), hi_rep = fcntl(report, F_DUPFD, 10);
+    int rep = report; /* where the report goes: fd 3 once it is there */
     if (hi_in < 0 || hi_out < 0 || hi_rep < 0 || dup2(hi_in, 0) < 0 || dup2(hi_out, 1) < 0 || dup2(hi_rep, 3) < 0) {
         e = errno;
         goto fail;
     }
+    rep = 3;
     long max = sysconf(_SC_OPEN_MAX);
     if (max < 0 || max > 65536) max = 65536;
     for (long fd = 4; fd < max; fd++) close((int)fd);
@@ -68,7 +72,7 @@ static void child_exec(const char *const *argv, int in, int out, int report) {
     execv(argv[0], (char *const *)argv);
     e = errno;
 fail:
-    if (write(3, &e, sizeof e) < 0) _exit(127);
+    if (write(rep, &e, sizeof e) < 0) _exit(127);
     _exit(127);
 }
 
@@ -228,14 +232,14 @@ static void run_close(struct run *rn) {
 }
 
 /* Forks the child of `argv` onto the pipes and waits for its exec's report.
- * Returns its pid, or -1 with `err`. */
-static pid_t start(const char *const *argv, int in[2], int out[2], int rep[2], char *err) {
+ * Returns its pid, or -1 with `err` ("cannot run PROGRAM: REASON"). */
+static pid_t start(const char *const *argv, int in[2], int out[2], int rep[2], pid_t parent, char *err) {
     pid_t pid = fork();
     if (pid < 0) {
-        dv_seterr(err, "subproc: fork for %s: %s", argv[0], strerror(errno));
+        dv_seterr(err, "fork for %s: %s", argv[0], strerror(errno));
         return -1;
     }
-    if (pid == 0) child_exec(argv, in[0], out[1], rep[1]);
+    if (pid == 0) child_exec(argv, in[0], out[1], rep[1], parent);
     /* The child does it too; here, so the group exists before any kill
      * whichever runs first (EACCES once it has exec'd: it had done it). */
     setpgid(pid, pid);
@@ -252,34 +256,59 @@ static pid_t start(const char *const *argv, int in[2], int out[2], int rep[2], c
     if (r == (ssize_t)sizeof exec_errno) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }
-        dv_seterr(err, "subproc: cannot run %s: %s", argv[0], strerror(exec_errno));
+        dv_seterr(err, "cannot run %s: %s", argv[0], strerror(exec_errno));
         return -1;
     }
+    return pid;
+}
+
+/* The three pipes; 0, or -1 with `err` (each end -1 or open). */
+static int pipes(int in[2], int out[2], int rep[2], char *err) {
+    if (pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(rep, O_CLOEXEC) == 0) return 0;
+    dv_seterr(err, "pipe: %s", strerror(errno));
+    return -1;
+}
+
+static void close_pipes(int in[2], int out[2], int rep[2]) {
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0) close(in[i]);
+        if (out[i] >= 0) close(out[i]);
+        if (rep[i] >= 0) close(rep[i]);
+        in[i] = out[i] = rep[i] = -1;
+    }
+}
+
+pid_t subproc_spawn(const char *const *argv, pid_t parent, int *in_w, int *out_r, char *err) {
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1};
+    *in_w = *out_r = -1;
+    if (!argv || !argv[0]) {
+        dv_seterr(err, "no program");
+        return -1;
+    }
+    pid_t pid = pipes(in, out, rep, err) == 0 ? start(argv, in, out, rep, parent, err) : -1;
+    if (pid > 0) {
+        *in_w = in[1];
+        *out_r = out[0];
+        in[1] = out[0] = -1;
+    }
+    close_pipes(in, out, rep);
     return pid;
 }
 
 int subproc_run(const char *const *argv, const void *input, size_t len, double deadline_ms, struct subproc_result *res,
                 char *err) {
     memset(res, 0, sizeof *res);
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1};
     struct run rn = {.input = input, .len = input ? len : 0, .deadline_ms = deadline_ms, .pidfd = -1};
-    if (!argv || !argv[0]) {
-        dv_seterr(err, "subproc: no program");
+    char why[ERR_LEN];
+    rn.t0 = timeutil_now_ms();
+    rn.pid = subproc_spawn(argv, 0, &rn.in_w, &rn.out_r, why);
+    if (rn.pid < 0) {
+        dv_seterr(err, "subproc: %s", why);
         return -1;
     }
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
-        dv_seterr(err, "subproc: pipe: %s", strerror(errno));
-        goto fail;
-    }
-    rn.t0 = timeutil_now_ms();
-    rn.pid = start(argv, in, out, rep, err);
-    if (rn.pid < 0) goto fail;
 #ifdef SYS_pidfd_open
     rn.pidfd = (int)syscall(SYS_pidfd_open, rn.pid, 0); /* close-on-exec; -1 (ENOSYS): ticked */
 #endif
-    rn.in_w = in[1];
-    rn.out_r = out[0];
-    in[1] = out[0] = -1;
     fcntl(rn.in_w, F_SETFL, O_NONBLOCK);
     if (rn.len == 0) {
         close(rn.in_w);
@@ -289,19 +318,12 @@ int subproc_run(const char *const *argv, const void *input, size_t len, double d
         end_group(&rn);
         run_close(&rn);
         dv_seterr(err, "subproc: out of memory for the output of %s", argv[0]);
-        goto fail;
+        subproc_result_cleanup(res);
+        return -1;
     }
     reap(&rn, res);
     run_close(&rn);
     return 0;
-fail:
-    for (int i = 0; i < 2; i++) {
-        if (in[i] >= 0) close(in[i]);
-        if (out[i] >= 0) close(out[i]);
-        if (rep[i] >= 0) close(rep[i]);
-    }
-    subproc_result_cleanup(res);
-    return -1;
 }
 
 void subproc_result_cleanup(struct subproc_result *res) {

@@ -28,6 +28,7 @@
 #define DV_SUBPROC_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define SUBPROC_MAX_OUTPUT (64u << 20) /* more output than this ends the child */
 #define SUBPROC_GRACE_MS 100           /* the output's end awaited after the child's */
@@ -55,6 +56,17 @@ int subproc_run(const char *const *argv, const void *input, size_t len, double d
                 char *err);
 
 void subproc_result_cleanup(struct subproc_result *res);
+
+/* The start subproc_run() makes, for a caller that keeps the child to talk
+ * to it (server/jobs/instrserve.c's profiling server): argv[0] in a process
+ * group of its own, its stdin the write end returned in *in_w and its
+ * stdout the read end in *out_r (both close-on-exec), stderr the caller's,
+ * no other descriptor of the caller's; where `parent` > 0, killed when that
+ * process dies (PR_SET_PDEATHSIG; the child exits 127 at once where it has
+ * died already). Returns the pid once the exec succeeded, or -1 with `err`
+ * ("cannot run PROGRAM: REASON") and both ends -1. The caller ends it
+ * (its group) and reaps it. */
+pid_t subproc_spawn(const char *const *argv, pid_t parent, int *in_w, int *out_r, char *err);
 
 /* "exit status 3", "signal 11 (Segmentation fault)", "killed after 2000 ms"
  * into `buf`. */

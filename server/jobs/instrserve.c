@@ -1,11 +1,11 @@
 /* instrserve.c -- the long-lived instruction profiler child (instrserve.h).
  *
- * fork() then, in the child, only async-signal-safe calls (setpgid, prctl,
- * getppid, dup2, close, fcntl, execv, write, _exit), as jobs'
- * subproc.c does: the worker has CUDA's threads. Whether the exec worked
- * comes back through a close-on-exec pipe. The child leads a process group
- * of its own, and the group is what is killed; the child is reaped right
- * after, so its id, the group's, is never a stranger's when killed.
+ * Started as server/core/subproc.h starts every child (subproc_spawn: only
+ * async-signal-safe calls between fork and exec, the worker having CUDA's
+ * threads; the exec's outcome through a close-on-exec pipe), with death
+ * with the worker. The child leads a process group of its own, and the
+ * group is what is killed; the child is reaped right after, so its id, the
+ * group's, is never a stranger's when killed.
  */
 #define _GNU_SOURCE
 #include "server/jobs/instrserve.h"
@@ -23,6 +23,7 @@
 
 #include "kernels/base/status.h"
 #include "kernels/base/timeutil.h"
+#include "server/core/subproc.h"
 #include "server/jobs/wire.h"
 
 #define INSTRSERVE_MAX_ARGS 32
@@ -74,76 +75,18 @@ void instrserve_free(struct instrserve *s) {
 pid_t instrserve_pid(const struct instrserve *s) { return s ? s->pid : 0; }
 unsigned instrserve_starts(const struct instrserve *s) { return s ? s->starts : 0; }
 
-/* In the child: its own group, death with the worker (`parent`), stdin
- * from `in`, stdout to `out`, the exec report on fd 3, nothing else. */
-static void child_exec(char *const *argv, int in, int out, int report, pid_t parent) {
-    int e = 0;
-    if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
-    else if (getppid() != parent) _exit(127); /* the worker died already */
-    int hi_in = fcntl(in, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), hi_rep = fcntl(report, F_DUPFD, 10);
-    if (e || hi_in < 0 || hi_out < 0 || hi_rep < 0 || dup2(hi_in, 0) < 0 || dup2(hi_out, 1) < 0 ||
-        dup2(hi_rep, 3) < 0) {
-        if (!e) e = errno;
-        goto fail;
-    }
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 65536) max = 65536;
-    for (long fd = 4; fd < max; fd++) close((int)fd);
-    if (fcntl(3, F_SETFD, FD_CLOEXEC) < 0) {
-        e = errno;
-        goto fail;
-    }
-    execv(argv[0], argv);
-    e = errno;
-fail:
-    if (write(hi_rep >= 0 ? hi_rep : report, &e, sizeof e) < 0) _exit(127);
-    _exit(127);
-}
-
-/* Forks and execs the child onto new pipes. Returns 0, or -1 with `err`. */
+/* Starts the child (server/core/subproc.h: its own group, death with this
+ * process, the frames on its stdin and stdout). Returns 0, or -1 with `err`. */
 static int spawn(struct instrserve *s, char *err) {
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1};
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
-        dv_seterr(err, "instructions: pipes for the profiling server: %s", strerror(errno));
-        goto fail;
-    }
-    const pid_t parent = getpid();
-    pid_t pid = fork();
+    char why[ERR_LEN];
+    const pid_t pid = subproc_spawn((const char *const *)s->argv, getpid(), &s->in_w, &s->out_r, why);
     if (pid < 0) {
-        dv_seterr(err, "instructions: fork for the profiling server: %s", strerror(errno));
-        goto fail;
-    }
-    if (pid == 0) child_exec(s->argv, in[0], out[1], rep[1], parent);
-    setpgid(pid, pid);
-    close(in[0]);
-    close(out[1]);
-    close(rep[1]);
-    in[0] = out[1] = rep[1] = -1;
-    int exec_errno = 0;
-    ssize_t r;
-    while ((r = read(rep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-    }
-    close(rep[0]);
-    if (r == (ssize_t)sizeof exec_errno) {
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-        dv_seterr(err, "instructions: cannot run %s: %s", s->argv[0], strerror(exec_errno));
-        close(in[1]);
-        close(out[0]);
+        dv_seterr(err, "instructions: the profiling server: %s", why);
         return -1;
     }
     s->pid = pid;
-    s->in_w = in[1];
-    s->out_r = out[0];
     s->starts++;
     return 0;
-fail:
-    for (int k = 0; k < 2; k++) {
-        if (in[k] >= 0) close(in[k]);
-        if (out[k] >= 0) close(out[k]);
-        if (rep[k] >= 0) close(rep[k]);
-    }
-    return -1;
 }
 
 /* How the child, which has closed its stdout or broken a frame, ended:
