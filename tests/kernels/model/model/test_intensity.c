@@ -15,24 +15,7 @@
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/testimony.h"
-
-static const struct scenario *get(const char *name) {
-    const struct scenario *s = scenario_find(name);
-    cr_assert_not_null(s, "no scenario %s", name);
-    return s;
-}
-
-static struct dv_report *plan_of(const char *scenario, unsigned blocks) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.blocks = blocks;
-    snprintf(o.scenario, sizeof o.scenario, "%s", scenario);
-    struct dv_report *r = experiment_report_create();
-    char err[ERR_LEN] = "";
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
-    return r;
-}
+#include "tests/kernels/model/model/plans.h"
 
 /* Path p of F FMAs per L loads, written out step by step. */
 static float by_hand(unsigned variant, unsigned F, unsigned L, float x, unsigned p) {

@@ -9,12 +9,7 @@
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/experiment.h"
-
-static const struct scenario *get(const char *name) {
-    const struct scenario *s = scenario_find(name);
-    cr_assert_not_null(s, "scenario %s is missing", name);
-    return s;
-}
+#include "tests/kernels/model/model/plans.h"
 
 /* The worked examples' percentage, to the 0.1 they print, and the exact fraction. */
 static void expect_eff(double got, double exact, double lesson_percent, const char *what) {

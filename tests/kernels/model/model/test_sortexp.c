@@ -10,6 +10,7 @@
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/sortexp.h"
+#include "tests/kernels/model/model/plans.h"
 
 #define N (1u << 20)
 
@@ -170,18 +171,6 @@ Test(sortexp, crossover_is_the_smallest_c_from_which_sorting_pays) {
     cr_expect_eq(sortexp_crossover(c, d, 4), 0u, "ambiguous at the largest C: no crossover");
     cr_expect_eq(sortexp_crossover(c, e, 4), 8u);
     cr_expect_eq(sortexp_crossover(c, e, 0), 0u);
-}
-
-static struct dv_report *plan_of(const char *name, unsigned blocks) {
-    struct dv_options o;
-    experiment_defaults(&o);
-    o.blocks = blocks;
-    snprintf(o.scenario, sizeof o.scenario, "%s", name);
-    struct dv_report *r = experiment_report_create();
-    char err[ERR_LEN] = "";
-    cr_assert_not_null(r);
-    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
-    return r;
 }
 
 Test(sortexp, nightly_plan_has_a_table_a_cell_and_equal_work) {
