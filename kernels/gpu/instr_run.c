@@ -492,8 +492,6 @@ int instr_runner_rest(struct instr_runner *ir, char *err) {
     return DV_CUDA_CALL(cudaDeviceReset(), err) != 0 ? -1 : 0;
 }
 
-unsigned instr_runner_texts_read(const struct instr_runner *ir) { return ir ? ir->texts.reads : 0; }
-
 /* One process, one run: the runner made, run and freed (the one-shot
  * command's way). */
 int instr_run(struct instr_job *j, struct instr_row *rows, unsigned n, const struct instr_run_opts *opts,

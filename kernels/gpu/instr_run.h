@@ -156,9 +156,6 @@ struct instr_text_warm {
 int instr_runner_warm(struct instr_runner *ir, int device, const struct instr_run_opts *text,
                       struct instr_text_warm *tw, char *err);
 
-/* How many functions' text the runner has read (the tests: once each). */
-unsigned instr_runner_texts_read(const struct instr_runner *ir);
-
 /* Part `part` of row `rr`'s plan launched once, with no CUPTI at all (what
  * an outside profiler, Nsight Compute, profiles). Returns 0, or a DV_* code
  * / -1 with `err` (the grid has no such part, the device, the launch). */
