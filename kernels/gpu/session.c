@@ -182,6 +182,10 @@ float *session_output(struct session *s, unsigned slot, unsigned long long n, fl
     return s->d_out[slot];
 }
 
+unsigned long long session_output_room(const struct session *s, unsigned slot) {
+    return slot < DV_MAX_ROWS ? s->out_n[slot] : 0;
+}
+
 int session_chains(struct session *s, unsigned iterations, const float **a, const float **b, char *err) {
     for (unsigned i = 0; i < SESSION_CHAINS; i++) {
         if (s->chains[i].iterations == iterations && iterations != 0) {

@@ -60,6 +60,10 @@ const float *session_input(struct session *s, unsigned long long n, int *rc, cha
  * with *rc and `err`. */
 float *session_output(struct session *s, unsigned slot, unsigned long long n, float **host, int *rc, char *err);
 
+/* The floats row slot `slot`'s output holds now (0: none made yet): what a
+ * table of that many threads or fewer finds made. */
+unsigned long long session_output_room(const struct session *s, unsigned slot);
+
 /* The reference chains of reference_chains(iterations) into *a and *b,
  * computed once per iteration count. Returns 0 or -1 with `err`. */
 int session_chains(struct session *s, unsigned iterations, const float **a, const float **b, char *err);

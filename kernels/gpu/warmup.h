@@ -14,8 +14,10 @@
  * no-branch and per-iteration kernels; and an expression beside the
  * baseline, as "Measure this" sends it: the mask kernel), each timed, and
  * with the testimony (the witness instantiations, the counter pass) when
- * the worker takes it, a few rounds each. Nothing of it is kept but what
- * the session keeps between jobs anyway.
+ * the worker takes it, a few rounds each; then the row slots of a full
+ * batch (DV_MAX_ROWS outputs and events on that grid), which the first
+ * batch of a class would otherwise make. Nothing of it is kept but what the
+ * session keeps between jobs anyway.
  */
 #ifndef DV_WARMUP_H
 #define DV_WARMUP_H
@@ -35,6 +37,7 @@ struct warmup_report {
     double lesson_ms;   /* the lesson's Part 1 and 2 (branch, no-branch, per-
                            iteration kernels), the profiler included           */
     double mask_ms;     /* an expression's table (the mask kernel)            */
+    double reserve_ms;  /* a full batch's row slots made (outputs, events)    */
     unsigned rows;      /* rows measured, over both requests                  */
     char counters_reason[ERR_LEN]; /* why the profiler is not there, "" when it is */
 };

@@ -366,9 +366,9 @@ static int warm(struct session *sess, int ordinal, int testimony) {
     else
         LOG(LOG_INFO,
             "worker: warm in %.0f ms before its hello: %u rows measured (the lesson's kernels %.0f ms, the mask kernel "
-            "%.0f ms), the counter profiler's set-up %.0f ms of it%s%s",
-            wr.total_ms, wr.rows, wr.lesson_ms, wr.mask_ms, wr.profiler_ms, wr.counters_reason[0] ? "; no counters: " : "",
-            wr.counters_reason);
+            "%.0f ms), the counter profiler's set-up %.0f ms of it, a full batch's row slots %.0f ms%s%s",
+            wr.total_ms, wr.rows, wr.lesson_ms, wr.mask_ms, wr.profiler_ms, wr.reserve_ms,
+            wr.counters_reason[0] ? "; no counters: " : "", wr.counters_reason);
     return rc == DV_ESTICKY ? rc : 0;
 }
 

@@ -178,6 +178,12 @@ Test(gpu_batch, the_warm_up_leaves_the_first_job_nothing_to_build, .timeout = 12
     cr_assert_not_null(r);
     cr_assert_eq(measure_run_session(s, &o, r, err), 0, "%s", err);
     helper_expect_all_checked(r);
+    /* A full batch's row slots are made: a class's first 16-row batch
+     * allocates no output. */
+    printf("a full batch's row slots: %.1f ms\n", w.reserve_ms);
+    for (unsigned k = 0; k < DV_MAX_ROWS; k++)
+        cr_expect(session_output_room(s, k) >= r->config.threads, "slot %u holds %llu floats, the widget's grid %llu", k,
+                  session_output_room(s, k), r->config.threads);
     if (!w.counters_reason[0])
         cr_expect(r->testimony.counters_setup_ms < 0.1 * w.profiler_ms,
                   "the first job built a profiler again: %.1f ms against the warm-up's %.1f",
