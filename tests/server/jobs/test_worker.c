@@ -268,7 +268,7 @@ static json_t *table_of(const char *id, json_t **doc) {
  * rows' GPU time), and says it was one of six readers over seven rows; no
  * reader's table holds another's row. */
 Test(worker, a_batchs_readers_get_the_tables_they_get_alone) {
-    char gate[] = "/tmp/dv-gate-XXXXXX", req[512], ids[READERS][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    char gate[64] = "/tmp/dv-gate-XXXXXX", req[512], ids[READERS][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
     cr_assert_not_null(mkdtemp(gate));
     strcat(gate, "/go");
     json_t *alone_doc[READERS], *alone[READERS];
@@ -327,7 +327,7 @@ Test(worker, a_batchs_readers_get_the_tables_they_get_alone) {
 /* A row whose check fails fails the readers whose tables hold it (the
  * gate, with the document), and no other reader of the batch. */
 Test(worker, a_row_that_fails_its_check_fails_only_its_readers) {
-    char gate[] = "/tmp/dv-gate-XXXXXX", req[512], ids[4][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    char gate[64] = "/tmp/dv-gate-XXXXXX", req[512], ids[4][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
     cr_assert_not_null(mkdtemp(gate));
     strcat(gate, "/go");
     make_sampling(16, gate, preds[2]);
@@ -363,7 +363,7 @@ Test(worker, a_row_that_fails_its_check_fails_only_its_readers) {
 /* A worker that crashes in a batch fails every member with how it ended,
  * and is restarted once. */
 Test(worker, a_crash_in_a_batch_fails_every_member) {
-    char gate[] = "/tmp/dv-gate-XXXXXX", ids[3][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
+    char gate[64] = "/tmp/dv-gate-XXXXXX", ids[3][JOBQ_ID_LEN], holder[JOBQ_ID_LEN];
     cr_assert_not_null(mkdtemp(gate));
     strcat(gate, "/go");
     make_sampling(16, gate, NULL);
@@ -426,7 +426,7 @@ static char *messages(const char *path) {
  * reader answered with its own table; readers that ask for none go batch
  * by batch as before. */
 Test(worker, batches_of_one_key_ready_together_go_as_one_message_of_groups) {
-    char gate[] = "/tmp/dv-gate-XXXXXX", ids[10][JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[64];
+    char gate[64] = "/tmp/dv-gate-XXXXXX", ids[10][JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[128];
     cr_assert_not_null(mkdtemp(gate));
     snprintf(log, sizeof log, "%s/messages", gate);
     strcat(gate, "/go");
@@ -456,7 +456,7 @@ Test(worker, batches_of_one_key_ready_together_go_as_one_message_of_groups) {
 /* A job of another key next in the fair order ends the joining: it starts
  * before any later batch, as it would have (the order kept). */
 Test(worker, a_job_of_another_key_next_in_the_order_is_not_passed_by_a_group) {
-    char gate[] = "/tmp/dv-gate-XXXXXX", ids[8][JOBQ_ID_LEN], other[JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[64];
+    char gate[64] = "/tmp/dv-gate-XXXXXX", ids[8][JOBQ_ID_LEN], other[JOBQ_ID_LEN], holder[JOBQ_ID_LEN], log[128];
     cr_assert_not_null(mkdtemp(gate));
     snprintf(log, sizeof log, "%s/messages", gate);
     strcat(gate, "/go");
