@@ -8,8 +8,11 @@
 #define DV_TEST_INSTR_REPORTS_H
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/options.h"
 #include "kernels/model/listing/listing.h"
@@ -58,6 +61,20 @@ static inline int instr_test_profiled_as(const struct dv_report *r, const char *
             return l && l->nruns ? (int)l->runs[0].line : -1;
         }
     return -2;
+}
+
+/* The stand-in profilers' environment for a test suite's set-up: SIGPIPE
+ * ignored, their log at /tmp/dv-fake-instr-NAME-PID.log (into `path`,
+ * emptied) named by FAKE_INSTRUCTIONS_LOG, and none of the variables that
+ * pick a stand-in's behaviour or the profiling server left set. */
+static inline void instr_test_fake_env(const char *name, char *path, size_t len) {
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(path, len, "/tmp/dv-fake-instr-%s-%ld.log", name, (long)getpid());
+    unlink(path);
+    setenv("FAKE_INSTRUCTIONS_LOG", path, 1);
+    unsetenv("FAKE_INSTRUCTIONS");
+    unsetenv("FAKE_INSTR_SERVER");
+    unsetenv("DV_INSTRUCTIONS_SERVER");
 }
 
 #endif /* DV_TEST_INSTR_REPORTS_H */

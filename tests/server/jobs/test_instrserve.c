@@ -34,15 +34,7 @@
 
 static char log_path[256];
 
-static void setup(void) {
-    signal(SIGPIPE, SIG_IGN);
-    snprintf(log_path, sizeof log_path, "/tmp/dv-fake-instr-server-%ld.log", (long)getpid());
-    unlink(log_path);
-    setenv("FAKE_INSTRUCTIONS_LOG", log_path, 1);
-    unsetenv("FAKE_INSTRUCTIONS");
-    unsetenv("FAKE_INSTR_SERVER");
-    unsetenv("DV_INSTRUCTIONS_SERVER");
-}
+static void setup(void) { instr_test_fake_env("server", log_path, sizeof log_path); }
 
 static void teardown(void) { unlink(log_path); }
 
