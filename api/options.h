@@ -84,11 +84,11 @@ int options_job_kind(const struct dv_options *o, char *buf, size_t len);
 /* Which requests a batch of readers may measure together on the GPU
  * (kernels/gpu/batch.h; the queue's batches, server/jobs/jobq.h), decided
  * here once: a request for the Part 1 table alone (no Part 2, no scenario),
- * keyed by what the shared rounds, warm-up and testimony pass need the same
+ * keyed by what the batch's session, warm-up and testimony pass need the same
  * (the kernel the table runs, plan_part1_kernel(); the blocks, "auto" for
  * auto; the block shape; the iterations; the witness, counters and
- * instructions switches; the baseline, since each reader's row is timed
- * beside a launch of the baseline, gpu/batch.h), followed by the rows it
+ * instructions switches; the baseline, the one the batch's union table
+ * holds, gpu/batch.h), followed by the rows it
  * times, one line each (its predicates as written, the baseline among
  * them). What each reader keeps of its own (the target, the sample bounds,
  * the budget and the predicates) is not in the key. Writes

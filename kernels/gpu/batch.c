@@ -40,7 +40,7 @@ static int fits(const struct dv_options *o0, const struct dv_report *r0, const s
                                    &r0->tables[0].rows[r0->tables[0].baseline_row]);
 }
 
-/* The timing_sink of the union's rounds: the readers' batchplan. */
+/* The timing_sink of the batch: each reader's rounds in turn (batchplan). */
 static unsigned plan_next(void *p, unsigned batch, unsigned *rows, unsigned *rounds) {
     return batchplan_next(p, batch, rows, rounds);
 }

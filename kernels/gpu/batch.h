@@ -9,16 +9,17 @@
  * measure_run_session() would (gpu/measure.h's steps), joins their tables
  * into one union table of their distinct rows (model/stats/batchplan.h),
  * and measures that table once with lesson_measure_table_timed(): one
- * warm-up per distinct row, rounds over the rows some reader still samples,
- * each reader's own rounds and stopping rule filed from them
- * (batchplan.h), one reference check per distinct row, and the testimony
- * (witness and counters) in one pass over the union's rows. Each reader's
- * table then gets its rows' checks, witness and counters (the counters'
- * comparison made again against its own baseline) and its own statistics,
- * and its report is finished on its own: the clock, the FMA floor, the
- * correctness gate. So a row that fails its check fails the readers whose
- * tables hold it and no other, and each reader's table says in
- * batch_readers / batch_rows that it was measured in a batch.
+ * warm-up per distinct row; then each reader's own rounds, one reader after
+ * another, each the launches of its own table in its order under its own
+ * rule, as alone (batchplan.h says why not rounds over the union); one
+ * reference check per distinct row, and the testimony (witness and
+ * counters) in one pass over the union's rows. Each reader's table then
+ * gets its rows' checks, witness and counters (the counters' comparison
+ * made again against its own baseline) and its own statistics, and its
+ * report is finished on its own: the clock, the FMA floor, the correctness
+ * gate. So a row that fails its check fails the readers whose tables hold
+ * it and no other, and each reader's table says in batch_readers /
+ * batch_rows that it was measured in a batch.
  *
  * A request that does not fit the first reader's (another grid, table or
  * switch: the supervisor never sends one) is measured alone after the batch,

@@ -178,7 +178,7 @@ struct member {
 
 /* Measures the members m[0..n) (each read, its report made) in one session
  * (gpu/batch.h): each member's result into m[i].rc and m[i].err; returns
- * the timed GPU work of the shared rounds. */
+ * the timed GPU work of the batch's rounds. */
 static double measure_group(struct session *sess, struct member *m, unsigned n) {
     const struct dv_options *o[BATCHPLAN_MAX_READERS] = {0};
     struct dv_report *r[BATCHPLAN_MAX_READERS] = {0};
@@ -192,13 +192,13 @@ static double measure_group(struct session *sess, struct member *m, unsigned n) 
         memcpy(m[i].err, err[i], sizeof m[i].err);
         m[i].err[sizeof m[i].err - 1] = '\0';
     }
-    LOG(LOG_INFO, "batch of %u jobs from %s: %u rows measured once, %.2f ms of timed GPU work between them", n, m[0].id,
+    LOG(LOG_INFO, "batch of %u jobs from %s: %u distinct rows, %.2f ms of timed GPU work between them", n, m[0].id,
         r[0]->ntables ? r[0]->tables[0].batch_rows : 0, shared_gpu_ms);
     return shared_gpu_ms;
 }
 
 /* Replies to each of the measured members m[0..n), crediting a reader of
- * the shared rounds with its share of their timed work (`shared_gpu_ms`)
+ * the batch with its share of its timed work (`shared_gpu_ms`)
  * and testimony. Returns 0 to go on, 1 after a sticky error, -1 on a pipe
  * error. */
 static int reply_members(struct session *sess, const struct member *m, unsigned n, double shared_gpu_ms) {

@@ -43,8 +43,8 @@
  * invented samples: each row's k-th round takes 0.5 ms times its predicted
  * ratio times (1 + FAKE_WORKER_NOISE x a number in [-1, 1] drawn from the
  * row's name and k), through the rounds and stopping rules the GPU worker
- * uses: a job alone as gpu/timing.c samples a table, a batch's through its
- * readers' shared rounds (model/stats/batchplan.h). A row's samples depend
+ * uses: a job alone as gpu/timing.c samples a table, a batch's reader by
+ * reader in one session (model/stats/batchplan.h). A row's samples depend
  * on nothing but its name and its round, so a
  * reader's table measured in a batch is exactly the table it gets alone:
  * what tests/server/jobs/test_worker.c holds the batch to.
@@ -218,7 +218,7 @@ static int sample_alone(struct dv_table *t, const struct dv_options *o, char *er
     return rc;
 }
 
-/* The Part 1 tables of r[0..n) measured on shared rounds (model/stats/
+/* The Part 1 tables of r[0..n) measured as a batch (model/stats/
  * batchplan.h), or the one alone. Returns 0, or -1 with `err`. */
 static int sample_tables(struct dv_report *const *r, const struct dv_options *const *o, unsigned n, char *err) {
     if (n == 1) return sample_alone(&r[0]->tables[0], o[0], err);
@@ -227,14 +227,15 @@ static int sample_tables(struct dv_report *const *r, const struct dv_options *co
     struct batchplan bp;
     struct dv_table *u = malloc(sizeof *u);
     int rc = u ? batchplan_init(&bp, tables, o, n, 0.0, u, err) : -1;
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, nr, taken[DV_MAX_ROWS] = {0};
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, nr;
     double ms[BATCHPLAN_MAX_LAUNCHES * 8];
     while (rc == 0 && (nr = batchplan_next(&bp, 8, rows, &rounds)) > 0) {
-        unsigned char launched[DV_MAX_ROWS] = {0}; /* the baseline is launched after each row */
+        /* The rounds are the first sampling reader's: its k-th, as alone. */
+        unsigned i = 0;
+        while (bp.readers[i].done) i++;
+        const unsigned taken = bp.readers[i].s.taken;
         for (unsigned k = 0; k < rounds; k++)
-            for (unsigned i = 0; i < nr; i++) ms[k * nr + i] = sample_ms(&u->rows[rows[i]], taken[rows[i]] + k);
-        for (unsigned i = 0; i < nr; i++) launched[rows[i]] = 1;
-        for (unsigned k = 0; k < DV_MAX_ROWS; k++) taken[k] += launched[k] ? rounds : 0;
+            for (unsigned l = 0; l < nr; l++) ms[k * nr + l] = sample_ms(&u->rows[rows[l]], taken + k);
         rc = batchplan_file(&bp, nr, rows, rounds, ms, NAN, err);
     }
     if (rc == 0) batchplan_report(&bp);

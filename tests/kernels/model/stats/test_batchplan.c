@@ -1,4 +1,4 @@
-/* test_batchplan.c -- readers' tables on shared rounds (batchplan.h), driven
+/* test_batchplan.c -- readers' tables measured in one session (batchplan.h), driven
  * as gpu/batch.c drives them (batches of 8 rounds), with invented rounds in
  * which a row's k-th time depends on nothing but its predicate and k (and a
  * noise of round k that every row of the round shares, which the per-round
@@ -54,24 +54,24 @@ static double sample_ms(const struct dv_row *row, unsigned k, double noise) {
 }
 
 /* Samples the batch until every reader is done, as gpu/timing.c does;
- * returns the batches taken. `seen` (may be NULL) gets, per batch, how
- * many rows it launched. */
-static unsigned drive(struct batchplan *b, double noise, unsigned *seen) {
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, n, taken[DV_MAX_ROWS] = {0}, batches = 0;
+ * returns the batches taken. A row's k-th time is its k-th in the rounds of
+ * the reader they were launched for (the first still sampling: each
+ * reader's rounds are its own, as alone). `who` (may be NULL) gets, per
+ * batch, the reader the batch was for. */
+static unsigned drive(struct batchplan *b, double noise, unsigned *who) {
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, n, batches = 0;
     double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
     char err[ERR_LEN];
     while ((n = batchplan_next(b, BATCH, rows, &rounds)) > 0 && batches < 2000) {
         cr_assert(rounds >= 1 && rounds <= BATCH);
         cr_assert(n <= BATCHPLAN_MAX_LAUNCHES);
-        /* A row launched twice in a round (the baseline) has that round's
-         * time at each launch. */
-        unsigned char launched[DV_MAX_ROWS] = {0};
+        unsigned i = 0;
+        while (b->readers[i].done) i++;
+        const unsigned taken = b->readers[i].s.taken;
         for (unsigned k = 0; k < rounds; k++)
-            for (unsigned i = 0; i < n; i++) ms[k * n + i] = sample_ms(&b->u->rows[rows[i]], taken[rows[i]] + k, noise);
-        for (unsigned i = 0; i < n; i++) launched[rows[i]] = 1;
-        for (unsigned k = 0; k < DV_MAX_ROWS; k++) taken[k] += launched[k] ? rounds : 0;
+            for (unsigned l = 0; l < n; l++) ms[k * n + l] = sample_ms(&b->u->rows[rows[l]], taken + k, noise);
         cr_assert_eq(batchplan_file(b, n, rows, rounds, ms, NAN, err), 0, "%s", err);
-        if (seen) seen[batches] = n;
+        if (who) who[batches] = i;
         batches++;
     }
     batchplan_report(b);
@@ -165,9 +165,9 @@ Test(batchplan, every_readers_table_is_the_one_it_gets_alone) {
 }
 
 /* The union: each distinct row once (two readers with one predicate share
- * its row), the first reader's baseline in the middle of the round, every
- * reader's rows mapped to rows that run what its own run. */
-Test(batchplan, the_union_has_each_row_once_and_the_baseline_in_the_middle) {
+ * its row), the first reader's rows first in its order, every reader's
+ * rows mapped to rows that run what its own run. */
+Test(batchplan, the_union_has_each_row_once) {
     struct dv_options o[4] = {reader(exprs[0], 0.005, 10, 2000), reader(exprs[1], 0.005, 10, 2000),
                               reader(exprs[0], 0.001, 20, 2000), reader(exprs[2], 0.005, 10, 2000)};
     struct dv_report *r[4];
@@ -182,7 +182,7 @@ Test(batchplan, the_union_has_each_row_once_and_the_baseline_in_the_middle) {
     char err[ERR_LEN];
     cr_assert_eq(batchplan_init(&b, tables, opts, 4, 0.0, &u, err), 0, "%s", err);
     cr_assert_eq(u.nrows, 4, "three predicates (one asked twice) and the baseline");
-    cr_expect_eq(u.baseline_row, 1 + 0, "the baseline sits between the first and the last of three rows");
+    cr_expect_eq(u.baseline_row, tables[0]->baseline_row, "the first reader's rows first, in its order");
     cr_expect_str_eq(u.rows[u.baseline_row].name, DV_DEFAULT_BASELINE);
     cr_expect_eq(b.readers[0].row[0], b.readers[2].row[0], "one predicate asked twice is one row");
     for (unsigned i = 0; i < 4; i++)
@@ -193,27 +193,29 @@ Test(batchplan, the_union_has_each_row_once_and_the_baseline_in_the_middle) {
     for (unsigned i = 0; i < 4; i++) experiment_report_free(r[i]);
 }
 
-/* A reader whose rule stopped leaves the rounds with the rows only it
- * reads; the shared baseline stays while anyone samples. */
-Test(batchplan, a_done_reader_leaves_the_rounds) {
-    struct dv_options o[2] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.0001, 10, 200)};
-    struct dv_report *r[2] = {planned(&o[0]), planned(&o[1])};
-    struct dv_table *tables[2] = {&r[0]->tables[0], &r[1]->tables[0]}, u;
-    const struct dv_options *opts[2] = {&o[0], &o[1]};
+/* The rounds go to one reader at a time, to the end of its rule: the
+ * first's until it stops, then the next's; never a launch of another
+ * reader's row among them. */
+Test(batchplan, each_reader_is_measured_to_its_end_before_the_next) {
+    struct dv_options o[3] = {reader(exprs[0], 0.5, 16, 16), reader(exprs[1], 0.0001, 10, 40),
+                              reader(exprs[2], 0.5, 8, 8)};
+    struct dv_report *r[3] = {planned(&o[0]), planned(&o[1]), planned(&o[2])};
+    struct dv_table *tables[3] = {&r[0]->tables[0], &r[1]->tables[0], &r[2]->tables[0]}, u;
+    const struct dv_options *opts[3] = {&o[0], &o[1], &o[2]};
     struct batchplan b;
     char err[ERR_LEN];
-    cr_assert_eq(batchplan_init(&b, tables, opts, 2, 0.0, &u, err), 0, "%s", err);
-    unsigned seen[2000] = {0};
-    const unsigned batches = drive(&b, 0.01, seen);
-    cr_assert_gt(batches, 2);
-    cr_expect_eq(seen[0], 4, "the first batch launches every row, each followed by the baseline");
-    cr_expect_eq(seen[batches - 1], 2, "once the first reader is done, its row (and its baseline launch) is left out");
-    cr_expect_eq(tables[0]->rows[0].time_ms.samples, 8);
+    cr_assert_eq(batchplan_init(&b, tables, opts, 3, 0.0, &u, err), 0, "%s", err);
+    unsigned who[2000] = {0};
+    const unsigned batches = drive(&b, 0.01, who);
+    const unsigned expect[] = {0, 0, 1, 1, 1, 1, 1, 2};
+    cr_assert_eq(batches, sizeof expect / sizeof expect[0], "16 rounds, 40 and 8 in batches of 8: %u batches", batches);
+    for (unsigned k = 0; k < batches; k++) cr_expect_eq(who[k], expect[k], "batch %u was reader %u's", k, who[k]);
+    cr_expect_eq(tables[0]->rows[0].time_ms.samples, 16);
     cr_expect_str_eq(tables[0]->stop_reason, "target", "its loose target met at its minimum");
-    cr_expect_eq(tables[1]->rows[0].time_ms.samples, 200, "the other samples on to its own cap");
+    cr_expect_eq(tables[1]->rows[0].time_ms.samples, 40, "the next samples on to its own cap");
+    cr_expect_eq(tables[2]->rows[0].time_ms.samples, 8);
     batchplan_cleanup(&b);
-    experiment_report_free(r[0]);
-    experiment_report_free(r[1]);
+    for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
 }
 
 /* More distinct rows than one table holds is refused, naming the bound. */
@@ -240,13 +242,12 @@ Test(batchplan, refuses_more_rows_than_a_table_holds) {
     for (unsigned i = 0; i < BATCHPLAN_MAX_READERS; i++) experiment_report_free(r[i]);
 }
 
-/* The launch order: each row a reader samples, then the baseline, so every
- * row is timed between two launches of the baseline, as alone; a reader's
- * baseline sample is the launch right after its own row, never another
- * reader's. Each launch gets a time of its own here, so a reader filed
- * from the wrong launch shows. */
-Test(batchplan, each_row_is_followed_by_the_baseline_its_reader_reads) {
-    struct dv_options o[3] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.5, 8, 8), reader(exprs[2], 0.5, 8, 8)};
+/* A batch's launches are one reader's table, in its order, as
+ * timing_rows() launches it alone; its times go to that reader (and to a
+ * reader asking for the same rows) and to no other. Each launch gets a
+ * time of its own here, so a reader filed from the wrong launch shows. */
+Test(batchplan, a_readers_launches_are_its_own_table_in_its_order) {
+    struct dv_options o[3] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.5, 8, 8), reader(exprs[0], 0.5, 8, 8)};
     struct dv_report *r[3] = {planned(&o[0]), planned(&o[1]), planned(&o[2])};
     struct dv_table *tables[3] = {&r[0]->tables[0], &r[1]->tables[0], &r[2]->tables[0]}, u;
     const struct dv_options *opts[3] = {&o[0], &o[1], &o[2]};
@@ -254,29 +255,24 @@ Test(batchplan, each_row_is_followed_by_the_baseline_its_reader_reads) {
     char err[ERR_LEN];
     cr_assert_eq(batchplan_init(&b, tables, opts, 3, 0.0, &u, err), 0, "%s", err);
     unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0;
-    const unsigned n = batchplan_next(&b, 1, rows, &rounds);
-    cr_assert_eq(n, 6, "three rows, each followed by the baseline");
-    const unsigned base = (unsigned)u.baseline_row;
-    for (unsigned i = 0; i < n; i += 2) {
-        cr_expect_neq(rows[i], base, "launch %u is a reader's row", i);
-        cr_expect_eq(rows[i + 1], base, "launch %u is the baseline", i + 1);
+    unsigned n = batchplan_next(&b, 2, rows, &rounds);
+    cr_assert_eq(n, tables[0]->nrows, "the first reader's rows");
+    cr_expect_eq(rounds, 2);
+    for (unsigned j = 0; j < n; j++)
+        cr_expect(experiment_row_same_run(&u.rows[rows[j]], &tables[0]->rows[j]), "launch %u is its row %u", j, j);
+    double ms[2 * BATCHPLAN_MAX_LAUNCHES];
+    for (unsigned i = 0; i < 2 * n; i++) ms[i] = 1.0 + i;
+    cr_assert_eq(batchplan_file(&b, n, rows, 2, ms, NAN, err), 0, "%s", err);
+    for (unsigned j = 0; j < n; j++) {
+        cr_expect_eq(sampling_row(&b.readers[0].s, j)[0], ms[j], "round 0, row %u", j);
+        cr_expect_eq(sampling_row(&b.readers[0].s, j)[1], ms[n + j], "round 1, row %u", j);
+        cr_expect_eq(sampling_row(&b.readers[2].s, j)[1], ms[n + j], "the same predicate reads the same rounds");
     }
-    /* Launch i takes 1 + i ms: reader k's row and its baseline must come
-     * from its own pair of launches. */
-    double ms[BATCHPLAN_MAX_LAUNCHES];
-    for (unsigned i = 0; i < n; i++) ms[i] = 1.0 + i;
-    cr_assert_eq(batchplan_file(&b, n, rows, 1, ms, NAN, err), 0, "%s", err);
-    for (unsigned k = 0; k < 3; k++) {
-        struct batchplan_reader *rd = &b.readers[k];
-        unsigned at = n;
-        for (unsigned i = 0; i < n; i += 2)
-            if (rows[i] == rd->row[0]) at = i;
-        cr_assert_lt(at, n, "reader %u's row was launched", k);
-        cr_expect_eq(sampling_row(&rd->s, 0)[0], ms[at], "reader %u's row", k);
-        cr_expect_eq(sampling_row(&rd->s, (unsigned)rd->t->baseline_row)[0], ms[at + 1],
-                     "reader %u's baseline is the launch after its row (%.0f ms), not %.0f ms", k, ms[at + 1],
-                     sampling_row(&rd->s, (unsigned)rd->t->baseline_row)[0]);
-    }
+    cr_expect_eq(b.readers[1].s.taken, 0, "another reader's rows got nothing");
+    /* Launches that are no sampling reader's rows are refused. */
+    const unsigned swapped[2] = {rows[1], rows[0]};
+    cr_expect_neq(batchplan_file(&b, 2, swapped, 1, ms, NAN, err), 0);
+    cr_expect(strstr(err, "no sampling reader's rows"), "%s", err);
     batchplan_cleanup(&b);
     for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
 }
@@ -294,6 +290,35 @@ Test(batchplan, refuses_a_reader_with_another_baseline) {
     char err[ERR_LEN] = "";
     cr_expect_neq(batchplan_init(&b, tables, opts, 2, 0.0, &u, err), 0);
     cr_expect(strstr(err, "baseline"), "%s", err);
+    batchplan_cleanup(&b);
+    experiment_report_free(r[0]);
+    experiment_report_free(r[1]);
+}
+
+/* A reader's first rounds carry a clock reading, as alone (where the first
+ * batch of a table always samples the clock): the last one filed when none
+ * was taken just before them; later rounds without one stay without. */
+Test(batchplan, a_readers_first_rounds_carry_the_last_clock_reading) {
+    struct dv_options o[2] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.5, 16, 16)};
+    struct dv_report *r[2] = {planned(&o[0]), planned(&o[1])};
+    struct dv_table *tables[2] = {&r[0]->tables[0], &r[1]->tables[0]}, u;
+    const struct dv_options *opts[2] = {&o[0], &o[1]};
+    struct batchplan b;
+    char err[ERR_LEN];
+    cr_assert_eq(batchplan_init(&b, tables, opts, 2, 0.0, &u, err), 0, "%s", err);
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0;
+    double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
+    for (unsigned i = 0; i < BATCHPLAN_MAX_LAUNCHES * BATCH; i++) ms[i] = 1.0;
+    const double mhz[3] = {1755.0, NAN, NAN};
+    for (unsigned k = 0; k < 3; k++) {
+        const unsigned n = batchplan_next(&b, BATCH, rows, &rounds);
+        cr_assert_gt(n, 0);
+        cr_assert_eq(batchplan_file(&b, n, rows, rounds, ms, mhz[k], err), 0, "%s", err);
+    }
+    cr_expect(b.readers[0].done && b.readers[1].done);
+    cr_expect_eq(b.readers[0].s.mhz[0], 1755.0);
+    cr_expect_eq(b.readers[1].s.mhz[0], 1755.0, "the next reader's first rounds: the last reading");
+    cr_expect(isnan(b.readers[1].s.mhz[BATCH]), "its second batch had none and carries none");
     batchplan_cleanup(&b);
     experiment_report_free(r[0]);
     experiment_report_free(r[1]);
