@@ -158,6 +158,7 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         return DV_ERR;
     }
     const unsigned launches = sink->max_launches ? sink->max_launches : nrows;
+    const double clock_every_ms = sink->clock_every_ms > 0 ? sink->clock_every_ms : TIMING_CLOCK_EVERY_MS;
     if (launches > TIMING_MAX_LAUNCHES) {
         dv_seterr(err, "timing: %u launches a round, at most %u", launches, TIMING_MAX_LAUNCHES);
         return DV_ERR;
@@ -172,11 +173,11 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         unsigned rounds = 0;
         const unsigned n = sink->next(sink->ctx, TIMING_BATCH, rows, &rounds);
         if (n == 0) break;
-        int bad = n > launches || rounds == 0 || rounds > TIMING_BATCH;
+        int bad = n > launches || rounds == 0 || (size_t)rounds * n > t.nev;
         for (unsigned i = 0; i < n && !bad; i++) bad = rows[i] >= nrows;
         if (bad) {
-            dv_seterr(err, "timing: %u rounds of %u launches asked for (%u rows, at most %u launches and %u rounds)",
-                      rounds, n, nrows, launches, TIMING_BATCH);
+            dv_seterr(err, "timing: %u rounds of %u launches asked for (%u rows, at most %u launches and %zu events)",
+                      rounds, n, nrows, launches, t.nev);
             rc = DV_ERR;
             goto cleanup;
         }
@@ -188,8 +189,8 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         if ((rc = timing_hold(clk, hold_ms, err)) != 0) goto cleanup;
         if ((rc = launch(ctx, rows[n - 1], err)) != 0) goto cleanup;
         /* The clock: in the first batch, then once at least
-         * TIMING_CLOCK_EVERY_MS of timed work has passed since the last. */
-        const int sample_clock = clk && (batches == 0 || timed_ms - clocked_ms >= TIMING_CLOCK_EVERY_MS);
+         * clock_every_ms of timed work has passed since the last. */
+        const int sample_clock = clk && (batches == 0 || timed_ms - clocked_ms >= clock_every_ms);
         if (sample_clock && (rc = queue_clock(&t, clk, err)) != 0) goto cleanup;
         double batch_ms = 0, mhz = NAN;
         if ((rc = queue_rounds(&t, rows, n, rounds, launch, ctx, err)) != 0) goto cleanup;
@@ -254,7 +255,7 @@ int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const s
     unsigned ref[DV_MAX_ROWS];
     for (unsigned r = 0; r < tb->nrows && r < DV_MAX_ROWS; r++) ref[r] = dv_row_reference(tb, r);
     if (rc == 0) rc = sampling_references(&x.s, ref, err);
-    const struct timing_sink sink = {table_next, table_file, &x, 0};
+    const struct timing_sink sink = {table_next, table_file, &x, 0, 0};
     if (rc == 0 && (rc = timing_rounds(tb->nrows, launch, ctx, &sink, clk, err)) == 0) sampling_report(&x.s, tb);
     sampling_cleanup(&x.s);
     return rc;

@@ -94,7 +94,9 @@ int timing_rows(struct dv_table *t, timing_launch_fn launch, void *ctx, const st
  *   next: the launches of the next rounds, in round order, into `rows`
  *         (row indices; a row may be launched more than once in a round,
  *         TIMING_MAX_LAUNCHES at most); returns how many (0: sampling is
- *         over), with in *rounds how many rounds (1..`batch`) may be queued;
+ *         over), with in *rounds how many rounds may be queued: 1..`batch`,
+ *         or more where the events hold them (n x rounds at most
+ *         max_launches x `batch`);
  *   file: the `rounds` rounds just timed of the `n` launches `rows`,
  *         ms[k * n + i] launch i's time in round k, `mhz` the clock read before them
  *         (NaN: not read). Returns 0 or a DV_* code with `err`. */
@@ -105,13 +107,14 @@ struct timing_sink {
                 char *err);
     void *ctx;
     unsigned max_launches; /* per round, at most TIMING_MAX_LAUNCHES; 0: the rows' count */
+    double clock_every_ms; /* timed work between clock samples; 0: TIMING_CLOCK_EVERY_MS */
 };
 
 /* The engine under timing_rows(): one warm-up launch of each of the `nrows`
  * rows (at most DV_MAX_ROWS), then batches of rounds of the rows `sink`
  * names, each batch after an untimed lead-in launch and with the clock
- * sampled as timing_rows() does, filed into `sink`, until it names none.
- * Returns 0 or a DV_* code. */
+ * sampled as timing_rows() does (or every sink->clock_every_ms of timed
+ * work), filed into `sink`, until it names none. Returns 0 or a DV_* code. */
 int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
                   struct timing_clock *clk, char *err);
 

@@ -106,13 +106,25 @@ unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *row
     const struct batchplan_reader *rd = &b->readers[i];
     const unsigned n = rd->t->nrows;
     for (unsigned j = 0; j < n; j++) rows[j] = rd->row[j];
+    /* Its first batch queues at once the rounds alone takes before its
+     * first look that can stop it (min_samples, up to a whole batch), where
+     * the engine's events hold them: alone they come in batches of `batch`
+     * with looks between that cannot stop it, so the rule decides the same,
+     * on the same rounds, with one synchronisation and one lead-in launch
+     * instead of several. */
+    unsigned want = batch;
+    if (rd->s.taken == 0 && rd->s.rule.min_samples > batch) {
+        const unsigned first = (rd->s.rule.min_samples + batch - 1) / batch * batch;
+        const unsigned fit = BATCHPLAN_MAX_LAUNCHES * batch / n / batch * batch;
+        want = first < fit ? first : fit;
+    }
     /* Readers with the very same launches read the same rounds: as many as
      * each of them has room for. */
-    unsigned room = batch;
+    unsigned room = want;
     for (unsigned k = i; k < b->nreaders; k++) {
         const struct batchplan_reader *q = &b->readers[k];
         if (q->done || !reader_launches(q, n, rows)) continue;
-        const unsigned r = sampling_room(&q->s, batch);
+        const unsigned r = sampling_room(&q->s, want);
         if (r < room) room = r;
     }
     *rounds = room;

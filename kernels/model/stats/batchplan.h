@@ -90,9 +90,13 @@ void batchplan_cleanup(struct batchplan *b);
 /* The launches of the next rounds into `rows` (room for
  * BATCHPLAN_MAX_LAUNCHES): the rows of the first reader still sampling, in
  * its table's order. Returns how many (0 once every reader is done), and in
- * *rounds how many rounds may be queued next, at most `batch`: what that
- * reader, and every reader still sampling with the same launches, has room
- * for (sampling_room()). */
+ * *rounds how many rounds may be queued next: at most `batch`, or in the
+ * reader's first batch the whole batches alone takes before its first look
+ * that can stop it (its rule's min_samples rounded up to a multiple of
+ * `batch`) where n x rounds fit BATCHPLAN_MAX_LAUNCHES x `batch` launches;
+ * what that reader, and every
+ * reader still sampling with the same launches, has room for
+ * (sampling_room()). */
 unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds);
 
 /* Files `rounds` rounds of the `n` launches `rows` (as batchplan_next()
