@@ -147,7 +147,7 @@ double timing_hold_next(double queue_ms, double gpu_ms) {
 int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const struct timing_sink *sink,
                   struct timing_clock *clk, char *err) {
     struct timing_run t;
-    unsigned rows[TIMING_MAX_LAUNCHES];
+    unsigned rows[TIMING_MAX_LAUNCHES * TIMING_BATCH];
     double ms[TIMING_MAX_LAUNCHES * TIMING_BATCH];
     double timed_ms = 0, clocked_ms = 0; /* timed work filed, and when the clock was last sampled */
     double hold_ms = TIMING_HOLD_FIRST_MS;
@@ -173,11 +173,11 @@ int timing_rounds(unsigned nrows, timing_launch_fn launch, void *ctx, const stru
         unsigned rounds = 0;
         const unsigned n = sink->next(sink->ctx, TIMING_BATCH, rows, &rounds);
         if (n == 0) break;
-        int bad = n > launches || rounds == 0 || (size_t)rounds * n > t.nev;
+        int bad = rounds == 0 || (size_t)rounds * n > t.nev;
         for (unsigned i = 0; i < n && !bad; i++) bad = rows[i] >= nrows;
         if (bad) {
-            dv_seterr(err, "timing: %u rounds of %u launches asked for (%u rows, at most %u launches and %zu events)",
-                      rounds, n, nrows, launches, t.nev);
+            dv_seterr(err, "timing: %u rounds of %u launches asked for (%u rows, events for %zu launches)", rounds, n,
+                      nrows, t.nev);
             rc = DV_ERR;
             goto cleanup;
         }

@@ -92,11 +92,10 @@ int timing_rows(struct dv_table *t, timing_launch_fn launch, void *ctx, const st
  * table's struct sampling (timing_rows()), or the readers of a batch, each
  * with its own (model/stats/batchplan.h). Both get `ctx`.
  *   next: the launches of the next rounds, in round order, into `rows`
- *         (row indices; a row may be launched more than once in a round,
- *         TIMING_MAX_LAUNCHES at most); returns how many (0: sampling is
- *         over), with in *rounds how many rounds may be queued: 1..`batch`,
- *         or more where the events hold them (n x rounds at most
- *         max_launches x `batch`);
+ *         (row indices; a row may be launched more than once in a round);
+ *         returns how many (0: sampling is over), with in *rounds how many
+ *         rounds may be queued: n x rounds at most max_launches x `batch`
+ *         (the events made; `rows` has room for that many);
  *   file: the `rounds` rounds just timed of the `n` launches `rows`,
  *         ms[k * n + i] launch i's time in round k, `mhz` the clock read before them
  *         (NaN: not read). Returns 0 or a DV_* code with `err`. */
@@ -106,7 +105,7 @@ struct timing_sink {
     int (*file)(void *ctx, unsigned n, const unsigned *rows, unsigned rounds, const double *ms, double mhz,
                 char *err);
     void *ctx;
-    unsigned max_launches; /* per round, at most TIMING_MAX_LAUNCHES; 0: the rows' count */
+    unsigned max_launches; /* x `batch`: the launches a batch holds (at most TIMING_MAX_LAUNCHES; 0: the rows' count) */
     double clock_every_ms; /* timed work between clock samples; 0: TIMING_CLOCK_EVERY_MS */
 };
 

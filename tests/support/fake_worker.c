@@ -227,15 +227,17 @@ static int sample_tables(struct dv_report *const *r, const struct dv_options *co
     struct batchplan bp;
     struct dv_table *u = malloc(sizeof *u);
     int rc = u ? batchplan_init(&bp, tables, o, n, 0.0, u, err) : -1;
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, nr;
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES * 8], rounds = 0, nr;
     double ms[BATCHPLAN_MAX_LAUNCHES * 8];
     while (rc == 0 && (nr = batchplan_next(&bp, 8, rows, &rounds)) > 0) {
-        /* The rounds are the first sampling reader's: its k-th, as alone. */
-        unsigned i = 0;
-        while (bp.readers[i].done) i++;
-        const unsigned taken = bp.readers[i].s.taken;
-        for (unsigned k = 0; k < rounds; k++)
-            for (unsigned l = 0; l < nr; l++) ms[k * nr + l] = sample_ms(&u->rows[rows[l]], taken + k);
+        /* Each segment's rounds are its reader's: its k-th, as alone. */
+        for (unsigned g = 0; g < bp.nsegs; g++) {
+            const struct batchplan_seg *sg = &bp.segs[g];
+            const struct batchplan_reader *rd = &bp.readers[sg->reader];
+            for (unsigned k = 0; k < sg->rounds; k++)
+                for (unsigned j = 0; j < rd->t->nrows; j++)
+                    ms[sg->at + k * rd->t->nrows + j] = sample_ms(&rd->t->rows[j], rd->s.taken + k);
+        }
         rc = batchplan_file(&bp, nr, rows, rounds, ms, NAN, err);
     }
     if (rc == 0) batchplan_report(&bp);

@@ -96,46 +96,54 @@ static int reader_launches(const struct batchplan_reader *rd, unsigned n, const 
     return 1;
 }
 
-unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds) {
-    /* The first reader still sampling: its rows in its table's order, as
-     * alone, until its rule stops it. */
-    unsigned i = 0;
-    while (i < b->nreaders && b->readers[i].done) i++;
-    *rounds = 0;
-    if (i == b->nreaders) return 0;
-    const struct batchplan_reader *rd = &b->readers[i];
+/* The rounds reader `rd` asks for next: `batch`, or in its first batch the
+ * whole batches alone takes before its first look that can stop it (its
+ * min_samples rounded up to a multiple of `batch`: alone they come in
+ * batches with looks between that cannot stop it, so its rule decides the
+ * same on the same rounds), as far as `cap` launches hold. */
+static unsigned reader_want(const struct batchplan_reader *rd, unsigned batch, unsigned cap) {
     const unsigned n = rd->t->nrows;
-    for (unsigned j = 0; j < n; j++) rows[j] = rd->row[j];
-    /* Its first batch queues at once the rounds alone takes before its
-     * first look that can stop it (min_samples, up to a whole batch), where
-     * the engine's events hold them: alone they come in batches of `batch`
-     * with looks between that cannot stop it, so the rule decides the same,
-     * on the same rounds, with one synchronisation and one lead-in launch
-     * instead of several. */
-    unsigned want = batch;
-    if (rd->s.taken == 0 && rd->s.rule.min_samples > batch) {
-        const unsigned first = (rd->s.rule.min_samples + batch - 1) / batch * batch;
-        const unsigned fit = BATCHPLAN_MAX_LAUNCHES * batch / n / batch * batch;
-        want = first < fit ? first : fit;
+    if (rd->s.taken > 0 || rd->s.rule.min_samples <= batch) return batch;
+    const unsigned first = (rd->s.rule.min_samples + batch - 1) / batch * batch;
+    const unsigned fit = cap / n / batch * batch;
+    return first < fit ? first : fit > 0 ? fit : batch;
+}
+
+unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds) {
+    const unsigned cap = BATCHPLAN_MAX_LAUNCHES * batch;
+    unsigned char planned[BATCHPLAN_MAX_READERS] = {0};
+    unsigned n = 0;
+    b->nsegs = 0;
+    for (unsigned i = 0; i < b->nreaders; i++) {
+        const struct batchplan_reader *rd = &b->readers[i];
+        if (rd->done || planned[i]) continue;
+        const unsigned nr = rd->t->nrows;
+        /* Readers with the very same launches read the same rounds: as
+         * many as each of them has room for. */
+        unsigned want = reader_want(rd, batch, cap);
+        for (unsigned k = i; k < b->nreaders; k++) {
+            const struct batchplan_reader *q = &b->readers[k];
+            if (q->done || !reader_launches(q, nr, rd->row)) continue;
+            const unsigned r = sampling_room(&q->s, want);
+            if (r < want) want = r;
+        }
+        if (n + want * nr > cap) break; /* the next batch's */
+        for (unsigned k = i; k < b->nreaders; k++)
+            if (!b->readers[k].done && reader_launches(&b->readers[k], nr, rd->row)) planned[k] = 1;
+        b->segs[b->nsegs++] = (struct batchplan_seg){i, n, want};
+        for (unsigned k = 0; k < want; k++)
+            for (unsigned j = 0; j < nr; j++) rows[n++] = rd->row[j];
     }
-    /* Readers with the very same launches read the same rounds: as many as
-     * each of them has room for. */
-    unsigned room = want;
-    for (unsigned k = i; k < b->nreaders; k++) {
-        const struct batchplan_reader *q = &b->readers[k];
-        if (q->done || !reader_launches(q, n, rows)) continue;
-        const unsigned r = sampling_room(&q->s, want);
-        if (r < room) room = r;
-    }
-    *rounds = room;
+    *rounds = n ? 1 : 0;
     return n;
 }
 
-/* Files the rounds into reader `rd`, whose row j is launch j. */
-static int reader_file(struct batchplan_reader *rd, unsigned n, unsigned rounds, const double *ms, double mhz,
-                       char *err) {
+/* Files `rounds` rounds of reader `rd`'s rows, row j of round k at
+ * ms[k * nrows + j]. */
+static int reader_file(struct batchplan_reader *rd, unsigned rounds, const double *ms, double mhz, char *err) {
+    const unsigned n = rd->t->nrows;
     double own_ms = 0;
-    for (unsigned j = 0; j < rd->t->nrows; j++) {
+    for (unsigned j = 0; j < n; j++) {
         double *dst = sampling_row(&rd->s, j) + rd->s.taken;
         for (unsigned k = 0; k < rounds; k++) {
             dst[k] = ms[(size_t)k * n + j];
@@ -148,29 +156,42 @@ static int reader_file(struct batchplan_reader *rd, unsigned n, unsigned rounds,
     return 0;
 }
 
+/* Whether rows[0..n) are the launches the last batchplan_next() planned. */
+static int planned_launches(const struct batchplan *b, unsigned n, const unsigned *rows) {
+    unsigned at = 0;
+    for (unsigned g = 0; g < b->nsegs; g++) {
+        const struct batchplan_seg *sg = &b->segs[g];
+        const struct batchplan_reader *rd = &b->readers[sg->reader];
+        if (sg->at != at || at + sg->rounds * rd->t->nrows > n) return 0;
+        for (unsigned k = 0; k < sg->rounds; k++, at += rd->t->nrows)
+            if (!reader_launches(rd, rd->t->nrows, rows + at)) return 0;
+    }
+    return at == n && n > 0;
+}
+
 int batchplan_file(struct batchplan *b, unsigned n, const unsigned *rows, unsigned rounds, const double *ms,
                    double mhz, char *err) {
-    if (n == 0 || n > BATCHPLAN_MAX_LAUNCHES) {
-        dv_seterr(err, "batch: %u launches in a round, 1..%u", n, BATCHPLAN_MAX_LAUNCHES);
-        return DV_ERR;
-    }
-    unsigned filed = 0;
-    for (unsigned i = 0; i < b->nreaders; i++) {
-        struct batchplan_reader *rd = &b->readers[i];
-        if (rd->done || !reader_launches(rd, n, rows)) continue;
-        /* A reader's first rounds carry the last clock reading when none
-         * was taken just before them: alone, its first batch has one. */
-        const double at = isfinite(mhz) || rd->s.taken > 0 ? mhz : b->last_mhz;
-        if (reader_file(rd, n, rounds, ms, at, err) != 0) return DV_ERR;
-        filed++;
-    }
-    if (filed == 0) {
-        dv_seterr(err, "batch: %u launches that are no sampling reader's rows", n);
+    if (rounds != 1 || !planned_launches(b, n, rows)) {
+        dv_seterr(err, "batch: %u rounds of %u launches that are not the batch planned last", rounds, n);
         return DV_ERR;
     }
     if (isfinite(mhz)) b->last_mhz = mhz;
-    for (size_t k = 0; k < (size_t)rounds * n; k++) b->gpu_ms += ms[k];
-    b->rounds += rounds;
+    for (unsigned g = 0; g < b->nsegs; g++) {
+        const struct batchplan_seg *sg = &b->segs[g];
+        const struct batchplan_reader *first = &b->readers[sg->reader];
+        for (unsigned i = sg->reader; i < b->nreaders; i++) {
+            struct batchplan_reader *rd = &b->readers[i];
+            if (rd->done || !reader_launches(rd, first->t->nrows, first->row)) continue;
+            /* The clock read before the batch is the first segment's; a
+             * reader's first rounds carry the last reading where none was
+             * read just before them, as alone its first batch has one. */
+            const double at = g == 0 && isfinite(mhz) ? mhz : rd->s.taken == 0 ? b->last_mhz : NAN;
+            if (reader_file(rd, sg->rounds, ms + sg->at, at, err) != 0) return DV_ERR;
+        }
+        b->rounds += sg->rounds;
+    }
+    b->nsegs = 0;
+    for (size_t k = 0; k < n; k++) b->gpu_ms += ms[k];
     return 0;
 }
 

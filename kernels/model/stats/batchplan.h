@@ -19,20 +19,22 @@
  * batch's rows before it sends it). The first reader's baseline is every
  * reader's (the batch is formed only of readers with one baseline).
  *
- * Each reader's rounds are the ones it gets alone. The rounds go to one
- * reader after another (batchplan_next()): the first reader still sampling
- * gets batches of rounds of its own table's rows in its table's order,
- * exactly the launches timing_rows() queues for that table alone, until its
- * own rule stops it; then the next. Readers whose tables are the same rows
- * in the same order (one predicate asked twice) read the same rounds. Why
- * not rounds over the union, each row beside a baseline launch: on the
- * H200 a reader's rounds then spread over the whole batch's time, beside
- * every other reader's kernels, and its per-round ratios scattered about
- * 1.4 times as widely as alone (its interval as much wider), the ratios a
- * tenth of a percent or two lower; and the launch before a kernel moves
- * its time by a few tenths of a percent there, more than the intervals.
- * What the batch saves is everything around the rounds: the plan, the
- * session, the warm-up, the testimony pass, the checks, the queue.
+ * Each reader's rounds are the ones it gets alone. A reader's rounds come
+ * back to back, its own table's rows in its table's order, exactly the
+ * launches timing_rows() queues for that table alone; a batch of the
+ * engine (one synchronisation) holds several readers' rounds one reader
+ * after another (segments), and a reader whose rule asks for more rounds
+ * gets them in the next batch, as alone after its look. Readers whose
+ * tables are the same rows in the same order (one predicate asked twice)
+ * read the same rounds. Why not rounds over the union, each row beside a
+ * baseline launch: on the H200 a reader's rounds then spread over the
+ * whole batch's time, beside every other reader's kernels, and its
+ * intervals came out 1.5 to 1.9 times as wide as alone (the ratios a tenth
+ * of a percent or two lower); one reader's rounds after another's gave
+ * half-widths 0.9 to 1.25 times alone's. What the batch saves is
+ * everything around the rounds: the plan, the session, the warm-up, the
+ * testimony pass, the checks, the queue, and the GPU's idle time between
+ * synchronisations.
  *
  * Each reader keeps its own struct sampling over its own rows, with its own
  * baseline, target, sample bounds and budget (counted on its own rows' GPU
@@ -56,8 +58,15 @@ extern "C" {
 #endif
 
 #define BATCHPLAN_MAX_READERS 16
-/* Launches in one round: one reader's rows. */
-#define BATCHPLAN_MAX_LAUNCHES DV_MAX_ROWS
+/* A batch holds BATCHPLAN_MAX_LAUNCHES x `batch` launches (the timing
+ * engine's events for it, gpu/timing.h's TIMING_MAX_LAUNCHES). */
+#define BATCHPLAN_MAX_LAUNCHES (2 * DV_MAX_ROWS)
+
+/* One reader's rounds in a batch: `rounds` rounds of its rows, launches
+ * at .. at + rounds x its rows - 1 (round k's row j at at + k x rows + j). */
+struct batchplan_seg {
+    unsigned reader, at, rounds;
+};
 
 struct batchplan_reader {
     struct dv_table *t;        /* the reader's table, its rows planned       */
@@ -73,6 +82,8 @@ struct batchplan {
     double gpu_ms;      /* the union's timed work, every row's      */
     unsigned rounds;    /* rounds filed, every reader's              */
     double last_mhz;    /* the last clock reading filed (NaN: none) */
+    struct batchplan_seg segs[BATCHPLAN_MAX_READERS]; /* the batch planned last */
+    unsigned nsegs;
 };
 
 /* Joins the `n` readers' tables `tables[i]` (Part 1 / Part 2 tables of one
@@ -87,26 +98,25 @@ int batchplan_init(struct batchplan *b, struct dv_table *const *tables, const st
                    unsigned n, double rated_mhz, struct dv_table *u, char *err);
 void batchplan_cleanup(struct batchplan *b);
 
-/* The launches of the next rounds into `rows` (room for
- * BATCHPLAN_MAX_LAUNCHES): the rows of the first reader still sampling, in
- * its table's order. Returns how many (0 once every reader is done), and in
- * *rounds how many rounds may be queued next: at most `batch`, or in the
- * reader's first batch the whole batches alone takes before its first look
- * that can stop it (its rule's min_samples rounded up to a multiple of
- * `batch`) where n x rounds fit BATCHPLAN_MAX_LAUNCHES x `batch` launches;
- * what that reader, and every
- * reader still sampling with the same launches, has room for
- * (sampling_room()). */
-unsigned batchplan_next(const struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds);
+/* The launches of the next batch into `rows` (room for
+ * BATCHPLAN_MAX_LAUNCHES x `batch`), as one round (*rounds = 1): the
+ * readers still sampling, in reader order, as many as the launches hold,
+ * each one's rounds back to back (a segment, b->segs): its rows in its
+ * table's order, `batch` rounds, or in its first batch the whole batches
+ * alone takes before its first look that can stop it (its rule's
+ * min_samples rounded up to a multiple of `batch`), or what its room
+ * leaves (sampling_room()). Readers with the very same launches share a
+ * segment. Returns how many launches (0 once every reader is done). */
+unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds);
 
-/* Files `rounds` rounds of the `n` launches `rows` (as batchplan_next()
- * gave them): ms[k * n + i] is launch i's time in round k; `mhz` the clock
- * read just before them (NaN: none; a reader's first rounds then carry the
- * last reading filed, as alone its first batch has one). Every reader still
- * sampling whose rows these launches are files them (sampling_file(), with
- * its own rows' GPU time) and is done when its rule says stop. Returns 0, or
- * -1 with `err` (launches that are no sampling reader's rows, or what
- * sampling_file() says). */
+/* Files the batch just timed: `rounds` (1) round of the `n` launches
+ * `rows` the last batchplan_next() planned, ms[i] launch i's time, `mhz`
+ * the clock read just before them (NaN: none). Each segment's readers file
+ * their rounds (sampling_file(), with their own rows' GPU time), the first
+ * segment's with `mhz`, a reader's first rounds otherwise with the last
+ * reading filed (as alone its first batch has one), and each is done when
+ * its rule says stop. Returns 0, or -1 with `err` (launches that are not
+ * the batch planned, or what sampling_file() says). */
 int batchplan_file(struct batchplan *b, unsigned n, const unsigned *rows, unsigned rounds, const double *ms,
                    double mhz, char *err);
 

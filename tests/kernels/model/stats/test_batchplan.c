@@ -54,24 +54,30 @@ static double sample_ms(const struct dv_row *row, unsigned k, double noise) {
 }
 
 /* Samples the batch until every reader is done, as gpu/timing.c does;
- * returns the batches taken. A row's k-th time is its k-th in the rounds of
- * the reader they were launched for (the first still sampling: each
- * reader's rounds are its own, as alone). `who` (may be NULL) gets, per
- * batch, the reader the batch was for. */
-static unsigned drive(struct batchplan *b, double noise, unsigned *who) {
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0, n, batches = 0;
+ * returns the batches taken. A row's k-th time is its k-th in its reader's
+ * rounds (each segment's: a reader's rounds are its own, as alone). `segs`
+ * (may be NULL) gets, per batch, its segments' readers and rounds as
+ * "r0x16 r1x16 ...". */
+static unsigned drive(struct batchplan *b, double noise, char (*segs)[128]) {
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES * BATCH], rounds = 0, n, batches = 0;
     double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
     char err[ERR_LEN];
     while ((n = batchplan_next(b, BATCH, rows, &rounds)) > 0 && batches < 2000) {
-        cr_assert(rounds >= 1 && n * rounds <= BATCHPLAN_MAX_LAUNCHES * BATCH, "%u rounds of %u launches", rounds, n);
-        cr_assert(n <= BATCHPLAN_MAX_LAUNCHES);
-        unsigned i = 0;
-        while (b->readers[i].done) i++;
-        const unsigned taken = b->readers[i].s.taken;
-        for (unsigned k = 0; k < rounds; k++)
-            for (unsigned l = 0; l < n; l++) ms[k * n + l] = sample_ms(&b->u->rows[rows[l]], taken + k, noise);
+        cr_assert_eq(rounds, 1, "a batch is one round of its segments");
+        cr_assert(n <= BATCHPLAN_MAX_LAUNCHES * BATCH);
+        if (segs) segs[batches][0] = '\0';
+        for (unsigned g = 0; g < b->nsegs; g++) {
+            const struct batchplan_seg *sg = &b->segs[g];
+            const struct batchplan_reader *rd = &b->readers[sg->reader];
+            for (unsigned k = 0; k < sg->rounds; k++)
+                for (unsigned j = 0; j < rd->t->nrows; j++)
+                    ms[sg->at + k * rd->t->nrows + j] = sample_ms(&rd->t->rows[j], rd->s.taken + k, noise);
+            if (segs) {
+                const size_t len = strlen(segs[batches]);
+                snprintf(segs[batches] + len, 128 - len, "%sr%ux%u", g ? " " : "", sg->reader, sg->rounds);
+            }
+        }
         cr_assert_eq(batchplan_file(b, n, rows, rounds, ms, NAN, err), 0, "%s", err);
-        if (who) who[batches] = i;
         batches++;
     }
     batchplan_report(b);
@@ -194,10 +200,10 @@ Test(batchplan, the_union_has_each_row_once) {
     for (unsigned i = 0; i < 4; i++) experiment_report_free(r[i]);
 }
 
-/* The rounds go to one reader at a time, to the end of its rule: the
- * first's until it stops, then the next's; never a launch of another
- * reader's row among them. */
-Test(batchplan, each_reader_is_measured_to_its_end_before_the_next) {
+/* A batch holds the readers' rounds one reader after another, each
+ * reader's back to back, as many readers as its launches hold; a reader
+ * whose rule asks for more gets them in the next batch. */
+Test(batchplan, each_readers_rounds_come_back_to_back) {
     struct dv_options o[3] = {reader(exprs[0], 0.5, 16, 16), reader(exprs[1], 0.0001, 10, 40),
                               reader(exprs[2], 0.5, 8, 8)};
     struct dv_report *r[3] = {planned(&o[0]), planned(&o[1]), planned(&o[2])};
@@ -206,20 +212,49 @@ Test(batchplan, each_reader_is_measured_to_its_end_before_the_next) {
     struct batchplan b;
     char err[ERR_LEN];
     cr_assert_eq(batchplan_init(&b, tables, opts, 3, 0.0, &u, err), 0, "%s", err);
-    unsigned who[2000] = {0};
-    const unsigned batches = drive(&b, 0.01, who);
-    /* 16 rounds in one batch (its minimum at once); 16 (10 rounded up to
-     * whole batches, as alone looks first at 16), then 8, 8, 8 to its cap
-     * of 40; 8. */
-    const unsigned expect[] = {0, 1, 1, 1, 1, 2};
-    cr_assert_eq(batches, sizeof expect / sizeof expect[0], "%u batches", batches);
-    for (unsigned k = 0; k < batches; k++) cr_expect_eq(who[k], expect[k], "batch %u was reader %u's", k, who[k]);
+    char segs[16][128];
+    const unsigned batches = drive(&b, 0.01, segs);
+    /* 16 rounds (its minimum), 16 (10 rounded up to whole batches: alone
+     * looks first at 16), 8; then the second reader's 8, 8 and 8 to its
+     * cap of 40. */
+    const char *const expect[] = {"r0x16 r1x16 r2x8", "r1x8", "r1x8", "r1x8"};
+    cr_assert_eq(batches, 4, "%u batches", batches);
+    for (unsigned k = 0; k < batches; k++) cr_expect_str_eq(segs[k], expect[k], "batch %u", k);
     cr_expect_eq(tables[0]->rows[0].time_ms.samples, 16);
     cr_expect_str_eq(tables[0]->stop_reason, "target", "its loose target met at its minimum");
     cr_expect_eq(tables[1]->rows[0].time_ms.samples, 40, "the next samples on to its own cap");
     cr_expect_eq(tables[2]->rows[0].time_ms.samples, 8);
     batchplan_cleanup(&b);
     for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
+}
+
+/* A batch holds as many readers' rounds as its launches
+ * (BATCHPLAN_MAX_LAUNCHES x 8): twelve readers' first 16 rounds of two rows
+ * take batches of eight readers. */
+Test(batchplan, a_batch_holds_what_its_launches_hold) {
+    struct dv_options o[BATCHPLAN_MAX_READERS];
+    struct dv_report *r[BATCHPLAN_MAX_READERS];
+    struct dv_table *tables[BATCHPLAN_MAX_READERS], u;
+    const struct dv_options *opts[BATCHPLAN_MAX_READERS];
+    for (unsigned i = 0; i < 12; i++) {
+        char e[64];
+        snprintf(e, sizeof e, "(threadIdx.x %% %u) < 1", i + 2);
+        o[i] = reader(e, 0.5, 16, 16);
+        r[i] = planned(&o[i]);
+        tables[i] = &r[i]->tables[0];
+        opts[i] = &o[i];
+    }
+    struct batchplan b;
+    char err[ERR_LEN];
+    cr_assert_eq(batchplan_init(&b, tables, opts, 12, 0.0, &u, err), 0, "%s", err);
+    char segs[16][128];
+    const unsigned batches = drive(&b, 0.01, segs);
+    const unsigned per = BATCHPLAN_MAX_LAUNCHES * BATCH / (2 * 16);
+    cr_expect_eq(batches, (12 + per - 1) / per, "%u readers of 32 launches a batch: %u batches", per, batches);
+    cr_expect_str_eq(segs[0], "r0x16 r1x16 r2x16 r3x16 r4x16 r5x16 r6x16 r7x16");
+    for (unsigned i = 0; i < 12; i++) cr_expect_eq(tables[i]->rows[0].time_ms.samples, 16);
+    batchplan_cleanup(&b);
+    for (unsigned i = 0; i < 12; i++) experiment_report_free(r[i]);
 }
 
 /* More distinct rows than one table holds is refused, naming the bound. */
@@ -246,9 +281,9 @@ Test(batchplan, refuses_more_rows_than_a_table_holds) {
     for (unsigned i = 0; i < BATCHPLAN_MAX_READERS; i++) experiment_report_free(r[i]);
 }
 
-/* A batch's launches are one reader's table, in its order, as
- * timing_rows() launches it alone; its times go to that reader (and to a
- * reader asking for the same rows) and to no other. Each launch gets a
+/* A reader's segment is its own table in its order, round after round,
+ * as timing_rows() launches it alone; its times go to that reader (and to
+ * a reader asking for the same rows) and to no other. Each launch gets a
  * time of its own here, so a reader filed from the wrong launch shows. */
 Test(batchplan, a_readers_launches_are_its_own_table_in_its_order) {
     struct dv_options o[3] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.5, 8, 8), reader(exprs[0], 0.5, 8, 8)};
@@ -258,25 +293,35 @@ Test(batchplan, a_readers_launches_are_its_own_table_in_its_order) {
     struct batchplan b;
     char err[ERR_LEN];
     cr_assert_eq(batchplan_init(&b, tables, opts, 3, 0.0, &u, err), 0, "%s", err);
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0;
-    unsigned n = batchplan_next(&b, BATCH, rows, &rounds);
-    cr_assert_eq(n, tables[0]->nrows, "the first reader's rows");
-    cr_expect_eq(rounds, BATCH);
-    for (unsigned j = 0; j < n; j++)
-        cr_expect(experiment_row_same_run(&u.rows[rows[j]], &tables[0]->rows[j]), "launch %u is its row %u", j, j);
-    double ms[2 * BATCHPLAN_MAX_LAUNCHES];
-    for (unsigned i = 0; i < 2 * n; i++) ms[i] = 1.0 + i;
-    cr_assert_eq(batchplan_file(&b, n, rows, 2, ms, NAN, err), 0, "%s", err);
-    for (unsigned j = 0; j < n; j++) {
-        cr_expect_eq(sampling_row(&b.readers[0].s, j)[0], ms[j], "round 0, row %u", j);
-        cr_expect_eq(sampling_row(&b.readers[0].s, j)[1], ms[n + j], "round 1, row %u", j);
-        cr_expect_eq(sampling_row(&b.readers[2].s, j)[1], ms[n + j], "the same predicate reads the same rounds");
-    }
-    cr_expect_eq(b.readers[1].s.taken, 0, "another reader's rows got nothing");
-    /* Launches that are no sampling reader's rows are refused. */
-    const unsigned swapped[2] = {rows[1], rows[0]};
-    cr_expect_neq(batchplan_file(&b, 2, swapped, 1, ms, NAN, err), 0);
-    cr_expect(strstr(err, "no sampling reader's rows"), "%s", err);
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES * BATCH], rounds = 0;
+    const unsigned n = batchplan_next(&b, BATCH, rows, &rounds);
+    const unsigned nr = tables[0]->nrows;
+    cr_assert_eq(b.nsegs, 2, "the first reader's segment (the third's too) and the second's");
+    cr_assert_eq(n, 2 * BATCH * nr);
+    cr_expect_eq(rounds, 1);
+    cr_expect_eq(b.segs[0].reader, 0);
+    cr_expect_eq(b.segs[1].reader, 1);
+    cr_expect_eq(b.segs[1].at, BATCH * nr);
+    for (unsigned k = 0; k < BATCH; k++)
+        for (unsigned j = 0; j < nr; j++) {
+            cr_expect(experiment_row_same_run(&u.rows[rows[k * nr + j]], &tables[0]->rows[j]), "round %u row %u", k, j);
+            cr_expect(experiment_row_same_run(&u.rows[rows[(BATCH + k) * nr + j]], &tables[1]->rows[j]));
+        }
+    double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
+    for (unsigned i = 0; i < n; i++) ms[i] = 1.0 + i;
+    /* Launches that are not the batch planned are refused. */
+    unsigned swapped[BATCHPLAN_MAX_LAUNCHES * BATCH];
+    memcpy(swapped, rows, sizeof rows);
+    swapped[0] = rows[1], swapped[1] = rows[0];
+    cr_expect_neq(batchplan_file(&b, n, swapped, 1, ms, NAN, err), 0);
+    cr_expect(strstr(err, "not the batch planned"), "%s", err);
+    cr_assert_eq(batchplan_file(&b, n, rows, 1, ms, NAN, err), 0, "%s", err);
+    for (unsigned k = 0; k < BATCH; k++)
+        for (unsigned j = 0; j < nr; j++) {
+            cr_expect_eq(sampling_row(&b.readers[0].s, j)[k], ms[k * nr + j], "round %u, row %u", k, j);
+            cr_expect_eq(sampling_row(&b.readers[2].s, j)[k], ms[k * nr + j], "the same predicate reads the same rounds");
+            cr_expect_eq(sampling_row(&b.readers[1].s, j)[k], ms[(BATCH + k) * nr + j], "its own segment");
+        }
     batchplan_cleanup(&b);
     for (unsigned i = 0; i < 3; i++) experiment_report_free(r[i]);
 }
@@ -300,8 +345,9 @@ Test(batchplan, refuses_a_reader_with_another_baseline) {
 }
 
 /* A reader's first rounds carry a clock reading, as alone (where the first
- * batch of a table always samples the clock): the last one filed when none
- * was taken just before them; later rounds without one stay without. */
+ * batch of a table always samples the clock): the batch's reading for its
+ * first segment, the last one filed for a reader's first rounds elsewhere;
+ * later rounds without one stay without. */
 Test(batchplan, a_readers_first_rounds_carry_the_last_clock_reading) {
     struct dv_options o[2] = {reader(exprs[0], 0.5, 8, 8), reader(exprs[1], 0.0001, 8, 16)};
     struct dv_report *r[2] = {planned(&o[0]), planned(&o[1])};
@@ -310,18 +356,18 @@ Test(batchplan, a_readers_first_rounds_carry_the_last_clock_reading) {
     struct batchplan b;
     char err[ERR_LEN];
     cr_assert_eq(batchplan_init(&b, tables, opts, 2, 0.0, &u, err), 0, "%s", err);
-    unsigned rows[BATCHPLAN_MAX_LAUNCHES], rounds = 0;
+    unsigned rows[BATCHPLAN_MAX_LAUNCHES * BATCH], rounds = 0;
     double ms[BATCHPLAN_MAX_LAUNCHES * BATCH];
     for (unsigned i = 0; i < BATCHPLAN_MAX_LAUNCHES * BATCH; i++) ms[i] = 1.0 + 0.01 * (i % 3);
-    const double mhz[3] = {1755.0, NAN, NAN};
-    for (unsigned k = 0; k < 3; k++) {
+    const double mhz[2] = {1755.0, NAN};
+    for (unsigned k = 0; k < 2; k++) {
         const unsigned n = batchplan_next(&b, BATCH, rows, &rounds);
         cr_assert_gt(n, 0);
         cr_assert_eq(batchplan_file(&b, n, rows, rounds, ms, mhz[k], err), 0, "%s", err);
     }
     cr_expect(b.readers[0].done && b.readers[1].done);
     cr_expect_eq(b.readers[0].s.mhz[0], 1755.0);
-    cr_expect_eq(b.readers[1].s.mhz[0], 1755.0, "the next reader's first rounds: the last reading");
+    cr_expect_eq(b.readers[1].s.mhz[0], 1755.0, "the second segment's first rounds: the last reading");
     cr_expect(isnan(b.readers[1].s.mhz[BATCH]), "its second batch had none and carries none");
     batchplan_cleanup(&b);
     experiment_report_free(r[0]);
