@@ -216,7 +216,7 @@ cleanup:
  * until the stopping rule says stop. */
 struct table_sink {
     struct sampling s;
-    unsigned nrows;
+    unsigned nrows, max_launches;
     enum stoprule_reason why;
 };
 
@@ -224,7 +224,7 @@ static unsigned table_next(void *p, unsigned batch, unsigned *rows, unsigned *ro
     const struct table_sink *x = p;
     if (x->why != STOPRULE_CONTINUE) return 0;
     for (unsigned r = 0; r < x->nrows; r++) rows[r] = r;
-    *rounds = sampling_room(&x->s, batch);
+    *rounds = sampling_room(&x->s, sampling_want(&x->s, batch, x->max_launches * batch / x->nrows));
     return x->nrows;
 }
 
@@ -255,7 +255,13 @@ int timing_rows(struct dv_table *tb, timing_launch_fn launch, void *ctx, const s
     unsigned ref[DV_MAX_ROWS];
     for (unsigned r = 0; r < tb->nrows && r < DV_MAX_ROWS; r++) ref[r] = dv_row_reference(tb, r);
     if (rc == 0) rc = sampling_references(&x.s, ref, err);
-    const struct timing_sink sink = {table_next, table_file, &x, 0, 0};
+    /* Events for the first batch's rounds (sampling_want()). */
+    if (rc == 0) {
+        const unsigned first = sampling_want(&x.s, TIMING_BATCH, TIMING_MAX_LAUNCHES * TIMING_BATCH / x.nrows);
+        const unsigned launches = x.nrows * ((first + TIMING_BATCH - 1) / TIMING_BATCH);
+        x.max_launches = launches < TIMING_MAX_LAUNCHES ? launches : TIMING_MAX_LAUNCHES;
+    }
+    const struct timing_sink sink = {table_next, table_file, &x, x.max_launches, 0};
     if (rc == 0 && (rc = timing_rounds(tb->nrows, launch, ctx, &sink, clk, err)) == 0) sampling_report(&x.s, tb);
     sampling_cleanup(&x.s);
     return rc;

@@ -96,19 +96,6 @@ static int reader_launches(const struct batchplan_reader *rd, unsigned n, const 
     return 1;
 }
 
-/* The rounds reader `rd` asks for next: `batch`, or in its first batch the
- * whole batches alone takes before its first look that can stop it (its
- * min_samples rounded up to a multiple of `batch`: alone they come in
- * batches with looks between that cannot stop it, so its rule decides the
- * same on the same rounds), as far as `cap` launches hold. */
-static unsigned reader_want(const struct batchplan_reader *rd, unsigned batch, unsigned cap) {
-    const unsigned n = rd->t->nrows;
-    if (rd->s.taken > 0 || rd->s.rule.min_samples <= batch) return batch;
-    const unsigned first = (rd->s.rule.min_samples + batch - 1) / batch * batch;
-    const unsigned fit = cap / n / batch * batch;
-    return first < fit ? first : fit > 0 ? fit : batch;
-}
-
 unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds) {
     const unsigned cap = BATCHPLAN_MAX_LAUNCHES * batch;
     unsigned char planned[BATCHPLAN_MAX_READERS] = {0};
@@ -120,7 +107,7 @@ unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, uns
         const unsigned nr = rd->t->nrows;
         /* Readers with the very same launches read the same rounds: as
          * many as each of them has room for. */
-        unsigned want = reader_want(rd, batch, cap);
+        unsigned want = sampling_want(&rd->s, batch, cap / nr);
         for (unsigned k = i; k < b->nreaders; k++) {
             const struct batchplan_reader *q = &b->readers[k];
             if (q->done || !reader_launches(q, nr, rd->row)) continue;

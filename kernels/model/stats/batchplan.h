@@ -102,10 +102,9 @@ void batchplan_cleanup(struct batchplan *b);
  * BATCHPLAN_MAX_LAUNCHES x `batch`), as one round (*rounds = 1): the
  * readers still sampling, in reader order, as many as the launches hold,
  * each one's rounds back to back (a segment, b->segs): its rows in its
- * table's order, `batch` rounds, or in its first batch the whole batches
- * alone takes before its first look that can stop it (its rule's
- * min_samples rounded up to a multiple of `batch`), or what its room
- * leaves (sampling_room()). Readers with the very same launches share a
+ * table's order, as many rounds as alone (sampling_want(): in its first
+ * batch the whole batches its rule takes before a look can stop it), or
+ * what its room leaves (sampling_room()). Readers with the very same launches share a
  * segment. Returns how many launches (0 once every reader is done). */
 unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, unsigned *rounds);
 

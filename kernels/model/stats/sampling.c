@@ -76,6 +76,13 @@ unsigned sampling_room(const struct sampling *s, unsigned batch) {
     return batch < room ? batch : room;
 }
 
+unsigned sampling_want(const struct sampling *s, unsigned batch, unsigned most) {
+    if (batch == 0 || s->taken > 0 || s->rule.min_samples <= batch) return batch;
+    const unsigned first = (s->rule.min_samples + batch - 1) / batch * batch;
+    const unsigned fit = most / batch * batch;
+    return first < fit ? first : fit > batch ? fit : batch;
+}
+
 double *sampling_row(struct sampling *s, unsigned row) { return s->samples + (size_t)row * s->cap; }
 
 static int cmp_double(const void *a, const void *b) {

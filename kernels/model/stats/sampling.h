@@ -87,6 +87,20 @@ int sampling_references(struct sampling *s, const unsigned *ref, char *err);
  * and the sample cap leave (>= 1 while the rule says continue). */
 unsigned sampling_room(const struct sampling *s, unsigned batch);
 
+/* The rounds the next batch asks for, before sampling_room() bounds them:
+ * `batch`, or in the first batch the whole batches of `batch` the rule
+ * takes before its first look that can stop it (min_samples rounded up to
+ * a multiple of `batch`; a look before them cannot stop it, so the rule
+ * decides the same), at most `most` (rounded down to whole batches; at
+ * least `batch`). One batch is one synchronisation: the host's wait between
+ * two batches leaves the GPU idle, and on the H200 the rounds right after
+ * such a wait read the ratios a tenth of a percent or two higher than
+ * rounds that follow rounds (a table whose first 16 rounds came as two
+ * batches read its ratios that much above the same table's 16 rounds in
+ * one), more than the intervals; so a table's first rounds, the ones its
+ * rule stops on most often, come in one batch. */
+unsigned sampling_want(const struct sampling *s, unsigned batch, unsigned most);
+
 /* Row `row`'s samples: the caller writes rounds s->taken .. s->taken + n - 1
  * there, then files them with sampling_file(). */
 double *sampling_row(struct sampling *s, unsigned row);

@@ -354,3 +354,29 @@ Test(sampling, bad_arguments_are_errors_naming_what) {
     cr_expect_eq(sampling_file(&s, s.cap + 1, NAN, 8, &why, err), DV_ERR);
     sampling_cleanup(&s);
 }
+
+/* The first batch asks for the whole batches the rule takes before a look
+ * can stop it, as far as the events hold; later batches for one batch. */
+Test(sampling, the_first_batch_holds_the_rounds_before_a_look_can_stop) {
+    struct dv_options o;
+    lesson_options(&o);
+    char err[ERR_LEN];
+    const unsigned mins[] = {4, 8, 10, 16, 17, 40};
+    const unsigned want[] = {8, 8, 16, 16, 24, 40};
+    for (unsigned i = 0; i < sizeof mins / sizeof mins[0]; i++) {
+        struct sampling s;
+        o.min_samples = mins[i];
+        o.max_samples = 2000;
+        cr_assert_eq(sampling_init(&s, 2, 1, &o, RATED, err), 0, "%s", err);
+        cr_expect_eq(sampling_want(&s, 8, 1000), want[i], "min %u: %u rounds first", mins[i], sampling_want(&s, 8, 1000));
+        cr_expect_eq(sampling_want(&s, 8, 20), mins[i] > 8 ? 16 : 8, "min %u: as far as the events hold", mins[i]);
+        cr_expect_eq(sampling_want(&s, 8, 5), 8, "never under a batch");
+        /* After the first batch: one batch at a time. */
+        double *a = sampling_row(&s, 0), *b = sampling_row(&s, 1), ms = 0;
+        for (unsigned k = 0; k < want[i]; k++) ms += (a[k] = 1.0 + 0.001 * k) + (b[k] = 1.0);
+        enum stoprule_reason why;
+        cr_assert_eq(sampling_file(&s, want[i], NAN, ms, &why, err), 0, "%s", err);
+        cr_expect_eq(sampling_want(&s, 8, 1000), 8);
+        sampling_cleanup(&s);
+    }
+}
