@@ -106,6 +106,7 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
     for (unsigned i = 0; i < READERS; i++)
         cr_assert_eq(measure_run_session(s, &o[i], again[i], err[i]), 0, "%s again: %s", predicates[i], err[i]);
     unsigned in_b = 0, in_a = 0, narrow_b = 0, narrow_a = 0, meet_b = 0, meet_a = 0;
+    double off_b = 0, off_a = 0; /* mean relative offset from alone, batched and again */
     printf("%-30s %-44s %-44s %-44s %s\n", "row", "alone: ratio [interval] +-hw rounds stop",
            "batched", "alone again", "inside (batched, again)");
     for (unsigned i = 0; i < READERS; i++) {
@@ -126,6 +127,8 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
         const struct dv_row *x = &a->rows[0], *y = &b->rows[0], *z = &c->rows[0];
         in_b += inside(y, x);
         in_a += inside(z, x);
+        off_b += (y->ratio / x->ratio - 1) / READERS;
+        off_a += (z->ratio / x->ratio - 1) / READERS;
         narrow_b += y->ratio_halfwidth <= x->ratio_halfwidth;
         narrow_a += z->ratio_halfwidth <= x->ratio_halfwidth;
         meet_b += meet(x, y) || meet(z, y);
@@ -150,6 +153,13 @@ Test(gpu_batch, ten_readers_get_their_own_rows_and_the_ratios_they_get_alone, .t
     printf("inside the interval alone: batched %u of %u, alone again %u of %u; half-width no wider than alone: "
            "batched %u, again %u; intervals meeting alone's: batched %u, again %u; the batch's timed work %.1f ms\n",
            in_b, READERS, in_a, READERS, narrow_b, narrow_a, meet_b, meet_a, shared_ms);
+    printf("mean offset from alone: batched %+.3f%%, again %+.3f%%\n", 100 * off_b, 100 * off_a);
+    const struct dv_table *ta = &alone[0]->tables[0], *tb = &batched[0]->tables[0];
+    printf("host ms (alone's first reader | the batch): timing %.1f | %.1f, outputs %.1f | %.1f, checks %.1f | %.1f, "
+           "set-up %.1f | %.1f, testimony %.1f | %.1f; wall %.1f | %.1f\n",
+           ta->host_timing_ms, tb->host_timing_ms, ta->host_outputs_ms, tb->host_outputs_ms, ta->host_checks_ms,
+           tb->host_checks_ms, ta->host_setup_ms, tb->host_setup_ms, ta->host_testimony_ms, tb->host_testimony_ms,
+           alone[0]->wall_time_ms, batched[0]->wall_time_ms);
     fflush(stdout);
     for (unsigned i = 0; i < READERS; i++) {
         experiment_report_free(alone[i]);
