@@ -17,8 +17,8 @@
 #include "kernels/model/model/sortexp.h"
 
 #if !defined(DV_LESSON_LINES_A) || !defined(DV_LESSON_LINES_B) || !defined(DV_SCENARIO_REGION_LINES) ||                \
-    !defined(DV_SCENARIO_REGION_NAMES) || !defined(DV_INTENSITY_REGION_LINES) || !defined(DV_INTENSITY_REGION_NAMES) || \
-    !defined(DV_SORT_REGION_LINES) || !defined(DV_SORT_REGION_NAMES)
+    !defined(DV_SCENARIO_REGION_NAMES) || !defined(DV_INTENSITY_REGION_LINES) ||                                       \
+    !defined(DV_INTENSITY_REGION_NAMES) || !defined(DV_SORT_REGION_LINES) || !defined(DV_SORT_REGION_NAMES)
 #error                                                                                                                 \
     "the build defines DV_LESSON_LINES_A/B and DV_{SCENARIO,INTENSITY,SORT}_REGION_LINES/NAMES (kernels/gpu/CMakeLists.txt)"
 #endif
@@ -41,7 +41,9 @@ int instr_region_kind(const char *name) {
     if (name && strncmp(name, "material_", 9) == 0) {
         char *end = NULL;
         const unsigned long k = strtoul(name + 9, &end, 10);
-        if (!isdigit((unsigned char)name[9]) || *end || (name[9] == '0' && name[10]) || k > LISTING_PATH_LAST - LISTING_PATH_0) return -1;
+        if (!isdigit((unsigned char)name[9]) || *end || (name[9] == '0' && name[10]) ||
+            k > LISTING_PATH_LAST - LISTING_PATH_0)
+            return -1;
         return LISTING_PATH_0 + (int)k;
     }
     return listing_kind_parse(name);

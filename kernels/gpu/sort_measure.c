@@ -182,9 +182,10 @@ static int witness_launch(const struct sort_rows *d, int sorted, struct sort_war
     struct sort_warp_rec *dev = NULL;
     int rc = devmem_alloc((void **)&dev, bytes, err);
     rc = rc ? rc : DV_CUDA_CALL(cudaMemset(dev, 0, bytes), err);
-    rc = rc       ? rc
-         : sorted ? sort_rows_shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[SORTEXP_ROW_SHADE_SORTED], dev, err)
-                  : sort_rows_shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[SORTEXP_ROW_NAIVE], dev, err);
+    rc = rc ? rc
+         : sorted
+             ? sort_rows_shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[SORTEXP_ROW_SHADE_SORTED], dev, err)
+             : sort_rows_shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[SORTEXP_ROW_NAIVE], dev, err);
     rc = rc ? rc : devmem_download(gpu, dev, bytes, err);
     devmem_free(dev);
     return rc;

@@ -28,8 +28,8 @@ extern "C" {
 struct sort_rows {
     unsigned long long n;
     unsigned tpb, c, m, bits;
-    uint8_t *host_mat;     /* the materials, on the host            */
-    uint32_t *host_order;  /* their stable order by material        */
+    uint8_t *host_mat;    /* the materials, on the host            */
+    uint32_t *host_order; /* their stable order by material        */
     uint8_t *mat, *key_a, *key_b, *pre_key;
     uint64_t *pair, *pair_a, *pair_b, *pre_pair;
     uint32_t *idx;

@@ -84,7 +84,8 @@ Test(report_sort, a_bad_sort_object_is_refused_naming_the_field) {
  * read back the same; its cell's unprofiled rows stay null. */
 Test(report_sort, a_sort_rows_instructions_round_trip) {
     static const char *profile =
-        "{\"source\": \"cupti-sass\", \"kernel\": \"_Z17sort_shade_kernelILi0ELb0EEv15sort_shade_argsjP13sort_warp_rec\", "
+        "{\"source\": \"cupti-sass\", \"kernel\": "
+        "\"_Z17sort_shade_kernelILi0ELb0EEv15sort_shade_argsjP13sort_warp_rec\", "
         "\"scale\": 1, \"regions\": ["
         "{\"kind\": \"path_0\", \"instructions\": 16, \"warp_executions\": 64, \"thread_executions\": 1088, "
         "\"pred_on_thread_executions\": 1088, \"lanes_per_execution\": 17}, "

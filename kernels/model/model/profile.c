@@ -124,12 +124,14 @@ static int plan_scenario(const struct dv_options *o, const struct dv_table *t, u
 int profile_row_unprofiled(const struct dv_table *t, unsigned r, char *reason) {
     if (!sortexp_table_is(t)) return 0;
     if (r == SORTEXP_ROW_SORT_SHADE)
-        dv_seterr(reason, "instructions: not profiled: sort+shade's launches are CUB's radix-sort kernels, then the "
-                          "shade of the sorted pairs, the shade-sorted row's kernel on the same pairs (its profile is "
-                          "that row's)");
+        dv_seterr(reason,
+                  "instructions: not profiled: sort+shade's launches are CUB's radix-sort kernels, then the "
+                  "shade of the sorted pairs, the shade-sorted row's kernel on the same pairs (its profile is "
+                  "that row's)");
     else if (r == SORTEXP_ROW_SORT)
-        dv_seterr(reason, "instructions: not profiled: the sort row's launches are CUB's radix-sort kernels alone "
-                          "(no shade, no material to split a warp)");
+        dv_seterr(reason,
+                  "instructions: not profiled: the sort row's launches are CUB's radix-sort kernels alone "
+                  "(no shade, no material to split a warp)");
     else return 0;
     return 1;
 }

@@ -172,7 +172,8 @@ Test(instr, a_data_sort_row_names_the_shades_32_material_lines_as_paths) {
             if (p.other_line[k] != line) continue;
             const unsigned m = p.other_kind[k] - LISTING_PATH_0;
             char want[128];
-            snprintf(want, sizeof want, "case %u: rec.hit(g); SORT_PATH(%u); break; /* region: material_%u */", m, m, m);
+            snprintf(want, sizeof want, "case %u: rec.hit(g); SORT_PATH(%u); break; /* region: material_%u */", m, m,
+                     m);
             cr_expect(strstr(l, want) != NULL, "path_%u is line %u: %s", m, line, l);
         }
     }
@@ -194,8 +195,8 @@ Test(instr, material_names_are_the_paths_and_only_those) {
         snprintf(name, sizeof name, "material_%u", k);
         cr_expect_eq(instr_region_kind(name), LISTING_PATH_0 + (int)k, "%s", name);
     }
-    static const char *const bad[] = {"material_32", "material_", "material_01", "material_-1", "material_1x",
-                                      "material_ 1", "materials_1", "material_99999999999999999999"};
+    static const char *const bad[] = {"material_32", "material_",   "material_01", "material_-1",
+                                      "material_1x", "material_ 1", "materials_1", "material_99999999999999999999"};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) cr_expect_eq(instr_region_kind(bad[i]), -1, "%s", bad[i]);
     cr_expect_eq(instr_region_kind("path_a"), LISTING_PATH_A);
     cr_expect_eq(instr_region_kind("path_7"), LISTING_PATH_0 + 7);

@@ -892,8 +892,10 @@ static double expect_material_paths(const struct dv_table *t, const struct dv_ro
             pred_on += u->pred_on * u->count;
         }
         const double lanes = warp ? (double)thread / (double)warp : 0, want = (double)items[p] / (double)runs[p];
-        cr_expect(fabs(lanes - want) < 1e-9, "%s/%s material %u: its FFMAs at %.4f lanes, the CPU's %llu items in %llu "
-                  "runs %.4f", t->id, w->name, p, lanes, items[p], runs[p], want);
+        cr_expect(fabs(lanes - want) < 1e-9,
+                  "%s/%s material %u: its FFMAs at %.4f lanes, the CPU's %llu items in %llu "
+                  "runs %.4f",
+                  t->id, w->name, p, lanes, items[p], runs[p], want);
         cr_expect_eq(pred_on, items[p] * c, "%s/%s material %u: %llu FFMA executions, its items' FMAs %llu", t->id,
                      w->name, p, pred_on, items[p] * c);
         if (want < least) least = want;

@@ -175,8 +175,9 @@ Test(profile, data_sort_rows_take_the_whole_grid_and_hash_their_cell) {
                 cr_expect_neq(hashes[k], p.mask_hash, "%s %s: a hash of another row or cell", tb->id,
                               tb->rows[row].name);
             hashes[nh++] = p.mask_hash;
-            cr_expect_str_eq(id, row == SORTEXP_ROW_NAIVE ? "sort/naive" : row == SORTEXP_ROW_INDEX ? "sort/index"
-                                                                                                  : "sort/pairs");
+            cr_expect_str_eq(id, row == SORTEXP_ROW_NAIVE   ? "sort/naive"
+                                 : row == SORTEXP_ROW_INDEX ? "sort/index"
+                                                            : "sort/pairs");
         }
     }
     cr_expect_eq(nh, 36);
