@@ -204,6 +204,20 @@ cleanup:
     return rc;
 }
 
+/* A data-sort request's dearest row profile (0 for another request): its
+ * shading rows are each profiled on the whole grid (the materials decide
+ * every warp's divergence: no block stands for another), each thread
+ * running C FMAs, so the grid's threads x its cells' largest C (into *c). */
+static double sort_instructions_cost(const struct dv_options *o, unsigned *c) {
+    struct sortexp_grid sg;
+    *c = 0;
+    if (!sortexp_grid_named(o->scenario, &sg)) return 0;
+    for (unsigned i = 0; i < sg.nc; i++)
+        if (sg.c[i] > *c) *c = sg.c[i];
+    const struct dv_geometry g = scenario_grid(o);
+    return (double)dv_grid_threads(&g) * *c;
+}
+
 /* A request for instructions whose dearest row's profile is over the cap. */
 static int check_instructions(const struct dv_options *o, enum options_style style, const char **field, char *err) {
     if (!o->instructions) return 0;
@@ -211,6 +225,16 @@ static int check_instructions(const struct dv_options *o, enum options_style sty
     const double cost = options_instructions_cost(o, &row);
     if (cost <= OPTIONS_MAX_INSTRUCTIONS_COST) return 0;
     char why[ERR_LEN], grid[64];
+    unsigned c = 0;
+    if (sort_instructions_cost(o, &c) > 0) {
+        const struct dv_geometry g = scenario_grid(o);
+        snprintf(why, sizeof why,
+                 "the profile of a data-sort cell's shading row (C = %u, the largest of %.40s) would run %.3g "
+                 "thread-iterations under patching: the materials decide each warp's divergence, so its whole grid "
+                 "(%u blocks of %u threads) is profiled; lower blocks or threads_per_block, or leave instructions off",
+                 c, o->scenario, cost, g.blocks, g.block_x * g.block_y);
+        return fail(F_INSTRUCTIONS, style, field, err, why);
+    }
     if (o->blocks) snprintf(grid, sizeof grid, "its whole grid (%u blocks)", o->blocks);
     else snprintf(grid, sizeof grid, "its whole grid (auto is costed at its upper bound)");
     snprintf(why, sizeof why,
@@ -275,8 +299,6 @@ int options_validate(struct dv_options *o, enum options_style style, struct dv_f
      * the CLI says the same warning on stderr, as api/openapi.yaml documents
      * for /analyze and /measure. */
     if (check_predicates(o, style, fault, err) != 0) return -1;
-    if (o->instructions && sortexp_grid_named(o->scenario, NULL)) /* data-sort */
-        return fail(F_INSTRUCTIONS, style, field, err, "not available for the data-sort tables (their rows are not profiled)");
     return check_instructions(o, style, field, err);
 }
 
@@ -607,8 +629,12 @@ double options_instructions_cost(const struct dv_options *o, int *row) {
     if (row) *row = -1;
     /* A scenario's tables run instead of the Part rows: their profiles are
      * costed row by row when they are planned (a period or a stand-in grid
-     * of their assignment: a few blocks), against the same cap. */
-    if (o->scenario[0]) return 0;
+     * of their assignment: a few blocks), against the same cap; a
+     * data-sort cell's on its whole grid, known from the request. */
+    if (o->scenario[0]) {
+        unsigned c;
+        return sort_instructions_cost(o, &c);
+    }
     const double per_block = (double)o->block_x * (o->block_y ? o->block_y : 1) * o->iterations;
     /* The whole grid: blocks x a block, or for auto its FMA bound. */
     double grid = o->blocks ? (double)o->blocks * per_block : OPTIONS_AUTO_FMA_BOUND;

@@ -68,7 +68,9 @@ unsigned options_tables(const struct dv_options *o);
  * that does, at its upper bound when blocks is auto), and in *row the row it
  * is (an index of o->predicates, or -1 for a Part 2 row). A scenario
  * request's rows are costed when each is planned (profile.h: a period or a
- * stand-in grid of its assignment), so this is 0 for one.
+ * stand-in grid of its assignment), so this is 0 for one; a data-sort
+ * request's shading rows are each profiled on the whole grid, so its cost
+ * is the grid's threads x its cells' largest C (and *row -1).
  * options_validate() refuses a request for instructions over
  * OPTIONS_MAX_INSTRUCTIONS_COST with it. */
 double options_instructions_cost(const struct dv_options *o, int *row);

@@ -7,7 +7,10 @@
  * kernels/gpu/scenario_kernels.cu that carry a `region:` comment (path_a,
  * path_b, path_0 .. path_31, loop, tail), and the arithmetic-intensity
  * kernels' the lines of kernels/gpu/intensity_kernels.cu that do (its two
- * paths' statements, path_a and path_b). All are found in the files by the
+ * paths' statements, path_a and path_b), and the data-sort shade's the
+ * lines of kernels/gpu/sort_kernels.cu that do (its 32 cases, material_0
+ * .. material_31, which are the listing's path_0 .. path_31: a material's
+ * case is its path). All are found in the files by the
  * build (kernels/gpu/CMakeLists.txt), so a kernel moved or edited moves its
  * lines with it.
  */
@@ -15,7 +18,6 @@
 #define DV_INSTR_PATHS_H
 
 #include "kernels/model/listing/listing.h"
-#include "kernels/model/model/scenario.h"
 #include "kernels/model/model/types.h"
 
 #ifdef __cplusplus
@@ -31,10 +33,19 @@ void instr_scenario_paths(struct listing_paths *p);
 /* The regions' lines of the arithmetic-intensity kernels into `p`. */
 void instr_intensity_paths(struct listing_paths *p);
 
-/* The lines of the kernel row `row` runs, `s` its table's scenario (NULL
- * for a lesson row): the arithmetic-intensity kernels' for a SCENARIO_MEM
- * row, the scenario kernels' for another scenario row, else the lesson's. */
-void instr_row_paths(const struct dv_row *row, const struct scenario *s, struct listing_paths *p);
+/* The regions' lines of the data-sort shade kernel into `p`. */
+void instr_sort_paths(struct listing_paths *p);
+
+/* The listing's region (enum listing_kind) a `region:` comment names: the
+ * listing's own names (listing_kind_parse()), and material_N as path_N
+ * (N 0..31). -1 for a name that is none of them. */
+int instr_region_kind(const char *name);
+
+/* The lines of the kernel row `row` of table `t` runs: the data-sort
+ * shade's for a data-sort cell's row, the arithmetic-intensity kernels'
+ * for a SCENARIO_MEM table's, the scenario kernels' for another scenario
+ * row, else the lesson's. */
+void instr_row_paths(const struct dv_table *t, const struct dv_row *row, struct listing_paths *p);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 
 #include "kernels/gpu/scenario_rows.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/sort_rows.h"
 #include "kernels/model/model/plan.h"
 
 int instr_job_plan(struct instr_job *j, const struct dv_options *o, char *err) {
@@ -80,6 +81,9 @@ void instr_row_cleanup(struct instr_row *rr) {
     if (rr->scenario) scenario_rows_cleanup(rr->scenario);
     free(rr->scenario);
     rr->scenario = NULL;
+    if (rr->sort) sort_rows_cleanup(rr->sort);
+    free(rr->sort);
+    rr->sort = NULL;
     listing_insns_cleanup(&rr->samples);
     for (unsigned k = 0; k < rr->nparts; k++) listing_insns_cleanup(&rr->parts[k]);
     listing_insns_cleanup(&rr->combined);

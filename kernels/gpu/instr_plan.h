@@ -45,6 +45,7 @@ struct instr_job {
 };
 
 struct scenario_rows; /* gpu/scenario_rows.h */
+struct sort_rows;     /* gpu/sort_rows.h */
 
 /* One row of the process, and what came of it. */
 struct instr_row {
@@ -54,6 +55,7 @@ struct instr_row {
     char identity[96]; /* the kernel instantiation (profile_kernel_identity()) */
     struct profile_plan plan;
     struct scenario_rows *scenario; /* a scenario row's launch state (instr_run.c) */
+    struct sort_rows *sort;         /* a data-sort row's cell on the device        */
     const uint32_t *dmask;
     unsigned sample_blocks;
     int sampling;      /* the launch callback launches the sampling grid */

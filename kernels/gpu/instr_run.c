@@ -23,9 +23,11 @@
 #include "kernels/gpu/scenario_rows.h"
 #include "kernels/model/model/scenario_table.h"
 #include "kernels/gpu/session.h"
+#include "kernels/gpu/sort_rows.h"
 #include "kernels/model/listing/listing_read.h"
 #include "kernels/model/listing/listing_text.h"
 #include "kernels/model/model/plan.h"
+#include "kernels/model/model/sortexp.h"
 
 const char *const instr_phase_names[INSTR_PH_N] = {"plan", "cuda", "cupti", "sampling", "patched", "lines", "text"};
 
@@ -96,11 +98,31 @@ static int scenario_buffers(struct instr_row *rr, char *err) {
     return 0;
 }
 
+/* Whether the row is a data-sort cell's. */
+static int row_is_sort(const struct instr_row *rr) { return sortexp_table_is(&rr->j->r->tables[rr->table]); }
+
+/* A data-sort row's cell on the device over the job's input, set up as the
+ * timed rows' (sort_rows_setup()). The set-up launches kernels of the
+ * shade's module (the pairs, CUB's sort), so it comes after CUPTI is set
+ * up (row_wave()), as an occupancy query does. */
+static int sort_buffers(struct instr_row *rr, char *err) {
+    const struct instr_job *j = rr->j;
+    enum sortexp_dist d;
+    unsigned m, c;
+    if (rr->sort) return 0;
+    if (sortexp_table_cell(j->r->tables[rr->table].id, &d, &m, &c) != 0 || !(rr->sort = calloc(1, sizeof *rr->sort))) {
+        dv_seterr(err, "instructions: %s", rr->sort ? "the row's table is no data-sort cell" : "out of memory");
+        return DV_ERR;
+    }
+    return sort_rows_setup(rr->sort, d, m, c, j->base.n, j->g.block_x * j->g.block_y, j->base.in, err);
+}
+
 /* The row's path mask on the device, when its kernel reads one; a scenario
- * row's buffers. */
+ * row's buffers (a data-sort row's come later: sort_buffers()). */
 static int row_buffers(struct instr_row *rr, char *err) {
     int rc = 0;
     rr->dmask = NULL;
+    if (row_is_sort(rr)) return 0;
     if (rr->row->kernel == DV_KERNEL_SCENARIO) return scenario_buffers(rr, err);
     if (!session_mask(rr->j->s, rr->row, &rr->j->g, plan_row_mask,
                       experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
@@ -110,10 +132,15 @@ static int row_buffers(struct instr_row *rr, char *err) {
 
 /* One wave of the row's kernel (at most its grid): the sampled launch. The
  * occupancy query loads the kernel's module, so it comes after CUPTI is
- * set up, never before (instr.h). */
+ * set up, never before (instr.h). A data-sort row's sampled launch is its
+ * whole grid, its cell set up here. */
 static int row_wave(struct instr_row *rr, char *err) {
     const struct instr_job *j = rr->j;
     int per_sm = 0, rc;
+    if (row_is_sort(rr)) { /* the materials decide the divergence: the whole grid, sampled as counted */
+        rr->sample_blocks = rr->plan.grid.part_blocks[0];
+        return sort_buffers(rr, err);
+    }
     if (rr->scenario) rc = scenario_rows_occupancy(rr->scenario, (unsigned)rr->index, &per_sm, err);
     else rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err);
     if (rc != 0) return rc;
@@ -126,6 +153,7 @@ static int row_wave(struct instr_row *rr, char *err) {
 /* Part `part` of the row's profile plan, or its sampling wave. */
 static int launch(void *ctx, unsigned part, char *err) {
     struct instr_row *rr = ctx;
+    if (rr->sort) return sort_rows_launch(rr->sort, (unsigned)rr->index, err); /* one part: the whole grid */
     if (rr->scenario) {
         const struct testimony_grid *g = &rr->plan.grid;
         if (rr->sampling)
@@ -304,9 +332,7 @@ static void finish_row(const struct instr_run_opts *opts, struct listing_texts *
     rr->l->cubin_crc = crc;
     instr_phase_end(ph, INSTR_PH_TEXT);
     struct listing_paths paths;
-    const char *table = rr->j->r->tables[rr->table].id;
-    const struct scenario *s = strncmp(table, "scenario:", 9) == 0 ? scenario_find(table + 9) : NULL;
-    instr_row_paths(rr->row, s, &paths);
+    instr_row_paths(&rr->j->r->tables[rr->table], rr->row, &paths);
     listing_classify(&rr->combined, &paths);
     if (listing_build(&rr->combined, rr->l, err) != 0) {
         instr_row_fail(rr, err);
@@ -510,6 +536,7 @@ int instr_run_launch_only(struct instr_job *j, struct instr_row *rr, unsigned pa
     }
     int rc = job_buffers(j, NULL, err);
     if (rc == 0) rc = row_buffers(rr, err);
+    if (rc == 0 && row_is_sort(rr)) rc = sort_buffers(rr, err);
     if (rc == 0) rc = launch(rr, part, err);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err);
     return rc;

@@ -1,14 +1,11 @@
 /* sort_measure.c -- the data-sort experiment's tables on the GPU
  * (sort_measure.h).
  *
- * Per cell: the materials drawn on the host (sortexp_materials(), the one
- * generator), their stable order by material (what the radix sort gives),
- * and on the device the materials, the pairs (item << 32 | payload bits,
- * from the session's input), the pairs sorted once before the rounds (for
- * shade-sorted; checked against the host's order: the sort's correctness),
- * the sorted item index (for index), an output per shading row and the
- * sort's outputs. CUB's temporary storage is sized once and allocated once
- * before the rounds, and every sort is given that size. The rows are then
+ * Per cell: its rows set up on the device by sort_rows.h (the materials,
+ * their order, the pairs, the pairs sorted once before the rounds, checked
+ * here against the host's order: the sort's correctness, the index, the
+ * outputs, CUB's storage sized and allocated once), the launches every
+ * pass makes (sort_rows_launch(): the instruction profile's too). The rows are then
  * timed by the shared engine (timing_rows(): warm-up, paired rounds, the
  * ratios' intervals over sort+shade), each output checked bit for bit
  * against sortexp_shade() (one value per distinct input and material),
@@ -26,6 +23,7 @@
 #include "kernels/gpu/device.h"
 #include "kernels/gpu/devmem.h"
 #include "kernels/gpu/sort_kernels.h"
+#include "kernels/gpu/sort_rows.h"
 #include "kernels/model/model/chain.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/sortexp.h"
@@ -35,58 +33,7 @@
 
 _Static_assert(sizeof(struct sort_warp_rec) == sizeof(struct sortexp_warp), "device and host warp records agree");
 
-struct sort_cell_dev {
-    unsigned long long n;
-    unsigned tpb, c, m, bits;
-    uint8_t *mat, *key_a, *key_b, *pre_key;
-    uint64_t *pair, *pair_a, *pair_b, *pre_pair;
-    uint32_t *idx;
-    float *out[SORTEXP_NROWS - 1];
-    const float *in;
-    void *temp;
-    size_t temp_bytes;
-};
-
-static void cell_free(struct sort_cell_dev *d) {
-    devmem_free(d->mat), devmem_free(d->key_a), devmem_free(d->key_b), devmem_free(d->pre_key);
-    devmem_free(d->pair), devmem_free(d->pair_a), devmem_free(d->pair_b), devmem_free(d->pre_pair);
-    devmem_free(d->idx), devmem_free(d->temp);
-    for (unsigned r = 0; r + 1 < SORTEXP_NROWS; r++) devmem_free(d->out[r]);
-    memset(d, 0, sizeof *d);
-}
-
-static unsigned key_bits(unsigned m) {
-    unsigned b = 1;
-    while ((1u << b) < m) b++;
-    return b;
-}
-
-/* One sort with the storage sized before the rounds. */
-static int radix(const struct sort_cell_dev *d, uint8_t *key_out, uint64_t *pair_out, char *err) {
-    size_t bytes = d->temp_bytes;
-    return sort_radix(d->temp, &bytes, d->mat, key_out, d->pair, pair_out, d->n, d->bits, err);
-}
-
-static int shade(const struct sort_cell_dev *d, enum sort_shade_mode mode, const uint8_t *key, const uint64_t *pair,
-                 float *out, struct sort_warp_rec *rec, char *err) {
-    const struct sort_shade_args a = {d->mat, d->in, key, pair, d->idx, out, d->n};
-    return sort_shade(mode, &a, d->c, d->tpb, rec, err);
-}
-
-static int launch_row(void *p, unsigned row, char *err) {
-    const struct sort_cell_dev *d = p;
-    int rc;
-    switch (row) {
-    case SORTEXP_ROW_SORT_SHADE:
-        if ((rc = radix(d, d->key_a, d->pair_a, err)) != 0) return rc;
-        return shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[row], NULL, err);
-    case SORTEXP_ROW_NAIVE: return shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[row], NULL, err);
-    case SORTEXP_ROW_INDEX: return shade(d, SORT_SHADE_INDEX, NULL, NULL, d->out[row], NULL, err);
-    case SORTEXP_ROW_SHADE_SORTED: return shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[row], NULL, err);
-    case SORTEXP_ROW_SORT: return radix(d, d->key_b, d->pair_b, err);
-    default: dv_seterr(err, "data-sort: no row %u", row); return DV_ERR;
-    }
-}
+static int launch_row(void *p, unsigned row, char *err) { return sort_rows_launch(p, row, err); }
 
 /* The sort inside sort+shade, timed directly: rounds of sort+shade's two
  * launches with an event before and after the sort, each followed by the
@@ -105,21 +52,21 @@ struct sort_inside_run {
     double hold_ms;
 };
 
-static int inside_queue(const struct sort_cell_dev *d, const cudaEvent_t *e, char *err) {
+static int inside_queue(const struct sort_rows *d, const cudaEvent_t *e, char *err) {
     int rc = DV_CUDA_CALL(cudaEventRecord(e[0], 0), err);
-    rc = rc ? rc : radix(d, d->key_a, d->pair_a, err);
+    rc = rc ? rc : sort_rows_radix(d, d->key_a, d->pair_a, err);
     rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[1], 0), err);
-    rc = rc ? rc : shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[SORTEXP_ROW_SORT_SHADE], NULL, err);
+    rc = rc ? rc : sort_rows_shade(d, SORT_SHADE_PAIRS, d->key_a, d->pair_a, d->out[SORTEXP_ROW_SORT_SHADE], NULL, err);
     rc = rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[2], 0), err);
-    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    rc = rc ? rc : sort_rows_radix(d, d->key_b, d->pair_b, err);
     return rc ? rc : DV_CUDA_CALL(cudaEventRecord(e[3], 0), err);
 }
 
-static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock *clk, struct sort_inside_run *x,
+static int inside_batch(const struct sort_rows *d, const struct timing_clock *clk, struct sort_inside_run *x,
                         unsigned at, char *err) {
     const double q0 = timeutil_now_ms();
     int rc = timing_hold(clk, x->hold_ms, err);
-    rc = rc ? rc : radix(d, d->key_b, d->pair_b, err);
+    rc = rc ? rc : sort_rows_radix(d, d->key_b, d->pair_b, err);
     for (unsigned k = 0; k < SORT_INSIDE_BATCH && rc == 0; k++)
         rc = inside_queue(d, x->ev + SORT_INSIDE_EVENTS * k, err);
     x->hold_ms = timing_hold_next(timeutil_now_ms() - q0, 0); /* rounds of tens of microseconds: held */
@@ -138,7 +85,7 @@ static int inside_batch(const struct sort_cell_dev *d, const struct timing_clock
  * its interval (at the tables' level, widened by the timer's resolution),
  * into `cell`; it agrees with the sort alone when that interval meets
  * 1 +- `target` (the tables' half-width target). Returns 0 or a DV_* code. */
-static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock *clk, double resolution, double target,
+static int sort_inside(const struct sort_rows *d, const struct timing_clock *clk, double resolution, double target,
                        struct dv_sort_cell *cell, char *err) {
     struct sort_inside_run *x = calloc(1, sizeof *x);
     double *scratch = malloc(2 * SORT_INSIDE_ROUNDS * sizeof *scratch);
@@ -167,36 +114,9 @@ static int sort_inside(const struct sort_cell_dev *d, const struct timing_clock 
     return rc;
 }
 
-/* Device buffers of a cell of n items, `mat` and `order` from the host. */
-static int cell_setup(struct sort_cell_dev *d, const uint8_t *mat, const uint32_t *order, char *err) {
-    const size_t n = (size_t)d->n;
-    int rc = 0;
-    rc = rc ? rc : devmem_alloc((void **)&d->mat, n, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->key_a, n, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->key_b, n, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->pre_key, n, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->pair, n * 8, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->pair_a, n * 8, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->pair_b, n * 8, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->pre_pair, n * 8, err);
-    rc = rc ? rc : devmem_alloc((void **)&d->idx, n * 4, err);
-    for (unsigned r = 0; r + 1 < SORTEXP_NROWS && rc == 0; r++) {
-        rc = devmem_alloc((void **)&d->out[r], n * 4, err);
-        if (rc == 0) rc = DV_CUDA_CALL(cudaMemset(d->out[r], 0xff, n * 4), err); /* NaN: unwritten */
-    }
-    rc = rc ? rc : devmem_upload(d->mat, mat, n, err);
-    rc = rc ? rc : devmem_upload(d->idx, order, n * 4, err);
-    rc = rc ? rc : sort_make_pairs(d->in, d->pair, d->n, err);
-    /* The temporary storage: sized and allocated once, outside the rounds. */
-    rc = rc ? rc : sort_radix(NULL, &d->temp_bytes, d->mat, d->pre_key, d->pair, d->pre_pair, d->n, d->bits, err);
-    rc = rc ? rc : devmem_alloc(&d->temp, d->temp_bytes ? d->temp_bytes : 1, err);
-    rc = rc ? rc : radix(d, d->pre_key, d->pre_pair, err);
-    return rc;
-}
-
 /* The sort's outputs at `key`/`pair` against the host's stable order:
  * keys and pairs bit for bit, the first wrong place named. */
-static int check_sort(const struct sort_cell_dev *d, const uint8_t *key, const uint64_t *pair, const uint8_t *mat,
+static int check_sort(const struct sort_rows *d, const uint8_t *key, const uint64_t *pair, const uint8_t *mat,
                       const uint32_t *order, struct dv_check *c, char *err) {
     const size_t n = (size_t)d->n;
     uint8_t *hk = malloc(n);
@@ -234,7 +154,7 @@ DV_FMA_CLONES static void reference_values(unsigned m, unsigned c, float *ref) {
         for (unsigned k = 0; k < m; k++) ref[v * m + k] = sortexp_shade(dv_input_value(v), k, c);
 }
 
-static int check_shades(const struct sort_cell_dev *d, const uint8_t *mat, struct dv_table *t, char *err) {
+static int check_shades(const struct sort_rows *d, const uint8_t *mat, struct dv_table *t, char *err) {
     const size_t n = (size_t)d->n;
     float *ref = malloc((size_t)DV_INPUT_DISTINCT * d->m * sizeof *ref), *got = malloc(n * 4);
     int rc = 0;
@@ -256,15 +176,16 @@ static int check_shades(const struct sort_cell_dev *d, const uint8_t *mat, struc
 
 /* The GPU's per-warp records of shading order `sorted` into `gpu` (warps of
  * them, zeroed first), untimed. */
-static int witness_launch(const struct sort_cell_dev *d, int sorted, struct sort_warp_rec *gpu, char *err) {
+static int witness_launch(const struct sort_rows *d, int sorted, struct sort_warp_rec *gpu, char *err) {
     const unsigned long long warps = sortexp_warps(d->n, d->tpb);
     const size_t bytes = (size_t)warps * sizeof *gpu;
     struct sort_warp_rec *dev = NULL;
     int rc = devmem_alloc((void **)&dev, bytes, err);
     rc = rc ? rc : DV_CUDA_CALL(cudaMemset(dev, 0, bytes), err);
-    rc = rc       ? rc
-         : sorted ? shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[SORTEXP_ROW_SHADE_SORTED], dev, err)
-                  : shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[SORTEXP_ROW_NAIVE], dev, err);
+    rc = rc ? rc
+         : sorted
+             ? sort_rows_shade(d, SORT_SHADE_PAIRS, d->pre_key, d->pre_pair, d->out[SORTEXP_ROW_SHADE_SORTED], dev, err)
+             : sort_rows_shade(d, SORT_SHADE_NAIVE, NULL, NULL, d->out[SORTEXP_ROW_NAIVE], dev, err);
     rc = rc ? rc : devmem_download(gpu, dev, bytes, err);
     devmem_free(dev);
     return rc;
@@ -272,7 +193,7 @@ static int witness_launch(const struct sort_cell_dev *d, int sorted, struct sort
 
 /* The witness of one order into `w`: the GPU's records summed, each warp's
  * compared with the CPU count over the same array. */
-static int witness_order(const struct sort_cell_dev *d, int sorted, const uint8_t *mat, const uint32_t *order,
+static int witness_order(const struct sort_rows *d, int sorted, const uint8_t *mat, const uint32_t *order,
                          struct dv_sort_witness *w, char *err) {
     const unsigned long long warps = sortexp_warps(d->n, d->tpb);
     struct sort_warp_rec *gpu = malloc((size_t)warps * sizeof *gpu);
@@ -308,7 +229,7 @@ static int counted_launch(void *p, unsigned row, const struct counters_span *spa
  * the model's split warps (sortexp_counters_derive()). A refused pass
  * leaves the rows without and *cnt NULL, the reason in the testimony.
  * Returns 0, or DV_ESTICKY after a sticky CUDA error. */
-static int sort_counters(struct sort_cell_dev *d, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
+static int sort_counters(struct sort_rows *d, struct dv_table *t, struct counters **cnt, struct dv_testimony *tm,
                          char *err) {
     struct testimony_grid grids[SORTEXP_NROWS];
     struct dv_counters out[SORTEXP_NROWS];
@@ -335,19 +256,6 @@ static int sort_counters(struct sort_cell_dev *d, struct dv_table *t, struct cou
     return 0;
 }
 
-/* The host's side of a cell: its materials and their order. */
-static int cell_host(unsigned dist, unsigned m, unsigned long long n, uint8_t **mat, uint32_t **order, char *err) {
-    *mat = malloc(n ? n : 1);
-    *order = malloc((n ? n : 1) * sizeof **order);
-    if (!*mat || !*order) {
-        dv_seterr(err, "data-sort: out of memory for %llu items", n);
-        return DV_ERR;
-    }
-    if (sortexp_materials((enum sortexp_dist)dist, m, n, *mat, err) != 0) return DV_ERR;
-    sortexp_order(*mat, n, m, *order);
-    return 0;
-}
-
 int sort_measure_table(struct session *s, const struct dv_options *o, const struct dv_device *dev, double mhz,
                        struct timing_clock *clk, struct dv_table *t, struct dv_sort_cell *cell, const float *in_dev,
                        struct dv_testimony *tm, struct counters **cnt, char *err) {
@@ -359,13 +267,11 @@ int sort_measure_table(struct session *s, const struct dv_options *o, const stru
         return DV_ERR;
     }
     const struct dv_geometry g = scenario_grid(o);
-    struct sort_cell_dev d = {0};
-    d.n = dv_grid_threads(&g), d.tpb = g.block_x * g.block_y, d.c = c, d.m = m, d.bits = key_bits(m), d.in = in_dev;
-    uint8_t *mat = NULL;
-    uint32_t *order = NULL;
-    int rc = cell_host(dist, m, d.n, &mat, &order, err);
+    struct sort_rows d;
     double h0 = timeutil_now_ms();
-    rc = rc ? rc : cell_setup(&d, mat, order, err);
+    int rc = sort_rows_setup(&d, dist, m, c, dv_grid_threads(&g), g.block_x * g.block_y, in_dev, err);
+    const uint8_t *mat = d.host_mat;
+    const uint32_t *order = d.host_order;
     /* The sort before the rounds, checked: the same call the rows time. */
     rc = rc ? rc : check_sort(&d, d.pre_key, d.pre_pair, mat, order, &t->rows[SORTEXP_ROW_SORT].check, err);
     if (rc == 0 && !t->rows[SORTEXP_ROW_SORT].check.ok) {
@@ -405,37 +311,31 @@ int sort_measure_table(struct session *s, const struct dv_options *o, const stru
         rc = rc ? rc : witness_order(&d, 1, mat, order, &cell->sorted, err);
     }
     t->cost_witness_ms = o->no_witness ? NAN : timeutil_now_ms() - h0;
-    cell_free(&d);
-    free(mat);
-    free(order);
+    sort_rows_cleanup(&d);
     return rc;
 }
 
 int sort_witness_records(unsigned dist, unsigned m, unsigned blocks, unsigned tpb, int sorted, void *gpu, void *cpu,
                          char *err) {
-    struct sort_cell_dev d = {0};
-    uint8_t *mat = NULL;
-    uint32_t *order = NULL;
+    struct sort_rows d;
+    memset(&d, 0, sizeof d);
     float *in = NULL;
-    d.n = (unsigned long long)blocks * tpb, d.tpb = tpb, d.c = SORTEXP_MIN_C, d.m = m, d.bits = key_bits(m);
-    int rc = cell_host(dist, m, d.n, &mat, &order, err);
-    float *host_in = rc ? NULL : malloc((size_t)d.n * sizeof *host_in);
-    if (rc == 0 && !host_in) {
+    const unsigned long long n = (unsigned long long)blocks * tpb;
+    float *host_in = malloc((size_t)(n ? n : 1) * sizeof *host_in);
+    int rc = 0;
+    if (!host_in) {
         dv_seterr(err, "data-sort: out of memory for the input");
         rc = DV_ERR;
     }
-    for (unsigned long long i = 0; rc == 0 && i < d.n; i++) host_in[i] = dv_input_value(i);
-    rc = rc ? rc : devmem_alloc((void **)&in, (size_t)d.n * 4, err);
-    rc = rc ? rc : devmem_upload(in, host_in, (size_t)d.n * 4, err);
-    d.in = in;
-    rc = rc ? rc : cell_setup(&d, mat, order, err);
+    for (unsigned long long i = 0; rc == 0 && i < n; i++) host_in[i] = dv_input_value(i);
+    rc = rc ? rc : devmem_alloc((void **)&in, (size_t)n * 4, err);
+    rc = rc ? rc : devmem_upload(in, host_in, (size_t)n * 4, err);
+    rc = rc ? rc : sort_rows_setup(&d, (enum sortexp_dist)dist, m, SORTEXP_MIN_C, n, tpb, in, err);
     rc = rc ? rc : witness_launch(&d, sorted, gpu, err);
-    for (unsigned long long i = 0; rc == 0 && i < sortexp_warps(d.n, tpb); i++)
-        sortexp_warp_count(mat, sorted ? order : NULL, d.n, tpb, i, (struct sortexp_warp *)cpu + i);
-    cell_free(&d);
+    for (unsigned long long i = 0; rc == 0 && i < sortexp_warps(n, tpb); i++)
+        sortexp_warp_count(d.host_mat, sorted ? d.host_order : NULL, n, tpb, i, (struct sortexp_warp *)cpu + i);
+    sort_rows_cleanup(&d);
     devmem_free(in);
     free(host_in);
-    free(mat);
-    free(order);
     return rc;
 }

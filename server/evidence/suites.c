@@ -24,10 +24,11 @@
  * not quiet. */
 #define SUITES_NOISE_LIMIT 0.02
 
-/* Every suite but data-sort (below: its rows are not profiled) keeps every
- * row's instruction profile (the lesson's at version 2, the scenario
- * suite's at version 2, arithmetic-intensity's at version 2: each request
- * gained `instructions: true` when its kernels came to be profiled).
+/* Every suite keeps every row's instruction profile (the lesson's at
+ * version 2, the scenario suite's at version 2, arithmetic-intensity's at
+ * version 2, data-sort's at version 2: each request gained
+ * `instructions: true` when its kernels came to be profiled; data-sort's
+ * sort+shade and sort rows, CUB's kernels, have none by design).
  * compiler-and-warp is the experiments' nightly set (k paths at seven k,
  * the predication diagonal, branchless against branch, reconvergence); its
  * full predication map is asked for on demand (scenario predication-map),
@@ -90,17 +91,20 @@ static const struct suite table[] = {
     /* Data-dependent divergence and the sort: twelve cells (uniform and
      * tiles, M 4 and 32, C 16, 128 and 512) of five rows, a quarter second
      * of GPU time each at most; the full grid of a distribution is asked
-     * for on demand (scenario data-sort-<distribution>). No instruction
-     * profile: its rows are not profiled. */
+     * for on demand (scenario data-sort-<distribution>). The instruction
+     * profile of each cell's naive, index and shade-sorted rows, each on
+     * the whole grid (4096 x 256 items x C 512 at most: 5.4e8
+     * thread-iterations, under the per-request cap); sort+shade and sort
+     * run CUB's kernels and have none. */
     {"data-sort",
-     1,
+     2,
      "Data-dependent divergence and the sort: naive against CUB radix sort then shade, over materials and cost",
      DV_PART_ALL,
      {NULL},
      "data-sort",
      SUITES_NOISE_LIMIT,
      250.0,
-     0,
+     1,
      0},
     /* ---- arithmetic intensity: two tables of 14 rows (the stream and the
      * chase, six points each from 1/32 to 128 FLOP/byte, and the two ridge

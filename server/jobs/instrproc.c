@@ -631,8 +631,11 @@ static void pending_collect(struct instrproc *ip, const char *request, struct pe
 /* Row `row` of table `t` planned, and from the cache when it is there (a
  * copy onto the row, counted in the testimony). Returns 1 for a hit, 0 for
  * a row to collect (its plan and kernel identity into *p), -1 for a row
- * that cannot be profiled (its reason named in the testimony). *plan_ms
- * and *lookup_ms add up where the time went. */
+ * that cannot be profiled (its reason named in the testimony), 2 for a row
+ * that has no profile by design (profile_row_unprofiled(): a data-sort
+ * cell's sort+shade and sort, whose launches are CUB's kernels; logged, no
+ * failure of the testimony's). *plan_ms and *lookup_ms add up where the
+ * time went. */
 static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct dv_report *r, struct dv_table *t,
                       unsigned index, struct pending *p, double *plan_ms, double *lookup_ms) {
     struct dv_row *row = &t->rows[index];
@@ -641,6 +644,10 @@ static int row_lookup(struct instrproc *ip, const struct dv_options *o, struct d
     struct profile_plan plan;
     listing_free(row->instructions);
     row->instructions = NULL;
+    if (profile_row_unprofiled(t, index, why)) {
+        LOG(LOG_DEBUG, "instructions: %s row %s: %s", t->id, row->name, why);
+        return 2;
+    }
     const double p0 = timeutil_now_ms();
     const int planned = profile_plan_table_row(o, t, index, &g, r->config.iterations, 0, &plan, why);
     *plan_ms += timeutil_now_ms() - p0;

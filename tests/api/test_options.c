@@ -676,6 +676,52 @@ Test(options, instructions_switch_cost_and_key) {
     cr_expect_eq(options_validate(&p, OPTIONS_JSON, NULL, err), 0, "%s", err);
 }
 
+/* A data-sort request takes instructions: each shading row is profiled on
+ * its whole grid, every thread C FMAs, so its cost is the grid's threads x
+ * its cells' largest C (512 in every named grid), refused over the cap
+ * naming the field, as a lesson row's; another scenario's rows are costed
+ * when planned. */
+Test(options, data_sort_takes_instructions_costed_on_its_whole_grid) {
+    struct dv_options p;
+    int row = 7;
+    static const char *const grids[] = {"data-sort", "data-sort-uniform", "data-sort-zipf", "data-sort-tiles",
+                                        "data-sort-presorted"};
+    for (unsigned i = 0; i < sizeof grids / sizeof grids[0]; i++) {
+        experiment_defaults(&p);
+        snprintf(p.scenario, sizeof p.scenario, "%s", grids[i]);
+        p.instructions = 1;
+        cr_expect_eq(options_validate(&p, OPTIONS_JSON, &fault, err), 0, "%s: %s", grids[i], err);
+        cr_expect_eq(options_validate(&p, OPTIONS_CLI, &fault, err), 0, "%s: %s", grids[i], err);
+        cr_expect_float_eq(options_instructions_cost(&p, &row), 4096.0 * 256 * 512, 1e-3, "%s", grids[i]);
+        cr_expect_eq(row, -1);
+    }
+    experiment_defaults(&p);
+    cr_assert_eq(options_set_cli(&p, "--scenario", "data-sort-tiles", err), 0, "%s", err);
+    cr_assert_eq(options_set_cli(&p, "--instructions", "on", err), 0, "%s", err);
+    cr_assert_eq(options_set_cli(&p, "--blocks", "64", err), 0, "%s", err);
+    cr_assert_eq(options_set_cli(&p, "--threads-per-block", "32", err), 0, "%s", err);
+    cr_expect_eq(options_validate(&p, OPTIONS_CLI, &fault, err), 0, "%s", err);
+    cr_expect_float_eq(options_instructions_cost(&p, &row), 64.0 * 32 * 512, 1e-3);
+    /* 65536 x 256 threads x 512 = 8.6e9 under the cap; twice the blocks over. */
+    experiment_defaults(&p);
+    snprintf(p.scenario, sizeof p.scenario, "data-sort");
+    p.instructions = 1;
+    p.blocks = 65536;
+    cr_expect_eq(options_validate(&p, OPTIONS_JSON, &fault, err), 0, "%s", err);
+    p.blocks = 131072;
+    cr_expect_gt(options_instructions_cost(&p, &row), OPTIONS_MAX_INSTRUCTIONS_COST);
+    expect_invalid(&p, "instructions", "--instructions", "(131072 blocks of 256 threads) is profiled");
+    struct dv_options q = p;
+    cr_assert_eq(options_validate(&q, OPTIONS_JSON, &fault, err), -1);
+    cr_expect(strstr(err, "C = 512") != NULL && strstr(err, "data-sort") != NULL, "%s", err);
+    p.instructions = 0;
+    cr_expect_eq(options_validate(&p, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    /* Another scenario's rows are costed as they are planned. */
+    experiment_defaults(&p);
+    snprintf(p.scenario, sizeof p.scenario, "k-paths");
+    cr_expect_float_eq(options_instructions_cost(&p, &row), 0, 1e-9);
+}
+
 /* The kind of job the queue estimates runs by: the tables, the rows they
  * time and the untimed passes; not the predicates' text nor the grid. */
 Test(options, job_kind_names_tables_rows_and_passes) {

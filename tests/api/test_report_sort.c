@@ -10,6 +10,7 @@
 #include "api/report.h"
 #include "api/report_sort.h"
 #include "api/request.h"
+#include "kernels/model/listing/listing.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/sortexp.h"
 
@@ -26,7 +27,9 @@ Test(report_sort, requests_name_the_grids_and_errors_name_their_field) {
     cr_expect_eq(parse("{\"scenario\": \"data-sort-gauss\"}", &o, &e), -1);
     cr_expect_str_eq(e.field, "scenario");
     cr_expect(strstr(e.reason, "data-sort") != NULL, "the known names are listed: %s", e.reason);
-    cr_expect_eq(parse("{\"scenario\": \"data-sort\", \"instructions\": true}", &o, &e), -1);
+    cr_expect_eq(parse("{\"scenario\": \"data-sort\", \"instructions\": true}", &o, &e), 0, "%s", e.reason);
+    cr_expect(o.instructions);
+    cr_expect_eq(parse("{\"scenario\": \"data-sort-zipf\", \"instructions\": true, \"blocks\": 262144}", &o, &e), -1);
     cr_expect_str_eq(e.field, "instructions");
 }
 
@@ -74,4 +77,61 @@ Test(report_sort, a_bad_sort_object_is_refused_naming_the_field) {
     refused("{\"cells\": [], \"crossover\": [{\"distribution\": 7}], \"sentence\": \"\"}",
             "sort.crossover[0].distribution");
     refused("{\"cells\": [], \"crossover\": [], \"sentence\": 1}", "sort.sentence");
+}
+
+/* A profiled data-sort row's `instructions` (its material paths path_0 and
+ * path_3, as the shade's regions name them) written with the document and
+ * read back the same; its cell's unprofiled rows stay null. */
+Test(report_sort, a_sort_rows_instructions_round_trip) {
+    static const char *profile =
+        "{\"source\": \"cupti-sass\", \"kernel\": "
+        "\"_Z17sort_shade_kernelILi0ELb0EEv15sort_shade_argsjP13sort_warp_rec\", "
+        "\"scale\": 1, \"regions\": ["
+        "{\"kind\": \"path_0\", \"instructions\": 16, \"warp_executions\": 64, \"thread_executions\": 1088, "
+        "\"pred_on_thread_executions\": 1088, \"lanes_per_execution\": 17}, "
+        "{\"kind\": \"path_3\", \"instructions\": 16, \"warp_executions\": 48, \"thread_executions\": 240, "
+        "\"pred_on_thread_executions\": 240, \"lanes_per_execution\": 5}], "
+        "\"runs\": [{\"pc\": 256, \"count\": 16, \"opcode\": \"FFMA\", \"file\": \"kernels/gpu/sort_kernels.cu\", "
+        "\"line\": 81, \"region\": \"path_0\", \"warp_executions\": 4, \"thread_executions\": 68, "
+        "\"pred_on_thread_executions\": 68, \"lanes\": 17}, "
+        "{\"pc\": 512, \"count\": 16, \"opcode\": \"FFMA\", \"file\": \"kernels/gpu/sort_kernels.cu\", "
+        "\"line\": 84, \"region\": \"path_3\", \"warp_executions\": 3, \"thread_executions\": 15, "
+        "\"pred_on_thread_executions\": 15, \"lanes\": 5}]}";
+    struct dv_options o;
+    struct request_error e;
+    cr_assert_eq(parse("{\"scenario\": \"data-sort\", \"blocks\": 8, \"instructions\": true}", &o, &e), 0, "%s",
+                 e.reason);
+    struct dv_report *r = experiment_report_create(), *back = experiment_report_create();
+    char err[ERR_LEN] = "";
+    cr_assert(r && back);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
+    r->measured = 1;
+    for (unsigned t = 0; t < r->ntables; t++)
+        for (unsigned j = 0; j < r->tables[t].nrows; j++) r->tables[t].rows[j].measured = 1;
+    json_error_t je;
+    json_t *pj = json_loads(profile, 0, &je);
+    cr_assert_not_null(pj, "%s", je.text);
+    struct dv_row *naive = &r->tables[2].rows[SORTEXP_ROW_NAIVE];
+    cr_assert_eq(report_instructions_parse(pj, &naive->instructions, err), 0, "%s", err);
+    json_decref(pj);
+    char *a = report_json(r, 0);
+    cr_assert_not_null(a);
+    cr_assert_eq(report_parse(a, strlen(a), back, err), 0, "%s", err);
+    const struct listing *l = back->tables[2].rows[SORTEXP_ROW_NAIVE].instructions;
+    cr_assert_not_null(l, "the naive row's profile was read back");
+    cr_expect_str_eq(back->tables[2].id, r->tables[2].id);
+    cr_assert_eq(l->nregions, 2);
+    cr_expect_eq(l->regions[0].kind, LISTING_PATH_0);
+    cr_expect_eq(l->regions[1].kind, LISTING_PATH_0 + 3);
+    cr_expect_float_eq(l->regions[1].lanes, 5.0, 1e-12);
+    cr_expect_str_eq(l->runs[1].file, "kernels/gpu/sort_kernels.cu");
+    cr_expect_null(back->tables[2].rows[SORTEXP_ROW_SORT_SHADE].instructions);
+    cr_expect_null(back->tables[2].rows[SORTEXP_ROW_SORT].instructions);
+    char *b = report_json(back, 0);
+    cr_assert_not_null(b);
+    cr_expect_str_eq(a, b);
+    free(a);
+    free(b);
+    experiment_report_free(r);
+    experiment_report_free(back);
 }

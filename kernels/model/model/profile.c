@@ -12,6 +12,7 @@
 #include "kernels/model/listing/listing.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
+#include "kernels/model/model/sortexp.h"
 
 int profile_row_supported(const struct dv_row *row, char *reason) {
     if (row->kernel >= 0 && row->kernel < DV_NUM_KERNELS) return 1;
@@ -120,6 +121,53 @@ static int plan_scenario(const struct dv_options *o, const struct dv_table *t, u
     return rc;
 }
 
+int profile_row_unprofiled(const struct dv_table *t, unsigned r, char *reason) {
+    if (!sortexp_table_is(t)) return 0;
+    if (r == SORTEXP_ROW_SORT_SHADE)
+        dv_seterr(reason,
+                  "instructions: not profiled: sort+shade's launches are CUB's radix-sort kernels, then the "
+                  "shade of the sorted pairs, the shade-sorted row's kernel on the same pairs (its profile is "
+                  "that row's)");
+    else if (r == SORTEXP_ROW_SORT)
+        dv_seterr(reason,
+                  "instructions: not profiled: the sort row's launches are CUB's radix-sort kernels alone "
+                  "(no shade, no material to split a warp)");
+    else return 0;
+    return 1;
+}
+
+/* A data-sort row's plan: the whole grid, one part, weight 1 (the
+ * materials decide each warp's paths: no block stands for another). */
+static int plan_sort(const struct dv_options *o, const struct dv_table *t, unsigned r, struct profile_plan *out,
+                     char *err) {
+    enum sortexp_dist d;
+    unsigned m, c;
+    if (profile_row_unprofiled(t, r, err)) return -1;
+    if (sortexp_table_cell(t->id, &d, &m, &c) != 0) {
+        dv_seterr(err, "instructions: table %s is no data-sort cell", t->id);
+        return -1;
+    }
+    const struct dv_geometry g = scenario_grid(o);
+    const unsigned tpb = g.block_x * g.block_y;
+    const unsigned long long n = dv_grid_threads(&g);
+    uint8_t *mat = malloc(n ? n : 1);
+    if (!mat) {
+        dv_seterr(err, "instructions: out of memory for %llu items", n);
+        return -1;
+    }
+    int rc = sortexp_materials(d, m, n, mat, err);
+    if (rc == 0) {
+        testimony_counter_grid(g.blocks, g.blocks, &out->grid);
+        rc = plan_weights(out, (double)tpb * c, err);
+    }
+    if (rc == 0) {
+        const unsigned v[2] = {r, c};
+        out->mask_hash = fnv1a_64(fnv1a_64(FNV1A_64_OFFSET, mat, (size_t)n), v, sizeof v);
+    }
+    free(mat);
+    return rc;
+}
+
 int profile_plan_table_row(const struct dv_options *o, const struct dv_table *t, unsigned r,
                            const struct dv_geometry *g, unsigned iterations, int whole_grid, struct profile_plan *out,
                            char *err) {
@@ -130,6 +178,7 @@ int profile_plan_table_row(const struct dv_options *o, const struct dv_table *t,
     }
     if (t->rows[r].kernel != DV_KERNEL_SCENARIO)
         return profile_plan_row(&t->rows[r], g, iterations, whole_grid, out, err);
+    if (sortexp_table_is(t)) return plan_sort(o, t, r, out, err);
     return plan_scenario(o, t, r, whole_grid, out, err);
 }
 
@@ -141,6 +190,15 @@ int profile_kernel_identity(const struct dv_options *o, const struct dv_table *t
     if (row->kernel != DV_KERNEL_SCENARIO) {
         /* The compile-time instantiation runs the lesson's iteration count. */
         n = snprintf(buf, len, "%s/%d", experiment_kernel_name(row->kernel), iterations == DV_DEFAULT_ITERATIONS);
+        return n < 0 || (size_t)n >= len ? -1 : 0;
+    }
+    if (sortexp_table_is(t)) {
+        /* The shade kernel's instantiation is its shading order's (the
+         * template's mode): naive, index, or pairs (shade-sorted, and the
+         * shade inside sort+shade); the cell (distribution, M, C) is data
+         * and a runtime argument, so it is in the plan's hash, not here. */
+        static const char *const order[SORTEXP_NROWS] = {"pairs", "naive", "index", "pairs", "cub-radix"};
+        n = r < SORTEXP_NROWS ? snprintf(buf, len, "sort/%s", order[r]) : -1;
         return n < 0 || (size_t)n >= len ? -1 : 0;
     }
     char err[ERR_LEN];

@@ -60,17 +60,30 @@ int profile_plan_row(const struct dv_row *row, const struct dv_geometry *g, unsi
  * (testimony_scenario_grid() at PROFILE_STANDIN_WAVE: one period of it or a
  * stand-in grid of its distinct blocks), its mask hash over the bytes of
  * the blocks launched and their weights, its cost the blocks launched times
- * their threads times the row's longest thread's FMAs. Returns 0, or -1
- * with `err`. */
+ * their threads times the row's longest thread's FMAs; a data-sort row's
+ * (naive, index, shade-sorted) the whole grid as one part, whatever
+ * `whole_grid` says (the materials decide each warp's divergence, so no
+ * block stands for another), its hash over the cell's materials (its
+ * distribution, M and grid), the row and C, its cost the grid's threads
+ * times C. Returns 0, or -1 with `err`
+ * (for a row profile_row_unprofiled() names, its reason). */
 int profile_plan_table_row(const struct dv_options *o, const struct dv_table *t, unsigned r,
                            const struct dv_geometry *g, unsigned iterations, int whole_grid, struct profile_plan *out,
                            char *err);
+
+/* 1 when row `r` of table `t` has no instruction profile by design, with
+ * why in `reason` (ERR_LEN); else 0. A data-sort cell's sort+shade and sort
+ * rows are such rows: their launches are CUB's radix-sort kernels (and in
+ * sort+shade, after them, the shade of the sorted pairs: the shade-sorted
+ * row's kernel on the same pairs, whose profile is that row's). */
+int profile_row_unprofiled(const struct dv_table *t, unsigned r, char *reason);
 
 /* The kernel instantiation row `r` of table `t` (planned from `o`) runs,
  * as a name stable across processes into buf[len]: "branch/1" (a lesson
  * kernel and whether it is the compile-time 4096 instantiation),
  * "scenario/short/4x3/r0" (a scenario kernel, its sides or variant and its
- * rounds). Profiles of the same name share the function and cubin the first
+ * rounds), "sort/naive" (a data-sort row: its shading order, the shade
+ * kernel's instantiation; its cell is in the plan's hash). Profiles of the same name share the function and cubin the first
  * one found. Returns 0, or -1 when it does not fit. */
 int profile_kernel_identity(const struct dv_options *o, const struct dv_table *t, unsigned r, unsigned iterations,
                             char *buf, size_t len);

@@ -1,7 +1,8 @@
 /* test_instr.c -- what the instruction profiler knows without a GPU: the
  * chains' lines it groups by are lesson_kernels.cu's (all of them, and
  * only those), the scenario and arithmetic-intensity kernels' regions are
- * their files' marked lines, and a CUPTI that cannot be loaded is a reason, not a crash. */
+ * their files' marked lines (the data-sort shade's material_N as path_N),
+ * and a CUPTI that cannot be loaded is a reason, not a crash. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ static void expect_marked_lines(const struct listing_paths *p, const char *file,
         if (!m) continue;
         char name[32] = "";
         cr_assert_eq(sscanf(m, "/* region: %31[a-z0-9_] */", name), 1, "%s line %u: %s", file, line, l);
-        const int kind = listing_kind_parse(name);
+        const int kind = instr_region_kind(name);
         cr_assert_geq(kind, 0, "%s line %u: no region %s", file, line, name);
         marked++;
         int found = 0;
@@ -132,14 +133,72 @@ Test(instr, an_intensity_row_names_the_intensity_kernels_path_lines) {
     cr_assert_not_null(kway);
     cr_assert_eq(mem->kind, SCENARIO_MEM);
     struct listing_paths q;
-    instr_row_paths(&row, mem, &q);
+    struct dv_table t = {.id = "scenario:intensity-stream"};
+    instr_row_paths(&t, &row, &q);
     cr_expect_str_eq(q.file, "kernels/gpu/intensity_kernels.cu");
     cr_expect(q.na == p.na && q.a[0] == p.a[0] && q.nb == p.nb && q.b[0] == p.b[0]);
-    instr_row_paths(&row, scenario_find("intensity-chase"), &q);
+    snprintf(t.id, sizeof t.id, "scenario:intensity-chase");
+    instr_row_paths(&t, &row, &q);
     cr_expect_str_eq(q.file, "kernels/gpu/intensity_kernels.cu");
-    instr_row_paths(&row, kway, &q);
+    snprintf(t.id, sizeof t.id, "scenario:%s", kway->name);
+    instr_row_paths(&t, &row, &q);
     cr_expect_str_eq(q.file, "kernels/gpu/scenario_kernels.cu");
+    snprintf(t.id, sizeof t.id, "part1");
     row.kernel = DV_KERNEL_BRANCH;
-    instr_row_paths(&row, NULL, &q);
+    instr_row_paths(&t, &row, &q);
     cr_expect_str_eq(q.file, "kernels/gpu/lesson_kernels.cu");
+}
+
+/* The data-sort shade's table: sort_kernels.cu's 32 cases, material_N as
+ * path_N, one line each and nothing else (the file's own comments, read
+ * here, say which); a data-sort cell's row (every shading order) names it. */
+Test(instr, a_data_sort_row_names_the_shades_32_material_lines_as_paths) {
+    struct listing_paths p;
+    instr_sort_paths(&p);
+    unsigned cases[32] = {0};
+    expect_marked_lines(&p, "sort_kernels.cu", cases);
+    for (unsigned k = 0; k < 32; k++) cr_expect_eq(cases[k], 1, "path_%u on %u lines", k, cases[k]);
+    cr_expect_eq(p.na + p.nb, 0);
+    cr_expect_eq(p.nother, 32);
+    char *src = readfile(DV_TEST_SOURCE_DIR "/kernels/gpu/sort_kernels.cu", NULL);
+    cr_assert_not_null(src);
+    unsigned line = 0;
+    char *next;
+    for (char *l = src; l; l = next) {
+        next = strchr(l, '\n');
+        if (next) *next++ = '\0';
+        line++;
+        for (unsigned k = 0; k < p.nother; k++) {
+            if (p.other_line[k] != line) continue;
+            const unsigned m = p.other_kind[k] - LISTING_PATH_0;
+            char want[128];
+            snprintf(want, sizeof want, "case %u: rec.hit(g); SORT_PATH(%u); break; /* region: material_%u */", m, m,
+                     m);
+            cr_expect(strstr(l, want) != NULL, "path_%u is line %u: %s", m, line, l);
+        }
+    }
+    free(src);
+    struct dv_table t = {.id = "sort:uniform:m4:c16"};
+    for (unsigned r = 0; r < 5; r++) {
+        struct dv_row row = {.kernel = DV_KERNEL_SCENARIO};
+        struct listing_paths q;
+        instr_row_paths(&t, &row, &q);
+        cr_expect_str_eq(q.file, "kernels/gpu/sort_kernels.cu");
+        cr_expect(q.nother == p.nother && memcmp(q.other_line, p.other_line, sizeof p.other_line) == 0);
+    }
+}
+
+/* material_N is path_N for N 0..31 and nothing else; the listing's names stay theirs. */
+Test(instr, material_names_are_the_paths_and_only_those) {
+    char name[32];
+    for (unsigned k = 0; k < 32; k++) {
+        snprintf(name, sizeof name, "material_%u", k);
+        cr_expect_eq(instr_region_kind(name), LISTING_PATH_0 + (int)k, "%s", name);
+    }
+    static const char *const bad[] = {"material_32", "material_",   "material_01", "material_-1",
+                                      "material_1x", "material_ 1", "materials_1", "material_99999999999999999999"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) cr_expect_eq(instr_region_kind(bad[i]), -1, "%s", bad[i]);
+    cr_expect_eq(instr_region_kind("path_a"), LISTING_PATH_A);
+    cr_expect_eq(instr_region_kind("path_7"), LISTING_PATH_0 + 7);
+    cr_expect_eq(instr_region_kind(NULL), -1);
 }

@@ -151,8 +151,8 @@ Test(suites, json_is_whole_or_absent_under_failing_allocations) {
 }
 
 Test(suites, every_suite_keeps_each_rows_instruction_profile) {
-    static const char *const lesson[] = {"day22-part1", "day22-part2",       "day22-exercise",
-                                         "scenarios",   "compiler-and-warp", "arithmetic-intensity"};
+    static const char *const lesson[] = {"day22-part1",       "day22-part2",          "day22-exercise", "scenarios",
+                                         "compiler-and-warp", "arithmetic-intensity", "data-sort"};
     for (size_t i = 0; i < sizeof lesson / sizeof lesson[0]; i++) {
         struct dv_options o;
         struct dv_report *r = experiment_report_create();

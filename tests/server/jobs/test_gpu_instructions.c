@@ -17,6 +17,8 @@
  * The same job again is served from the cache; the reduced grid's counts
  * equal the whole grid's; Nsight Compute's Source page agrees cell by cell
  * (where ncu is installed); the timed medians do not move with profiles on.
+ * The data-sort rows: each material's path at the mean lanes the CPU
+ * counts over the same materials (the_data_sort_rows_are_profiled_...).
  * It prints the rows' listings and figures: the evidence.
  */
 #define _GNU_SOURCE
@@ -37,6 +39,7 @@
 #include "kernels/model/model/intensity.h"
 #include "kernels/model/model/scenario.h"
 #include "kernels/model/model/scenario_table.h"
+#include "kernels/model/model/sortexp.h"
 #include "server/core/subproc.h"
 #include "server/jobs/wire.h"
 
@@ -827,6 +830,127 @@ Test(gpu_instructions, the_intensity_rows_are_profiled_and_each_path_named, .tim
                          pred_on, want);
         }
     }
+    print_listings(r);
+    experiment_report_free(r);
+    stop_worker(&c);
+}
+
+/* ---- data-dependent divergence and the sort ----------------------------- */
+
+static const char *sort_request =
+    "{\"scenario\":\"data-sort\",\"blocks\":16,\"budget_ms\":50,\"min_samples\":5,\"max_samples\":40,"
+    "\"max_noise\":0.5,\"instructions\":true}";
+
+/* Per material p, over the warps of the shading order `order` (NULL: the
+ * items as given) of `n` items in blocks of `tpb`: the items on p and the
+ * warps that met p (each a run of p's lanes). The runs add up to the warps'
+ * k of sortexp_warp_count(), the witness's CPU count, which is checked. */
+static void material_runs(const uint8_t *mat, const uint32_t *order, unsigned long long n, unsigned tpb,
+                          unsigned long long items[32], unsigned long long runs[32]) {
+    memset(items, 0, 32 * sizeof *items);
+    memset(runs, 0, 32 * sizeof *runs);
+    unsigned long long k = 0, sum = 0;
+    const unsigned per_block = (tpb + 31) / 32;
+    for (unsigned long long w = 0; w < sortexp_warps(n, tpb); w++) {
+        const unsigned long long first = w / per_block * tpb + (w % per_block) * 32;
+        unsigned seen = 0;
+        for (unsigned q = 0; q < 32 && (q + first) < (w / per_block + 1) * tpb && first + q < n; q++) {
+            const unsigned p = mat[order ? order[first + q] : first + q];
+            items[p]++;
+            seen |= 1u << p;
+        }
+        for (unsigned p = 0; p < 32; p++) runs[p] += (seen >> p) & 1u;
+        struct sortexp_warp rec;
+        sortexp_warp_count(mat, order, n, tpb, w, &rec);
+        k += rec.k;
+    }
+    for (unsigned p = 0; p < 32; p++) sum += runs[p];
+    cr_assert_eq(sum, k, "the runs by material add up to the witness's CPU count of k");
+}
+
+/* Row `w` of cell (c) against the CPU's count: each material met is its
+ * region path_p, whose FFMAs run c per lane a visit (predicated on:
+ * items x c) at the mean active lanes items / runs; no region for a
+ * material no item has. Returns the smallest such mean. */
+static double expect_material_paths(const struct dv_table *t, const struct dv_row *w, unsigned c,
+                                    const unsigned long long items[32], const unsigned long long runs[32]) {
+    const struct listing *l = w->instructions;
+    double least = 32;
+    for (unsigned p = 0; p < 32; p++) {
+        const struct listing_region *g = region_of(l, LISTING_PATH_0 + p);
+        if (!items[p]) {
+            cr_expect_null(g, "%s/%s: material %u has no item but a region", t->id, w->name, p);
+            continue;
+        }
+        cr_assert_not_null(g, "%s/%s: no region path_%u for its %llu items", t->id, w->name, p, items[p]);
+        unsigned long long warp = 0, thread = 0, pred_on = 0;
+        for (unsigned k = 0; k < l->nruns; k++) {
+            const struct listing_run *u = &l->runs[k];
+            if (u->region != LISTING_PATH_0 + p || strcmp(u->opcode, "FFMA") != 0) continue;
+            warp += u->warp * u->count;
+            thread += u->thread * u->count;
+            pred_on += u->pred_on * u->count;
+        }
+        const double lanes = warp ? (double)thread / (double)warp : 0, want = (double)items[p] / (double)runs[p];
+        cr_expect(fabs(lanes - want) < 1e-9,
+                  "%s/%s material %u: its FFMAs at %.4f lanes, the CPU's %llu items in %llu "
+                  "runs %.4f",
+                  t->id, w->name, p, lanes, items[p], runs[p], want);
+        cr_expect_eq(pred_on, items[p] * c, "%s/%s material %u: %llu FFMA executions, its items' FMAs %llu", t->id,
+                     w->name, p, pred_on, items[p] * c);
+        if (want < least) least = want;
+    }
+    return least;
+}
+
+/* The data-sort rows profiled on their whole grid, each material's path
+ * named from sort_kernels.cu's region lines: the naive row's material p at
+ * the mean lanes the CPU counts over the same materials (its items over the
+ * warps that met it), the sorted rows' (index, shade-sorted) at the sorted
+ * order's, nearly 32 where a material fills whole warps; sort+shade and
+ * sort (CUB's kernels) without a profile, and the testimony taken. */
+Test(gpu_instructions, the_data_sort_rows_are_profiled_and_each_material_named, .timeout = 600) {
+    struct conn c;
+    if (start_worker(&c, NULL)) cr_skip_test("no GPU");
+    struct dv_report *r = job(&c, sort_request);
+    cr_assert_eq(r->ntables, 12);
+    cr_expect(r->testimony.instructions_taken, "%s", r->testimony.instructions_reason);
+    const unsigned long long n = r->config.threads;
+    const unsigned tpb = r->config.threads_per_block;
+    uint8_t *mat = malloc(n);
+    uint32_t *order = malloc(n * sizeof *order);
+    cr_assert(mat && order);
+    for (unsigned i = 0; i < r->ntables; i++) {
+        const struct dv_table *t = &r->tables[i];
+        enum sortexp_dist d;
+        unsigned m, cc;
+        char err[ERR_LEN] = "";
+        cr_assert_eq(sortexp_table_cell(t->id, &d, &m, &cc), 0, "%s", t->id);
+        cr_assert_eq(sortexp_materials(d, m, n, mat, err), 0, "%s", err);
+        sortexp_order(mat, n, m, order);
+        unsigned long long items[32], runs[32], sitems[32], sruns[32];
+        material_runs(mat, NULL, n, tpb, items, runs);
+        material_runs(mat, order, n, tpb, sitems, sruns);
+        cr_expect_null(t->rows[SORTEXP_ROW_SORT_SHADE].instructions, "%s: sort+shade runs CUB's kernels", t->id);
+        cr_expect_null(t->rows[SORTEXP_ROW_SORT].instructions, "%s: sort runs CUB's kernels", t->id);
+        const unsigned shading[3] = {SORTEXP_ROW_NAIVE, SORTEXP_ROW_INDEX, SORTEXP_ROW_SHADE_SORTED};
+        for (unsigned k = 0; k < 3; k++) {
+            const struct dv_row *w = &t->rows[shading[k]];
+            cr_assert_not_null(w->instructions, "%s/%s: %s", t->id, w->name, r->testimony.instructions_reason);
+            cr_expect_eq(w->instructions->grid_blocks, r->config.blocks, "%s/%s: the whole grid", t->id, w->name);
+            unsigned in_file = 0;
+            for (unsigned u = 0; u < w->instructions->nruns; u++)
+                in_file += strcmp(w->instructions->runs[u].file, "kernels/gpu/sort_kernels.cu") == 0;
+            cr_expect_gt(in_file, 0, "%s/%s: the shade's lines are sort_kernels.cu's", t->id, w->name);
+            const int sorted = shading[k] != SORTEXP_ROW_NAIVE;
+            const double least = expect_material_paths(t, w, cc, sorted ? sitems : items, sorted ? sruns : runs);
+            printf("%-22s %-13s least mean lanes of a material %.2f\n", t->id, w->name, least);
+            if (sorted && d != SORTEXP_TILES)
+                cr_expect_geq(least, 16.0, "%s/%s: sorted, each material runs in (nearly) full warps", t->id, w->name);
+        }
+    }
+    free(mat);
+    free(order);
     print_listings(r);
     experiment_report_free(r);
     stop_worker(&c);

@@ -623,3 +623,38 @@ Test(instrproc, a_batch_of_other_grids_goes_reader_by_reader) {
     for (unsigned i = 0; i < 2; i++) experiment_report_free(r[i]);
     instrproc_free(ip);
 }
+
+/* A data-sort request: the shading rows of every cell (naive, index,
+ * shade-sorted) go to the process, in order; sort+shade and sort, whose
+ * launches are CUB's kernels, have no profile by design: not asked for, no
+ * failure of the testimony's (taken, no reason). */
+Test(instrproc, a_data_sort_requests_shading_rows_are_profiled_and_cubs_rows_are_not_asked) {
+    struct dv_options o;
+    char err[ERR_LEN] = "";
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "data-sort");
+    o.blocks = 8;
+    o.instructions = 1;
+    cr_assert_eq(options_validate(&o, OPTIONS_JSON, NULL, err), 0, "%s", err);
+    struct instrproc *ip = profiler(5000);
+    struct dv_report *r = instr_test_measured(&o);
+    cr_assert_eq(r->ntables, 12);
+    instrproc_report(ip, &o, r);
+    const struct dv_testimony *tm = &r->testimony;
+    cr_expect(tm->instructions_taken, "%s", tm->instructions_reason);
+    cr_expect_str_eq(tm->instructions_reason, "");
+    cr_expect_eq(started(), 1, "one process for the job's shading rows");
+    char want[512] = "rows ";
+    size_t at = strlen(want);
+    for (unsigned t = 0; t < 12; t++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "%s%u:1,%u:2,%u:3", t ? "," : "", t, t, t);
+    cr_expect(logged(want), "the shading rows of every cell, in order: %s", want);
+    for (unsigned t = 0; t < r->ntables; t++)
+        for (unsigned j = 0; j < r->tables[t].nrows; j++) {
+            const int shading = j == 1 || j == 2 || j == 3;
+            cr_expect_eq(r->tables[t].rows[j].instructions != NULL, shading, "%s %s", r->tables[t].id,
+                         r->tables[t].rows[j].name);
+        }
+    experiment_report_free(r);
+    instrproc_free(ip);
+}

@@ -6,6 +6,7 @@
 #include "kernels/model/model/experiment.h"
 #include "kernels/model/model/plan.h"
 #include "kernels/model/model/profile.h"
+#include "kernels/model/model/sortexp.h"
 
 static struct dv_row row_of(const char *name, enum dv_kernel kernel) {
     struct dv_row row;
@@ -119,5 +120,74 @@ Test(profile, scenario_rows_stand_in_blocks_hash_and_name_their_kernel) {
             cr_assert_eq(profile_kernel_identity(&o, &r->tables[t], 4, 4096, id, sizeof id), 0);
             cr_expect_str_eq(id, "scenario/short/3x3/rt", "row 4 is 3x3-lanes");
         }
+    experiment_report_free(r);
+}
+
+/* A data-sort cell's shading rows (naive, index, shade-sorted) are each
+ * profiled on the whole grid as one part of weight 1 (the materials decide
+ * each warp's paths, so no block stands for another; with or without
+ * whole_grid asked), costing the grid's threads x C; the hash tells the
+ * cells (distribution, M, C) and the rows apart and is the same every time;
+ * the identity is the shade kernel's instantiation, its shading order.
+ * sort+shade and sort are refused with their reason, and say it. */
+Test(profile, data_sort_rows_take_the_whole_grid_and_hash_their_cell) {
+    struct dv_options o;
+    experiment_defaults(&o);
+    snprintf(o.scenario, sizeof o.scenario, "data-sort");
+    o.blocks = 24;
+    o.block_x = 64;
+    struct dv_report *r = experiment_report_create();
+    char err[ERR_LEN] = "";
+    cr_assert_not_null(r);
+    cr_assert_eq(plan_report(&o, r, NULL, err), 0, "%s", err);
+    cr_assert_eq(r->ntables, 12);
+    const struct dv_geometry g = {r->config.blocks, r->config.block_x, r->config.block_y};
+    cr_assert_eq(g.blocks, 24);
+    uint64_t hashes[12 * 3];
+    unsigned nh = 0;
+    for (unsigned t = 0; t < r->ntables; t++) {
+        const struct dv_table *tb = &r->tables[t];
+        enum sortexp_dist d;
+        unsigned m, c;
+        cr_assert_eq(sortexp_table_cell(tb->id, &d, &m, &c), 0, "%s", tb->id);
+        for (unsigned row = 0; row < tb->nrows; row++) {
+            struct profile_plan p, again;
+            char id[96], why[ERR_LEN] = "";
+            cr_assert_eq(profile_kernel_identity(&o, tb, row, 4096, id, sizeof id), 0);
+            if (row == SORTEXP_ROW_SORT_SHADE || row == SORTEXP_ROW_SORT) {
+                cr_expect_eq(profile_row_unprofiled(tb, row, why), 1);
+                cr_expect(strstr(why, "CUB's radix-sort kernels") != NULL, "%s", why);
+                cr_expect_eq(profile_plan_table_row(&o, tb, row, &g, 4096, 0, &p, err), -1, "%s %s", tb->id,
+                             tb->rows[row].name);
+                cr_expect_str_eq(err, why);
+                continue;
+            }
+            cr_expect_eq(profile_row_unprofiled(tb, row, why), 0);
+            for (int whole = 0; whole < 2; whole++) {
+                cr_assert_eq(profile_plan_table_row(&o, tb, row, &g, 4096, whole, &p, err), 0, "%s", err);
+                cr_expect(p.grid.nparts == 1 && p.grid.part_blocks[0] == 24 && p.weight[0] == 1 && !p.grid.standin,
+                          "%s %s: the whole grid, one part", tb->id, tb->rows[row].name);
+                cr_expect_float_eq(p.cost, 24.0 * 64 * c, 1e-6, "the grid's threads x C");
+            }
+            cr_assert_eq(profile_plan_table_row(&o, tb, row, &g, 4096, 0, &again, err), 0, "%s", err);
+            cr_expect_eq(again.mask_hash, p.mask_hash, "the same plan every time");
+            for (unsigned k = 0; k < nh; k++)
+                cr_expect_neq(hashes[k], p.mask_hash, "%s %s: a hash of another row or cell", tb->id,
+                              tb->rows[row].name);
+            hashes[nh++] = p.mask_hash;
+            cr_expect_str_eq(id, row == SORTEXP_ROW_NAIVE   ? "sort/naive"
+                                 : row == SORTEXP_ROW_INDEX ? "sort/index"
+                                                            : "sort/pairs");
+        }
+    }
+    cr_expect_eq(nh, 36);
+    /* Another distribution's cell of the same M and C hashes apart. */
+    struct dv_table other = r->tables[0];
+    snprintf(other.id, sizeof other.id, "sort:zipf:m4:c16");
+    cr_assert_str_eq(r->tables[0].id, "sort:uniform:m4:c16");
+    struct profile_plan a, b;
+    cr_assert_eq(profile_plan_table_row(&o, &r->tables[0], SORTEXP_ROW_NAIVE, &g, 4096, 0, &a, err), 0, "%s", err);
+    cr_assert_eq(profile_plan_table_row(&o, &other, SORTEXP_ROW_NAIVE, &g, 4096, 0, &b, err), 0, "%s", err);
+    cr_expect_neq(a.mask_hash, b.mask_hash);
     experiment_report_free(r);
 }
