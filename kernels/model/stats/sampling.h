@@ -93,12 +93,11 @@ unsigned sampling_room(const struct sampling *s, unsigned batch);
  * a multiple of `batch`; a look before them cannot stop it, so the rule
  * decides the same), at most `most` (rounded down to whole batches; at
  * least `batch`). One batch is one synchronisation: the host's wait between
- * two batches leaves the GPU idle, and on the H200 the rounds right after
- * such a wait read the ratios a tenth of a percent or two higher than
- * rounds that follow rounds (a table whose first 16 rounds came as two
- * batches read its ratios that much above the same table's 16 rounds in
- * one), more than the intervals; so a table's first rounds, the ones its
- * rule stops on most often, come in one batch. */
+ * two batches leaves the GPU idle, and on the H200 tables whose 16 rounds
+ * came as two batches read their ratios 0.07-0.13% above the same tables
+ * timed with 16 rounds in one (four runs of ten), about the intervals'
+ * half-width; so a table's first rounds, the ones its rule stops on most
+ * often, come in one batch. */
 unsigned sampling_want(const struct sampling *s, unsigned batch, unsigned most);
 
 /* Row `row`'s samples: the caller writes rounds s->taken .. s->taken + n - 1
