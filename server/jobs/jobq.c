@@ -242,10 +242,10 @@ static unsigned retry_seconds(double s) {
 /* When a place for client `c` (NULL: a client with nothing waiting) is
  * likely: at its bound, when its oldest job starts; else when the queue's
  * next job leaves the queue, i.e. when the running job ends. Not when a job
- * queued now would start: before a kind has run, every job ahead counts at
- * the (conservative) default, and a fresh server would tell a class to come
- * back in half a minute for a second of work; a client admitted then reads
- * its own expected start in the 202. */
+ * queued now would start: before a kind has run (or is seeded), every job
+ * ahead counts at the (conservative) default, and a fresh server would tell
+ * a class to come back in half a minute for a second of work; a client
+ * admitted then reads its own expected start in the 202. */
 static unsigned retry_after_locked(const struct jobq *q, const struct client *c) {
     if (c && !c->own && q->lim.per_client && c->n >= q->lim.per_client)
         return retry_seconds(expected_start_locked(q, c->head));
