@@ -31,7 +31,6 @@
 #include "kernels/base/ids.h"
 #include "kernels/base/timeutil.h"
 #include "server/jobs/jobq.h"
-#include "server/jobs/runest.h"
 #include "server/core/log.h"
 
 #include <errno.h>
@@ -183,15 +182,15 @@ static struct job *take_next_locked(struct jobq *q) {
 
 /* The running jobs' expected remainder: their kinds' estimates together
  * (a batch runs its members' work; each kind's estimate is a member's
- * share of its batch, finish_locked()) less the time they have run, at
- * least 0; 0 when nothing runs. Members of kinds with no finished run yet
- * count the default once between them, as one job before any has run
- * does: a fresh server's batch of fifteen is not thirty seconds of work. */
+ * share of its batch, finish_locked(), or its seed) less the time they have
+ * run, at least 0; 0 when nothing runs. Members of kinds with no estimate
+ * (no run, no seed) count the default once between them, as one job before
+ * any has run does: a fresh server's batch of fifteen is not 30 s of work. */
 static double running_left_locked(const struct jobq *q) {
     double left = 0, since = 0;
     int unknown = 0;
     for (const struct job *r = q->running; r; r = r->next) {
-        if (runest_runs(&q->est, r->runkind)) left += runest_get(&q->est, r->runkind);
+        if (runest_known(&q->est, r->runkind)) left += runest_get(&q->est, r->runkind);
         else unknown = 1;
         since = r->started_ms;
     }
@@ -243,10 +242,10 @@ static unsigned retry_seconds(double s) {
 /* When a place for client `c` (NULL: a client with nothing waiting) is
  * likely: at its bound, when its oldest job starts; else when the queue's
  * next job leaves the queue, i.e. when the running job ends. Not when a job
- * queued now would start: before a kind has run, every job ahead counts at
- * the (conservative) default, and a fresh server would tell a class to come
- * back in half a minute for a second of work; a client admitted then reads
- * its own expected start in the 202. */
+ * queued now would start: before a kind has run (or is seeded), every job
+ * ahead counts at the (conservative) default, and a fresh server would tell
+ * a class to come back in half a minute for a second of work; a client
+ * admitted then reads its own expected start in the 202. */
 static unsigned retry_after_locked(const struct jobq *q, const struct client *c) {
     if (c && !c->own && q->lim.per_client && c->n >= q->lim.per_client)
         return retry_seconds(expected_start_locked(q, c->head));
@@ -313,13 +312,9 @@ void jobq_unwatch(struct jobq *q, struct jobq_watch *w) {
 }
 
 const char *jobq_state_name(enum job_state s) {
-    switch (s) {
-    case JOB_QUEUED: return "queued";
-    case JOB_RUNNING: return "running";
-    case JOB_DONE: return "done";
-    case JOB_FAILED: return "failed";
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [JOB_QUEUED] = "queued", [JOB_RUNNING] = "running", [JOB_DONE] = "done", [JOB_FAILED] = "failed"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }
 
 int jobq_new_id(char *id) { return ids_random_hex(NULL, 16, id, JOBQ_ID_LEN, NULL); }
@@ -364,6 +359,13 @@ struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s
     q->lim.default_run_s = JOBQ_DEFAULT_RUN_S;
     runest_init(&q->est, JOBQ_DEFAULT_RUN_S);
     return q;
+}
+
+int jobq_seed(struct jobq *q, const char *kind, double run_s) {
+    pthread_mutex_lock(&q->lock);
+    const int seeded = runest_seed(&q->est, kind, run_s);
+    pthread_mutex_unlock(&q->lock);
+    return seeded;
 }
 
 int jobq_set_limits(struct jobq *q, const struct jobq_limits *l, char *err) {
@@ -968,11 +970,10 @@ int jobq_set_id_prefix(struct jobq *q, const char *hex, char *err) {
         dv_seterr(err, "job id prefix %s: at most %d hex digits", hex, JOBQ_ID_PREFIX_MAX);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f'))) {
-            dv_seterr(err, "job id prefix %s: only lowercase hex digits (0-9, a-f)", hex);
-            return -1;
-        }
+    if (strspn(hex, "0123456789abcdef") != n) {
+        dv_seterr(err, "job id prefix %s: only lowercase hex digits (0-9, a-f)", hex);
+        return -1;
+    }
     pthread_mutex_lock(&q->lock);
     memcpy(q->id_prefix, hex, n + 1);
     pthread_mutex_unlock(&q->lock);

@@ -30,7 +30,8 @@
  *    bound and when a place is likely (struct jobq_wait).
  *  - An honest wait. A queued job is expected to start once the jobs ahead
  *    of it have run, each for the moving estimate of its kind's recent runs
- *    (runest.h; a configured default before a kind has finished any), after
+ *    (runest.h; before a kind has finished any, the run the GPU worker's
+ *    warm-up measured of it, jobq_seed(), else a configured default), after
  *    the running job's expected remainder (its kind's estimate less the time
  *    it has run, at least 0). Deadlines bound a run; they are never used as
  *    a guess of one. Retry-After is that estimate for the place asked for,
@@ -144,6 +145,13 @@ struct jobq *jobq_create(unsigned capacity, unsigned keep_finished, double ttl_s
  * jobs already waiting stay. Returns 0, or -1 with `err` for a default run
  * that is not a positive number of seconds. */
 int jobq_set_limits(struct jobq *q, const struct jobq_limits *l, char *err);
+/* Seeds the drain estimate of jobs of `kind` (NULL: "") with a run of
+ * `run_s` seconds measured before any finished here: the worker
+ * supervisor's, from its worker's hello (worker.h), each time a worker
+ * starts. A kind that has a finished run keeps its estimate (runest_seed()).
+ * Returns 1 when seeded, 0 when not (a finished run, or `run_s` not a
+ * positive number). Any thread. */
+int jobq_seed(struct jobq *q, const char *kind, double run_s);
 /* Bytes a waiting job made from `s` holds in the queue: the job's own
  * record (with its error text and labels) and its copies of the request and
  * the cache key. What max_bytes counts. */

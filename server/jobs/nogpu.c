@@ -52,7 +52,7 @@ static int refuse(const char *msg, size_t len) {
 int nogpu_worker_main(void) {
     signal(SIGPIPE, SIG_IGN); /* a server that went away is an EPIPE, not a signal */
     char err[ERR_LEN];
-    if (wire_send(WIRE_FD_OUT, wire_hello(no_device()), err) != 0) return 2;
+    if (wire_send(WIRE_FD_OUT, wire_hello(no_device(), NULL), err) != 0) return 2;
     for (;;) {
         char *msg = NULL;
         size_t len = 0;

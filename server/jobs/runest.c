@@ -24,7 +24,12 @@ static const struct runest_kind *find(const struct runest *e, const char *kind) 
 
 double runest_get(const struct runest *e, const char *kind) {
     const struct runest_kind *k = find(e, kind);
-    return k && k->runs ? k->run_s : e->default_s;
+    return k && (k->runs || k->seeded) ? k->run_s : e->default_s;
+}
+
+int runest_known(const struct runest *e, const char *kind) {
+    const struct runest_kind *k = find(e, kind);
+    return k && (k->runs || k->seeded);
 }
 
 unsigned long long runest_runs(const struct runest *e, const char *kind) {
@@ -32,21 +37,39 @@ unsigned long long runest_runs(const struct runest *e, const char *kind) {
     return k ? k->runs : 0;
 }
 
+/* The entry of `kind`, made (empty) when it has none: in a free place, or
+ * in the place of the kind updated least recently. */
+static struct runest_kind *slot(struct runest *e, const char *kind) {
+    struct runest_kind *k = (struct runest_kind *)find(e, kind);
+    if (k) return k;
+    if (e->n < RUNEST_KINDS) {
+        k = &e->kinds[e->n++];
+    } else { /* the kind updated least recently makes room */
+        k = &e->kinds[0];
+        for (unsigned i = 1; i < e->n; i++)
+            if (e->kinds[i].touched < k->touched) k = &e->kinds[i];
+    }
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", kind ? kind : "");
+    return k;
+}
+
 void runest_add(struct runest *e, const char *kind, double run_s) {
     if (!(run_s >= 0)) return;
-    struct runest_kind *k = (struct runest_kind *)find(e, kind);
-    if (!k) {
-        if (e->n < RUNEST_KINDS) {
-            k = &e->kinds[e->n++];
-        } else { /* the kind updated least recently makes room */
-            k = &e->kinds[0];
-            for (unsigned i = 1; i < e->n; i++)
-                if (e->kinds[i].touched < k->touched) k = &e->kinds[i];
-        }
-        memset(k, 0, sizeof *k);
-        snprintf(k->name, sizeof k->name, "%s", kind ? kind : "");
-    }
+    struct runest_kind *k = slot(e, kind);
     k->run_s = k->runs ? RUNEST_ALPHA * run_s + (1 - RUNEST_ALPHA) * k->run_s : run_s;
     k->runs++;
+    k->seeded = 0;
     k->touched = ++e->clock;
+}
+
+int runest_seed(struct runest *e, const char *kind, double run_s) {
+    if (!(run_s > 0) || run_s > 1e9) return 0; /* NaN and infinity too */
+    const struct runest_kind *known = find(e, kind);
+    if (known && known->runs) return 0;
+    struct runest_kind *k = slot(e, kind);
+    k->run_s = run_s;
+    k->seeded = 1;
+    k->touched = ++e->clock;
+    return 1;
 }

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -133,12 +134,18 @@ static char *message(json_t *o, int bad, int precision) {
     return s;
 }
 
-char *wire_hello(json_t *device) {
+char *wire_hello(json_t *device, const struct wire_warm *warm) {
     int bad = 0;
     json_t *o = json_object();
     jsonout_put(o, "hello", json_integer(1), &bad);
     jsonout_put(o, "pid", json_integer((json_int_t)getpid()), &bad);
     jsonout_put(o, "device", device, &bad);
+    if (warm && warm->kind && warm->kind[0] && warm->run_ms > 0 && isfinite(warm->run_ms)) {
+        json_t *w = json_object();
+        jsonout_put(w, "kind", jsonout_str(warm->kind), &bad);
+        jsonout_put(w, "run_ms", json_real(warm->run_ms), &bad);
+        jsonout_put(o, "warm", w, &bad);
+    }
     return message(o, bad, 0);
 }
 

@@ -9,7 +9,12 @@
  * stdout is not used, so a library that prints cannot corrupt the stream.
  *
  * Messages (see worker.h for the sequence):
- *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...}}
+ *   worker -> server  {"hello": 1, "pid": N, "device": {...dv_device...},
+ *                      "warm": {"kind": "...", "run_ms": x} (optional: the
+ *                      warm-up's run of the widget's request, kernels/gpu/
+ *                      warmup.h, and its job kind, api's options_job_kind();
+ *                      the server seeds its drain estimate with it,
+ *                      jobq_seed())}
  *   server -> worker  {"id": "...", "kind": "measure", "request": {...}}
  *                     {"kind": "batch", "jobs": [{"id", "request"}, ...]}
  *                     (several jobs measured in one session, jobq.h's
@@ -63,10 +68,18 @@ enum wire_status wire_read(int fd, char **msg, size_t *len, int timeout_ms, char
  * writes; the replies with the document's precision (REPORT_REAL_PRECISION,
  * api/report.h), so the document arrives as report_json() writes it. */
 
-/* {"hello": 1, "pid": <this process>, "device": `device`}: `device` is the
- * device as report_device_json() writes it, or a stand-in's {"present":
- * false, "reason"}. */
-char *wire_hello(json_t *device);
+/* What a worker's warm-up measured of one kind of job: the kind (a
+ * options_job_kind() text) and that run's host milliseconds. */
+struct wire_warm {
+    const char *kind;
+    double run_ms;
+};
+
+/* {"hello": 1, "pid": <this process>, "device": `device`[, "warm": {"kind",
+ * "run_ms"}]}: `device` is the device as report_device_json() writes it, or
+ * a stand-in's {"present": false, "reason"}; "warm" is written when `warm`
+ * is given with a kind and a run that is a positive number, else left out. */
+char *wire_hello(json_t *device, const struct wire_warm *warm);
 
 /* {"id": `id`, "kind": "measure", "request": `request`}. */
 char *wire_job(const char *id, json_t *request);

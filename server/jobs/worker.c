@@ -216,6 +216,26 @@ fail:
     return -1;
 }
 
+/* The hello's "warm" (wire.h): the warm-up's run of one kind of job,
+ * which seeds the queue's estimate for that kind while it has no finished
+ * run (jobq_seed()), before the worker is said to be ready. A hello without
+ * one (an older worker, a stand-in) seeds nothing; one that is not
+ * {"kind": text, "run_ms": a positive number} is logged and seeds nothing. */
+static void seed_from_hello(struct worker *w, const json_t *warm) {
+    if (!warm) return;
+    const char *kind = json_string_value(json_object_get(warm, "kind"));
+    const json_t *ms = json_object_get(warm, "run_ms");
+    const double run_ms = json_is_number(ms) ? json_number_value(ms) : -1;
+    if (!kind || !kind[0] || !(run_ms > 0 && run_ms <= 3600e3)) {
+        LOG(LOG_WARNING,
+            "worker: its hello's \"warm\" is not {\"kind\": text, \"run_ms\": a number of ms in "
+            "(0, 3600000]}; the queue's estimate is not seeded");
+        return;
+    }
+    if (jobq_seed(w->q, kind, run_ms / 1e3))
+        LOG(LOG_INFO, "worker: a %s job is expected to run %.1f ms (the warm-up's) until one has", kind, run_ms);
+}
+
 /* Starts a child and reads its hello. Returns 0 with the snapshot updated,
  * or -1 with `err` (the child is reaped). */
 static int child_start(struct worker *w, char *err) {
@@ -247,6 +267,7 @@ static int child_start(struct worker *w, char *err) {
     }
     int present = json_is_true(json_object_get(dev, "present"));
     const char *why = json_string_value(json_object_get(dev, "reason"));
+    seed_from_hello(w, json_object_get(root, "warm"));
     char *text = jsonout_dumps(dev, JSON_COMPACT);
     pthread_mutex_lock(&w->lock);
     free(w->device_json);

@@ -5,7 +5,10 @@
  * owned by a child process (`divergence worker`, workerproc.h) started by
  * fork + exec and talked to over two pipes (wire.h). One supervisor thread:
  *
- *   start the child, wait for its hello (the device, or why there is none);
+ *   start the child, wait for its hello (the device, or why there is none;
+ *   the run its warm-up measured of the widget's kind of job, which seeds
+ *   the queue's estimate of that kind before the worker is ready,
+ *   jobq_seed());
  *   loop: pop a job, or a batch of jobs for one session (jobq.h,
  *   jobq_pop_batch(): a class's requests for one kernel and grid), send it,
  *   wait for the replies (one per job) until the jobs' deadlines together;

@@ -25,6 +25,7 @@
 #include "api/jsonout.h"
 #include "server/core/log.h"
 #include "server/jobs/instrproc.h"
+#include "server/jobs/runest.h"
 #include "server/jobs/wire.h"
 
 #include <fcntl.h>
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/options.h"
 #include "api/report.h"
 #include "api/request.h"
 #include "kernels/gpu/batch.h"
@@ -355,19 +357,32 @@ static int handle(struct session *sess, struct instrproc *ip, const char *msg, s
 }
 
 /* The cold start before the hello (gpu/warmup.h): the profiler, every
- * kernel the lesson runs, the session's buffers. Returns 0, or DV_ESTICKY
- * when it lost the context (the worker then says hello and exits). */
-static int warm(struct session *sess, int ordinal, int testimony) {
+ * kernel the lesson runs, the session's buffers, then one run of the
+ * widget's request, which `*wm` gets for the hello with its job kind in
+ * `kind` (kind_len bytes): the kind the server gives the widget's jobs,
+ * of the request as the widget sends it (the worker's testimony switch is
+ * its own; the run is this worker's). wm->kind stays NULL when there is no
+ * run to tell. Returns 0, or DV_ESTICKY when it lost the context (the
+ * worker then says hello and exits). */
+static int warm(struct session *sess, int ordinal, int testimony, struct wire_warm *wm, char *kind, size_t kind_len) {
     struct warmup_report wr;
     char err[ERR_LEN] = "";
     const int rc = warmup_run(sess, ordinal, testimony, &wr, err);
+    struct dv_options o;
+    warmup_widget_request(&o, ordinal, 1);
+    char widget[160] = "";
+    if (wr.widget_ms > 0 && options_job_kind(&o, kind, kind_len) == 0) {
+        *wm = (struct wire_warm){kind, wr.widget_ms};
+        snprintf(widget, sizeof widget, ", the widget's request as it is sent %.1f ms (a %s job's run until one ends)",
+                 wr.widget_ms, kind);
+    }
     if (rc != 0)
         LOG(rc == DV_ESTICKY ? LOG_ERR : LOG_WARNING, "worker: the warm-up failed after %.0f ms: %s", wr.total_ms, err);
     else
         LOG(LOG_INFO,
             "worker: warm in %.0f ms before its hello: %u rows measured (the lesson's kernels %.0f ms, the mask kernel "
-            "%.0f ms), the counter profiler's set-up %.0f ms of it, a full batch's row slots %.0f ms%s%s",
-            wr.total_ms, wr.rows, wr.lesson_ms, wr.mask_ms, wr.profiler_ms, wr.reserve_ms,
+            "%.0f ms), the counter profiler's set-up %.0f ms of it, a full batch's row slots %.0f ms%s%s%s",
+            wr.total_ms, wr.rows, wr.lesson_ms, wr.mask_ms, wr.profiler_ms, wr.reserve_ms, widget,
             wr.counters_reason[0] ? "; no counters: " : "", wr.counters_reason);
     return rc == DV_ESTICKY ? rc : 0;
 }
@@ -440,7 +455,8 @@ int workerproc_main(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     struct dv_device dev;
-    char err[ERR_LEN] = "";
+    char err[ERR_LEN] = "", wkind[RUNEST_KIND_LEN] = "";
+    struct wire_warm wm = {NULL, 0}; /* the warm-up's widget run, when there is one */
     memset(&dev, 0, sizeof dev);
     struct session *sess = session_create();
     if (!sess) {
@@ -460,13 +476,13 @@ int workerproc_main(int argc, char **argv) {
         if (!dev.reason[0]) snprintf(dev.reason, sizeof dev.reason, "%s", err[0] ? err : "no CUDA device");
         LOG(LOG_WARNING, "worker: no GPU: %s", dev.reason);
     } else {
-        rc = warm(sess, ordinal, testimony);
+        rc = warm(sess, ordinal, testimony, &wm, wkind, sizeof wkind);
         /* The instruction profiler's server too, before the hello: the
          * first reader who asks for profiles pays what the tenth pays. */
         if (rc == 0) instrproc_warm(ip);
     }
     int status = 0;
-    if (wire_send(WIRE_FD_OUT, wire_hello(report_device_json(&dev)), err) < 0) status = 2;
+    if (wire_send(WIRE_FD_OUT, wire_hello(report_device_json(&dev), &wm), err) < 0) status = 2;
     else if (rc == DV_ESTICKY) status = 3;
     while (status == 0) {
         char *msg = NULL;

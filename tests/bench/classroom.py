@@ -24,6 +24,14 @@ and its timed GPU work (/metrics: dv_gpu_busy_seconds_total and
 dv_gpu_kernel_seconds_total) over the wall time from the press to the last
 answer.
 
+And how honest the 202 was: each reader admitted is told `expected_start_s`
+(the queue's drain estimate) and then sees its job start after its
+`timing.queue_wait_ms`; the summary gives the largest |told - seen| over
+the readers (told_vs_started_max_s, with the reader, what it was told and
+when it started) and the largest told. On a fresh server the estimate of a
+widget job is the worker's warm-up's run of one (its hello's "warm"), not
+the --job-estimate-ms default: 40 readers are told about 40 such runs.
+
 It also says how the GPU worker served them: how many readers were measured
 in a batch (several readers' requests for one kernel and grid measured in one
 session on the GPU, each reader's table from its own rows: the document's
@@ -32,7 +40,10 @@ table `batch`) and the batch sizes seen.
 --check makes it a correctness test (a ctest on the stand-in worker): exit 1
 unless every reader was answered with a done job, with no error, and each
 reader's document holds a row of its own predicate and none of another
-reader's.
+reader's; with --told-within S, also unless every reader admitted started
+within S seconds of what its 202 told it (told_vs_started_max_s <= S; the
+ctest runs the stand-in with a warm-up's run in its hello,
+FAKE_WORKER_WARM_MS, and S = 1).
 
 --alone-vs-batch: ten readers' predicates (lane < 16 && warp < J and the
 like, whose ratios 1 + split warps / 8 mostly differ) are each measured alone,
@@ -186,6 +197,8 @@ def reader(url, i, expr, source, instructions, start, out, extra=None, delay=0.0
         res["answered_s"] = time.monotonic() - t0
         res["state"] = job.get("state")
         res["queue_wait_ms"] = (job.get("timing") or {}).get("queue_wait_ms")
+        if res.get("expected_start_s") is not None and res["queue_wait_ms"] is not None:
+            res["told_minus_started_s"] = res["expected_start_s"] - res["queue_wait_ms"] / 1e3
         res["rows"] = row_names(job.get("document") or {})
         res["table"] = own_table(job.get("document") or {}, expr)
         res["wall_time_ms"] = (job.get("document") or {}).get("wall_time_ms")
@@ -316,15 +329,37 @@ def summarise(res, wall, m0, m1):
          "status_503": sum(1 for r in res for (st, _) in r["retry_after"] if st == 503),
          "retry_after_values": sorted(set(ras)), "retry_after_max": max(ras) if ras else None,
          "posts": sum(r["posts"] for r in res), "wall_s": wall}
+    s.update(told_vs_started(res))
     if m0 and m1 and None not in m0.values() and None not in m1.values() and wall > 0:
         s["gpu_busy_share"] = (m1["dv_gpu_busy_seconds_total"] - m0["dv_gpu_busy_seconds_total"]) / wall
         s["gpu_timed_share"] = (m1["dv_gpu_kernel_seconds_total"] - m0["dv_gpu_kernel_seconds_total"]) / wall
     return s
 
 
-def check(res, preds):
+def told_vs_started(res):
+    """How honest the 202s were: the largest |expected_start_s told - the
+    start seen (queue_wait_ms)| over the readers that have both, which
+    reader, what it was told and when it started; and the largest told.
+    A reader answered from the cache, or whose last POST joined a running
+    job, has no start to compare."""
+    both = [r for r in res if r.get("told_minus_started_s") is not None]
+    told = [r["expected_start_s"] for r in res if r.get("expected_start_s") is not None]
+    out = {"told_compared": len(both), "told_max_s": max(told) if told else None, "told_vs_started_max_s": None}
+    if both:
+        w = max(both, key=lambda r: abs(r["told_minus_started_s"]))
+        out.update(told_vs_started_max_s=abs(w["told_minus_started_s"]), told_vs_started_reader=w["reader"],
+                   told_vs_started_told_s=w["expected_start_s"], told_vs_started_seen_s=w["queue_wait_ms"] / 1e3)
+    return out
+
+
+def check(res, preds, told_within=None):
     """The correctness rules of --check: a list of what broke."""
     bad = []
+    for r in res:
+        d = r.get("told_minus_started_s")
+        if told_within is not None and d is not None and abs(d) > told_within:
+            bad.append(f"reader {r['reader']} ({r['predicate']}): told it would start in {r['expected_start_s']:.3f} s, "
+                       f"started after {r['queue_wait_ms'] / 1e3:.3f} s (more than {told_within:g} s apart)")
     mine = set(preds)
     for r in res:
         if r.get("error"):
@@ -344,15 +379,24 @@ def self_test():
     preds = predicates(3)
     ok = [{"reader": i, "predicate": p, "rows": {p, BASELINE}} for i, p in enumerate(preds)]
     assert check(ok, preds) == [], check(ok, preds)
+    for i, x in enumerate(ok):  # told 0.1, 0.2, 0.3 s; started after 0.15, 0.1, 0.35 s
+        x.update(expected_start_s=0.1 * (i + 1), queue_wait_ms=(150, 100, 350)[i])
+        x["told_minus_started_s"] = x["expected_start_s"] - x["queue_wait_ms"] / 1e3
+    assert check(ok, preds, 1.0) == [], check(ok, preds, 1.0)
+    tv = told_vs_started(ok)
+    assert tv["told_vs_started_reader"] == 1 and abs(tv["told_vs_started_max_s"] - 0.1) < 1e-9, tv
+    assert abs(tv["told_max_s"] - 0.3) < 1e-9 and tv["told_compared"] == 3, tv
     cases = {
         "another reader's row": lambda r: r[1]["rows"].add(preds[2]),
         "its own row missing": lambda r: r[0]["rows"].discard(preds[0]),
         "an error": lambda r: r[2].update(error="POST /measure answered 500"),
+        "a reader told 78 s who started after 0.4 s": lambda r: r[2].update(expected_start_s=78.0,
+                                                                              told_minus_started_s=77.6),
     }
     for what, plant in cases.items():
         res = [dict(x, rows=set(x["rows"])) for x in ok]
         plant(res)
-        if not check(res, preds):
+        if not check(res, preds, 1.0):
             print(f"self-test: {what} passed the check", file=sys.stderr)
             return 1
     print(f"self-test: {len(cases)} planted faults refused")
@@ -394,6 +438,11 @@ def print_class(s, readers, instructions, own):
     print(f"429s: {s['status_429']} (503s: {s['status_503']}); Retry-After seen: "
           f"{s['retry_after_values'] or 'none'}; POSTs {s['posts']}")
     print(f"measured in a batch: {s['batched']} of {readers} readers (batches of {s['batch_readers_seen'] or '-'})")
+    if s.get("told_vs_started_max_s") is not None:
+        print(f"told vs started: largest |expected_start_s - queue wait| {s['told_vs_started_max_s']:.3f} s "
+              f"(reader {s['told_vs_started_reader']}: told {s['told_vs_started_told_s']:.3f} s, started after "
+              f"{s['told_vs_started_seen_s']:.3f} s); largest told {s['told_max_s']:.3f} s, "
+              f"{s['told_compared']} readers compared")
     if "gpu_busy_share" in s:
         print(f"GPU worker busy {s['gpu_busy_share'] * 100:.1f}% of the {s['wall_s']:.3f} s, timed GPU work "
               f"{s['gpu_timed_share'] * 100:.1f}%")
@@ -478,6 +527,8 @@ def main():
     ap.add_argument("--alone-vs-batch", action="store_true", help="ten predicates alone, then among forty readers")
     ap.add_argument("--first-vs-tenth", action="store_true", help="a fresh server's first ten readers in turn")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every reader got its own document")
+    ap.add_argument("--told-within", type=float, default=None, metavar="S",
+                    help="with --check: exit 1 unless every reader started within S s of its 202's expected_start_s")
     ap.add_argument("--json", help="write every figure and reader here")
     ap.add_argument("--keep-log", help="copy the started server's log here")
     ap.add_argument("--self-test", action="store_true", help="plant wrong answers and see --check refuse each")
@@ -516,7 +567,7 @@ def main():
             return 0
         preds = predicates(a.readers)
         out, s = run_class(url, preds, own, a.instructions)
-        bad = check(out, preds) if a.check else []
+        bad = check(out, preds, a.told_within) if a.check else []
         print_class(s, a.readers, a.instructions, own)
         errs = [r for r in out if r and r.get("error")]
         for r in errs[:10]:
@@ -531,7 +582,8 @@ def main():
             print(f"check: FAILED ({len(bad)} problems, {s['answered']} of {a.readers} answered)", file=sys.stderr)
             return 1
         if a.check:
-            print("check: every reader answered with its own rows and no other reader's")
+            print("check: every reader answered with its own rows and no other reader's" +
+                  (f", each started within {a.told_within:g} s of what it was told" if a.told_within is not None else ""))
         return 0
     finally:
         stop_server(proc)

@@ -96,7 +96,8 @@ want first_vs_tenth && step first_vs_tenth --first-vs-tenth
     echo
     echo "== $s"
     cat "$OUT/$s.txt" 2> /dev/null
-    grep -h "worker: warm in\|worker: ready\|worker: the warm-up" "$OUT/$s.serve.log" 2> /dev/null | head -3
+    grep -h "worker: warm in\|worker: ready\|worker: the warm-up\|job is expected to run" "$OUT/$s.serve.log" 2> /dev/null |
+      head -4
     # The profiling server: its text warm-up, its starts, where the first
     # requests' texts came from, and any request that ended it.
     grep -h "the text warm-up\|profiling server\|texts from\|failed as a whole" "$OUT/$s.serve.log" 2> /dev/null |

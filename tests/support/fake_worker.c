@@ -19,7 +19,9 @@
  * FAKE_WORKER_HELLO_DELAY_MS how long it takes to say hello, or
  * FAKE_WORKER_HELLO_GATE a file it waits for before the hello (at most
  * 20 s, under serve's 30 s hello timeout), so a test decides when the
- * worker is up instead of racing a delay; FAKE_WORKER_NOISE
+ * worker is up instead of racing a delay; FAKE_WORKER_WARM_MS puts a
+ * warm-up's run of that many ms of the widget's kind of job in the hello
+ * (wire.h's "warm", as the GPU worker's warm-up reports it); FAKE_WORKER_NOISE
  * the relative noise of every row (0.001 when unset);
  * FAKE_WORKER_PIDFILE names a file each started worker appends its pid to;
  * FAKE_WORKER_JOB_MS makes every ordinary job take that long (a GPU's run),
@@ -67,8 +69,10 @@
 #include "kernels/model/model/plan.h"
 #include "kernels/model/stats/batchplan.h"
 #include "api/jsonout.h"
+#include "api/options.h"
 #include "api/report.h"
 #include "api/request.h"
+#include "server/jobs/runest.h"
 #include "server/jobs/wire.h"
 
 /* Every message through the builders the real worker uses (wire.h). */
@@ -416,12 +420,26 @@ static int handle(const char *msg, size_t len) {
     return status;
 }
 
+/* FAKE_WORKER_WARM_MS: the hello's warm-up run, of the widget's request
+ * as it is sent (model/model/experiment.h) and the kind the server gives
+ * it (api/options.h), into `w` with its kind in `kind`; NULL when unset. */
+static const struct wire_warm *fake_warm(struct wire_warm *w, char *kind) {
+    const char *ms = getenv("FAKE_WORKER_WARM_MS");
+    struct dv_options o;
+    experiment_widget_request(&o, "(threadIdx.x % 3) < 1");
+    if (!ms || !*ms || options_job_kind(&o, kind, RUNEST_KIND_LEN) != 0) return NULL;
+    *w = (struct wire_warm){kind, strtod(ms, NULL)};
+    return w;
+}
+
 int main(int argc, char **argv) {
     /* `--device N` (as serve passes it) comes back as the hello's ordinal. */
     long ordinal = 0;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--device") == 0) ordinal = strtol(argv[i + 1], NULL, 10);
     signal(SIGPIPE, SIG_IGN);
+    struct wire_warm warm;
+    char kind[RUNEST_KIND_LEN];
     const char *pidfile = getenv("FAKE_WORKER_PIDFILE");
     if (pidfile) {
         FILE *f = fopen(pidfile, "a");
@@ -435,7 +453,7 @@ int main(int argc, char **argv) {
     const char *hello_gate = getenv("FAKE_WORKER_HELLO_GATE");
     for (int waited = 0; hello_gate && *hello_gate && access(hello_gate, F_OK) != 0 && waited < 20000; waited += 10)
         timeutil_sleep_ms(10);
-    if (send(wire_hello(fake_device(ordinal))) < 0) return 2;
+    if (send(wire_hello(fake_device(ordinal), fake_warm(&warm, kind))) < 0) return 2;
     for (;;) {
         char *msg = NULL, err[ERR_LEN];
         size_t len = 0;

@@ -39,6 +39,14 @@ void experiment_defaults(struct dv_options *o) {
     o->scenario[0] = '\0';
 }
 
+void experiment_widget_request(struct dv_options *o, const char *expression) {
+    experiment_defaults(o);
+    o->part = DV_PART_1;
+    o->npredicates = 2;
+    snprintf(o->predicates[0], sizeof o->predicates[0], "%s", expression ? expression : "");
+    snprintf(o->predicates[1], sizeof o->predicates[1], "%s", DV_DEFAULT_BASELINE);
+}
+
 struct dv_report *experiment_report_create(void) { return calloc(1, sizeof(struct dv_report)); }
 
 void experiment_report_free(struct dv_report *r) {

@@ -25,6 +25,14 @@ extern "C" {
  * 2000 ms budget, device 0. */
 void experiment_defaults(struct dv_options *o);
 
+/* The request the lesson page's "Measure this" sends for `expression` (a
+ * predicate's text, cut to fit), as static/widget/trybox.js builds it: the
+ * Part 1 table alone, the expression beside the default baseline, which is
+ * the table's baseline, every other field the defaults (the testimony
+ * included). The GPU worker's warm-up measures it last, so the job queue
+ * knows a widget job's run before the first reader's (kernels/gpu/warmup.h). */
+void experiment_widget_request(struct dv_options *o, const char *expression);
+
 /* A zeroed report on the heap; NULL when out of memory. report_free(NULL) ok;
  * it frees the rows' instruction profiles too. */
 struct dv_report *experiment_report_create(void);

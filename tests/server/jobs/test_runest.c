@@ -1,7 +1,9 @@
 /* test_runest.c -- the run estimates per kind of job: the default before a
- * kind's first run, the moving average after it, kinds apart, and a full
- * table making room by forgetting the kind updated least recently. */
+ * kind's first run, the moving average after it, kinds apart, a full table
+ * making room by forgetting the kind updated least recently, and seeds (a
+ * warm-up's run): the estimate until the first run, which replaces it. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "server/jobs/runest.h"
@@ -55,4 +57,36 @@ Test(runest, a_full_table_forgets_the_kind_updated_least_recently) {
     cr_expect_float_eq(runest_get(&e, "kind1"), 9.0, 1e-12, "forgotten: the default");
     cr_expect_float_eq(runest_get(&e, "kind0"), 1.0, 1e-12);
     cr_expect_float_eq(runest_get(&e, "kind2"), 3.0, 1e-12);
+}
+
+Test(runest, a_seed_is_the_estimate_until_the_first_run_replaces_it) {
+    struct runest e;
+    runest_init(&e, 2.0);
+    cr_expect_eq(runest_known(&e, "part1/2rows"), 0);
+    cr_expect_eq(runest_seed(&e, "part1/2rows", 0.015), 1);
+    cr_expect_float_eq(runest_get(&e, "part1/2rows"), 0.015, 1e-12);
+    cr_expect(runest_known(&e, "part1/2rows"));
+    cr_expect_eq(runest_runs(&e, "part1/2rows"), 0, "a seed is no run");
+    cr_expect_float_eq(runest_get(&e, "part2/3rows"), 2.0, 1e-12, "another kind: the default");
+    cr_expect_eq(runest_seed(&e, "part1/2rows", 0.020), 1, "a later seed (a restarted worker's) replaces it");
+    cr_expect_float_eq(runest_get(&e, "part1/2rows"), 0.020, 1e-12);
+    runest_add(&e, "part1/2rows", 0.300);
+    cr_expect_float_eq(runest_get(&e, "part1/2rows"), 0.300, 1e-12, "the first run sets it, as with no seed");
+    runest_add(&e, "part1/2rows", 0.100);
+    cr_expect_float_eq(runest_get(&e, "part1/2rows"), RUNEST_ALPHA * 0.100 + (1 - RUNEST_ALPHA) * 0.300, 1e-12);
+    cr_expect_eq(runest_seed(&e, "part1/2rows", 0.015), 0, "a kind that has run takes no seed");
+    cr_expect_float_eq(runest_get(&e, "part1/2rows"), RUNEST_ALPHA * 0.100 + (1 - RUNEST_ALPHA) * 0.300, 1e-12);
+    cr_expect_eq(runest_runs(&e, "part1/2rows"), 2);
+}
+
+Test(runest, a_seed_that_is_not_a_positive_number_changes_nothing) {
+    struct runest e;
+    runest_init(&e, 2.0);
+    const double bad[] = {0, -1, NAN, INFINITY};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(runest_seed(&e, "k", bad[i]), 0, "seed %g", bad[i]);
+        cr_expect_eq(runest_known(&e, "k"), 0);
+        cr_expect_float_eq(runest_get(&e, "k"), 2.0, 1e-12);
+    }
+    cr_expect_eq(e.n, 0, "no entry made");
 }

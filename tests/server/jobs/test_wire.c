@@ -123,12 +123,26 @@ Test(wire, every_message_reads_back_with_what_was_put_in_it) {
     json_decref(o);
 
     struct dv_report *small = small_report();
-    o = parsed(wire_hello(report_device_json(&small->device)));
-    experiment_report_free(small);
+    o = parsed(wire_hello(report_device_json(&small->device), NULL));
     cr_expect_eq(json_integer_value(json_object_get(o, "hello")), 1);
     cr_expect_eq(json_integer_value(json_object_get(o, "pid")), getpid());
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "device"), "name")), "NVIDIA H200");
+    cr_expect_null(json_object_get(o, "warm"), "no warm-up measured, no \"warm\"");
     json_decref(o);
+    const struct wire_warm warm = {.kind = "part1/2rows+witness+counters", .run_ms = 14.5};
+    o = parsed(wire_hello(report_device_json(&small->device), &warm));
+    const json_t *wj = json_object_get(o, "warm");
+    cr_expect_str_eq(json_string_value(json_object_get(wj, "kind")), "part1/2rows+witness+counters");
+    cr_expect_float_eq(json_number_value(json_object_get(wj, "run_ms")), 14.5, 1e-12);
+    json_decref(o);
+    const struct wire_warm no_run[] = {
+        {.kind = "k", .run_ms = 0}, {.kind = "k", .run_ms = NAN}, {.kind = "", .run_ms = 1}};
+    for (size_t i = 0; i < sizeof no_run / sizeof no_run[0]; i++) {
+        o = parsed(wire_hello(report_device_json(&small->device), &no_run[i]));
+        cr_expect_null(json_object_get(o, "warm"), "warm %zu: no kind or no run, no \"warm\"", i);
+        json_decref(o);
+    }
+    experiment_report_free(small);
 
     const char *ids[3] = {ODD_ID, "b", "c"};
     json_t *reqs[3] = {json_pack("{s:i}", "iterations", 1), json_pack("{s:i}", "iterations", 2),
@@ -145,7 +159,7 @@ Test(wire, every_message_reads_back_with_what_was_put_in_it) {
     }
     json_decref(o);
 
-    cr_expect_null(wire_hello(NULL), "a part that was not built makes no message");
+    cr_expect_null(wire_hello(NULL, NULL), "a part that was not built makes no message");
     cr_expect_null(wire_job("j", NULL));
     json_t *some[2] = {json_object(), NULL};
     cr_expect_null(wire_batch(ids, some, 2), "a batch with a request not built");
@@ -183,13 +197,16 @@ Test(wire, the_reply_carries_the_document_as_report_json_writes_it) {
     json_t *dev = report_device_json(&d);
     char *dev_text = jsonout_dumps(dev, JSON_COMPACT);
     json_decref(dev);
-    msg = wire_hello(report_device_json(&d));
+    msg = wire_hello(report_device_json(&d), NULL);
     cr_expect(strstr(msg, dev_text) != NULL, "the device as GET /device writes it: %s in %s", dev_text, msg);
     free(msg);
     free(dev_text);
 }
 
-static char *hello_text(void *d) { return wire_hello(report_device_json(d)); }
+static char *hello_text(void *d) {
+    const struct wire_warm warm = {.kind = "part1/2rows", .run_ms = 12.5};
+    return wire_hello(report_device_json(d), &warm);
+}
 /* The request as the supervisor has it: parsed from the queue's text. */
 static char *job_text(void *ctx) {
     (void)ctx;

@@ -479,3 +479,170 @@ Test(worker, a_job_of_another_key_next_in_the_order_is_not_passed_by_a_group) {
     *strrchr(gate, '/') = '\0';
     rmdir(gate);
 }
+
+/* ---- the warm-up's run: the queue's estimate before a kind has run ------ */
+
+/* The kind the server gives what the widget's "Measure this" sends
+ * (static/widget/trybox.js), into `kind` (JOBQ_KIND_LEN). */
+static void widget_kind(char *kind) {
+    static const char body[] =
+        "{\"part\":1,\"predicates\":[\"(threadIdx.x % 5) < 2\",\"warp-parity\"],"
+        "\"baseline\":\"warp-parity\",\"threads_per_block\":256}";
+    struct dv_options o;
+    struct request_error re;
+    cr_assert_eq(request_parse(body, strlen(body), &o, &re), 0, "%s: %s", re.field, re.reason);
+    cr_assert_eq(options_job_kind(&o, kind, JOBQ_KIND_LEN), 0);
+}
+
+/* A fresh queue of 64 and the stand-in, ready; its 3333 job waits for `gate`. */
+static void make_fresh(const char *gate) {
+    char cmd[512], err[ERR_LEN];
+    snprintf(cmd, sizeof cmd, "%s/tests/fake_worker", DV_TEST_BUILD_DIR);
+    setenv("FAKE_WORKER_GATE", gate, 1);
+    q = jobq_create(64, 64, 60, err);
+    cr_assert_not_null(q);
+    char *argv[] = {cmd, "worker", NULL};
+    struct worker_config c = {.argv = argv, .hello_timeout_ms = 2000};
+    w = worker_create(&c, q, err);
+    cr_assert_not_null(w, "%s", err);
+    cr_assert_eq(worker_start(w, err), 0, "%s", err);
+    cr_assert_eq(worker_wait_ready(w, 5000), 0);
+}
+
+/* Submits `req` of `kind` from `client`; when it is likely to start and
+ * end into `*wt`, its id into `id`. */
+static void submit_kind(const char *client, const char *kind, const char *req, struct jobq_wait *wt, char *id) {
+    char err[ERR_LEN];
+    unsigned pos;
+    struct jobq_submit s = {.request = req, .deadline_ms = 20000, .client = client, .kind = kind, .wait = wt};
+    cr_assert_eq(jobq_submit(q, &s, id, &pos, NULL, err), 0, "%s", err);
+}
+
+/* A class on a fresh queue: a job of the widget's kind holds the worker
+ * (until `gate`), then 40 readers' jobs of that kind. The 40th's expected
+ * start into `*fortieth`; then a job of a kind that has neither run nor
+ * seed, whose expected run (its eta less its start) goes into `*other_run`.
+ * The gate is opened and every job waited for. */
+static void class_of_forty(const char *gate, double *fortieth, double *other_run) {
+    char kind[JOBQ_KIND_LEN], id[JOBQ_ID_LEN], ids[41][JOBQ_ID_LEN], addr[32];
+    widget_kind(kind);
+    struct jobq_wait wt;
+    submit_kind("10.0.11.99", kind, "{\"part\":1,\"iterations\":3333,\"budget_ms\":100}", &wt, id);
+    struct job_view v = {.state = JOB_QUEUED};
+    for (int i = 0; i < 500 && v.state != JOB_RUNNING; i++) {
+        usleep(10000);
+        cr_assert_eq(jobq_status(q, id, &v), 0);
+        free(v.document);
+    }
+    cr_assert_eq(v.state, JOB_RUNNING, "the holding job never ran");
+    for (int i = 0; i < 40; i++) {
+        snprintf(addr, sizeof addr, "10.0.11.%d", i + 1);
+        submit_kind(addr, kind, "{\"part\":1,\"iterations\":64,\"budget_ms\":100}", &wt, ids[i]);
+    }
+    *fortieth = wt.expected_start_s;
+    submit_kind("10.0.12.1", "part2/3rows+witness+counters", "{\"part\":2,\"iterations\":64,\"budget_ms\":100}", &wt,
+                ids[40]);
+    *other_run = wt.eta_s - wt.expected_start_s;
+    FILE *f = fopen(gate, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    free(wait_done(id).document);
+    for (int i = 0; i < 41; i++) free(wait_done(ids[i]).document);
+}
+
+/* The brief's fresh server: the stand-in's hello says its warm-up ran a
+ * widget job in 15 ms, so the 40th reader of a class is told 39 runs of
+ * 15 ms (with what is left of the running one's 15 ms), not 39 defaults
+ * of 2 s (78 s); a kind the warm-up did not run still counts the default. */
+Test(worker, a_warm_hello_seeds_the_widgets_kind_on_a_fresh_queue) {
+    char gate[64] = "/tmp/dv-gate-XXXXXX";
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    setenv("FAKE_WORKER_WARM_MS", "15", 1);
+    make_fresh(gate);
+    double fortieth, other_run;
+    class_of_forty(gate, &fortieth, &other_run);
+    cr_expect(fortieth >= 39 * 0.015 - 1e-9 && fortieth <= 40 * 0.015 + 1e-9,
+              "the 40th reader: 39 x 15 ms and at most one more, told %.3f s", fortieth);
+    cr_expect_float_eq(other_run, 2.0, 1e-9, "an unseeded kind: the default, %.3f s", other_run);
+    unmake();
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
+
+/* A worker whose hello has no "warm" (an older one) leaves the queue as it
+ * was: the 40th reader is told 39 defaults and the running one's. */
+Test(worker, a_hello_without_warm_leaves_the_default) {
+    char gate[64] = "/tmp/dv-gate-XXXXXX";
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    unsetenv("FAKE_WORKER_WARM_MS");
+    make_fresh(gate);
+    double fortieth, other_run;
+    class_of_forty(gate, &fortieth, &other_run);
+    cr_expect(fortieth > 39 * 2.0 && fortieth <= 40 * 2.0, "39 defaults and the running one's: %.3f s", fortieth);
+    cr_expect_float_eq(other_run, 2.0, 1e-9);
+    unmake();
+    unlink(gate);
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
+
+/* Waits until the worker has restarted `n` times and said hello again. */
+static void wait_restarted(unsigned long long n) {
+    for (int i = 0; i < 500; i++) {
+        struct worker_snapshot s;
+        worker_get_snapshot(w, &s);
+        free(s.device_json);
+        if (s.restarts == n && s.state == WORKER_READY) return;
+        usleep(10000);
+    }
+    cr_assert_fail("the worker did not restart a %llu-th time", n);
+}
+
+/* A job of the widget's kind submitted with nothing running or waiting:
+ * its eta is the kind's estimate. `crash`: it aborts the worker (no run:
+ * the estimate learns nothing), and the restart's hello is waited for
+ * (the `restarts`-th) with FAKE_WORKER_WARM_MS `next_warm` by then. */
+static double estimate_then(const char *kind, int crash, const char *next_warm, unsigned long long restarts) {
+    struct jobq_wait wt;
+    char id[JOBQ_ID_LEN];
+    setenv("FAKE_WORKER_WARM_MS", next_warm, 1);
+    submit_kind("10.0.13.1", kind, crash ? "{\"part\":1,\"iterations\":2222}" : "{\"part\":1,\"iterations\":64}", &wt,
+                id);
+    cr_assert_float_eq(wt.expected_start_s, 0, 1e-12, "nothing ahead");
+    struct job_view v = wait_done(id);
+    cr_assert_eq(v.state, crash ? JOB_FAILED : JOB_DONE, "%s", v.error);
+    free(v.document);
+    if (crash) wait_restarted(restarts);
+    return wt.eta_s;
+}
+
+/* The seed holds until a job of the kind has run, whatever the worker:
+ * a restarted worker's hello seeds the kind again while it never ran (a
+ * crash is no run), the first real run (40 ms on the stand-in) replaces
+ * the seed, and later restarts' seeds leave it alone. */
+Test(worker, a_seed_holds_until_a_real_run_and_restarts_seed_only_kinds_that_never_ran) {
+    char gate[64] = "/tmp/dv-gate-XXXXXX", kind[JOBQ_KIND_LEN];
+    cr_assert_not_null(mkdtemp(gate));
+    strcat(gate, "/go");
+    widget_kind(kind);
+    setenv("FAKE_WORKER_WARM_MS", "15", 1);
+    setenv("FAKE_WORKER_JOB_MS", "40", 1);
+    make_fresh(gate);
+    /* (Each figure taken before it is checked: the checks evaluate theirs more than once.) */
+    const double first = estimate_then(kind, 1, "30", 1);
+    cr_expect_float_eq(first, 0.015, 1e-9, "the first worker's seed: %.3f s", first);
+    const double again = estimate_then(kind, 1, "5", 2);
+    cr_expect_float_eq(again, 0.030, 1e-9, "a restart seeds a kind that never ran again: %.3f s", again);
+    const double third = estimate_then(kind, 0, "5", 2);
+    cr_expect_float_eq(third, 0.005, 1e-9, "the second restart's seed: %.3f s", third);
+    const double after = estimate_then(kind, 1, "5", 3);
+    cr_expect(after >= 0.040 && after < 1.0, "the real run (40 ms) replaced the seed: %.3f s", after);
+    const double kept = estimate_then(kind, 0, "5", 3);
+    cr_expect_float_eq(kept, after, 1e-9, "a restart after a real run seeds nothing: %.3f s", kept);
+    unmake();
+    *strrchr(gate, '/') = '\0';
+    rmdir(gate);
+}
