@@ -117,12 +117,32 @@ static int sort_buffers(struct instr_row *rr, char *err) {
     return sort_rows_setup(rr->sort, d, m, c, j->base.n, j->g.block_x * j->g.block_y, j->base.in, err);
 }
 
+/* Whether the row's set-up launches a kernel of its own module: a
+ * data-sort cell's (the pairs, CUB's sort), an arithmetic-intensity
+ * table's (the chase's chain is filled by a kernel of intensity_kernels.cu).
+ * Such a row's buffers are made after CUPTI is ready (late_buffers()):
+ * a module loaded before misses the subscription, and none of its cubin
+ * reaches the profile ("none of the 0 cubins loaded has the records' CRC"
+ * for every row of the nightly arithmetic-intensity suite on the H200). */
+static int row_sets_up_late(const struct instr_row *rr) {
+    if (row_is_sort(rr)) return 1;
+    const char *id = rr->j->r->tables[rr->table].id;
+    const struct scenario *s = strncmp(id, "scenario:", 9) == 0 ? scenario_find(id + 9) : NULL;
+    return s && s->kind == SCENARIO_MEM;
+}
+
+/* A late row's buffers (row_sets_up_late()), once. */
+static int late_buffers(struct instr_row *rr, char *err) {
+    if (row_is_sort(rr)) return sort_buffers(rr, err);
+    return rr->scenario ? 0 : scenario_buffers(rr, err);
+}
+
 /* The row's path mask on the device, when its kernel reads one; a scenario
- * row's buffers (a data-sort row's come later: sort_buffers()). */
+ * row's buffers (a late row's come after CUPTI: late_buffers()). */
 static int row_buffers(struct instr_row *rr, char *err) {
     int rc = 0;
     rr->dmask = NULL;
-    if (row_is_sort(rr)) return 0;
+    if (row_sets_up_late(rr)) return 0;
     if (rr->row->kernel == DV_KERNEL_SCENARIO) return scenario_buffers(rr, err);
     if (!session_mask(rr->j->s, rr->row, &rr->j->g, plan_row_mask,
                       experiment_row_reads_mask(rr->row) ? &rr->dmask : NULL, &rc, err))
@@ -132,8 +152,8 @@ static int row_buffers(struct instr_row *rr, char *err) {
 
 /* One wave of the row's kernel (at most its grid): the sampled launch. The
  * occupancy query loads the kernel's module, so it comes after CUPTI is
- * set up, never before (instr.h). A data-sort row's sampled launch is its
- * whole grid, its cell set up here. */
+ * set up, never before (instr.h); so do a late row's buffers. A data-sort
+ * row's sampled launch is its whole grid, its cell set up here. */
 static int row_wave(struct instr_row *rr, char *err) {
     const struct instr_job *j = rr->j;
     int per_sm = 0, rc;
@@ -141,6 +161,7 @@ static int row_wave(struct instr_row *rr, char *err) {
         rr->sample_blocks = rr->plan.grid.part_blocks[0];
         return sort_buffers(rr, err);
     }
+    if (row_sets_up_late(rr) && (rc = late_buffers(rr, err)) != 0) return rc;
     if (rr->scenario) rc = scenario_rows_occupancy(rr->scenario, (unsigned)rr->index, &per_sm, err);
     else rc = dv_occupancy(rr->row->kernel, j->base.iterations, j->g.block_x * j->g.block_y, &per_sm, err);
     if (rc != 0) return rc;
@@ -536,7 +557,7 @@ int instr_run_launch_only(struct instr_job *j, struct instr_row *rr, unsigned pa
     }
     int rc = job_buffers(j, NULL, err);
     if (rc == 0) rc = row_buffers(rr, err);
-    if (rc == 0 && row_is_sort(rr)) rc = sort_buffers(rr, err);
+    if (rc == 0 && row_sets_up_late(rr)) rc = late_buffers(rr, err);
     if (rc == 0) rc = launch(rr, part, err);
     if (rc == 0) rc = DV_CUDA_CALL(cudaDeviceSynchronize(), err);
     return rc;

@@ -182,7 +182,8 @@ Test(gpu_batch, the_warm_up_leaves_the_first_job_nothing_to_build, .timeout = 12
     cr_assert_eq(warmup_run(s, 0, 1, &w, err), 0, "%s", err);
     printf("warm-up: %.1f ms (lesson %.1f, mask %.1f, profiler %.1f), %u rows%s%s\n", w.total_ms, w.lesson_ms, w.mask_ms,
            w.profiler_ms, w.rows, w.counters_reason[0] ? "; " : "", w.counters_reason);
-    cr_expect_eq(w.rows, 4 + 3 + 2, "Part 1's four rows, Part 2's three, an expression and its baseline");
+    cr_expect_eq(w.rows, 4 + 3 + 2 + 2,
+                 "Part 1's four rows, Part 2's three, an expression and its baseline, then the widget's request as sent");
     struct dv_options o = widget("(threadIdx.x % 7) < 3");
     struct dv_report *r = experiment_report_create();
     cr_assert_not_null(r);
