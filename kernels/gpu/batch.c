@@ -58,6 +58,10 @@ static int plan_file(void *p, unsigned n, const unsigned *rows, unsigned rounds,
  * reading (batchplan_file()). */
 #define BATCH_CLOCK_EVERY_MS 30.0
 
+/* batchplan_next() writes up to BATCHPLAN_MAX_LAUNCHES x TIMING_BATCH
+ * launches where the engine has room for TIMING_MAX_LAUNCHES x that. */
+_Static_assert(BATCHPLAN_MAX_LAUNCHES <= TIMING_MAX_LAUNCHES, "a batch's launches fit the engine's");
+
 /* lesson_timer_fn: the union table `t` timed with each reader's own rule;
  * the readers' tables get their statistics, the union its timed work. */
 static int union_timer(void *ctx, struct dv_table *t, timing_launch_fn launch, void *lctx, struct timing_clock *clk,

@@ -114,7 +114,8 @@ unsigned batchplan_next(struct batchplan *b, unsigned batch, unsigned *rows, uns
             const unsigned r = sampling_room(&q->s, want);
             if (r < want) want = r;
         }
-        if (n + want * nr > cap) break; /* the next batch's */
+        if (want * nr > cap) want = cap / nr; /* never: sampling_want() bounds it */
+        if (n + want * nr > cap) break;       /* the next batch's */
         for (unsigned k = i; k < b->nreaders; k++)
             if (!b->readers[k].done && reader_launches(&b->readers[k], nr, rd->row)) planned[k] = 1;
         b->segs[b->nsegs++] = (struct batchplan_seg){i, n, want};
